@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Cycle summaries: the accumulator behind every "count  seconds  avg
+ * {p5|p50|p95}" line of the summary report, and behind --histogram.
+ *
+ * xenalyze keeps every sample of every summary (up to 32 Mi of them, 256 MiB
+ * each); vmalyze cannot afford that with tens of thousands of summaries over
+ * hundreds of millions of events.  A struct vma_cycles therefore has two
+ * modes:
+ *
+ *  - exact: the first few non-zero values are kept as they are, in an array
+ *    that doubles from 4 slots up to the exact limit (1024 by default).
+ *    Percentiles are then computed from all the samples, with xenalyze's
+ *    index rule, so small summaries (most of them in real traces) print the
+ *    same numbers as xenalyze does.
+ *  - sketch: the value that would overflow the exact limit turns the summary
+ *    into a log-linear bucket sketch (HDR-histogram layout): values below
+ *    128 have a bucket each; each power of two above has 64 buckets, so a
+ *    bucket is at most 1/64 of its lower bound wide and its midpoint is
+ *    within 0.79% of any value in it.  Each bucket holds a count and the
+ *    exact sum of its values, so both count- and time-weighted percentiles
+ *    land in the right bucket and are within 0.79% of the exact answer.
+ *    Buckets are allocated one power of two (1 KiB) at a time, only for the
+ *    magnitudes seen.
+ *
+ * Memory: sizeof(struct vma_cycles) is 40 bytes on LP64, and a zero-filled
+ * struct is a valid empty summary that owns nothing.  An exact summary adds
+ * 8 bytes per slot (its capacity is the next power of two >= its count, at
+ * least 4: 32 B for 1..4 values, 8 KiB at the default limit).  A sketch
+ * costs 488 bytes plus 1 KiB per power of two of magnitude seen (typically
+ * 5-25 KiB), whatever the number of events.
+ *
+ * Events and counts (xenalyze's event_count and count): every call of
+ * vma_cycles_add() is an event; only those with non-zero cycles are counted,
+ * summed and sampled.  So zero-cycle events appear in xenalyze's exit/handler
+ * lines (PRINT_SUMMARY prints event_count and divides the cycles by count)
+ * but are invisible in runstate-style lines (print_cycle_summary prints
+ * count, and only when it is non-zero).  The mean is cycles / count with
+ * integer division (truncation), 0 when count is 0.
+ *
+ * Percentiles, xenalyze's two kinds, both from the same structure:
+ *  - by count (its percentile(), used for exit reasons, handlers, I/O, cpu
+ *    affinity): of the N non-zero samples sorted ascending, the one at
+ *    0-based index floor(N * p / 100).
+ *  - by time (its self_weighted_percentile(), used for runstates, guest
+ *    interrupts, per-pcpu times, the hvm short summary): each sample
+ *    weighted by its own value, i.e. "the duration at or below which p% of
+ *    the time was spent".  vmalyze returns the smallest sample whose
+ *    cumulative weight (samples sorted ascending, itself included) exceeds
+ *    floor(W * p / 100), W the sum (the same target xenalyze computes).
+ *    xenalyze's routine itself does not find a well-defined order
+ *    statistic: the running weight it keeps for its right-hand cursor is
+ *    off by the value that sat last in the array on entry, so its answer
+ *    depends on the arrival order of the samples and on the percentiles
+ *    asked before (p50, then p5, then p95 on the same array, reordered in
+ *    place).  On the Xen traces in ../shared it differs from the weighted
+ *    percentile in 233 of 408 values (e.g. a p50 of 1939734 where the
+ *    weighted one is 293634).  vmalyze's time percentiles are therefore
+ *    correct rather than equal to xenalyze's; its count percentiles are
+ *    equal to xenalyze's while the summary is exact.
+ * A summary with no non-zero sample returns 0 for every percentile.
+ *
+ * Interval output (xenalyze's struct interval_element, count and cycles
+ * since the last interval) needs no field here: count and cycles only grow,
+ * so an interval reporter keeps a copy of both at the start of an interval
+ * and prints the difference.
+ *
+ * Not thread-safe; one writer.  No I/O, no globals, no options: policies
+ * (the exact limit, the histogram resolution) are arguments.
+ */
+#ifndef VMALYZE_CYCLES_H
+#define VMALYZE_CYCLES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Default and bounds of the exact limit (non-zero samples kept as they are). */
+#define VMA_CYCLES_EXACT_DEFAULT 1024u
+#define VMA_CYCLES_EXACT_MAX (1u << 24)
+
+/* Sketch resolution: buckets per power of two (relative width 1/64). */
+#define VMA_CYCLES_SKETCH_SUB 64u
+
+struct vma_cycles_sketch;
+
+struct vma_cycles {
+	uint64_t events; /* every vma_cycles_add(), zero cycles included */
+	uint64_t count;  /* those with non-zero cycles */
+	uint64_t cycles; /* their sum */
+	union {
+		uint64_t *exact;                 /* exact mode: min(count, cap) samples */
+		struct vma_cycles_sketch *sketch; /* sketch mode */
+	} u;
+	/*
+	 * Exact mode: samples in u.exact.  The array has room for
+	 * max(4, n rounded up to a power of two) samples, so no capacity
+	 * field is needed: it is full when n is a power of two >= 4.
+	 */
+	uint32_t n;
+	uint8_t limit_code; /* 0: default exact limit; else 1 << (limit_code - 1) */
+	uint8_t sketch;     /* true once in sketch mode */
+	uint8_t failed;     /* an allocation failed: some samples were dropped */
+};
+
+enum vma_cycles_weight {
+	VMA_CYCLES_BY_COUNT, /* every sample weighs 1 (xenalyze percentile()) */
+	VMA_CYCLES_BY_TIME,  /* every sample weighs its value (self_weighted_percentile()) */
+};
+
+/**
+ * vma_cycles_init - make @s an empty summary with an exact limit.
+ * @s: the summary (its previous contents are not freed).
+ * @exact_limit: how many non-zero samples to keep exactly before switching to
+ *	the sketch; 0 means VMA_CYCLES_EXACT_DEFAULT.  Rounded up to a power of
+ *	two and clamped to [4, VMA_CYCLES_EXACT_MAX].
+ *
+ * A zero-filled struct is the same as vma_cycles_init(s, 0).
+ */
+void vma_cycles_init(struct vma_cycles *s, uint32_t exact_limit);
+
+/**
+ * vma_cycles_release - free what @s owns and make it empty again.
+ * @s: the summary; it keeps its exact limit and may be used again.
+ */
+void vma_cycles_release(struct vma_cycles *s);
+
+/**
+ * vma_cycles_add - account one event of @cycles cycles.
+ * @s: the summary.
+ * @cycles: duration of the event; 0 counts as an event only.
+ *
+ * The hot path: no allocation except when the exact array doubles (a few
+ * times per summary) or the sketch first sees a new power of two, no
+ * division.  Allocation failure is sticky and silent here: the event is
+ * still counted and summed but not sampled; vma_cycles_failed() tells.
+ */
+void vma_cycles_add(struct vma_cycles *s, uint64_t cycles);
+
+/**
+ * vma_cycles_merge - add everything accounted in @src to @dst.
+ * @dst: the summary to grow (keeps its own exact limit).
+ * @src: another summary, unchanged; must not be @dst.
+ *
+ * The result is the same as if every event of @src had been added to @dst
+ * (for sketches: the same buckets; for exact samples: the same multiset).
+ * Return: 0, or VMA_ERR_NOMEM when samples had to be dropped (the counters
+ * are merged all the same, and vma_cycles_failed(@dst) becomes true).
+ */
+int vma_cycles_merge(struct vma_cycles *dst, const struct vma_cycles *src);
+
+/**
+ * vma_cycles_quantile - a count- or time-weighted quantile num/den.
+ * @s: the summary; in exact mode its samples may be reordered (sorted).
+ * @weight: VMA_CYCLES_BY_COUNT or VMA_CYCLES_BY_TIME.
+ * @num: numerator, e.g. 95 of 95/100 or 999 of 999/1000.
+ * @den: denominator, not 0.
+ *
+ * The rank (or target weight) is floor(total * num / den), computed without
+ * overflow; num >= den gives the maximum.  Exact when vma_cycles_is_exact(),
+ * otherwise the midpoint of the right bucket, clamped to [min, max], within
+ * 0.79% of the exact answer.
+ * Return: the cycles value, 0 when @s has no non-zero sample.
+ */
+uint64_t vma_cycles_quantile(struct vma_cycles *s, enum vma_cycles_weight weight,
+			     uint32_t num, uint32_t den);
+
+/**
+ * vma_cycles_percentile - count-weighted percentile @pct (xenalyze's rule).
+ * Return: see vma_cycles_quantile().
+ */
+static inline uint64_t vma_cycles_percentile(struct vma_cycles *s, unsigned int pct)
+{
+	return vma_cycles_quantile(s, VMA_CYCLES_BY_COUNT, pct, 100);
+}
+
+/**
+ * vma_cycles_time_percentile - time-weighted percentile @pct: the duration
+ * at or below which @pct percent of the summed cycles were spent.
+ * Return: see vma_cycles_quantile().
+ */
+static inline uint64_t vma_cycles_time_percentile(struct vma_cycles *s, unsigned int pct)
+{
+	return vma_cycles_quantile(s, VMA_CYCLES_BY_TIME, pct, 100);
+}
+
+/* Mean of the non-zero samples, truncated as xenalyze does; 0 when none. */
+static inline uint64_t vma_cycles_mean(const struct vma_cycles *s)
+{
+	return s->count ? s->cycles / s->count : 0;
+}
+
+/* Smallest / largest non-zero sample kept; 0 when none. */
+uint64_t vma_cycles_min(const struct vma_cycles *s);
+uint64_t vma_cycles_max(const struct vma_cycles *s);
+
+/* True while every non-zero sample is held exactly (percentiles are exact). */
+static inline bool vma_cycles_is_exact(const struct vma_cycles *s)
+{
+	return !s->sketch && s->n == s->count;
+}
+
+/* True when an allocation failure made @s drop samples (not counters). */
+static inline bool vma_cycles_failed(const struct vma_cycles *s)
+{
+	return s->failed;
+}
+
+/**
+ * struct vma_cycles_bin - one bar of a log-scale histogram.
+ * @lo: smallest value of the bin.
+ * @hi: one past its largest value (UINT64_MAX for the bin that ends at 2^64).
+ * @count: samples in [lo, hi).
+ * @cycles: their sum.
+ */
+struct vma_cycles_bin {
+	uint64_t lo;
+	uint64_t hi;
+	uint64_t count;
+	uint64_t cycles;
+};
+
+/**
+ * vma_cycles_histogram - log-scale histogram of the non-zero samples.
+ * @s: the summary (not changed).
+ * @per_octave: bins per power of two: 1, 2, 4, 8, 16, 32 or 64 (other
+ *	values are rounded down to one of these).  Octaves narrower than that
+ *	get one bin per integer.
+ * @bins: set to a malloc()ed array, owned by the caller (free()); NULL when
+ *	there are no bins.
+ * @nbins: set to the number of bins: every bin from the one holding the
+ *	minimum to the one holding the maximum, empty ones included.
+ *
+ * Bins are unions of sketch buckets, so counts and sums are exact in both
+ * modes and add up to the summary's samples.
+ * Return: 0, or VMA_ERR_NOMEM.
+ */
+int vma_cycles_histogram(const struct vma_cycles *s, unsigned int per_octave,
+			 struct vma_cycles_bin **bins, size_t *nbins);
+
+#endif /* VMALYZE_CYCLES_H */

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Diagnostics: every warning and every report of damaged input goes through
+ * here, to stderr via libxentoollog's levelled stdio logger, never to
+ * stdout.  The severity levels are xenalyze's, so that --tolerance means
+ * what its users expect: a problem at a level above the tolerance stops the
+ * input it was found in; one at or below it is skipped and counted.
+ */
+#ifndef VMALYZE_DIAG_H
+#define VMALYZE_DIAG_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* xenalyze's error levels, in its order and with its numbers. */
+enum vma_level {
+	VMA_LVL_NONE = 0,
+	VMA_LVL_STRICT = 1, /* unreasonably picky */
+	VMA_LVL_WARN = 2,   /* something mildly unexpected */
+	VMA_LVL_SANITY = 3, /* a sanity check failed */
+	VMA_LVL_RECORD = 4, /* a record cannot be processed */
+	VMA_LVL_FILE = 5,   /* the file is damaged (truncated, corrupt) */
+	VMA_LVL_LIMIT = 6,  /* a limit was exceeded; data will be lost */
+	VMA_LVL_MAX_TOLERABLE = VMA_LVL_LIMIT,
+	VMA_LVL_INPUT = 7,  /* the input cannot be read at all */
+	VMA_LVL_SYSTEM = 8, /* out of memory, failed write: never tolerable */
+};
+
+#define VMA_DEFAULT_TOLERANCE VMA_LVL_SANITY
+
+/* Verbosity of stderr, moved by -v and -q. */
+enum vma_verbosity {
+	VMA_VERB_QUIET = -1, /* errors only */
+	VMA_VERB_NORMAL = 0, /* warnings and errors */
+	VMA_VERB_VERBOSE = 1,
+	VMA_VERB_DEBUG = 2,
+};
+
+struct vma_diag;
+
+/*
+ * vma_diag_create - a diagnostics sink writing to stderr.
+ * Return: owned; free with vma_diag_destroy().  NULL when out of memory.
+ */
+struct vma_diag *vma_diag_create(enum vma_level tolerance, enum vma_verbosity verbosity);
+void vma_diag_destroy(struct vma_diag *diag);
+
+/*
+ * vma_diag_report - report a problem found at @offset of @file (either may
+ * be NULL/UINT64_MAX when there is none).
+ * Return: true when the problem is tolerated (processing goes on), false
+ * when its level is above the tolerance and the caller must stop.
+ */
+bool vma_diag_report(struct vma_diag *diag, enum vma_level level, const char *file,
+		     uint64_t offset, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/* Informational message, shown with -v. */
+void vma_diag_info(struct vma_diag *diag, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * vma_diag_warn_once - a warning that repeats per record is shown once per
+ * @key (a static string naming the call site) and counted; the counts are
+ * printed by vma_diag_flush_counts().
+ */
+void vma_diag_warn_once(struct vma_diag *diag, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Prints how often each warn-once key fired, when more than once. */
+void vma_diag_flush_counts(struct vma_diag *diag);
+
+/* Highest level reported so far, tolerated or not. */
+enum vma_level vma_diag_worst(const struct vma_diag *diag);
+
+/* True once a problem above the tolerance was reported. */
+bool vma_diag_stopped(const struct vma_diag *diag);
+
+#endif /* VMALYZE_DIAG_H */

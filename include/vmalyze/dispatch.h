@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Dispatch stage: the triage table.  Each record is sent, by its class,
+ * to the state stage's handler for that class, after the checks the class
+ * needs (a current vcpu on the pcpu, not the idle domain, vcpu data of the
+ * right type).  The handlers fill a struct vma_outcome that tells dump
+ * mode how the record was taken.
+ */
+#ifndef VMALYZE_DISPATCH_H
+#define VMALYZE_DISPATCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vmalyze/record.h"
+
+struct vma_machine;
+
+/* How a record was taken: what dump mode needs beyond the record. */
+struct vma_outcome {
+	bool unprocessed;   /* the class's checks failed: the record was not used */
+	bool orphan;        /* a handler record that needs an open exit had none */
+	bool arc_closed;    /* vmentry: an arc was open and is closed now */
+	uint64_t arc_cycles;
+	bool svm;           /* exit codes of this record are SVM's */
+};
+
+/*
+ * vma_dispatch - fold one record into @machine.
+ * Return: VMA_OK, or a negative VMA_ERR_* when processing must stop
+ * (out of memory, or a problem above the tolerance).
+ */
+int vma_dispatch(struct vma_machine *machine, const struct vma_record *rec,
+		 struct vma_outcome *out);
+
+#endif /* VMALYZE_DISPATCH_H */

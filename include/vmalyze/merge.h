@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Merge stage: orders the records of many per-pcpu streams (of one or more
+ * inputs) into one stream by time stamp.
+ *
+ * Tie-break, for records with equal time stamps on different streams: the
+ * stream that delivered the previous record goes on delivering; otherwise
+ * the stream with the lower pcpu number (then the one added first) comes
+ * first.  Records of one stream are never reordered.
+ *
+ * A stream added while merging (a pcpu that a reader found late) joins at
+ * its first record; if that record is older than one already delivered, it
+ * is delivered anyway, flagged VMA_REC_LATE, and counted.
+ */
+#ifndef VMALYZE_MERGE_H
+#define VMALYZE_MERGE_H
+
+#include <stdint.h>
+
+#include "vmalyze/input.h"
+
+struct vma_merge;
+
+/* Return: owned, free with vma_merge_destroy(); NULL when out of memory. */
+struct vma_merge *vma_merge_create(void);
+void vma_merge_destroy(struct vma_merge *merge);
+
+/*
+ * vma_merge_add - add @stream and read its first record.  Suitable as the
+ * new_stream callback of vma_input_open() (with the merge as its argument).
+ * Return: VMA_OK (also when the stream turned out to be empty) or a
+ * negative VMA_ERR_*.
+ */
+int vma_merge_add(void *merge, struct vma_stream *stream);
+
+/*
+ * vma_merge_next - the next record in time order.
+ * Return: VMA_OK with *out set to the stream whose rec is that record
+ * (borrowed, valid until the next call), VMA_END when every stream is
+ * exhausted, or the negative VMA_ERR_* a stream failed with (that stream is
+ * dropped; the others can still be read).
+ */
+int vma_merge_next(struct vma_merge *merge, struct vma_stream **out);
+
+/*
+ * vma_merge_pop_ended - a stream that ran out of records since the last
+ * call, or NULL.  Call it after vma_merge_next(): the streams it returns
+ * ended before the record just delivered.
+ */
+struct vma_stream *vma_merge_pop_ended(struct vma_merge *merge);
+
+/* Number of records delivered out of time order (VMA_REC_LATE). */
+uint64_t vma_merge_late_count(const struct vma_merge *merge);
+
+#endif /* VMALYZE_MERGE_H */

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The state stage's per-class record handlers, called by the dispatch
+ * stage's triage table once the class's checks passed.  Each returns
+ * VMA_OK or a negative VMA_ERR_* and fills @out for dump mode.
+ */
+#ifndef VMALYZE_STATE_HANDLERS_H
+#define VMALYZE_STATE_HANDLERS_H
+
+#include "vmalyze/dispatch.h"
+#include "vmalyze/state.h"
+
+/* TRC_GEN: lost records, buffer wrap. */
+int vma_gen_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
+		   struct vma_outcome *out);
+/* TRC_SCHED: runstates, switches, scheduler class records. */
+int vma_sched_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
+		     struct vma_outcome *out);
+/* TRC_HVM: vmexit, handlers, vmentry (p->current is an HVM vcpu). */
+int vma_hvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
+		   struct vma_outcome *out);
+/* TRC_PV: hypercalls, traps (p->current is a PV vcpu). */
+int vma_pv_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
+		  struct vma_outcome *out);
+
+/* TRC_MEM: grant-table operations, populate-on-demand. */
+int vma_mem_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
+		   struct vma_outcome *out);
+
+/* Sets the vcpu's data type on its first typed record; false on a clash. */
+bool vma_vcpu_set_type(struct vma_vcpu *v, enum vma_vcpu_type type);
+
+/*
+ * Closes @v's open exit arc at @tsc into its summaries (vmentry, or the
+ * vcpu becoming runnable).  Returns the arc's cycles.
+ */
+uint64_t vma_hvm_close_arc(struct vma_machine *m, struct vma_vcpu *v, uint64_t tsc);
+
+/*
+ * Wake-to-halt bookkeeping for a runstate change of HVM vcpu @v, called
+ * before the change is applied (v->state is still the old state).
+ */
+void vma_hvm_runstate_change(struct vma_vcpu *v, enum vma_runstate old_state,
+			     enum vma_runstate new_state, uint64_t tsc);
+
+/* Forgets what is open on @v (lost records). */
+void vma_hvm_invalidate(struct vma_vcpu *v);
+
+#endif /* VMALYZE_STATE_HANDLERS_H */

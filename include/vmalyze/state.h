@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * State stage: the model the records are folded into.  A machine has pcpus
+ * and domains (VMs); a domain has vcpus; a vcpu has runstate accounting and
+ * data of one type: hvm (exit arcs), pv (event counts) or arm.
+ *
+ * The model follows xenalyze's semantics, so that numbers agree: a vcpu
+ * runs on the pcpu the scheduler last put it on, every HVM record on that
+ * pcpu is charged to it, and a vmexit..vmentry arc is closed early when the
+ * vcpu becomes runnable.  Where xenalyze is wrong vmalyze differs on
+ * purpose; doc/xenalyze-differences.md lists each case.
+ *
+ * Nothing here prints: the output stage reads this model.
+ */
+#ifndef VMALYZE_STATE_H
+#define VMALYZE_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vmalyze/cycles.h"
+#include "vmalyze/record.h"
+
+struct vma_diag;
+
+/* Xen's runstates first, in Xen's numbering, then xenalyze's pseudo-states. */
+enum vma_runstate {
+	VMA_RS_RUNNING = 0,
+	VMA_RS_RUNNABLE = 1,
+	VMA_RS_BLOCKED = 2,
+	VMA_RS_OFFLINE = 3,
+	VMA_RS_LOST = 4,   /* records were lost while in an unknown state */
+	VMA_RS_QUEUED = 5, /* switched out by sched_switch, state not yet known */
+	VMA_RS_INIT = 6,   /* not yet seen running */
+	VMA_RS_COUNT
+};
+
+/* Why a vcpu is runnable: how it got there. */
+enum vma_runnable_kind {
+	VMA_RUNNABLE_WAKE = 0,    /* from blocked or offline */
+	VMA_RUNNABLE_PREEMPT = 1, /* from running */
+	VMA_RUNNABLE_OTHER = 2,
+	VMA_RUNNABLE_COUNT
+};
+
+/* Domain runstate: what its vcpus do together (xenalyze's categories). */
+enum vma_domain_runstate {
+	VMA_DRS_BLOCKED = 0,
+	VMA_DRS_PARTIAL_RUN,
+	VMA_DRS_FULL_RUN,
+	VMA_DRS_PARTIAL_CONTENTION,
+	VMA_DRS_CONCURRENCY_HAZARD,
+	VMA_DRS_FULL_CONTENTION,
+	VMA_DRS_LOST,
+	VMA_DRS_COUNT
+};
+
+enum vma_vcpu_type {
+	VMA_VCPU_NONE = 0,
+	VMA_VCPU_HVM,
+	VMA_VCPU_PV,
+	VMA_VCPU_ARM,
+};
+
+/* Domain ids xenalyze gives the idle domain and "not known yet". */
+#define VMA_IDLE_DOMAIN 32767u
+#define VMA_DEFAULT_DOMAIN 32768u
+
+struct vma_pcpu;
+struct vma_domain;
+struct vma_hvm_stats;
+
+/* Handler record refining the open exit arc. */
+struct vma_hvm_inflight {
+	uint32_t handler;   /* TRC_HVM_* id of the first refining record, 0 if none */
+	uint64_t key;       /* port, address, MSR, CR number, hypercall... */
+	uint64_t value;     /* the value written (CR writes) */
+	bool is_write;
+};
+
+/*
+ * An arc closed early (its vcpu became runnable) whose refinement is not
+ * final: the device model's answer to an I/O read arrives after the vcpu
+ * is woken, before the vmentry.  It is committed at the next vmentry or
+ * vmexit (doc/xenalyze-differences.md).
+ */
+struct vma_hvm_pending {
+	bool active;
+	uint32_t reason;
+	uint64_t cycles;
+	struct vma_hvm_inflight inflight;
+};
+
+#define VMA_GUEST_VECTORS 256
+
+/*
+ * Wake-to-halt: after a blocked vcpu is woken, the first interrupt
+ * injected is its wake vector; the time from the vmentry that delivers an
+ * interrupt to the vcpu's next halt (running->blocked) is charged to that
+ * vector (xenalyze's definition).
+ */
+struct vma_hvm_w2h {
+	bool waking;
+	uint32_t vector;        /* wake vector of this wait, 0 = none yet */
+	uint32_t interrupts;    /* interrupts injected since the wake */
+	uint32_t wanting_tsc;   /* of those, waiting for their vmentry */
+	uint64_t start_tsc[VMA_GUEST_VECTORS]; /* 0 none, 1 until the vmentry */
+	uint8_t is_wake[VMA_GUEST_VECTORS];
+};
+
+struct vma_hvm {
+	bool vmexit_valid;  /* an arc is open */
+	uint32_t exit_reason;
+	uint64_t rip;
+	uint64_t exit_tsc;
+	uint64_t entry_tsc;
+	struct vma_hvm_inflight inflight;
+	struct vma_hvm_pending pending;
+	/* Guest state some dump texts show. */
+	uint64_t cr3;                /* last CR3 written, 0 if not seen */
+	uint64_t last_rdtsc;         /* value of the last RDTSC handler record */
+	uint8_t paging_levels;       /* 4 after a 64-bit exit, 2 after a 32-bit one */
+	bool mmio_in_arc;            /* an MMIO record with data in the open exit */
+	struct vma_hvm_w2h *w2h;     /* owned; NULL until the first injection */
+	struct vma_hvm_stats *stats; /* owned; NULL until the first closed arc */
+};
+
+/* PV event counts (no timing: PV records carry no arcs). */
+struct vma_pv {
+	uint64_t *counts;   /* owned, indexed by PV event minor number */
+	uint32_t nr_counts;
+	uint64_t *hypercalls; /* owned, indexed by hypercall number */
+	uint32_t nr_hypercalls;
+};
+
+struct vma_vcpu {
+	struct vma_domain *domain; /* borrowed: owns this vcpu */
+	uint32_t vid;
+	enum vma_vcpu_type type;
+	/* Scheduling. */
+	enum vma_runstate state;
+	enum vma_runnable_kind runnable_kind;
+	uint64_t state_tsc;        /* when the current state began; 0 = unknown */
+	struct vma_pcpu *pcpu;     /* borrowed: where it runs or last ran */
+	bool activated;
+	bool delayed_init;
+	uint64_t pcpu_tsc;         /* when it arrived on its current pcpu */
+	/* Possible TSC skew: the last transition that disagreed with our state. */
+	struct {
+		enum vma_runstate wrong, actual;
+		uint64_t tsc;
+		uint32_t pcpu;
+	} last_oldstate;
+	/* Accounting. */
+	struct vma_cycles runstates[VMA_RS_COUNT];
+	struct vma_cycles runnable[VMA_RUNNABLE_COUNT];
+	struct vma_cycles affinity_all;
+	struct vma_cycles *affinity_pcpu; /* owned, nr_affinity entries */
+	uint32_t nr_affinity;
+	union {
+		struct vma_hvm hvm;
+		struct vma_pv pv;
+	};
+};
+
+/* Grant-table operations (TRC_MEM minors 1-3) and populate-on-demand. */
+#define VMA_GRANT_OPS 3
+#define VMA_POD_ORDERS 5   /* 4k, 2M, 1G, and "non-canonical" */
+enum vma_pod_context { VMA_POD_CTX_UNKNOWN, VMA_POD_CTX_FAULT, VMA_POD_CTX_BALLOON, VMA_POD_CTX_COUNT };
+
+struct vma_domain_mem {
+	uint64_t grant_done[VMA_GRANT_OPS];     /* by this domain's vcpus */
+	uint64_t grant_done_for[VMA_GRANT_OPS]; /* on this domain's behalf */
+	uint64_t pod_populate[VMA_POD_ORDERS];
+	uint64_t pod_reclaim[VMA_POD_ORDERS];
+	uint64_t pod_context[VMA_POD_CTX_COUNT][VMA_POD_ORDERS];
+};
+
+struct vma_domain {
+	uint32_t did;
+	struct vma_domain_mem mem;
+	struct vma_vcpu **vcpus; /* owned, indexed by vcpu id, may hold NULLs */
+	uint32_t nr_vcpus;       /* slots in vcpus[] */
+	enum vma_domain_runstate runstate;
+	bool runstate_valid;
+	uint64_t runstate_tsc;
+	struct vma_cycles runstates[VMA_DRS_COUNT];
+	struct vma_cycles total_time; /* time any of its vcpus ran */
+};
+
+/* Trace volume by class, per pcpu (xenalyze's log volume summary). */
+enum vma_volume_class {
+	VMA_VOL_GEN = 0,
+	VMA_VOL_SCHED,
+	VMA_VOL_DOM0OP,
+	VMA_VOL_HVM,
+	VMA_VOL_MEM,
+	VMA_VOL_PV,
+	VMA_VOL_SHADOW,
+	VMA_VOL_HW,
+	VMA_VOL_OTHER,
+	VMA_VOL_HVM_VMENTRY,
+	VMA_VOL_HVM_VMEXIT,
+	VMA_VOL_HVM_HANDLER,
+	VMA_VOL_HVM_EMUL,
+	VMA_VOL_COUNT
+};
+
+struct vma_pcpu {
+	uint32_t id;
+	bool active;
+	struct vma_vcpu *current;  /* borrowed: running vcpu, NULL when unknown */
+	uint64_t first_tsc, last_tsc;
+	struct {
+		bool active;
+		bool domain_valid;
+		bool seen_valid_schedule;
+		uint32_t did, vid;
+		uint64_t tsc;
+	} lost;
+	uint64_t time_tsc;          /* start of the current running/idle stretch */
+	struct vma_cycles time_running, time_idle, time_lost;
+	uint64_t volume[VMA_VOL_COUNT]; /* bytes of trace records */
+};
+
+struct vma_machine_options {
+	bool force_svm;     /* --svm-mode: Xen 4.17/4.18 traces of AMD hosts */
+};
+
+struct vma_machine {
+	struct vma_diag *diag;     /* borrowed */
+	struct vma_machine_options options;
+	struct vma_pcpu **pcpus;   /* owned, indexed by pcpu id */
+	uint32_t nr_pcpus;         /* slots in pcpus[] */
+	uint32_t max_pcpu;         /* highest active pcpu + 1 */
+	struct vma_domain **domains; /* owned, sorted by did */
+	uint32_t nr_domains, cap_domains;
+	struct vma_domain *default_domain; /* borrowed from domains[] */
+	uint64_t first_tsc, last_tsc;
+	bool have_time;
+	bool svm;                  /* exit codes are AMD SVM's */
+	bool vendor_known;
+	uint32_t lost_pcpus;       /* pcpus inside a lost-records gap */
+	uint64_t records;
+	uint64_t lost_records;     /* records Xen said it dropped */
+};
+
+/* Return: owned, free with vma_machine_destroy(); NULL when out of memory. */
+struct vma_machine *vma_machine_create(struct vma_diag *diag,
+				       const struct vma_machine_options *options);
+void vma_machine_destroy(struct vma_machine *machine);
+
+/* Called by the driver for each pcpu stream the merge will deliver. */
+int vma_machine_add_pcpu(struct vma_machine *machine, uint32_t pcpu);
+
+/* Lookups that create on demand; NULL only when out of memory. */
+struct vma_domain *vma_domain_get(struct vma_machine *machine, uint32_t did);
+struct vma_vcpu *vma_vcpu_get(struct vma_machine *machine, uint32_t did, uint32_t vid);
+static inline struct vma_pcpu *vma_pcpu_of(struct vma_machine *machine, uint32_t id)
+{
+	return id < machine->nr_pcpus ? machine->pcpus[id] : 0;
+}
+
+/* The records of pcpu @pcpu ended: the vcpu on it goes to LOST. */
+void vma_machine_pcpu_end(struct vma_machine *machine, uint32_t pcpu);
+
+/*
+ * vma_machine_finish - close what is open at the end of the trace (running
+ * stretches, cpu affinity) so the summaries cover the whole trace.
+ */
+void vma_machine_finish(struct vma_machine *machine);
+
+/*
+ * vma_vendor_note - look at a record for evidence of the exit-code vendor.
+ * Xen 4.19 and later name SVM in the vmexit id; Xen 4.17 and 4.18 use one
+ * id for both vendors, and only SVM has exit codes of 0x60 and above
+ * (VMX basic exit reasons stop well below).  Sets machine->svm on evidence.
+ */
+void vma_vendor_note(struct vma_machine *machine, const struct vma_record *rec);
+
+/* Names for output. */
+const char *vma_vcpu_runstate_name(enum vma_runstate state);
+const char *vma_runnable_kind_name(enum vma_runnable_kind kind);
+const char *vma_domain_runstate_name(enum vma_domain_runstate state);
+
+#endif /* VMALYZE_STATE_H */

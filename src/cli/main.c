@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vmalyze: where did the guest's time go?  Reads Xen xentrace files and
+ * KVM trace.dat / raw ftrace dumps; dumps every record, or summarizes per
+ * domain and vcpu.  This file maps outcomes to exit statuses: the only
+ * place the program exits.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli/options.h"
+#include "cli/run.h"
+#include "config.h"
+#include "vmalyze/diag.h"
+#include "vmalyze/status.h"
+
+static int exit_status_for(int status, enum vma_level worst)
+{
+	switch (status) {
+	case VMA_OK:
+		break;
+	case VMA_ERR_IO:
+	case VMA_ERR_FORMAT:
+		return VMA_EXIT_UNREADABLE;
+	case VMA_ERR_DAMAGED:
+		return VMA_EXIT_STOPPED;
+	case VMA_ERR_USAGE:
+		return VMA_EXIT_USAGE;
+	default:
+		return VMA_EXIT_SYSTEM;
+	}
+	return worst >= VMA_LVL_RECORD ? VMA_EXIT_TOLERATED : VMA_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	static char outbuf[1 << 20];
+	struct vma_options opts;
+	int i, exit_status = VMA_EXIT_OK;
+
+	if (vma_options_parse(&opts, argc, argv, stderr))
+		return VMA_EXIT_USAGE;
+	if (opts.help) {
+		vma_options_help(stdout);
+		return VMA_EXIT_OK;
+	}
+	if (opts.version) {
+		printf("vmalyze %s\n", PACKAGE_VERSION);
+		return VMA_EXIT_OK;
+	}
+	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+
+	for (i = 0; i < opts.nr_files; i++) {
+		struct vma_diag *diag = vma_diag_create((enum vma_level)opts.tolerance,
+							opts.verbosity);
+		int status, code;
+
+		if (!diag) {
+			fprintf(stderr, "vmalyze: out of memory\n");
+			return VMA_EXIT_SYSTEM;
+		}
+		if (opts.nr_files > 1)
+			printf("%s=== %s ===\n", i ? "\n" : "", opts.files[i]);
+		status = vma_run_file(&opts, opts.files[i], diag, stdout);
+		vma_diag_flush_counts(diag);
+		code = exit_status_for(status, vma_diag_worst(diag));
+		if (status < 0 && status != VMA_ERR_IO && status != VMA_ERR_FORMAT &&
+		    status != VMA_ERR_DAMAGED)
+			fprintf(stderr, "vmalyze: %s: %s\n", opts.files[i], vma_status_str(status));
+		vma_diag_destroy(diag);
+		if (fflush(stdout) != 0) {
+			fprintf(stderr, "vmalyze: cannot write the output\n");
+			return VMA_EXIT_SYSTEM;
+		}
+		if (code > exit_status)
+			exit_status = code;
+	}
+	return exit_status;
+}

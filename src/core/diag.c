@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Diagnostics through libxentoollog's stdio logger (see diag.h).  The
+ * logger prints "vmalyze: <level>: <message>"; problems found in an input
+ * name the file and the byte offset in the message itself, so a user can
+ * look at the bytes with xxd.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xentoollog.h>
+
+#include "vmalyze/diag.h"
+
+struct warn_key {
+	const char *key; /* static string of the call site */
+	unsigned long count;
+};
+
+struct vma_diag {
+	xentoollog_logger_stdiostream *logger;
+	enum vma_level tolerance;
+	enum vma_level worst;
+	bool stopped;
+	struct warn_key *keys;
+	size_t nr_keys;
+	size_t cap_keys;
+};
+
+static xentoollog_level min_level_for(enum vma_verbosity verbosity)
+{
+	switch (verbosity) {
+	case VMA_VERB_QUIET:
+		return XTL_ERROR;
+	case VMA_VERB_VERBOSE:
+		return XTL_INFO;
+	case VMA_VERB_DEBUG:
+		return XTL_DEBUG;
+	case VMA_VERB_NORMAL:
+		break;
+	}
+	return XTL_WARN;
+}
+
+struct vma_diag *vma_diag_create(enum vma_level tolerance, enum vma_verbosity verbosity)
+{
+	struct vma_diag *diag = calloc(1, sizeof(*diag));
+
+	if (!diag)
+		return NULL;
+	diag->logger = xtl_createlogger_stdiostream(stderr, min_level_for(verbosity),
+						    XTL_STDIOSTREAM_HIDE_PROGRESS);
+	if (!diag->logger) {
+		free(diag);
+		return NULL;
+	}
+	diag->tolerance = tolerance;
+	return diag;
+}
+
+void vma_diag_destroy(struct vma_diag *diag)
+{
+	if (!diag)
+		return;
+	xtl_logger_destroy((xentoollog_logger *)diag->logger);
+	free(diag->keys);
+	free(diag);
+}
+
+static void vlog(struct vma_diag *diag, xentoollog_level level, const char *prefix,
+		 const char *fmt, va_list ap)
+{
+	char msg[1024];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	xtl_log((xentoollog_logger *)diag->logger, level, -1, "vmalyze", "%s%s", prefix, msg);
+}
+
+bool vma_diag_report(struct vma_diag *diag, enum vma_level level, const char *file,
+		     uint64_t offset, const char *fmt, ...)
+{
+	bool tolerated = level <= diag->tolerance && level <= VMA_LVL_MAX_TOLERABLE;
+	char prefix[512] = "";
+	va_list ap;
+
+	if (level > diag->worst)
+		diag->worst = level;
+	if (!tolerated)
+		diag->stopped = true;
+	if (file && offset != UINT64_MAX)
+		snprintf(prefix, sizeof(prefix), "%s: offset %llu: ", file,
+			 (unsigned long long)offset);
+	else if (file)
+		snprintf(prefix, sizeof(prefix), "%s: ", file);
+	va_start(ap, fmt);
+	vlog(diag, level >= VMA_LVL_RECORD ? XTL_ERROR : XTL_WARN, prefix, fmt, ap);
+	va_end(ap);
+	return tolerated;
+}
+
+void vma_diag_info(struct vma_diag *diag, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(diag, XTL_INFO, "", fmt, ap);
+	va_end(ap);
+}
+
+void vma_diag_warn_once(struct vma_diag *diag, const char *key, const char *fmt, ...)
+{
+	struct warn_key *slot = NULL;
+	va_list ap;
+	size_t i;
+
+	for (i = 0; i < diag->nr_keys; i++) {
+		if (diag->keys[i].key == key || !strcmp(diag->keys[i].key, key)) {
+			slot = &diag->keys[i];
+			break;
+		}
+	}
+	if (slot) {
+		slot->count++;
+		return;
+	}
+	if (diag->nr_keys == diag->cap_keys) {
+		size_t cap = diag->cap_keys ? diag->cap_keys * 2 : 16;
+		struct warn_key *keys = realloc(diag->keys, cap * sizeof(*keys));
+
+		if (keys) {
+			diag->keys = keys;
+			diag->cap_keys = cap;
+		}
+	}
+	if (diag->nr_keys < diag->cap_keys) {
+		diag->keys[diag->nr_keys].key = key;
+		diag->keys[diag->nr_keys].count = 1;
+		diag->nr_keys++;
+	}
+	if (diag->worst < VMA_LVL_WARN)
+		diag->worst = VMA_LVL_WARN;
+	va_start(ap, fmt);
+	vlog(diag, XTL_WARN, "", fmt, ap);
+	va_end(ap);
+}
+
+void vma_diag_flush_counts(struct vma_diag *diag)
+{
+	size_t i;
+
+	for (i = 0; i < diag->nr_keys; i++) {
+		if (diag->keys[i].count > 1)
+			xtl_log((xentoollog_logger *)diag->logger, XTL_WARN, -1, "vmalyze",
+				"%s: seen %lu times in all", diag->keys[i].key,
+				diag->keys[i].count);
+	}
+}
+
+enum vma_level vma_diag_worst(const struct vma_diag *diag)
+{
+	return diag->worst;
+}
+
+bool vma_diag_stopped(const struct vma_diag *diag)
+{
+	return diag->stopped;
+}

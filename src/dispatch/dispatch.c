@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The triage table: every record goes, by its class, to one state handler,
+ * after the checks that class needs.  A failed check leaves the record
+ * shown with '!' and otherwise ignored, with a warning once per kind.
+ *
+ * Xen classes are one-hot bits in the 12-bit main field of the event id;
+ * a record with no bit or several (TRC_GUEST records, garbage) has no
+ * handler and is only counted and shown.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "vmalyze/diag.h"
+#include "vmalyze/dispatch.h"
+#include "vmalyze/state-handlers.h"
+#include "vmalyze/status.h"
+#include "vmalyze/trace-ids.h"
+
+typedef int (*class_handler)(struct vma_machine *, struct vma_pcpu *,
+			     const struct vma_record *, struct vma_outcome *);
+
+struct triage {
+	const char *name;
+	class_handler handler;
+	enum vma_volume_class volume;
+	bool needs_current;        /* a vcpu must be known to run on the pcpu */
+	bool not_idle;             /* ...and not be an idle vcpu */
+	enum vma_vcpu_type type;   /* ...whose data is of this type (NONE: any) */
+};
+
+/* Indexed by the position of the class bit (TRC_GEN = bit 0 ...). */
+static const struct triage xen_classes[8] = {
+	{ "gen", vma_gen_record, VMA_VOL_GEN, false, false, VMA_VCPU_NONE },
+	{ "sched", vma_sched_record, VMA_VOL_SCHED, false, false, VMA_VCPU_NONE },
+	{ "dom0op", NULL, VMA_VOL_DOM0OP, false, false, VMA_VCPU_NONE },
+	{ "hvm", vma_hvm_record, VMA_VOL_HVM, true, true, VMA_VCPU_HVM },
+	{ "mem", vma_mem_record, VMA_VOL_MEM, false, false, VMA_VCPU_NONE },
+	{ "pv", vma_pv_record, VMA_VOL_PV, true, true, VMA_VCPU_PV },
+	{ "shadow", NULL, VMA_VOL_SHADOW, true, true, VMA_VCPU_HVM },
+	{ "hw", NULL, VMA_VOL_HW, false, false, VMA_VCPU_NONE },
+};
+
+static const struct triage *classify(uint32_t event)
+{
+	uint32_t main = VMA_TRC_MAIN(event);
+	uint32_t low = main & 0xff;
+
+	if (event == VMA_SYNTH_LOST_END)
+		return &xen_classes[0];
+	if (!vma_id_is_xen(event) || main != low || !low || (low & (low - 1)))
+		return NULL;
+	return &xen_classes[__builtin_ctz(low)];
+}
+
+static uint32_t record_bytes(const struct vma_record *rec)
+{
+	return 4 + ((rec->flags & VMA_REC_HAS_TSC) ? 8 : 0) + 4u * rec->nr_data;
+}
+
+/* HVM volume by kind, counted for records the HVM handler takes. */
+static void account_hvm_volume(struct vma_pcpu *p, const struct vma_record *rec)
+{
+	uint32_t bytes = record_bytes(rec);
+
+	switch (VMA_TRC_SUB(rec->event)) {
+	case 1:
+		p->volume[rec->event == TRC_HVM_VMENTRY ? VMA_VOL_HVM_VMENTRY
+							 : VMA_VOL_HVM_VMEXIT] += bytes;
+		break;
+	case 2:
+		p->volume[VMA_VOL_HVM_HANDLER] += bytes;
+		break;
+	case 4:
+		p->volume[VMA_VOL_HVM_EMUL] += bytes;
+		break;
+	}
+}
+
+/* The class's preconditions; on failure the record is shown, not used. */
+static bool checks_pass(struct vma_machine *m, struct vma_pcpu *p, const struct triage *t,
+			const struct vma_record *rec)
+{
+	bool hvm_emul = t->volume == VMA_VOL_HVM &&
+			VMA_TRC_SUB(rec->event) == VMA_TRC_SUB(TRC_HVM_EMUL);
+	struct vma_vcpu *v = p->current;
+
+	if (!t->needs_current)
+		return true;
+	if (!v) {
+		vma_diag_warn_once(m->diag, "dispatch-no-current",
+				   "%s record 0x%x on pcpu %u with no vcpu known to run there; "
+				   "not processed", t->name, rec->event, p->id);
+		return false;
+	}
+	if (hvm_emul)
+		return true;
+	if (t->not_idle && v->domain->did == VMA_IDLE_DOMAIN) {
+		vma_diag_warn_once(m->diag, "dispatch-idle",
+				   "%s record 0x%x for the idle domain on pcpu %u; not processed",
+				   t->name, rec->event, p->id);
+		return false;
+	}
+	if (t->type != VMA_VCPU_NONE && !vma_vcpu_set_type(v, t->type)) {
+		vma_diag_warn_once(m->diag, "dispatch-type",
+				   "%s record 0x%x for d%uv%u, whose records so far were of "
+				   "another type; not processed",
+				   t->name, rec->event, v->domain->did, v->vid);
+		return false;
+	}
+	return true;
+}
+
+int vma_dispatch(struct vma_machine *m, const struct vma_record *rec, struct vma_outcome *out)
+{
+	struct vma_pcpu *p = vma_pcpu_of(m, rec->pcpu);
+	const struct triage *t;
+	int rc;
+
+	out->unprocessed = false;
+	out->orphan = false;
+	out->arc_closed = false;
+	out->arc_cycles = 0;
+	out->svm = m->svm;
+
+	if (!p) {
+		rc = vma_machine_add_pcpu(m, rec->pcpu);
+		if (rc)
+			return rc;
+		p = vma_pcpu_of(m, rec->pcpu);
+	}
+	m->records++;
+	if (!m->have_time && rec->tsc) {
+		m->first_tsc = rec->tsc;
+		m->have_time = true;
+	}
+	if (rec->tsc > m->last_tsc)
+		m->last_tsc = rec->tsc;
+	if (rec->flags & VMA_REC_HAS_TSC) {
+		if (!p->first_tsc)
+			p->first_tsc = rec->tsc;
+		p->last_tsc = rec->tsc;
+	}
+
+	t = classify(rec->event);
+	p->volume[t ? t->volume : VMA_VOL_OTHER] += record_bytes(rec);
+	if (!t || !t->handler)
+		return VMA_OK;
+	if (!checks_pass(m, p, t, rec)) {
+		out->unprocessed = true;
+		return VMA_OK;
+	}
+	if (t->volume == VMA_VOL_HVM)
+		account_hvm_volume(p, rec);
+	return t->handler(m, p, rec, out);
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Shared plumbing of the Xen record decoders (xen-describe*.c), one file
+ * per record class.  Each decoder writes through a struct xd_out, which
+ * also carries the dump-line facts xenalyze ties to the record (its mark
+ * column and line layout), so one walk of the decoding logic answers both
+ * "what is the text" and "how is the line laid out"; with no buffer the
+ * walk only classifies.
+ */
+#ifndef VMALYZE_XEN_DESCRIBE_INTERNAL_H
+#define VMALYZE_XEN_DESCRIBE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vmalyze/describe.h"
+#include "vmalyze/record.h"
+#include "vmalyze/strbuf.h"
+#include "vmalyze/trace-ids.h"
+#include "vmalyze/xen-names.h"
+
+struct xd_out {
+	struct vma_strbuf *sb;          /* NULL: classify only, print nothing */
+	char mark;                      /* first dump column, ' ' by default */
+	enum vma_xen_dump_layout layout;
+};
+
+void xd_printf(struct xd_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void xd_puts(struct xd_out *o, const char *s);
+
+/* Payload word @i, or 0 past the end of the record. */
+static inline uint32_t xd_w(const struct vma_record *rec, unsigned int i)
+{
+	return i < rec->nr_data ? rec->data[i] : 0;
+}
+
+/* Payload words @i and @i+1 as one little-endian 64-bit value. */
+static inline uint64_t xd_q(const struct vma_record *rec, unsigned int i)
+{
+	return (uint64_t)xd_w(rec, i) | ((uint64_t)xd_w(rec, i + 1) << 32);
+}
+
+/* " %x" for every payload word, as xenalyze lists words inside "[ ... ]". */
+void xd_words(struct xd_out *o, const struct vma_record *rec);
+
+/*
+ * The record as xenalyze prints one it does not decode:
+ * "%7x(main:sub:minor) nwords [ w0 w1 ... ]", with mark ']'.  The layout is
+ * left as the caller set it: a decoder may mark a record xenalyze does not
+ * print (SILENT) and still leave its text to the raw form.
+ */
+void xd_raw(struct xd_out *o, const struct vma_record *rec);
+
+/*
+ * Class decoders.  Each returns false, having printed nothing, when it does
+ * not know the record (unknown event, payload too short for its layout);
+ * the caller then prints the record raw.  A decoder may set o->layout
+ * before returning false.
+ */
+bool xd_sched(struct xd_out *o, const struct vma_record *rec);
+bool xd_hvm(struct xd_out *o, const struct vma_record *rec, const struct vma_describe_ctx *ctx);
+bool xd_pv(struct xd_out *o, const struct vma_record *rec);
+bool xd_shadow(struct xd_out *o, const struct vma_record *rec,
+	       const struct vma_describe_ctx *ctx);
+bool xd_mem(struct xd_out *o, const struct vma_record *rec, const struct vma_describe_ctx *ctx);
+bool xd_hw(struct xd_out *o, const struct vma_record *rec);
+
+/*
+ * Shadow-paging helpers shared by the HVM page-fault record and the shadow
+ * records: the page-table indices of @va for a guest with @levels paging
+ * levels, and where @va lies in the guest's linear page table, if there.
+ */
+struct xd_pt_walk {
+	unsigned int index[5];
+	int level;              /* 0: not a linear-page-table address */
+	uint64_t corresponding; /* the address the page-table entry maps */
+};
+
+void xd_pt_walk(struct xd_pt_walk *pt, uint64_t va, unsigned int levels);
+
+#endif /* VMALYZE_XEN_DESCRIBE_INTERNAL_H */

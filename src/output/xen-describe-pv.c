@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * PV guest records (TRC_PV): hypercalls (the old eip/eax form and the v2
+ * form with its recorded arguments, including multicall sub-calls), traps,
+ * page-table write emulation, and the other entry points, which xenalyze
+ * lists as "name[ words ]".  The minor number (low 8 bits) selects the
+ * record; bit 8 (TRC_64_FLAG) says addresses are 64-bit.
+ */
+#include <inttypes.h>
+
+#include "output/xen-describe-internal.h"
+
+#define XD_PV_MINOR(event) ((event) & 0xffu)
+
+/*
+ * Hypercall numbers whose arguments xenalyze decodes (Xen's public xen.h).
+ * Spelled out because xen.h maps __HYPERVISOR_sched_op to the compat
+ * number for guests built against an old interface version.
+ */
+enum {
+	XD_HC_MMU_UPDATE = 1,
+	XD_HC_MULTICALL = 13,
+	XD_HC_GRANT_TABLE_OP = 20,
+	XD_HC_VCPU_OP = 24,
+	XD_HC_MMUEXT_OP = 26,
+	XD_HC_SCHED_OP = 29,
+};
+
+/* mmu_update's count carries this flag when the call was preempted. */
+#define XD_MMU_UPDATE_PREEMPTED 0x80000000u
+
+enum { XD_ARG_MISSING = 0, XD_ARG_32 = 1, XD_ARG_64 = 2 };
+
+/* How argument @i is present in a v2 record (TRC_PV_HYPERCALL_V2 format). */
+static unsigned int arg_kind(const struct vma_record *rec, unsigned int i)
+{
+	return (rec->data[0] >> (20 + 2 * i)) & 0x3u;
+}
+
+/*
+ * The six arguments of a v2 record, absent ones 0.  Each present argument
+ * takes one or two words after the first.
+ */
+static void gather_args(const struct vma_record *rec, uint64_t args[6])
+{
+	unsigned int i, word;
+
+	for (i = 0; i < 6; i++) {
+		args[i] = 0;
+	}
+	for (i = 0, word = 1; i < 6 && word < rec->nr_data; i++) {
+		unsigned int kind = arg_kind(rec, i);
+
+		if (kind == XD_ARG_32) {
+			args[i] = rec->data[word];
+		} else if (kind == XD_ARG_64) {
+			args[i] = xd_q(rec, word);
+		}
+		word += kind;
+	}
+}
+
+/* Arguments as xenalyze lists them: 32-bit in hex, 64-bit as 16 decimal digits. */
+static void print_args(struct xd_out *o, const struct vma_record *rec)
+{
+	unsigned int i, word;
+
+	for (i = 0, word = 1; i < 6 && word < rec->nr_data; i++) {
+		unsigned int kind = arg_kind(rec, i);
+
+		if (kind == XD_ARG_MISSING) {
+			xd_puts(o, " ??");
+		} else if (kind == XD_ARG_32) {
+			xd_printf(o, " %08x", rec->data[word]);
+		} else if (kind == XD_ARG_64) {
+			xd_printf(o, " %016" PRIu64, xd_q(rec, word));
+		}
+		word += kind;
+	}
+}
+
+/* A sub-operation name, or "unknown (N)". */
+static void op_name(struct xd_out *o, const char *name, uint32_t cmd)
+{
+	if (name) {
+		xd_puts(o, name);
+	} else {
+		xd_printf(o, "unknown (%d)", (int)cmd);
+	}
+}
+
+static bool hypercall_v2(struct xd_out *o, const struct vma_record *rec, bool subcall)
+{
+	uint32_t op;
+	const char *name;
+	uint64_t args[6];
+
+	if (rec->nr_data < 1) {
+		return false;
+	}
+	op = rec->data[0] & ~(uint32_t)TRC_PV_HYPERCALL_V2_ARG_MASK;
+	name = vma_hypercall_name(op);
+	xd_printf(o, "%shypercall %2x", subcall ? " " : "", op);
+	if (name) {
+		xd_printf(o, " (%s)", name);
+	}
+	gather_args(rec, args);
+	switch (op) {
+	case XD_HC_MMU_UPDATE:
+		xd_printf(o, " %d updates%s", (int)((uint32_t)args[1] & ~XD_MMU_UPDATE_PREEMPTED),
+			  (args[1] & XD_MMU_UPDATE_PREEMPTED) ? " (preempted)" : "");
+		break;
+	case XD_HC_MULTICALL:
+		xd_printf(o, " %d calls", (int)(uint32_t)args[1]);
+		break;
+	case XD_HC_GRANT_TABLE_OP:
+		xd_puts(o, " ");
+		op_name(o, vma_grant_table_op_name((uint32_t)args[0]), (uint32_t)args[0]);
+		xd_printf(o, " %d ops", (int)(uint32_t)args[2]);
+		break;
+	case XD_HC_VCPU_OP:
+		xd_puts(o, " ");
+		op_name(o, vma_vcpu_op_name((uint32_t)args[0]), (uint32_t)args[0]);
+		xd_printf(o, " vcpu %d", (int)(uint32_t)args[1]);
+		break;
+	case XD_HC_MMUEXT_OP:
+		xd_printf(o, " %d ops", (int)(uint32_t)args[1]);
+		break;
+	case XD_HC_SCHED_OP:
+		xd_puts(o, " ");
+		op_name(o, vma_sched_op_name((uint32_t)args[0]), (uint32_t)args[0]);
+		break;
+	default:
+		print_args(o, rec);
+		break;
+	}
+	return true;
+}
+
+/* The first-generation record: {eip; eax}, eip 64 bits wide with TRC_64_FLAG. */
+static bool hypercall_v1(struct xd_out *o, const struct vma_record *rec)
+{
+	bool is64 = (rec->event & TRC_64_FLAG) != 0;
+	uint64_t eip;
+	uint32_t eax;
+	const char *name;
+
+	if (rec->nr_data < (is64 ? 3u : 2u)) {
+		return false;
+	}
+	eip = is64 ? xd_q(rec, 0) : rec->data[0];
+	eax = is64 ? rec->data[2] : rec->data[1];
+	name = vma_hypercall_name(eax);
+	if (name) {
+		xd_printf(o, "hypercall %2x (%s) eip %llx", eax, name, (unsigned long long)eip);
+	} else {
+		xd_printf(o, "hypercall %x eip %llx", eax, (unsigned long long)eip);
+	}
+	return true;
+}
+
+/* {eip; trapnr:15, use_error_code:1, error_code:16}, eip 64-bit with the flag. */
+static bool trap(struct xd_out *o, const struct vma_record *rec)
+{
+	bool is64 = (rec->event & TRC_64_FLAG) != 0;
+	unsigned int i = is64 ? 2 : 1;
+	uint32_t info;
+
+	if (rec->nr_data <= i) {
+		return false;
+	}
+	info = rec->data[i];
+	xd_printf(o, "trap %x eip %llx", info & 0x7fffu,
+		  (unsigned long long)(is64 ? xd_q(rec, 0) : rec->data[0]));
+	if (info & 0x8000u) {
+		xd_printf(o, " ec %x", info >> 16);
+	}
+	return true;
+}
+
+/*
+ * Page-table writes Xen emulated: {u64 pte; addr, eip}, the addresses
+ * 64-bit in the TRC_PV_PTWR_EMULATION record (which Xen sends with
+ * TRC_64_FLAG) and 32-bit in the PAE one.
+ */
+static bool ptwr(struct xd_out *o, const struct vma_record *rec)
+{
+	bool wide = XD_PV_MINOR(rec->event) == XD_PV_MINOR(TRC_PV_PTWR_EMULATION);
+	uint64_t addr, eip;
+
+	if (rec->nr_data < (wide ? 6u : 4u)) {
+		return false;
+	}
+	if (wide) {
+		addr = xd_q(rec, 2);
+		eip = xd_q(rec, 4);
+	} else {
+		addr = rec->data[2];
+		eip = rec->data[3];
+	}
+	xd_printf(o, "ptwr l1e %llx eip %llx addr %llx", (unsigned long long)xd_q(rec, 0),
+		  (unsigned long long)eip, (unsigned long long)addr);
+	return true;
+}
+
+/* Everything else: "name[ w0 w1 ]", or "PV-N [ ... ]" when unnamed. */
+static void generic(struct xd_out *o, const struct vma_record *rec)
+{
+	uint32_t minor = XD_PV_MINOR(rec->event);
+	const char *name = vma_pv_event_name(minor);
+	unsigned int i;
+
+	if (name) {
+		xd_puts(o, name);
+	} else {
+		xd_printf(o, "PV-%u ", minor);
+	}
+	if (rec->nr_data) {
+		xd_puts(o, "[ ");
+		for (i = 0; i < rec->nr_data; i++) {
+			xd_printf(o, "%x ", rec->data[i]);
+		}
+		xd_puts(o, "]");
+	}
+}
+
+bool xd_pv(struct xd_out *o, const struct vma_record *rec)
+{
+	switch (XD_PV_MINOR(rec->event)) {
+	case XD_PV_MINOR(TRC_PV_HYPERCALL):
+		return hypercall_v1(o, rec);
+	case XD_PV_MINOR(TRC_PV_TRAP):
+		return trap(o, rec);
+	case XD_PV_MINOR(TRC_PV_PTWR_EMULATION):
+	case XD_PV_MINOR(TRC_PV_PTWR_EMULATION_PAE):
+		return ptwr(o, rec);
+	case XD_PV_MINOR(TRC_PV_HYPERCALL_V2):
+		return hypercall_v2(o, rec, false);
+	case XD_PV_MINOR(TRC_PV_HYPERCALL_SUBCALL):
+		return hypercall_v2(o, rec, true);
+	default:
+		generic(o, rec);
+		return true;
+	}
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Accumulating closed exit arcs by reason and refinement (hvm-stats.h).
+ * Exit codes are small (VMX < 100, SVM < 0x500), so reasons are indexed
+ * directly; refinements under one reason are few and searched linearly.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmalyze/hvm-stats.h"
+#include "vmalyze/state.h"
+
+/* Codes above this are kept in the last slot's neighbourhood by value. */
+#define MAX_DIRECT_REASON 0x10000u
+
+struct vma_hvm_stats *vma_hvm_stats_create(void)
+{
+	return calloc(1, sizeof(struct vma_hvm_stats));
+}
+
+void vma_hvm_stats_destroy(struct vma_hvm_stats *stats)
+{
+	uint32_t i, j;
+
+	if (!stats)
+		return;
+	for (i = 0; i < stats->nr_slots; i++) {
+		struct vma_exit_stats *e = stats->by_reason[i];
+
+		if (!e)
+			continue;
+		vma_cycles_release(&e->cycles);
+		for (j = 0; j < e->nr_subs; j++)
+			vma_cycles_release(&e->subs[j].cycles);
+		free(e->subs);
+		free(e);
+	}
+	free(stats->by_reason);
+	for (i = 0; i < VMA_GUEST_VECTORS; i++) {
+		if (!stats->w2h[i])
+			continue;
+		for (j = 0; j < VMA_W2H_COUNT; j++)
+			vma_cycles_release(&stats->w2h[i]->cases[j]);
+		free(stats->w2h[i]);
+	}
+	free(stats);
+}
+
+static struct vma_exit_stats *reason_slot(struct vma_hvm_stats *stats, uint32_t reason)
+{
+	uint32_t idx = reason < MAX_DIRECT_REASON ? reason : MAX_DIRECT_REASON;
+
+	if (idx >= stats->nr_slots) {
+		uint32_t n = stats->nr_slots ? stats->nr_slots : 64;
+		struct vma_exit_stats **arr;
+
+		while (n <= idx)
+			n *= 2;
+		arr = realloc(stats->by_reason, n * sizeof(*arr));
+		if (!arr)
+			return NULL;
+		memset(arr + stats->nr_slots, 0, (n - stats->nr_slots) * sizeof(*arr));
+		stats->by_reason = arr;
+		stats->nr_slots = n;
+	}
+	if (!stats->by_reason[idx]) {
+		stats->by_reason[idx] = calloc(1, sizeof(struct vma_exit_stats));
+		if (stats->by_reason[idx])
+			stats->by_reason[idx]->reason = reason;
+	}
+	return stats->by_reason[idx];
+}
+
+static struct vma_exit_sub *sub_slot(struct vma_exit_stats *e, const struct vma_hvm_inflight *in)
+{
+	uint32_t i;
+
+	for (i = 0; i < e->nr_subs; i++) {
+		struct vma_exit_sub *s = &e->subs[i];
+
+		if (s->handler == in->handler && s->key == in->key && s->is_write == in->is_write)
+			return s;
+	}
+	if (e->nr_subs == e->cap_subs) {
+		uint32_t cap = e->cap_subs ? e->cap_subs * 2 : 4;
+		struct vma_exit_sub *subs = realloc(e->subs, cap * sizeof(*subs));
+
+		if (!subs)
+			return NULL;
+		e->subs = subs;
+		e->cap_subs = cap;
+	}
+	memset(&e->subs[e->nr_subs], 0, sizeof(e->subs[0]));
+	e->subs[e->nr_subs].handler = in->handler;
+	e->subs[e->nr_subs].key = in->key;
+	e->subs[e->nr_subs].is_write = in->is_write;
+	return &e->subs[e->nr_subs++];
+}
+
+void vma_hvm_stats_add_exit(struct vma_hvm_stats *stats, uint32_t reason, uint64_t cycles)
+{
+	struct vma_exit_stats *e = reason_slot(stats, reason);
+
+	if (e)
+		vma_cycles_add(&e->cycles, cycles);
+}
+
+void vma_hvm_stats_add_sub(struct vma_hvm_stats *stats, uint32_t reason,
+			   const struct vma_hvm_inflight *inflight, uint64_t cycles)
+{
+	struct vma_exit_stats *e = reason_slot(stats, reason);
+	struct vma_exit_sub *s;
+
+	if (!e)
+		return;
+	s = sub_slot(e, inflight);
+	if (s)
+		vma_cycles_add(&s->cycles, cycles);
+}
+
+void vma_hvm_stats_add_w2h(struct vma_hvm_stats *stats, uint32_t vector, enum vma_w2h_case c,
+			   uint64_t cycles)
+{
+	if (vector >= VMA_GUEST_VECTORS)
+		return;
+	if (!stats->w2h[vector])
+		stats->w2h[vector] = calloc(1, sizeof(struct vma_w2h_stats));
+	if (stats->w2h[vector])
+		vma_cycles_add(&stats->w2h[vector]->cases[c], cycles);
+}

@@ -1,0 +1,393 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * HVM exit arcs.
+ *
+ * A vmexit opens an arc on the vcpu running on the pcpu (the record names
+ * no vcpu); handler records that follow refine it (the port of an I/O
+ * exit, the hypercall of a VMCALL...); the vmentry closes it, and its
+ * cycles go to the exit reason's summary and to the handler's.  The arc is
+ * also closed when the vcpu becomes runnable (see sched.c), and dropped
+ * when records are lost.
+ *
+ * Handler records that do not belong to an exit (injections, interrupt
+ * windows) are taken at any time; those that do are ignored, and shown
+ * with '!' in dump mode, when no arc is open.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmalyze/diag.h"
+#include "vmalyze/hvm-stats.h"
+#include "vmalyze/state-handlers.h"
+#include "vmalyze/status.h"
+#include "vmalyze/trace-ids.h"
+
+#define HANDLER_ID(ev) ((ev) & ~(uint32_t)TRC_64_FLAG)
+
+bool vma_vcpu_set_type(struct vma_vcpu *v, enum vma_vcpu_type type)
+{
+	if (v->type == type)
+		return true;
+	if (v->type != VMA_VCPU_NONE)
+		return false;
+	v->type = type;
+	if (type == VMA_VCPU_HVM)
+		memset(&v->hvm, 0, sizeof(v->hvm));
+	else if (type == VMA_VCPU_PV)
+		memset(&v->pv, 0, sizeof(v->pv));
+	return true;
+}
+
+static struct vma_hvm_stats *stats_of(struct vma_hvm *h)
+{
+	if (!h->stats)
+		h->stats = vma_hvm_stats_create();
+	return h->stats;
+}
+
+/* Commit the refinement of an arc that was closed early. */
+static void commit_pending(struct vma_hvm *h)
+{
+	if (!h->pending.active)
+		return;
+	if (stats_of(h))
+		vma_hvm_stats_add_sub(h->stats, h->pending.reason, &h->pending.inflight,
+				      h->pending.cycles);
+	h->pending.active = false;
+}
+
+void vma_hvm_invalidate(struct vma_vcpu *v)
+{
+	commit_pending(&v->hvm);
+	v->hvm.vmexit_valid = false;
+	v->hvm.exit_tsc = 0;
+	if (v->hvm.w2h) {
+		struct vma_hvm_w2h *w = v->hvm.w2h;
+
+		w->waking = false;
+		w->vector = 0;
+		w->interrupts = 0;
+		w->wanting_tsc = 0;
+		memset(w->start_tsc, 0, sizeof(w->start_tsc));
+	}
+}
+
+void vma_hvm_runstate_change(struct vma_vcpu *v, enum vma_runstate old_state,
+			     enum vma_runstate new_state, uint64_t tsc)
+{
+	struct vma_hvm_w2h *w = v->hvm.w2h;
+	uint32_t i;
+
+	if (v->state == VMA_RS_LOST)
+		return;
+	if (new_state == VMA_RS_RUNNABLE && old_state == VMA_RS_BLOCKED) {
+		if (!w)
+			w = v->hvm.w2h = calloc(1, sizeof(*w));
+		if (w)
+			w->waking = true;
+		return;
+	}
+	if (!w || (new_state == VMA_RS_RUNNING && old_state == VMA_RS_RUNNABLE))
+		return;
+	if (w->waking && old_state == VMA_RS_RUNNING && new_state != VMA_RS_OFFLINE)
+		w->waking = false;
+	if (new_state != VMA_RS_BLOCKED || old_state != VMA_RS_RUNNING || !w->interrupts)
+		return;
+	/* Halting: every interrupt since the wake gets its time to halt. */
+	for (i = 0; i < VMA_GUEST_VECTORS; i++) {
+		uint64_t start = w->start_tsc[i], t;
+
+		if (!start)
+			continue;
+		t = start == 1 || tsc < start ? 0 : tsc - start;
+		if (t && stats_of(&v->hvm)) {
+			if (w->is_wake[i]) {
+				if (w->interrupts == 1)
+					vma_hvm_stats_add_w2h(v->hvm.stats, i, VMA_W2H_WAKE_ALONE, t);
+				vma_hvm_stats_add_w2h(v->hvm.stats, i, VMA_W2H_WAKE_ANY, t);
+			} else {
+				vma_hvm_stats_add_w2h(v->hvm.stats, i, VMA_W2H_INTR, t);
+			}
+		}
+		w->start_tsc[i] = 0;
+		w->is_wake[i] = 0;
+	}
+	w->interrupts = 0;
+	w->vector = 0;
+}
+
+/* An interrupt injected: the wake vector if it is the first since a wake. */
+static void w2h_inject(struct vma_hvm *h, uint32_t vec)
+{
+	struct vma_hvm_w2h *w = h->w2h;
+
+	if (vec >= VMA_GUEST_VECTORS)
+		return;
+	if (!w)
+		w = h->w2h = calloc(1, sizeof(*w));
+	if (!w)
+		return;
+	if (w->waking && w->vector == 0) {
+		w->vector = vec;
+		w->is_wake[vec] = 1;
+	}
+	if (w->start_tsc[vec] == 0) {
+		w->start_tsc[vec] = 1; /* set at the next vmentry */
+		w->wanting_tsc++;
+		w->interrupts++;
+	}
+}
+
+/* A vmentry delivers the interrupts injected before it. */
+static void w2h_vmentry(struct vma_hvm *h, uint64_t tsc)
+{
+	struct vma_hvm_w2h *w = h->w2h;
+	uint32_t i;
+
+	if (!w)
+		return;
+	w->waking = false;
+	for (i = 0; i < VMA_GUEST_VECTORS && w->wanting_tsc; i++) {
+		if (w->start_tsc[i] == 1) {
+			w->start_tsc[i] = tsc;
+			w->wanting_tsc--;
+		}
+	}
+}
+
+/*
+ * Close the open arc.  At a vmentry the refinement is final; when the vcpu
+ * merely became runnable, a late handler record may still refine it.
+ */
+static uint64_t close_arc(struct vma_vcpu *v, uint64_t tsc, bool final)
+{
+	struct vma_hvm *h = &v->hvm;
+	uint64_t cycles = 0;
+
+	if (h->exit_tsc && h->exit_tsc <= tsc && stats_of(h)) {
+		cycles = tsc - h->exit_tsc;
+		vma_hvm_stats_add_exit(h->stats, h->exit_reason, cycles);
+		if (final) {
+			vma_hvm_stats_add_sub(h->stats, h->exit_reason, &h->inflight, cycles);
+		} else {
+			h->pending.active = true;
+			h->pending.reason = h->exit_reason;
+			h->pending.cycles = cycles;
+			h->pending.inflight = h->inflight;
+		}
+	}
+	if (h->inflight.handler == TRC_HVM_CR_WRITE && h->inflight.key == 3)
+		h->cr3 = h->inflight.value;
+	h->exit_tsc = 0;
+	h->vmexit_valid = false;
+	return cycles;
+}
+
+uint64_t vma_hvm_close_arc(struct vma_machine *m, struct vma_vcpu *v, uint64_t tsc)
+{
+	return close_arc(v, tsc, false);
+}
+
+/* The lowest SVM exit code above every VMX basic exit reason (INTR). */
+#define SVM_ONLY_CODES 0x60u
+
+void vma_vendor_note(struct vma_machine *m, const struct vma_record *rec)
+{
+	uint32_t base = rec->event & ~(uint32_t)(TRC_64_FLAG | TRC_HVM_NESTEDFLAG);
+
+	if (m->vendor_known)
+		return;
+	if (base == TRC_HVM_SVM_EXIT || (base == TRC_HVM_VMX_EXIT && rec->nr_data &&
+					 rec->data[0] >= SVM_ONLY_CODES)) {
+		m->svm = true;
+		m->vendor_known = true;
+	}
+}
+
+/* Xen >= 4.19 names the vendor in the id; older Xen uses one id for both. */
+static bool exit_is_svm(const struct vma_machine *m, uint32_t event)
+{
+	uint32_t base = event & ~(uint32_t)(TRC_64_FLAG | TRC_HVM_NESTEDFLAG);
+
+	if (base == TRC_HVM_SVM_EXIT)
+		return true;
+	return m->svm;
+}
+
+static void vmexit(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
+		   struct vma_outcome *out)
+{
+	struct vma_hvm *h = &v->hvm;
+	bool wide = rec->event & TRC_64_FLAG;
+
+	if (rec->nr_data < (wide ? 3 : 2)) {
+		vma_diag_warn_once(m->diag, "hvm-vmexit-size",
+				   "vmexit record 0x%x with %u payload words; not processed",
+				   rec->event, rec->nr_data);
+		out->unprocessed = true;
+		return;
+	}
+	/* 64-bit exits mean a 4-level guest; a 32-bit one after that, 2 levels. */
+	if (wide)
+		h->paging_levels = 4;
+	else if (h->paging_levels == 4)
+		h->paging_levels = 2;
+	h->mmio_in_arc = false;
+	commit_pending(h);
+	h->vmexit_valid = true;
+	h->exit_reason = rec->data[0];
+	h->rip = wide ? vma_rec_u64(rec, 1) : rec->data[1];
+	h->exit_tsc = rec->tsc;
+	h->entry_tsc = 0;
+	memset(&h->inflight, 0, sizeof(h->inflight));
+}
+
+static void vmentry(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
+		    struct vma_outcome *out)
+{
+	struct vma_hvm *h = &v->hvm;
+
+	w2h_vmentry(h, rec->tsc);
+	if (!h->vmexit_valid) {
+		commit_pending(h);
+		return;
+	}
+	out->arc_closed = true;
+	out->arc_cycles = rec->tsc >= h->exit_tsc ? rec->tsc - h->exit_tsc : 0;
+	close_arc(v, rec->tsc, true);
+	h->entry_tsc = rec->tsc;
+}
+
+/* Handler records that describe guest state, not the open exit. */
+static bool handler_needs_exit(uint32_t event)
+{
+	switch (HANDLER_ID(event)) {
+	case TRC_HVM_PF_INJECT:
+	case TRC_HVM_REINJ_VIRQ:
+	case TRC_HVM_INJ_EXC:
+	case TRC_HVM_INJ_VIRQ:
+	case TRC_HVM_INTR_WINDOW:
+		return false;
+	}
+	return true;
+}
+
+/*
+ * What a handler record tells about the arc: its key (port, address, MSR,
+ * CR number, hypercall, vector) and direction.  Only the first refining
+ * record of an arc is kept, as xenalyze does.
+ */
+static bool is_io(uint32_t id)
+{
+	return id == TRC_HVM_IOPORT_READ || id == TRC_HVM_IOPORT_WRITE ||
+	       id == TRC_HVM_IOMEM_READ || id == TRC_HVM_IOMEM_WRITE;
+}
+
+static void refine(struct vma_hvm_inflight *in, const struct vma_record *rec, bool svm)
+{
+	uint32_t id = HANDLER_ID(rec->event);
+	bool wide = rec->event & TRC_64_FLAG;
+
+	/* The device access explains a nested-page-fault exit better. */
+	if (in->handler && !(is_io(id) && in->handler == TRC_HVM_NPF))
+		return;
+	in->handler = id;
+	switch (id) {
+	case TRC_HVM_IOPORT_READ:
+	case TRC_HVM_IOPORT_WRITE:
+		in->key = rec->nr_data ? rec->data[0] : 0;
+		in->is_write = id == TRC_HVM_IOPORT_WRITE;
+		break;
+	case TRC_HVM_IOMEM_READ:
+	case TRC_HVM_IOMEM_WRITE:
+		in->key = wide && rec->nr_data >= 2 ? vma_rec_u64(rec, 0)
+						    : (rec->nr_data ? rec->data[0] : 0);
+		in->is_write = id == TRC_HVM_IOMEM_WRITE;
+		break;
+	case TRC_HVM_CR_WRITE:
+		in->key = rec->nr_data ? rec->data[0] : 0;
+		in->value = wide && rec->nr_data >= 3 ? vma_rec_u64(rec, 1)
+						      : (rec->nr_data >= 2 ? rec->data[1] : 0);
+		in->is_write = true;
+		break;
+	case TRC_HVM_CR_READ:
+	case TRC_HVM_MSR_READ:
+	case TRC_HVM_MSR_WRITE:
+	case TRC_HVM_VMMCALL:
+		in->key = rec->nr_data ? rec->data[0] : 0;
+		in->is_write = id == TRC_HVM_CR_WRITE || id == TRC_HVM_MSR_WRITE;
+		break;
+	case TRC_HVM_INTR:
+		/* SVM's interrupt record carries no vector. */
+		in->key = !svm && rec->nr_data ? rec->data[0] : 0;
+		break;
+	case TRC_HVM_NPF:
+		in->key = rec->nr_data >= 2 ? vma_rec_u64(rec, 0) : 0;
+		break;
+	default:
+		in->key = 0;
+		break;
+	}
+}
+
+int vma_hvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
+		   struct vma_outcome *out)
+{
+	struct vma_vcpu *v = p->current;
+	uint32_t sub = VMA_TRC_SUB(rec->event);
+
+	out->svm = exit_is_svm(m, rec->event);
+	if (sub == VMA_TRC_SUB(TRC_HVM_EMUL))
+		return VMA_OK;
+	if (rec->event & TRC_HVM_NESTEDFLAG) {
+		/* Nested exits are shown, not yet folded into arcs. */
+		vma_diag_warn_once(m->diag, "hvm-nested",
+				   "Nested-virtualization HVM records are shown but not "
+				   "analysed yet");
+		return VMA_OK;
+	}
+	if (sub == VMA_TRC_SUB(TRC_HVM_ENTRYEXIT)) {
+		uint32_t base = rec->event & ~(uint32_t)TRC_64_FLAG;
+
+		if (base == TRC_HVM_VMX_EXIT || base == TRC_HVM_SVM_EXIT) {
+			vma_vendor_note(m, rec);
+			out->svm = exit_is_svm(m, rec->event);
+			vmexit(m, v, rec, out);
+		}
+		else if (rec->event == TRC_HVM_VMENTRY)
+			vmentry(m, v, rec, out);
+		return VMA_OK;
+	}
+	if (sub != VMA_TRC_SUB(TRC_HVM_HANDLER))
+		return VMA_OK;
+	if (!handler_needs_exit(rec->event)) {
+		if (HANDLER_ID(rec->event) == TRC_HVM_INJ_VIRQ && rec->nr_data && stats_of(&v->hvm)) {
+			uint32_t vec = rec->data[0];
+
+			v->hvm.stats->guest_irqs[vec < VMA_GUEST_VECTORS ? vec : VMA_GUEST_VECTORS]++;
+			w2h_inject(&v->hvm, vec);
+		}
+		return VMA_OK;
+	}
+	if (!v->hvm.vmexit_valid) {
+		/* Shown as xenalyze shows it; still explains an early-closed arc. */
+		if (v->hvm.pending.active && is_io(HANDLER_ID(rec->event)))
+			refine(&v->hvm.pending.inflight, rec, out->svm);
+		out->orphan = true;
+		return VMA_OK;
+	}
+	refine(&v->hvm.inflight, rec, out->svm);
+	switch (HANDLER_ID(rec->event)) {
+	case TRC_HVM_RDTSC:
+		if (rec->nr_data >= 2)
+			v->hvm.last_rdtsc = vma_rec_u64(rec, 0);
+		break;
+	case TRC_HVM_IOMEM_READ:
+	case TRC_HVM_IOMEM_WRITE:
+		/* The data word is there only in the full-size record. */
+		if (rec->nr_data == ((rec->event & TRC_64_FLAG) ? 4 : 2))
+			v->hvm.mmio_in_arc = true;
+		break;
+	}
+	return VMA_OK;
+}

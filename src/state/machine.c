@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The machine model's containers: pcpus, domains and vcpus, created on
+ * first sight and grown on demand (no fixed limit on pcpus or vcpus).
+ * Domains are kept sorted by id, as the summary lists them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmalyze/diag.h"
+#include "vmalyze/state.h"
+#include "vmalyze/status.h"
+
+static const char *const runstate_names[VMA_RS_COUNT] = {
+	[VMA_RS_RUNNING] = "running", [VMA_RS_RUNNABLE] = "runnable",
+	[VMA_RS_BLOCKED] = "blocked", [VMA_RS_OFFLINE] = "offline",
+	[VMA_RS_LOST] = "lost",       [VMA_RS_QUEUED] = "queued",
+	[VMA_RS_INIT] = "init",
+};
+
+static const char *const runnable_names[VMA_RUNNABLE_COUNT] = {
+	[VMA_RUNNABLE_WAKE] = "wake",
+	[VMA_RUNNABLE_PREEMPT] = "preempt",
+	[VMA_RUNNABLE_OTHER] = "other",
+};
+
+static const char *const domain_runstate_names[VMA_DRS_COUNT] = {
+	[VMA_DRS_BLOCKED] = "blocked",
+	[VMA_DRS_PARTIAL_RUN] = "partial run",
+	[VMA_DRS_FULL_RUN] = "full run",
+	[VMA_DRS_PARTIAL_CONTENTION] = "partial contention",
+	[VMA_DRS_CONCURRENCY_HAZARD] = "concurrency_hazard",
+	[VMA_DRS_FULL_CONTENTION] = "full_contention",
+	[VMA_DRS_LOST] = "lost",
+};
+
+const char *vma_vcpu_runstate_name(enum vma_runstate state)
+{
+	return state < VMA_RS_COUNT ? runstate_names[state] : "?";
+}
+
+const char *vma_runnable_kind_name(enum vma_runnable_kind kind)
+{
+	return kind < VMA_RUNNABLE_COUNT ? runnable_names[kind] : "?";
+}
+
+const char *vma_domain_runstate_name(enum vma_domain_runstate state)
+{
+	return state < VMA_DRS_COUNT ? domain_runstate_names[state] : "?";
+}
+
+struct vma_machine *vma_machine_create(struct vma_diag *diag,
+				       const struct vma_machine_options *options)
+{
+	struct vma_machine *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->diag = diag;
+	if (options)
+		m->options = *options;
+	m->svm = m->options.force_svm;
+	m->vendor_known = m->options.force_svm;
+	m->default_domain = vma_domain_get(m, VMA_DEFAULT_DOMAIN);
+	if (!m->default_domain) {
+		vma_machine_destroy(m);
+		return NULL;
+	}
+	return m;
+}
+
+static void vcpu_destroy(struct vma_vcpu *v);
+
+static void domain_destroy(struct vma_domain *d)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->nr_vcpus; i++)
+		vcpu_destroy(d->vcpus[i]);
+	for (i = 0; i < VMA_DRS_COUNT; i++)
+		vma_cycles_release(&d->runstates[i]);
+	vma_cycles_release(&d->total_time);
+	free(d->vcpus);
+	free(d);
+}
+
+void vma_hvm_stats_destroy(struct vma_hvm_stats *stats);
+
+static void vcpu_destroy(struct vma_vcpu *v)
+{
+	uint32_t i;
+
+	if (!v)
+		return;
+	for (i = 0; i < VMA_RS_COUNT; i++)
+		vma_cycles_release(&v->runstates[i]);
+	for (i = 0; i < VMA_RUNNABLE_COUNT; i++)
+		vma_cycles_release(&v->runnable[i]);
+	vma_cycles_release(&v->affinity_all);
+	for (i = 0; i < v->nr_affinity; i++)
+		vma_cycles_release(&v->affinity_pcpu[i]);
+	free(v->affinity_pcpu);
+	if (v->type == VMA_VCPU_HVM) {
+		vma_hvm_stats_destroy(v->hvm.stats);
+		free(v->hvm.w2h);
+	} else if (v->type == VMA_VCPU_PV) {
+		free(v->pv.counts);
+		free(v->pv.hypercalls);
+	}
+	free(v);
+}
+
+void vma_machine_destroy(struct vma_machine *m)
+{
+	uint32_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->nr_domains; i++)
+		domain_destroy(m->domains[i]);
+	free(m->domains);
+	for (i = 0; i < m->nr_pcpus; i++) {
+		struct vma_pcpu *p = m->pcpus[i];
+
+		if (!p)
+			continue;
+		vma_cycles_release(&p->time_running);
+		vma_cycles_release(&p->time_idle);
+		vma_cycles_release(&p->time_lost);
+		free(p);
+	}
+	free(m->pcpus);
+	free(m);
+}
+
+/* Grow an array of pointers to hold index @idx, zero-filling new slots. */
+static bool grow_ptrs(void ***arr, uint32_t *nr, uint32_t idx)
+{
+	uint32_t n = *nr ? *nr : 4;
+	void **a;
+
+	if (idx < *nr)
+		return true;
+	while (n <= idx)
+		n *= 2;
+	a = realloc(*arr, n * sizeof(*a));
+	if (!a)
+		return false;
+	memset(a + *nr, 0, (n - *nr) * sizeof(*a));
+	*arr = a;
+	*nr = n;
+	return true;
+}
+
+struct vma_domain *vma_domain_get(struct vma_machine *m, uint32_t did)
+{
+	uint32_t lo = 0, hi = m->nr_domains;
+	struct vma_domain *d;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (m->domains[mid]->did < did)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < m->nr_domains && m->domains[lo]->did == did)
+		return m->domains[lo];
+	if (m->nr_domains == m->cap_domains) {
+		uint32_t cap = m->cap_domains ? m->cap_domains * 2 : 8;
+		struct vma_domain **arr = realloc(m->domains, cap * sizeof(*arr));
+
+		if (!arr)
+			return NULL;
+		m->domains = arr;
+		m->cap_domains = cap;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->did = did;
+	memmove(m->domains + lo + 1, m->domains + lo,
+		(m->nr_domains - lo) * sizeof(*m->domains));
+	m->domains[lo] = d;
+	m->nr_domains++;
+	return d;
+}
+
+struct vma_vcpu *vma_vcpu_get(struct vma_machine *m, uint32_t did, uint32_t vid)
+{
+	struct vma_domain *d = vma_domain_get(m, did);
+	struct vma_vcpu *v;
+
+	if (!d)
+		return NULL;
+	if (vid < d->nr_vcpus && d->vcpus[vid])
+		return d->vcpus[vid];
+	if (!grow_ptrs((void ***)&d->vcpus, &d->nr_vcpus, vid))
+		return NULL;
+	v = calloc(1, sizeof(*v));
+	if (!v)
+		return NULL;
+	v->domain = d;
+	v->vid = vid;
+	v->state = VMA_RS_INIT;
+	v->last_oldstate.wrong = VMA_RS_INIT;
+	d->vcpus[vid] = v;
+	return v;
+}
+
+int vma_machine_add_pcpu(struct vma_machine *m, uint32_t id)
+{
+	struct vma_pcpu *p;
+	struct vma_vcpu *v;
+
+	if (!grow_ptrs((void ***)&m->pcpus, &m->nr_pcpus, id))
+		return VMA_ERR_NOMEM;
+	if (m->pcpus[id])
+		return VMA_OK;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return VMA_ERR_NOMEM;
+	p->id = id;
+	p->active = true;
+	m->pcpus[id] = p;
+	if (id + 1 > m->max_pcpu)
+		m->max_pcpu = id + 1;
+	/*
+	 * Until the first scheduling record, whatever runs on a pcpu is
+	 * unknown: charge it to vcpu <pcpu> of the default domain.
+	 */
+	v = vma_vcpu_get(m, VMA_DEFAULT_DOMAIN, id);
+	if (!v)
+		return VMA_ERR_NOMEM;
+	v->activated = true;
+	v->pcpu = p;
+	v->state = VMA_RS_RUNNING;
+	p->current = v;
+	return VMA_OK;
+}

@@ -1,0 +1,429 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Scheduling state: which vcpu runs on which pcpu, and how long each vcpu
+ * and domain spends in each runstate.
+ *
+ * Only TRC_SCHED_RUNSTATE_CHANGE and _CONTINUE move state; the other
+ * scheduler records are for dump mode.  The rules are xenalyze's:
+ *
+ *  - A vcpu is in INIT until it is first seen running.  Its first records
+ *    may predate the trace's view of it, so a first change that does not
+ *    make it run leaves it in INIT, and "running->running" backdates it to
+ *    its pcpu's first record.
+ *  - A runstate change whose old state disagrees with ours is remembered;
+ *    xenalyze uses the next one to estimate TSC skew between pcpus.  We
+ *    warn instead of shifting time stamps (doc/xenalyze-differences.md).
+ *  - A vcpu that becomes runnable has its open exit arc closed, so time
+ *    spent waiting for a pcpu is not charged to the exit.
+ *  - While any pcpu is inside a lost-records gap, a vcpu that stops
+ *    running goes to LOST: we cannot know what happened to it.
+ *  - When a pcpu's records end, the vcpu on it goes to LOST.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmalyze/diag.h"
+#include "vmalyze/state-handlers.h"
+#include "vmalyze/status.h"
+#include "vmalyze/trace-ids.h"
+
+static enum vma_domain_runstate domain_runstate(struct vma_domain *d, bool *valid)
+{
+	uint32_t counts[VMA_RS_COUNT] = { 0 };
+	uint32_t i, known = 0;
+
+	for (i = 0; i < d->nr_vcpus; i++) {
+		if (d->vcpus[i] && d->vcpus[i]->state != VMA_RS_INIT) {
+			known++;
+			counts[d->vcpus[i]->state]++;
+		}
+	}
+	*valid = true;
+	if (counts[VMA_RS_LOST] == known)
+		return VMA_DRS_LOST;
+	if (counts[VMA_RS_RUNNING]) {
+		if (counts[VMA_RS_RUNNABLE])
+			return VMA_DRS_CONCURRENCY_HAZARD;
+		if (counts[VMA_RS_BLOCKED] || counts[VMA_RS_OFFLINE])
+			return VMA_DRS_PARTIAL_RUN;
+		return VMA_DRS_FULL_RUN;
+	}
+	if (counts[VMA_RS_RUNNABLE]) {
+		if (counts[VMA_RS_BLOCKED] || counts[VMA_RS_OFFLINE])
+			return VMA_DRS_PARTIAL_CONTENTION;
+		return VMA_DRS_FULL_CONTENTION;
+	}
+	if (counts[VMA_RS_BLOCKED] || counts[VMA_RS_OFFLINE])
+		return VMA_DRS_BLOCKED;
+	/* Only lost, queued and init mixes: no meaningful domain state. */
+	*valid = false;
+	return VMA_DRS_BLOCKED;
+}
+
+static void runstate_update(struct vma_vcpu *v, enum vma_runstate next, uint64_t tsc)
+{
+	struct vma_domain *d = v->domain;
+
+	if (v->state_tsc > 0 && v->state_tsc < tsc) {
+		uint64_t cycles = tsc - v->state_tsc;
+
+		vma_cycles_add(&v->runstates[v->state], cycles);
+		if (v->state == VMA_RS_RUNNING)
+			vma_cycles_add(&d->total_time, cycles);
+		if (v->state == VMA_RS_RUNNABLE && v->runnable_kind < VMA_RUNNABLE_COUNT)
+			vma_cycles_add(&v->runnable[v->runnable_kind], cycles);
+	}
+	if (next == VMA_RS_RUNNABLE) {
+		if (v->state == VMA_RS_RUNNING)
+			v->runnable_kind = VMA_RUNNABLE_PREEMPT;
+		else if (v->state == VMA_RS_BLOCKED || v->state == VMA_RS_OFFLINE)
+			v->runnable_kind = VMA_RUNNABLE_WAKE;
+		else
+			v->runnable_kind = VMA_RUNNABLE_OTHER;
+	} else {
+		v->runnable_kind = VMA_RUNNABLE_COUNT;
+	}
+	v->state = next;
+	v->state_tsc = tsc;
+
+	if (d->did == VMA_DEFAULT_DOMAIN)
+		return;
+	if (d->runstate_valid && d->runstate_tsc > 0 && d->runstate_tsc < tsc)
+		vma_cycles_add(&d->runstates[d->runstate], tsc - d->runstate_tsc);
+	d->runstate = domain_runstate(d, &d->runstate_valid);
+	d->runstate_tsc = tsc;
+}
+
+/* A pcpu stops running what it ran: account the stretch as idle or busy. */
+static void pcpu_stretch_end(struct vma_pcpu *p, uint64_t tsc)
+{
+	if (p->time_tsc && p->current) {
+		if (p->current->domain->did == VMA_IDLE_DOMAIN)
+			vma_cycles_add(&p->time_idle, tsc - p->time_tsc);
+		else
+			vma_cycles_add(&p->time_running, tsc - p->time_tsc);
+	}
+	p->time_tsc = 0;
+}
+
+static void lose_vcpu(struct vma_vcpu *v, uint64_t tsc)
+{
+	if (v->type == VMA_VCPU_HVM)
+		vma_hvm_invalidate(v);
+	runstate_update(v, VMA_RS_LOST, tsc);
+}
+
+static struct vma_cycles *affinity_slot(struct vma_vcpu *v, uint32_t pcpu)
+{
+	if (pcpu >= v->nr_affinity) {
+		uint32_t n = v->nr_affinity ? v->nr_affinity : 4;
+		struct vma_cycles *a;
+
+		while (n <= pcpu)
+			n *= 2;
+		a = realloc(v->affinity_pcpu, n * sizeof(*a));
+		if (!a)
+			return NULL;
+		memset(a + v->nr_affinity, 0, (n - v->nr_affinity) * sizeof(*a));
+		v->affinity_pcpu = a;
+		v->nr_affinity = n;
+	}
+	return &v->affinity_pcpu[pcpu];
+}
+
+static void affinity_account(struct vma_vcpu *v, uint32_t pcpu, uint64_t tsc)
+{
+	struct vma_cycles *slot;
+
+	if (!v->pcpu_tsc)
+		return;
+	vma_cycles_add(&v->affinity_all, tsc - v->pcpu_tsc);
+	slot = affinity_slot(v, pcpu);
+	if (slot)
+		vma_cycles_add(slot, tsc - v->pcpu_tsc);
+}
+
+/* @prev stops running on @p at @tsc and goes to @next_state. */
+static void vcpu_prev_update(struct vma_machine *m, struct vma_pcpu *p, struct vma_vcpu *prev,
+			     uint64_t tsc, enum vma_runstate next_state)
+{
+	if (prev->pcpu != p || p->current != prev || prev->state != VMA_RS_RUNNING) {
+		vma_diag_warn_once(m->diag, "sched-prev-mismatch",
+				   "Strange: d%uv%u stops running on pcpu %u, but it was not "
+				   "known to run there; its running time is not counted",
+				   prev->domain->did, prev->vid, p->id);
+		prev->state_tsc = 0;
+	}
+	pcpu_stretch_end(p, tsc);
+	p->current = NULL;
+	runstate_update(prev, next_state, tsc);
+}
+
+/* @next starts running on @p at @tsc. */
+static void vcpu_next_update(struct vma_machine *m, struct vma_pcpu *p, struct vma_vcpu *next,
+			     uint64_t tsc)
+{
+	if (p->current) {
+		if (!p->lost.seen_valid_schedule) {
+			runstate_update(p->current, VMA_RS_LOST, tsc);
+		} else {
+			vma_diag_warn_once(m->diag, "sched-next-busy",
+					   "Strange: d%uv%u starts running on pcpu %u while "
+					   "d%uv%u still runs there",
+					   next->domain->did, next->vid, p->id,
+					   p->current->domain->did, p->current->vid);
+			runstate_update(p->current, VMA_RS_LOST, tsc);
+		}
+		p->current = NULL;
+	}
+	if (next->activated) {
+		if (next->state == VMA_RS_RUNNING && next->domain->did != VMA_DEFAULT_DOMAIN)
+			next->state_tsc = 0;
+		if (next->pcpu != p) {
+			/*
+			 * Charge the stay to the pcpu it was on; xenalyze
+			 * charges it to the new one (doc/xenalyze-differences.md).
+			 */
+			affinity_account(next, next->pcpu ? next->pcpu->id : p->id, tsc);
+			next->pcpu_tsc = tsc;
+		}
+	} else {
+		next->activated = true;
+		next->pcpu_tsc = tsc;
+	}
+	runstate_update(next, VMA_RS_RUNNING, tsc);
+	next->pcpu = p;
+	p->current = next;
+	p->time_tsc = tsc;
+	p->lost.seen_valid_schedule = true;
+}
+
+/* The first change seen for a vcpu still in INIT. */
+static void vcpu_start(struct vma_machine *m, struct vma_pcpu *p, struct vma_vcpu *v,
+		       enum vma_runstate old_state, enum vma_runstate new_state, uint64_t tsc)
+{
+	if (old_state == VMA_RS_RUNNING) {
+		if (!p->current || p->current->domain->did != VMA_DEFAULT_DOMAIN) {
+			vma_diag_warn_once(m->diag, "sched-start-not-default",
+					   "Strange: d%uv%u was running on pcpu %u before the "
+					   "trace saw any vcpu there, but pcpu %u already runs one",
+					   v->domain->did, v->vid, p->id, p->id);
+			return;
+		}
+		runstate_update(p->current, VMA_RS_QUEUED, p->first_tsc);
+		p->current = NULL;
+	}
+	if (new_state != VMA_RS_RUNNING) {
+		v->delayed_init = true;
+		return;
+	}
+	v->delayed_init = false;
+	if (old_state == VMA_RS_RUNNING)
+		tsc = p->first_tsc; /* it ran since before the first record */
+	runstate_update(v, VMA_RS_RUNNING, tsc);
+	p->time_tsc = tsc;
+	p->current = v;
+	v->pcpu = p;
+}
+
+/*
+ * TRC_SCHED_RUNSTATE_CHANGE carries the old and new runstates in the event
+ * id (bits 8-11 and 4-7); _CONTINUE means running->running.  Payload word 0
+ * is (domain << 16 | vcpu).
+ */
+static int runstate_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec)
+{
+	bool is_continue = (rec->event & 0xf) == 2;
+	enum vma_runstate old_state, new_state;
+	struct vma_vcpu *v;
+	uint32_t did, vid;
+
+	if ((rec->event & 0xf) != 1 && !is_continue) {
+		vma_diag_warn_once(m->diag, "sched-runstate-type",
+				   "Unexpected runstate record 0x%x; not processed", rec->event);
+		return VMA_OK;
+	}
+	if (rec->nr_data < 1)
+		return VMA_OK;
+	if (is_continue) {
+		old_state = new_state = VMA_RS_RUNNING;
+	} else {
+		old_state = (enum vma_runstate)((rec->event >> 8) & 0xf);
+		new_state = (enum vma_runstate)((rec->event >> 4) & 0xf);
+		if (old_state > VMA_RS_OFFLINE || new_state > VMA_RS_OFFLINE) {
+			vma_diag_warn_once(m->diag, "sched-runstate-value",
+					   "Runstate record 0x%x names an unknown runstate; "
+					   "not processed", rec->event);
+			return VMA_OK;
+		}
+	}
+	did = rec->data[0] >> 16;
+	vid = rec->data[0] & 0xffff;
+	v = vma_vcpu_get(m, did, vid);
+	if (!v)
+		return VMA_ERR_NOMEM;
+
+	if (v->state == VMA_RS_INIT) {
+		vcpu_start(m, p, v, old_state, new_state, rec->tsc);
+		return VMA_OK;
+	}
+
+	if (new_state == VMA_RS_RUNNABLE && v->type == VMA_VCPU_HVM && v->hvm.vmexit_valid)
+		vma_hvm_close_arc(m, v, rec->tsc);
+	if (v->type == VMA_VCPU_HVM)
+		vma_hvm_runstate_change(v, old_state, new_state, rec->tsc);
+
+	if (v->state != old_state) {
+		if (v->state == VMA_RS_LOST) {
+			if (new_state != VMA_RS_RUNNING)
+				return VMA_OK;
+		} else {
+			/* Possible TSC skew between pcpus; see the comment on top. */
+			vma_diag_warn_once(m->diag, "sched-tsc-skew",
+					   "Runstate change %s->%s for d%uv%u, which is %s: "
+					   "possible TSC skew between pcpus",
+					   vma_vcpu_runstate_name(old_state), vma_vcpu_runstate_name(new_state),
+					   did, vid, vma_vcpu_runstate_name(v->state));
+			v->last_oldstate.wrong = old_state;
+			v->last_oldstate.actual = v->state;
+			v->last_oldstate.tsc = rec->tsc;
+			v->last_oldstate.pcpu = p->id;
+			if (v->state == VMA_RS_RUNNING)
+				return VMA_OK;
+		}
+	}
+
+	if (is_continue) {
+		if (v->state == VMA_RS_LOST) {
+			if (p->current)
+				vcpu_prev_update(m, p, p->current, rec->tsc, VMA_RS_LOST);
+			vcpu_next_update(m, p, v, rec->tsc);
+		}
+		runstate_update(v, VMA_RS_RUNNING, rec->tsc);
+	} else if (old_state == VMA_RS_RUNNING || v->state == VMA_RS_RUNNING) {
+		struct vma_pcpu *where = old_state == VMA_RS_RUNNING ? p : v->pcpu;
+
+		vcpu_prev_update(m, where ? where : p, v, rec->tsc, new_state);
+		if (m->lost_pcpus && v->domain->did != VMA_IDLE_DOMAIN)
+			lose_vcpu(v, rec->tsc);
+	} else if (new_state == VMA_RS_RUNNING) {
+		vcpu_next_update(m, p, v, rec->tsc);
+	} else {
+		runstate_update(v, new_state, rec->tsc);
+	}
+	return VMA_OK;
+}
+
+int vma_sched_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
+		     struct vma_outcome *out)
+{
+	if (VMA_TRC_SUB(rec->event) == VMA_TRC_SUB(TRC_SCHED_MIN))
+		return runstate_record(m, p, rec);
+	return VMA_OK;
+}
+
+/*
+ * Lost records.  The reader delivers TRC_LOST_RECORDS at the time of the
+ * first lost record and VMA_SYNTH_LOST_END at the time Xen wrote it.  In
+ * between, nothing is known about the pcpu: its vcpu and every vcpu not
+ * running anywhere go to LOST, and open exit arcs are dropped.
+ */
+static void lost_begin(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec)
+{
+	uint64_t first_tsc = rec->tsc;
+	uint32_t i, j;
+
+	m->lost_records += rec->data[0];
+	if (p->current) {
+		if (p->current->type == VMA_VCPU_HVM)
+			vma_hvm_invalidate(p->current);
+		vcpu_prev_update(m, p, p->current, first_tsc, VMA_RS_LOST);
+	}
+	if (!p->lost.active)
+		m->lost_pcpus++;
+	p->lost.active = true;
+	p->lost.tsc = first_tsc;
+	for (i = 0; i < m->nr_domains; i++) {
+		struct vma_domain *d = m->domains[i];
+
+		if (d->did == VMA_DEFAULT_DOMAIN)
+			continue;
+		for (j = 0; j < d->nr_vcpus; j++) {
+			if (d->vcpus[j] && d->vcpus[j]->state != VMA_RS_RUNNING)
+				lose_vcpu(d->vcpus[j], first_tsc);
+		}
+	}
+	p->lost.domain_valid = true;
+	p->lost.did = rec->data[1] & 0xffff;
+	p->lost.vid = rec->data[1] >> 16;
+}
+
+static void lost_end(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec)
+{
+	if (!p->lost.active || rec->tsc <= p->lost.tsc)
+		return;
+	vma_cycles_add(&p->time_lost, rec->tsc - p->lost.tsc);
+	if (p->lost.domain_valid && !p->current) {
+		struct vma_vcpu *v = vma_vcpu_get(m, p->lost.did, p->lost.vid);
+
+		if (v) {
+			vcpu_next_update(m, p, v, rec->tsc);
+			p->lost.seen_valid_schedule = false;
+		}
+	}
+	p->lost.domain_valid = false;
+	p->lost.active = false;
+	if (m->lost_pcpus)
+		m->lost_pcpus--;
+}
+
+int vma_gen_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
+		   struct vma_outcome *out)
+{
+	if (rec->event == TRC_LOST_RECORDS) {
+		if (rec->nr_data != 4) {
+			vma_diag_warn_once(m->diag, "lost-size",
+					   "Lost-records record with %u words instead of 4; "
+					   "not processed", rec->nr_data);
+			return VMA_OK;
+		}
+		lost_begin(m, p, rec);
+	} else if (rec->event == VMA_SYNTH_LOST_END) {
+		lost_end(m, p, rec);
+	}
+	return VMA_OK;
+}
+
+void vma_machine_pcpu_end(struct vma_machine *m, uint32_t id)
+{
+	struct vma_pcpu *p = vma_pcpu_of(m, id);
+
+	if (!p || !p->active)
+		return;
+	if (p->current) {
+		pcpu_stretch_end(p, p->last_tsc);
+		lose_vcpu(p->current, p->last_tsc);
+	}
+	p->active = false;
+}
+
+void vma_machine_finish(struct vma_machine *m)
+{
+	uint32_t i, j;
+
+	for (i = 0; i < m->nr_domains; i++) {
+		struct vma_domain *d = m->domains[i];
+
+		for (j = 0; j < d->nr_vcpus; j++) {
+			struct vma_vcpu *v = d->vcpus[j];
+
+			if (v && v->type == VMA_VCPU_HVM)
+				vma_hvm_invalidate(v); /* arcs open at the end are not counted */
+			if (v && v->pcpu_tsc && v->pcpu && m->last_tsc > v->pcpu_tsc) {
+				affinity_account(v, v->pcpu->id, m->last_tsc);
+				v->pcpu_tsc = 0;
+			}
+		}
+	}
+}

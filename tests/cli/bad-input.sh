@@ -1,0 +1,80 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Bad input never crashes or hangs vmalyze: each case must end within the
+# time limit with its documented exit status and a message on stderr that
+# names the file (and the byte offset where there is one), and the input
+# must be left as it was.
+set -u
+: "${VMALYZE:?}" "${top_srcdir:?}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+good="$top_srcdir/traces/gen-vmx-4cpu.xentrace"
+
+# expect NAME STATUS STDERR-PATTERN -- vmalyze arguments...
+expect() {
+	name=$1 want=$2 pattern=$3
+	shift 4
+	timeout 60 "$VMALYZE" "$@" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	if [ "$got" -ne "$want" ]; then
+		echo "FAIL $name: exit status $got, expected $want"; sed 's/^/  stderr: /' "$tmp/err" | head -5
+		fails=$((fails + 1))
+	elif [ -n "$pattern" ] && ! grep -q -E -- "$pattern" "$tmp/err"; then
+		echo "FAIL $name: stderr does not match /$pattern/"; sed 's/^/  stderr: /' "$tmp/err" | head -5
+		fails=$((fails + 1))
+	elif grep -q -i -E 'warning|error' "$tmp/out"; then
+		echo "FAIL $name: a warning went to stdout"
+		fails=$((fails + 1))
+	else
+		echo "ok   $name"
+	fi
+}
+
+: >"$tmp/empty"
+expect empty-file 2 "empty.*: Is empty" -- -s "$tmp/empty"
+expect missing-file 2 "nonexistent: Cannot open" -- -s "$tmp/nonexistent"
+expect directory 2 "Is a directory" -- -s "$tmp"
+head -c 4096 /dev/urandom >"$tmp/random"
+printf 'GARBAGE!' | dd of="$tmp/random" conv=notrunc 2>/dev/null
+expect not-a-trace 2 "random: offset 0: Not a trace" -- -s "$tmp/random"
+printf '\003\360\001\040' >"$tmp/header-only"
+expect header-only 2 "header-only" -- -s "$tmp/header-only"
+expect bad-option 1 "unknown option" -- --no-such-option "$good"
+expect bad-cpu-hz 1 "bad --cpu-hz" -- --cpu-hz fast "$good"
+expect no-file 1 "no trace file" --
+
+size=$(wc -c <"$good")
+cut=$((size * 2 / 3 + 5))
+head -c "$cut" "$good" >"$tmp/truncated"
+sum=$(md5sum <"$tmp/truncated")
+expect truncated-default 4 "truncated: offset [0-9]+: .*past the end" -- -s "$tmp/truncated"
+expect truncated-tolerated 3 "truncated: offset [0-9]+:" -- -s --tolerance 6 "$tmp/truncated"
+[ "$sum" = "$(md5sum <"$tmp/truncated")" ] || { echo "FAIL truncated: input modified"; fails=$((fails + 1)); }
+grep -q "Total time" "$tmp/out" || { echo "FAIL truncated: no summary of what was read"; fails=$((fails + 1)); }
+
+# A damaged window header in the middle: skipped with resync when tolerated.
+cp "$good" "$tmp/corrupt"
+printf '\377\377\377\377\377\377\377\377\377\377\377\377' |
+	dd of="$tmp/corrupt" bs=1 seek=$((size / 2 / 4 * 4)) conv=notrunc 2>/dev/null
+expect corrupt-stopped 4 "corrupt: offset [0-9]+:" -- -s "$tmp/corrupt"
+expect corrupt-tolerated 3 "corrupt: offset [0-9]+:" -- -s --tolerance 6 "$tmp/corrupt"
+expect corrupt-dump 3 "corrupt: offset [0-9]+:" -- -a --tolerance 6 "$tmp/corrupt"
+
+# Standard input gives the same result as the file.
+timeout 60 "$VMALYZE" -s "$good" >"$tmp/file.out" 2>/dev/null
+timeout 60 "$VMALYZE" -s - <"$good" >"$tmp/pipe.out" 2>/dev/null
+cat "$good" | timeout 60 "$VMALYZE" -s - >"$tmp/pipe2.out" 2>/dev/null
+if cmp -s "$tmp/file.out" "$tmp/pipe.out" && cmp -s "$tmp/file.out" "$tmp/pipe2.out"; then
+	echo "ok   stdin-and-pipe"
+else
+	echo "FAIL stdin-and-pipe: output differs from the file's"; fails=$((fails + 1))
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+	cp "$good" "$tmp/unreadable" && chmod 000 "$tmp/unreadable"
+	expect unreadable 2 "unreadable: Cannot open" -- -s "$tmp/unreadable"
+fi
+
+[ "$fails" -eq 0 ]

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The merge stage: time order across streams, the documented tie-break,
+ * streams that join late or are empty, and a stream that fails.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "vmalyze/merge.h"
+#include "vmalyze/status.h"
+
+/* A stream over a fixed array of time stamps. */
+struct fake_stream {
+	struct vma_stream stream;
+	const uint64_t *tscs;
+	size_t n, next;
+	int fail_at;     /* index at which next() fails, or -1 */
+	struct vma_merge *merge;
+	struct fake_stream *announce; /* stream to add when record announce_at is read */
+	size_t announce_at;
+};
+
+static int fake_next(struct vma_stream *s)
+{
+	struct fake_stream *f = (struct fake_stream *)s;
+
+	if (f->announce && f->next == f->announce_at) {
+		struct fake_stream *late = f->announce;
+
+		f->announce = NULL;
+		vma_merge_add(f->merge, &late->stream);
+	}
+	if ((int)f->next == f->fail_at)
+		return VMA_ERR_DAMAGED;
+	if (f->next >= f->n)
+		return VMA_END;
+	memset(&s->rec, 0, sizeof(s->rec));
+	s->rec.tsc = f->tscs[f->next];
+	s->rec.pcpu = s->pcpu;
+	s->rec.offset = f->next;
+	f->next++;
+	return VMA_OK;
+}
+
+static void fake_init(struct fake_stream *f, uint32_t pcpu, const uint64_t *tscs, size_t n)
+{
+	memset(f, 0, sizeof(*f));
+	f->stream.next = fake_next;
+	f->stream.pcpu = pcpu;
+	f->tscs = tscs;
+	f->n = n;
+	f->fail_at = -1;
+}
+
+/* Drains the merge into (pcpu, index) pairs; returns the final status. */
+static int drain(struct vma_merge *m, uint32_t *pcpus, uint64_t *idx, uint64_t *tscs, size_t max,
+		 size_t *got)
+{
+	struct vma_stream *s;
+	int rc;
+
+	*got = 0;
+	while ((rc = vma_merge_next(m, &s)) == VMA_OK) {
+		cr_assert_lt(*got, max);
+		pcpus[*got] = s->rec.pcpu;
+		idx[*got] = s->rec.offset;
+		tscs[*got] = s->rec.tsc;
+		(*got)++;
+	}
+	return rc;
+}
+
+Test(merge, orders_by_time_across_streams)
+{
+	static const uint64_t a[] = { 1, 4, 9 }, b[] = { 2, 3, 10 }, c[] = { 5 };
+	struct fake_stream fa, fb, fc;
+	struct vma_merge *m = vma_merge_create();
+	uint32_t pcpus[8];
+	uint64_t idx[8], tscs[8];
+	size_t got, i;
+
+	fake_init(&fa, 0, a, 3);
+	fake_init(&fb, 1, b, 3);
+	fake_init(&fc, 2, c, 1);
+	vma_merge_add(m, &fa.stream);
+	vma_merge_add(m, &fb.stream);
+	vma_merge_add(m, &fc.stream);
+	cr_assert_eq(drain(m, pcpus, idx, tscs, 8, &got), VMA_END);
+	cr_assert_eq(got, 7);
+	for (i = 1; i < got; i++)
+		cr_assert_leq(tscs[i - 1], tscs[i]);
+	cr_assert_eq(vma_merge_late_count(m), 0);
+	vma_merge_destroy(m);
+}
+
+Test(merge, equal_stamps_current_stream_continues_then_lower_pcpu)
+{
+	/* pcpu 1 is first (stamp 1); at stamp 5 it keeps going before pcpu 0. */
+	static const uint64_t p0[] = { 5, 5 }, p1[] = { 1, 5, 5 }, p2[] = { 5 };
+	struct fake_stream f0, f1, f2;
+	struct vma_merge *m = vma_merge_create();
+	uint32_t pcpus[8];
+	uint64_t idx[8], tscs[8];
+	size_t got;
+
+	fake_init(&f0, 0, p0, 2);
+	fake_init(&f1, 1, p1, 3);
+	fake_init(&f2, 2, p2, 1);
+	vma_merge_add(m, &f2.stream);
+	vma_merge_add(m, &f1.stream);
+	vma_merge_add(m, &f0.stream);
+	cr_assert_eq(drain(m, pcpus, idx, tscs, 8, &got), VMA_END);
+	cr_assert_eq(got, 6);
+	/* 1@1, then pcpu 1 continues through its 5s, then pcpu 0, then pcpu 2. */
+	cr_assert_eq(pcpus[0], 1);
+	cr_assert_eq(pcpus[1], 1);
+	cr_assert_eq(pcpus[2], 1);
+	cr_assert_eq(pcpus[3], 0);
+	cr_assert_eq(pcpus[4], 0);
+	cr_assert_eq(pcpus[5], 2);
+	vma_merge_destroy(m);
+}
+
+Test(merge, empty_streams_are_dropped)
+{
+	static const uint64_t a[] = { 3 };
+	struct fake_stream fa, fe;
+	struct vma_merge *m = vma_merge_create();
+	uint32_t pcpus[4];
+	uint64_t idx[4], tscs[4];
+	size_t got;
+
+	fake_init(&fa, 0, a, 1);
+	fake_init(&fe, 1, NULL, 0);
+	cr_assert_eq(vma_merge_add(m, &fe.stream), VMA_OK);
+	vma_merge_add(m, &fa.stream);
+	cr_assert_eq(drain(m, pcpus, idx, tscs, 4, &got), VMA_END);
+	cr_assert_eq(got, 1);
+	vma_merge_destroy(m);
+}
+
+Test(merge, late_stream_older_records_are_flagged)
+{
+	static const uint64_t a[] = { 10, 20, 30 }, late[] = { 15, 25 };
+	struct fake_stream fa, fl;
+	struct vma_merge *m = vma_merge_create();
+	struct vma_stream *s;
+	size_t n = 0, flagged = 0;
+	uint64_t prev = 0;
+
+	fake_init(&fa, 0, a, 3);
+	fake_init(&fl, 1, late, 2);
+	/* pcpu 1 is announced while pcpu 0's third record is read. */
+	fa.merge = m;
+	fa.announce = &fl;
+	fa.announce_at = 2;
+	vma_merge_add(m, &fa.stream);
+	while (vma_merge_next(m, &s) == VMA_OK) {
+		if (s->rec.flags & VMA_REC_LATE)
+			flagged++;
+		else
+			cr_assert_geq(s->rec.tsc, prev);
+		if (!(s->rec.flags & VMA_REC_LATE))
+			prev = s->rec.tsc;
+		n++;
+	}
+	cr_assert_eq(n, 5);
+	cr_assert_eq(flagged, 1, "15 arrives after 20 was delivered; 25 is not older than 20");
+	cr_assert_eq(vma_merge_late_count(m), 1);
+	vma_merge_destroy(m);
+}
+
+Test(merge, failing_stream_reports_after_the_others_drain)
+{
+	static const uint64_t a[] = { 1, 2, 3, 4 }, b[] = { 1, 2, 3, 4 };
+	struct fake_stream fa, fb;
+	struct vma_merge *m = vma_merge_create();
+	uint32_t pcpus[8];
+	uint64_t idx[8], tscs[8];
+	size_t got;
+
+	fake_init(&fa, 0, a, 4);
+	fake_init(&fb, 1, b, 4);
+	fb.fail_at = 2;
+	vma_merge_add(m, &fa.stream);
+	vma_merge_add(m, &fb.stream);
+	cr_assert_eq(drain(m, pcpus, idx, tscs, 8, &got), VMA_ERR_DAMAGED);
+	cr_assert_eq(got, 6, "all of pcpu 0 and pcpu 1's first two records");
+	vma_merge_destroy(m);
+}
+
+Test(merge, ended_streams_are_reported_once)
+{
+	static const uint64_t a[] = { 1 }, b[] = { 2, 3 };
+	struct fake_stream fa, fb;
+	struct vma_merge *m = vma_merge_create();
+	struct vma_stream *s;
+	int ended_a = 0, ended_b = 0;
+
+	fake_init(&fa, 0, a, 1);
+	fake_init(&fb, 1, b, 2);
+	vma_merge_add(m, &fa.stream);
+	vma_merge_add(m, &fb.stream);
+	for (;;) {
+		struct vma_stream *e;
+		int rc = vma_merge_next(m, &s);
+
+		while ((e = vma_merge_pop_ended(m))) {
+			ended_a += e == &fa.stream;
+			ended_b += e == &fb.stream;
+		}
+		if (rc != VMA_OK)
+			break;
+	}
+	cr_assert_eq(ended_a, 1);
+	cr_assert_eq(ended_b, 1);
+	vma_merge_destroy(m);
+}

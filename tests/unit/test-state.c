@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The state stage through dispatch: exit arcs (exit, handlers, entry),
+ * closing on runnable, late I/O refinements, lost records, arcs open at
+ * the end of the trace, runstate accounting and vendor detection.
+ * Records are built by hand; each test states its timeline.
+ */
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "vmalyze/diag.h"
+#include "vmalyze/dispatch.h"
+#include "vmalyze/hvm-stats.h"
+#include "vmalyze/state.h"
+#include "vmalyze/status.h"
+#include "vmalyze/trace-ids.h"
+
+static struct vma_diag *diag;
+static struct vma_machine *m;
+
+static void setup(void)
+{
+	diag = vma_diag_create(VMA_LVL_MAX_TOLERABLE, VMA_VERB_QUIET);
+	m = vma_machine_create(diag, NULL);
+	cr_assert_not_null(m);
+	cr_assert_eq(vma_machine_add_pcpu(m, 0), VMA_OK);
+}
+
+static void teardown(void)
+{
+	vma_machine_destroy(m);
+	vma_diag_destroy(diag);
+}
+
+/* Feed one record with @n payload words; returns how dispatch took it. */
+static struct vma_outcome feed(uint64_t tsc, uint32_t event, int n, ...)
+{
+	struct vma_record rec;
+	struct vma_outcome out;
+	va_list ap;
+	int i;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.tsc = tsc;
+	rec.event = event;
+	rec.flags = VMA_REC_HAS_TSC;
+	rec.nr_data = (uint16_t)n;
+	va_start(ap, n);
+	for (i = 0; i < n; i++)
+		rec.data[i] = va_arg(ap, uint32_t);
+	va_end(ap);
+	cr_assert_eq(vma_dispatch(m, &rec, &out), VMA_OK);
+	return out;
+}
+
+/* TRC_SCHED_RUNSTATE_CHANGE for dDvV from @old to @new. */
+static void runstate(uint64_t tsc, uint32_t dom, uint32_t vcpu, uint32_t old, uint32_t new)
+{
+	feed(tsc, TRC_SCHED_RUNSTATE_CHANGE | old << 8 | new << 4, 1, dom << 16 | vcpu);
+}
+
+static void vmexit(uint64_t tsc, uint32_t reason)
+{
+	feed(tsc, TRC_HVM_VMX_EXIT64, 3, reason, 0x1000u, 0u);
+}
+
+static struct vma_exit_stats *exit_stats(uint32_t reason)
+{
+	struct vma_vcpu *v = vma_vcpu_get(m, 1, 0);
+
+	cr_assert_eq(v->type, VMA_VCPU_HVM);
+	cr_assert_not_null(v->hvm.stats);
+	if (reason >= v->hvm.stats->nr_slots)
+		return NULL;
+	return v->hvm.stats->by_reason[reason];
+}
+
+static const struct vma_exit_sub *find_sub(const struct vma_exit_stats *e, uint32_t handler)
+{
+	uint32_t i;
+
+	for (i = 0; i < e->nr_subs; i++) {
+		if (e->subs[i].handler == handler)
+			return &e->subs[i];
+	}
+	return NULL;
+}
+
+/* d1v0 starts running on pcpu 0 at 100 (it leaves INIT). */
+static void start_running(void)
+{
+	runstate(100, 1, 0, 1, 0);
+	cr_assert_eq(vma_pcpu_of(m, 0)->current, vma_vcpu_get(m, 1, 0));
+}
+
+TestSuite(state, .init = setup, .fini = teardown);
+
+Test(state, arc_exit_handler_entry)
+{
+	struct vma_outcome o;
+	const struct vma_exit_sub *s;
+
+	start_running();
+	o = feed(200, TRC_HVM_VMX_EXIT64, 3, 30u, 0x1000u, 0u); /* IO_INSTRUCTION */
+	cr_assert_not(o.unprocessed);
+	cr_assert(vma_vcpu_get(m, 1, 0)->hvm.vmexit_valid);
+	o = feed(210, TRC_HVM_IOPORT_WRITE, 2, 0x80u, 0x1u);
+	cr_assert_not(o.orphan);
+	o = feed(260, TRC_HVM_VMENTRY, 0);
+	cr_assert(o.arc_closed);
+	cr_assert_eq(o.arc_cycles, 60);
+	cr_assert_eq(exit_stats(30)->cycles.count, 1);
+	cr_assert_eq(exit_stats(30)->cycles.cycles, 60);
+	s = find_sub(exit_stats(30), TRC_HVM_IOPORT_WRITE);
+	cr_assert_not_null(s);
+	cr_assert_eq(s->key, 0x80);
+	cr_assert(s->is_write);
+}
+
+Test(state, runnable_closes_the_arc_and_blocked_time_stays_in_it)
+{
+	struct vma_outcome o;
+
+	start_running();
+	vmexit(300, 12);              /* HLT */
+	runstate(310, 1, 0, 0, 2);    /* running -> blocked inside the exit */
+	runstate(500, 1, 0, 2, 1);    /* blocked -> runnable: arc closes here */
+	runstate(600, 1, 0, 1, 0);    /* runnable -> running */
+	o = feed(610, TRC_HVM_VMENTRY, 0);
+	cr_assert_not(o.arc_closed, "nothing left to close");
+	cr_assert_eq(exit_stats(12)->cycles.count, 1);
+	cr_assert_eq(exit_stats(12)->cycles.cycles, 200, "300..500, not the wait for a pcpu");
+}
+
+Test(state, late_io_read_refines_an_arc_closed_early)
+{
+	struct vma_outcome o;
+	const struct vma_exit_sub *s;
+
+	start_running();
+	vmexit(700, 30);
+	runstate(710, 1, 0, 0, 2);
+	runstate(800, 1, 0, 2, 1);    /* closes the arc: 100 cycles */
+	runstate(803, 1, 0, 1, 0);    /* running again; the device model answers */
+	o = feed(805, TRC_HVM_IOPORT_READ, 2, 0xc206u, 0x14au);
+	cr_assert(o.orphan, "shown as xenalyze shows it: no open exit");
+	feed(815, TRC_HVM_VMENTRY, 0);
+	s = find_sub(exit_stats(30), TRC_HVM_IOPORT_READ);
+	cr_assert_not_null(s, "the read explains the arc");
+	cr_assert_eq(s->key, 0xc206);
+	cr_assert_eq(s->cycles.cycles, 100);
+	cr_assert_null(find_sub(exit_stats(30), 0), "no (no handler) entry");
+}
+
+Test(state, lost_records_drop_the_open_arc)
+{
+	struct vma_outcome o;
+
+	start_running();
+	vmexit(200, 30);
+	feed(260, TRC_HVM_VMENTRY, 0);
+	vmexit(900, 1);
+	/* 5 records lost from 950; Xen wrote the record at 1000. */
+	feed(950, TRC_LOST_RECORDS, 4, 5u, 1u, 950u, 0u);
+	cr_assert(vma_pcpu_of(m, 0)->lost.active);
+	feed(1000, VMA_SYNTH_LOST_END, 4, 5u, 1u, 950u, 0u);
+	cr_assert_not(vma_pcpu_of(m, 0)->lost.active);
+	cr_assert_eq(m->lost_records, 5);
+	o = feed(1010, TRC_HVM_VMENTRY, 0);
+	cr_assert_not(o.arc_closed);
+	cr_assert(exit_stats(1) == NULL || exit_stats(1)->cycles.count == 0);
+	cr_assert_eq(vma_pcpu_of(m, 0)->time_lost.cycles, 50);
+}
+
+Test(state, arc_open_at_the_end_is_not_counted)
+{
+	start_running();
+	vmexit(200, 30);
+	feed(260, TRC_HVM_VMENTRY, 0);
+	vmexit(1100, 10);
+	vma_machine_finish(m);
+	cr_assert(exit_stats(10) == NULL || exit_stats(10)->cycles.count == 0);
+	cr_assert_eq(exit_stats(30)->cycles.count, 1);
+}
+
+Test(state, handler_without_exit_is_ignored)
+{
+	struct vma_outcome o;
+
+	start_running();
+	o = feed(150, TRC_HVM_CPUID, 5, 0u, 1u, 2u, 3u, 4u);
+	cr_assert(o.orphan);
+	o = feed(160, TRC_HVM_INJ_VIRQ, 2, 243u, 0u);
+	cr_assert_not(o.orphan, "injections need no exit");
+	cr_assert_eq(vma_vcpu_get(m, 1, 0)->hvm.stats->guest_irqs[243], 1);
+}
+
+Test(state, runstate_times_and_runnable_kinds)
+{
+	struct vma_vcpu *v;
+
+	start_running();
+	runstate(300, 1, 0, 0, 1);    /* preempted: running 100..300 */
+	runstate(350, 1, 0, 1, 0);    /* runnable (preempt) 300..350 */
+	runstate(400, 1, 0, 0, 2);    /* blocked from 400 */
+	runstate(700, 1, 0, 2, 1);    /* blocked 400..700; runnable (wake) */
+	runstate(720, 1, 0, 1, 0);
+	v = vma_vcpu_get(m, 1, 0);
+	cr_assert_eq(v->runstates[VMA_RS_RUNNING].count, 2);
+	cr_assert_eq(v->runstates[VMA_RS_RUNNING].cycles, 200 + 50);
+	cr_assert_eq(v->runstates[VMA_RS_BLOCKED].cycles, 300);
+	cr_assert_eq(v->runnable[VMA_RUNNABLE_PREEMPT].cycles, 50);
+	cr_assert_eq(v->runnable[VMA_RUNNABLE_WAKE].cycles, 20);
+	cr_assert_eq(v->domain->total_time.cycles, 250);
+}
+
+Test(state, first_change_not_running_leaves_init)
+{
+	struct vma_vcpu *v;
+
+	runstate(100, 1, 0, 2, 1);    /* blocked -> runnable: not yet seen running */
+	v = vma_vcpu_get(m, 1, 0);
+	cr_assert_eq(v->state, VMA_RS_INIT);
+	cr_assert_eq(vma_pcpu_of(m, 0)->current->domain->did, VMA_DEFAULT_DOMAIN);
+	runstate(150, 1, 0, 1, 0);
+	cr_assert_eq(v->state, VMA_RS_RUNNING);
+}
+
+Test(state, pcpu_end_loses_its_vcpu)
+{
+	start_running();
+	vma_pcpu_of(m, 0)->last_tsc = 400;
+	vma_machine_pcpu_end(m, 0);
+	cr_assert_eq(vma_vcpu_get(m, 1, 0)->state, VMA_RS_LOST);
+	cr_assert_eq(vma_vcpu_get(m, 1, 0)->runstates[VMA_RS_RUNNING].cycles, 300);
+}
+
+Test(state, vendor_from_xen_4_17_exit_codes)
+{
+	start_running();
+	cr_assert_not(m->svm);
+	feed(200, TRC_HVM_VMX_EXIT64, 3, 0x7bu, 0u, 0u); /* VMEXIT_IOIO: SVM only */
+	cr_assert(m->svm);
+}
+
+Test(state, vendor_from_xen_4_19_svm_id)
+{
+	struct vma_outcome o;
+
+	start_running();
+	o = feed(200, TRC_HVM_SVM_EXIT64, 3, 0x72u, 0u, 0u); /* VMEXIT_CPUID */
+	cr_assert(o.svm);
+	cr_assert(m->svm);
+}
+
+Test(state, checks_refuse_hvm_records_on_a_pv_vcpu)
+{
+	struct vma_outcome o;
+
+	start_running();
+	feed(150, TRC_PV_HYPERCALL_V2, 1, 17u);
+	o = feed(160, TRC_HVM_VMX_EXIT64, 3, 1u, 0u, 0u);
+	cr_assert(o.unprocessed);
+	cr_assert_eq(vma_vcpu_get(m, 1, 0)->type, VMA_VCPU_PV);
+	cr_assert_eq(vma_vcpu_get(m, 1, 0)->pv.hypercalls[17], 1);
+}
