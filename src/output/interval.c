@@ -140,6 +140,8 @@ static void write_interval(struct vma_interval *iv, const struct vma_machine *m,
 			else
 				fprintf(iv->out, "%u,%" PRIu64 "\n", r, n);
 		}
+		if (!slots)
+			continue; /* no HVM vcpu: no exits to report */
 		n = delta(iv, d->did, METRIC_EXITS, exits);
 		write_time(iv, end);
 		fprintf(iv->out, ",%u,exits,%" PRIu64 "\n", d->did, n);
