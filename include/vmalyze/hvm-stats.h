@@ -22,11 +22,21 @@ struct vma_exit_sub {
 	struct vma_cycles cycles;
 };
 
+/*
+ * Distinct refinements kept per exit reason.  A guest touching more
+ * distinct ports or MMIO addresses than this under one exit reason has the
+ * rest summed under key VMA_SUB_OTHER, so memory does not grow with the
+ * trace.
+ */
+#define VMA_MAX_SUBS 256u
+#define VMA_SUB_OTHER UINT64_MAX
+
 struct vma_exit_stats {
 	uint32_t reason;
 	struct vma_cycles cycles;
 	struct vma_exit_sub *subs; /* owned */
 	uint32_t nr_subs, cap_subs;
+	uint32_t *index;           /* owned: open-addressing hash of subs, 2 * cap_subs slots */
 };
 
 /* Wake-to-halt cases, per vector (xenalyze's names in the summary). */

@@ -49,6 +49,7 @@
 struct window {
 	uint64_t start; /* file offset of the first record */
 	uint64_t end;   /* file offset just past the last byte */
+	bool cut;       /* the file ends inside it (already reported) */
 };
 
 struct pcpu_stream {
@@ -59,6 +60,7 @@ struct pcpu_stream {
 	size_t q_head, q_len, q_cap;
 	/* The window being read. */
 	uint64_t pos, end;
+	bool cut;
 	/* Read buffer: bytes [buf_off, buf_off + buf_len) of the file. */
 	unsigned char *buf;
 	size_t buf_cap, buf_len;
@@ -173,7 +175,7 @@ static struct pcpu_stream *pcpu_get(struct xt_reader *rd, uint32_t cpu)
 	return ps;
 }
 
-static int queue_window(struct pcpu_stream *ps, uint64_t start, uint64_t end)
+static int queue_window(struct pcpu_stream *ps, uint64_t start, uint64_t end, bool cut)
 {
 	if (ps->q_len == ps->q_cap) {
 		size_t cap = ps->q_cap ? ps->q_cap * 2 : 16;
@@ -189,7 +191,7 @@ static int queue_window(struct pcpu_stream *ps, uint64_t start, uint64_t end)
 		ps->q_cap = cap;
 		ps->q_head = 0;
 	}
-	ps->queue[(ps->q_head + ps->q_len) % ps->q_cap] = (struct window){ start, end };
+	ps->queue[(ps->q_head + ps->q_len) % ps->q_cap] = (struct window){ start, end, cut };
 	ps->q_len++;
 	return VMA_OK;
 }
@@ -236,6 +238,7 @@ static int scan_one(struct xt_reader *rd, uint32_t *cpu_out)
 	uint64_t off = rd->scan_off;
 	uint64_t start, end;
 	uint32_t cpu, wsize;
+	bool cut;
 	char msg[200];
 	int rc;
 
@@ -276,7 +279,8 @@ static int scan_one(struct xt_reader *rd, uint32_t *cpu_out)
 
 	start = off + CPU_CHANGE_SIZE;
 	end = start + wsize;
-	if (end > in->size) {
+	cut = end > in->size;
+	if (cut) {
 		snprintf(msg, sizeof(msg),
 			 "Window of pcpu %u runs past the end of the file (%u bytes, %" PRIu64
 			 " present): the trace is truncated",
@@ -295,7 +299,7 @@ static int scan_one(struct xt_reader *rd, uint32_t *cpu_out)
 		return VMA_ERR_NOMEM;
 	}
 	if (start < end) {
-		rc = queue_window(ps, start, end);
+		rc = queue_window(ps, start, end, cut);
 		if (rc)
 			return rc;
 	}
@@ -347,6 +351,7 @@ static int next_window(struct pcpu_stream *ps)
 	}
 	ps->pos = ps->queue[ps->q_head].start;
 	ps->end = ps->queue[ps->q_head].end;
+	ps->cut = ps->queue[ps->q_head].cut;
 	ps->q_head = (ps->q_head + 1) % ps->q_cap;
 	ps->q_len--;
 	return VMA_OK;
@@ -377,8 +382,9 @@ static int stream_next(struct vma_stream *stream)
 			continue;
 		}
 		if (ps->end - ps->pos < 4) {
-			report(ps->reader, VMA_LVL_FILE, ps->pos,
-			       "Window ends inside a record header");
+			if (!ps->cut)
+				report(ps->reader, VMA_LVL_FILE, ps->pos,
+				       "Window ends inside a record header");
 			ps->pos = ps->end;
 			continue;
 		}
@@ -393,6 +399,11 @@ static int stream_next(struct vma_stream *stream)
 		if (ps->end - ps->pos < size) {
 			char msg[160];
 
+			if (ps->cut) {
+				/* The record the file's end cut in two: reported already. */
+				ps->pos = ps->end;
+				continue;
+			}
 			snprintf(msg, sizeof(msg),
 				 "Record 0x%08x of pcpu %u (%u bytes) does not fit in its window "
 				 "(%" PRIu64 " bytes left); rest of the window skipped",

@@ -46,7 +46,9 @@ static void sub_label(char *buf, size_t len, const struct vma_exit_sub *s)
 	case TRC_HVM_VMMCALL: {
 		const char *hc = vma_hypercall_name((uint32_t)s->key);
 
-		if (hc)
+		if (s->key == VMA_SUB_OTHER)
+			snprintf(buf, len, "    [%10s] ", "other");
+		else if (hc)
 			snprintf(buf, len, "    [%10s] ", hc);
 		else
 			snprintf(buf, len, "    [%10" PRIu64 "] ", s->key);
@@ -78,14 +80,6 @@ static bool handler_expected(bool svm, uint32_t reason)
 	return true;
 }
 
-static int by_key(const void *a, const void *b)
-{
-	const struct vma_exit_sub *x = *(const struct vma_exit_sub *const *)a;
-	const struct vma_exit_sub *y = *(const struct vma_exit_sub *const *)b;
-
-	return x->key < y->key ? -1 : x->key > y->key;
-}
-
 /*
  * Sub-lines with the same label (all arcs explained by a CPUID handler,
  * say) are one line; their arcs are merged into a scratch summary.  I/O
@@ -102,53 +96,60 @@ static int by_handler_key(const void *a, const void *b)
 	return (int)x->is_write - (int)y->is_write;
 }
 
-static void print_subs(FILE *out, const struct vma_summary_ctx *c, struct vma_exit_stats *e)
+static int by_handler_key_ptr(const void *a, const void *b)
 {
-	const struct vma_exit_sub **intr;
-	uint32_t nr_intr = 0;
+	return by_handler_key(*(const struct vma_exit_sub *const *)a,
+			      *(const struct vma_exit_sub *const *)b);
+}
+
+static void print_subs(FILE *out, const struct vma_summary_ctx *c, const struct vma_exit_stats *e)
+{
+	const struct vma_exit_sub **order = calloc(e->nr_subs ? e->nr_subs : 1, sizeof(*order));
 	bool *done = calloc(e->nr_subs ? e->nr_subs : 1, sizeof(*done));
 	uint32_t i, j;
 
-	if (!done)
-		return;
-	/* Handlers in id order, keys (hypercall numbers, CRs) ascending. */
-	qsort(e->subs, e->nr_subs, sizeof(*e->subs), by_handler_key);
+	if (!done || !order)
+		goto out;
+	/* Handlers in id order, keys (hypercall numbers, CRs, vectors) ascending. */
+	for (i = 0; i < e->nr_subs; i++)
+		order[i] = &e->subs[i];
+	qsort(order, e->nr_subs, sizeof(*order), by_handler_key_ptr);
 	for (i = 0; i < e->nr_subs; i++) {
 		struct vma_cycles sum;
 		char label[64], other[64];
 
-		if (done[i] || e->subs[i].handler == TRC_HVM_INTR ||
-		    e->subs[i].handler == TRC_HVM_IOPORT_READ ||
-		    e->subs[i].handler == TRC_HVM_IOPORT_WRITE)
+		if (done[i] || order[i]->handler == TRC_HVM_INTR ||
+		    order[i]->handler == TRC_HVM_IOPORT_READ ||
+		    order[i]->handler == TRC_HVM_IOPORT_WRITE)
 			continue;
-		if (!e->subs[i].handler && !handler_expected(c->svm, e->reason))
+		if (!order[i]->handler && !handler_expected(c->svm, e->reason))
 			continue;
-		sub_label(label, sizeof(label), &e->subs[i]);
+		sub_label(label, sizeof(label), order[i]);
 		memset(&sum, 0, sizeof(sum));
 		for (j = i; j < e->nr_subs; j++) {
 			if (done[j])
 				continue;
-			sub_label(other, sizeof(other), &e->subs[j]);
+			sub_label(other, sizeof(other), order[j]);
 			if (strcmp(label, other))
 				continue;
-			vma_cycles_merge(&sum, &e->subs[j].cycles);
+			vma_cycles_merge(&sum, &order[j]->cycles);
 			done[j] = true;
 		}
 		vma_summary_exit_line(out, c, label, &sum);
 		vma_cycles_release(&sum);
 	}
 	/* External interrupts: a count per vector, as xenalyze prints them. */
-	intr = calloc(e->nr_subs ? e->nr_subs : 1, sizeof(*intr));
-	for (i = 0; intr && i < e->nr_subs; i++) {
-		if (e->subs[i].handler == TRC_HVM_INTR)
-			intr[nr_intr++] = &e->subs[i];
+	for (i = 0; i < e->nr_subs; i++) {
+		if (order[i]->handler != TRC_HVM_INTR)
+			continue;
+		if (order[i]->key == VMA_SUB_OTHER)
+			fprintf(out, "            [other]: %" PRIu64 "\n", order[i]->cycles.events);
+		else
+			fprintf(out, "            [%3" PRIu64 "]: %" PRIu64 "\n", order[i]->key,
+				order[i]->cycles.events);
 	}
-	if (intr)
-		qsort(intr, nr_intr, sizeof(*intr), by_key);
-	for (i = 0; i < nr_intr; i++)
-		fprintf(out, "            [%3" PRIu64 "]: %" PRIu64 "\n", intr[i]->key,
-			intr[i]->cycles.events);
-	free(intr);
+out:
+	free(order);
 	free(done);
 }
 
@@ -197,8 +198,11 @@ static void address_table(FILE *out, const struct vma_summary_ctx *c,
 	for (i = 0; i < nr; i++) {
 		char prefix[48];
 
-		snprintf(prefix, sizeof(prefix), "%8" PRIx64 ":[%c] ", rows[i].addr,
-			 rows[i].is_write ? 'w' : 'r');
+		if (rows[i].addr == VMA_SUB_OTHER)
+			snprintf(prefix, sizeof(prefix), "   other:[%c] ", rows[i].is_write ? 'w' : 'r');
+		else
+			snprintf(prefix, sizeof(prefix), "%8" PRIx64 ":[%c] ", rows[i].addr,
+				 rows[i].is_write ? 'w' : 'r');
 		vma_summary_exit_line(out, c, prefix, &rows[i].cycles);
 	}
 out:
@@ -216,7 +220,7 @@ void vma_summary_hvm(FILE *out, const struct vma_summary_ctx *c, const struct vm
 		return;
 	fprintf(out, "Exit reasons:\n");
 	for (r = 0; r < st->nr_slots; r++) {
-		struct vma_exit_stats *e = st->by_reason[r];
+		const struct vma_exit_stats *e = st->by_reason[r];
 		const char *name;
 		char prefix[48];
 

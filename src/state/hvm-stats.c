@@ -33,6 +33,7 @@ void vma_hvm_stats_destroy(struct vma_hvm_stats *stats)
 		for (j = 0; j < e->nr_subs; j++)
 			vma_cycles_release(&e->subs[j].cycles);
 		free(e->subs);
+		free(e->index);
 		free(e);
 	}
 	free(stats->by_reason);
@@ -71,15 +72,59 @@ static struct vma_exit_stats *reason_slot(struct vma_hvm_stats *stats, uint32_t 
 	return stats->by_reason[idx];
 }
 
-static struct vma_exit_sub *sub_slot(struct vma_exit_stats *e, const struct vma_hvm_inflight *in)
+static uint32_t sub_hash(uint32_t handler, uint64_t key, bool is_write)
 {
-	uint32_t i;
+	uint64_t h = key * 0x9e3779b97f4a7c15ull ^ (uint64_t)handler * 0xc2b2ae3d27d4eb4full ^ is_write;
 
+	return (uint32_t)(h ^ h >> 29);
+}
+
+/* Rebuild the hash index for @cap subs (index slots: 2 * cap, a power of two). */
+static bool reindex(struct vma_exit_stats *e, uint32_t cap)
+{
+	uint32_t slots = 2 * cap, i;
+	uint32_t *index = malloc(slots * sizeof(*index));
+
+	if (!index)
+		return false;
+	memset(index, 0xff, slots * sizeof(*index));
 	for (i = 0; i < e->nr_subs; i++) {
-		struct vma_exit_sub *s = &e->subs[i];
+		const struct vma_exit_sub *s = &e->subs[i];
+		uint32_t at = sub_hash(s->handler, s->key, s->is_write) & (slots - 1);
 
-		if (s->handler == in->handler && s->key == in->key && s->is_write == in->is_write)
-			return s;
+		while (index[at] != UINT32_MAX)
+			at = (at + 1) & (slots - 1);
+		index[at] = i;
+	}
+	free(e->index);
+	e->index = index;
+	return true;
+}
+
+/*
+ * The sub-summary for a refinement: found through the hash index, or
+ * added; past VMA_MAX_SUBS, new keys share the handler's "other" entry.
+ */
+static struct vma_exit_sub *sub_slot(struct vma_exit_stats *e, uint32_t handler, uint64_t key,
+				     bool is_write)
+{
+	uint32_t slots, at, i;
+
+	for (;;) {
+		if (e->index) {
+			slots = 2 * e->cap_subs;
+			at = sub_hash(handler, key, is_write) & (slots - 1);
+			while ((i = e->index[at]) != UINT32_MAX) {
+				struct vma_exit_sub *s = &e->subs[i];
+
+				if (s->handler == handler && s->key == key && s->is_write == is_write)
+					return s;
+				at = (at + 1) & (slots - 1);
+			}
+		}
+		if (e->nr_subs < VMA_MAX_SUBS || key == VMA_SUB_OTHER)
+			break;
+		key = VMA_SUB_OTHER;
 	}
 	if (e->nr_subs == e->cap_subs) {
 		uint32_t cap = e->cap_subs ? e->cap_subs * 2 : 4;
@@ -89,12 +134,20 @@ static struct vma_exit_sub *sub_slot(struct vma_exit_stats *e, const struct vma_
 			return NULL;
 		e->subs = subs;
 		e->cap_subs = cap;
+		if (!reindex(e, cap))
+			return NULL;
 	}
-	memset(&e->subs[e->nr_subs], 0, sizeof(e->subs[0]));
-	e->subs[e->nr_subs].handler = in->handler;
-	e->subs[e->nr_subs].key = in->key;
-	e->subs[e->nr_subs].is_write = in->is_write;
-	return &e->subs[e->nr_subs++];
+	i = e->nr_subs++;
+	memset(&e->subs[i], 0, sizeof(e->subs[i]));
+	e->subs[i].handler = handler;
+	e->subs[i].key = key;
+	e->subs[i].is_write = is_write;
+	slots = 2 * e->cap_subs;
+	at = sub_hash(handler, key, is_write) & (slots - 1);
+	while (e->index[at] != UINT32_MAX)
+		at = (at + 1) & (slots - 1);
+	e->index[at] = i;
+	return &e->subs[i];
 }
 
 void vma_hvm_stats_add_exit(struct vma_hvm_stats *stats, uint32_t reason, uint64_t cycles)
@@ -113,7 +166,7 @@ void vma_hvm_stats_add_sub(struct vma_hvm_stats *stats, uint32_t reason,
 
 	if (!e)
 		return;
-	s = sub_slot(e, inflight);
+	s = sub_slot(e, inflight->handler, inflight->key, inflight->is_write);
 	if (s)
 		vma_cycles_add(&s->cycles, cycles);
 }

@@ -322,7 +322,8 @@ static void refine(struct vma_hvm_inflight *in, const struct vma_record *rec, bo
 		in->key = !svm && rec->nr_data ? rec->data[0] : 0;
 		break;
 	case TRC_HVM_NPF:
-		in->key = rec->nr_data >= 2 ? vma_rec_u64(rec, 0) : 0;
+		/* The faulting address is in the dump; one "npf" line sums them. */
+		in->key = 0;
 		break;
 	default:
 		in->key = 0;

@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The xentrace reader, through vma_input_open() and the merge, on files
+ * built in memory with tools/xtwriter: windows of many pcpus, a pcpu whose
+ * first window comes late, records without TSC, lost records, wrap
+ * records, any pcpu number, and damage: a truncated window, garbage in a
+ * window header, a record overrunning its window, an empty and a foreign
+ * file.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "vmalyze/diag.h"
+#include "vmalyze/input.h"
+#include "vmalyze/merge.h"
+#include "vmalyze/status.h"
+#include "vmalyze/trace-ids.h"
+#include "xtwriter.h"
+
+#define MAX_SEEN 4096
+
+struct seen {
+	uint32_t event[MAX_SEEN], pcpu[MAX_SEEN], nr[MAX_SEEN], data0[MAX_SEEN];
+	uint64_t tsc[MAX_SEEN];
+	uint16_t flags[MAX_SEEN];
+	size_t n;
+	int status;       /* how the merge ended */
+	int open_status;
+	uint32_t streams;
+};
+
+static char path[64];
+
+static void write_file(const void *bytes, size_t len)
+{
+	FILE *f;
+
+	strcpy(path, "/tmp/vmalyze-test-XXXXXX");
+	cr_assert_geq(mkstemp(path), 0);
+	f = fopen(path, "wb");
+	cr_assert_not_null(f);
+	cr_assert_eq(fwrite(bytes, 1, len, f), len);
+	fclose(f);
+}
+
+static int count_stream(void *arg, struct vma_stream *s)
+{
+	struct seen *seen = ((void **)arg)[1];
+
+	seen->streams++;
+	return vma_merge_add(((void **)arg)[0], s);
+}
+
+/* Read the file at path through the reader and the merge. */
+static void read_all(struct seen *seen, int tolerance)
+{
+	struct vma_diag *diag = vma_diag_create(tolerance, VMA_VERB_QUIET);
+	struct vma_input_options opts = { 0 };
+	struct vma_merge *m = vma_merge_create();
+	struct vma_input *in = NULL;
+	struct vma_stream *s;
+	void *arg[2] = { m, seen };
+	int rc;
+
+	memset(seen, 0, sizeof(*seen));
+	seen->open_status = vma_input_open(path, &opts, diag, count_stream, arg, &in);
+	if (seen->open_status == VMA_OK) {
+		while ((rc = vma_merge_next(m, &s)) == VMA_OK) {
+			cr_assert_lt(seen->n, MAX_SEEN);
+			seen->event[seen->n] = s->rec.event;
+			seen->pcpu[seen->n] = s->rec.pcpu;
+			seen->nr[seen->n] = s->rec.nr_data;
+			seen->data0[seen->n] = s->rec.nr_data ? s->rec.data[0] : 0;
+			seen->tsc[seen->n] = s->rec.tsc;
+			seen->flags[seen->n] = s->rec.flags;
+			seen->n++;
+			while (vma_merge_pop_ended(m))
+				;
+		}
+		seen->status = rc;
+	}
+	vma_input_close(in);
+	vma_merge_destroy(m);
+	vma_diag_destroy(diag);
+	unlink(path);
+}
+
+static void write_writer(struct vma_xtw *w)
+{
+	const unsigned char *data;
+	size_t len;
+
+	cr_assert_eq(vma_xtw_finish(w), 0);
+	data = vma_xtw_data(w, &len);
+	write_file(data, len);
+}
+
+static struct vma_xtw *small_windows(void)
+{
+	struct vma_xtw_options o = { .window_bytes = 64 };
+
+	return vma_xtw_new_memory(&o);
+}
+
+Test(xentrace, merges_pcpus_in_time_order)
+{
+	struct vma_xtw *w = small_windows();
+	struct seen seen;
+	uint32_t word = 7;
+	size_t i;
+
+	/* Three pcpus, interleaved stamps; small windows so there are many. */
+	for (i = 0; i < 30; i++)
+		cr_assert_eq(vma_xtw_record(w, (uint32_t)(i % 3), TRC_SCHED_WAKE, 1000 + 10 * i,
+					    &word, 1), 0);
+	write_writer(w);
+	vma_xtw_free(w);
+	read_all(&seen, 3);
+	cr_assert_eq(seen.open_status, VMA_OK);
+	cr_assert_eq(seen.status, VMA_END);
+	cr_assert_eq(seen.streams, 3);
+	cr_assert_eq(seen.n, 30);
+	for (i = 0; i < seen.n; i++) {
+		cr_assert_eq(seen.tsc[i], 1000 + 10 * i, "record %zu out of order", i);
+		cr_assert_eq(seen.pcpu[i], i % 3);
+		cr_assert(seen.flags[i] & VMA_REC_HAS_TSC);
+	}
+}
+
+Test(xentrace, late_pcpu_with_older_records_is_merged_in_order)
+{
+	struct vma_xtw *w = small_windows();
+	struct seen seen;
+	uint32_t word = 1;
+	size_t i;
+
+	/* pcpu 0 writes many windows before pcpu 5's first (older) records. */
+	for (i = 0; i < 20; i++)
+		vma_xtw_record(w, 0, TRC_SCHED_WAKE, 2000 + i, &word, 1);
+	vma_xtw_flush_all(w);
+	vma_xtw_record(w, 5, TRC_SCHED_WAKE, 1500, &word, 1);
+	vma_xtw_record(w, 5, TRC_SCHED_WAKE, 2010, &word, 1);
+	write_writer(w);
+	vma_xtw_free(w);
+	read_all(&seen, 3);
+	cr_assert_eq(seen.n, 22);
+	cr_assert_eq(seen.pcpu[0], 5, "the oldest record comes first");
+	for (i = 1; i < seen.n; i++) {
+		cr_assert_leq(seen.tsc[i - 1], seen.tsc[i]);
+		cr_assert_not(seen.flags[i] & VMA_REC_LATE);
+	}
+}
+
+Test(xentrace, record_without_tsc_takes_the_last_one)
+{
+	struct vma_xtw *w = small_windows();
+	uint32_t words[3] = { 1, 2, 3 };
+	struct seen seen;
+
+	vma_xtw_record(w, 0, TRC_HVM_VMX_EXIT64, 500, words, 3);
+	vma_xtw_record_notsc(w, 0, TRC_HVM_CPUID, words, 2);
+	write_writer(w);
+	vma_xtw_free(w);
+	read_all(&seen, 3);
+	cr_assert_eq(seen.n, 2);
+	cr_assert_eq(seen.tsc[1], 500);
+	cr_assert_not(seen.flags[1] & VMA_REC_HAS_TSC);
+	cr_assert_eq(seen.nr[1], 2);
+	cr_assert_eq(seen.data0[1], 1);
+}
+
+Test(xentrace, lost_records_have_a_start_and_an_end)
+{
+	struct vma_xtw *w = small_windows();
+	uint32_t word = 0;
+	struct seen seen;
+
+	vma_xtw_record(w, 0, TRC_SCHED_WAKE, 100, &word, 1);
+	vma_xtw_lost(w, 0, 400, 12, 1, 0, 150);
+	vma_xtw_record(w, 0, TRC_SCHED_WAKE, 500, &word, 1);
+	write_writer(w);
+	vma_xtw_free(w);
+	read_all(&seen, 3);
+	cr_assert_eq(seen.n, 4);
+	cr_assert_eq(seen.event[1], TRC_LOST_RECORDS);
+	cr_assert_eq(seen.tsc[1], 150, "delivered at the first lost record's time");
+	cr_assert_eq(seen.data0[1], 12);
+	cr_assert_eq(seen.event[2], VMA_SYNTH_LOST_END);
+	cr_assert_eq(seen.tsc[2], 400, "and ended at the time it was written");
+	cr_assert(seen.flags[2] & VMA_REC_SYNTHETIC);
+}
+
+Test(xentrace, wrap_records_and_large_pcpu_numbers)
+{
+	struct vma_xtw *w = small_windows();
+	uint32_t word = 0;
+	struct seen seen;
+
+	vma_xtw_record(w, 300, TRC_SCHED_WAKE, 100, &word, 1);
+	vma_xtw_wrap(w, 300, 16, 110);
+	vma_xtw_record(w, 1000, TRC_SCHED_WAKE, 120, &word, 1);
+	write_writer(w);
+	vma_xtw_free(w);
+	read_all(&seen, 3);
+	cr_assert_eq(seen.streams, 2);
+	cr_assert_eq(seen.n, 3);
+	cr_assert_eq(seen.event[1], TRC_TRACE_WRAP_BUFFER);
+	cr_assert_eq(seen.pcpu[2], 1000);
+}
+
+/* A file with two complete windows then one cut in the middle. */
+static void truncated_file(void)
+{
+	struct vma_xtw *w = small_windows();
+	uint32_t word = 0;
+	const unsigned char *data;
+	size_t len;
+	int i;
+
+	for (i = 0; i < 12; i++)
+		vma_xtw_record(w, 0, TRC_SCHED_WAKE, 100 + (uint64_t)i, &word, 1);
+	vma_xtw_finish(w);
+	data = vma_xtw_data(w, &len);
+	write_file(data, len - 10);
+	vma_xtw_free(w);
+}
+
+Test(xentrace, truncated_window_stops_above_the_tolerance)
+{
+	struct seen seen;
+
+	truncated_file();
+	read_all(&seen, 3);
+	cr_assert_eq(seen.open_status, VMA_OK);
+	cr_assert_eq(seen.status, VMA_ERR_DAMAGED);
+	cr_assert_gt(seen.n, 0, "the records before the damage are read");
+}
+
+Test(xentrace, truncated_window_read_to_its_last_complete_record_when_tolerated)
+{
+	struct seen seen;
+
+	truncated_file();
+	read_all(&seen, 6);
+	cr_assert_eq(seen.status, VMA_END);
+	cr_assert_eq(seen.n, 11, "only the record cut in two is lost");
+}
+
+Test(xentrace, garbage_window_header_is_skipped_with_resync)
+{
+	struct vma_xtw_options o = { .window_bytes = 64 };
+	struct vma_xtw *w = vma_xtw_new_memory(&o);
+	static const unsigned char junk[24] = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4 };
+	uint32_t word = 0;
+	struct seen seen;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		vma_xtw_record(w, 0, TRC_SCHED_WAKE, 100 + (uint64_t)i, &word, 1);
+	vma_xtw_flush_all(w);
+	vma_xtw_raw(w, junk, sizeof(junk));
+	for (i = 0; i < 4; i++)
+		vma_xtw_record(w, 1, TRC_SCHED_WAKE, 200 + (uint64_t)i, &word, 1);
+	write_writer(w);
+	vma_xtw_free(w);
+
+	read_all(&seen, 6);
+	cr_assert_eq(seen.status, VMA_END);
+	cr_assert_eq(seen.n, 8, "both pcpus' records around the junk");
+
+	/* Same bytes, default tolerance: the scan stops at the junk. */
+	w = vma_xtw_new_memory(&o);
+	for (i = 0; i < 4; i++)
+		vma_xtw_record(w, 0, TRC_SCHED_WAKE, 100 + (uint64_t)i, &word, 1);
+	vma_xtw_flush_all(w);
+	vma_xtw_raw(w, junk, sizeof(junk));
+	for (i = 0; i < 4; i++)
+		vma_xtw_record(w, 1, TRC_SCHED_WAKE, 200 + (uint64_t)i, &word, 1);
+	write_writer(w);
+	vma_xtw_free(w);
+	read_all(&seen, 3);
+	cr_assert_eq(seen.status, VMA_ERR_DAMAGED);
+	cr_assert_eq(seen.n, 4);
+}
+
+Test(xentrace, record_overrunning_its_window_is_reported)
+{
+	struct vma_xtw_options o = { .window_bytes = 64 };
+	struct vma_xtw *w = vma_xtw_new_memory(&o);
+	uint32_t word = 0;
+	/* A header claiming 7 words and a TSC, in a window with 8 bytes left. */
+	uint32_t bad[2] = { vma_xtw_header(TRC_SCHED_WAKE, 7, true), 0 };
+	struct seen seen;
+
+	vma_xtw_record(w, 0, TRC_SCHED_WAKE, 100, &word, 1);
+	vma_xtw_pcpu_raw(w, 0, bad, sizeof(bad));
+	write_writer(w);
+	vma_xtw_free(w);
+	read_all(&seen, 6);
+	cr_assert_eq(seen.n, 1);
+	cr_assert_eq(seen.status, VMA_END);
+}
+
+Test(xentrace, empty_and_foreign_files_are_refused)
+{
+	struct seen seen;
+	static const char text[] = "this is not a trace, just some text\n";
+
+	write_file("", 0);
+	read_all(&seen, 6);
+	cr_assert_eq(seen.open_status, VMA_ERR_FORMAT);
+	write_file(text, sizeof(text));
+	read_all(&seen, 6);
+	cr_assert_eq(seen.open_status, VMA_ERR_FORMAT);
+	strcpy(path, "/nonexistent/vmalyze/trace");
+	read_all(&seen, 6);
+	cr_assert_eq(seen.open_status, VMA_ERR_IO);
+}
