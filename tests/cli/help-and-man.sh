@@ -1,0 +1,24 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# --help and the man page describe the same options: every long option
+# --help lists has an entry in doc/vmalyze.1 and the other way round, and
+# --version and --help exit 0 with their text on stdout.
+set -u
+: "${VMALYZE:?}" "${top_srcdir:?}"
+fails=0
+help=$("$VMALYZE" --help) || { echo "FAIL: --help exit status"; exit 1; }
+"$VMALYZE" --version | grep -q '^vmalyze [0-9]' || { echo "FAIL: --version"; fails=1; }
+from_help=$(printf '%s\n' "$help" | grep -o -- '--[a-z][a-z-]*' | sort -u)
+from_man=$(sed 's/\\-/-/g' "$top_srcdir/doc/vmalyze.1" | grep -o -- '--[a-z][a-z-]*' | sort -u)
+for o in $from_help; do
+	printf '%s\n' "$from_man" | grep -qx -- "$o" || { echo "FAIL: $o is in --help, not in vmalyze(1)"; fails=1; }
+done
+for o in $from_man; do
+	printf '%s\n' "$from_help" | grep -qx -- "$o" || { echo "FAIL: $o is in vmalyze(1), not in --help"; fails=1; }
+done
+for s in 0 1 2 3 4 5; do
+	printf '%s\n' "$help" | grep -q "$s" || { echo "FAIL: exit status $s not in --help"; fails=1; }
+done
+[ "$fails" -eq 0 ] && echo "ok   $(printf '%s\n' "$from_help" | wc -l) options in both"
+[ "$fails" -eq 0 ]
