@@ -18,6 +18,9 @@ struct vma_report_options {
 	bool clock_ns;       /* the trace's clock counts nanoseconds, not cycles */
 	bool histogram;      /* --histogram */
 	bool report_pcpu;    /* --report-pcpu */
+	/* Name of KVM event kind @kind (see VMA_KVM_KINDS); NULL for none. */
+	const char *(*kvm_event_name)(const void *arg, uint32_t kind);
+	const void *kvm_event_name_arg;
 };
 
 /* Return: VMA_OK or VMA_ERR_OUTPUT. */

@@ -27,6 +27,27 @@ int vma_pv_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_re
 int vma_mem_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
 		   struct vma_outcome *out);
 
+/* KVM records (ids VMA_KVM_*): exits, entries, refinements, scheduling. */
+int vma_kvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
+		   struct vma_outcome *out);
+void vma_kvm_threads_destroy(struct vma_kvm_threads *threads);
+
+/* Closes @v's open arc at a vmentry: its refinement is final. */
+void vma_hvm_close_arc_final(struct vma_machine *m, struct vma_vcpu *v, uint64_t tsc);
+
+/* Counts @v's open exit as an exit of no known length (end of a KVM trace). */
+void vma_hvm_count_open_exit(struct vma_vcpu *v);
+
+/* Counts an interrupt injected into @v (guest interrupt counts, wake-to-halt). */
+void vma_hvm_count_injection(struct vma_vcpu *v, uint32_t vector);
+
+/*
+ * Moves @v to @state at @tsc outside Xen's runstate records (KVM threads);
+ * becoming runnable closes an open exit arc, as for Xen.
+ */
+void vma_vcpu_runstate(struct vma_machine *m, struct vma_vcpu *v, enum vma_runstate state,
+		       uint64_t tsc);
+
 /* Sets the vcpu's data type on its first typed record; false on a clash. */
 bool vma_vcpu_set_type(struct vma_vcpu *v, enum vma_vcpu_type type);
 

@@ -69,6 +69,7 @@ enum vma_vcpu_type {
 struct vma_pcpu;
 struct vma_domain;
 struct vma_hvm_stats;
+struct vma_kvm_threads;
 
 /* Handler record refining the open exit arc. */
 struct vma_hvm_inflight {
@@ -133,6 +134,25 @@ struct vma_pv {
 	uint32_t nr_hypercalls;
 };
 
+/*
+ * vm-trace's figures for KVM: exits, their total and largest latency, and
+ * the largest sum of exit latency in any window (1 ms).  Holds the arcs
+ * of the last window only.
+ */
+struct vma_latency_arc {
+	uint64_t start, end;
+};
+
+struct vma_latency_window {
+	uint64_t exits, total, max;
+	uint64_t sum, max_window;
+	struct vma_latency_arc *ring; /* owned */
+	uint32_t head, len, cap;
+};
+
+/* arm64 exits that are not traps get reason VMA_ARM_REASON_EXCEPTION + type. */
+#define VMA_ARM_REASON_EXCEPTION 0x1000u
+
 struct vma_vcpu {
 	struct vma_domain *domain; /* borrowed: owns this vcpu */
 	uint32_t vid;
@@ -157,6 +177,8 @@ struct vma_vcpu {
 	struct vma_cycles affinity_all;
 	struct vma_cycles *affinity_pcpu; /* owned, nr_affinity entries */
 	uint32_t nr_affinity;
+	bool kvm_bound;            /* KVM: a host thread is this vcpu */
+	struct vma_latency_window latency; /* KVM */
 	union {
 		struct vma_hvm hvm;
 		struct vma_pv pv;
@@ -186,6 +208,7 @@ struct vma_domain {
 	uint64_t runstate_tsc;
 	struct vma_cycles runstates[VMA_DRS_COUNT];
 	struct vma_cycles total_time; /* time any of its vcpus ran */
+	struct vma_latency_window latency; /* KVM: over all its vcpus */
 };
 
 /* Trace volume by class, per pcpu (xenalyze's log volume summary). */
@@ -242,8 +265,18 @@ struct vma_machine {
 	bool vendor_known;
 	uint32_t lost_pcpus;       /* pcpus inside a lost-records gap */
 	uint64_t records;
-	uint64_t lost_records;     /* records Xen said it dropped */
+	uint64_t lost_records;     /* records the tracer said it dropped */
+	bool kvm;                  /* records come from KVM (ftrace) inputs */
+	uint64_t kvm_window;       /* KVM latency window in trace ticks (1 ms) */
+	struct vma_kvm_threads *kvm_threads; /* owned: host thread -> vcpu */
+	/* KVM records by kind: [0..VMA_KVM_KINDS) normalized ids, then other events. */
+	uint64_t *kvm_counts;      /* owned */
+	uint32_t nr_kvm_counts;
 };
+
+/* KVM event counts: kinds below this are VMA_KVM_* ids minus VMA_ID_KVM_BASE;
+ * kind VMA_KVM_KINDS + i counts the input's other event number i. */
+#define VMA_KVM_KINDS 32u
 
 /* Return: owned, free with vma_machine_destroy(); NULL when out of memory. */
 struct vma_machine *vma_machine_create(struct vma_diag *diag,
@@ -260,6 +293,13 @@ static inline struct vma_pcpu *vma_pcpu_of(struct vma_machine *machine, uint32_t
 {
 	return id < machine->nr_pcpus ? machine->pcpus[id] : 0;
 }
+
+/*
+ * vma_machine_map_thread - KVM: host thread @pid is vcpu @vcpu_id of VM
+ * @vm (from the trace's GUEST information, when it has some).
+ */
+int vma_machine_map_thread(struct vma_machine *machine, uint32_t pid, uint32_t vm,
+			   uint32_t vcpu_id);
 
 /* The records of pcpu @pcpu ended: the vcpu on it goes to LOST. */
 void vma_machine_pcpu_end(struct vma_machine *machine, uint32_t pcpu);

@@ -14,6 +14,7 @@
 #include "vmalyze/dump.h"
 #include "vmalyze/input.h"
 #include "vmalyze/interval.h"
+#include "vmalyze/kvm-events.h"
 #include "vmalyze/merge.h"
 #include "vmalyze/report.h"
 #include "vmalyze/state.h"
@@ -76,6 +77,16 @@ static uint64_t ticks_per_second(const struct vma_options *opts, const struct vm
 	return opts->cpu_hz;
 }
 
+/* Names of the KVM event kinds the state stage counts, from the input. */
+static const char *kvm_kind_name(const void *arg, uint32_t kind)
+{
+	const struct vma_input *in = arg;
+
+	if (kind < VMA_KVM_KINDS)
+		return kind < VMA_KVM_NR_IDS ? vma_kvm_event_name(VMA_ID_KVM_BASE + kind) : NULL;
+	return vma_kvm_event_table_name(in, kind - VMA_KVM_KINDS);
+}
+
 int vma_run_file(const struct vma_options *opts, const char *path, struct vma_diag *diag,
 		 FILE *out)
 {
@@ -102,6 +113,21 @@ int vma_run_file(const struct vma_options *opts, const char *path, struct vma_di
 		goto out;
 	}
 	hz = ticks_per_second(opts, in);
+	if (in->family == VMA_FAMILY_KVM) {
+		const struct vma_kvm_file_info *info = vma_kvm_file_info(in);
+		uint32_t g, c;
+
+		ctx.machine->kvm = true;
+		ctx.machine->kvm_window = hz / 1000; /* vm-trace's 1 ms window */
+		/* A host recording with guests says which threads are whose vcpus. */
+		for (g = 0; info && g < info->nr_guests; g++) {
+			for (c = 0; c < info->guests[g].nr_vcpus; c++) {
+				if (info->guests[g].vcpu_pid[c])
+					vma_machine_map_thread(ctx.machine, info->guests[g].vcpu_pid[c],
+							       g, c);
+			}
+		}
+	}
 	if (opts->mode == VMA_MODE_DUMP) {
 		if (in->family == VMA_FAMILY_XEN && !opts->svm_mode && strcmp(path, "-"))
 			probe_vendor(path, &inopts, ctx.machine);
@@ -165,6 +191,8 @@ int vma_run_file(const struct vma_options *opts, const char *path, struct vma_di
 			.clock_ns = in->clock == VMA_CLOCK_NS,
 			.histogram = opts->histogram,
 			.report_pcpu = opts->report_pcpu,
+			.kvm_event_name = kvm_kind_name,
+			.kvm_event_name_arg = in,
 		};
 
 		rc = opts->json ? vma_report_json(out, ctx.machine, &ropts)

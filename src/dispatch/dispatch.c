@@ -13,6 +13,7 @@
 
 #include "vmalyze/diag.h"
 #include "vmalyze/dispatch.h"
+#include "vmalyze/kvm-events.h"
 #include "vmalyze/state-handlers.h"
 #include "vmalyze/status.h"
 #include "vmalyze/trace-ids.h"
@@ -142,6 +143,8 @@ int vma_dispatch(struct vma_machine *m, const struct vma_record *rec, struct vma
 		p->last_tsc = rec->tsc;
 	}
 
+	if (vma_id_is_kvm(rec->event))
+		return vma_kvm_record(m, p, rec, out);
 	t = classify(rec->event);
 	p->volume[t ? t->volume : VMA_VOL_OTHER] += record_bytes(rec);
 	if (!t || !t->handler)

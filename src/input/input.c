@@ -19,7 +19,10 @@
 #include "vmalyze/input.h"
 #include "vmalyze/status.h"
 
+/* The KVM formats have exact magic numbers; xentrace's is weaker: last. */
 static const struct vma_input_ops *const readers[] = {
+	&vma_tracedat_ops,
+	&vma_ftrace_raw_ops,
 	&vma_xentrace_ops,
 };
 

@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "output/summary-internal.h"
+#include "vmalyze/arm-names.h"
 #include "vmalyze/hvm-stats.h"
+#include "vmalyze/kvm-events.h"
 #include "vmalyze/trace-ids.h"
 #include "vmalyze/xen-names.h"
 
@@ -36,6 +38,11 @@ static void sub_label(char *buf, size_t len, const struct vma_exit_sub *s)
 	uint32_t minor = s->handler ? s->handler - TRC_HVM_HANDLER : 0;
 	const char *name = s->handler ? vma_hvm_handler_name(minor & 0xff) : NULL;
 
+	if (vma_id_is_kvm(s->handler)) {
+		/* KVM refinements without a Xen equivalent: name and key. */
+		snprintf(buf, len, "   %s %" PRIu64 " ", vma_kvm_event_name(s->handler), s->key);
+		return;
+	}
 	switch (s->handler) {
 	case 0:
 		snprintf(buf, len, "   (no handler) ");
@@ -122,7 +129,8 @@ static void print_subs(FILE *out, const struct vma_summary_ctx *c, const struct 
 		    order[i]->handler == TRC_HVM_IOPORT_READ ||
 		    order[i]->handler == TRC_HVM_IOPORT_WRITE)
 			continue;
-		if (!order[i]->handler && !handler_expected(c->svm, e->reason))
+		/* KVM refinement events are optional: their absence says nothing. */
+		if (!order[i]->handler && (c->kvm || !handler_expected(c->svm, e->reason)))
 			continue;
 		sub_label(label, sizeof(label), order[i]);
 		memset(&sum, 0, sizeof(sum));
@@ -226,7 +234,8 @@ void vma_summary_hvm(FILE *out, const struct vma_summary_ctx *c, const struct vm
 
 		if (!e)
 			continue;
-		name = vma_hvm_exit_name(c->svm, e->reason);
+		name = v->type == VMA_VCPU_ARM ? vma_arm_exit_name(e->reason)
+					       : vma_hvm_exit_name(c->svm, e->reason);
 		if (name)
 			snprintf(prefix, sizeof(prefix), " %-20s ", name);
 		else

@@ -16,6 +16,8 @@ struct vma_summary_ctx {
 	uint64_t hz;
 	uint64_t total_cycles; /* the whole trace: the base of the % column */
 	bool svm;
+	bool kvm;              /* KVM trace: no Xen-only sections */
+	const char *unit;      /* "cyc", or "ns" when the clock counts nanoseconds */
 };
 
 /*

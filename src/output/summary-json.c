@@ -10,7 +10,9 @@
 
 #include "config.h"
 #include "output/summary-internal.h"
+#include "vmalyze/arm-names.h"
 #include "vmalyze/hvm-stats.h"
+#include "vmalyze/kvm-events.h"
 #include "vmalyze/status.h"
 #include "vmalyze/trace-ids.h"
 #include "vmalyze/xen-names.h"
@@ -50,7 +52,8 @@ static void json_cycles(FILE *out, const struct vma_summary_ctx *c, const struct
 		pct(s, 5), pct(s, 50), pct(s, 95), time_weighted ? "time-weighted" : "count-weighted");
 }
 
-static void json_hvm(FILE *out, const struct vma_summary_ctx *c, const struct vma_hvm_stats *st)
+static void json_hvm(FILE *out, const struct vma_summary_ctx *c, const struct vma_hvm_stats *st,
+		     bool arm)
 {
 	bool first = true;
 	uint32_t r, k;
@@ -62,7 +65,7 @@ static void json_hvm(FILE *out, const struct vma_summary_ctx *c, const struct vm
 
 		if (!e)
 			continue;
-		name = vma_hvm_exit_name(c->svm, e->reason);
+		name = arm ? vma_arm_exit_name(e->reason) : vma_hvm_exit_name(c->svm, e->reason);
 		fprintf(out, "%s{\"code\":%u,\"name\":", first ? "" : ",", e->reason);
 		if (name)
 			json_string(out, name);
@@ -73,9 +76,9 @@ static void json_hvm(FILE *out, const struct vma_summary_ctx *c, const struct vm
 		fprintf(out, ",\"handlers\":[");
 		for (k = 0; k < e->nr_subs; k++) {
 			const struct vma_exit_sub *s = &e->subs[k];
-			const char *hname = s->handler ? vma_hvm_handler_name(
-							 (s->handler - TRC_HVM_HANDLER) & 0xff)
-						       : "(no handler)";
+			const char *hname = !s->handler ? "(no handler)"
+					    : vma_id_is_kvm(s->handler) ? vma_kvm_event_name(s->handler)
+					    : vma_hvm_handler_name((s->handler - TRC_HVM_HANDLER) & 0xff);
 
 			fprintf(out, "%s{\"handler\":", k ? "," : "");
 			json_string(out, hname ? hname : "unknown");
@@ -162,8 +165,13 @@ static void json_vcpu(FILE *out, const struct vma_summary_ctx *c, const struct v
 	}
 	fprintf(out, "},\"cpu_affinity\":");
 	json_cycles(out, c, &v->affinity_all, false);
-	if (v->type == VMA_VCPU_HVM)
-		json_hvm(out, c, v->hvm.stats);
+	if (v->type == VMA_VCPU_HVM || v->type == VMA_VCPU_ARM)
+		json_hvm(out, c, v->hvm.stats, v->type == VMA_VCPU_ARM);
+	if (v->latency.exits)
+		fprintf(out, ",\"exit_latency\":{\"exits\":%" PRIu64 ",\"avg\":%" PRIu64
+			     ",\"max\":%" PRIu64 ",\"max_in_1ms\":%" PRIu64 "}",
+			v->latency.exits, v->latency.total / v->latency.exits, v->latency.max,
+			v->latency.max_window);
 	else if (v->type == VMA_VCPU_PV)
 		json_pv(out, &v->pv);
 	fputc('}', out);
@@ -197,6 +205,8 @@ int vma_report_json(FILE *out, const struct vma_machine *m, const struct vma_rep
 		.opts = opts,
 		.hz = opts->cpu_hz ? opts->cpu_hz : 1,
 		.svm = m->svm,
+		.kvm = m->kvm,
+		.unit = opts->clock_ns ? "ns" : "cyc",
 		.total_cycles = m->have_time ? m->last_tsc - m->first_tsc : 0,
 	};
 	bool first = true;
@@ -232,6 +242,22 @@ int vma_report_json(FILE *out, const struct vma_machine *m, const struct vma_rep
 		json_domain(out, &c, m->domains[i]);
 		first = false;
 	}
-	fprintf(out, "]}\n");
+	fprintf(out, "]");
+	if (m->kvm && opts->kvm_event_name) {
+		fprintf(out, ",\"kvm_events\":{");
+		first = true;
+		for (i = 0; i < m->nr_kvm_counts; i++) {
+			const char *name = opts->kvm_event_name(opts->kvm_event_name_arg, i);
+
+			if (!m->kvm_counts[i])
+				continue;
+			fprintf(out, "%s", first ? "" : ",");
+			json_string(out, name ? name : "(unknown)");
+			fprintf(out, ":%" PRIu64, m->kvm_counts[i]);
+			first = false;
+		}
+		fputc('}', out);
+	}
+	fprintf(out, "}\n");
 	return ferror(out) ? VMA_ERR_OUTPUT : VMA_OK;
 }

@@ -89,11 +89,11 @@ void vma_summary_exit_line(FILE *out, const struct vma_summary_ctx *c, const cha
 	if (!events)
 		return;
 	fprintf(out,
-		"%s %7" PRIu64 " %5.2fs %5.2f%% %5" PRIu64 " cyc {%5" PRIu64 "|%5" PRIu64 "|%5" PRIu64
+		"%s %7" PRIu64 " %5.2fs %5.2f%% %5" PRIu64 " %s {%5" PRIu64 "|%5" PRIu64 "|%5" PRIu64
 		"}\n",
 		prefix, events, (double)total / (double)c->hz,
 		c->total_cycles ? (double)total * 100.0 / (double)c->total_cycles : 0.0,
-		n ? total / n : 0, vma_report_pct(s, 5), vma_report_pct(s, 50),
+		n ? total / n : 0, c->unit, vma_report_pct(s, 5), vma_report_pct(s, 50),
 		vma_report_pct(s, 95));
 	if (c->opts->histogram)
 		vma_summary_histogram(out, c, s, false);
@@ -258,6 +258,21 @@ static void mem_section(FILE *out, const struct vma_domain_mem *mem)
 	}
 }
 
+/*
+ * vm-trace's figures (KVM): exits, average and largest exit-to-entry
+ * latency, and the largest latency summed over any 1 ms.
+ */
+static void latency_line(FILE *out, const struct vma_summary_ctx *c, const char *desc,
+			 const struct vma_latency_window *w)
+{
+	if (!w->exits)
+		return;
+	fprintf(out, "%s: exits %" PRIu64 " avg %" PRIu64 " %s max %" PRIu64
+		     " %s max in 1 ms %" PRIu64 " %s\n",
+		desc, w->exits, w->total / w->exits, c->unit, w->max, c->unit, w->max_window,
+		c->unit);
+}
+
 static void domain_section(FILE *out, const struct vma_summary_ctx *c, const struct vma_domain *d)
 {
 	char desc[40];
@@ -269,7 +284,10 @@ static void domain_section(FILE *out, const struct vma_summary_ctx *c, const str
 		snprintf(desc, sizeof(desc), "  %8s", vma_domain_runstate_name(i));
 		vma_summary_cycle_line(out, c, desc, &d->runstates[i]);
 	}
-	mem_section(out, &d->mem);
+	if (!c->kvm)
+		mem_section(out, &d->mem);
+	else
+		latency_line(out, c, " Exit latency", &d->latency);
 	for (i = 0; i < d->nr_vcpus; i++) {
 		const struct vma_vcpu *v = d->vcpus[i];
 
@@ -277,7 +295,9 @@ static void domain_section(FILE *out, const struct vma_summary_ctx *c, const str
 			continue;
 		fprintf(out, "-- v%u --\n", v->vid);
 		vcpu_runstates(out, c, v);
-		if (v->type == VMA_VCPU_HVM)
+		if (c->kvm)
+			latency_line(out, c, " Exit latency", &v->latency);
+		if (v->type == VMA_VCPU_HVM || v->type == VMA_VCPU_ARM)
 			vma_summary_hvm(out, c, v);
 		else if (v->type == VMA_VCPU_PV)
 			pv_section(out, v);
@@ -309,6 +329,8 @@ int vma_report_text(FILE *out, const struct vma_machine *m, const struct vma_rep
 		.opts = opts,
 		.hz = opts->cpu_hz ? opts->cpu_hz : 1,
 		.svm = m->svm,
+		.kvm = m->kvm,
+		.unit = opts->clock_ns ? "ns" : "cyc",
 		.total_cycles = m->have_time ? m->last_tsc - m->first_tsc : 0,
 	};
 	char hz[32];
@@ -321,10 +343,21 @@ int vma_report_text(FILE *out, const struct vma_machine *m, const struct vma_rep
 	else
 		fprintf(out, "Total time: %.2f seconds (using cpu speed %s)\n",
 			(double)c.total_cycles / (double)c.hz, hz);
-	volume_section(out, m);
+	if (!m->kvm)
+		volume_section(out, m);
 	for (i = 0; i < m->nr_domains; i++) {
 		if (m->domains[i]->did != VMA_DEFAULT_DOMAIN)
 			domain_section(out, &c, m->domains[i]);
+	}
+	if (m->kvm && opts->kvm_event_name) {
+		fprintf(out, "KVM events:\n");
+		for (i = 0; i < m->nr_kvm_counts; i++) {
+			const char *name = opts->kvm_event_name(opts->kvm_event_name_arg, i);
+
+			if (m->kvm_counts[i])
+				fprintf(out, "  %-32s %10" PRIu64 "\n", name ? name : "(unknown)",
+					m->kvm_counts[i]);
+		}
 	}
 	if (opts->report_pcpu)
 		pcpu_section(out, &c, m);

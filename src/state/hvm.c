@@ -31,7 +31,8 @@ bool vma_vcpu_set_type(struct vma_vcpu *v, enum vma_vcpu_type type)
 	if (v->type != VMA_VCPU_NONE)
 		return false;
 	v->type = type;
-	if (type == VMA_VCPU_HVM)
+	/* arm vcpus (KVM arm64) keep their exit arcs in the same structure. */
+	if (type == VMA_VCPU_HVM || type == VMA_VCPU_ARM)
 		memset(&v->hvm, 0, sizeof(v->hvm));
 	else if (type == VMA_VCPU_PV)
 		memset(&v->pv, 0, sizeof(v->pv));
@@ -138,6 +139,20 @@ static void w2h_inject(struct vma_hvm *h, uint32_t vec)
 	}
 }
 
+void vma_hvm_count_open_exit(struct vma_vcpu *v)
+{
+	if (stats_of(&v->hvm))
+		vma_hvm_stats_add_exit(v->hvm.stats, v->hvm.exit_reason, 0);
+}
+
+void vma_hvm_count_injection(struct vma_vcpu *v, uint32_t vec)
+{
+	if (!stats_of(&v->hvm))
+		return;
+	v->hvm.stats->guest_irqs[vec < VMA_GUEST_VECTORS ? vec : VMA_GUEST_VECTORS]++;
+	w2h_inject(&v->hvm, vec);
+}
+
 /* A vmentry delivers the interrupts injected before it. */
 static void w2h_vmentry(struct vma_hvm *h, uint64_t tsc)
 {
@@ -186,6 +201,13 @@ static uint64_t close_arc(struct vma_vcpu *v, uint64_t tsc, bool final)
 uint64_t vma_hvm_close_arc(struct vma_machine *m, struct vma_vcpu *v, uint64_t tsc)
 {
 	return close_arc(v, tsc, false);
+}
+
+void vma_hvm_close_arc_final(struct vma_machine *m, struct vma_vcpu *v, uint64_t tsc)
+{
+	commit_pending(&v->hvm);
+	close_arc(v, tsc, true);
+	v->hvm.entry_tsc = tsc;
 }
 
 /* The lowest SVM exit code above every VMX basic exit reason (INTR). */

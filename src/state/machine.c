@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "vmalyze/diag.h"
+#include "vmalyze/state-handlers.h"
 #include "vmalyze/state.h"
 #include "vmalyze/status.h"
 
@@ -80,6 +81,7 @@ static void domain_destroy(struct vma_domain *d)
 	for (i = 0; i < VMA_DRS_COUNT; i++)
 		vma_cycles_release(&d->runstates[i]);
 	vma_cycles_release(&d->total_time);
+	free(d->latency.ring);
 	free(d->vcpus);
 	free(d);
 }
@@ -100,7 +102,8 @@ static void vcpu_destroy(struct vma_vcpu *v)
 	for (i = 0; i < v->nr_affinity; i++)
 		vma_cycles_release(&v->affinity_pcpu[i]);
 	free(v->affinity_pcpu);
-	if (v->type == VMA_VCPU_HVM) {
+	free(v->latency.ring);
+	if (v->type == VMA_VCPU_HVM || v->type == VMA_VCPU_ARM) {
 		vma_hvm_stats_destroy(v->hvm.stats);
 		free(v->hvm.w2h);
 	} else if (v->type == VMA_VCPU_PV) {
@@ -130,6 +133,8 @@ void vma_machine_destroy(struct vma_machine *m)
 		free(p);
 	}
 	free(m->pcpus);
+	vma_kvm_threads_destroy(m->kvm_threads);
+	free(m->kvm_counts);
 	free(m);
 }
 

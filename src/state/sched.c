@@ -109,7 +109,7 @@ static void pcpu_stretch_end(struct vma_pcpu *p, uint64_t tsc)
 
 static void lose_vcpu(struct vma_vcpu *v, uint64_t tsc)
 {
-	if (v->type == VMA_VCPU_HVM)
+	if (v->type == VMA_VCPU_HVM || v->type == VMA_VCPU_ARM)
 		vma_hvm_invalidate(v);
 	runstate_update(v, VMA_RS_LOST, tsc);
 }
@@ -395,11 +395,23 @@ int vma_gen_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_r
 	return VMA_OK;
 }
 
+void vma_vcpu_runstate(struct vma_machine *m, struct vma_vcpu *v, enum vma_runstate state,
+		       uint64_t tsc)
+{
+	if (v->state == state)
+		return;
+	if (state == VMA_RS_RUNNABLE && v->type != VMA_VCPU_NONE && v->type != VMA_VCPU_PV &&
+	    v->hvm.vmexit_valid)
+		vma_hvm_close_arc(m, v, tsc);
+	runstate_update(v, state, tsc);
+}
+
 void vma_machine_pcpu_end(struct vma_machine *m, uint32_t id)
 {
 	struct vma_pcpu *p = vma_pcpu_of(m, id);
 
-	if (!p || !p->active)
+	/* A KVM cpu's last thread says nothing of its vcpu's state after. */
+	if (!p || !p->active || m->kvm)
 		return;
 	if (p->current) {
 		pcpu_stretch_end(p, p->last_tsc);
@@ -418,8 +430,16 @@ void vma_machine_finish(struct vma_machine *m)
 		for (j = 0; j < d->nr_vcpus; j++) {
 			struct vma_vcpu *v = d->vcpus[j];
 
-			if (v && v->type == VMA_VCPU_HVM)
-				vma_hvm_invalidate(v); /* arcs open at the end are not counted */
+			if (v && (v->type == VMA_VCPU_HVM || v->type == VMA_VCPU_ARM)) {
+				/*
+				 * Arcs open at the end are not timed.  For KVM the exit
+				 * is still counted (as an event of no cycles), so exit
+				 * counts equal the trace's kvm_exit records.
+				 */
+				if (m->kvm && v->hvm.vmexit_valid)
+					vma_hvm_count_open_exit(v);
+				vma_hvm_invalidate(v);
+			}
 			if (v && v->pcpu_tsc && v->pcpu && m->last_tsc > v->pcpu_tsc) {
 				affinity_account(v, v->pcpu->id, m->last_tsc);
 				v->pcpu_tsc = 0;

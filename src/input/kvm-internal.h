@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Private interfaces of the KVM side of the input stage: the ftrace ring-
+ * buffer page decoder, chunk decompression, the binding of event formats to
+ * vmalyze's KVM records, and the per-cpu stream both the trace.dat reader
+ * and the raw ftrace reader hand out.  Nothing outside src/input (and its
+ * unit tests) includes this.
+ */
+#ifndef VMALYZE_KVM_INTERNAL_H
+#define VMALYZE_KVM_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vmalyze/input.h"
+#include "vmalyze/kvm-events.h"
+#include "vmalyze/record.h"
+#include "vmalyze/status.h"
+#include "vmalyze/strbuf.h"
+
+struct tep_handle;
+struct tep_event;
+struct tep_format_field;
+
+/* ---- byte order ---------------------------------------------------------- */
+
+static inline uint16_t vma_get16(const unsigned char *p, bool big)
+{
+	return big ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[1] << 8 | p[0]);
+}
+
+static inline uint32_t vma_get32(const unsigned char *p, bool big)
+{
+	if (big) {
+		return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+	}
+	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+static inline uint64_t vma_get64(const unsigned char *p, bool big)
+{
+	uint64_t hi = vma_get32(big ? p : p + 4, big);
+	uint64_t lo = vma_get32(big ? p + 4 : p, big);
+
+	return hi << 32 | lo;
+}
+
+/* ---- ring-buffer pages (ringbuf.c) --------------------------------------- */
+
+/* The event header's type_len values above the data lengths. */
+#define VMA_RB_TYPE_PADDING 29
+#define VMA_RB_TYPE_TIME_EXTEND 30
+#define VMA_RB_TYPE_TIME_STAMP 31
+#define VMA_RB_TS_SHIFT 27
+/* Flags in the page's commit word, set when the page is read out. */
+#define VMA_RB_MISSED_EVENTS (1ull << 31)
+#define VMA_RB_MISSED_STORED (1ull << 30)
+#define VMA_RB_COMMIT_MASK ((1ull << 30) - 1)
+
+/* Where the page header keeps its fields: from header_page, or defaults. */
+struct vma_rb_layout {
+	uint32_t page_size;     /* bytes per page (sub-buffer) in the file */
+	uint32_t ts_offset;     /* u64 time stamp of the page */
+	uint32_t commit_offset; /* local_t commit: bytes of events + flags */
+	uint32_t commit_size;   /* 4 or 8: the kernel's long */
+	uint32_t data_offset;   /* first event */
+	bool big_endian;
+};
+
+/*
+ * vma_rb_layout_default - the layout every kernel since 2.6.31 uses, for a
+ * kernel long of @long_size bytes.
+ */
+void vma_rb_layout_default(struct vma_rb_layout *layout, uint32_t page_size,
+			   uint32_t long_size, bool big_endian);
+
+/*
+ * vma_rb_layout_parse - read the tracefs header_page text into @layout
+ * (page_size is left alone when @set_page_size is false).
+ * Return: 0, or -1 when the text lacks the timestamp/commit/data fields.
+ */
+int vma_rb_layout_parse(struct vma_rb_layout *layout, const char *text, size_t len,
+			bool set_page_size);
+
+/*
+ * vma_rb_header_event_ok - true when the tracefs header_event text describes
+ * the 5-bit type_len / 27-bit time_delta event header this decoder reads.
+ */
+bool vma_rb_header_event_ok(const char *text, size_t len);
+
+enum vma_rb_status {
+	VMA_RB_EVENT = 0, /* pg->ev_* describe the next data event */
+	VMA_RB_DONE = 1,  /* no more events on this page */
+	VMA_RB_BAD = -1,  /* damaged: pg->error and pg->error_at say what and where */
+};
+
+struct vma_rb_page {
+	const unsigned char *page;
+	const struct vma_rb_layout *layout;
+	uint32_t avail;          /* bytes of the page present (less when truncated) */
+	uint32_t commit;         /* bytes of events after data_offset */
+	uint32_t pos;            /* next event, from the start of the page */
+	uint64_t base_ts;        /* page header time stamp */
+	uint64_t ts;             /* time stamp of the current event */
+	bool missed;             /* events were lost before this page */
+	bool missed_stored;      /* ... and missed_count says how many */
+	uint64_t missed_count;
+	bool cut;                /* the events ran past avail: page truncated */
+	/* the current data event */
+	const unsigned char *ev;
+	uint32_t ev_size;        /* bytes of payload (may include alignment) */
+	uint32_t ev_pos;         /* offset of its header in the page */
+	const char *error;       /* static text, when VMA_RB_BAD */
+	uint32_t error_at;       /* offset in the page of the damage */
+};
+
+/*
+ * vma_rb_page_load - start decoding @page, of which @avail bytes are
+ * present.  Return: VMA_RB_DONE when the header is good (then call
+ * vma_rb_page_next()), VMA_RB_BAD when it is damaged.
+ */
+int vma_rb_page_load(struct vma_rb_page *pg, const struct vma_rb_layout *layout,
+		     const unsigned char *page, uint32_t avail);
+
+/*
+ * vma_rb_page_next - step to the next data event, applying time extends,
+ * absolute stamps and padding on the way.  Return: enum vma_rb_status.
+ */
+int vma_rb_page_next(struct vma_rb_page *pg);
+
+/* ---- decompression (decompress.c) ---------------------------------------- */
+
+enum vma_codec {
+	VMA_CODEC_NONE = 0,
+	VMA_CODEC_ZLIB,
+	VMA_CODEC_ZSTD,
+};
+
+/* Codec of a trace.dat v7 compression name ("none", "zlib", "zstd"); -1 if unknown. */
+int vma_codec_from_name(const char *name, enum vma_codec *codec);
+
+struct vma_decomp;
+
+/* Return: owned (free with vma_decomp_free()), NULL when out of memory. */
+struct vma_decomp *vma_decomp_new(enum vma_codec codec);
+void vma_decomp_free(struct vma_decomp *dc);
+
+/*
+ * vma_decompress - expand @in into exactly @out_len bytes at @out.
+ * Return: 0, or -1 with *why set to a static reason (corrupt data, size
+ * mismatch).
+ */
+int vma_decompress(struct vma_decomp *dc, const void *in, size_t in_len, void *out,
+		   size_t out_len, const char **why);
+
+/* ---- event binding (kvm-events.c) ---------------------------------------- */
+
+#define VMA_KVMEV_MAX_FIELDS 16
+
+/* One event format and what vmalyze makes of it. */
+struct vma_kvmev_bind {
+	struct tep_event *event;
+	uint32_t id;                 /* VMA_KVM_* */
+	uint8_t isa;                 /* kvm_exit: enum vma_kvm_isa of the layout */
+	const struct vma_kvmev_spec *spec; /* NULL for VMA_KVM_OTHER */
+	struct tep_format_field *field[VMA_KVMEV_MAX_FIELDS];
+};
+
+struct vma_kvmev {
+	struct tep_handle *tep;      /* borrowed */
+	struct vma_kvmev_bind *bind; /* owned: one per format */
+	uint32_t nr_bind;
+	int32_t *by_id;              /* owned: ftrace id -> bind index, -1 when none */
+	uint32_t nr_ids;
+	uint32_t type_offset, type_size; /* common_type */
+	uint32_t pid_offset, pid_size;   /* common_pid */
+	bool big_endian;
+};
+
+/*
+ * vma_kvmev_init - bind every event format @tep holds, by field name.
+ * Return: 0 or VMA_ERR_NOMEM.
+ */
+int vma_kvmev_init(struct vma_kvmev *ev, struct tep_handle *tep, bool big_endian);
+void vma_kvmev_fini(struct vma_kvmev *ev);
+
+/*
+ * vma_kvmev_fill - normalize one raw event (@data, @size bytes from its
+ * common_type on) into rec->event, rec->ctx, rec->nr_data and rec->data.
+ * Return: 0, or -1 when @size cannot even hold the common fields.
+ */
+int vma_kvmev_fill(const struct vma_kvmev *ev, const unsigned char *data, uint32_t size,
+		   struct vma_record *rec);
+
+/* Text of one raw event, as trace-cmd report prints after the time stamp. */
+void vma_kvmev_describe(const struct vma_kvmev *ev, const unsigned char *data, uint32_t size,
+			uint32_t cpu, uint64_t ts, struct vma_strbuf *sb);
+
+/* ---- the per-input state both readers share (kvm-stream.c) ---------------- */
+
+/* Where one cpu's ring-buffer pages lie in the file. */
+struct vma_kvm_region {
+	uint64_t offset;  /* first page, or the chunk count when compressed */
+	uint64_t size;    /* bytes the file header declares */
+	bool compressed;  /* v7: chunks of compressed pages */
+	uint32_t page_size; /* bytes per page; 0: the input's layout says */
+};
+
+struct vma_kvm_stream;
+
+/* Owned guest and time-sync storage behind struct vma_kvm_file_info. */
+struct vma_kvm_priv {
+	struct tep_handle *tep;          /* owned */
+	struct vma_kvmev ev;
+	struct vma_rb_layout layout;
+	enum vma_codec codec;
+	struct vma_kvm_file_info info;   /* the pointers below back its fields */
+	char *clock_name;
+	char *uname;
+	struct vma_kvm_guest *guests;
+	uint32_t *tsync_count;
+	struct vma_kvm_tsync_sample **tsync;
+	bool tsync_on;                   /* apply TIME_SHIFT */
+	struct vma_kvm_stream **streams; /* owned */
+	uint32_t nr_streams;
+};
+
+/* Return: owned, NULL when out of memory. */
+struct vma_kvm_priv *vma_kvm_priv_new(void);
+void vma_kvm_priv_free(struct vma_kvm_priv *priv);
+
+/* The shared priv of a trace.dat or ftrace-raw input, else NULL. */
+struct vma_kvm_priv *vma_kvm_priv_of(const struct vma_input *input);
+
+/* ---- event formats (kvm-formats.c) ----------------------------------------- */
+
+/* Creates priv->tep and a default priv->layout.  Return: VMA_OK or VMA_ERR_NOMEM. */
+int vma_kvm_tep_new(struct vma_kvm_priv *priv, bool big_endian, uint32_t long_size,
+		    uint32_t page_size);
+
+/*
+ * vma_kvm_header_page - take the page layout from a tracefs header_page
+ * text (and the page size from its data field when @set_page_size).
+ * Return: 0, -1 when the text is not a header_page, or VMA_ERR_NOMEM.
+ */
+int vma_kvm_header_page(struct vma_kvm_priv *priv, const char *text, size_t len,
+			bool set_page_size);
+
+/* Parses one tracefs format text of @system.  Return: 0, or -1 when unusable. */
+int vma_kvm_add_format(struct vma_kvm_priv *priv, const char *system, const char *text,
+		       size_t len);
+
+/* Registers the built-in x86 kvm_entry / kvm_exit formats under the given ids. */
+int vma_kvm_default_formats(struct vma_kvm_priv *priv, uint32_t entry_id, uint32_t exit_id);
+
+/* ---- time ------------------------------------------------------------------ */
+
+/* File time stamp -> record time, as trace-cmd report computes it. */
+uint64_t vma_kvm_time(const struct vma_kvm_priv *priv, uint64_t ts, uint32_t cpu);
+
+/*
+ * vma_kvm_stream_add - create the stream of one ring buffer and announce it
+ * through input->new_stream.  Return: VMA_OK or a negative VMA_ERR_*.
+ */
+int vma_kvm_stream_add(struct vma_input *input, struct vma_kvm_priv *priv, uint32_t cpu,
+		       const struct vma_kvm_region *region);
+
+/* vma_input_ops.describe of both KVM readers. */
+void vma_kvm_stream_describe(const struct vma_stream *stream, struct vma_strbuf *sb);
+
+/* Counters of one stream, for tests and -v. */
+struct vma_kvm_stream_stats {
+	uint64_t pages;        /* pages decoded */
+	uint64_t records;      /* records delivered (synthetic ones included) */
+	uint64_t missed_pages; /* pages flagged with lost events before them */
+	uint64_t damaged;      /* damaged pages, chunks or events skipped */
+};
+
+void vma_kvm_stream_stats(const struct vma_stream *stream, struct vma_kvm_stream_stats *st);
+
+#endif /* VMALYZE_KVM_INTERNAL_H */

@@ -1,0 +1,448 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * KVM records into the same model as Xen's.
+ *
+ * A VM is a host process and a vcpu one of its threads.  x86 kvm_entry
+ * (and kvm_exit on newer kernels) names the vcpu; the thread that wrote it
+ * is then known to be that vcpu.  Records of a thread not yet tied to a
+ * vcpu are counted and otherwise ignored, as perf kvm does.  arm64 events
+ * name no vcpu: each thread that enters a guest is a vcpu of its own,
+ * numbered in order of appearance.  Without GUEST information from the
+ * trace, vcpus of different VMs that share an id go to different VMs in
+ * order of appearance (doc/kvm.md).
+ *
+ * An exit opens an arc, kvm_pio / kvm_mmio / kvm_msr / kvm_cpuid /
+ * kvm_hypercall / kvm_userspace_exit refine it, kvm_entry closes it; a
+ * sched_switch that leaves the vcpu thread runnable closes it early, as
+ * for Xen.  The arcs go into the same per-reason summaries as Xen exits,
+ * plus a latency window (the largest sum of exit latency in any 1 ms).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmalyze/diag.h"
+#include "vmalyze/hvm-stats.h"
+#include "vmalyze/kvm-events.h"
+#include "vmalyze/state-handlers.h"
+#include "vmalyze/status.h"
+#include "vmalyze/trace-ids.h"
+
+/* arm64's ARM_EXCEPTION_TRAP: only then is esr_ec the exit's class. */
+#define ARM_EXCEPTION_TRAP 2
+
+struct thread_slot {
+	uint32_t pid;
+	struct vma_vcpu *vcpu; /* borrowed: owned by its domain; NULL while unknown */
+	bool used;
+	/* An exit seen before the thread named its vcpu, replayed when it does. */
+	bool pending_exit;
+	struct vma_record pending;
+};
+
+/* pid -> vcpu, open addressing; also the arm64 vcpu numbering. */
+struct vma_kvm_threads {
+	struct thread_slot *slots;
+	uint32_t cap, used;
+	uint32_t arm_vcpus;
+	uint64_t unattributed; /* records of threads not known to be vcpus */
+};
+
+static uint32_t pid_hash(uint32_t pid)
+{
+	return pid * 2654435761u;
+}
+
+static struct thread_slot *thread_find(struct vma_kvm_threads *t, uint32_t pid, bool add)
+{
+	uint32_t at, i;
+
+	if (!t->cap || (add && 2 * (t->used + 1) > t->cap)) {
+		uint32_t cap = t->cap ? t->cap * 2 : 64;
+		struct thread_slot *slots = calloc(cap, sizeof(*slots));
+
+		if (!slots)
+			return NULL;
+		for (i = 0; i < t->cap; i++) {
+			if (!t->slots[i].used)
+				continue;
+			at = pid_hash(t->slots[i].pid) & (cap - 1);
+			while (slots[at].used)
+				at = (at + 1) & (cap - 1);
+			slots[at] = t->slots[i];
+		}
+		free(t->slots);
+		t->slots = slots;
+		t->cap = cap;
+	}
+	at = pid_hash(pid) & (t->cap - 1);
+	while (t->slots[at].used) {
+		if (t->slots[at].pid == pid)
+			return &t->slots[at];
+		at = (at + 1) & (t->cap - 1);
+	}
+	if (!add)
+		return NULL;
+	t->slots[at].pid = pid;
+	t->slots[at].used = true;
+	t->used++;
+	return &t->slots[at];
+}
+
+void vma_kvm_threads_destroy(struct vma_kvm_threads *t)
+{
+	if (!t)
+		return;
+	free(t->slots);
+	free(t);
+}
+
+static struct vma_kvm_threads *threads_of(struct vma_machine *m)
+{
+	if (!m->kvm_threads)
+		m->kvm_threads = calloc(1, sizeof(*m->kvm_threads));
+	return m->kvm_threads;
+}
+
+/*
+ * The VM of a new vcpu thread.  Threads of one process get nearby ids, so
+ * the thread joins the VM whose known vcpu threads have the closest id
+ * (within PID_NEAR) and whose vcpu @vcpu_id is still free; otherwise it
+ * starts a new VM.  A trace's GUEST information, when present, settles it
+ * instead (vma_machine_map_thread).
+ */
+#define PID_NEAR 1024u
+
+static struct vma_vcpu *claim_vcpu(struct vma_machine *m, struct vma_kvm_threads *t,
+				   uint32_t pid, uint32_t vcpu_id)
+{
+	uint32_t best_vm = UINT32_MAX, best_dist = PID_NEAR, vm = 0, i;
+	struct vma_vcpu *v;
+
+	for (i = 0; i < t->cap; i++) {
+		const struct thread_slot *s = &t->slots[i];
+		uint32_t dist;
+		struct vma_domain *d;
+
+		if (!s->used || !s->vcpu)
+			continue;
+		d = s->vcpu->domain;
+		if (vcpu_id < d->nr_vcpus && d->vcpus[vcpu_id] && d->vcpus[vcpu_id]->kvm_bound)
+			continue;
+		dist = s->pid > pid ? s->pid - pid : pid - s->pid;
+		if (dist < best_dist) {
+			best_dist = dist;
+			best_vm = d->did;
+		}
+	}
+	if (best_vm == UINT32_MAX) {
+		/* A new VM: the lowest id with no vcpu bound yet. */
+		for (vm = 0; vm < VMA_IDLE_DOMAIN; vm++) {
+			struct vma_domain *d = vma_domain_get(m, vm);
+
+			if (!d)
+				return NULL;
+			for (i = 0; i < d->nr_vcpus; i++) {
+				if (d->vcpus[i] && d->vcpus[i]->kvm_bound)
+					break;
+			}
+			if (i == d->nr_vcpus)
+				break;
+		}
+		best_vm = vm;
+	}
+	v = vma_vcpu_get(m, best_vm, vcpu_id);
+	if (v)
+		v->kvm_bound = true;
+	return v;
+}
+
+int vma_machine_map_thread(struct vma_machine *m, uint32_t pid, uint32_t vm, uint32_t vcpu_id)
+{
+	struct vma_kvm_threads *t = threads_of(m);
+	struct thread_slot *slot;
+	struct vma_vcpu *v;
+
+	if (!t || !(slot = thread_find(t, pid, true)))
+		return VMA_ERR_NOMEM;
+	v = vma_vcpu_get(m, vm, vcpu_id);
+	if (!v)
+		return VMA_ERR_NOMEM;
+	v->kvm_bound = true;
+	slot->vcpu = v;
+	return VMA_OK;
+}
+
+/* The vcpu a thread is, learning it from @vcpu_id when the record names one. */
+static struct vma_vcpu *vcpu_of_thread(struct vma_machine *m, struct thread_slot **slotp,
+				       uint32_t pid, uint32_t vcpu_id, bool arm)
+{
+	struct vma_kvm_threads *t = threads_of(m);
+	struct thread_slot *slot;
+	struct vma_vcpu *v;
+
+	*slotp = NULL;
+	if (!t)
+		return NULL;
+	slot = thread_find(t, pid, true);
+	if (!slot)
+		return NULL;
+	*slotp = slot;
+	if (slot->vcpu)
+		return slot->vcpu;
+	if (vcpu_id == VMA_KVM_NO_VCPU && !arm)
+		return NULL;
+	v = claim_vcpu(m, t, pid, arm ? t->arm_vcpus++ : vcpu_id);
+	if (!v || !vma_vcpu_set_type(v, arm ? VMA_VCPU_ARM : VMA_VCPU_HVM))
+		return NULL;
+	slot->vcpu = v;
+	return v;
+}
+
+/* arm64 exits: the exception class for traps, else the exception type. */
+static uint32_t arm_reason(const struct vma_record *rec)
+{
+	uint32_t ret = rec->data[0];
+
+	return ret == ARM_EXCEPTION_TRAP ? rec->data[5] : VMA_ARM_REASON_EXCEPTION + ret;
+}
+
+/*
+ * The latency window: the largest exit time inside any window of @span
+ * ticks, checked for the windows that end where an exit ends.  The ring
+ * holds the arcs that end inside the current window; an arc that began
+ * before the window counts only its part inside it.
+ */
+static void window_add(struct vma_latency_window *w, uint64_t start, uint64_t end,
+		       uint64_t span)
+{
+	uint64_t cycles = end - start, lo = end > span ? end - span : 0, inside;
+	uint32_t i;
+
+	w->exits++;
+	w->total += cycles;
+	if (cycles > w->max)
+		w->max = cycles;
+	while (w->len && w->ring[w->head].end <= lo) {
+		w->sum -= w->ring[w->head].end - w->ring[w->head].start;
+		w->head = (w->head + 1) % w->cap;
+		w->len--;
+	}
+	if (w->len == w->cap) {
+		uint32_t cap = w->cap ? w->cap * 2 : 64;
+		struct vma_latency_arc *ring = malloc(cap * sizeof(*ring));
+
+		if (!ring)
+			return;
+		for (i = 0; i < w->len; i++)
+			ring[i] = w->ring[(w->head + i) % w->cap];
+		free(w->ring);
+		w->ring = ring;
+		w->cap = cap;
+		w->head = 0;
+	}
+	w->ring[(w->head + w->len) % w->cap] = (struct vma_latency_arc){ start, end };
+	w->len++;
+	w->sum += cycles;
+	/* Clip the arcs that began before the window (the oldest ones). */
+	inside = w->sum;
+	for (i = 0; i < w->len; i++) {
+		const struct vma_latency_arc *a = &w->ring[(w->head + i) % w->cap];
+
+		if (a->start >= lo)
+			break;
+		inside -= lo - a->start;
+	}
+	if (inside > w->max_window)
+		w->max_window = inside;
+}
+
+static void refine(struct vma_hvm *h, uint32_t handler, uint64_t key, bool is_write)
+{
+	/* The device access explains an exit better than the trip to userspace. */
+	if (h->inflight.handler && h->inflight.handler != VMA_KVM_USERSPACE_EXIT)
+		return;
+	if (h->inflight.handler == VMA_KVM_USERSPACE_EXIT && handler == VMA_KVM_USERSPACE_EXIT)
+		return;
+	h->inflight.handler = handler;
+	h->inflight.key = key;
+	h->inflight.is_write = is_write;
+}
+
+static void kvm_exit(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec)
+{
+	struct vma_hvm *h = &v->hvm;
+	bool arm = rec->data[1] == VMA_KVM_ISA_ARM64;
+
+	if (h->vmexit_valid) {
+		/* A second exit without an entry: the first is counted, not timed. */
+		vma_hvm_count_open_exit(v);
+		vma_hvm_invalidate(v);
+	}
+	if (!arm && !m->vendor_known) {
+		m->svm = rec->data[1] == VMA_KVM_ISA_SVM;
+		m->vendor_known = true;
+	}
+	h->vmexit_valid = true;
+	/* VMX keeps flag bits above the basic reason. */
+	h->exit_reason = arm ? arm_reason(rec)
+			     : (rec->data[1] == VMA_KVM_ISA_VMX ? rec->data[0] & 0xffff : rec->data[0]);
+	h->rip = vma_rec_u64(rec, 3);
+	h->exit_tsc = rec->tsc;
+	memset(&h->inflight, 0, sizeof(h->inflight));
+}
+
+static void kvm_entry(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
+		      struct vma_outcome *out)
+{
+	struct vma_hvm *h = &v->hvm;
+	uint64_t cycles;
+
+	if (!h->vmexit_valid)
+		return;
+	cycles = rec->tsc >= h->exit_tsc ? rec->tsc - h->exit_tsc : 0;
+	out->arc_closed = true;
+	out->arc_cycles = cycles;
+	vma_hvm_close_arc_final(m, v, rec->tsc);
+	window_add(&v->latency, rec->tsc - cycles, rec->tsc, m->kvm_window);
+	window_add(&v->domain->latency, rec->tsc - cycles, rec->tsc, m->kvm_window);
+}
+
+/* A vcpu thread's scheduling: running, preempted (runnable) or blocked. */
+static void sched_switch(struct vma_machine *m, const struct vma_record *rec)
+{
+	struct vma_kvm_threads *t = m->kvm_threads;
+	struct thread_slot *prev, *next;
+
+	if (!t || rec->nr_data < 3)
+		return;
+	prev = thread_find(t, rec->data[0], false);
+	next = thread_find(t, rec->data[1], false);
+	if (prev && prev->vcpu) {
+		/* prev_state 0 (TASK_RUNNING) means preempted. */
+		enum vma_runstate st = rec->data[2] == 0 ? VMA_RS_RUNNABLE : VMA_RS_BLOCKED;
+
+		vma_vcpu_runstate(m, prev->vcpu, st, rec->tsc);
+	}
+	if (next && next->vcpu)
+		vma_vcpu_runstate(m, next->vcpu, VMA_RS_RUNNING, rec->tsc);
+}
+
+/* Count @rec by kind (the summary's "KVM events" table). */
+static void count_event(struct vma_machine *m, const struct vma_record *rec)
+{
+	uint32_t kind = rec->event - VMA_ID_KVM_BASE;
+
+	if (rec->event == VMA_KVM_OTHER)
+		kind = rec->data[0] == UINT32_MAX ? VMA_KVM_OTHER - VMA_ID_KVM_BASE
+						  : VMA_KVM_KINDS + rec->data[0];
+	if (kind >= m->nr_kvm_counts) {
+		uint32_t n = m->nr_kvm_counts ? m->nr_kvm_counts : VMA_KVM_KINDS * 2;
+		uint64_t *c;
+
+		while (n <= kind)
+			n *= 2;
+		if (n > (1u << 20))
+			return;
+		c = realloc(m->kvm_counts, n * sizeof(*c));
+		if (!c)
+			return;
+		memset(c + m->nr_kvm_counts, 0, (n - m->nr_kvm_counts) * sizeof(*c));
+		m->kvm_counts = c;
+		m->nr_kvm_counts = n;
+	}
+	m->kvm_counts[kind]++;
+}
+
+int vma_kvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
+		   struct vma_outcome *out)
+{
+	struct thread_slot *slot = NULL;
+	struct vma_vcpu *v;
+
+	count_event(m, rec);
+	switch (rec->event) {
+	case VMA_KVM_SCHED_SWITCH:
+		sched_switch(m, rec);
+		return VMA_OK;
+	case VMA_KVM_LOST:
+		/* Events lost on this cpu: what was open here is unknown now. */
+		if (p->current && p->current->type != VMA_VCPU_NONE)
+			vma_hvm_invalidate(p->current);
+		m->lost_records += rec->data[0] == UINT32_MAX && rec->data[1] == UINT32_MAX
+					   ? 0 : vma_rec_u64(rec, 0);
+		return VMA_OK;
+	case VMA_KVM_EXIT:
+		v = vcpu_of_thread(m, &slot, rec->ctx, rec->data[2],
+				   rec->data[1] == VMA_KVM_ISA_ARM64);
+		break;
+	case VMA_KVM_ENTRY:
+		v = vcpu_of_thread(m, &slot, rec->ctx, rec->data[0], false);
+		break;
+	default:
+		v = vcpu_of_thread(m, &slot, rec->ctx, VMA_KVM_NO_VCPU, false);
+		break;
+	}
+	p->current = v;
+	if (!v) {
+		/* Keep an exit of a thread not yet known: its entry may name it. */
+		if (rec->event == VMA_KVM_EXIT && slot) {
+			slot->pending_exit = true;
+			slot->pending = *rec;
+		} else if (rec->event == VMA_KVM_ENTRY && m->kvm_threads) {
+			m->kvm_threads->unattributed++;
+		}
+		return VMA_OK;
+	}
+	/* A thread the trace's GUEST information named: typed by its first arc. */
+	if (v->type == VMA_VCPU_NONE) {
+		if (rec->event != VMA_KVM_EXIT && rec->event != VMA_KVM_ENTRY)
+			return VMA_OK;
+		vma_vcpu_set_type(v, rec->event == VMA_KVM_EXIT &&
+					     rec->data[1] == VMA_KVM_ISA_ARM64
+				     ? VMA_VCPU_ARM : VMA_VCPU_HVM);
+	}
+	if (slot && slot->pending_exit && rec->event == VMA_KVM_ENTRY) {
+		slot->pending_exit = false;
+		kvm_exit(m, v, &slot->pending);
+	}
+	out->svm = m->svm;
+	switch (rec->event) {
+	case VMA_KVM_EXIT:
+		kvm_exit(m, v, rec);
+		break;
+	case VMA_KVM_ENTRY:
+		kvm_entry(m, v, rec, out);
+		break;
+	case VMA_KVM_PIO:
+		if (v->hvm.vmexit_valid)
+			refine(&v->hvm, rec->data[0] ? TRC_HVM_IOPORT_WRITE : TRC_HVM_IOPORT_READ,
+			       rec->data[1], rec->data[0] != 0);
+		break;
+	case VMA_KVM_MMIO:
+		if (v->hvm.vmexit_valid)
+			refine(&v->hvm, rec->data[0] == 2 ? TRC_HVM_IOMEM_WRITE : TRC_HVM_IOMEM_READ,
+			       vma_rec_u64(rec, 2), rec->data[0] == 2);
+		break;
+	case VMA_KVM_MSR:
+		if (v->hvm.vmexit_valid)
+			refine(&v->hvm, rec->data[0] ? TRC_HVM_MSR_WRITE : TRC_HVM_MSR_READ,
+			       rec->data[1], rec->data[0] != 0);
+		break;
+	case VMA_KVM_CPUID:
+		if (v->hvm.vmexit_valid)
+			refine(&v->hvm, TRC_HVM_CPUID, rec->data[0], false);
+		break;
+	case VMA_KVM_HYPERCALL:
+		if (v->hvm.vmexit_valid)
+			refine(&v->hvm, VMA_KVM_HYPERCALL, vma_rec_u64(rec, 0), false);
+		break;
+	case VMA_KVM_USERSPACE_EXIT:
+		if (v->hvm.vmexit_valid)
+			refine(&v->hvm, VMA_KVM_USERSPACE_EXIT, rec->data[0], false);
+		break;
+	case VMA_KVM_INJ_VIRQ:
+		vma_hvm_count_injection(v, rec->data[0]);
+		break;
+	}
+	return VMA_OK;
+}

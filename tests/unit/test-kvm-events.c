@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Unit tests of the KVM adapter (src/input/kvm-events.c): fields bound by
+ * name whatever their order and size, defaults for fields a kernel lacks,
+ * the arm64 kvm_exit layout, events vmalyze does not know, short records,
+ * the dump text; and of chunk decompression (src/input/decompress.c).
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "input/kvm-internal.h"
+#include "tracedat-writer.h"
+
+#define COMMON(id)                                                                      \
+	"ID: " #id "\nformat:\n"                                                        \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"          \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"          \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"  \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+
+/* kvm_exit with its fields shuffled and resized against the usual layout. */
+static const char exit_shuffled[] =
+	"name: kvm_exit\n" COMMON(7)
+	"\tfield:u64 info2;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned int vcpu_id;\toffset:16;\tsize:4;\tsigned:0;\n"
+	"\tfield:u32 isa;\toffset:20;\tsize:4;\tsigned:0;\n"
+	"\tfield:u64 info1;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long guest_rip;\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\tfield:u16 error_code;\toffset:40;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned int exit_reason;\toffset:44;\tsize:4;\tsigned:0;\n"
+	"\tfield:u32 intr_info;\toffset:48;\tsize:4;\tsigned:0;\n"
+	"\nprint fmt: \"vcpu %u reason %s rip 0x%lx\", REC->vcpu_id,"
+	" __print_symbolic(REC->exit_reason, { 48, \"EPT_VIOLATION\" }), REC->guest_rip\n";
+
+/* An old kvm_exit: no isa, no vcpu_id, no intr_info/error_code. */
+static const char exit_old[] =
+	"name: kvm_exit\n" COMMON(8)
+	"\tfield:unsigned int exit_reason;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned long guest_rip;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\nprint fmt: \"reason %u rip 0x%lx\", REC->exit_reason, REC->guest_rip\n";
+
+static const char exit_arm64[] =
+	"name: kvm_exit\n" COMMON(9)
+	"\tfield:int ret;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned int esr_ec;\toffset:12;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned long vcpu_pc;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\nprint fmt: \"%d ec 0x%x pc 0x%lx\", REC->ret, REC->esr_ec, REC->vcpu_pc\n";
+
+static const char entry_new[] =
+	"name: kvm_entry\n" COMMON(10)
+	"\tfield:unsigned int vcpu_id;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned long rip;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:bool immediate_exit;\toffset:24;\tsize:1;\tsigned:0;\n"
+	"\tfield:u32 intr_info;\toffset:28;\tsize:4;\tsigned:0;\n"
+	"\tfield:u32 error_code;\toffset:32;\tsize:4;\tsigned:0;\n"
+	"\tfield:bool guest_mode;\toffset:36;\tsize:1;\tsigned:0;\n"
+	"\nprint fmt: \"vcpu %u, rip 0x%lx\", REC->vcpu_id, REC->rip\n";
+
+static const char sched_switch_fmt[] =
+	"name: sched_switch\n" COMMON(11)
+	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
+	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
+	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n"
+	"\nprint fmt: \"%s:%d ==> %s:%d\", REC->prev_comm, REC->prev_pid, REC->next_comm,"
+	" REC->next_pid\n";
+
+static const char other_fmt[] =
+	"name: kvm_apic\n" COMMON(12)
+	"\tfield:unsigned int reg;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\nprint fmt: \"reg 0x%x\", REC->reg\n";
+
+static struct vma_kvm_priv *priv;
+
+static void load(bool big, const char *system, const char *text)
+{
+	if (!priv) {
+		priv = vma_kvm_priv_new();
+		cr_assert_not_null(priv);
+		cr_assert_eq(vma_kvm_tep_new(priv, big, 8, 4096), VMA_OK);
+	}
+	cr_assert_eq(vma_kvm_add_format(priv, system, text, strlen(text)), 0);
+}
+
+static void bind(bool big)
+{
+	cr_assert_eq(vma_kvmev_init(&priv->ev, priv->tep, big), VMA_OK);
+}
+
+static void fini(void)
+{
+	vma_kvm_priv_free(priv);
+	priv = NULL;
+}
+
+static void head(unsigned char *ev, uint32_t id, uint32_t pid, bool big)
+{
+	vma_tdw_put(ev, 2, id, big);
+	vma_tdw_put(ev + 4, 4, pid, big);
+}
+
+TestSuite(kvm_events, .fini = fini, .timeout = 120);
+TestSuite(decompress, .timeout = 120);
+
+Test(kvm_events, fields_are_bound_by_name_not_position)
+{
+	unsigned char ev[56] = { 0 };
+	struct vma_record rec;
+
+	load(false, "kvm", exit_shuffled);
+	bind(false);
+	head(ev, 7, 4242, false);
+	vma_tdw_put(ev + 8, 8, 0x2222, false);
+	vma_tdw_put(ev + 16, 4, 3, false);
+	vma_tdw_put(ev + 20, 4, 2, false);
+	vma_tdw_put(ev + 24, 8, 0x1111000000001ull, false);
+	vma_tdw_put(ev + 32, 8, 0xffffffff81234567ull, false);
+	vma_tdw_put(ev + 40, 2, 0xabcd, false);
+	vma_tdw_put(ev + 44, 4, 48, false);
+	vma_tdw_put(ev + 48, 4, 0x80000b0e, false);
+
+	cr_assert_eq(vma_kvmev_fill(&priv->ev, ev, sizeof(ev), &rec), 0);
+	cr_assert_eq(rec.event, VMA_KVM_EXIT);
+	cr_assert_eq(rec.ctx, 4242);
+	cr_assert_eq(rec.nr_data, 11);
+	cr_assert_eq(rec.data[0], 48);
+	cr_assert_eq(rec.data[1], VMA_KVM_ISA_SVM);
+	cr_assert_eq(rec.data[2], 3);
+	cr_assert_eq(vma_rec_u64(&rec, 3), 0xffffffff81234567ull);
+	cr_assert_eq(vma_rec_u64(&rec, 5), 0x1111000000001ull);
+	cr_assert_eq(vma_rec_u64(&rec, 7), 0x2222);
+	cr_assert_eq(rec.data[9], 0x80000b0e);
+	cr_assert_eq(rec.data[10], 0xabcd);
+}
+
+Test(kvm_events, missing_fields_read_as_their_defaults)
+{
+	unsigned char ev[24] = { 0 };
+	struct vma_record rec;
+
+	load(false, "kvm", exit_old);
+	bind(false);
+	head(ev, 8, 1, false);
+	vma_tdw_put(ev + 8, 4, 12, false);
+	vma_tdw_put(ev + 16, 8, 0x1000, false);
+
+	cr_assert_eq(vma_kvmev_fill(&priv->ev, ev, sizeof(ev), &rec), 0);
+	cr_assert_eq(rec.event, VMA_KVM_EXIT);
+	cr_assert_eq(rec.data[0], 12);
+	cr_assert_eq(rec.data[1], VMA_KVM_ISA_VMX, "no isa field: VMX");
+	cr_assert_eq(rec.data[2], VMA_KVM_NO_VCPU);
+	cr_assert_eq(vma_rec_u64(&rec, 3), 0x1000);
+	cr_assert_eq(rec.data[9], 0);
+	cr_assert_eq(rec.data[10], 0);
+}
+
+Test(kvm_events, arm64_exit_layout_is_recognised_by_its_fields)
+{
+	unsigned char ev[24] = { 0 };
+	struct vma_record rec;
+
+	load(false, "kvm", exit_arm64);
+	bind(false);
+	head(ev, 9, 77, false);
+	vma_tdw_put(ev + 8, 4, 1, false);
+	vma_tdw_put(ev + 12, 4, 0x24, false);
+	vma_tdw_put(ev + 16, 8, 0xffff800010001234ull, false);
+
+	cr_assert_eq(vma_kvmev_fill(&priv->ev, ev, sizeof(ev), &rec), 0);
+	cr_assert_eq(rec.event, VMA_KVM_EXIT);
+	cr_assert_eq(rec.nr_data, 6);
+	cr_assert_eq(rec.data[0], 1);
+	cr_assert_eq(rec.data[1], VMA_KVM_ISA_ARM64);
+	cr_assert_eq(rec.data[2], VMA_KVM_NO_VCPU);
+	cr_assert_eq(vma_rec_u64(&rec, 3), 0xffff800010001234ull);
+	cr_assert_eq(rec.data[5], 0x24);
+}
+
+Test(kvm_events, entry_flags_and_injection_fields)
+{
+	unsigned char ev[40] = { 0 };
+	struct vma_record rec;
+
+	load(true, "kvm", entry_new);
+	bind(true);
+	head(ev, 10, 5, true);
+	vma_tdw_put(ev + 8, 4, 2, true);
+	vma_tdw_put(ev + 16, 8, 0xfffff000ull, true);
+	ev[24] = 1;
+	vma_tdw_put(ev + 28, 4, 0x800000ec, true);
+	vma_tdw_put(ev + 32, 4, 7, true);
+	ev[36] = 1;
+
+	cr_assert_eq(vma_kvmev_fill(&priv->ev, ev, sizeof(ev), &rec), 0);
+	cr_assert_eq(rec.event, VMA_KVM_ENTRY);
+	cr_assert_eq(rec.ctx, 5, "big-endian common_pid");
+	cr_assert_eq(rec.data[0], 2);
+	cr_assert_eq(vma_rec_u64(&rec, 1), 0xfffff000ull);
+	cr_assert_eq(rec.data[3], 3, "immediate_exit and guest_mode bits");
+	cr_assert_eq(rec.data[4], 0x800000ec);
+	cr_assert_eq(rec.data[5], 7);
+}
+
+Test(kvm_events, sched_switch_packs_pids_prios_and_comms)
+{
+	unsigned char ev[64] = { 0 };
+	struct vma_record rec;
+
+	load(false, "sched", sched_switch_fmt);
+	bind(false);
+	head(ev, 11, 100, false);
+	memcpy(ev + 8, "CPU 0/KVM", 9);
+	vma_tdw_put(ev + 24, 4, 100, false);
+	vma_tdw_put(ev + 28, 4, 120, false);
+	vma_tdw_put(ev + 32, 8, 1, false);
+	memcpy(ev + 40, "swapper/3", 9);
+	vma_tdw_put(ev + 56, 4, 0, false);
+	vma_tdw_put(ev + 60, 4, 139, false);
+
+	cr_assert_eq(vma_kvmev_fill(&priv->ev, ev, sizeof(ev), &rec), 0);
+	cr_assert_eq(rec.event, VMA_KVM_SCHED_SWITCH);
+	cr_assert_eq(rec.data[0], 100);
+	cr_assert_eq(rec.data[1], 0);
+	cr_assert_eq(rec.data[2], 1);
+	cr_assert_eq(rec.data[3], 120 | 139u << 16);
+	cr_assert_eq(rec.data[4], 's' | 'w' << 8 | 'a' << 16 | (uint32_t)'p' << 24);
+	cr_assert_eq(rec.data[6], '3');
+	cr_assert_eq(rec.data[8], 'C' | 'P' << 8 | 'U' << 16 | (uint32_t)' ' << 24);
+}
+
+Test(kvm_events, unknown_events_are_other_with_a_nameable_index)
+{
+	unsigned char ev[12] = { 0 };
+	struct vma_record rec;
+
+	load(false, "kvm", exit_old);
+	load(false, "kvm", other_fmt);
+	bind(false);
+	head(ev, 12, 1, false);
+	cr_assert_eq(vma_kvmev_fill(&priv->ev, ev, sizeof(ev), &rec), 0);
+	cr_assert_eq(rec.event, VMA_KVM_OTHER);
+	cr_assert_lt(rec.data[0], priv->ev.nr_bind);
+	cr_assert_str_eq(priv->ev.bind[rec.data[0]].event->name, "kvm_apic");
+	cr_assert_eq(rec.data[1], 12);
+
+	head(ev, 999, 1, false); /* no format at all */
+	cr_assert_eq(vma_kvmev_fill(&priv->ev, ev, sizeof(ev), &rec), 0);
+	cr_assert_eq(rec.event, VMA_KVM_OTHER);
+	cr_assert_eq(rec.data[0], UINT32_MAX);
+	cr_assert_eq(rec.data[1], 999);
+}
+
+Test(kvm_events, short_records)
+{
+	unsigned char ev[64] = { 0 };
+	struct vma_record rec;
+
+	load(false, "kvm", exit_shuffled);
+	bind(false);
+	head(ev, 7, 1, false);
+	vma_tdw_put(ev + 16, 4, 3, false);
+	vma_tdw_put(ev + 44, 4, 48, false);
+	cr_assert_eq(vma_kvmev_fill(&priv->ev, ev, 6, &rec), -1, "no room for common_pid");
+	/* cut after vcpu_id and isa: later fields read as absent */
+	cr_assert_eq(vma_kvmev_fill(&priv->ev, ev, 24, &rec), 0);
+	cr_assert_eq(rec.data[2], 3);
+	cr_assert_eq(rec.data[0], 0, "exit_reason lies past the record");
+}
+
+Test(kvm_events, describe_uses_the_print_format)
+{
+	unsigned char ev[56] = { 0 };
+	struct vma_strbuf sb;
+
+	load(false, "kvm", exit_shuffled);
+	bind(false);
+	head(ev, 7, 1, false);
+	vma_tdw_put(ev + 16, 4, 0, false);
+	vma_tdw_put(ev + 32, 8, 0xffffffffa0632f49ull, false);
+	vma_tdw_put(ev + 44, 4, 48, false);
+	vma_sb_init(&sb);
+	vma_kvmev_describe(&priv->ev, ev, sizeof(ev), 0, 0, &sb);
+	cr_assert_str_eq(sb.buf, "kvm_exit: vcpu 0 reason EPT_VIOLATION rip 0xffffffffa0632f49");
+	vma_sb_reset(&sb);
+	head(ev, 999, 1, false);
+	vma_kvmev_describe(&priv->ev, ev, sizeof(ev), 0, 0, &sb);
+	cr_assert_str_eq(sb.buf, "unknown event id 999 (56 bytes)");
+	vma_sb_free(&sb);
+}
+
+Test(kvm_events, ids_have_names)
+{
+	cr_assert_str_eq(vma_kvm_event_name(VMA_KVM_EXIT), "kvm_exit");
+	cr_assert_str_eq(vma_kvm_event_name(VMA_KVM_VCPU_MATCH_MMIO), "vcpu_match_mmio");
+	cr_assert_str_eq(vma_kvm_event_name(VMA_KVM_SCHED_WAKEUP), "sched_wakeup");
+	cr_assert_null(vma_kvm_event_name(VMA_KVM_END_));
+	cr_assert_null(vma_kvm_event_name(42));
+}
+
+/* ---- decompression ------------------------------------------------------- */
+
+static unsigned char plain[40960];
+
+static void fill_plain(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(plain); i++) {
+		plain[i] = (unsigned char)((i * 7) ^ (i >> 9));
+	}
+}
+
+static void roundtrip(enum vma_codec codec, const unsigned char *z, size_t zlen, size_t bad_at)
+{
+	static unsigned char out[sizeof(plain)];
+	struct vma_decomp *dc = vma_decomp_new(codec);
+	unsigned char *bad = malloc(zlen);
+	const char *why = NULL;
+
+	cr_assert_not_null(dc);
+	cr_assert_eq(vma_decompress(dc, z, zlen, out, sizeof(plain), &why), 0);
+	cr_assert_eq(memcmp(out, plain, sizeof(plain)), 0);
+	/* a second chunk through the same context */
+	cr_assert_eq(vma_decompress(dc, z, zlen, out, sizeof(plain), &why), 0);
+
+	cr_assert_eq(vma_decompress(dc, z, zlen, out, sizeof(plain) - 1, &why), -1);
+	cr_assert_not_null(why);
+	why = NULL;
+	cr_assert_eq(vma_decompress(dc, z, zlen, out, sizeof(plain) / 2, &why), -1);
+	cr_assert_not_null(why);
+	why = NULL;
+	cr_assert_eq(vma_decompress(dc, z, zlen / 2, out, sizeof(plain), &why), -1,
+		     "cut short");
+	cr_assert_not_null(why);
+	memcpy(bad, z, zlen);
+	memset(bad + bad_at, 0x5a, 16);
+	why = NULL;
+	cr_assert_eq(vma_decompress(dc, bad, zlen, out, sizeof(plain), &why), -1, "corrupt");
+	cr_assert_not_null(why);
+	free(bad);
+	vma_decomp_free(dc);
+}
+
+Test(decompress, zlib_chunks)
+{
+	uLongf zlen = compressBound(sizeof(plain));
+	unsigned char *z = malloc(zlen);
+
+	fill_plain();
+	cr_assert_eq(compress2(z, &zlen, plain, sizeof(plain), 9), Z_OK);
+	/* zlib's adler32 catches damage anywhere */
+	roundtrip(VMA_CODEC_ZLIB, z, zlen, zlen / 3);
+	free(z);
+}
+
+Test(decompress, zstd_chunks)
+{
+	size_t bound = ZSTD_compressBound(sizeof(plain)), zlen;
+	unsigned char *z = malloc(bound);
+
+	fill_plain();
+	zlen = ZSTD_compress(z, bound, plain, sizeof(plain), 3);
+	cr_assert_not(ZSTD_isError(zlen));
+	/* trace-cmd writes zstd frames without a checksum: only damage to the frame shows */
+	roundtrip(VMA_CODEC_ZSTD, z, zlen, 0);
+	free(z);
+}
+
+Test(decompress, codec_names)
+{
+	enum vma_codec c;
+
+	cr_assert_eq(vma_codec_from_name("zlib", &c), 0);
+	cr_assert_eq(c, VMA_CODEC_ZLIB);
+	cr_assert_eq(vma_codec_from_name("zstd", &c), 0);
+	cr_assert_eq(c, VMA_CODEC_ZSTD);
+	cr_assert_eq(vma_codec_from_name("none", &c), 0);
+	cr_assert_eq(c, VMA_CODEC_NONE);
+	cr_assert_eq(vma_codec_from_name("lz4", &c), -1);
+}

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vmalyze-mkdat: writes small, deterministic KVM trace.dat files (v6, v7
+ * plain, zlib or zstd) or vm-trace raw dumps, for fixtures and bug reports.
+ * The same options always give the same bytes; --summary prints what the
+ * file holds, so a fixture's README can state what a reader must find.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "tracedat-writer.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: vmalyze-mkdat [options] -o FILE\n"
+		"  --arch vmx|svm|arm64     kvm_exit/kvm_entry layout (default vmx)\n"
+		"  --version 6|7            trace.dat version (default 7)\n"
+		"  --compress none|zlib|zstd  v7 compression (default none)\n"
+		"  --cpus N --vcpus N       host cpus and guest vcpus (default 2, 2)\n"
+		"  --exits N                kvm_exit per vcpu (default 200)\n"
+		"  --seed N                 scenario seed (default 1)\n"
+		"  --tsc                    x86-tsc clock with a TSC2NSEC option\n"
+		"  --extras                 time extends, a discarded event, an absolute\n"
+		"                           stamp, lost events and a second instance\n"
+		"  --big-endian             a big-endian file\n"
+		"  --raw                    a vm-trace raw dump of cpu 0 (with --cpus 1)\n"
+		"  --formats-dir DIR        also write the event format files for --raw\n"
+		"  --truncate BYTES         cut the file after BYTES bytes\n"
+		"  --summary                print the records per event on stdout\n");
+}
+
+static int put_format(void *arg, const char *system, const char *name, const char *text)
+{
+	const char *dir = arg;
+	char path[4096];
+	FILE *f;
+	int ok;
+
+	if (system) {
+		snprintf(path, sizeof(path), "%s/%s.%s.format", dir, system, name);
+	} else {
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+	}
+	f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "vmalyze-mkdat: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	ok = fputs(text, f) >= 0;
+	ok &= fclose(f) == 0;
+	return ok ? 0 : -1;
+}
+
+static void summary(const struct vma_mkdat_rec *recs, size_t n)
+{
+	static const struct {
+		uint32_t id;
+		const char *name;
+	} ids[] = {
+		{ VMA_KVM_EXIT, "kvm_exit" },
+		{ VMA_KVM_ENTRY, "kvm_entry" },
+		{ VMA_KVM_PIO, "kvm_pio" },
+		{ VMA_KVM_MMIO, "kvm_mmio" },
+		{ VMA_KVM_MSR, "kvm_msr" },
+		{ VMA_KVM_USERSPACE_EXIT, "kvm_userspace_exit" },
+		{ VMA_KVM_SCHED_SWITCH, "sched_switch" },
+		{ VMA_KVM_OTHER, "kvm_apic" },
+		{ VMA_KVM_LOST, "(lost events)" },
+	};
+	size_t i, k;
+
+	printf("records %zu\n", n);
+	for (k = 0; k < sizeof(ids) / sizeof(ids[0]); k++) {
+		size_t c = 0;
+
+		for (i = 0; i < n; i++) {
+			c += recs[i].event == ids[k].id;
+		}
+		if (c) {
+			printf("%-20s %zu\n", ids[k].name, c);
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "arch", required_argument, NULL, 'a' },
+		{ "version", required_argument, NULL, 'V' },
+		{ "compress", required_argument, NULL, 'c' },
+		{ "cpus", required_argument, NULL, 'C' },
+		{ "vcpus", required_argument, NULL, 'v' },
+		{ "exits", required_argument, NULL, 'e' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "tsc", no_argument, NULL, 't' },
+		{ "extras", no_argument, NULL, 'x' },
+		{ "big-endian", no_argument, NULL, 'b' },
+		{ "raw", no_argument, NULL, 'r' },
+		{ "formats-dir", required_argument, NULL, 'f' },
+		{ "truncate", required_argument, NULL, 'T' },
+		{ "summary", no_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct vma_mkdat_opts o = { .version = 7, .seed = 1 };
+	const char *out = NULL, *fdir = NULL;
+	struct vma_mkdat_rec *recs;
+	unsigned long long cut = 0;
+	bool want_summary = false;
+	unsigned char *file;
+	size_t len, nrec;
+	FILE *f;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			if (!strcmp(optarg, "vmx")) {
+				o.arch = VMA_MKDAT_VMX;
+			} else if (!strcmp(optarg, "svm")) {
+				o.arch = VMA_MKDAT_SVM;
+			} else if (!strcmp(optarg, "arm64")) {
+				o.arch = VMA_MKDAT_ARM64;
+			} else {
+				usage(stderr);
+				return 1;
+			}
+			break;
+		case 'V':
+			o.version = (unsigned int)strtoul(optarg, NULL, 10);
+			break;
+		case 'c':
+			if (!strcmp(optarg, "none")) {
+				o.codec = VMA_TDW_NONE;
+			} else if (!strcmp(optarg, "zlib")) {
+				o.codec = VMA_TDW_ZLIB;
+			} else if (!strcmp(optarg, "zstd")) {
+				o.codec = VMA_TDW_ZSTD;
+			} else {
+				usage(stderr);
+				return 1;
+			}
+			break;
+		case 'C':
+			o.nr_cpus = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
+		case 'v':
+			o.nr_vcpus = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
+		case 'e':
+			o.exits = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
+		case 's':
+			o.seed = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
+		case 't':
+			o.tsc = true;
+			break;
+		case 'x':
+			o.extras = true;
+			break;
+		case 'b':
+			o.big_endian = true;
+			break;
+		case 'r':
+			o.raw = true;
+			break;
+		case 'f':
+			fdir = optarg;
+			break;
+		case 'T':
+			cut = strtoull(optarg, NULL, 10);
+			break;
+		case 'S':
+			want_summary = true;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 1;
+		}
+	}
+	if (!out || optind != argc) {
+		usage(stderr);
+		return 1;
+	}
+	if (vma_mkdat_build(&o, &file, &len, &recs, &nrec) < 0) {
+		fprintf(stderr, "vmalyze-mkdat: cannot build this scenario (check the options)\n");
+		return 1;
+	}
+	if (cut && cut < len) {
+		len = (size_t)cut;
+	}
+	f = fopen(out, "wb");
+	if (!f || fwrite(file, 1, len, f) != len || fclose(f) != 0) {
+		fprintf(stderr, "vmalyze-mkdat: %s: %s\n", out, strerror(errno));
+		free(file);
+		free(recs);
+		return 1;
+	}
+	if (fdir && (mkdir(fdir, 0777) < 0 && errno != EEXIST)) {
+		fprintf(stderr, "vmalyze-mkdat: %s: %s\n", fdir, strerror(errno));
+		free(file);
+		free(recs);
+		return 1;
+	}
+	if (fdir && vma_mkdat_formats(o.arch, put_format, (void *)fdir) < 0) {
+		free(file);
+		free(recs);
+		return 1;
+	}
+	if (want_summary) {
+		summary(recs, nrec);
+	}
+	free(file);
+	free(recs);
+	return 0;
+}
