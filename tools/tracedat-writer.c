@@ -1262,11 +1262,13 @@ static void ev_exit(struct sim *s, uint32_t cpu, uint64_t t, uint32_t vcpu, uint
 	struct vma_mkdat_rec *r;
 
 	if (s->o->arch == VMA_MKDAT_ARM64) {
-		r = emit(s, 0, cpu, t, pid, ID_EXIT, 24, VMA_KVM_EXIT, 6,
+		r = emit(s, 0, cpu, t, pid, ID_EXIT, 24, VMA_KVM_EXIT, 7,
 			 FIELDS({ 8, 4, reason, 0 }, { 12, 4, esr_ec, 5 }, { 16, 8, rip, 3 }));
 		if (r) {
 			r->data[1] = VMA_KVM_ISA_ARM64;
 			r->data[2] = VMA_KVM_NO_VCPU;
+			/* this format's print symbols name ret 1 TRAP */
+			r->data[6] = reason == 1;
 		}
 		return;
 	}

@@ -42,6 +42,7 @@ enum vma_kvm_event {
 	 * arm64 (recognised by its esr_ec field):
 	 *   [0] ret (the ARM_EXCEPTION_* code)  [1] VMA_KVM_ISA_ARM64
 	 *   [2] VMA_KVM_NO_VCPU  [3,4] vcpu_pc  [5] esr_ec
+	 *   [6] 1 when ret is a trap (esr_ec valid), from the format's symbols
 	 */
 	VMA_KVM_EXIT = VMA_ID_KVM_BASE,
 	/*

@@ -60,6 +60,7 @@ static const struct fspec exit_x86[] = {
 	{ N("error_code"), 10, F_U32, 0, 0 },
 };
 
+/* [6], whether ret is a trap, is filled from the format's symbols (arm_trap_value). */
 static const struct fspec exit_arm64[] = {
 	{ N("ret"), 0, F_U32, 0, 0 },
 	{ N(NULL), 1, F_U32, 0, VMA_KVM_ISA_ARM64 },
@@ -181,7 +182,7 @@ static const struct fspec sched_wakeup[] = {
 
 /* First match wins: the arm64 kvm_exit layout is recognised by esr_ec. */
 static const struct vma_kvmev_spec specs[] = {
-	SPEC("kvm", "kvm_exit", "esr_ec", VMA_KVM_EXIT, VMA_KVM_ISA_ARM64, 6, exit_arm64),
+	SPEC("kvm", "kvm_exit", "esr_ec", VMA_KVM_EXIT, VMA_KVM_ISA_ARM64, 7, exit_arm64),
 	SPEC("kvm", "kvm_exit", NULL, VMA_KVM_EXIT, VMA_KVM_ISA_VMX, 11, exit_x86),
 	SPEC("kvm", "kvm_entry", NULL, VMA_KVM_ENTRY, 0, 6, entry),
 	SPEC("kvm", "kvm_pio", NULL, VMA_KVM_PIO, 0, 5, pio),
@@ -253,6 +254,30 @@ static const struct vma_kvmev_spec *spec_for(struct tep_event *event)
 	return NULL;
 }
 
+/*
+ * arm64 kvm_exit: the value of "ret" that means a trap (whose esr_ec is
+ * meaningful) changed across kernels (1 before 4.8, 2 since); the format's
+ * __print_symbolic(REC->ret, ...) table names it.  Default: today's 2.
+ */
+static int64_t arm_trap_value(struct tep_event *event)
+{
+	struct tep_print_arg *arg;
+
+	for (arg = event->print_fmt.args; arg; arg = arg->next) {
+		struct tep_print_flag_sym *sym;
+
+		if (arg->type != TEP_PRINT_SYMBOL || !arg->symbol.field ||
+		    arg->symbol.field->type != TEP_PRINT_FIELD ||
+		    strcmp(arg->symbol.field->field.name, "ret"))
+			continue;
+		for (sym = arg->symbol.symbols; sym; sym = sym->next) {
+			if (sym->str && sym->value && !strcmp(sym->str, "TRAP"))
+				return strtoll(sym->value, NULL, 0);
+		}
+	}
+	return 2;
+}
+
 static void bind_fields(struct vma_kvmev_bind *b)
 {
 	unsigned int i, k;
@@ -321,6 +346,7 @@ int vma_kvmev_init(struct vma_kvmev *ev, struct tep_handle *tep, bool big_endian
 		}
 		b->event = events[i];
 		b->spec = spec_for(events[i]);
+		b->arm_trap = arm_trap_value(events[i]);
 		if (b->spec) {
 			b->id = b->spec->id;
 			b->isa = b->spec->isa;
@@ -445,6 +471,8 @@ int vma_kvmev_fill(const struct vma_kvmev *ev, const unsigned char *data, uint32
 	for (i = 0; i < b->spec->nr_fields; i++) {
 		put_field(&b->spec->fields[i], b->field[i], data, size, rec);
 	}
+	if (b->id == VMA_KVM_EXIT && b->isa == VMA_KVM_ISA_ARM64)
+		rec->data[6] = (int64_t)rec->data[0] == b->arm_trap;
 	return 0;
 }
 

@@ -165,6 +165,7 @@ struct vma_kvmev_bind {
 	uint8_t isa;                 /* kvm_exit: enum vma_kvm_isa of the layout */
 	const struct vma_kvmev_spec *spec; /* NULL for VMA_KVM_OTHER */
 	struct tep_format_field *field[VMA_KVMEV_MAX_FIELDS];
+	int64_t arm_trap;            /* arm64 kvm_exit: the "ret" value named TRAP */
 };
 
 struct vma_kvmev {

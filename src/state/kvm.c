@@ -27,9 +27,6 @@
 #include "vmalyze/status.h"
 #include "vmalyze/trace-ids.h"
 
-/* arm64's ARM_EXCEPTION_TRAP: only then is esr_ec the exit's class. */
-#define ARM_EXCEPTION_TRAP 2
-
 struct thread_slot {
 	uint32_t pid;
 	struct vma_vcpu *vcpu; /* borrowed: owned by its domain; NULL while unknown */
@@ -198,12 +195,13 @@ static struct vma_vcpu *vcpu_of_thread(struct vma_machine *m, struct thread_slot
 	return v;
 }
 
-/* arm64 exits: the exception class for traps, else the exception type. */
+/*
+ * arm64 exits: the exception class for traps (the adapter says which ret
+ * is a trap on this kernel), else the exception type.
+ */
 static uint32_t arm_reason(const struct vma_record *rec)
 {
-	uint32_t ret = rec->data[0];
-
-	return ret == ARM_EXCEPTION_TRAP ? rec->data[5] : VMA_ARM_REASON_EXCEPTION + ret;
+	return rec->data[6] ? rec->data[5] : VMA_ARM_REASON_EXCEPTION + rec->data[0];
 }
 
 /*

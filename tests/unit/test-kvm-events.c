@@ -174,12 +174,17 @@ Test(kvm_events, arm64_exit_layout_is_recognised_by_its_fields)
 
 	cr_assert_eq(vma_kvmev_fill(&priv->ev, ev, sizeof(ev), &rec), 0);
 	cr_assert_eq(rec.event, VMA_KVM_EXIT);
-	cr_assert_eq(rec.nr_data, 6);
+	cr_assert_eq(rec.nr_data, 7);
 	cr_assert_eq(rec.data[0], 1);
 	cr_assert_eq(rec.data[1], VMA_KVM_ISA_ARM64);
 	cr_assert_eq(rec.data[2], VMA_KVM_NO_VCPU);
 	cr_assert_eq(vma_rec_u64(&rec, 3), 0xffff800010001234ull);
 	cr_assert_eq(rec.data[5], 0x24);
+	/* No symbol table in this format: today's numbering, where 2 is a trap. */
+	cr_assert_eq(rec.data[6], 0);
+	vma_tdw_put(ev + 8, 4, 2, false);
+	cr_assert_eq(vma_kvmev_fill(&priv->ev, ev, sizeof(ev), &rec), 0);
+	cr_assert_eq(rec.data[6], 1);
 }
 
 Test(kvm_events, entry_flags_and_injection_fields)
