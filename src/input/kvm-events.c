@@ -230,6 +230,9 @@ const char *vma_kvm_event_name(uint32_t event)
 	return id_names[event - VMA_ID_KVM_BASE];
 }
 
+/* Event ids the kernel hands out stay far below this. */
+#define MAX_EVENT_ID (1 << 20)
+
 static bool has_field(struct tep_event *event, const char *name)
 {
 	return tep_find_field(event, name) != NULL;
@@ -354,7 +357,8 @@ int vma_kvmev_init(struct vma_kvmev *ev, struct tep_handle *tep, bool big_endian
 		} else {
 			b->id = VMA_KVM_OTHER;
 		}
-		if (events[i]->id > max_id) {
+		/* ftrace ids are small; a corrupt format must not size the table. */
+		if (events[i]->id > max_id && events[i]->id < MAX_EVENT_ID) {
 			max_id = events[i]->id;
 		}
 		ev->nr_bind++;
@@ -368,7 +372,11 @@ int vma_kvmev_init(struct vma_kvmev *ev, struct tep_handle *tep, bool big_endian
 		}
 		memset(ev->by_id, 0xff, ev->nr_ids * sizeof(*ev->by_id));
 		for (i = 0; i < (int)ev->nr_bind; i++) {
-			ev->by_id[ev->bind[i].event->id] = i;
+			int id = ev->bind[i].event->id;
+
+			if (id >= 0 && (uint32_t)id < ev->nr_ids) {
+				ev->by_id[id] = i;
+			}
 		}
 	}
 	return VMA_OK;

@@ -108,6 +108,7 @@ static struct vma_kvm_threads *threads_of(struct vma_machine *m)
  * instead (vma_machine_map_thread).
  */
 #define PID_NEAR 1024u
+#define MAX_VCPU_ID 65536u
 
 static struct vma_vcpu *claim_vcpu(struct vma_machine *m, struct vma_kvm_threads *t,
 				   uint32_t pid, uint32_t vcpu_id)
@@ -186,6 +187,13 @@ static struct vma_vcpu *vcpu_of_thread(struct vma_machine *m, struct thread_slot
 	*slotp = slot;
 	if (slot->vcpu)
 		return slot->vcpu;
+	/* KVM allows a few thousand vcpus; a larger id is a damaged record. */
+	if (vcpu_id >= MAX_VCPU_ID && vcpu_id != VMA_KVM_NO_VCPU) {
+		vma_diag_warn_once(m->diag, "kvm-vcpu-id",
+				   "KVM record with vcpu id %u, too large to be real; its thread "
+				   "stays unattributed", vcpu_id);
+		return NULL;
+	}
 	if (vcpu_id == VMA_KVM_NO_VCPU && !arm)
 		return NULL;
 	v = claim_vcpu(m, t, pid, arm ? t->arm_vcpus++ : vcpu_id);

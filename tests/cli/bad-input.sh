@@ -78,6 +78,29 @@ else
 	echo "FAIL stdin-and-pipe: output differs from the file's"; fails=$((fails + 1))
 fi
 
+# Fuzzed files that once crashed or ate memory: they end cleanly now.
+for f in "$top_srcdir"/traces/bad/*; do
+	[ -f "$f" ] || continue
+	: >"$tmp/rss"
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -f '%M' -o "$tmp/rss" timeout 60 "$VMALYZE" -s --tolerance 6 "$f" \
+			>/dev/null 2>"$tmp/err"
+	else
+		timeout 60 "$VMALYZE" -s --tolerance 6 "$f" >/dev/null 2>"$tmp/err"
+	fi
+	got=$?
+	rss=$(tail -1 "$tmp/rss" 2>/dev/null | tr -dc 0-9)
+	case "$got" in
+	0 | 2 | 3 | 4)
+		if [ -n "$rss" ] && [ "$rss" -gt 65536 ]; then
+			echo "FAIL $(basename "$f"): peak memory ${rss} KiB"; fails=$((fails + 1))
+		else
+			echo "ok   $(basename "$f"): status $got"
+		fi ;;
+	*) echo "FAIL $(basename "$f"): status $got"; fails=$((fails + 1)) ;;
+	esac
+done
+
 if [ "$(id -u)" -ne 0 ]; then
 	cp "$good" "$tmp/unreadable" && chmod 000 "$tmp/unreadable"
 	expect unreadable 2 "unreadable: Cannot open" -- -s "$tmp/unreadable"
