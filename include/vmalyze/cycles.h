@@ -20,15 +20,20 @@
  *    within 0.79% of any value in it.  Each bucket holds a count and the
  *    exact sum of its values, so both count- and time-weighted percentiles
  *    land in the right bucket and are within 0.79% of the exact answer.
- *    Buckets are allocated one power of two (1 KiB) at a time, only for the
+ *    Buckets are allocated one power of two at a time, for the range of
  *    magnitudes seen.
  *
  * Memory: sizeof(struct vma_cycles) is 40 bytes on LP64, and a zero-filled
  * struct is a valid empty summary that owns nothing.  An exact summary adds
- * 8 bytes per slot (its capacity is the next power of two >= its count, at
- * least 4: 32 B for 1..4 values, 8 KiB at the default limit).  A sketch
- * costs 488 bytes plus 1 KiB per power of two of magnitude seen (typically
- * 5-25 KiB), whatever the number of events.
+ * 4 bytes per slot (8 once a sample needs more than 32 bits); its capacity
+ * is the next power of two >= its count, at least 4: 16 B for 1..4 values,
+ * 4 KiB at the default limit.  A sketch costs 176 bytes plus 512 bytes per
+ * power of two from the smallest magnitude seen to the largest (typically
+ * 3-8 KiB; twice that in the rare sketch whose 32-bit bucket counters would
+ * overflow), whatever the number of events.
+ *
+ * Adding to a sketch is batched (see cycles.c); the batch is part of the
+ * summary's state and every function below accounts for it.
  *
  * Events and counts (xenalyze's event_count and count): every call of
  * vma_cycles_add() is an event; only those with non-zero cycles are counted,
@@ -88,18 +93,22 @@ struct vma_cycles {
 	uint64_t events; /* every vma_cycles_add(), zero cycles included */
 	uint64_t count;  /* those with non-zero cycles */
 	uint64_t cycles; /* their sum */
+	/* The rest is private to cycles.c. */
 	union {
-		uint64_t *exact;                 /* exact mode: min(count, cap) samples */
+		uint32_t *exact32;                /* exact mode, !wide: min(count, cap) samples */
+		uint64_t *exact64;                /* exact mode, wide */
 		struct vma_cycles_sketch *sketch; /* sketch mode */
 	} u;
 	/*
-	 * Exact mode: samples in u.exact.  The array has room for
-	 * max(4, n rounded up to a power of two) samples, so no capacity
+	 * Exact mode: samples in u.exact32 or u.exact64.  The array has room
+	 * for max(4, n rounded up to a power of two) samples, so no capacity
 	 * field is needed: it is full when n is a power of two >= 4.
+	 * Sketch mode: values added but not yet inserted into the buckets.
 	 */
 	uint32_t n;
 	uint8_t limit_code; /* 0: default exact limit; else 1 << (limit_code - 1) */
 	uint8_t sketch;     /* true once in sketch mode */
+	uint8_t wide;       /* exact samples are 64-bit (one did not fit in 32) */
 	uint8_t failed;     /* an allocation failed: some samples were dropped */
 };
 
@@ -148,6 +157,40 @@ void vma_cycles_add(struct vma_cycles *s, uint64_t cycles);
  * are merged all the same, and vma_cycles_failed(@dst) becomes true).
  */
 int vma_cycles_merge(struct vma_cycles *dst, const struct vma_cycles *src);
+
+/**
+ * vma_cycles_count - account one event in the counters only, keep no sample.
+ * @s: the summary.
+ * @cycles: duration of the event.
+ *
+ * For a summary whose samples are also added to exactly one of several
+ * other summaries (its parts: the handlers of an exit reason, the kinds of
+ * a runstate): counting instead of adding saves the cost of a sample, and
+ * vma_cycles_merge_samples() brings the parts' samples in once they are
+ * all there.  Until then the summary's quantiles, minimum, maximum and
+ * histogram do not see the event, as if its sample had been dropped.
+ */
+static inline void vma_cycles_count(struct vma_cycles *s, uint64_t cycles)
+{
+	s->events++;
+	if (cycles) {
+		s->count++;
+		s->cycles += cycles;
+	}
+}
+
+/**
+ * vma_cycles_merge_samples - add the samples of @src to @dst, not its counters.
+ * @dst: a summary whose counters already account for @src's events
+ *	(see vma_cycles_count()).
+ * @src: another summary, unchanged; must not be @dst.
+ *
+ * Once @dst holds a sample for every non-zero event it counted, it is the
+ * same summary as if every event had been added to it.
+ * Return: 0, or VMA_ERR_NOMEM when samples had to be dropped
+ * (vma_cycles_failed(@dst) becomes true).
+ */
+int vma_cycles_merge_samples(struct vma_cycles *dst, const struct vma_cycles *src);
 
 /**
  * vma_cycles_quantile - a count- or time-weighted quantile num/den.

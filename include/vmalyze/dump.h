@@ -21,7 +21,10 @@
 
 struct vma_dump;
 
-/* Return: owned (vma_dump_destroy()); NULL when out of memory. */
+/*
+ * vma_dump_create - dump to @out, with times in seconds of @cpu_hz ticks
+ * (not 0).  Return: owned (vma_dump_destroy()); NULL when out of memory.
+ */
 struct vma_dump *vma_dump_create(FILE *out, uint64_t cpu_hz);
 void vma_dump_destroy(struct vma_dump *dump);
 
@@ -33,11 +36,23 @@ void vma_dump_begin(struct vma_dump *dump, const struct vma_machine *machine,
 		    const struct vma_record *rec);
 
 /*
- * vma_dump_end - write the line, now that @out says how the record was
- * taken.  Return: VMA_OK or VMA_ERR_OUTPUT.
+ * vma_dump_end - finish the line, now that @out says how the record was
+ * taken.  Lines are written in batches of some hundred kilobytes, as
+ * vma_dump_flush() writes them.
+ * Return: VMA_OK, VMA_ERR_NOMEM, or VMA_ERR_OUTPUT when a batch could not
+ * be written.
  */
 int vma_dump_end(struct vma_dump *dump, const struct vma_stream *stream,
 		 const struct vma_outcome *out);
+
+/*
+ * vma_dump_flush - write the finished lines still held.  The lines go
+ * straight to the FILE's descriptor when it has one, after flushing it.
+ * vma_dump_destroy() writes them too, through stdio, so a failure stays in
+ * the FILE's error state, but it cannot report one: call this first to
+ * learn of it.  Return: VMA_OK or VMA_ERR_OUTPUT.
+ */
+int vma_dump_flush(struct vma_dump *dump);
 
 /* Format seconds since the first record: "%3u.%09u", exactly. */
 void vma_format_time(char *buf, size_t len, uint64_t cycles, uint64_t hz);

@@ -33,10 +33,17 @@ struct vma_exit_sub {
 
 struct vma_exit_stats {
 	uint32_t reason;
+	/*
+	 * Every arc of the reason.  While records are read only its counters
+	 * are kept: each arc's sample goes to exactly one of the subs, and
+	 * vma_hvm_stats_finish() gathers them here (the same summary, one
+	 * sample add per arc instead of two).
+	 */
 	struct vma_cycles cycles;
 	struct vma_exit_sub *subs; /* owned */
 	uint32_t nr_subs, cap_subs;
 	uint32_t *index;           /* owned: open-addressing hash of subs, 2 * cap_subs slots */
+	uint32_t last_sub;         /* the sub found last: most arcs repeat it */
 };
 
 /* Wake-to-halt cases, per vector (xenalyze's names in the summary). */
@@ -62,12 +69,26 @@ struct vma_hvm_stats {
 struct vma_hvm_stats *vma_hvm_stats_create(void);
 void vma_hvm_stats_destroy(struct vma_hvm_stats *stats);
 
-/* One closed arc of @cycles for exit @reason. */
+/*
+ * One closed arc of @cycles for exit @reason.  An arc of non-zero cycles
+ * must also be given to vma_hvm_stats_add_sub(), which keeps its sample;
+ * an exit of no known length (0 cycles) need not.
+ */
 void vma_hvm_stats_add_exit(struct vma_hvm_stats *stats, uint32_t reason, uint64_t cycles);
 
 /* The same arc's refinement (may come later than the arc, see state.h). */
 void vma_hvm_stats_add_sub(struct vma_hvm_stats *stats, uint32_t reason,
 			   const struct vma_hvm_inflight *inflight, uint64_t cycles);
+
+/* Both at once, for an arc whose refinement is final. */
+void vma_hvm_stats_add_arc(struct vma_hvm_stats *stats, uint32_t reason,
+			   const struct vma_hvm_inflight *inflight, uint64_t cycles);
+
+/*
+ * Completes the exit reasons' summaries from their subs, once every arc
+ * has been added (vma_machine_finish()); call it once.
+ */
+void vma_hvm_stats_finish(struct vma_hvm_stats *stats);
 
 /* A wake-to-halt time of @cycles for interrupt @vector. */
 void vma_hvm_stats_add_w2h(struct vma_hvm_stats *stats, uint32_t vector, enum vma_w2h_case c,

@@ -107,6 +107,9 @@ struct vma_hvm_w2h {
 	uint32_t wanting_tsc;   /* of those, waiting for their vmentry */
 	uint64_t start_tsc[VMA_GUEST_VECTORS]; /* 0 none, 1 until the vmentry */
 	uint8_t is_wake[VMA_GUEST_VECTORS];
+	/* Bit i: start_tsc[i] != 0, and start_tsc[i] == 1 (not to scan 256 entries). */
+	uint64_t started[VMA_GUEST_VECTORS / 64];
+	uint64_t unstamped[VMA_GUEST_VECTORS / 64];
 };
 
 struct vma_hvm {
@@ -266,6 +269,7 @@ struct vma_machine {
 	uint32_t lost_pcpus;       /* pcpus inside a lost-records gap */
 	uint64_t records;
 	uint64_t lost_records;     /* records the tracer said it dropped */
+	bool finished;             /* vma_machine_finish() was called */
 	bool kvm;                  /* records come from KVM (ftrace) inputs */
 	uint64_t kvm_window;       /* KVM latency window in trace ticks (1 ms) */
 	struct vma_kvm_threads *kvm_threads; /* owned: host thread -> vcpu */
@@ -306,7 +310,10 @@ void vma_machine_pcpu_end(struct vma_machine *machine, uint32_t pcpu);
 
 /*
  * vma_machine_finish - close what is open at the end of the trace (running
- * stretches, cpu affinity) so the summaries cover the whole trace.
+ * stretches, cpu affinity) so the summaries cover the whole trace.  Some
+ * summaries get their samples only here (an exit reason's come from its
+ * handlers', a domain's total time from its vcpus' running times...): read
+ * percentiles after it.  Calls after the first do nothing.
  */
 void vma_machine_finish(struct vma_machine *machine);
 

@@ -3,12 +3,20 @@
  * A growable text buffer for building output lines.  Allocation failure is
  * sticky: the buffer stops growing, and vma_sb_failed() says so, so callers
  * format freely and check once.
+ *
+ * Dump mode builds a line for every record, so appending is on the hot path:
+ * the append primitives below check for room inline and convert numbers
+ * without going through the C library's printf, and vma_sb_printf() itself
+ * formats the common conversions directly (see vma_sb_vprintf()).
  */
 #ifndef VMALYZE_STRBUF_H
 #define VMALYZE_STRBUF_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 struct vma_strbuf {
 	char *buf;    /* owned; always NUL-terminated when cap > 0 */
@@ -26,12 +34,80 @@ static inline void vma_sb_reset(struct vma_strbuf *sb)
 		sb->buf[0] = '\0';
 }
 void vma_sb_puts(struct vma_strbuf *sb, const char *s);
-void vma_sb_putc(struct vma_strbuf *sb, char c);
 void vma_sb_printf(struct vma_strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * vma_sb_vprintf - append like vsnprintf(), with the same bytes.  The
+ * conversions record decoders use (%d %i %u %x %c %s %%, with the flags '-'
+ * and '0', a width and the length modifiers hh h l ll z j) are formatted
+ * here; a format with anything else (a precision, %f...) goes whole to
+ * vsnprintf().
+ */
+void vma_sb_vprintf(struct vma_strbuf *sb, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
 static inline bool vma_sb_failed(const struct vma_strbuf *sb)
 {
 	return sb->failed;
 }
+
+/*
+ * vma_sb_grow - make room for @extra more bytes and the NUL.
+ * Return: false when the buffer cannot grow (then it is marked failed).
+ */
+bool vma_sb_grow(struct vma_strbuf *sb, size_t extra);
+
+/* Room for @extra more bytes and the NUL, growing only when short. */
+static inline bool vma_sb_room(struct vma_strbuf *sb, size_t extra)
+{
+	return sb->cap - sb->len > extra || vma_sb_grow(sb, extra);
+}
+
+/* Append the @n bytes at @s (which need not be NUL-terminated). */
+static inline void vma_sb_put(struct vma_strbuf *sb, const char *s, size_t n)
+{
+	if (!vma_sb_room(sb, n))
+		return;
+	memcpy(sb->buf + sb->len, s, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
+/* Append a string literal, its length known at compile time. */
+#define vma_sb_putlit(sb, lit) vma_sb_put((sb), "" lit, sizeof(lit) - 1)
+
+static inline void vma_sb_putc(struct vma_strbuf *sb, char c)
+{
+	if (!vma_sb_room(sb, 1))
+		return;
+	sb->buf[sb->len++] = c;
+	sb->buf[sb->len] = '\0';
+}
+
+/* Append @n copies of @c. */
+void vma_sb_put_fill(struct vma_strbuf *sb, char c, size_t n);
+
+/*
+ * Numbers, as printf would print them.  @width is a minimum field width,
+ * filled on the left with @pad (' ' or '0'): vma_sb_put_u64_pad(sb, v, 9,
+ * '0') is "%09llu".
+ */
+void vma_sb_put_u64(struct vma_strbuf *sb, uint64_t v); /* "%llu" */
+void vma_sb_put_s64(struct vma_strbuf *sb, int64_t v);  /* "%lld" */
+/* "%llx"; pass a uint32_t for "%x" of a 32-bit word, never a sign-extended int. */
+void vma_sb_put_x64(struct vma_strbuf *sb, uint64_t v);
+void vma_sb_put_u64_pad(struct vma_strbuf *sb, uint64_t v, unsigned int width, char pad);
+void vma_sb_put_x64_pad(struct vma_strbuf *sb, uint64_t v, unsigned int width, char pad);
+
+/*
+ * Low-level writers, for a caller that made room (vma_sb_room) for a run of
+ * pieces, writes them in place through a cursor and sets len and the NUL
+ * once (the dump line's columns).  Each writes at @p, without a NUL, and
+ * returns the end.
+ */
+char *vma_fmt_u64(char *p, uint64_t v); /* "%llu": at most 20 bytes */
+/* Exactly @n digits: the last @n of @v, zero-filled ("%09llu" of v < 10^9). */
+char *vma_fmt_dec_fixed(char *p, uint64_t v, unsigned int n);
 
 #endif /* VMALYZE_STRBUF_H */

@@ -6,7 +6,8 @@
  *
  * Xen classes are one-hot bits in the 12-bit main field of the event id;
  * a record with no bit or several (TRC_GUEST records, garbage) has no
- * handler and is only counted and shown.
+ * handler and is only counted and shown.  KVM ids and the readers'
+ * synthetic records lie above the 28 bits of Xen ids.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -42,28 +43,15 @@ static const struct triage xen_classes[8] = {
 	{ "hw", NULL, VMA_VOL_HW, false, false, VMA_VCPU_NONE },
 };
 
-static const struct triage *classify(uint32_t event)
-{
-	uint32_t main = VMA_TRC_MAIN(event);
-	uint32_t low = main & 0xff;
-
-	if (event == VMA_SYNTH_LOST_END)
-		return &xen_classes[0];
-	if (!vma_id_is_xen(event) || main != low || !low || (low & (low - 1)))
-		return NULL;
-	return &xen_classes[__builtin_ctz(low)];
-}
-
-static uint32_t record_bytes(const struct vma_record *rec)
+static inline uint32_t record_bytes(const struct vma_record *rec)
 {
 	return 4 + ((rec->flags & VMA_REC_HAS_TSC) ? 8 : 0) + 4u * rec->nr_data;
 }
 
 /* HVM volume by kind, counted for records the HVM handler takes. */
-static void account_hvm_volume(struct vma_pcpu *p, const struct vma_record *rec)
+static inline void account_hvm_volume(struct vma_pcpu *p, const struct vma_record *rec,
+				      uint32_t bytes)
 {
-	uint32_t bytes = record_bytes(rec);
-
 	switch (VMA_TRC_SUB(rec->event)) {
 	case 1:
 		p->volume[rec->event == TRC_HVM_VMENTRY ? VMA_VOL_HVM_VMENTRY
@@ -78,82 +66,114 @@ static void account_hvm_volume(struct vma_pcpu *p, const struct vma_record *rec)
 	}
 }
 
-/* The class's preconditions; on failure the record is shown, not used. */
-static bool checks_pass(struct vma_machine *m, struct vma_pcpu *p, const struct triage *t,
-			const struct vma_record *rec)
+/* A failed check: warn once per kind; the record is shown, not used. */
+static __attribute__((noinline, cold)) bool check_failed(struct vma_machine *m,
+							  struct vma_pcpu *p,
+							  const struct triage *t,
+							  const struct vma_record *rec)
 {
-	bool hvm_emul = t->volume == VMA_VOL_HVM &&
-			VMA_TRC_SUB(rec->event) == VMA_TRC_SUB(TRC_HVM_EMUL);
 	struct vma_vcpu *v = p->current;
 
-	if (!t->needs_current)
-		return true;
-	if (!v) {
+	if (!v)
 		vma_diag_warn_once(m->diag, "dispatch-no-current",
 				   "%s record 0x%x on pcpu %u with no vcpu known to run there; "
 				   "not processed", t->name, rec->event, p->id);
-		return false;
-	}
-	if (hvm_emul)
-		return true;
-	if (t->not_idle && v->domain->did == VMA_IDLE_DOMAIN) {
+	else if (t->not_idle && v->domain->did == VMA_IDLE_DOMAIN)
 		vma_diag_warn_once(m->diag, "dispatch-idle",
 				   "%s record 0x%x for the idle domain on pcpu %u; not processed",
 				   t->name, rec->event, p->id);
-		return false;
-	}
-	if (t->type != VMA_VCPU_NONE && !vma_vcpu_set_type(v, t->type)) {
+	else
 		vma_diag_warn_once(m->diag, "dispatch-type",
 				   "%s record 0x%x for d%uv%u, whose records so far were of "
 				   "another type; not processed",
 				   t->name, rec->event, v->domain->did, v->vid);
-		return false;
-	}
+	return false;
+}
+
+/* The class's preconditions; on failure the record is shown, not used. */
+static inline bool checks_pass(struct vma_machine *m, struct vma_pcpu *p, const struct triage *t,
+			       const struct vma_record *rec)
+{
+	struct vma_vcpu *v = p->current;
+
+	if (!t->needs_current)
+		return true;
+	if (__builtin_expect(!v, 0))
+		return check_failed(m, p, t, rec);
+	/* HVM emulation records are taken whatever runs. */
+	if (t->volume == VMA_VOL_HVM && VMA_TRC_SUB(rec->event) == VMA_TRC_SUB(TRC_HVM_EMUL))
+		return true;
+	if (t->not_idle && __builtin_expect(v->domain->did == VMA_IDLE_DOMAIN, 0))
+		return check_failed(m, p, t, rec);
+	if (v->type != t->type && t->type != VMA_VCPU_NONE && !vma_vcpu_set_type(v, t->type))
+		return check_failed(m, p, t, rec);
 	return true;
+}
+
+/* A record of a pcpu not seen before. */
+static __attribute__((noinline)) struct vma_pcpu *new_pcpu(struct vma_machine *m, uint32_t id,
+							   int *rc)
+{
+	*rc = vma_machine_add_pcpu(m, id);
+	return *rc ? NULL : vma_pcpu_of(m, id);
+}
+
+/* Records that are not of one Xen class: KVM, synthetic, unknown. */
+static __attribute__((noinline)) int dispatch_other(struct vma_machine *m, struct vma_pcpu *p,
+						    const struct vma_record *rec,
+						    struct vma_outcome *out)
+{
+	if (vma_id_is_kvm(rec->event))
+		return vma_kvm_record(m, p, rec, out);
+	if (rec->event == VMA_SYNTH_LOST_END) {
+		p->volume[VMA_VOL_GEN] += record_bytes(rec);
+		return vma_gen_record(m, p, rec, out);
+	}
+	p->volume[VMA_VOL_OTHER] += record_bytes(rec);
+	return VMA_OK;
 }
 
 int vma_dispatch(struct vma_machine *m, const struct vma_record *rec, struct vma_outcome *out)
 {
+	/* A Xen class is one bit of the low byte of the id's top 12 bits. */
+	uint32_t main = rec->event >> 16;
 	struct vma_pcpu *p = vma_pcpu_of(m, rec->pcpu);
 	const struct triage *t;
+	uint64_t tsc = rec->tsc;
+	uint32_t bytes;
 	int rc;
 
-	out->unprocessed = false;
-	out->orphan = false;
-	out->arc_closed = false;
-	out->arc_cycles = 0;
-	out->svm = m->svm;
-
-	if (!p) {
-		rc = vma_machine_add_pcpu(m, rec->pcpu);
-		if (rc)
+	*out = (struct vma_outcome){ .svm = m->svm };
+	if (__builtin_expect(!p, 0)) {
+		p = new_pcpu(m, rec->pcpu, &rc);
+		if (!p)
 			return rc;
-		p = vma_pcpu_of(m, rec->pcpu);
 	}
 	m->records++;
-	if (!m->have_time && rec->tsc) {
-		m->first_tsc = rec->tsc;
+	if (__builtin_expect(!m->have_time, 0) && tsc) {
+		m->first_tsc = tsc;
 		m->have_time = true;
 	}
-	if (rec->tsc > m->last_tsc)
-		m->last_tsc = rec->tsc;
+	if (tsc > m->last_tsc)
+		m->last_tsc = tsc;
 	if (rec->flags & VMA_REC_HAS_TSC) {
-		if (!p->first_tsc)
-			p->first_tsc = rec->tsc;
-		p->last_tsc = rec->tsc;
+		if (__builtin_expect(!p->first_tsc, 0))
+			p->first_tsc = tsc;
+		p->last_tsc = tsc;
 	}
 
-	if (vma_id_is_kvm(rec->event))
-		return vma_kvm_record(m, p, rec, out);
-	t = classify(rec->event);
-	p->volume[t ? t->volume : VMA_VOL_OTHER] += record_bytes(rec);
-	if (!t || !t->handler)
+	if (__builtin_expect(main - 1 >= 0xff || (main & (main - 1)), 0))
+		return dispatch_other(m, p, rec, out);
+	t = &xen_classes[__builtin_ctz(main)];
+	bytes = record_bytes(rec);
+	p->volume[t->volume] += bytes;
+	if (!t->handler)
 		return VMA_OK;
 	if (!checks_pass(m, p, t, rec)) {
 		out->unprocessed = true;
 		return VMA_OK;
 	}
 	if (t->volume == VMA_VOL_HVM)
-		account_hvm_volume(p, rec);
+		account_hvm_volume(p, rec, bytes);
 	return t->handler(m, p, rec, out);
 }

@@ -7,16 +7,20 @@
  * different pcpus are interleaved in whatever order xentrace got to them.
  * This reader turns that into one stream per pcpu:
  *
- *  - one scanner walks the chain of window headers from the start of the
- *    file, lazily, and queues each window on its pcpu;
+ *  - at open, a scan walks the chain of window headers through the whole
+ *    file (12 bytes read per window), so that every pcpu is known, and
+ *    merged, from its first record: a pcpu whose first window is written
+ *    late in the file may hold records older than records of windows
+ *    written before it.  Damage in the chain is reported then.  The scan
+ *    queues each window on its pcpu, up to INDEX_BUDGET windows in all
+ *    (about 2 GiB of a typical trace), and remembers each pcpu's last one;
+ *  - beyond the budget, a second walk of the same chain queues windows
+ *    lazily, when a pcpu has read all of its queue, so the windows held
+ *    at any time are those between the slowest and the fastest pcpu, not
+ *    the file's;
  *  - each pcpu stream reads its own windows with pread() into a small
  *    buffer of its own, so memory does not grow with the file and a file
  *    of any size (4 GiB and more) is never loaded or mapped whole.
- *
- * At open the scanner indexes every window header in the file (12 bytes
- * read per window, 12 bytes kept), so every pcpu is known, and merged,
- * from its first record: a pcpu whose first window is written late in the
- * file may hold records older than records of windows written before it.
  *
  * Records without a TSC take their pcpu's last TSC.  A TRC_LOST_RECORDS
  * record is delivered at the time of the first lost record and followed by
@@ -45,6 +49,8 @@
  * far below it, and pcpu tables are sized by the highest number seen.
  */
 #define MAX_PCPU_ID (1u << 20)
+/* Windows the scan at open queues, in all pcpus (24 bytes each). */
+#define INDEX_BUDGET (1u << 16)
 
 struct window {
 	uint64_t start; /* file offset of the first record */
@@ -55,9 +61,11 @@ struct window {
 struct pcpu_stream {
 	struct vma_stream stream; /* first: the merge sees only this */
 	struct xt_reader *reader;
-	/* Windows found by the scanner and not yet read (a ring). */
+	/* Windows found and not yet read (a ring). */
 	struct window *queue;
 	size_t q_head, q_len, q_cap;
+	uint64_t queued_upto;  /* start of the last window queued, 0 if none */
+	uint64_t last_window;  /* start of its last window in the file, 0 if none */
 	/* The window being read. */
 	uint64_t pos, end;
 	bool cut;
@@ -65,10 +73,23 @@ struct pcpu_stream {
 	unsigned char *buf;
 	size_t buf_cap, buf_len;
 	uint64_t buf_off;
+	/*
+	 * min(end, buf_off + buf_len) while reading: a record starting at
+	 * least MAX_RECORD_SIZE before it is whole in the buffer and the
+	 * window, the common case stream_next() decodes without checks.
+	 * 0 when the next call must take the careful path.
+	 */
+	uint64_t fast_end;
 	uint64_t last_tsc;
 	bool have_lost_end;
 	struct vma_record lost_end;
 	bool announced;
+};
+
+/* A walk along the chain of window headers. */
+struct chain_walk {
+	uint64_t off;  /* next window header */
+	bool done;
 };
 
 struct xt_reader {
@@ -76,8 +97,10 @@ struct xt_reader {
 	struct pcpu_stream **pcpus; /* indexed by pcpu number */
 	uint32_t nr_slots;
 	uint32_t nr_pcpus;
-	uint64_t scan_off;          /* next window header */
-	bool scan_done;
+	struct chain_walk scan;     /* the walk at open, which reports damage */
+	uint32_t indexed;           /* windows it queued */
+	uint64_t chain_end;         /* where it stopped: the end of the chain */
+	struct chain_walk lazy;     /* the quiet walk for what it did not queue */
 	bool stopped;               /* read error: every stream ends now */
 	int status;                 /* what streams return once their windows run out */
 };
@@ -90,11 +113,24 @@ struct xt_reader {
 static int report(struct xt_reader *rd, enum vma_level level, uint64_t offset, const char *what)
 {
 	if (!vma_diag_report(rd->input->diag, level, rd->input->path, offset, "%s", what)) {
-		rd->scan_done = true;
+		rd->scan.done = true;
 		rd->status = VMA_ERR_DAMAGED;
 		return VMA_ERR_DAMAGED;
 	}
 	return VMA_OK;
+}
+
+/* A read error: every stream ends at its next call. */
+static void stop_reading(struct xt_reader *rd)
+{
+	uint32_t i;
+
+	rd->stopped = true;
+	rd->status = VMA_ERR_IO;
+	for (i = 0; i < rd->nr_slots; i++) {
+		if (rd->pcpus[i])
+			rd->pcpus[i]->fast_end = 0;
+	}
 }
 
 static int read_exact(struct xt_reader *rd, void *dst, size_t len, uint64_t off)
@@ -109,8 +145,7 @@ static int read_exact(struct xt_reader *rd, void *dst, size_t len, uint64_t off)
 				continue;
 			vma_diag_report(rd->input->diag, VMA_LVL_INPUT, rd->input->path,
 					off + done, "Cannot read: %s", strerror(errno));
-			rd->stopped = true;
-			rd->status = VMA_ERR_IO;
+			stop_reading(rd);
 			return VMA_ERR_IO;
 		}
 		if (n == 0)
@@ -229,29 +264,36 @@ static uint64_t resync(struct xt_reader *rd, uint64_t from)
 	return rd->input->size;
 }
 
-/* Read one window header and queue the window.  VMA_END at end of file. */
-static int scan_one(struct xt_reader *rd, uint32_t *cpu_out)
+/*
+ * The next window along the chain of @walk: sets *@cpu, *@start, *@end and
+ * *@cut and returns VMA_OK, or VMA_END when the chain ends (the end of the
+ * file), or a negative VMA_ERR_* (VMA_ERR_DAMAGED: damage above the
+ * tolerance ends it).  The walk
+ * at open (@loud) reports damage; the lazy walk follows the same chain
+ * quietly and stops where the first one did.
+ */
+static int chain_next(struct xt_reader *rd, struct chain_walk *walk, bool loud, uint32_t *cpu,
+		      uint64_t *start, uint64_t *end, bool *cut)
 {
 	struct vma_input *in = rd->input;
 	unsigned char hdr[CPU_CHANGE_SIZE];
-	struct pcpu_stream *ps;
-	uint64_t off = rd->scan_off;
-	uint64_t start, end;
-	uint32_t cpu, wsize;
-	bool cut;
+	uint64_t off;
+	uint32_t wsize;
 	char msg[200];
 	int rc;
 
 	for (;;) {
-		if (rd->scan_done || rd->stopped)
-			return rd->status ? rd->status : VMA_END;
-		off = rd->scan_off;
-		if (off >= in->size) {
-			rd->scan_done = true;
+		if (walk->done || rd->stopped)
+			return rd->stopped ? rd->status : VMA_END;
+		off = walk->off;
+		if (off >= in->size || (!loud && off >= rd->chain_end)) {
+			walk->done = true;
 			return VMA_END;
 		}
 		if (in->size - off < CPU_CHANGE_SIZE) {
-			rd->scan_done = true;
+			walk->done = true;
+			if (!loud)
+				return VMA_END;
 			snprintf(msg, sizeof(msg),
 				 "File ends inside a window header (%" PRIu64 " bytes left)",
 				 in->size - off);
@@ -261,59 +303,108 @@ static int scan_one(struct xt_reader *rd, uint32_t *cpu_out)
 		rc = read_exact(rd, hdr, sizeof(hdr), off);
 		if (rc)
 			return rc == VMA_END ? VMA_END : rc;
-		cpu = le32(hdr + 4);
+		*cpu = le32(hdr + 4);
 		wsize = le32(hdr + 8);
-		if (le32(hdr) == CPU_CHANGE_HEADER && cpu < MAX_PCPU_ID)
+		if (le32(hdr) == CPU_CHANGE_HEADER && *cpu < MAX_PCPU_ID)
 			break;
-		snprintf(msg, sizeof(msg),
-			 "Expected a window header (cpu_change record), found word 0x%08x",
-			 le32(hdr));
-		rc = report(rd, VMA_LVL_FILE, off, msg);
-		if (rc)
-			return rc;
-		rd->scan_off = resync(rd, off + 4);
-		if (rd->scan_off < in->size)
+		if (loud) {
+			snprintf(msg, sizeof(msg),
+				 "Expected a window header (cpu_change record), found word 0x%08x",
+				 le32(hdr));
+			rc = report(rd, VMA_LVL_FILE, off, msg);
+			if (rc)
+				return rc;
+		}
+		walk->off = resync(rd, off + 4);
+		if (loud && walk->off < in->size)
 			vma_diag_info(in->diag, "%s: resuming at offset %" PRIu64, in->path,
-				      rd->scan_off);
+				      walk->off);
 	}
 
-	start = off + CPU_CHANGE_SIZE;
-	end = start + wsize;
-	cut = end > in->size;
-	if (cut) {
-		snprintf(msg, sizeof(msg),
-			 "Window of pcpu %u runs past the end of the file (%u bytes, %" PRIu64
-			 " present): the trace is truncated",
-			 cpu, wsize, in->size - start);
-		rc = report(rd, VMA_LVL_FILE, off, msg);
-		if (rc)
-			return rc;
-		end = in->size;
+	*start = off + CPU_CHANGE_SIZE;
+	*end = *start + wsize;
+	*cut = *end > in->size;
+	if (*cut) {
+		if (loud) {
+			snprintf(msg, sizeof(msg),
+				 "Window of pcpu %u runs past the end of the file (%u bytes, %" PRIu64
+				 " present): the trace is truncated",
+				 *cpu, wsize, in->size - *start);
+			rc = report(rd, VMA_LVL_FILE, off, msg);
+			if (rc)
+				return rc;
+		}
+		*end = in->size;
 	}
-	rd->scan_off = end;
-
-	ps = pcpu_get(rd, cpu);
-	if (!ps) {
-		rd->status = VMA_ERR_NOMEM;
-		rd->stopped = true;
-		return VMA_ERR_NOMEM;
-	}
-	if (start < end) {
-		rc = queue_window(ps, start, end, cut);
-		if (rc)
-			return rc;
-	}
-	if (!ps->announced) {
-		ps->announced = true;
-		vma_diag_info(in->diag, "%s: pcpu %u starts at offset %" PRIu64, in->path, cpu,
-			      off);
-		rc = in->new_stream(in->new_stream_arg, &ps->stream);
-		if (rc)
-			return rc;
-	}
-	if (cpu_out)
-		*cpu_out = cpu;
+	walk->off = *end;
 	return VMA_OK;
+}
+
+/*
+ * The walk at open: every window header.  Pcpus are announced once it is
+ * done, in the order they appeared, so that each knows its last window.
+ */
+static int scan_all(struct xt_reader *rd)
+{
+	struct vma_input *in = rd->input;
+	struct pcpu_stream *ps, **order;
+	uint64_t start, end, hdr_off;
+	uint32_t nr = 0, i, cpu;
+	bool cut;
+	int rc = VMA_OK, walk;
+
+	order = NULL;
+	for (;;) {
+		hdr_off = rd->scan.off;
+		walk = chain_next(rd, &rd->scan, true, &cpu, &start, &end, &cut);
+		if (walk != VMA_OK)
+			break;
+		ps = pcpu_get(rd, cpu);
+		if (!ps) {
+			rd->status = VMA_ERR_NOMEM;
+			rd->stopped = true;
+			rc = VMA_ERR_NOMEM;
+			goto out;
+		}
+		if (!ps->announced) {
+			struct pcpu_stream **o = realloc(order, (nr + 1) * sizeof(*o));
+
+			if (!o) {
+				rc = VMA_ERR_NOMEM;
+				goto out;
+			}
+			order = o;
+			order[nr++] = ps;
+			ps->announced = true;
+			vma_diag_info(in->diag, "%s: pcpu %u starts at offset %" PRIu64, in->path,
+				      cpu, hdr_off);
+		}
+		if (start >= end)
+			continue;
+		ps->last_window = start;
+		/* Past the budget only a pcpu's first window is queued now. */
+		if (rd->indexed < INDEX_BUDGET || !ps->queued_upto) {
+			rc = queue_window(ps, start, end, cut);
+			if (rc)
+				goto out;
+			ps->queued_upto = start;
+		}
+		if (rd->indexed < INDEX_BUDGET) {
+			rd->indexed++;
+			/* The lazy walk starts after the last window queued in order. */
+			rd->lazy.off = rd->scan.off;
+		}
+	}
+	if (walk != VMA_END && walk != VMA_ERR_DAMAGED) {
+		rc = walk;
+		goto out;
+	}
+	rd->chain_end = rd->scan.off;
+	for (i = 0; i < nr && rc == VMA_OK; i++)
+		rc = in->new_stream(in->new_stream_arg, &order[i]->stream);
+out:
+	free(order);
+	return rc;
 }
 
 /* Make at least @need bytes at ps->pos available in the buffer. */
@@ -338,16 +429,33 @@ static int fill(struct pcpu_stream *ps, size_t need)
 	return VMA_OK;
 }
 
-/* Move to the next queued window of this pcpu, scanning for more. */
+/*
+ * Move to the next window of this pcpu: its queue, else the lazy walk
+ * until it finds one.  Returns what the stream ends with when there is none.
+ */
 static int next_window(struct pcpu_stream *ps)
 {
 	struct xt_reader *rd = ps->reader;
+	uint64_t start, end;
+	uint32_t cpu;
+	bool cut;
 	int rc;
 
 	while (ps->q_len == 0) {
-		rc = scan_one(rd, NULL);
+		if (rd->stopped)
+			return rd->status;
+		if (ps->queued_upto >= ps->last_window)
+			return rd->status ? rd->status : VMA_END;
+		rc = chain_next(rd, &rd->lazy, false, &cpu, &start, &end, &cut);
 		if (rc)
-			return rc;
+			return rc == VMA_END && rd->status ? rd->status : rc;
+		if (start < end && cpu < rd->nr_slots && rd->pcpus[cpu] &&
+		    start > rd->pcpus[cpu]->queued_upto) {
+			rc = queue_window(rd->pcpus[cpu], start, end, cut);
+			if (rc)
+				return rc;
+			rd->pcpus[cpu]->queued_upto = start;
+		}
 	}
 	ps->pos = ps->queue[ps->q_head].start;
 	ps->end = ps->queue[ps->q_head].end;
@@ -357,14 +465,118 @@ static int next_window(struct pcpu_stream *ps)
 	return VMA_OK;
 }
 
-static int stream_next(struct vma_stream *stream)
+/* Cold paths of stream_next(), kept out of its frame. */
+static __attribute__((noinline, cold)) int tsc_backwards(struct pcpu_stream *ps, uint64_t tsc)
 {
-	struct pcpu_stream *ps = (struct pcpu_stream *)stream;
-	struct vma_record *rec = &stream->rec;
+	char msg[160];
+
+	snprintf(msg, sizeof(msg),
+		 "Time stamp of pcpu %u goes backwards (%" PRIu64 " after %" PRIu64 ")",
+		 ps->stream.pcpu, tsc, ps->last_tsc);
+	return report(ps->reader, VMA_LVL_SANITY, ps->pos, msg);
+}
+
+static __attribute__((noinline, cold)) void record_overruns(struct pcpu_stream *ps,
+							     uint32_t header, uint32_t size)
+{
+	char msg[160];
+
+	snprintf(msg, sizeof(msg),
+		 "Record 0x%08x of pcpu %u (%u bytes) does not fit in its window "
+		 "(%" PRIu64 " bytes left); rest of the window skipped",
+		 TRC_HD_TO_EVENT(header), ps->stream.pcpu, size, ps->end - ps->pos);
+	report(ps->reader, VMA_LVL_FILE, ps->pos, msg);
+}
+
+/*
+ * A TRC_LOST_RECORDS record, just decoded: delivered at the time of the
+ * first lost record, its end (VMA_SYNTH_LOST_END) at its own time after.
+ */
+static __attribute__((noinline, cold)) int lost_records(struct pcpu_stream *ps,
+							 struct vma_record *rec, uint64_t prev_tsc)
+{
+	uint64_t first_tsc = vma_rec_u64(rec, 2);
+
+	ps->lost_end = *rec;
+	ps->lost_end.event = VMA_SYNTH_LOST_END;
+	ps->lost_end.flags |= VMA_REC_SYNTHETIC;
+	ps->have_lost_end = true;
+	ps->fast_end = 0;
+	if (first_tsc <= rec->tsc)
+		rec->tsc = first_tsc > prev_tsc ? first_tsc : prev_tsc;
+	return VMA_OK;
+}
+
+static int decode_checked(struct pcpu_stream *ps, const unsigned char *p, uint32_t header);
+
+/*
+ * Decode the record at ps->pos into the stream's record.  @p points to it
+ * with MAX_RECORD_SIZE bytes readable, so that the payload is copied with
+ * one fixed-size copy: words past nr_data get whatever follows the record.
+ * @checked: the time stamp may go backwards (to be reported); only
+ * decode_checked() passes true, so that the common path makes no call
+ * but tail calls, and needs no stack frame.
+ */
+static inline __attribute__((always_inline)) int decode(struct pcpu_stream *ps,
+							const unsigned char *p,
+							uint32_t header, bool checked)
+{
+	struct vma_record *rec = &ps->stream.rec;
 	uint64_t prev_tsc = ps->last_tsc;
+	uint32_t extra = TRC_HD_EXTRA(header);
+	bool has_tsc = TRC_HD_INCLUDES_CYCLE_COUNT(header);
+	uint32_t size = 4 + (has_tsc ? 8 : 0) + 4 * extra;
+	const unsigned char *data = p + 4;
+	int rc;
+
+	if (has_tsc) {
+		uint64_t tsc = (uint64_t)le32(p + 4) | (uint64_t)le32(p + 8) << 32;
+
+		if (tsc < prev_tsc) {
+			if (!checked)
+				return decode_checked(ps, p, header);
+			rc = tsc_backwards(ps, tsc);
+			if (rc)
+				return rc;
+		}
+		data += 8;
+		rec->flags = VMA_REC_HAS_TSC;
+		ps->last_tsc = tsc;
+		rec->tsc = tsc;
+	} else {
+		rec->flags = 0;
+		rec->tsc = prev_tsc;
+	}
+	rec->offset = ps->pos;
+	rec->event = TRC_HD_TO_EVENT(header);
+	rec->pcpu = ps->stream.pcpu;
+	rec->ctx = 0;
+	rec->nr_data = (uint16_t)extra;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(rec->data, data, 4 * TRACE_EXTRA_MAX);
+#else
+	for (uint32_t i = 0; i < TRACE_EXTRA_MAX; i++)
+		rec->data[i] = le32(data + 4 * i);
+#endif
+	ps->pos += size;
+	if (__builtin_expect(rec->event == TRC_LOST_RECORDS, 0) && extra == 4 && has_tsc)
+		return lost_records(ps, rec, prev_tsc);
+	return VMA_OK;
+}
+
+static __attribute__((noinline)) int decode_checked(struct pcpu_stream *ps,
+						    const unsigned char *p, uint32_t header)
+{
+	return decode(ps, p, header, true);
+}
+
+/* Everything but a record that is whole in the buffer. */
+static __attribute__((noinline)) int stream_next_slow(struct pcpu_stream *ps)
+{
+	struct vma_record *rec = &ps->stream.rec;
+	unsigned char whole[MAX_RECORD_SIZE];
 	const unsigned char *p;
-	uint32_t header, extra, size, i;
-	bool has_tsc;
+	uint32_t header, size;
 	int rc;
 
 	if (ps->have_lost_end) {
@@ -393,22 +605,11 @@ static int stream_next(struct vma_stream *stream)
 			return rc == VMA_END ? VMA_ERR_IO : rc;
 		p = ps->buf + (ps->pos - ps->buf_off);
 		header = le32(p);
-		extra = TRC_HD_EXTRA(header);
-		has_tsc = TRC_HD_INCLUDES_CYCLE_COUNT(header);
-		size = 4 + (has_tsc ? 8 : 0) + 4 * extra;
+		size = 4 + (TRC_HD_INCLUDES_CYCLE_COUNT(header) ? 8 : 0) + 4 * TRC_HD_EXTRA(header);
 		if (ps->end - ps->pos < size) {
-			char msg[160];
-
-			if (ps->cut) {
-				/* The record the file's end cut in two: reported already. */
-				ps->pos = ps->end;
-				continue;
-			}
-			snprintf(msg, sizeof(msg),
-				 "Record 0x%08x of pcpu %u (%u bytes) does not fit in its window "
-				 "(%" PRIu64 " bytes left); rest of the window skipped",
-				 TRC_HD_TO_EVENT(header), stream->pcpu, size, ps->end - ps->pos);
-			report(ps->reader, VMA_LVL_FILE, ps->pos, msg);
+			/* The record the file's end cut in two was reported already. */
+			if (!ps->cut)
+				record_overruns(ps, header, size);
 			ps->pos = ps->end;
 			continue;
 		}
@@ -418,50 +619,22 @@ static int stream_next(struct vma_stream *stream)
 		p = ps->buf + (ps->pos - ps->buf_off);
 		break;
 	}
+	/* The fast path may take the following records. */
+	ps->fast_end = ps->buf_off + ps->buf_len < ps->end ? ps->buf_off + ps->buf_len : ps->end;
+	memset(whole, 0, sizeof(whole));
+	memcpy(whole, p, size);
+	return decode_checked(ps, whole, header);
+}
 
-	rec->offset = ps->pos;
-	rec->event = TRC_HD_TO_EVENT(header);
-	rec->pcpu = stream->pcpu;
-	rec->ctx = 0;
-	rec->nr_data = (uint16_t)extra;
-	p += 4;
-	if (has_tsc) {
-		uint64_t tsc = (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+static int stream_next(struct vma_stream *stream)
+{
+	struct pcpu_stream *ps = (struct pcpu_stream *)stream;
+	const unsigned char *p;
 
-		p += 8;
-		rec->flags = VMA_REC_HAS_TSC;
-		if (tsc < ps->last_tsc) {
-			char msg[160];
-
-			snprintf(msg, sizeof(msg),
-				 "Time stamp of pcpu %u goes backwards (%" PRIu64 " after %" PRIu64
-				 ")", stream->pcpu, tsc, ps->last_tsc);
-			rc = report(ps->reader, VMA_LVL_SANITY, ps->pos, msg);
-			if (rc)
-				return rc;
-		}
-		ps->last_tsc = tsc;
-		rec->tsc = tsc;
-	} else {
-		rec->flags = 0;
-		rec->tsc = ps->last_tsc;
-	}
-	for (i = 0; i < extra; i++)
-		rec->data[i] = le32(p + 4 * i);
-	ps->pos += size;
-
-	if (rec->event == TRC_LOST_RECORDS && extra == 4 && has_tsc) {
-		uint64_t first_tsc = vma_rec_u64(rec, 2);
-
-		/* Deliver the start of the gap at its own time, the end after. */
-		ps->lost_end = *rec;
-		ps->lost_end.event = VMA_SYNTH_LOST_END;
-		ps->lost_end.flags |= VMA_REC_SYNTHETIC;
-		ps->have_lost_end = true;
-		if (first_tsc <= rec->tsc)
-			rec->tsc = first_tsc > prev_tsc ? first_tsc : prev_tsc;
-	}
-	return VMA_OK;
+	if (__builtin_expect(ps->pos + MAX_RECORD_SIZE > ps->fast_end, 0))
+		return stream_next_slow(ps);
+	p = ps->buf + (ps->pos - ps->buf_off);
+	return decode(ps, p, le32(p), false);
 }
 
 static bool xentrace_probe(const unsigned char *head, size_t len)
@@ -473,7 +646,6 @@ static bool xentrace_probe(const unsigned char *head, size_t len)
 static int xentrace_open(struct vma_input *in)
 {
 	struct xt_reader *rd = calloc(1, sizeof(*rd));
-	uint32_t cpu;
 	int rc;
 
 	if (!rd)
@@ -483,14 +655,9 @@ static int xentrace_open(struct vma_input *in)
 	in->clock = VMA_CLOCK_CYCLES;
 	in->family = VMA_FAMILY_XEN;
 
-	/* Index every window; the streams then only read their own. */
-	for (;;) {
-		rc = scan_one(rd, &cpu);
-		if (rc == VMA_END || rc == VMA_ERR_DAMAGED)
-			break;
-		if (rc)
-			return rc;
-	}
+	rc = scan_all(rd);
+	if (rc)
+		return rc;
 	if (rd->nr_pcpus == 0) {
 		vma_diag_report(in->diag, VMA_LVL_INPUT, in->path, UINT64_MAX,
 				"Holds no complete window of trace records");

@@ -39,11 +39,15 @@ static void exit_text(struct xd_out *o, const struct vma_record *rec,
 	const char *name = vma_hvm_exit_name(svm, reason);
 
 	o->mark = ']';
+	/* "vmexit exit_reason %s eip %llx", the reason in hex when unnamed */
+	xd_lit(o, "vmexit exit_reason ");
 	if (name) {
-		xd_printf(o, "vmexit exit_reason %s eip %llx", name, (unsigned long long)rip);
+		xd_puts(o, name);
 	} else {
-		xd_printf(o, "vmexit exit_reason %x eip %llx", reason, (unsigned long long)rip);
+		xd_x64(o, reason);
 	}
+	xd_lit(o, " eip ");
+	xd_x64(o, rip);
 }
 
 static void entry_text(struct xd_out *o, const struct vma_describe_ctx *ctx)
@@ -54,8 +58,14 @@ static void entry_text(struct xd_out *o, const struct vma_describe_ctx *ctx)
 		return;
 	}
 	o->mark = ']';
-	xd_printf(o, "vmentry cycles %lld %s", (long long)ctx->arc_cycles,
-		  ctx->arc_cycles > XD_LONG_ARC_CYCLES ? "!" : "");
+	/* "vmentry cycles %lld %s" */
+	xd_lit(o, "vmentry cycles ");
+	xd_s64(o, (int64_t)ctx->arc_cycles);
+	if (ctx->arc_cycles > XD_LONG_ARC_CYCLES) {
+		xd_lit(o, " !");
+	} else {
+		xd_lit(o, " ");
+	}
 }
 
 /*
@@ -116,11 +126,15 @@ static void handler_generic(struct xd_out *o, const struct vma_record *rec)
 	if (name) {
 		xd_puts(o, name);
 	} else {
-		xd_printf(o, "hvm_handler %u", minor);
+		xd_lit(o, "hvm_handler ");
+		xd_u64(o, minor);
 	}
-	xd_printf(o, "%s [", is64 ? "64" : "");
+	if (is64) {
+		xd_lit(o, "64");
+	}
+	xd_lit(o, " [");
 	xd_words(o, rec);
-	xd_puts(o, " ]");
+	xd_lit(o, " ]");
 }
 
 static bool pf_inject(struct xd_out *o, const struct vma_record *rec)
@@ -164,12 +178,18 @@ static bool intr_window(struct xd_out *o, const struct vma_record *rec)
 		return false;
 	}
 	src = rec->data[1];
-	xd_printf(o, "intr_window vec %u src %u(%s) ", rec->data[0], src,
-		  src < sizeof(intsrc_name) / sizeof(intsrc_name[0]) ? intsrc_name[src] : "?");
+	/* "intr_window vec %u src %u(%s) intr %x", "intr #" when none pends */
+	xd_lit(o, "intr_window vec ");
+	xd_u64(o, rec->data[0]);
+	xd_lit(o, " src ");
+	xd_u64(o, src);
+	xd_putc(o, '(');
+	xd_puts(o, src < sizeof(intsrc_name) / sizeof(intsrc_name[0]) ? intsrc_name[src] : "?");
 	if ((int32_t)rec->data[2] > 0) {
-		xd_printf(o, "intr %x", rec->data[2]);
+		xd_lit(o, ") intr ");
+		xd_x64(o, rec->data[2]);
 	} else {
-		xd_puts(o, "intr #");
+		xd_lit(o, ") intr #");
 	}
 	return true;
 }
@@ -197,7 +217,14 @@ static bool handler_standalone(struct xd_out *o, const struct vma_record *rec,
 		if (rec->nr_data < 2) {
 			return false;
 		}
-		xd_printf(o, "inj_virq vec %u  %s", rec->data[0], rec->data[1] ? "fake" : "real");
+		/* "inj_virq vec %u  %s" */
+		xd_lit(o, "inj_virq vec ");
+		xd_u64(o, rec->data[0]);
+		if (rec->data[1]) {
+			xd_lit(o, "  fake");
+		} else {
+			xd_lit(o, "  real");
+		}
 		return true;
 	case TRC_HVM_INTR_WINDOW:
 		return intr_window(o, rec);
@@ -226,10 +253,15 @@ static bool intr(struct xd_out *o, const struct vma_record *rec,
 		return false;
 	}
 	name = vma_extint_vector_name(vec);
+	/* "intr vec %x", or "intr vec %s(%x)" for Xen's own vectors */
+	xd_lit(o, "intr vec ");
 	if (name) {
-		xd_printf(o, "intr vec %s(%x)", name, vec);
+		xd_puts(o, name);
+		xd_putc(o, '(');
+		xd_x64(o, vec);
+		xd_putc(o, ')');
 	} else {
-		xd_printf(o, "intr vec %x", vec);
+		xd_x64(o, vec);
 	}
 	return true;
 }
@@ -282,9 +314,16 @@ static bool io_assist(struct xd_out *o, const struct vma_record *rec)
 	if ((rec->event & TRC_64_FLAG) || rec->nr_data < 1) {
 		return false;
 	}
-	xd_printf(o, "io %s port %x", write ? "write" : "read", rec->data[0]);
+	/* "io %s port %x val %x" */
+	if (write) {
+		xd_lit(o, "io write port ");
+	} else {
+		xd_lit(o, "io read port ");
+	}
+	xd_x64(o, rec->data[0]);
 	if (rec->nr_data >= 2) {
-		xd_printf(o, " val %x", rec->data[1]);
+		xd_lit(o, " val ");
+		xd_x64(o, rec->data[1]);
 	} else {
 		/* string I/O: Xen logs no data (xenalyze prints what follows) */
 		xd_puts(o, " (no data)");
@@ -305,13 +344,18 @@ static bool mmio_assist(struct xd_out *o, const struct vma_record *rec)
 	}
 	gpa = is64 ? xd_q(rec, 0) : rec->data[0];
 	o->mark = ']';
-	/* The data word is there only in the full-size record. */
-	if (rec->nr_data == (is64 ? 4u : 2u)) {
-		xd_printf(o, "mmio_assist %c gpa %llx data %x", write ? 'w' : 'r',
-			  (unsigned long long)gpa, rec->data[addr_words]);
+	/* "mmio_assist %c gpa %llx data %x"; the data word is there only in the full-size record */
+	if (write) {
+		xd_lit(o, "mmio_assist w gpa ");
 	} else {
-		xd_printf(o, "mmio_assist %c gpa %llx (no data)", write ? 'w' : 'r',
-			  (unsigned long long)gpa);
+		xd_lit(o, "mmio_assist r gpa ");
+	}
+	xd_x64(o, gpa);
+	if (rec->nr_data == (is64 ? 4u : 2u)) {
+		xd_lit(o, " data ");
+		xd_x64(o, rec->data[addr_words]);
+	} else {
+		xd_lit(o, " (no data)");
 	}
 	return true;
 }
@@ -334,7 +378,11 @@ static bool cr_write(struct xd_out *o, const struct vma_record *rec,
 		xd_printf(o, "cr_write cr3 val %llx oval %llx %s", (unsigned long long)val,
 			  (unsigned long long)ctx->cr3, ctx->cr3 == val ? "flush" : "switch");
 	} else {
-		xd_printf(o, "cr_write cr%d val %llx", (int)cr, (unsigned long long)val);
+		/* "cr_write cr%d val %llx" */
+		xd_lit(o, "cr_write cr");
+		xd_s64(o, (int32_t)cr);
+		xd_lit(o, " val ");
+		xd_x64(o, val);
 	}
 	return true;
 }
@@ -345,9 +393,15 @@ static bool msr(struct xd_out *o, const struct vma_record *rec)
 	if (rec->nr_data < 3) {
 		return false;
 	}
-	xd_printf(o, "%s addr %x val %llx",
-		  rec->event == TRC_HVM_MSR_READ ? "msr_read" : "msr_write", rec->data[0],
-		  (unsigned long long)xd_q(rec, 1));
+	/* "%s addr %x val %llx" */
+	if (rec->event == TRC_HVM_MSR_READ) {
+		xd_lit(o, "msr_read addr ");
+	} else {
+		xd_lit(o, "msr_write addr ");
+	}
+	xd_x64(o, rec->data[0]);
+	xd_lit(o, " val ");
+	xd_x64(o, xd_q(rec, 1));
 	return true;
 }
 
@@ -360,10 +414,13 @@ static bool vmcall(struct xd_out *o, const struct vma_record *rec)
 		return false;
 	}
 	name = vma_hypercall_name(rec->data[0]);
+	/* "vmcall %2x (%s)", without the name when there is none */
+	xd_lit(o, "vmcall ");
+	xd_x64_pad(o, rec->data[0], 2, ' ');
 	if (name) {
-		xd_printf(o, "vmcall %2x (%s)", rec->data[0], name);
-	} else {
-		xd_printf(o, "vmcall %2x", rec->data[0]);
+		xd_lit(o, " (");
+		xd_puts(o, name);
+		xd_putc(o, ')');
 	}
 	return true;
 }
@@ -374,8 +431,15 @@ static bool npf(struct xd_out *o, const struct vma_record *rec)
 	if (rec->nr_data < 6) {
 		return false;
 	}
-	xd_printf(o, "npf gpa %llx q %x mfn %llx t %d", (unsigned long long)xd_q(rec, 0),
-		  rec->data[4], (unsigned long long)xd_q(rec, 2), (int)rec->data[5]);
+	/* "npf gpa %llx q %x mfn %llx t %d" */
+	xd_lit(o, "npf gpa ");
+	xd_x64(o, xd_q(rec, 0));
+	xd_lit(o, " q ");
+	xd_x64(o, rec->data[4]);
+	xd_lit(o, " mfn ");
+	xd_x64(o, xd_q(rec, 2));
+	xd_lit(o, " t ");
+	xd_s64(o, (int32_t)rec->data[5]);
 	return true;
 }
 
@@ -389,8 +453,16 @@ static bool rdtsc(struct xd_out *o, const struct vma_record *rec,
 		return false;
 	}
 	tsc = xd_q(rec, 0);
-	xd_printf(o, "rdtsc %llx %lld %s", (unsigned long long)tsc, (long long)tsc,
-		  ctx->last_rdtsc > tsc ? "BACKWARDS" : "");
+	/* "rdtsc %llx %lld %s" */
+	xd_lit(o, "rdtsc ");
+	xd_x64(o, tsc);
+	xd_putc(o, ' ');
+	xd_s64(o, (int64_t)tsc);
+	if (ctx->last_rdtsc > tsc) {
+		xd_lit(o, " BACKWARDS");
+	} else {
+		xd_putc(o, ' ');
+	}
 	return true;
 }
 

@@ -26,7 +26,86 @@ struct xd_out {
 };
 
 void xd_printf(struct xd_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void xd_puts(struct xd_out *o, const char *s);
+
+/*
+ * Appending without a format, for the records that make up most of a trace
+ * (exits, entries, scheduling): each piece costs a few instructions where
+ * even the strbuf's own printf parses a format.  Like xd_printf(), they
+ * print nothing when the walk only classifies.
+ */
+#define xd_lit(o, lit) xd_put((o), "" lit, sizeof(lit) - 1)
+
+static inline void xd_put(struct xd_out *o, const char *s, size_t n)
+{
+	if (o->sb) {
+		vma_sb_put(o->sb, s, n);
+	}
+}
+
+static inline void xd_puts(struct xd_out *o, const char *s)
+{
+	if (o->sb) {
+		vma_sb_puts(o->sb, s);
+	}
+}
+
+static inline void xd_putc(struct xd_out *o, char c)
+{
+	if (o->sb) {
+		vma_sb_putc(o->sb, c);
+	}
+}
+
+/* "%u" ("%llu"): pass the value at its own width. */
+static inline void xd_u64(struct xd_out *o, uint64_t v)
+{
+	if (o->sb) {
+		vma_sb_put_u64(o->sb, v);
+	}
+}
+
+/* "%d" ("%lld"): pass (int32_t) of a word printed with "%d". */
+static inline void xd_s64(struct xd_out *o, int64_t v)
+{
+	if (o->sb) {
+		vma_sb_put_s64(o->sb, v);
+	}
+}
+
+/* "%x" ("%llx"): pass a word as uint32_t, never a sign-extended int. */
+static inline void xd_x64(struct xd_out *o, uint64_t v)
+{
+	if (o->sb) {
+		vma_sb_put_x64(o->sb, v);
+	}
+}
+
+/* "%*u" ("%0*u" with @pad '0'). */
+static inline void xd_u64_pad(struct xd_out *o, uint64_t v, unsigned int width, char pad)
+{
+	if (o->sb) {
+		vma_sb_put_u64_pad(o->sb, v, width, pad);
+	}
+}
+
+/* "%*x" ("%0*x" with @pad '0'). */
+static inline void xd_x64_pad(struct xd_out *o, uint64_t v, unsigned int width, char pad)
+{
+	if (o->sb) {
+		vma_sb_put_x64_pad(o->sb, v, width, pad);
+	}
+}
+
+/* "dNvM", the way records name a vcpu. */
+static inline void xd_vcpu(struct xd_out *o, uint32_t dom, uint32_t vcpu)
+{
+	if (o->sb) {
+		vma_sb_putc(o->sb, 'd');
+		vma_sb_put_u64(o->sb, dom);
+		vma_sb_putc(o->sb, 'v');
+		vma_sb_put_u64(o->sb, vcpu);
+	}
+}
 
 /* Payload word @i, or 0 past the end of the record. */
 static inline uint32_t xd_w(const struct vma_record *rec, unsigned int i)
@@ -77,5 +156,13 @@ struct xd_pt_walk {
 };
 
 void xd_pt_walk(struct xd_pt_walk *pt, uint64_t va, unsigned int levels);
+
+/*
+ * For the dump driver (dump.c): vma_describe_xen() and vma_xen_dump_mark()
+ * in one decoding walk, as a line needs both.  Appends the text of @rec to
+ * @sb and returns its mark column.
+ */
+char vma_describe_xen_marked(struct vma_strbuf *sb, const struct vma_record *rec,
+			     const struct vma_describe_ctx *ctx);
 
 #endif /* VMALYZE_XEN_DESCRIBE_INTERNAL_H */

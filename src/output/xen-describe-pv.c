@@ -100,15 +100,27 @@ static bool hypercall_v2(struct xd_out *o, const struct vma_record *rec, bool su
 	}
 	op = rec->data[0] & ~(uint32_t)TRC_PV_HYPERCALL_V2_ARG_MASK;
 	name = vma_hypercall_name(op);
-	xd_printf(o, "%shypercall %2x", subcall ? " " : "", op);
+	/* "%shypercall %2x (%s)", without the name when there is none */
+	if (subcall) {
+		xd_putc(o, ' ');
+	}
+	xd_lit(o, "hypercall ");
+	xd_x64_pad(o, op, 2, ' ');
 	if (name) {
-		xd_printf(o, " (%s)", name);
+		xd_lit(o, " (");
+		xd_puts(o, name);
+		xd_putc(o, ')');
 	}
 	gather_args(rec, args);
 	switch (op) {
 	case XD_HC_MMU_UPDATE:
-		xd_printf(o, " %d updates%s", (int)((uint32_t)args[1] & ~XD_MMU_UPDATE_PREEMPTED),
-			  (args[1] & XD_MMU_UPDATE_PREEMPTED) ? " (preempted)" : "");
+		/* " %d updates%s" */
+		xd_putc(o, ' ');
+		xd_s64(o, (int32_t)((uint32_t)args[1] & ~XD_MMU_UPDATE_PREEMPTED));
+		xd_lit(o, " updates");
+		if (args[1] & XD_MMU_UPDATE_PREEMPTED) {
+			xd_lit(o, " (preempted)");
+		}
 		break;
 	case XD_HC_MULTICALL:
 		xd_printf(o, " %d calls", (int)(uint32_t)args[1]);
@@ -151,11 +163,18 @@ static bool hypercall_v1(struct xd_out *o, const struct vma_record *rec)
 	eip = is64 ? xd_q(rec, 0) : rec->data[0];
 	eax = is64 ? rec->data[2] : rec->data[1];
 	name = vma_hypercall_name(eax);
+	/* "hypercall %2x (%s) eip %llx", or "hypercall %x eip %llx" */
+	xd_lit(o, "hypercall ");
 	if (name) {
-		xd_printf(o, "hypercall %2x (%s) eip %llx", eax, name, (unsigned long long)eip);
+		xd_x64_pad(o, eax, 2, ' ');
+		xd_lit(o, " (");
+		xd_puts(o, name);
+		xd_putc(o, ')');
 	} else {
-		xd_printf(o, "hypercall %x eip %llx", eax, (unsigned long long)eip);
+		xd_x64(o, eax);
 	}
+	xd_lit(o, " eip ");
+	xd_x64(o, eip);
 	return true;
 }
 
@@ -216,11 +235,12 @@ static void generic(struct xd_out *o, const struct vma_record *rec)
 		xd_printf(o, "PV-%u ", minor);
 	}
 	if (rec->nr_data) {
-		xd_puts(o, "[ ");
+		xd_lit(o, "[ ");
 		for (i = 0; i < rec->nr_data; i++) {
-			xd_printf(o, "%x ", rec->data[i]);
+			xd_x64(o, rec->data[i]);
+			xd_putc(o, ' ');
 		}
-		xd_puts(o, "]");
+		xd_putc(o, ']');
 	}
 }
 

@@ -78,13 +78,47 @@ static uint32_t hi16(uint32_t w)
 /* Nanoseconds as xenalyze prints them: "<us>.<ns rest>us", rest unpadded. */
 static void ns_as_us(struct xd_out *o, uint32_t ns)
 {
-	xd_printf(o, "%u.%uus", ns / 1000, ns % 1000);
+	/* "%u.%uus" */
+	xd_u64(o, ns / 1000);
+	xd_putc(o, '.');
+	xd_u64(o, ns % 1000);
+	xd_lit(o, "us");
 }
 
-/* A load scaled by 2^shift, as a percentage (credit2's fixed point). */
-static double load_percent(uint64_t load, uint32_t shift)
+/*
+ * A load scaled by 2^shift (credit2's fixed point) as a percentage, "%4.3f"
+ * of the double xenalyze computes, ldexp(load * 100.0, -shift).  printf
+ * prints that double's exact value rounded to even; while load * 100 is
+ * below 2^53 it is exact, the double is load * 100 / 2^shift exactly, and
+ * its thousandths are an integer division rounded the same way.  Larger
+ * loads, never seen in practice, go through printf.
+ */
+static void load_percent(struct xd_out *o, uint64_t load, uint32_t shift)
 {
-	return ldexp((double)load * 100.0, -(int)(shift & 0xffu));
+	unsigned int sh = shift & 0xffu;
+	uint64_t milli, rest, half;
+
+	if (load >= (UINT64_C(1) << 53) / 100) {
+		xd_printf(o, "%4.3f", ldexp((double)load * 100.0, -(int)sh));
+		return;
+	}
+	/* below 2^63: load * 100 < 2^53 */
+	milli = load * 100 * 1000;
+	if (sh >= 64) {
+		/* under 2^63 / 2^64 = 0.5 thousandths */
+		milli = 0;
+	} else if (sh > 0) {
+		rest = milli & ((UINT64_C(1) << sh) - 1);
+		half = UINT64_C(1) << (sh - 1);
+		milli >>= sh;
+		if (rest > half || (rest == half && (milli & 1))) {
+			milli++;
+		}
+	}
+	/* "%4.3f": at least "0.000", wider than 4 */
+	xd_u64(o, milli / 1000);
+	xd_putc(o, '.');
+	xd_u64_pad(o, milli % 1000, 3, '0');
 }
 
 static const char *state_name(uint32_t state)
@@ -115,19 +149,30 @@ static bool runstate(struct xd_out *o, const struct vma_record *rec)
 	if (!old_name || !new_name) {
 		return false;
 	}
-	xd_puts(o, type == 2 ? "runstate_continue" : "runstate_change");
+	if (type == 2) {
+		xd_lit(o, "runstate_continue");
+	} else {
+		xd_lit(o, "runstate_change");
+	}
 	if (rec->nr_data == 5) {
 		xd_printf(o, " {%lld,%lld}", (long long)xd_q(rec, 1), (long long)xd_q(rec, 3));
 	}
-	xd_printf(o, " d%uv%u %s->%s", hi16(rec->data[0]), lo16(rec->data[0]), old_name,
-		  new_name);
+	/* " d%uv%u %s->%s" */
+	xd_putc(o, ' ');
+	xd_vcpu(o, hi16(rec->data[0]), lo16(rec->data[0]));
+	xd_putc(o, ' ');
+	xd_puts(o, old_name);
+	xd_lit(o, "->");
+	xd_puts(o, new_name);
 	return true;
 }
 
 /* {domid, vcpuid}: "<action> dNvM". */
 static void vcpu_action(struct xd_out *o, const struct vma_record *rec, const char *action)
 {
-	xd_printf(o, "%s d%uv%u", action, rec->data[0], rec->data[1]);
+	xd_puts(o, action);
+	xd_putc(o, ' ');
+	xd_vcpu(o, rec->data[0], rec->data[1]);
 }
 
 /* Records xenalyze skips without a line; printed plainly here. */
@@ -191,14 +236,23 @@ static bool verbose(struct xd_out *o, const struct vma_record *rec)
 		if (n < 4) {
 			return false;
 		}
-		xd_printf(o, "sched_switch prev d%uv%u next d%uv%u", d[0], d[1], d[2], d[3]);
+		/* "sched_switch prev d%uv%u next d%uv%u" */
+		xd_lit(o, "sched_switch prev ");
+		xd_vcpu(o, d[0], d[1]);
+		xd_lit(o, " next ");
+		xd_vcpu(o, d[2], d[3]);
 		return true;
 	case TRC_SCHED_SWITCH_INFPREV:
 		/* {domid, vcpuid, ns run} */
 		if (n < 3) {
 			return false;
 		}
-		xd_printf(o, "sched_switch prev d%uv%d, run for ", d[0], (int)d[1]);
+		/* "sched_switch prev d%uv%d, run for " (a signed vcpu, as xenalyze has it) */
+		xd_lit(o, "sched_switch prev d");
+		xd_u64(o, d[0]);
+		xd_putc(o, 'v');
+		xd_s64(o, (int32_t)d[1]);
+		xd_lit(o, ", run for ");
 		ns_as_us(o, d[2]);
 		return true;
 	case TRC_SCHED_SWITCH_INFNEXT:
@@ -206,13 +260,14 @@ static bool verbose(struct xd_out *o, const struct vma_record *rec)
 		if (n < 4) {
 			return false;
 		}
-		xd_printf(o, "sched_switch next d%uv%u", d[0], d[1]);
+		xd_lit(o, "sched_switch next ");
+		xd_vcpu(o, d[0], d[1]);
 		if (d[2] != 0) {
-			xd_puts(o, ", was runnable for ");
+			xd_lit(o, ", was runnable for ");
 			ns_as_us(o, d[2]);
 		}
 		if ((int32_t)d[3] > 0) {
-			xd_puts(o, ", next slice ");
+			xd_lit(o, ", next slice ");
 			ns_as_us(o, d[3]);
 		}
 		return true;
@@ -221,10 +276,12 @@ static bool verbose(struct xd_out *o, const struct vma_record *rec)
 		if (n < 4) {
 			return false;
 		}
-		xd_printf(o, "sched_switch continue d%uv%u, run for ", d[0], d[1]);
+		xd_lit(o, "sched_switch continue ");
+		xd_vcpu(o, d[0], d[1]);
+		xd_lit(o, ", run for ");
 		ns_as_us(o, d[2]);
 		if ((int32_t)d[3] > 0) {
-			xd_puts(o, ", next slice ");
+			xd_lit(o, ", next slice ");
 			ns_as_us(o, d[3]);
 		}
 		return true;
@@ -332,20 +389,28 @@ static bool csched2_vcpu(struct xd_out *o, const struct vma_record *rec)
 		if (n < 2) {
 			return false;
 		}
-		xd_printf(o, "csched2:runq_insert d%uv%u, position %u", hi16(d[0]), lo16(d[0]),
-			  d[1]);
+		/* "csched2:runq_insert d%uv%u, position %u" */
+		xd_lit(o, "csched2:runq_insert ");
+		xd_vcpu(o, hi16(d[0]), lo16(d[0]));
+		xd_lit(o, ", position ");
+		xd_u64(o, d[1]);
 		return true;
 	case TRC_CSCHED2_CREDIT_BURN:
 		/* {vcpu; int credit, budget, delta} */
 		if (n < 4) {
 			return false;
 		}
-		xd_printf(o, "csched2:burn_credits d%uv%u, credit = %d, ", hi16(d[0]), lo16(d[0]),
-			  (int)d[1]);
+		/* "csched2:burn_credits d%uv%u, credit = %d, budget = %d, delta = %d" */
+		xd_lit(o, "csched2:burn_credits ");
+		xd_vcpu(o, hi16(d[0]), lo16(d[0]));
+		xd_lit(o, ", credit = ");
+		xd_s64(o, (int32_t)d[1]);
 		if ((int32_t)d[2] != INT_MIN) {
-			xd_printf(o, "budget = %d, ", (int)d[2]);
+			xd_lit(o, ", budget = ");
+			xd_s64(o, (int32_t)d[2]);
 		}
-		xd_printf(o, "delta = %d", (int)d[3]);
+		xd_lit(o, ", delta = ");
+		xd_s64(o, (int32_t)d[3]);
 		return true;
 	case TRC_CSCHED2_TICKLE_CHECK:
 		/* xenalyze ends this line with an extra empty line. */
@@ -359,8 +424,13 @@ static bool csched2_vcpu(struct xd_out *o, const struct vma_record *rec)
 		if (n < 3) {
 			return false;
 		}
-		xd_printf(o, "csched2:reset_credits d%uv%u, credit_start = %d, credit_end = %d",
-			  hi16(d[0]), lo16(d[0]), (int)d[1], (int)d[2]);
+		/* "csched2:reset_credits d%uv%u, credit_start = %d, credit_end = %d" */
+		xd_lit(o, "csched2:reset_credits ");
+		xd_vcpu(o, hi16(d[0]), lo16(d[0]));
+		xd_lit(o, ", credit_start = ");
+		xd_s64(o, (int32_t)d[1]);
+		xd_lit(o, ", credit_end = ");
+		xd_s64(o, (int32_t)d[2]);
 		return true;
 	case TRC_CSCHED2_RUNQ_ASSIGN:
 		if (n < 2) {
@@ -373,8 +443,13 @@ static bool csched2_vcpu(struct xd_out *o, const struct vma_record *rec)
 		if (n < 3) {
 			return false;
 		}
-		xd_printf(o, "csched2:runq_tickle_new d%uv%u, processor = %u, credit = %d",
-			  hi16(d[0]), lo16(d[0]), d[1], (int)d[2]);
+		/* "csched2:runq_tickle_new d%uv%u, processor = %u, credit = %d" */
+		xd_lit(o, "csched2:runq_tickle_new ");
+		xd_vcpu(o, hi16(d[0]), lo16(d[0]));
+		xd_lit(o, ", processor = ");
+		xd_u64(o, d[1]);
+		xd_lit(o, ", credit = ");
+		xd_s64(o, (int32_t)d[2]);
 		return true;
 	case TRC_CSCHED2_MIGRATE:
 		/* {vcpu; rqi:16, trqi:16} */
@@ -389,12 +464,17 @@ static bool csched2_vcpu(struct xd_out *o, const struct vma_record *rec)
 		if (n < 3) {
 			return false;
 		}
-		xd_printf(o, "csched2:runq_candidate d%uv%u, credit = %d, ", hi16(d[0]),
-			  lo16(d[0]), (int)d[2]);
+		/* "csched2:runq_candidate d%uv%u, credit = %d, cpu %u was tickled" */
+		xd_lit(o, "csched2:runq_candidate ");
+		xd_vcpu(o, hi16(d[0]), lo16(d[0]));
+		xd_lit(o, ", credit = ");
+		xd_s64(o, (int32_t)d[2]);
 		if (d[1] == UINT32_MAX) {
-			xd_puts(o, "no cpu was tickled");
+			xd_lit(o, ", no cpu was tickled");
 		} else {
-			xd_printf(o, "cpu %u was tickled", d[1]);
+			xd_lit(o, ", cpu ");
+			xd_u64(o, d[1]);
+			xd_lit(o, " was tickled");
 		}
 		return true;
 	case TRC_CSCHED2_RATELIMIT:
@@ -405,7 +485,8 @@ static bool csched2_vcpu(struct xd_out *o, const struct vma_record *rec)
 		ns_as_us(o, d[1]);
 		return true;
 	case TRC_CSCHED2_RUNQ_CAND_CHECK:
-		xd_printf(o, "csched2:runq_cand_check d%uv%u", hi16(d[0]), lo16(d[0]));
+		xd_lit(o, "csched2:runq_cand_check ");
+		xd_vcpu(o, hi16(d[0]), lo16(d[0]));
 		return true;
 	default:
 		return false;
@@ -428,7 +509,8 @@ static bool csched2(struct xd_out *o, const struct vma_record *rec)
 		if (n < 1) {
 			return false;
 		}
-		xd_printf(o, "csched2:runq_tickle cpu %u", lo16(d[0]));
+		xd_lit(o, "csched2:runq_tickle cpu ");
+		xd_u64(o, lo16(d[0]));
 		return true;
 	case TRC_CSCHED2_SCHED_TASKLET:
 		xd_puts(o, "csched2:sched_tasklet");
@@ -441,18 +523,37 @@ static bool csched2(struct xd_out *o, const struct vma_record *rec)
 		if (n < 4) {
 			return false;
 		}
-		xd_printf(o, "csched2:update_vcpu_load d%uv%u, vcpu_load = %4.3f%% (%" PRIu64 ")",
-			  hi16(d[2]), lo16(d[2]), load_percent(xd_q(rec, 0), d[3]), xd_q(rec, 0));
+		/* "csched2:update_vcpu_load d%uv%u, vcpu_load = %4.3f%% (%llu)" */
+		xd_lit(o, "csched2:update_vcpu_load ");
+		xd_vcpu(o, hi16(d[2]), lo16(d[2]));
+		xd_lit(o, ", vcpu_load = ");
+		load_percent(o, xd_q(rec, 0), d[3]);
+		xd_lit(o, "% (");
+		xd_u64(o, xd_q(rec, 0));
+		xd_putc(o, ')');
 		return true;
 	case TRC_CSCHED2_UPDATE_RUNQ_LOAD:
 		/* {u64 rq_avgload, b_avgload; load:16, rq_id:8, shift:8} */
 		if (n < 5) {
 			return false;
 		}
-		xd_printf(o, "csched2:update_rq_load rq# %u, load = %u, avgload = %4.3f%% (%"
-			  PRIu64 "), b_avgload = %4.3f%% (%" PRIu64 ")",
-			  (d[4] >> 16) & 0xffu, lo16(d[4]), load_percent(xd_q(rec, 0), d[4] >> 24),
-			  xd_q(rec, 0), load_percent(xd_q(rec, 2), d[4] >> 24), xd_q(rec, 2));
+		/*
+		 * "csched2:update_rq_load rq# %u, load = %u, avgload = %4.3f%% (%llu),
+		 * b_avgload = %4.3f%% (%llu)"
+		 */
+		xd_lit(o, "csched2:update_rq_load rq# ");
+		xd_u64(o, (d[4] >> 16) & 0xffu);
+		xd_lit(o, ", load = ");
+		xd_u64(o, lo16(d[4]));
+		xd_lit(o, ", avgload = ");
+		load_percent(o, xd_q(rec, 0), d[4] >> 24);
+		xd_lit(o, "% (");
+		xd_u64(o, xd_q(rec, 0));
+		xd_lit(o, "), b_avgload = ");
+		load_percent(o, xd_q(rec, 2), d[4] >> 24);
+		xd_lit(o, "% (");
+		xd_u64(o, xd_q(rec, 2));
+		xd_putc(o, ')');
 		return true;
 	case TRC_CSCHED2_RUNQ_MAX_WEIGHT:
 		if (n < 1) {
@@ -490,12 +591,29 @@ static bool csched2(struct xd_out *o, const struct vma_record *rec)
 		if (n < 2) {
 			return false;
 		}
-		xd_printf(o, "csched2:schedule cpu %u, rq# %u%s%s%s%s", lo16(d[0]), hi16(d[0]),
-			  (d[1] & 0xffu) ? ", tasklet scheduled" : "",
-			  ((d[1] >> 8) & 0xffu) ? ", idle" : ", busy",
-			  ((d[1] >> 8) & 0xffu) ?
-			  (((d[1] >> 16) & 0xffu) ? ", SMT idle" : ", SMT busy") : "",
-			  (d[1] >> 24) ? ", tickled" : ", not tickled");
+		/* "csched2:schedule cpu %u, rq# %u", then the flags */
+		xd_lit(o, "csched2:schedule cpu ");
+		xd_u64(o, lo16(d[0]));
+		xd_lit(o, ", rq# ");
+		xd_u64(o, hi16(d[0]));
+		if (d[1] & 0xffu) {
+			xd_lit(o, ", tasklet scheduled");
+		}
+		if ((d[1] >> 8) & 0xffu) {
+			/* the SMT sibling's state only matters for an idle cpu */
+			if ((d[1] >> 16) & 0xffu) {
+				xd_lit(o, ", idle, SMT idle");
+			} else {
+				xd_lit(o, ", idle, SMT busy");
+			}
+		} else {
+			xd_lit(o, ", busy");
+		}
+		if (d[1] >> 24) {
+			xd_lit(o, ", tickled");
+		} else {
+			xd_lit(o, ", not tickled");
+		}
 		return true;
 	default:
 		return csched2_vcpu(o, rec);

@@ -7,53 +7,31 @@
  * and guest-generated records.
  */
 #include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 #include "output/xen-describe-internal.h"
 
 void xd_printf(struct xd_out *o, const char *fmt, ...)
 {
-	char line[256];
-	char *big = NULL;
 	va_list ap;
-	int n;
 
 	if (!o->sb) {
 		return;
 	}
 	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
+	vma_sb_vprintf(o->sb, fmt, ap);
 	va_end(ap);
-	if (n >= 0 && (size_t)n < sizeof(line)) {
-		vma_sb_puts(o->sb, line);
-		return;
-	}
-	/* No decoder's piece is this long; format it on the heap all the same. */
-	va_start(ap, fmt);
-	n = vasprintf(&big, fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		o->sb->failed = true;
-		return;
-	}
-	vma_sb_puts(o->sb, big);
-	free(big);
-}
-
-void xd_puts(struct xd_out *o, const char *s)
-{
-	if (o->sb) {
-		vma_sb_puts(o->sb, s);
-	}
 }
 
 void xd_words(struct xd_out *o, const struct vma_record *rec)
 {
 	unsigned int i;
 
+	if (!o->sb) {
+		return;
+	}
 	for (i = 0; i < rec->nr_data; i++) {
-		xd_printf(o, " %x", rec->data[i]);
+		vma_sb_putc(o->sb, ' ');
+		vma_sb_put_x64(o->sb, rec->data[i]);
 	}
 }
 
@@ -233,6 +211,15 @@ void vma_describe_xen(struct vma_strbuf *sb, const struct vma_record *rec,
 	struct xd_out o = { .sb = sb };
 
 	describe(&o, rec, ctx);
+}
+
+char vma_describe_xen_marked(struct vma_strbuf *sb, const struct vma_record *rec,
+			     const struct vma_describe_ctx *ctx)
+{
+	struct xd_out o = { .sb = sb };
+
+	describe(&o, rec, ctx);
+	return o.mark;
 }
 
 enum vma_xen_dump_layout vma_xen_dump_layout(const struct vma_record *rec,

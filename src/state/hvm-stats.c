@@ -110,6 +110,12 @@ static struct vma_exit_sub *sub_slot(struct vma_exit_stats *e, uint32_t handler,
 {
 	uint32_t slots, at, i;
 
+	if (e->nr_subs) {
+		struct vma_exit_sub *last = &e->subs[e->last_sub];
+
+		if (last->handler == handler && last->key == key && last->is_write == is_write)
+			return last;
+	}
 	for (;;) {
 		if (e->index) {
 			slots = 2 * e->cap_subs;
@@ -117,8 +123,10 @@ static struct vma_exit_sub *sub_slot(struct vma_exit_stats *e, uint32_t handler,
 			while ((i = e->index[at]) != UINT32_MAX) {
 				struct vma_exit_sub *s = &e->subs[i];
 
-				if (s->handler == handler && s->key == key && s->is_write == is_write)
+				if (s->handler == handler && s->key == key && s->is_write == is_write) {
+					e->last_sub = i;
 					return s;
+				}
 				at = (at + 1) & (slots - 1);
 			}
 		}
@@ -147,6 +155,7 @@ static struct vma_exit_sub *sub_slot(struct vma_exit_stats *e, uint32_t handler,
 	while (e->index[at] != UINT32_MAX)
 		at = (at + 1) & (slots - 1);
 	e->index[at] = i;
+	e->last_sub = i;
 	return &e->subs[i];
 }
 
@@ -154,8 +163,9 @@ void vma_hvm_stats_add_exit(struct vma_hvm_stats *stats, uint32_t reason, uint64
 {
 	struct vma_exit_stats *e = reason_slot(stats, reason);
 
+	/* The sample is kept by the sub (see struct vma_exit_stats). */
 	if (e)
-		vma_cycles_add(&e->cycles, cycles);
+		vma_cycles_count(&e->cycles, cycles);
 }
 
 void vma_hvm_stats_add_sub(struct vma_hvm_stats *stats, uint32_t reason,
@@ -171,6 +181,20 @@ void vma_hvm_stats_add_sub(struct vma_hvm_stats *stats, uint32_t reason,
 		vma_cycles_add(&s->cycles, cycles);
 }
 
+void vma_hvm_stats_add_arc(struct vma_hvm_stats *stats, uint32_t reason,
+			   const struct vma_hvm_inflight *inflight, uint64_t cycles)
+{
+	struct vma_exit_stats *e = reason_slot(stats, reason);
+	struct vma_exit_sub *s;
+
+	if (!e)
+		return;
+	vma_cycles_count(&e->cycles, cycles);
+	s = sub_slot(e, inflight->handler, inflight->key, inflight->is_write);
+	if (s)
+		vma_cycles_add(&s->cycles, cycles);
+}
+
 void vma_hvm_stats_add_w2h(struct vma_hvm_stats *stats, uint32_t vector, enum vma_w2h_case c,
 			   uint64_t cycles)
 {
@@ -180,4 +204,18 @@ void vma_hvm_stats_add_w2h(struct vma_hvm_stats *stats, uint32_t vector, enum vm
 		stats->w2h[vector] = calloc(1, sizeof(struct vma_w2h_stats));
 	if (stats->w2h[vector])
 		vma_cycles_add(&stats->w2h[vector]->cases[c], cycles);
+}
+
+void vma_hvm_stats_finish(struct vma_hvm_stats *stats)
+{
+	uint32_t i, j;
+
+	if (!stats)
+		return;
+	for (i = 0; i < stats->nr_slots; i++) {
+		struct vma_exit_stats *e = stats->by_reason[i];
+
+		for (j = 0; e && j < e->nr_subs; j++)
+			vma_cycles_merge_samples(&e->cycles, &e->subs[j].cycles);
+	}
 }

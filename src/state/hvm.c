@@ -70,6 +70,8 @@ void vma_hvm_invalidate(struct vma_vcpu *v)
 		w->interrupts = 0;
 		w->wanting_tsc = 0;
 		memset(w->start_tsc, 0, sizeof(w->start_tsc));
+		memset(w->started, 0, sizeof(w->started));
+		memset(w->unstamped, 0, sizeof(w->unstamped));
 	}
 }
 
@@ -77,7 +79,7 @@ void vma_hvm_runstate_change(struct vma_vcpu *v, enum vma_runstate old_state,
 			     enum vma_runstate new_state, uint64_t tsc)
 {
 	struct vma_hvm_w2h *w = v->hvm.w2h;
-	uint32_t i;
+	uint32_t i, word;
 
 	if (v->state == VMA_RS_LOST)
 		return;
@@ -95,23 +97,27 @@ void vma_hvm_runstate_change(struct vma_vcpu *v, enum vma_runstate old_state,
 	if (new_state != VMA_RS_BLOCKED || old_state != VMA_RS_RUNNING || !w->interrupts)
 		return;
 	/* Halting: every interrupt since the wake gets its time to halt. */
-	for (i = 0; i < VMA_GUEST_VECTORS; i++) {
-		uint64_t start = w->start_tsc[i], t;
+	for (word = 0; word < VMA_GUEST_VECTORS / 64; word++) {
+		for (; w->started[word]; w->started[word] &= w->started[word] - 1) {
+			uint64_t start, t;
 
-		if (!start)
-			continue;
-		t = start == 1 || tsc < start ? 0 : tsc - start;
-		if (t && stats_of(&v->hvm)) {
-			if (w->is_wake[i]) {
-				if (w->interrupts == 1)
-					vma_hvm_stats_add_w2h(v->hvm.stats, i, VMA_W2H_WAKE_ALONE, t);
-				vma_hvm_stats_add_w2h(v->hvm.stats, i, VMA_W2H_WAKE_ANY, t);
-			} else {
-				vma_hvm_stats_add_w2h(v->hvm.stats, i, VMA_W2H_INTR, t);
+			i = 64 * word + (uint32_t)__builtin_ctzll(w->started[word]);
+			start = w->start_tsc[i];
+			t = start == 1 || tsc < start ? 0 : tsc - start;
+			if (t && stats_of(&v->hvm)) {
+				if (w->is_wake[i]) {
+					if (w->interrupts == 1)
+						vma_hvm_stats_add_w2h(v->hvm.stats, i,
+								      VMA_W2H_WAKE_ALONE, t);
+					vma_hvm_stats_add_w2h(v->hvm.stats, i, VMA_W2H_WAKE_ANY, t);
+				} else {
+					vma_hvm_stats_add_w2h(v->hvm.stats, i, VMA_W2H_INTR, t);
+				}
 			}
+			w->start_tsc[i] = 0;
+			w->is_wake[i] = 0;
 		}
-		w->start_tsc[i] = 0;
-		w->is_wake[i] = 0;
+		w->unstamped[word] = 0;
 	}
 	w->interrupts = 0;
 	w->vector = 0;
@@ -134,6 +140,8 @@ static void w2h_inject(struct vma_hvm *h, uint32_t vec)
 	}
 	if (w->start_tsc[vec] == 0) {
 		w->start_tsc[vec] = 1; /* set at the next vmentry */
+		w->started[vec / 64] |= (uint64_t)1 << (vec % 64);
+		w->unstamped[vec / 64] |= (uint64_t)1 << (vec % 64);
 		w->wanting_tsc++;
 		w->interrupts++;
 	}
@@ -157,15 +165,23 @@ void vma_hvm_count_injection(struct vma_vcpu *v, uint32_t vec)
 static void w2h_vmentry(struct vma_hvm *h, uint64_t tsc)
 {
 	struct vma_hvm_w2h *w = h->w2h;
-	uint32_t i;
+	uint32_t i, word;
+	uint64_t bits, bit;
 
 	if (!w)
 		return;
 	w->waking = false;
-	for (i = 0; i < VMA_GUEST_VECTORS && w->wanting_tsc; i++) {
-		if (w->start_tsc[i] == 1) {
+	/* The vectors whose start_tsc is 1, in order, as long as some are wanted. */
+	for (word = 0; word < VMA_GUEST_VECTORS / 64 && w->wanting_tsc; word++) {
+		for (bits = w->unstamped[word]; bits && w->wanting_tsc; bits &= bits - 1) {
+			bit = bits & -bits;
+			i = 64 * word + (uint32_t)__builtin_ctzll(bits);
 			w->start_tsc[i] = tsc;
 			w->wanting_tsc--;
+			if (tsc != 1)
+				w->unstamped[word] &= ~bit;
+			if (tsc == 0)
+				w->started[word] &= ~bit;
 		}
 	}
 }
@@ -181,10 +197,10 @@ static uint64_t close_arc(struct vma_vcpu *v, uint64_t tsc, bool final)
 
 	if (h->exit_tsc && h->exit_tsc <= tsc && stats_of(h)) {
 		cycles = tsc - h->exit_tsc;
-		vma_hvm_stats_add_exit(h->stats, h->exit_reason, cycles);
 		if (final) {
-			vma_hvm_stats_add_sub(h->stats, h->exit_reason, &h->inflight, cycles);
+			vma_hvm_stats_add_arc(h->stats, h->exit_reason, &h->inflight, cycles);
 		} else {
+			vma_hvm_stats_add_exit(h->stats, h->exit_reason, cycles);
 			h->pending.active = true;
 			h->pending.reason = h->exit_reason;
 			h->pending.cycles = cycles;

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "vmalyze/diag.h"
+#include "vmalyze/hvm-stats.h"
 #include "vmalyze/state-handlers.h"
 #include "vmalyze/status.h"
 #include "vmalyze/trace-ids.h"
@@ -67,12 +68,21 @@ static void runstate_update(struct vma_vcpu *v, enum vma_runstate next, uint64_t
 
 	if (v->state_tsc > 0 && v->state_tsc < tsc) {
 		uint64_t cycles = tsc - v->state_tsc;
+		struct vma_cycles *rs = &v->runstates[v->state];
 
-		vma_cycles_add(&v->runstates[v->state], cycles);
-		if (v->state == VMA_RS_RUNNING)
-			vma_cycles_add(&d->total_time, cycles);
-		if (v->state == VMA_RS_RUNNABLE && v->runnable_kind < VMA_RUNNABLE_COUNT)
+		/*
+		 * A stretch that two summaries share is sampled by one only;
+		 * vma_machine_finish() gives the other the samples.
+		 */
+		if (v->state == VMA_RS_RUNNING) {
+			vma_cycles_add(rs, cycles);
+			vma_cycles_count(&d->total_time, cycles);
+		} else if (v->state == VMA_RS_RUNNABLE && v->runnable_kind < VMA_RUNNABLE_COUNT) {
+			vma_cycles_count(rs, cycles);
 			vma_cycles_add(&v->runnable[v->runnable_kind], cycles);
+		} else {
+			vma_cycles_add(rs, cycles);
+		}
 	}
 	if (next == VMA_RS_RUNNABLE) {
 		if (v->state == VMA_RS_RUNNING)
@@ -138,10 +148,14 @@ static void affinity_account(struct vma_vcpu *v, uint32_t pcpu, uint64_t tsc)
 
 	if (!v->pcpu_tsc)
 		return;
-	vma_cycles_add(&v->affinity_all, tsc - v->pcpu_tsc);
 	slot = affinity_slot(v, pcpu);
-	if (slot)
+	if (slot) {
+		/* affinity_all gets the pcpus' samples at vma_machine_finish(). */
+		vma_cycles_count(&v->affinity_all, tsc - v->pcpu_tsc);
 		vma_cycles_add(slot, tsc - v->pcpu_tsc);
+	} else {
+		vma_cycles_add(&v->affinity_all, tsc - v->pcpu_tsc);
+	}
 }
 
 /* @prev stops running on @p at @tsc and goes to @next_state. */
@@ -420,10 +434,37 @@ void vma_machine_pcpu_end(struct vma_machine *m, uint32_t id)
 	p->active = false;
 }
 
+/*
+ * Give the summaries that were only counted (see runstate_update(),
+ * affinity_account() and struct vma_exit_stats) the samples their parts
+ * kept.
+ */
+static void merge_shared_samples(struct vma_domain *d)
+{
+	uint32_t i, k;
+
+	for (i = 0; i < d->nr_vcpus; i++) {
+		struct vma_vcpu *v = d->vcpus[i];
+
+		if (!v)
+			continue;
+		vma_cycles_merge_samples(&d->total_time, &v->runstates[VMA_RS_RUNNING]);
+		for (k = 0; k < VMA_RUNNABLE_COUNT; k++)
+			vma_cycles_merge_samples(&v->runstates[VMA_RS_RUNNABLE], &v->runnable[k]);
+		for (k = 0; k < v->nr_affinity; k++)
+			vma_cycles_merge_samples(&v->affinity_all, &v->affinity_pcpu[k]);
+		if (v->type == VMA_VCPU_HVM || v->type == VMA_VCPU_ARM)
+			vma_hvm_stats_finish(v->hvm.stats);
+	}
+}
+
 void vma_machine_finish(struct vma_machine *m)
 {
 	uint32_t i, j;
 
+	if (m->finished)
+		return;
+	m->finished = true;
 	for (i = 0; i < m->nr_domains; i++) {
 		struct vma_domain *d = m->domains[i];
 
@@ -445,5 +486,6 @@ void vma_machine_finish(struct vma_machine *m)
 				v->pcpu_tsc = 0;
 			}
 		}
+		merge_shared_samples(d);
 	}
 }

@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Tests for the strbuf: its printf subset gives the bytes snprintf gives,
+ * for every conversion it formats itself and for those it hands to libc;
+ * the number primitives match their printf equivalents at the edges of
+ * their ranges; growth keeps the text and its NUL.
+ */
+#include <criterion/criterion.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "vmalyze/strbuf.h"
+
+/* Values that reach every digit count and both signs' edges. */
+static const uint64_t values[] = {
+	0, 1, 9, 10, 15, 16, 99, 100, 255, 256, 999, 1000, 4095, 4096, 9999, 10000,
+	65535, 65536, 99999, 100000, 999999999, 1000000000, 0x7fffffff, 0x80000000,
+	0xfffffffe, 0xffffffff, 0x100000000ull, 9999999999ull, 0xffffffffffull,
+	999999999999999999ull, 1000000000000000000ull, 0x7fffffffffffffffull,
+	0x8000000000000000ull, 0xfffffffffffffffeull, 0xffffffffffffffffull,
+};
+
+#define NVALUES (sizeof(values) / sizeof(values[0]))
+
+/* Run vma_sb_printf and snprintf on the same arguments, after a prefix. */
+#define EXPECT_SAME(fmt, ...)                                                          \
+	do {                                                                            \
+		char want[512];                                                         \
+		struct vma_strbuf sb_;                                                  \
+		vma_sb_init(&sb_);                                                      \
+		vma_sb_puts(&sb_, "<");                                                 \
+		vma_sb_printf(&sb_, fmt, __VA_ARGS__);                                  \
+		snprintf(want, sizeof(want), "<" fmt, __VA_ARGS__);                     \
+		cr_expect_str_eq(sb_.buf, want, "format \"%s\"", fmt);                  \
+		cr_expect_eq(sb_.len, strlen(want), "format \"%s\" length", fmt);       \
+		vma_sb_free(&sb_);                                                      \
+	} while (0)
+
+Test(strbuf_printf, unsigned_conversions_match_snprintf)
+{
+	size_t i;
+
+	for (i = 0; i < NVALUES; i++) {
+		unsigned int u = (unsigned int)values[i];
+		unsigned long long ull = values[i];
+
+		EXPECT_SAME("%u %x", u, u);
+		EXPECT_SAME("[%5u] [%05u] [%-5u] [%2x] [%08x] [%-7x]", u, u, u, u, u, u);
+		EXPECT_SAME("%llu %llx %20llu %016llx", ull, ull, ull, ull);
+		EXPECT_SAME("%lu %lx %zu %zx", (unsigned long)ull, (unsigned long)ull,
+			    (size_t)ull, (size_t)ull);
+		EXPECT_SAME("%ju %jx", (uintmax_t)ull, (uintmax_t)ull);
+		EXPECT_SAME("%" PRIu64 " %" PRIx64 " %016" PRIu64, (uint64_t)ull, (uint64_t)ull,
+			    (uint64_t)ull);
+		EXPECT_SAME("%hu %hx %hhu %hhx", u, u, u, u);
+	}
+}
+
+Test(strbuf_printf, signed_conversions_match_snprintf)
+{
+	size_t i;
+
+	for (i = 0; i < NVALUES; i++) {
+		int d = (int)values[i];
+		long long ll = (long long)values[i];
+
+		EXPECT_SAME("%d %i", d, -d);
+		EXPECT_SAME("[%6d] [%06d] [%-6d] [%06d]", d, d, d, -d);
+		EXPECT_SAME("%lld %lld %25lld %025lld", ll, -ll, ll, ll);
+		EXPECT_SAME("%ld %zd %jd", (long)ll, (ssize_t)ll, (intmax_t)ll);
+		EXPECT_SAME("%hd %hhd", d, d);
+	}
+	EXPECT_SAME("%d %lld", (int)INT32_MIN, (long long)INT64_MIN);
+	EXPECT_SAME("%011d %-11d|", (int)INT32_MIN, (int)INT32_MIN);
+}
+
+/*
+ * Formats a compiler warns about but printf defines: '-' overrides '0', a
+ * null string prints "(null)", "%5%" is not the subset's bare "%%".
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat"
+#pragma GCC diagnostic ignored "-Wformat-overflow"
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+Test(strbuf_printf, odd_formats_match_snprintf)
+{
+	EXPECT_SAME("[%-06d] [%0-6u] [%-08x]", -42, 42u, 0xbeefu);
+	EXPECT_SAME("%s|%8s|", (const char *)NULL, (const char *)NULL);
+	EXPECT_SAME("%5%|%s", "x");
+}
+#pragma GCC diagnostic pop
+
+Test(strbuf_printf, text_conversions_match_snprintf)
+{
+	EXPECT_SAME("%s", "");
+	EXPECT_SAME("a %s b", "vmexit");
+	EXPECT_SAME("[%8s] [%-8s] [%2s]", "abc", "abc", "abcdef");
+	EXPECT_SAME("%c%c [%3c] [%-3c]", 'w', 'r', 'x', 'y');
+	EXPECT_SAME("100%% %s%%", "done");
+	EXPECT_SAME("no conversion at all%s", "");
+}
+
+/* Formats outside the subset go to libc whole, with the arguments intact. */
+Test(strbuf_printf, other_formats_fall_back_to_libc)
+{
+	EXPECT_SAME("%u then %4.3f%% (%llu)", 7u, 62.8603, 164785ull);
+	EXPECT_SAME("%x %.3s %d", 0xabcu, "abcdef", -3);
+	EXPECT_SAME("%+d % d %#x %X %o", 5, 5, 255u, 255u, 8u);
+	EXPECT_SAME("%*d|%-*u", 6, 42, 4, 7u);
+	EXPECT_SAME("%p", (void *)0x1234);
+	EXPECT_SAME("%e %g", 1.5, 0.25);
+}
+
+Test(strbuf_printf, long_output_grows_the_buffer)
+{
+	char big[3000], want[12000];
+	struct vma_strbuf sb;
+
+	memset(big, 'q', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	vma_sb_init(&sb);
+	vma_sb_printf(&sb, "%s|%4000u|%s", big, 5u, big);
+	/* snprintf's output is checked below; its truncation warning is moot. */
+	snprintf(want, sizeof(want), "%s|%4000u|%s", big, 5u, big);
+	cr_assert_str_eq(sb.buf, want);
+	cr_assert_eq(sb.len, strlen(want));
+	/* Beyond the subset's widths: libc formats it, with the same bytes. */
+	vma_sb_reset(&sb);
+	vma_sb_printf(&sb, "%5000u", 1u);
+	cr_assert_eq(sb.len, 5000);
+	cr_assert_eq(sb.buf[4999], '1');
+	cr_assert_eq(sb.buf[5000], '\0');
+	vma_sb_free(&sb);
+}
+
+Test(strbuf_put, numbers_match_printf)
+{
+	struct vma_strbuf sb;
+	char want[128];
+	size_t i;
+
+	vma_sb_init(&sb);
+	for (i = 0; i < NVALUES; i++) {
+		uint64_t v = values[i];
+
+		vma_sb_reset(&sb);
+		vma_sb_put_u64(&sb, v);
+		snprintf(want, sizeof(want), "%" PRIu64, v);
+		cr_expect_str_eq(sb.buf, want);
+
+		vma_sb_reset(&sb);
+		vma_sb_put_x64(&sb, v);
+		snprintf(want, sizeof(want), "%" PRIx64, v);
+		cr_expect_str_eq(sb.buf, want);
+
+		vma_sb_reset(&sb);
+		vma_sb_put_s64(&sb, (int64_t)v);
+		snprintf(want, sizeof(want), "%" PRId64, (int64_t)v);
+		cr_expect_str_eq(sb.buf, want);
+
+		vma_sb_reset(&sb);
+		vma_sb_put_u64_pad(&sb, v, 9, '0');
+		vma_sb_put_u64_pad(&sb, v, 3, ' ');
+		vma_sb_put_x64_pad(&sb, v, 8, '0');
+		vma_sb_put_x64_pad(&sb, v, 2, ' ');
+		vma_sb_put_u64_pad(&sb, v, 24, ' ');
+		vma_sb_put_x64_pad(&sb, v, 20, '0');
+		snprintf(want, sizeof(want),
+			 "%09" PRIu64 "%3" PRIu64 "%08" PRIx64 "%2" PRIx64
+			 "%24" PRIu64 "%020" PRIx64, v, v, v, v, v, v);
+		cr_expect_str_eq(sb.buf, want);
+		cr_expect_eq(sb.len, strlen(want));
+	}
+	vma_sb_free(&sb);
+}
+
+/* Every digit count: each power of ten, one less, and both in hex widths. */
+Test(strbuf_put, every_length_of_number)
+{
+	struct vma_strbuf sb;
+	char want[128];
+	uint64_t p = 1;
+	int k;
+
+	vma_sb_init(&sb);
+	for (k = 0; k < 20; k++, p *= 10) {
+		uint64_t v[3] = { p - 1, p, p + 1 };
+		int j;
+
+		for (j = 0; j < 3; j++) {
+			vma_sb_reset(&sb);
+			vma_sb_put_u64(&sb, v[j]);
+			vma_sb_put_x64(&sb, v[j] << (k % 4));
+			vma_sb_put_s64(&sb, -(int64_t)(v[j] >> 1));
+			snprintf(want, sizeof(want), "%" PRIu64 "%" PRIx64 "%" PRId64, v[j],
+				 v[j] << (k % 4), -(int64_t)(v[j] >> 1));
+			cr_expect_str_eq(sb.buf, want);
+			cr_expect_eq(sb.len, strlen(want));
+		}
+	}
+	vma_sb_free(&sb);
+}
+
+/* The cursor writers: as "%llu", and as many last digits as asked, zero-filled. */
+Test(strbuf_fmt, cursor_writers_match_printf)
+{
+	char got[64], want[64];
+	size_t i;
+	unsigned int n;
+
+	for (i = 0; i < NVALUES; i++) {
+		uint64_t v = values[i];
+
+		*vma_fmt_u64(got, v) = '\0';
+		snprintf(want, sizeof(want), "%" PRIu64, v);
+		cr_expect_str_eq(got, want);
+		for (n = 0; n <= 22; n++) {
+			char full[64];
+			size_t len;
+
+			*vma_fmt_dec_fixed(got, v, n) = '\0';
+			len = (size_t)snprintf(full, sizeof(full), "%0*" PRIu64, (int)n, v);
+			cr_expect_str_eq(got, full + len - n, "%u digits of %" PRIu64, n, v);
+		}
+	}
+}
+
+Test(strbuf_put, pieces_append_in_order_across_growth)
+{
+	struct vma_strbuf sb;
+	char want[8192];
+	size_t n = 0;
+	int i;
+
+	vma_sb_init(&sb);
+	for (i = 0; i < 300; i++) {
+		vma_sb_putlit(&sb, "ab");
+		vma_sb_putc(&sb, 'c');
+		vma_sb_put(&sb, "defgh", 2);
+		vma_sb_put_fill(&sb, '.', 3);
+		vma_sb_puts(&sb, "|");
+		n += (size_t)snprintf(want + n, sizeof(want) - n, "abcde...|");
+	}
+	cr_assert(!vma_sb_failed(&sb));
+	cr_assert_eq(sb.len, n);
+	cr_assert_str_eq(sb.buf, want);
+	cr_assert_geq(sb.cap, sb.len + 1);
+	vma_sb_free(&sb);
+	cr_assert_eq(sb.buf, NULL);
+	cr_assert_eq(sb.len, 0);
+}
