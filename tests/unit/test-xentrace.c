@@ -249,13 +249,13 @@ Test(xentrace, truncated_window_read_to_its_last_complete_record_when_tolerated)
 	cr_assert_eq(seen.n, 11, "only the record cut in two is lost");
 }
 
-Test(xentrace, garbage_window_header_is_skipped_with_resync)
+/* Two pcpus' windows with 24 bytes of junk between them. */
+static void junk_between_windows(void)
 {
 	struct vma_xtw_options o = { .window_bytes = 64 };
 	struct vma_xtw *w = vma_xtw_new_memory(&o);
 	static const unsigned char junk[24] = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4 };
 	uint32_t word = 0;
-	struct seen seen;
 	int i;
 
 	for (i = 0; i < 4; i++)
@@ -266,21 +266,19 @@ Test(xentrace, garbage_window_header_is_skipped_with_resync)
 		vma_xtw_record(w, 1, TRC_SCHED_WAKE, 200 + (uint64_t)i, &word, 1);
 	write_writer(w);
 	vma_xtw_free(w);
+}
 
+Test(xentrace, garbage_window_header_is_skipped_with_resync)
+{
+	struct seen seen;
+
+	junk_between_windows();
 	read_all(&seen, 6);
 	cr_assert_eq(seen.status, VMA_END);
 	cr_assert_eq(seen.n, 8, "both pcpus' records around the junk");
 
 	/* Same bytes, default tolerance: the scan stops at the junk. */
-	w = vma_xtw_new_memory(&o);
-	for (i = 0; i < 4; i++)
-		vma_xtw_record(w, 0, TRC_SCHED_WAKE, 100 + (uint64_t)i, &word, 1);
-	vma_xtw_flush_all(w);
-	vma_xtw_raw(w, junk, sizeof(junk));
-	for (i = 0; i < 4; i++)
-		vma_xtw_record(w, 1, TRC_SCHED_WAKE, 200 + (uint64_t)i, &word, 1);
-	write_writer(w);
-	vma_xtw_free(w);
+	junk_between_windows();
 	read_all(&seen, 3);
 	cr_assert_eq(seen.status, VMA_ERR_DAMAGED);
 	cr_assert_eq(seen.n, 4);
