@@ -72,6 +72,8 @@ struct vma_dump {
 	struct vma_strbuf lines;     /* finished lines, then the one being built */
 	size_t done;                 /* bytes of finished lines in @lines */
 	struct vma_describe_ctx ctx; /* analysis state before the record */
+	const struct vma_machine *machine; /* borrowed: the model being dumped */
+	size_t vcpu_col;             /* offset of the vcpu column of the line being built */
 };
 
 struct vma_dump *vma_dump_create(FILE *out, uint64_t cpu_hz)
@@ -248,6 +250,8 @@ void vma_dump_begin(struct vma_dump *d, const struct vma_machine *m, const struc
 	if (rec->pcpu < nr)
 		col[rec->pcpu] = 'x';
 	col += nr;
+	d->machine = m;
+	d->vcpu_col = (size_t)(col - sb->buf);
 	p = rec->pcpu < m->nr_pcpus ? pcpus[rec->pcpu] : NULL;
 	if (p && p->current) {
 		memcpy(col, " d", 2);
@@ -292,6 +296,21 @@ int vma_dump_end(struct vma_dump *d, const struct vma_stream *stream,
 	char mark = ' ';
 
 	if (stream->input && stream->input->ops->describe) {
+		/*
+		 * A KVM record names its own thread, hence its vcpu: show the
+		 * vcpu the state stage found for it, not the one before.
+		 */
+		const struct vma_machine *m = d->machine;
+		const struct vma_pcpu *p = rec->pcpu < m->nr_pcpus ? m->pcpus[rec->pcpu] : NULL;
+
+		if (d->vcpu_col > d->done && d->vcpu_col <= sb->len) {
+			sb->len = d->vcpu_col;
+			if (p && p->current)
+				vma_sb_printf(sb, " d%uv%u ", p->current->domain->did,
+					      p->current->vid);
+			else
+				vma_sb_puts(sb, " d?v? ");
+		}
 		stream->input->ops->describe(stream, sb);
 	} else {
 		ctx->svm = out->svm;
