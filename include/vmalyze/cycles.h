@@ -27,7 +27,7 @@
  * struct is a valid empty summary that owns nothing.  An exact summary adds
  * 4 bytes per slot (8 once a sample needs more than 32 bits); its capacity
  * is the next power of two >= its count, at least 4: 16 B for 1..4 values,
- * 4 KiB at the default limit.  A sketch costs 176 bytes plus 512 bytes per
+ * 4 KiB at the default limit.  A sketch costs 560 bytes plus 512 bytes per
  * power of two from the smallest magnitude seen to the largest (typically
  * 3-8 KiB; twice that in the rare sketch whose 32-bit bucket counters would
  * overflow), whatever the number of events.

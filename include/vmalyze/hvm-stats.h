@@ -43,7 +43,11 @@ struct vma_exit_stats {
 	struct vma_exit_sub *subs; /* owned */
 	uint32_t nr_subs, cap_subs;
 	uint32_t *index;           /* owned: open-addressing hash of subs, 2 * cap_subs slots */
-	uint32_t last_sub;         /* the sub found last: most arcs repeat it */
+	/* The sub found last, and its key: most arcs repeat it. */
+	uint32_t last_sub;
+	uint32_t last_handler;
+	uint64_t last_key;
+	bool last_write;
 };
 
 /* Wake-to-halt cases, per vector (xenalyze's names in the summary). */

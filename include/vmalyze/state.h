@@ -261,6 +261,7 @@ struct vma_machine {
 	uint32_t max_pcpu;         /* highest active pcpu + 1 */
 	struct vma_domain **domains; /* owned, sorted by did */
 	uint32_t nr_domains, cap_domains;
+	struct vma_domain *domain_cache[16]; /* borrowed: by did % 16, for vma_domain_get() */
 	struct vma_domain *default_domain; /* borrowed from domains[] */
 	uint64_t first_tsc, last_tsc;
 	bool have_time;

@@ -67,10 +67,11 @@ static inline void account_hvm_volume(struct vma_pcpu *p, const struct vma_recor
 }
 
 /* A failed check: warn once per kind; the record is shown, not used. */
-static __attribute__((noinline, cold)) bool check_failed(struct vma_machine *m,
-							  struct vma_pcpu *p,
-							  const struct triage *t,
-							  const struct vma_record *rec)
+static __attribute__((noinline, cold)) int check_failed(struct vma_machine *m,
+							 struct vma_pcpu *p,
+							 const struct triage *t,
+							 const struct vma_record *rec,
+							 struct vma_outcome *out)
 {
 	struct vma_vcpu *v = p->current;
 
@@ -87,35 +88,52 @@ static __attribute__((noinline, cold)) bool check_failed(struct vma_machine *m,
 				   "%s record 0x%x for d%uv%u, whose records so far were of "
 				   "another type; not processed",
 				   t->name, rec->event, v->domain->did, v->vid);
-	return false;
+	out->unprocessed = true;
+	return VMA_OK;
 }
 
-/* The class's preconditions; on failure the record is shown, not used. */
-static inline bool checks_pass(struct vma_machine *m, struct vma_pcpu *p, const struct triage *t,
-			       const struct vma_record *rec)
+/* The record passed its class's checks: to the class's handler. */
+static inline int handle(struct vma_machine *m, struct vma_pcpu *p, const struct triage *t,
+			 const struct vma_record *rec, struct vma_outcome *out, uint32_t bytes)
+{
+	if (t->volume == VMA_VOL_HVM)
+		account_hvm_volume(p, rec, bytes);
+	return t->handler(m, p, rec, out);
+}
+
+/* The vcpu's first typed record gives it the class's type. */
+static __attribute__((noinline)) int handle_typing(struct vma_machine *m, struct vma_pcpu *p,
+						   const struct triage *t,
+						   const struct vma_record *rec,
+						   struct vma_outcome *out, uint32_t bytes)
+{
+	if (!vma_vcpu_set_type(p->current, t->type))
+		return check_failed(m, p, t, rec, out);
+	return handle(m, p, t, rec, out, bytes);
+}
+
+/*
+ * The class's checks, then its handler.  Every call here is a tail call,
+ * so that the path of most records needs no stack frame.
+ */
+static inline int check_and_handle(struct vma_machine *m, struct vma_pcpu *p,
+				   const struct triage *t, const struct vma_record *rec,
+				   struct vma_outcome *out, uint32_t bytes)
 {
 	struct vma_vcpu *v = p->current;
 
 	if (!t->needs_current)
-		return true;
+		return handle(m, p, t, rec, out, bytes);
 	if (__builtin_expect(!v, 0))
-		return check_failed(m, p, t, rec);
+		return check_failed(m, p, t, rec, out);
 	/* HVM emulation records are taken whatever runs. */
 	if (t->volume == VMA_VOL_HVM && VMA_TRC_SUB(rec->event) == VMA_TRC_SUB(TRC_HVM_EMUL))
-		return true;
+		return handle(m, p, t, rec, out, bytes);
 	if (t->not_idle && __builtin_expect(v->domain->did == VMA_IDLE_DOMAIN, 0))
-		return check_failed(m, p, t, rec);
-	if (v->type != t->type && t->type != VMA_VCPU_NONE && !vma_vcpu_set_type(v, t->type))
-		return check_failed(m, p, t, rec);
-	return true;
-}
-
-/* A record of a pcpu not seen before. */
-static __attribute__((noinline)) struct vma_pcpu *new_pcpu(struct vma_machine *m, uint32_t id,
-							   int *rc)
-{
-	*rc = vma_machine_add_pcpu(m, id);
-	return *rc ? NULL : vma_pcpu_of(m, id);
+		return check_failed(m, p, t, rec, out);
+	if (__builtin_expect(v->type != t->type, 0) && t->type != VMA_VCPU_NONE)
+		return handle_typing(m, p, t, rec, out, bytes);
+	return handle(m, p, t, rec, out, bytes);
 }
 
 /* Records that are not of one Xen class: KVM, synthetic, unknown. */
@@ -133,6 +151,16 @@ static __attribute__((noinline)) int dispatch_other(struct vma_machine *m, struc
 	return VMA_OK;
 }
 
+/* A record of a pcpu not seen before: add the pcpu, then dispatch. */
+static __attribute__((noinline)) int dispatch_new_pcpu(struct vma_machine *m,
+						       const struct vma_record *rec,
+						       struct vma_outcome *out)
+{
+	int rc = vma_machine_add_pcpu(m, rec->pcpu);
+
+	return rc ? rc : vma_dispatch(m, rec, out);
+}
+
 int vma_dispatch(struct vma_machine *m, const struct vma_record *rec, struct vma_outcome *out)
 {
 	/* A Xen class is one bit of the low byte of the id's top 12 bits. */
@@ -141,14 +169,10 @@ int vma_dispatch(struct vma_machine *m, const struct vma_record *rec, struct vma
 	const struct triage *t;
 	uint64_t tsc = rec->tsc;
 	uint32_t bytes;
-	int rc;
 
+	if (__builtin_expect(!p, 0))
+		return dispatch_new_pcpu(m, rec, out);
 	*out = (struct vma_outcome){ .svm = m->svm };
-	if (__builtin_expect(!p, 0)) {
-		p = new_pcpu(m, rec->pcpu, &rc);
-		if (!p)
-			return rc;
-	}
 	m->records++;
 	if (__builtin_expect(!m->have_time, 0) && tsc) {
 		m->first_tsc = tsc;
@@ -169,11 +193,5 @@ int vma_dispatch(struct vma_machine *m, const struct vma_record *rec, struct vma
 	p->volume[t->volume] += bytes;
 	if (!t->handler)
 		return VMA_OK;
-	if (!checks_pass(m, p, t, rec)) {
-		out->unprocessed = true;
-		return VMA_OK;
-	}
-	if (t->volume == VMA_VOL_HVM)
-		account_hvm_volume(p, rec, bytes);
-	return t->handler(m, p, rec, out);
+	return check_and_handle(m, p, t, rec, out, bytes);
 }

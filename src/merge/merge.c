@@ -3,30 +3,42 @@
  * Time-ordered merge of per-pcpu streams (see merge.h for the contract).
  *
  * The stream that delivered the last record is kept aside; the others wait
- * in a tournament tree: its bottom row holds them (one slot each), every
- * node above the one that sorts first in its subtree, by time stamp of the
- * current record, then pcpu, then insertion order.  The keys are copied
- * out of the streams, so comparisons read one small array.
+ * in order of their current record: time stamp, then pcpu, then insertion
+ * order.  Their keys are copied out of the streams, so comparisons read
+ * one small array.  When the stream aside has a next record no later than
+ * the first waiting one, it is delivered straight away: that is both the
+ * tie-break and the common case (runs of records from one pcpu), and costs
+ * one comparison.  Otherwise the stream aside joins the waiting ones and
+ * the first of them is set aside.
  *
- * When the stream aside has a next record no later than the tree's winner,
- * it is delivered straight away: that is both the tie-break and the common
- * case (runs of records from one pcpu), and costs one comparison.
- * Otherwise the stream aside takes the winner's slot, the winner is set
- * aside, and only that slot's path to the root is replayed: one comparison
- * per level (three for eight pcpus), where a binary heap pops and pushes.
+ * How the waiting streams are ordered depends on how many there are:
+ *
+ *  - up to SORTED_MAX, a sorted array, first stream last: taking it is a
+ *    decrement, and the stream that joins is moved down past the streams
+ *    that come after it, half the array on average (a few moves, for a
+ *    host of eight pcpus, and one mispredicted branch);
+ *  - beyond, a tournament tree of losers: its bottom row holds the
+ *    streams (one slot each), every node the loser of the match played
+ *    there, the root the first stream.  The stream that joins takes the
+ *    first stream's slot and the matches on that slot's path are replayed:
+ *    one comparison per level, against losers whose places are known in
+ *    advance, so that their loads overlap and only the comparisons chain.
  *
  * Streams added by vma_merge_add() wait in a list until the next call of
- * vma_merge_next() takes them into the tree, so a stream that a reader
- * announces from inside another stream's next() joins at a safe point.
+ * vma_merge_next() takes them in, so a stream that a reader announces from
+ * inside another stream's next() joins at a safe point.
  */
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "vmalyze/merge.h"
 #include "vmalyze/status.h"
 
 /* Leaf 0 stands for an empty slot: it sorts after every stream. */
 #define EMPTY 0u
+/* Waiting streams kept in a sorted array; more go to the tree. */
+#define SORTED_MAX 16u
 
 struct leaf {
 	uint64_t tsc;              /* of the stream's current record */
@@ -39,14 +51,18 @@ struct leaf {
 struct vma_merge {
 	struct leaf *leaf;         /* nr_leaves: EMPTY, then every stream added */
 	uint32_t nr_leaves, cap_leaves;
-	/* node[width + s] is the leaf in slot s; node[1..width) subtree winners. */
-	uint32_t *node;
-	uint32_t width;            /* slots, a power of two */
-	uint32_t waiting;          /* streams in the tree */
-	uint64_t top_tsc;          /* time stamp of the tree's winner */
+	bool tree;                 /* the waiting streams are in the tree */
+	/* Sorted array: order[0..waiting), the first stream at the end. */
+	uint32_t order[SORTED_MAX];
+	/* Tree of losers. */
+	uint32_t *slot;            /* width slots: the leaf waiting there, or EMPTY */
+	uint32_t *node;            /* node[0]: the first stream; node[1..width): losers */
+	uint32_t width;            /* slots, a power of two, at least 2 */
+	uint32_t waiting;          /* streams waiting */
+	uint64_t top_tsc;          /* time stamp of the first one; UINT64_MAX if none */
 	uint32_t current;          /* leaf of the last delivered record */
 	bool have_current;
-	uint32_t joined;           /* leaves [joined, nr_leaves) are not in the tree yet */
+	uint32_t joined;           /* leaves [joined, nr_leaves) do not wait yet */
 	uint64_t last_tsc;
 	uint64_t late;
 	int error;                 /* first stream failure, reported once */
@@ -68,6 +84,7 @@ struct vma_merge *vma_merge_create(void)
 	m->leaf[EMPTY] = (struct leaf){ .tsc = UINT64_MAX, .pcpu = UINT32_MAX, .seq = UINT64_MAX };
 	m->nr_leaves = m->joined = 1;
 	m->cap_leaves = 8;
+	m->top_tsc = UINT64_MAX;
 	return m;
 }
 
@@ -76,6 +93,7 @@ void vma_merge_destroy(struct vma_merge *merge)
 	if (!merge)
 		return;
 	free(merge->leaf);
+	free(merge->slot);
 	free(merge->node);
 	free(merge);
 }
@@ -95,66 +113,188 @@ static inline bool before(const struct vma_merge *m, uint32_t a, uint32_t b)
 	return la->seq < lb->seq;
 }
 
-/* Slot @s changed: replay its path to the root. */
-static void replay(struct vma_merge *m, uint32_t s)
+/* ---- sorted array ---- */
+
+/* Leaf @l waits: moved down past the streams that come after it. */
+static inline void sorted_insert(struct vma_merge *m, uint32_t l)
 {
+	uint32_t pos = m->waiting++;
+
+	while (pos > 0 && before(m, m->order[pos - 1], l)) {
+		m->order[pos] = m->order[pos - 1];
+		pos--;
+	}
+	m->order[pos] = l;
+	m->top_tsc = m->leaf[m->order[m->waiting - 1]].tsc;
+}
+
+/* The first waiting stream stops waiting. */
+static inline uint32_t sorted_take(struct vma_merge *m)
+{
+	uint32_t w = m->order[--m->waiting];
+
+	m->top_tsc = m->waiting ? m->leaf[m->order[m->waiting - 1]].tsc : UINT64_MAX;
+	return w;
+}
+
+/* ---- tree of losers ---- */
+
+/*
+ * Leaf @l takes slot @s, which held the first stream: replay that
+ * stream's matches with @l instead.
+ */
+static void replay(struct vma_merge *m, uint32_t s, uint32_t l)
+{
+	uint32_t n, cand = l, o, sel;
+	uint64_t cand_tsc = m->leaf[l].tsc, o_tsc, sel64;
+
+	m->slot[s] = l;
+	m->leaf[l].slot = s;
+	for (n = (m->width + s) / 2; n >= 1; n /= 2) {
+		o = m->node[n];
+		o_tsc = m->leaf[o].tsc;
+		/* Branch-free select: which of two streams leads is a coin toss. */
+		if (__builtin_expect(o_tsc != cand_tsc, 1))
+			sel = o_tsc < cand_tsc;
+		else
+			sel = before(m, o, cand);
+		sel = -sel;
+		sel64 = (uint64_t)(int64_t)(int32_t)sel;
+		m->node[n] = (cand & sel) | (o & ~sel);
+		cand = (o & sel) | (cand & ~sel);
+		cand_tsc = (o_tsc & sel64) | (cand_tsc & ~sel64);
+	}
+	m->node[0] = cand;
+	m->top_tsc = cand_tsc;
+}
+
+/* Play every match again (after slots changed that did not hold the first stream). */
+static int rebuild(struct vma_merge *m)
+{
+	uint32_t *win = malloc(m->width * sizeof(*win));
 	uint32_t n, a, b;
 
-	for (n = (m->width + s) / 2; n >= 1; n /= 2) {
-		a = m->node[2 * n];
-		b = m->node[2 * n + 1];
-		m->node[n] = before(m, b, a) ? b : a;
-	}
-	m->top_tsc = m->leaf[m->node[1]].tsc;
-}
-
-/* Put leaf @l in slot @s. */
-static inline void place(struct vma_merge *m, uint32_t s, uint32_t l)
-{
-	m->node[m->width + s] = l;
-	m->leaf[l].slot = s;
-	replay(m, s);
-}
-
-/* Double the slots (at least two, so that node[1] is a node). */
-static int widen(struct vma_merge *m)
-{
-	uint32_t width = m->width ? 2 * m->width : 2, n;
-	uint32_t *node = calloc(2 * width, sizeof(*node));
-
-	if (!node)
+	if (!win)
 		return VMA_ERR_NOMEM;
-	for (n = 0; n < m->width; n++) {
-		node[width + n] = m->node[m->width + n];
-		m->leaf[node[width + n]].slot = n;
+	for (n = m->width - 1; n >= 1; n--) {
+		a = 2 * n >= m->width ? m->slot[2 * n - m->width] : win[2 * n];
+		b = 2 * n + 1 >= m->width ? m->slot[2 * n + 1 - m->width] : win[2 * n + 1];
+		win[n] = before(m, b, a) ? b : a;
+		m->node[n] = win[n] == a ? b : a;
 	}
-	free(m->node);
-	m->node = node;
-	m->width = width;
-	for (n = width - 1; n >= 1; n--)
-		node[n] = before(m, node[2 * n + 1], node[2 * n]) ? node[2 * n + 1] : node[2 * n];
-	m->top_tsc = m->leaf[node[1]].tsc;
+	m->node[0] = win[1];
+	m->top_tsc = m->leaf[win[1]].tsc;
+	free(win);
 	return VMA_OK;
 }
 
-/* Take the streams that joined since the last call into the tree. */
+/* Double the slots (at least two, so that there is a match). */
+static int widen(struct vma_merge *m)
+{
+	uint32_t width = m->width ? 2 * m->width : 2;
+	uint32_t *slot = calloc(width, sizeof(*slot));
+	uint32_t *node = realloc(m->node, width * sizeof(*node));
+
+	if (!slot || !node) {
+		free(slot);
+		if (node)
+			m->node = node;
+		return VMA_ERR_NOMEM;
+	}
+	if (m->width)
+		memcpy(slot, m->slot, m->width * sizeof(*slot));
+	free(m->slot);
+	m->slot = slot;
+	m->node = node;
+	m->width = width;
+	return VMA_OK;
+}
+
+/* Leaf @l waits, in the tree: an empty slot, then every match again. */
+static int tree_insert(struct vma_merge *m, uint32_t l)
+{
+	uint32_t s;
+	int rc;
+
+	for (s = 0; s < m->width && m->slot[s] != EMPTY; s++)
+		;
+	if (s == m->width) {
+		rc = widen(m);
+		if (rc)
+			return rc;
+	}
+	m->slot[s] = l;
+	m->leaf[l].slot = s;
+	m->waiting++;
+	return VMA_OK;
+}
+
+/* The sorted array is full: its streams go to the tree for good. */
+static int to_tree(struct vma_merge *m)
+{
+	uint32_t i, n = m->waiting;
+	int rc;
+
+	m->tree = true;
+	m->waiting = 0;
+	for (i = 0; i < n; i++) {
+		rc = tree_insert(m, m->order[i]);
+		if (rc)
+			return rc;
+	}
+	return VMA_OK;
+}
+
+/* ---- the waiting streams, whichever way they are kept ---- */
+
+/* The first waiting stream stops waiting and @l, later than it, waits. */
+static inline uint32_t swap_first(struct vma_merge *m, uint32_t l)
+{
+	uint32_t w;
+
+	if (!m->tree) {
+		w = sorted_take(m);
+		sorted_insert(m, l);
+		return w;
+	}
+	w = m->node[0];
+	replay(m, m->leaf[w].slot, l);
+	return w;
+}
+
+/* The first waiting stream stops waiting. */
+static uint32_t take_first(struct vma_merge *m)
+{
+	uint32_t w;
+
+	if (!m->tree)
+		return sorted_take(m);
+	w = m->node[0];
+	replay(m, m->leaf[w].slot, EMPTY);
+	m->waiting--;
+	return w;
+}
+
+/* Take the streams that joined since the last call among the waiting ones. */
 static int take_joining(struct vma_merge *m)
 {
-	uint32_t s = 0;
 	int rc;
 
 	for (; m->joined < m->nr_leaves; m->joined++) {
-		while (s < m->width && m->node[m->width + s] != EMPTY)
-			s++;
-		if (s == m->width) {
-			rc = widen(m);
+		if (!m->tree && m->waiting == SORTED_MAX) {
+			rc = to_tree(m);
 			if (rc)
 				return rc;
 		}
-		place(m, s, m->joined);
-		m->waiting++;
+		if (!m->tree) {
+			sorted_insert(m, m->joined);
+			continue;
+		}
+		rc = tree_insert(m, m->joined);
+		if (rc)
+			return rc;
 	}
-	return VMA_OK;
+	return m->tree ? rebuild(m) : VMA_OK;
 }
 
 int vma_merge_add(void *arg, struct vma_stream *stream)
@@ -207,8 +347,6 @@ static inline struct vma_stream *deliver(struct vma_merge *m, uint32_t l)
 static __attribute__((noinline)) int next_slow(struct vma_merge *m, struct vma_stream **out,
 					       bool had_current, int rc)
 {
-	uint32_t w;
-
 	if (m->joined < m->nr_leaves) {
 		int join = take_joining(m);
 
@@ -219,13 +357,10 @@ static __attribute__((noinline)) int next_slow(struct vma_merge *m, struct vma_s
 		struct leaf *c = &m->leaf[m->current];
 
 		c->tsc = c->stream->rec.tsc;
-		if (c->tsc <= m->top_tsc) {
+		if (c->tsc <= m->top_tsc)
 			*out = deliver(m, m->current);
-			return VMA_OK;
-		}
-		w = m->node[1];
-		place(m, m->leaf[w].slot, m->current);
-		*out = deliver(m, w);
+		else
+			*out = deliver(m, swap_first(m, m->current));
 		return VMA_OK;
 	}
 	if (had_current) {
@@ -240,20 +375,14 @@ static __attribute__((noinline)) int next_slow(struct vma_merge *m, struct vma_s
 		m->error = 0;
 		return rc ? rc : VMA_END;
 	}
-	w = m->node[1];
-	place(m, m->leaf[w].slot, EMPTY);
-	m->waiting--;
-	*out = deliver(m, w);
+	*out = deliver(m, take_first(m));
 	return VMA_OK;
 }
 
-/* The stream aside has a record later than the tree's winner: they swap. */
-static __attribute__((noinline)) struct vma_stream *swap_with_winner(struct vma_merge *m)
+/* The stream aside has a record later than the first waiting one: they swap. */
+static __attribute__((noinline)) struct vma_stream *swap_with_first(struct vma_merge *m)
 {
-	uint32_t w = m->node[1];
-
-	place(m, m->leaf[w].slot, m->current);
-	return deliver(m, w);
+	return deliver(m, swap_first(m, m->current));
 }
 
 int vma_merge_next(struct vma_merge *m, struct vma_stream **out)
@@ -271,12 +400,9 @@ int vma_merge_next(struct vma_merge *m, struct vma_stream **out)
 		return next_slow(m, out, true, rc);
 	tsc = s->rec.tsc;
 	m->leaf[m->current].tsc = tsc;
-	/*
-	 * Equal stamps: the same stream goes on (see merge.h).  An empty
-	 * tree's winner is the EMPTY leaf, which is later than any stamp.
-	 */
+	/* Equal stamps: the same stream goes on (see merge.h). */
 	if (__builtin_expect(tsc > m->top_tsc, 0)) {
-		*out = swap_with_winner(m);
+		*out = swap_with_first(m);
 		return VMA_OK;
 	}
 	m->have_current = true;

@@ -101,6 +101,14 @@ static bool reindex(struct vma_exit_stats *e, uint32_t cap)
 	return true;
 }
 
+static inline void remember(struct vma_exit_stats *e, uint32_t i)
+{
+	e->last_sub = i;
+	e->last_handler = e->subs[i].handler;
+	e->last_key = e->subs[i].key;
+	e->last_write = e->subs[i].is_write;
+}
+
 /*
  * The sub-summary for a refinement: found through the hash index, or
  * added; past VMA_MAX_SUBS, new keys share the handler's "other" entry.
@@ -110,12 +118,10 @@ static struct vma_exit_sub *sub_slot(struct vma_exit_stats *e, uint32_t handler,
 {
 	uint32_t slots, at, i;
 
-	if (e->nr_subs) {
-		struct vma_exit_sub *last = &e->subs[e->last_sub];
-
-		if (last->handler == handler && last->key == key && last->is_write == is_write)
-			return last;
-	}
+	/* The last sub's key is kept here, so that a miss does not load the sub. */
+	if (e->nr_subs && e->last_key == key && e->last_handler == handler &&
+	    e->last_write == is_write)
+		return &e->subs[e->last_sub];
 	for (;;) {
 		if (e->index) {
 			slots = 2 * e->cap_subs;
@@ -124,7 +130,7 @@ static struct vma_exit_sub *sub_slot(struct vma_exit_stats *e, uint32_t handler,
 				struct vma_exit_sub *s = &e->subs[i];
 
 				if (s->handler == handler && s->key == key && s->is_write == is_write) {
-					e->last_sub = i;
+					remember(e, i);
 					return s;
 				}
 				at = (at + 1) & (slots - 1);
@@ -155,7 +161,7 @@ static struct vma_exit_sub *sub_slot(struct vma_exit_stats *e, uint32_t handler,
 	while (e->index[at] != UINT32_MAX)
 		at = (at + 1) & (slots - 1);
 	e->index[at] = i;
-	e->last_sub = i;
+	remember(e, i);
 	return &e->subs[i];
 }
 

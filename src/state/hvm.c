@@ -389,8 +389,10 @@ int vma_hvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_r
 		uint32_t base = rec->event & ~(uint32_t)TRC_64_FLAG;
 
 		if (base == TRC_HVM_VMX_EXIT || base == TRC_HVM_SVM_EXIT) {
-			vma_vendor_note(m, rec);
-			out->svm = exit_is_svm(m, rec->event);
+			if (!m->vendor_known) {
+				vma_vendor_note(m, rec);
+				out->svm = exit_is_svm(m, rec->event);
+			}
 			vmexit(m, v, rec, out);
 		}
 		else if (rec->event == TRC_HVM_VMENTRY)

@@ -159,9 +159,13 @@ static bool grow_ptrs(void ***arr, uint32_t *nr, uint32_t idx)
 
 struct vma_domain *vma_domain_get(struct vma_machine *m, uint32_t did)
 {
+	struct vma_domain **cached = &m->domain_cache[did % 16];
 	uint32_t lo = 0, hi = m->nr_domains;
 	struct vma_domain *d;
 
+	/* Runstate records name a domain each: most are among the last few. */
+	if (*cached && (*cached)->did == did)
+		return *cached;
 	while (lo < hi) {
 		uint32_t mid = (lo + hi) / 2;
 
@@ -171,7 +175,7 @@ struct vma_domain *vma_domain_get(struct vma_machine *m, uint32_t did)
 			hi = mid;
 	}
 	if (lo < m->nr_domains && m->domains[lo]->did == did)
-		return m->domains[lo];
+		return *cached = m->domains[lo];
 	if (m->nr_domains == m->cap_domains) {
 		uint32_t cap = m->cap_domains ? m->cap_domains * 2 : 8;
 		struct vma_domain **arr = realloc(m->domains, cap * sizeof(*arr));
@@ -189,7 +193,7 @@ struct vma_domain *vma_domain_get(struct vma_machine *m, uint32_t did)
 		(m->nr_domains - lo) * sizeof(*m->domains));
 	m->domains[lo] = d;
 	m->nr_domains++;
-	return d;
+	return *cached = d;
 }
 
 struct vma_vcpu *vma_vcpu_get(struct vma_machine *m, uint32_t did, uint32_t vid)

@@ -26,11 +26,12 @@
  * them that fits in the caches.
  *
  * Batched inserts.  Adding to a sketch only appends the value to a small
- * pending array at the start of the sketch: one store, no read of the
- * sketch, whose buckets are seldom in the cache when a trace spreads its
- * events over thousands of summaries.  A full pending array is inserted in
- * one loop, where the processor overlaps the cache misses of independent
- * buckets instead of waiting for each.  Every reader accounts for the
+ * pending array at the start of the sketch (in 32 bits; the rare larger
+ * value is inserted at once): one store, no read of the sketch, whose
+ * buckets are seldom in the cache when a trace spreads its events over
+ * thousands of summaries.  A full pending array is inserted in two loops:
+ * the first prefetches every bucket the second will update, so that their
+ * cache misses overlap instead of queueing.  Every reader accounts for the
  * pending values (the quantile inserts them first), so they are invisible
  * in every result.
  *
@@ -49,7 +50,7 @@
 #define EXACT_MIN_CAP 4u
 #define EXACT_DEFAULT_CODE 11 /* 1 << 10 == VMA_CYCLES_EXACT_DEFAULT */
 /* Values a sketch gathers before inserting them into its buckets. */
-#define PENDING 64u
+#define PENDING 128u
 
 _Static_assert(SUB == 1u << SUB_BITS, "sketch resolution and its bit count disagree");
 _Static_assert(VMA_CYCLES_EXACT_DEFAULT == 1u << (EXACT_DEFAULT_CODE - 1),
@@ -75,7 +76,7 @@ struct wcell {
 
 struct vma_cycles_sketch {
 	/* First, so that the add path finds it from the pointer alone. */
-	uint64_t pending[PENDING]; /* the first vma_cycles.n are not yet in the buckets */
+	uint32_t pending[PENDING]; /* the first vma_cycles.n are not yet in the buckets */
 	uint64_t min;              /* of the values in the buckets; UINT64_MAX when none */
 	uint64_t max;              /* 0 when none */
 	void *cells;               /* buckets [base, base + len): ncell or wcell */
@@ -305,7 +306,17 @@ static void sketch_insert(struct vma_cycles *s, const uint64_t *v, uint32_t n)
 	if (!sk->wide) {
 		ncell *cells = sk->cells;
 
-		for (; i < n; i++) {
+		/*
+		 * The buckets are rarely in the cache: ask for all of them
+		 * first, so that their misses overlap instead of queueing.
+		 */
+		for (i = 0; i < n; i++) {
+			unsigned int sh = bucket_shift(v[i]);
+
+			__builtin_prefetch(&cells[((uint32_t)sh << SUB_BITS) + (uint32_t)(v[i] >> sh) -
+						  sk->base], 1);
+		}
+		for (i = 0; i < n; i++) {
 			unsigned int sh = bucket_shift(v[i]);
 			ncell *c = &cells[((uint32_t)sh << SUB_BITS) + (uint32_t)(v[i] >> sh) - sk->base];
 			uint64_t off = v[i] & (((uint64_t)1 << sh) - 1);
@@ -332,11 +343,65 @@ static void sketch_insert(struct vma_cycles *s, const uint64_t *v, uint32_t n)
 	}
 }
 
-/* Insert the pending values of @s's sketch into its buckets. */
+/* Insert @n 32-bit values into the buckets of @s's sketch. */
+static void sketch_insert32(struct vma_cycles *s, const uint32_t *v32, uint32_t n)
+{
+	uint64_t v[PENDING];
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		v[i] = v32[i];
+	}
+	sketch_insert(s, v, n);
+}
+
+/*
+ * Insert the pending values of @s's sketch into its buckets: the common
+ * case of sketch_insert(), for a full array of 32-bit values and narrow
+ * buckets that cover them, with each bucket's place computed once.
+ */
 static void sketch_flush(struct vma_cycles *s)
 {
-	sketch_insert(s, s->u.sketch->pending, s->n);
+	struct vma_cycles_sketch *sk = s->u.sketch;
+	const uint32_t *v = sk->pending;
+	uint32_t n = s->n, lo = UINT32_MAX, hi = 0, i;
+	uint32_t at[PENDING], off[PENDING];
+	ncell *cells = sk->cells;
+
 	s->n = 0;
+	for (i = 0; i < n; i++) {
+		lo = v[i] < lo ? v[i] : lo;
+		hi = v[i] > hi ? v[i] : hi;
+	}
+	if (sk->wide || !n || bucket_of(lo) < sk->base || bucket_of(hi) >= sk->base + sk->len) {
+		sketch_insert32(s, v, n);
+		return;
+	}
+	if (lo < sk->min) {
+		sk->min = lo;
+	}
+	if (hi > sk->max) {
+		sk->max = hi;
+	}
+	/* Ask for every bucket first, so that their cache misses overlap. */
+	for (i = 0; i < n; i++) {
+		unsigned int sh = bucket_shift(v[i]);
+
+		at[i] = ((uint32_t)sh << SUB_BITS) + (v[i] >> sh) - sk->base;
+		off[i] = v[i] & (((uint32_t)1 << sh) - 1);
+		__builtin_prefetch(&cells[at[i]], 1);
+	}
+	for (i = 0; i < n; i++) {
+		ncell *c = &cells[at[i]];
+
+		if (__builtin_expect((*c & NOFF_MASK) + off[i] > NOFF_MASK ||
+				     *c >> NOFF_BITS == NCOUNT_MAX, 0)) {
+			/* A bucket is full: the general path widens the sketch. */
+			sketch_insert32(s, v + i, n - i);
+			return;
+		}
+		*c += NCOUNT_ONE + off[i];
+	}
 }
 
 /* Move the exact samples of @s into a new sketch.  Return: false if out of memory. */
@@ -425,7 +490,11 @@ static void add_slow(struct vma_cycles *s, uint64_t v)
 			return;
 		}
 	} else if (to_sketch(s)) {
-		s->u.sketch->pending[s->n++] = v;
+		if (v <= UINT32_MAX) {
+			s->u.sketch->pending[s->n++] = (uint32_t)v;
+		} else {
+			sketch_insert(s, &v, 1);
+		}
 		return;
 	}
 	s->failed = 1;
@@ -443,7 +512,11 @@ void vma_cycles_add(struct vma_cycles *s, uint64_t v)
 	s->cycles += v;
 	n = s->n;
 	if (s->sketch) {
-		s->u.sketch->pending[n++] = v;
+		if (__builtin_expect(v > UINT32_MAX, 0)) {
+			sketch_insert(s, &v, 1);
+			return;
+		}
+		s->u.sketch->pending[n++] = (uint32_t)v;
 		s->n = n;
 		if (n == PENDING) {
 			sketch_flush(s);
@@ -577,7 +650,7 @@ int vma_cycles_merge_samples(struct vma_cycles *dst, const struct vma_cycles *sr
 		if (!sketch_merge(dst, src->u.sketch)) {
 			dst->failed = 1;
 		}
-		sketch_insert(dst, src->u.sketch->pending, src->n);
+		sketch_insert32(dst, src->u.sketch->pending, src->n);
 	} else {
 		sketch_insert_exact(dst, src);
 	}
