@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "tracedat-writer.h"
+#include "kvm-scenario.h"
 
 static void usage(FILE *f)
 {

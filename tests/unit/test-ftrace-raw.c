@@ -18,7 +18,7 @@ TestSuite(ftrace_raw_probe, .timeout = 120);
 TestSuite(ftrace_raw_golden, .timeout = 120);
 
 #include "test-kvm-util.h"
-#include "tracedat-writer.h"
+#include "kvm-scenario.h"
 
 Test(ftrace_raw_real, pvm_vmtrace_with_its_formats)
 {

@@ -12,7 +12,7 @@
 #include <zstd.h>
 
 #include "input/kvm-internal.h"
-#include "tracedat-writer.h"
+#include "ringbuf-writer.h"
 
 #define COMMON(id)                                                                      \
 	"ID: " #id "\nformat:\n"                                                        \

@@ -13,7 +13,7 @@
 TestSuite(ringbuf, .timeout = 120);
 
 #include "input/kvm-internal.h"
-#include "tracedat-writer.h"
+#include "ringbuf-writer.h"
 
 #define PAGE 4096
 

@@ -18,7 +18,7 @@ TestSuite(tracedat_probe, .timeout = 120);
 TestSuite(tracedat_golden, .timeout = 120);
 
 #include "test-kvm-util.h"
-#include "tracedat-writer.h"
+#include "kvm-scenario.h"
 
 /* ---- real traces ---------------------------------------------------------- */
 
