@@ -46,12 +46,14 @@ static const struct option_doc table[] = {
 	{ "svm-mode", OPT_SVM_MODE, no_argument, NULL,
 	  "Read exit codes as AMD SVM's (only needed when a trace has too few exits to tell)" },
 	{ "tolerance", OPT_TOLERANCE, required_argument, "LEVEL",
-	  "Skip damage up to this level (0-6, xenalyze's levels; default 3), stop above it" },
+	  "Skip damage up to this level, stop above it (xenalyze's levels 1-6; "
+	  "0 skips nothing; default 3)" },
 	{ "histogram", OPT_HISTOGRAM, no_argument, NULL,
 	  "With the summary: log-scale cycle histograms per exit reason and runstate" },
 	{ "interval", 'i', required_argument, "SEC",
-	  "CSV time series with one row per SEC seconds instead of the summary" },
-	{ "json", OPT_JSON, no_argument, NULL, "The summary as JSON (schema in doc/output.md)" },
+	  "CSV time series instead of the summary: one row per interval of SEC "
+	  "seconds, domain and metric" },
+	{ "json", OPT_JSON, no_argument, NULL, "The summary as JSON (schema in output.md, see vmalyze(1))" },
 	{ "report-pcpu", OPT_REPORT_PCPU, no_argument, NULL,
 	  "With the summary: per-pcpu running, idle and lost time" },
 	{ "event-formats", OPT_EVENT_FORMATS, required_argument, "DIR",
@@ -98,6 +100,27 @@ uint64_t vma_parse_hz(const char *text)
 	return (uint64_t)llround(v);
 }
 
+/* Help lines stay within 80 columns: the text is wrapped at spaces. */
+#define HELP_LEFT 29
+#define HELP_WIDTH 80
+
+static void put_wrapped(FILE *out, const char *text)
+{
+	size_t room = HELP_WIDTH - HELP_LEFT;
+
+	while (strlen(text) > room) {
+		size_t cut = room;
+
+		while (cut > 0 && text[cut] != ' ')
+			cut--;
+		if (cut == 0)
+			break;
+		fprintf(out, "%.*s\n%*s", (int)cut, text, HELP_LEFT, "");
+		text += cut + 1;
+	}
+	fprintf(out, "%s\n", text);
+}
+
 void vma_options_help(FILE *out)
 {
 	size_t i;
@@ -116,7 +139,8 @@ void vma_options_help(FILE *out)
 		else
 			snprintf(left, sizeof(left), "    --%s%s%s", table[i].name,
 				 table[i].arg ? " " : "", table[i].arg ? table[i].arg : "");
-		fprintf(out, "  %-26s %s\n", left, table[i].doc);
+		fprintf(out, "  %-*s ", HELP_LEFT - 3, left);
+		put_wrapped(out, table[i].doc);
 	}
 	fprintf(out, "\n"
 		     "Exit status: 0 all input read cleanly; 1 bad command line; 2 an input could\n"

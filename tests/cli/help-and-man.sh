@@ -3,7 +3,8 @@
 #
 # --help and the man page describe the same options: every long option
 # --help lists has an entry in doc/vmalyze.1 and the other way round, and
-# --version and --help exit 0 with their text on stdout.
+# --version and --help exit 0 with their text on stdout, and --help fits
+# 80 columns.
 set -u
 : "${VMALYZE:?}" "${top_srcdir:?}"
 fails=0
@@ -17,6 +18,8 @@ done
 for o in $from_man; do
 	printf '%s\n' "$from_help" | grep -qx -- "$o" || { echo "FAIL: $o is in vmalyze(1), not in --help"; fails=1; }
 done
+wide=$(printf '%s\n' "$help" | awk 'length($0) > 80' | head -1)
+[ -z "$wide" ] || { echo "FAIL: --help line over 80 columns: $wide"; fails=1; }
 for s in 0 1 2 3 4 5; do
 	printf '%s\n' "$help" | grep -q "$s" || { echo "FAIL: exit status $s not in --help"; fails=1; }
 done
