@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kvm-scenario.h"
+#include "vmalyze/grow.h"
 
 /* Event ids of the scenario formats (any ids work; a reader takes them from the formats). */
 enum {
@@ -181,16 +182,9 @@ static struct vma_mkdat_rec *truth(struct sim *s, int inst, uint32_t cpu, uint64
 {
 	struct vma_mkdat_rec *r;
 
-	if (s->nr == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 1024;
-		struct vma_mkdat_rec *p = realloc(s->recs, cap * sizeof(*p));
-
-		if (!p) {
-			s->failed = true;
-			return NULL;
-		}
-		s->recs = p;
-		s->cap = cap;
+	if (vma_grow(s->recs, &s->cap, s->nr + 1, 1024) < 0) {
+		s->failed = true;
+		return NULL;
 	}
 	r = &s->recs[s->nr++];
 	memset(r, 0, sizeof(*r));

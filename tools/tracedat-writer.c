@@ -12,6 +12,7 @@
 #include <zstd.h>
 
 #include "tracedat-writer.h"
+#include "vmalyze/grow.h"
 
 #define TS_BITS VMA_RBW_TS_BITS
 #define MAX_SMALL VMA_RBW_MAX_SMALL
@@ -30,20 +31,9 @@ static unsigned char *b_room(struct buf *b, size_t n)
 	if (b->oom) {
 		return NULL;
 	}
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		unsigned char *p;
-
-		while (cap < b->len + n) {
-			cap *= 2;
-		}
-		p = realloc(b->p, cap);
-		if (!p) {
-			b->oom = true;
-			return NULL;
-		}
-		b->p = p;
-		b->cap = cap;
+	if (n > SIZE_MAX - b->len || vma_grow(b->p, &b->cap, b->len + n, 4096) < 0) {
+		b->oom = true;
+		return NULL;
 	}
 	b->len += n;
 	return b->p + b->len - n;

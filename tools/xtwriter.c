@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vmalyze/grow.h"
 #include "vmalyze/status.h"
 #include "xtwriter.h"
 
@@ -117,19 +118,9 @@ static int file_write(struct vma_xtw *w, const void *bytes, size_t n)
 			return VMA_ERR_OUTPUT;
 		}
 	} else {
-		if (w->mem_cap - w->mem_len < n) {
-			size_t cap = w->mem_cap ? w->mem_cap : 4096;
-			unsigned char *p;
-
-			while (cap - w->mem_len < n) {
-				cap *= 2;
-			}
-			p = realloc(w->mem, cap);
-			if (!p) {
-				return VMA_ERR_NOMEM;
-			}
-			w->mem = p;
-			w->mem_cap = cap;
+		if (n > SIZE_MAX - w->mem_len ||
+		    vma_grow(w->mem, &w->mem_cap, w->mem_len + n, 4096) < 0) {
+			return VMA_ERR_NOMEM;
 		}
 		memcpy(w->mem + w->mem_len, bytes, n);
 		w->mem_len += n;

@@ -11,6 +11,7 @@
 #include <xentoollog.h>
 
 #include "vmalyze/diag.h"
+#include "vmalyze/grow.h"
 
 struct warn_key {
 	const char *key; /* static string of the call site */
@@ -123,16 +124,8 @@ void vma_diag_warn_once(struct vma_diag *diag, const char *key, const char *fmt,
 		slot->count++;
 		return;
 	}
-	if (diag->nr_keys == diag->cap_keys) {
-		size_t cap = diag->cap_keys ? diag->cap_keys * 2 : 16;
-		struct warn_key *keys = realloc(diag->keys, cap * sizeof(*keys));
-
-		if (keys) {
-			diag->keys = keys;
-			diag->cap_keys = cap;
-		}
-	}
-	if (diag->nr_keys < diag->cap_keys) {
+	/* out of memory: the key is not kept, so the warning may show again */
+	if (vma_grow(diag->keys, &diag->cap_keys, diag->nr_keys + 1, 16) == VMA_OK) {
 		diag->keys[diag->nr_keys].key = key;
 		diag->keys[diag->nr_keys].count = 1;
 		diag->nr_keys++;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vmalyze/grow.h"
 #include "vmalyze/strbuf.h"
 
 void vma_sb_init(struct vma_strbuf *sb)
@@ -26,24 +27,12 @@ void vma_sb_free(struct vma_strbuf *sb)
 
 bool vma_sb_grow(struct vma_strbuf *sb, size_t extra)
 {
-	size_t need = sb->len + extra + 1;
-	size_t cap;
-	char *buf;
-
 	if (sb->failed)
 		return false;
-	if (need <= sb->cap)
-		return true;
-	cap = sb->cap ? sb->cap : 256;
-	while (cap < need)
-		cap *= 2;
-	buf = realloc(sb->buf, cap);
-	if (!buf) {
+	if (extra > SIZE_MAX - 1 - sb->len || vma_grow(sb->buf, &sb->cap, sb->len + extra + 1, 256)) {
 		sb->failed = true;
 		return false;
 	}
-	sb->buf = buf;
-	sb->cap = cap;
 	return true;
 }
 

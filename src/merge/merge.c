@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vmalyze/grow.h"
 #include "vmalyze/merge.h"
 #include "vmalyze/status.h"
 
@@ -50,7 +51,8 @@ struct leaf {
 
 struct vma_merge {
 	struct leaf *leaf;         /* nr_leaves: EMPTY, then every stream added */
-	uint32_t nr_leaves, cap_leaves;
+	uint32_t nr_leaves;
+	size_t cap_leaves;
 	bool tree;                 /* the waiting streams are in the tree */
 	/* Sorted array: order[0..waiting), the first stream at the end. */
 	uint32_t order[SORTED_MAX];
@@ -309,14 +311,9 @@ int vma_merge_add(void *arg, struct vma_stream *stream)
 			m->error = rc;
 		return VMA_OK;
 	}
-	if (m->nr_leaves == m->cap_leaves) {
-		struct leaf *l = realloc(m->leaf, 2 * m->cap_leaves * sizeof(*l));
-
-		if (!l)
-			return VMA_ERR_NOMEM;
-		m->leaf = l;
-		m->cap_leaves *= 2;
-	}
+	if (m->nr_leaves == UINT32_MAX ||
+	    vma_grow(m->leaf, &m->cap_leaves, (size_t)m->nr_leaves + 1, 8) < 0)
+		return VMA_ERR_NOMEM;
 	/* The leaf number is the insertion order. */
 	m->leaf[m->nr_leaves] = (struct leaf){
 		.tsc = stream->rec.tsc, .pcpu = stream->pcpu, .seq = m->nr_leaves, .stream = stream,
