@@ -28,7 +28,10 @@ enum vma_clock {
 	VMA_CLOCK_NS = 1,     /* nanoseconds (trace.dat local, tsc2nsec) */
 };
 
-/* Hypervisor family of an input: selects the dispatch tables. */
+/*
+ * Hypervisor family of an input, from its format.  The run driver sets the
+ * machine up by it (KVM: the event window, the guests' vcpu threads).
+ */
 enum vma_family {
 	VMA_FAMILY_XEN = 0,
 	VMA_FAMILY_KVM = 1,
