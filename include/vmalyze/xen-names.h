@@ -77,13 +77,6 @@ const char *vma_extint_vector_name(uint32_t vector);
 #define VMA_HVM_HANDLER_LIMIT 0x28u
 const char *vma_hvm_handler_name(uint32_t minor);
 
-/*
- * Runstate names: Xen's RUNSTATE_running (0) ... RUNSTATE_offline (3),
- * then xenalyze's own pseudo-states lost (4), queued (5) and init (6).
- */
-#define VMA_RUNSTATE_LIMIT 7u
-const char *vma_runstate_name(uint32_t state);
-
 /* PV event names by minor number (low 8 bits): "hypercall", "trap"... */
 const char *vma_pv_event_name(uint32_t minor);
 

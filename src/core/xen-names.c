@@ -485,21 +485,6 @@ const char *vma_hvm_handler_name(uint32_t minor)
 	return lookup(hvm_handler, ARRAY_LEN(hvm_handler), minor);
 }
 
-static const char *const runstate[VMA_RUNSTATE_LIMIT] = {
-	[0] = "running",
-	[1] = "runnable",
-	[2] = "blocked",
-	[3] = "offline",
-	[4] = "lost",
-	[5] = "queued",
-	[6] = "init",
-};
-
-const char *vma_runstate_name(uint32_t state)
-{
-	return lookup(runstate, ARRAY_LEN(runstate), state);
-}
-
 static const char *const pv_event[] = {
 	[1] = "hypercall",
 	[3] = "trap",

@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "output/xen-describe-internal.h"
+#include "vmalyze/state.h"
 
 /*
  * Scheduler-class event ids.  Xen defines them privately in each
@@ -121,9 +122,10 @@ static void load_percent(struct xd_out *o, uint64_t load, uint32_t shift)
 	xd_u64_pad(o, milli % 1000, 3, '0');
 }
 
+/* The state stage's runstate names (Xen's numbering); NULL past them, for the raw fallback. */
 static const char *state_name(uint32_t state)
 {
-	return vma_runstate_name(state);
+	return state < VMA_RS_COUNT ? vma_vcpu_runstate_name(state) : NULL;
 }
 
 /*

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "vmalyze/describe.h"
+#include "vmalyze/state.h"
 #include "vmalyze/trace-ids.h"
 #include "vmalyze/xen-names.h"
 
@@ -187,7 +188,7 @@ Test(describe_fast, scheduling)
 		fill_words(w, 8);
 		expect(TRC_SCHED_MIN + (old << 8) + (new << 4) + 1, 1, w, &ctx,
 		       "runstate_change d%uv%u %s->%s", w[0] >> 16, w[0] & 0xffff,
-		       vma_runstate_name(old), vma_runstate_name(new));
+		       vma_vcpu_runstate_name(old), vma_vcpu_runstate_name(new));
 		expect(TRC_SCHED_MIN + 2, 5, w, &ctx, "runstate_continue {%lld,%lld} d%uv%u %s->%s",
 		       (long long)q(w, 1), (long long)q(w, 3), w[0] >> 16, w[0] & 0xffff, "running",
 		       "running");

@@ -96,6 +96,19 @@ static void start_running(void)
 
 TestSuite(state, .init = setup, .fini = teardown);
 
+/* The one runstate table: Xen's numbering, then xenalyze's pseudo-states. */
+Test(state, runstate_names)
+{
+	cr_expect_str_eq(vma_vcpu_runstate_name(VMA_RS_RUNNING), "running");
+	cr_expect_str_eq(vma_vcpu_runstate_name(1), "runnable");
+	cr_expect_str_eq(vma_vcpu_runstate_name(2), "blocked");
+	cr_expect_str_eq(vma_vcpu_runstate_name(3), "offline");
+	cr_expect_str_eq(vma_vcpu_runstate_name(4), "lost");
+	cr_expect_str_eq(vma_vcpu_runstate_name(5), "queued");
+	cr_expect_str_eq(vma_vcpu_runstate_name(6), "init");
+	cr_expect_str_eq(vma_vcpu_runstate_name(VMA_RS_COUNT), "?");
+}
+
 Test(state, arc_exit_handler_entry)
 {
 	struct vma_outcome o;

@@ -241,13 +241,6 @@ Test(xen_names, traps_vectors_handlers_runstates)
 	cr_expect_str_eq(vma_hvm_handler_name(0x27), "xcr_write");
 	cr_expect_null(vma_hvm_handler_name(VMA_HVM_HANDLER_LIMIT));
 
-	cr_expect_str_eq(vma_runstate_name(0), "running");
-	cr_expect_str_eq(vma_runstate_name(1), "runnable");
-	cr_expect_str_eq(vma_runstate_name(2), "blocked");
-	cr_expect_str_eq(vma_runstate_name(3), "offline");
-	cr_expect_str_eq(vma_runstate_name(6), "init");
-	cr_expect_null(vma_runstate_name(VMA_RUNSTATE_LIMIT));
-
 	cr_expect_str_eq(vma_pv_event_name(4), "page_fault");
 	cr_expect_str_eq(vma_pv_event_name(14), "hypercall (subcall)");
 	cr_expect_null(vma_pv_event_name(2));
