@@ -1,8 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Summary reports over the machine model: xenalyze's text layout (so
- * scripts written for xenalyze keep working) and JSON (schema in
- * doc/output.md).  Renderers only read the model.
+ * The report model: what a summary says, built once from the machine
+ * model (at the end of a trace, and at each interval's end) and read by
+ * every renderer.  Renderers never see the machine: the text summary
+ * (xenalyze's layout), JSON, the interval CSV and the histograms are
+ * functions of a struct vma_report and nothing else.
+ *
+ * Rows follow the machine's nesting: domains (VMs) with their runstates
+ * and vcpus; a vcpu's runstates, cpu affinity, exit reasons (each with its
+ * handlers, raw, and the sub-lines xenalyze prints, grouped), guest
+ * interrupts, I/O and MMIO addresses, PV events; then pcpus, log volume
+ * and KVM event counts.  Every duration is a struct vma_report_stat in the
+ * report's unit, with count, total, min, max, mean and p5/p50/p95 already
+ * computed, and the whole distribution (exact samples or sketch) reachable
+ * for histograms and for exact merges across traces.
+ *
+ * Names are strings filled in by the builder: Xen and Arm names from
+ * src/core's tables, KVM event names through the names callback the run
+ * driver gives (the summary stage does not read inputs).
+ *
+ * Lifetime: a report borrows the distributions of the machine it was
+ * built from, except the ones it merged itself (grouped sub-lines, address
+ * rows), which it owns.  Destroy it before the machine.
  */
 #ifndef VMALYZE_REPORT_H
 #define VMALYZE_REPORT_H
@@ -11,22 +30,253 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "vmalyze/cycles.h"
 #include "vmalyze/state.h"
 
-struct vma_report_options {
-	uint64_t cpu_hz;     /* ticks per second of the trace's clock */
-	bool clock_ns;       /* the trace's clock counts nanoseconds, not cycles */
-	bool histogram;      /* --histogram */
-	bool report_pcpu;    /* --report-pcpu */
-	/* Name of KVM event kind @kind (see VMA_KVM_KINDS); NULL for none. */
-	const char *(*kvm_event_name)(const void *arg, uint32_t kind);
-	const void *kvm_event_name_arg;
+/* What a duration counts: the trace clock's ticks. */
+enum vma_report_unit {
+	VMA_REPORT_CYCLES = 0, /* TSC or timer ticks, hz from --cpu-hz / --timer-hz */
+	VMA_REPORT_NS,         /* nanoseconds (hz is 10^9) */
 };
 
-/* Return: VMA_OK or VMA_ERR_OUTPUT. */
-int vma_report_text(FILE *out, const struct vma_machine *machine,
-		    const struct vma_report_options *options);
-int vma_report_json(FILE *out, const struct vma_machine *machine,
-		    const struct vma_report_options *options);
+/*
+ * One distribution of durations.  events counts every occurrence, count
+ * those of non-zero length (they make total, mean and the percentiles).
+ * The percentiles are weighted as @weight says: exits, handlers, addresses
+ * and cpu affinity by count, runstates and pcpu times by time (xenalyze's
+ * two kinds, see cycles.h).  Without VMA_REPORT_FULL only the counters are
+ * filled and @dist is NULL.
+ */
+struct vma_report_stat {
+	uint64_t events, count, total;
+	uint64_t mean, min, max;
+	uint64_t p5, p50, p95;
+	enum vma_cycles_weight weight;
+	const struct vma_cycles *dist; /* borrowed or report-owned; NULL when empty */
+};
+
+/* What refined an exit: the kinds of handler sub-lines. */
+enum vma_report_sub_kind {
+	VMA_SUB_NONE = 0,   /* no handler record explained the exit */
+	VMA_SUB_HANDLER,    /* a Xen handler, by name */
+	VMA_SUB_CR,         /* a CR write: key is the CR number */
+	VMA_SUB_HYPERCALL,  /* a VMMCALL: key is the hypercall (VMA_SUB_OTHER: several) */
+	VMA_SUB_MMIO,       /* MMIO accesses, all addresses together */
+	VMA_SUB_KVM,        /* a KVM refinement event: name and key */
+};
+
+/* One handler of an exit reason as the model holds it (JSON, CSV). */
+struct vma_report_handler {
+	uint32_t id;          /* TRC_HVM_* or VMA_KVM_* id, 0 for none */
+	const char *name;     /* "(no handler)", the handler's name, or "unknown" */
+	uint64_t key;         /* port, address, MSR, CR, hypercall, vector */
+	bool is_write;
+	struct vma_report_stat stat;
+};
+
+/*
+ * One sub-line of an exit reason as xenalyze prints it: handlers with the
+ * same meaning grouped (all MMIO accesses, one CR), in handler id and key
+ * order; interrupts and I/O ports go to their own tables instead.
+ */
+struct vma_report_subline {
+	enum vma_report_sub_kind kind;
+	const char *name;     /* handler, hypercall or KVM event name; NULL when unknown */
+	uint32_t minor;       /* VMA_SUB_HANDLER: the handler's minor number */
+	uint64_t key;
+	struct vma_report_stat stat;
+};
+
+/* External interrupts that caused an exit, by vector (key VMA_SUB_OTHER: the rest). */
+struct vma_report_vector {
+	uint64_t vector;
+	uint64_t events;
+};
+
+struct vma_report_exit {
+	uint32_t code;
+	const char *name;     /* NULL when the vendor's table has none */
+	struct vma_report_stat stat;
+	struct vma_report_handler *handlers;
+	uint32_t nr_handlers;
+	struct vma_report_subline *sublines;
+	uint32_t nr_sublines;
+	struct vma_report_vector *vectors;
+	uint32_t nr_vectors;
+};
+
+/* An I/O port or MMIO address, summed over the exit reasons that reached it. */
+struct vma_report_address {
+	uint64_t addr;        /* VMA_SUB_OTHER: the addresses beyond the table's size */
+	bool is_write;
+	struct vma_report_stat stat;
+};
+
+/* Guest interrupts injected, by vector, with xenalyze's wake-to-halt times. */
+#define VMA_REPORT_W2H_CASES 3
+struct vma_report_irq {
+	uint32_t vector;      /* VMA_GUEST_VECTORS: every larger vector */
+	uint64_t count;
+	bool has_w2h;
+	struct vma_report_stat w2h[VMA_REPORT_W2H_CASES]; /* alone, any, intr */
+};
+
+struct vma_report_pv_event {
+	uint32_t minor;
+	const char *name;     /* NULL when unknown */
+	uint64_t count;       /* records of this minor */
+	uint64_t subcalls;    /* the hypercall v2 line: multicall subcalls xenalyze adds */
+	bool lists_hypercalls; /* xenalyze prints the hypercall table under it */
+};
+
+struct vma_report_hypercall {
+	uint32_t op;
+	const char *name;     /* NULL when unknown */
+	uint64_t count;
+};
+
+/* vm-trace's figures (KVM): exits, mean and largest latency, worst 1 ms. */
+struct vma_report_latency {
+	uint64_t exits, total, mean, max, max_window;
+};
+
+struct vma_report_vcpu {
+	uint32_t id;
+	enum vma_vcpu_type type;
+	struct vma_report_stat runstates[VMA_RS_COUNT];
+	struct vma_report_stat runnable[VMA_RUNNABLE_COUNT];
+	struct vma_report_stat affinity;       /* over all pcpus */
+	struct vma_report_stat *affinity_pcpu; /* by pcpu index */
+	uint32_t nr_affinity_pcpu;
+	struct vma_report_latency latency;     /* exits == 0: none */
+	bool has_exits;                        /* an exit table exists (HVM, Arm) */
+	struct vma_report_exit *exits;         /* by ascending code */
+	uint32_t nr_exits;
+	struct vma_report_irq *irqs;
+	uint32_t nr_irqs;
+	struct vma_report_address *io, *mmio;  /* by address, reads first */
+	uint32_t nr_io, nr_mmio;
+	struct vma_report_pv_event *pv_events;
+	uint32_t nr_pv_events;
+	struct vma_report_hypercall *hypercalls;
+	uint32_t nr_hypercalls;
+};
+
+struct vma_report_domain {
+	uint32_t id;
+	/*
+	 * Who the VM is, for KVM (VMM name and pid, how its vcpus were
+	 * grouped); NULL / 0 for Xen domains, which are their id.
+	 */
+	const char *name;
+	uint32_t pid;
+	const char *grouping;
+	struct vma_report_stat runstates[VMA_DRS_COUNT];
+	struct vma_report_stat run_time;       /* time any of its vcpus ran */
+	struct vma_domain_mem mem;             /* grant-table and PoD counters */
+	struct vma_report_latency latency;     /* KVM, over all its vcpus */
+	struct vma_report_vcpu *vcpus;         /* by ascending id */
+	uint32_t nr_vcpus;
+};
+
+struct vma_report_pcpu {
+	uint32_t id;
+	struct vma_report_stat running, idle, lost;
+	uint64_t volume[VMA_VOL_COUNT];        /* bytes of records by class */
+};
+
+struct vma_report_event {
+	const char *name;     /* "(unknown)" when the input could not name it */
+	uint64_t count;
+};
+
+struct vma_report {
+	enum vma_report_unit unit;
+	uint64_t hz;          /* ticks per second, never 0 */
+	bool kvm, svm;
+	bool final;           /* the end of the trace, not an interval's end */
+	uint64_t at;          /* ticks since the first record: the interval's end */
+	uint64_t total;       /* ticks from the first record to the last */
+	uint64_t records, lost_records;
+	struct vma_report_pcpu *pcpus;         /* by ascending id */
+	uint32_t nr_pcpus;
+	struct vma_report_domain *domains;     /* by ascending id, idle domain included */
+	uint32_t nr_domains;
+	bool has_events;      /* a KVM trace whose event kinds could be named */
+	struct vma_report_event *events;       /* non-zero KVM event counts, by kind */
+	uint32_t nr_events;
+	struct vma_report_priv *priv;          /* what the report owns */
+};
+
+/* Names the builder cannot know itself: KVM event kind @kind (VMA_KVM_KINDS). */
+typedef const char *(*vma_report_name_fn)(const void *arg, uint32_t kind);
+
+enum vma_report_detail {
+	VMA_REPORT_COUNTS = 0, /* counters only: cheap, for every interval */
+	VMA_REPORT_FULL,       /* percentiles, sub-lines, addresses, distributions */
+};
+
+struct vma_report_build {
+	enum vma_report_unit unit;
+	uint64_t hz;
+	enum vma_report_detail detail;
+	bool final;
+	uint64_t at;
+	vma_report_name_fn kvm_name;           /* NULL: no KVM event rows */
+	const void *kvm_name_arg;
+};
+
+/*
+ * vma_report_create - the report of @machine as it stands.  Call
+ * vma_machine_finish() first for the end-of-trace report (some summaries
+ * get their samples only there).  Percentiles sort exact samples in place:
+ * the machine's summaries hold the same values afterwards.
+ * Return: owned (vma_report_destroy()); NULL when out of memory.
+ */
+struct vma_report *vma_report_create(const struct vma_machine *machine,
+				     const struct vma_report_build *how);
+void vma_report_destroy(struct vma_report *report);
+
+/* Seconds of a duration in the report's clock. */
+static inline double vma_report_seconds(const struct vma_report *r, uint64_t ticks)
+{
+	return (double)ticks / (double)r->hz;
+}
+
+/*
+ * Renderers.  One row each in src/output/render.c's table; adding an
+ * output format is one file with its render function and one row there
+ * (doc/design.md).
+ */
+struct vma_render_options {
+	bool histogram;       /* log-scale histograms under the text lines */
+	bool report_pcpu;     /* the per-pcpu section */
+};
+
+struct vma_render {
+	FILE *out;
+	const struct vma_render_options *opts;
+	void *priv;           /* the renderer's own state between calls */
+};
+
+struct vma_renderer {
+	const char *name;     /* --format NAME */
+	const char *option;   /* the option that also picks it, or NULL */
+	bool per_interval;    /* wants a report at each interval's end, not only the last */
+	int (*render)(struct vma_render *ctx, const struct vma_report *report);
+	void (*release)(struct vma_render *ctx); /* frees ctx->priv; NULL when none */
+};
+
+/* The renderer named @name, or NULL. */
+const struct vma_renderer *vma_renderer_find(const char *name);
+/* Renderer number @i of the table, NULL past the end (for --help). */
+const struct vma_renderer *vma_renderer_at(unsigned int i);
+
+/* Render functions of the table's rows.  Return: VMA_OK or VMA_ERR_OUTPUT. */
+int vma_render_text(struct vma_render *ctx, const struct vma_report *report);
+int vma_render_histogram(struct vma_render *ctx, const struct vma_report *report);
+int vma_render_json(struct vma_render *ctx, const struct vma_report *report);
+int vma_render_interval(struct vma_render *ctx, const struct vma_report *report);
+void vma_render_interval_release(struct vma_render *ctx);
 
 #endif /* VMALYZE_REPORT_H */

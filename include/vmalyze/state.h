@@ -251,6 +251,8 @@ struct vma_pcpu {
 
 struct vma_machine_options {
 	bool force_svm;     /* --svm-mode: Xen 4.17/4.18 traces of AMD hosts */
+	bool kvm;           /* records come from KVM (ftrace) inputs */
+	uint64_t kvm_window; /* KVM latency window in trace ticks (vm-trace's 1 ms) */
 };
 
 struct vma_machine {

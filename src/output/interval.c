@@ -1,171 +1,233 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Interval mode (interval.h).  At each interval's end the per-domain
- * counters of the model are compared with a snapshot taken at the previous
- * end, and the differences are written.  Running time is credited to a
- * domain when a running stretch ends, so a stretch that spans intervals
- * is counted in the one where it ends.
+ * Interval mode (interval.h): a renderer over the reports the run driver
+ * builds at each interval's end.  Each report's per-domain counters are
+ * compared with the ones of the previous interval written, and the
+ * differences are written.  Running time is credited to a domain when a
+ * running stretch ends, so a stretch that spans intervals is counted in
+ * the one where it ends.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "vmalyze/hvm-stats.h"
 #include "vmalyze/interval.h"
 #include "vmalyze/status.h"
-#include "vmalyze/xen-names.h"
 
-/* What a (domain, metric) counter was at the last interval's end. */
+/* What a (domain, metric) counter was at the last interval written. */
 struct snapshot {
 	uint32_t did;
-	uint32_t reason; /* UINT32_MAX: running time; UINT32_MAX - 1: all exits */
+	uint32_t metric; /* an exit code, or METRIC_RUN / METRIC_EXITS */
 	uint64_t last;
 };
 
 #define METRIC_RUN UINT32_MAX
 #define METRIC_EXITS (UINT32_MAX - 1)
 
-struct vma_interval {
-	FILE *out;
-	uint64_t hz;
-	uint64_t length;   /* cycles per interval */
-	uint64_t start;    /* first time stamp of the trace */
-	uint64_t index;    /* intervals written */
-	bool started;
+struct interval_state {
+	bool header;
+	uint64_t last_end; /* end of the last interval written, ticks since the start */
 	struct snapshot *snaps;
 	size_t nr_snaps, cap_snaps;
+	/* Exits of one domain by code, summed over its HVM vcpus (scratch). */
+	uint64_t *by_code;
+	uint8_t *seen;
+	uint32_t nr_codes;
 };
 
-struct vma_interval *vma_interval_create(FILE *out, uint64_t hz, double seconds)
-{
-	struct vma_interval *iv = calloc(1, sizeof(*iv));
-
-	if (!iv)
-		return NULL;
-	iv->out = out;
-	iv->hz = hz;
-	iv->length = (uint64_t)(seconds * (double)hz);
-	if (!iv->length)
-		iv->length = 1;
-	fprintf(out, "time,domain,metric,value\n");
-	return iv;
-}
-
-void vma_interval_destroy(struct vma_interval *iv)
-{
-	if (!iv)
-		return;
-	free(iv->snaps);
-	free(iv);
-}
-
 /* The change of a counter since the last interval, and remember it. */
-static uint64_t delta(struct vma_interval *iv, uint32_t did, uint32_t reason, uint64_t now)
+static uint64_t delta(struct interval_state *st, uint32_t did, uint32_t metric, uint64_t now)
 {
 	uint64_t d;
 	size_t i;
 
-	for (i = 0; i < iv->nr_snaps; i++) {
-		if (iv->snaps[i].did == did && iv->snaps[i].reason == reason)
+	for (i = 0; i < st->nr_snaps; i++) {
+		if (st->snaps[i].did == did && st->snaps[i].metric == metric)
 			break;
 	}
-	if (i == iv->nr_snaps) {
-		if (iv->nr_snaps == iv->cap_snaps) {
-			size_t cap = iv->cap_snaps ? iv->cap_snaps * 2 : 64;
-			struct snapshot *s = realloc(iv->snaps, cap * sizeof(*s));
+	if (i == st->nr_snaps) {
+		if (st->nr_snaps == st->cap_snaps) {
+			size_t cap = st->cap_snaps ? st->cap_snaps * 2 : 64;
+			struct snapshot *s = realloc(st->snaps, cap * sizeof(*s));
 
 			if (!s)
 				return 0;
-			iv->snaps = s;
-			iv->cap_snaps = cap;
+			st->snaps = s;
+			st->cap_snaps = cap;
 		}
-		iv->snaps[i] = (struct snapshot){ did, reason, 0 };
-		iv->nr_snaps++;
+		st->snaps[i] = (struct snapshot){ did, metric, 0 };
+		st->nr_snaps++;
 	}
-	d = now - iv->snaps[i].last;
-	iv->snaps[i].last = now;
+	d = now - st->snaps[i].last;
+	st->snaps[i].last = now;
 	return d;
 }
 
-static void write_time(struct vma_interval *iv, uint64_t cycles)
+static void write_time(FILE *out, const struct vma_report *r, uint64_t ticks)
 {
-	fprintf(iv->out, "%" PRIu64 ".%09" PRIu64, cycles / iv->hz,
-		(uint64_t)((unsigned __int128)(cycles % iv->hz) * 1000000000u / iv->hz));
+	fprintf(out, "%" PRIu64 ".%09" PRIu64, ticks / r->hz,
+		(uint64_t)((unsigned __int128)(ticks % r->hz) * 1000000000u / r->hz));
 }
 
-static void write_interval(struct vma_interval *iv, const struct vma_machine *m, uint64_t end)
+/* Sum a domain's exits by code into the scratch table; false when out of memory. */
+static bool sum_exits(struct interval_state *st, const struct vma_report_domain *d,
+		      uint32_t *codes)
 {
-	uint32_t i, j, r;
+	uint32_t i, j, n = 0;
 
-	for (i = 0; i < m->nr_domains; i++) {
-		const struct vma_domain *d = m->domains[i];
-		uint64_t run, exits = 0, n;
-		uint32_t slots = 0;
+	for (i = 0; i < d->nr_vcpus; i++) {
+		const struct vma_report_vcpu *v = &d->vcpus[i];
 
-		if (d->did == VMA_DEFAULT_DOMAIN || d->did == VMA_IDLE_DOMAIN)
-			continue;
-		run = delta(iv, d->did, METRIC_RUN, d->total_time.cycles);
-		write_time(iv, end);
-		fprintf(iv->out, ",%u,run_seconds,%.9f\n", d->did, (double)run / (double)iv->hz);
-		/* Exits per reason, summed over the domain's vcpus. */
-		for (j = 0; j < d->nr_vcpus; j++) {
-			const struct vma_vcpu *v = d->vcpus[j];
-
-			if (v && v->type == VMA_VCPU_HVM && v->hvm.stats &&
-			    v->hvm.stats->nr_slots > slots)
-				slots = v->hvm.stats->nr_slots;
+		for (j = 0; v->type == VMA_VCPU_HVM && j < v->nr_exits; j++) {
+			if (v->exits[j].code >= n)
+				n = v->exits[j].code + 1;
 		}
-		for (r = 0; r < slots; r++) {
-			bool seen = false;
+	}
+	if (n > st->nr_codes) {
+		uint64_t *c = realloc(st->by_code, n * sizeof(*c));
+		uint8_t *s = c ? realloc(st->seen, n) : NULL;
 
-			n = 0;
-			for (j = 0; j < d->nr_vcpus; j++) {
-				const struct vma_vcpu *v = d->vcpus[j];
+		if (c)
+			st->by_code = c;
+		if (!s)
+			return false;
+		st->seen = s;
+		st->nr_codes = n;
+	}
+	for (i = 0; i < n; i++) {
+		st->by_code[i] = 0;
+		st->seen[i] = 0;
+	}
+	for (i = 0; i < d->nr_vcpus; i++) {
+		const struct vma_report_vcpu *v = &d->vcpus[i];
 
-				if (!v || v->type != VMA_VCPU_HVM || !v->hvm.stats ||
-				    r >= v->hvm.stats->nr_slots || !v->hvm.stats->by_reason[r])
-					continue;
-				n += v->hvm.stats->by_reason[r]->cycles.events;
-				seen = true;
-			}
-			if (!seen)
+		for (j = 0; v->type == VMA_VCPU_HVM && j < v->nr_exits; j++) {
+			st->by_code[v->exits[j].code] += v->exits[j].stat.events;
+			st->seen[v->exits[j].code] = 1;
+		}
+	}
+	*codes = n;
+	return true;
+}
+
+/* The name of exit @code, from any of the domain's vcpus that had it. */
+static const char *exit_name(const struct vma_report_domain *d, uint32_t code)
+{
+	uint32_t i, j;
+
+	for (i = 0; i < d->nr_vcpus; i++) {
+		for (j = 0; d->vcpus[i].type == VMA_VCPU_HVM && j < d->vcpus[i].nr_exits; j++) {
+			if (d->vcpus[i].exits[j].code == code)
+				return d->vcpus[i].exits[j].name;
+		}
+	}
+	return NULL;
+}
+
+static int write_interval(FILE *out, struct interval_state *st, const struct vma_report *r,
+			  uint64_t end)
+{
+	uint32_t i, code, codes;
+
+	for (i = 0; i < r->nr_domains; i++) {
+		const struct vma_report_domain *d = &r->domains[i];
+		uint64_t run, exits = 0, n;
+
+		if (d->id == VMA_IDLE_DOMAIN)
+			continue;
+		run = delta(st, d->id, METRIC_RUN, d->run_time.total);
+		write_time(out, r, end);
+		fprintf(out, ",%u,run_seconds,%.9f\n", d->id, vma_report_seconds(r, run));
+		if (!sum_exits(st, d, &codes))
+			return VMA_ERR_NOMEM;
+		for (code = 0; code < codes; code++) {
+			const char *name;
+
+			if (!st->seen[code])
 				continue;
-			exits += n;
-			n = delta(iv, d->did, r, n);
+			exits += st->by_code[code];
+			n = delta(st, d->id, code, st->by_code[code]);
 			if (!n)
 				continue;
-			write_time(iv, end);
-			fprintf(iv->out, ",%u,exit:", d->did);
-			if (vma_hvm_exit_name(m->svm, r))
-				fprintf(iv->out, "%s,%" PRIu64 "\n", vma_hvm_exit_name(m->svm, r), n);
+			write_time(out, r, end);
+			name = exit_name(d, code);
+			if (name)
+				fprintf(out, ",%u,exit:%s,%" PRIu64 "\n", d->id, name, n);
 			else
-				fprintf(iv->out, "%u,%" PRIu64 "\n", r, n);
+				fprintf(out, ",%u,exit:%u,%" PRIu64 "\n", d->id, code, n);
 		}
-		if (!slots)
+		if (!codes)
 			continue; /* no HVM vcpu: no exits to report */
-		n = delta(iv, d->did, METRIC_EXITS, exits);
-		write_time(iv, end);
-		fprintf(iv->out, ",%u,exits,%" PRIu64 "\n", d->did, n);
+		n = delta(st, d->id, METRIC_EXITS, exits);
+		write_time(out, r, end);
+		fprintf(out, ",%u,exits,%" PRIu64 "\n", d->id, n);
 	}
+	st->last_end = end;
+	return VMA_OK;
 }
 
-int vma_interval_advance(struct vma_interval *iv, const struct vma_machine *m, uint64_t tsc)
+void vma_interval_clock_init(struct vma_interval_clock *c, uint64_t hz, double seconds)
 {
-	if (!m->have_time)
-		return VMA_OK;
-	if (!iv->started) {
-		iv->started = true;
-		iv->start = m->first_tsc;
-	}
-	while (tsc >= iv->start + (iv->index + 1) * iv->length) {
-		iv->index++;
-		write_interval(iv, m, iv->index * iv->length);
-	}
-	return ferror(iv->out) ? VMA_ERR_OUTPUT : VMA_OK;
+	c->length = (uint64_t)(seconds * (double)hz);
+	if (!c->length)
+		c->length = 1;
+	c->started = false;
+	c->start = c->index = 0;
 }
 
-int vma_interval_finish(struct vma_interval *iv, const struct vma_machine *m)
+bool vma_interval_clock_tick(struct vma_interval_clock *c, uint64_t first_tsc, uint64_t tsc,
+			     uint64_t *end)
 {
-	if (m->have_time && m->last_tsc > iv->start + iv->index * iv->length)
-		write_interval(iv, m, m->last_tsc - iv->start);
-	return ferror(iv->out) ? VMA_ERR_OUTPUT : VMA_OK;
+	uint64_t now;
+
+	if (!c->started) {
+		c->started = true;
+		c->start = first_tsc;
+	}
+	if (tsc < c->start)
+		return false; /* a late record, older than the first one */
+	now = (tsc - c->start) / c->length;
+	if (now <= c->index)
+		return false;
+	/* The interval that held records ends; the empty ones after it are skipped. */
+	*end = (c->index + 1) * c->length;
+	c->index = now;
+	return true;
+}
+
+int vma_render_interval(struct vma_render *ctx, const struct vma_report *r)
+{
+	struct interval_state *st = ctx->priv;
+	int rc = VMA_OK;
+
+	if (!st) {
+		st = calloc(1, sizeof(*st));
+		if (!st)
+			return VMA_ERR_NOMEM;
+		ctx->priv = st;
+	}
+	if (!st->header) {
+		fprintf(ctx->out, "time,domain,metric,value\n");
+		st->header = true;
+	}
+	/* The last interval is partial: it ends with the trace, if after the last one written. */
+	if (!r->final)
+		rc = write_interval(ctx->out, st, r, r->at);
+	else if (r->total > st->last_end)
+		rc = write_interval(ctx->out, st, r, r->total);
+	if (rc == VMA_OK && ferror(ctx->out))
+		rc = VMA_ERR_OUTPUT;
+	return rc;
+}
+
+void vma_render_interval_release(struct vma_render *ctx)
+{
+	struct interval_state *st = ctx->priv;
+
+	if (!st)
+		return;
+	free(st->snaps);
+	free(st->by_code);
+	free(st->seen);
+	free(st);
+	ctx->priv = NULL;
 }

@@ -8,7 +8,8 @@
  *   (with one sub-line per handler), guest interrupts, I/O and MMIO
  *   addresses, or PV event counts.
  *
- * Column formats are xenalyze's.  What differs on purpose (handler
+ * A renderer over the report model (report.h) only.  Column formats are
+ * xenalyze's.  What differs on purpose (handler
  * sub-lines under every vcpu, not only the first one to hit them, for
  * instance) is listed in doc/xenalyze-differences.md.
  */
@@ -18,11 +19,7 @@
 
 #include "output/summary-internal.h"
 #include "vmalyze/histogram.h"
-#include "vmalyze/hvm-stats.h"
-#include "vmalyze/report.h"
 #include "vmalyze/status.h"
-#include "vmalyze/trace-ids.h"
-#include "vmalyze/xen-names.h"
 
 static const char *const volume_names[VMA_VOL_COUNT] = {
 	[VMA_VOL_GEN] = "gen",       [VMA_VOL_SCHED] = "sched", [VMA_VOL_DOM0OP] = "dom0op",
@@ -32,107 +29,96 @@ static const char *const volume_names[VMA_VOL_COUNT] = {
 	[VMA_VOL_HVM_HANDLER] = "handler", [VMA_VOL_HVM_EMUL] = "emul",
 };
 
-void vma_format_hz(char *buf, size_t len, uint64_t hz)
+/* "2.40 GHz"; a frequency below 1 kHz has no prefix letter. */
+static void format_hz(char *buf, size_t len, uint64_t hz)
 {
 	double v = (double)hz;
-	char suffix = ' ';
+	const char *prefix = "";
 
 	if (hz > 1000000000ull) {
 		v /= 1e9;
-		suffix = 'G';
+		prefix = "G";
 	} else if (hz > 1000000ull) {
 		v /= 1e6;
-		suffix = 'M';
+		prefix = "M";
 	} else if (hz > 1000ull) {
 		v /= 1e3;
-		suffix = 'k';
+		prefix = "k";
 	}
-	snprintf(buf, len, "%1.2f %cHz", v, suffix);
-}
-
-/* "NAME: count secs avg {p5|p50|p95}", time-weighted percentiles. */
-void vma_summary_cycle_line(FILE *out, const struct vma_summary_ctx *c, const char *desc,
-		       const struct vma_cycles *s)
-{
-	uint64_t n = s->count;
-
-	if (!n)
-		return;
-	fprintf(out, "%s: %7" PRIu64 " %5.2fs %6" PRIu64 " {%6" PRIu64 "|%6" PRIu64 "|%6" PRIu64
-		     "}\n",
-		desc, n, (double)s->cycles / (double)c->hz, s->cycles / n,
-		vma_report_tpct(s, 5), vma_report_tpct(s, 50),
-		vma_report_tpct(s, 95));
-	if (c->opts->histogram)
-		vma_summary_histogram(out, c, s, true);
-}
-
-/* "NAME: count avg {p5|p50|p95}", count-weighted (cpu affinity). */
-static void affinity_line(FILE *out, const char *desc, const struct vma_cycles *s)
-{
-	uint64_t n = s->count;
-
-	if (!n)
-		return;
-	fprintf(out, "%s: %7" PRIu64 " %6" PRIu64 " {%6" PRIu64 "|%6" PRIu64 "|%6" PRIu64 "}\n",
-		desc, n, s->cycles / n, vma_report_pct(s, 5),
-		vma_report_pct(s, 50), vma_report_pct(s, 95));
-}
-
-/* "PREFIX count secs pct% avg cyc {p5|p50|p95}", count-weighted (exits). */
-void vma_summary_exit_line(FILE *out, const struct vma_summary_ctx *c, const char *prefix,
-			   const struct vma_cycles *s)
-{
-	uint64_t events = s->events, n = s->count;
-	uint64_t total = s->cycles;
-
-	if (!events)
-		return;
-	fprintf(out,
-		"%s %7" PRIu64 " %5.2fs %5.2f%% %5" PRIu64 " %s {%5" PRIu64 "|%5" PRIu64 "|%5" PRIu64
-		"}\n",
-		prefix, events, (double)total / (double)c->hz,
-		c->total_cycles ? (double)total * 100.0 / (double)c->total_cycles : 0.0,
-		n ? total / n : 0, c->unit, vma_report_pct(s, 5), vma_report_pct(s, 50),
-		vma_report_pct(s, 95));
-	if (c->opts->histogram)
-		vma_summary_histogram(out, c, s, false);
+	snprintf(buf, len, "%1.2f %sHz", v, prefix);
 }
 
 /*
  * --histogram: the summary's distribution under its line, one bar per
  * power of two of cycles, weighted as the line's percentiles are.
  */
-void vma_summary_histogram(FILE *out, const struct vma_summary_ctx *c,
-			   const struct vma_cycles *s, bool time_weighted)
+static void histogram(const struct vma_summary_ctx *c, const struct vma_report_stat *s)
 {
 	struct vma_cycles_bin *bins = NULL;
 	size_t nbins = 0;
 
-	if (!s->count || vma_cycles_histogram(s, 1, &bins, &nbins))
+	if (!c->histogram || !s->count || !s->dist || vma_cycles_histogram(s->dist, 1, &bins, &nbins))
 		return;
-	vma_histogram_print(out, bins, nbins,
-			    time_weighted ? VMA_CYCLES_BY_TIME : VMA_CYCLES_BY_COUNT,
-			    VMA_HISTOGRAM_WIDTH);
+	vma_histogram_print(c->out, bins, nbins, s->weight, VMA_HISTOGRAM_WIDTH);
 	free(bins);
 }
 
-static void volume_section(FILE *out, const struct vma_machine *m)
+/* "NAME: count secs avg {p5|p50|p95}", time-weighted percentiles. */
+void vma_summary_cycle_line(const struct vma_summary_ctx *c, const char *desc,
+			    const struct vma_report_stat *s)
 {
+	if (!s->count)
+		return;
+	fprintf(c->out, "%s: %7" PRIu64 " %5.2fs %6" PRIu64 " {%6" PRIu64 "|%6" PRIu64 "|%6" PRIu64
+			"}\n",
+		desc, s->count, vma_report_seconds(c->report, s->total), s->mean, s->p5, s->p50,
+		s->p95);
+	histogram(c, s);
+}
+
+/* "NAME: count avg {p5|p50|p95}", count-weighted (cpu affinity). */
+static void affinity_line(const struct vma_summary_ctx *c, const char *desc,
+			  const struct vma_report_stat *s)
+{
+	if (!s->count)
+		return;
+	fprintf(c->out, "%s: %7" PRIu64 " %6" PRIu64 " {%6" PRIu64 "|%6" PRIu64 "|%6" PRIu64 "}\n",
+		desc, s->count, s->mean, s->p5, s->p50, s->p95);
+}
+
+/* "PREFIX count secs pct% avg cyc {p5|p50|p95}", count-weighted (exits). */
+void vma_summary_exit_line(const struct vma_summary_ctx *c, const char *prefix,
+			   const struct vma_report_stat *s)
+{
+	uint64_t whole = c->report->total;
+
+	if (!s->events)
+		return;
+	fprintf(c->out,
+		"%s %7" PRIu64 " %5.2fs %5.2f%% %5" PRIu64 " %s {%5" PRIu64 "|%5" PRIu64 "|%5" PRIu64
+		"}\n",
+		prefix, s->events, vma_report_seconds(c->report, s->total),
+		whole ? (double)s->total * 100.0 / (double)whole : 0.0, s->mean, c->unit, s->p5,
+		s->p50, s->p95);
+	histogram(c, s);
+}
+
+static void volume_section(const struct vma_summary_ctx *c)
+{
+	const struct vma_report *r = c->report;
+	FILE *out = c->out;
 	uint32_t i, j;
 
 	fprintf(out, "--- Log volume summary ---\n");
-	for (i = 0; i < m->nr_pcpus; i++) {
-		const struct vma_pcpu *p = m->pcpus[i];
+	for (i = 0; i < r->nr_pcpus; i++) {
+		const struct vma_report_pcpu *p = &r->pcpus[i];
 		bool any = false;
 
-		if (!p)
-			continue;
 		for (j = 0; j <= VMA_VOL_HW; j++)
 			any |= p->volume[j] != 0;
 		if (!any)
 			continue;
-		fprintf(out, " - cpu %u -\n", i);
+		fprintf(out, " - cpu %u -\n", p->id);
 		for (j = 0; j <= VMA_VOL_HW; j++) {
 			uint32_t k;
 
@@ -150,66 +136,55 @@ static void volume_section(FILE *out, const struct vma_machine *m)
 	}
 }
 
-static void vcpu_runstates(FILE *out, const struct vma_summary_ctx *c, const struct vma_vcpu *v)
+static void vcpu_runstates(const struct vma_summary_ctx *c, const struct vma_report_vcpu *v)
 {
 	char desc[40];
 	uint32_t i, j;
 
-	fprintf(out, " Runstates:\n");
+	fprintf(c->out, " Runstates:\n");
 	for (i = 0; i < VMA_RS_COUNT; i++) {
 		snprintf(desc, sizeof(desc), "  %8s", vma_vcpu_runstate_name(i));
-		vma_summary_cycle_line(out, c, desc, &v->runstates[i]);
+		vma_summary_cycle_line(c, desc, &v->runstates[i]);
 		if (i != VMA_RS_RUNNABLE)
 			continue;
 		for (j = 0; j < VMA_RUNNABLE_COUNT; j++) {
 			snprintf(desc, sizeof(desc), "    %8s", vma_runnable_kind_name(j));
-			vma_summary_cycle_line(out, c, desc, &v->runnable[j]);
+			vma_summary_cycle_line(c, desc, &v->runnable[j]);
 		}
 	}
-	affinity_line(out, " cpu affinity", &v->affinity_all);
-	for (i = 0; i < v->nr_affinity; i++) {
+	affinity_line(c, " cpu affinity", &v->affinity);
+	for (i = 0; i < v->nr_affinity_pcpu; i++) {
 		snprintf(desc, sizeof(desc), "   [%u]", i);
-		affinity_line(out, desc, &v->affinity_pcpu[i]);
+		affinity_line(c, desc, &v->affinity_pcpu[i]);
 	}
 }
 
-static void pv_section(FILE *out, const struct vma_vcpu *v)
+static void pv_section(FILE *out, const struct vma_report_vcpu *v)
 {
-	const struct vma_pv *pv = &v->pv;
 	uint32_t i, j;
 
-	if (!pv->nr_counts)
+	if (!v->nr_pv_events)
 		return;
 	fprintf(out, "PV events:\n");
-	for (i = 0; i < pv->nr_counts; i++) {
-		uint64_t n = pv->counts[i];
-		const char *name;
+	for (i = 0; i < v->nr_pv_events; i++) {
+		const struct vma_report_pv_event *ev = &v->pv_events[i];
 
-		/* As xenalyze: the v2 hypercall line includes multicall subcalls. */
-		if (i + TRC_PV_ENTRY == TRC_PV_HYPERCALL_V2 &&
-		    TRC_PV_HYPERCALL_SUBCALL - TRC_PV_SUBCALL < pv->nr_counts)
-			n += pv->counts[TRC_PV_HYPERCALL_SUBCALL - TRC_PV_SUBCALL];
-
-		if (!n)
-			continue;
-		name = vma_pv_event_name(i);
-		if (name)
-			fprintf(out, "  %s  %" PRIu64 "\n", name, n);
+		if (ev->name)
+			fprintf(out, "  %s  %" PRIu64 "\n", ev->name, ev->count + ev->subcalls);
 		else
-			fprintf(out, "  pv_event %u  %" PRIu64 "\n", i, n);
-		if (i + TRC_PV_ENTRY != TRC_PV_HYPERCALL_V2 && i + TRC_PV_ENTRY != TRC_PV_HYPERCALL)
+			fprintf(out, "  pv_event %u  %" PRIu64 "\n", ev->minor, ev->count + ev->subcalls);
+		if (!ev->lists_hypercalls)
 			continue;
-		for (j = 0; j < pv->nr_hypercalls; j++) {
-			const char *hname = vma_hypercall_name(j);
+		for (j = 0; j < v->nr_hypercalls; j++) {
+			const struct vma_report_hypercall *h = &v->hypercalls[j];
 			char unknown[24];
+			const char *hname = h->name;
 
-			if (!pv->hypercalls[j])
-				continue;
 			if (!hname) {
-				snprintf(unknown, sizeof(unknown), "hypercall %u", j);
+				snprintf(unknown, sizeof(unknown), "hypercall %u", h->op);
 				hname = unknown;
 			}
-			fprintf(out, "    %-29s[%2u]: %6" PRIu64 "\n", hname, j, pv->hypercalls[j]);
+			fprintf(out, "    %-29s[%2u]: %6" PRIu64 "\n", hname, h->op, h->count);
 		}
 	}
 }
@@ -262,104 +237,105 @@ static void mem_section(FILE *out, const struct vma_domain_mem *mem)
  * vm-trace's figures (KVM): exits, average and largest exit-to-entry
  * latency, and the largest latency summed over any 1 ms.
  */
-static void latency_line(FILE *out, const struct vma_summary_ctx *c, const char *desc,
-			 const struct vma_latency_window *w)
+static void latency_line(const struct vma_summary_ctx *c, const char *desc,
+			 const struct vma_report_latency *l)
 {
-	if (!w->exits)
+	if (!l->exits)
 		return;
-	fprintf(out, "%s: exits %" PRIu64 " avg %" PRIu64 " %s max %" PRIu64
-		     " %s max in 1 ms %" PRIu64 " %s\n",
-		desc, w->exits, w->total / w->exits, c->unit, w->max, c->unit, w->max_window,
-		c->unit);
+	fprintf(c->out, "%s: exits %" PRIu64 " avg %" PRIu64 " %s max %" PRIu64
+			" %s max in 1 ms %" PRIu64 " %s\n",
+		desc, l->exits, l->mean, c->unit, l->max, c->unit, l->max_window, c->unit);
 }
 
-static void domain_section(FILE *out, const struct vma_summary_ctx *c, const struct vma_domain *d)
+static void domain_section(const struct vma_summary_ctx *c, const struct vma_report_domain *d)
 {
 	char desc[40];
 	uint32_t i;
 
-	fprintf(out, "|-- Domain %u --|\n", d->did);
-	fprintf(out, " Runstates:\n");
+	fprintf(c->out, "|-- Domain %u --|\n", d->id);
+	fprintf(c->out, " Runstates:\n");
 	for (i = 0; i < VMA_DRS_COUNT; i++) {
 		snprintf(desc, sizeof(desc), "  %8s", vma_domain_runstate_name(i));
-		vma_summary_cycle_line(out, c, desc, &d->runstates[i]);
+		vma_summary_cycle_line(c, desc, &d->runstates[i]);
 	}
-	if (!c->kvm)
-		mem_section(out, &d->mem);
+	if (!c->report->kvm)
+		mem_section(c->out, &d->mem);
 	else
-		latency_line(out, c, " Exit latency", &d->latency);
+		latency_line(c, " Exit latency", &d->latency);
 	for (i = 0; i < d->nr_vcpus; i++) {
-		const struct vma_vcpu *v = d->vcpus[i];
+		const struct vma_report_vcpu *v = &d->vcpus[i];
 
-		if (!v)
-			continue;
-		fprintf(out, "-- v%u --\n", v->vid);
-		vcpu_runstates(out, c, v);
-		if (c->kvm)
-			latency_line(out, c, " Exit latency", &v->latency);
+		fprintf(c->out, "-- v%u --\n", v->id);
+		vcpu_runstates(c, v);
+		if (c->report->kvm)
+			latency_line(c, " Exit latency", &v->latency);
 		if (v->type == VMA_VCPU_HVM || v->type == VMA_VCPU_ARM)
-			vma_summary_hvm(out, c, v);
+			vma_summary_hvm(c, v);
 		else if (v->type == VMA_VCPU_PV)
-			pv_section(out, v);
+			pv_section(c->out, v);
 	}
 }
 
-static void pcpu_section(FILE *out, const struct vma_summary_ctx *c, const struct vma_machine *m)
+static void pcpu_section(const struct vma_summary_ctx *c)
 {
+	const struct vma_report *r = c->report;
 	uint32_t i, active = 0;
 
-	for (i = 0; i < m->nr_pcpus; i++) {
-		const struct vma_pcpu *p = m->pcpus[i];
+	for (i = 0; i < r->nr_pcpus; i++) {
+		const struct vma_report_pcpu *p = &r->pcpus[i];
 
-		if (!p)
-			continue;
-		fprintf(out, "pcpu %u\n", i);
-		vma_summary_cycle_line(out, c, " running", &p->time_running);
-		vma_summary_cycle_line(out, c, "    idle", &p->time_idle);
-		vma_summary_cycle_line(out, c, "    lost", &p->time_lost);
-		if (p->time_running.count)
+		fprintf(c->out, "pcpu %u\n", p->id);
+		vma_summary_cycle_line(c, " running", &p->running);
+		vma_summary_cycle_line(c, "    idle", &p->idle);
+		vma_summary_cycle_line(c, "    lost", &p->lost);
+		if (p->running.count)
 			active++;
 	}
-	fprintf(out, "Total active cpus: %u\n", active);
+	fprintf(c->out, "Total active cpus: %u\n", active);
 }
 
-int vma_report_text(FILE *out, const struct vma_machine *m, const struct vma_report_options *opts)
+static int render(struct vma_render *ctx, const struct vma_report *r, bool histograms)
 {
 	struct vma_summary_ctx c = {
-		.opts = opts,
-		.hz = opts->cpu_hz ? opts->cpu_hz : 1,
-		.svm = m->svm,
-		.kvm = m->kvm,
-		.unit = opts->clock_ns ? "ns" : "cyc",
-		.total_cycles = m->have_time ? m->last_tsc - m->first_tsc : 0,
+		.out = ctx->out,
+		.report = r,
+		.histogram = histograms,
+		.unit = r->unit == VMA_REPORT_NS ? "ns" : "cyc",
 	};
+	FILE *out = ctx->out;
 	char hz[32];
 	uint32_t i;
 
-	vma_format_hz(hz, sizeof(hz), c.hz);
-	if (opts->clock_ns)
+	if (!r->final)
+		return VMA_OK;
+	format_hz(hz, sizeof(hz), r->hz);
+	if (r->unit == VMA_REPORT_NS)
 		fprintf(out, "Total time: %.2f seconds (trace clock in nanoseconds)\n",
-			(double)c.total_cycles / (double)c.hz);
+			vma_report_seconds(r, r->total));
 	else
 		fprintf(out, "Total time: %.2f seconds (using cpu speed %s)\n",
-			(double)c.total_cycles / (double)c.hz, hz);
-	if (!m->kvm)
-		volume_section(out, m);
-	for (i = 0; i < m->nr_domains; i++) {
-		if (m->domains[i]->did != VMA_DEFAULT_DOMAIN)
-			domain_section(out, &c, m->domains[i]);
-	}
-	if (m->kvm && opts->kvm_event_name) {
+			vma_report_seconds(r, r->total), hz);
+	if (!r->kvm)
+		volume_section(&c);
+	for (i = 0; i < r->nr_domains; i++)
+		domain_section(&c, &r->domains[i]);
+	if (r->has_events) {
 		fprintf(out, "KVM events:\n");
-		for (i = 0; i < m->nr_kvm_counts; i++) {
-			const char *name = opts->kvm_event_name(opts->kvm_event_name_arg, i);
-
-			if (m->kvm_counts[i])
-				fprintf(out, "  %-32s %10" PRIu64 "\n", name ? name : "(unknown)",
-					m->kvm_counts[i]);
-		}
+		for (i = 0; i < r->nr_events; i++)
+			fprintf(out, "  %-32s %10" PRIu64 "\n", r->events[i].name, r->events[i].count);
 	}
-	if (opts->report_pcpu)
-		pcpu_section(out, &c, m);
+	if (ctx->opts->report_pcpu)
+		pcpu_section(&c);
 	return ferror(out) ? VMA_ERR_OUTPUT : VMA_OK;
+}
+
+int vma_render_text(struct vma_render *ctx, const struct vma_report *r)
+{
+	return render(ctx, r, ctx->opts->histogram);
+}
+
+/* --histogram: the text summary with a histogram under every timed line. */
+int vma_render_histogram(struct vma_render *ctx, const struct vma_report *r)
+{
+	return render(ctx, r, true);
 }

@@ -62,6 +62,8 @@ struct vma_machine *vma_machine_create(struct vma_diag *diag,
 		m->options = *options;
 	m->svm = m->options.force_svm;
 	m->vendor_known = m->options.force_svm;
+	m->kvm = m->options.kvm;
+	m->kvm_window = m->options.kvm_window;
 	m->default_domain = vma_domain_get(m, VMA_DEFAULT_DOMAIN);
 	if (!m->default_domain) {
 		vma_machine_destroy(m);

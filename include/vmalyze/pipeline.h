@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The pipeline: one trace through input, merge, dispatch and state, the
+ * loop every user of the stages shares (the program's run driver, the
+ * tests).  It owns the stages it chains; the caller sees each record
+ * through hooks, before and after it is folded into the machine, and
+ * reads the machine at the end.  Output is the caller's business: the
+ * pipeline writes nothing but messages to the diag.
+ */
+#ifndef VMALYZE_PIPELINE_H
+#define VMALYZE_PIPELINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vmalyze/dispatch.h"
+#include "vmalyze/input.h"
+#include "vmalyze/state.h"
+
+struct vma_diag;
+struct vma_pipeline;
+
+struct vma_pipeline_options {
+	struct vma_input_options input;
+	bool force_svm;     /* --svm-mode */
+	uint64_t cpu_hz;    /* ticks per second of a TSC clock (--cpu-hz) */
+	uint64_t timer_hz;  /* --timer-hz, when set: wins over cpu_hz */
+	bool no_state;      /* only read and merge: no machine, no dispatch (reader tests) */
+};
+
+/* Each hook may be NULL; a negative return stops the run with that status. */
+struct vma_pipeline_hooks {
+	void *arg;
+	/* Before @stream's record is dispatched: @m as the previous records left it. */
+	int (*before)(void *arg, const struct vma_machine *m, const struct vma_stream *stream);
+	/* After: how it was taken.  @m and @out are NULL with no_state. */
+	int (*after)(void *arg, const struct vma_machine *m, const struct vma_stream *stream,
+		     const struct vma_outcome *out);
+};
+
+/*
+ * vma_pipeline_open - open @path (see vma_input_open()) and make the
+ * machine for it: the input's family and clock decide the machine's KVM
+ * options, and a host recording's GUEST information which threads are
+ * whose vcpus.
+ * Return: VMA_OK and *out owned (vma_pipeline_close()), or a negative
+ * VMA_ERR_* (the input's own errors are reported to @diag).
+ */
+int vma_pipeline_open(const char *path, const struct vma_pipeline_options *opts,
+		      struct vma_diag *diag, struct vma_pipeline **out);
+
+/*
+ * vma_pipeline_run - every record in time order, then vma_machine_finish().
+ * Return: VMA_OK, or the negative VMA_ERR_* that stopped it (what was read
+ * is in the machine all the same).
+ */
+int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *hooks);
+
+void vma_pipeline_close(struct vma_pipeline *p);
+
+/* The machine (NULL with no_state), the input, and its ticks per second. */
+struct vma_machine *vma_pipeline_machine(const struct vma_pipeline *p);
+const struct vma_input *vma_pipeline_input(const struct vma_pipeline *p);
+uint64_t vma_pipeline_hz(const struct vma_pipeline *p);
+/* Streams the input announced so far. */
+uint32_t vma_pipeline_streams(const struct vma_pipeline *p);
+
+#endif /* VMALYZE_PIPELINE_H */

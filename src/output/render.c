@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The renderer table: every output format of the summary, by name.  A
+ * format is a render function over the report model (report.h) in its own
+ * file and one row here; --format NAME picks a row, and the row's option
+ * is the older spelling that picks it too.
+ */
+#include <string.h>
+
+#include "vmalyze/report.h"
+
+static const struct vma_renderer renderers[] = {
+	{ "text", "--summary", false, vma_render_text, NULL },
+	{ "histogram", "--histogram", false, vma_render_histogram, NULL },
+	{ "json", "--json", false, vma_render_json, NULL },
+	{ "interval", "--interval", true, vma_render_interval, vma_render_interval_release },
+};
+
+const struct vma_renderer *vma_renderer_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(renderers) / sizeof(renderers[0]); i++) {
+		if (!strcmp(renderers[i].name, name))
+			return &renderers[i];
+	}
+	return NULL;
+}
+
+const struct vma_renderer *vma_renderer_at(unsigned int i)
+{
+	return i < sizeof(renderers) / sizeof(renderers[0]) ? &renderers[i] : NULL;
+}

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The pipeline (pipeline.h).  The machine is made once the input is open,
+ * when its family and clock are known; the streams the input announced
+ * while opening are added to it then, later ones as they come.
+ */
+#include <stdlib.h>
+
+#include "vmalyze/diag.h"
+#include "vmalyze/kvm-events.h"
+#include "vmalyze/merge.h"
+#include "vmalyze/pipeline.h"
+#include "vmalyze/status.h"
+
+struct vma_pipeline {
+	struct vma_pipeline_options opts;
+	struct vma_diag *diag;
+	struct vma_input *in;
+	struct vma_merge *merge;
+	struct vma_machine *machine;
+	uint64_t hz;
+	uint32_t nr_streams;
+	/* pcpus announced before the machine existed */
+	uint32_t *early;
+	uint32_t nr_early, cap_early;
+};
+
+static int on_new_stream(void *arg, struct vma_stream *stream)
+{
+	struct vma_pipeline *p = arg;
+	int rc = VMA_OK;
+
+	p->nr_streams++;
+	if (p->machine) {
+		rc = vma_machine_add_pcpu(p->machine, stream->pcpu);
+	} else if (!p->opts.no_state) {
+		if (p->nr_early == p->cap_early) {
+			uint32_t cap = p->cap_early ? p->cap_early * 2 : 16;
+			uint32_t *n = realloc(p->early, cap * sizeof(*n));
+
+			if (!n)
+				return VMA_ERR_NOMEM;
+			p->early = n;
+			p->cap_early = cap;
+		}
+		p->early[p->nr_early++] = stream->pcpu;
+	}
+	return rc ? rc : vma_merge_add(p->merge, stream);
+}
+
+static uint64_t ticks_per_second(const struct vma_pipeline_options *o, const struct vma_input *in)
+{
+	if (in->clock == VMA_CLOCK_NS)
+		return 1000000000ull;
+	if (o->timer_hz)
+		return o->timer_hz;
+	return o->cpu_hz ? o->cpu_hz : 1;
+}
+
+/* A host recording with guests says which threads are whose vcpus. */
+static int map_guest_threads(struct vma_pipeline *p)
+{
+	const struct vma_kvm_file_info *info = vma_kvm_file_info(p->in);
+	uint32_t g, c;
+	int rc;
+
+	for (g = 0; info && g < info->nr_guests; g++) {
+		for (c = 0; c < info->guests[g].nr_vcpus; c++) {
+			if (!info->guests[g].vcpu_pid[c])
+				continue;
+			rc = vma_machine_map_thread(p->machine, info->guests[g].vcpu_pid[c], g, c);
+			if (rc)
+				return rc;
+		}
+	}
+	return VMA_OK;
+}
+
+static int make_machine(struct vma_pipeline *p)
+{
+	struct vma_machine_options mopts = { .force_svm = p->opts.force_svm };
+	uint32_t i;
+	int rc;
+
+	if (p->in->family == VMA_FAMILY_KVM) {
+		mopts.kvm = true;
+		mopts.kvm_window = p->hz / 1000; /* vm-trace's 1 ms window */
+	}
+	p->machine = vma_machine_create(p->diag, &mopts);
+	if (!p->machine)
+		return VMA_ERR_NOMEM;
+	for (i = 0; i < p->nr_early; i++) {
+		rc = vma_machine_add_pcpu(p->machine, p->early[i]);
+		if (rc)
+			return rc;
+	}
+	return p->in->family == VMA_FAMILY_KVM ? map_guest_threads(p) : VMA_OK;
+}
+
+int vma_pipeline_open(const char *path, const struct vma_pipeline_options *opts,
+		      struct vma_diag *diag, struct vma_pipeline **out)
+{
+	struct vma_pipeline *p = calloc(1, sizeof(*p));
+	int rc;
+
+	*out = NULL;
+	if (!p)
+		return VMA_ERR_NOMEM;
+	p->opts = *opts;
+	p->diag = diag;
+	p->merge = vma_merge_create();
+	if (!p->merge) {
+		vma_pipeline_close(p);
+		return VMA_ERR_NOMEM;
+	}
+	rc = vma_input_open(path, &p->opts.input, diag, on_new_stream, p, &p->in);
+	if (rc == VMA_OK) {
+		p->hz = ticks_per_second(&p->opts, p->in);
+		if (!p->opts.no_state)
+			rc = make_machine(p);
+	}
+	if (rc) {
+		vma_pipeline_close(p);
+		return rc;
+	}
+	*out = p;
+	return VMA_OK;
+}
+
+int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *hooks)
+{
+	static const struct vma_pipeline_hooks none;
+	const struct vma_pipeline_hooks *h = hooks ? hooks : &none;
+	struct vma_stream *stream, *ended;
+	struct vma_outcome outcome;
+	int rc, status = VMA_OK;
+
+	for (;;) {
+		rc = vma_merge_next(p->merge, &stream);
+		while ((ended = vma_merge_pop_ended(p->merge))) {
+			if (p->machine)
+				vma_machine_pcpu_end(p->machine, ended->pcpu);
+		}
+		if (rc == VMA_END)
+			break;
+		if (rc < 0) {
+			status = rc;
+			break;
+		}
+		if (h->before) {
+			rc = h->before(h->arg, p->machine, stream);
+			if (rc < 0) {
+				status = rc;
+				break;
+			}
+		}
+		if (p->machine) {
+			rc = vma_dispatch(p->machine, &stream->rec, &outcome);
+			if (rc < 0) {
+				status = rc;
+				break;
+			}
+		}
+		if (h->after) {
+			rc = h->after(h->arg, p->machine, stream, p->machine ? &outcome : NULL);
+			if (rc < 0) {
+				status = rc;
+				break;
+			}
+		}
+	}
+	if (vma_merge_late_count(p->merge))
+		vma_diag_report(p->diag, VMA_LVL_WARN, p->in->path, UINT64_MAX,
+				"%llu records of late-starting pcpus were older than records "
+				"already processed; they were processed out of time order",
+				(unsigned long long)vma_merge_late_count(p->merge));
+	if (p->machine)
+		vma_machine_finish(p->machine);
+	return status;
+}
+
+void vma_pipeline_close(struct vma_pipeline *p)
+{
+	if (!p)
+		return;
+	vma_input_close(p->in);
+	vma_merge_destroy(p->merge);
+	vma_machine_destroy(p->machine);
+	free(p->early);
+	free(p);
+}
+
+struct vma_machine *vma_pipeline_machine(const struct vma_pipeline *p)
+{
+	return p->machine;
+}
+
+const struct vma_input *vma_pipeline_input(const struct vma_pipeline *p)
+{
+	return p->in;
+}
+
+uint64_t vma_pipeline_hz(const struct vma_pipeline *p)
+{
+	return p->hz;
+}
+
+uint32_t vma_pipeline_streams(const struct vma_pipeline *p)
+{
+	return p->nr_streams;
+}
