@@ -15,26 +15,28 @@
 #include <string.h>
 
 #include "vmalyze/diag.h"
-#include "vmalyze/dispatch.h"
 #include "vmalyze/hvm-stats.h"
-#include "vmalyze/input.h"
-#include "vmalyze/merge.h"
+#include "vmalyze/pipeline.h"
 #include "vmalyze/state.h"
 #include "vmalyze/status.h"
 #include "vmalyze/trace-ids.h"
 
 struct run {
-	struct vma_merge *merge;
-	struct vma_machine *machine;
+	struct vma_pipeline *pipeline;
+	struct vma_machine *machine; /* the pipeline's */
 	uint64_t file_records; /* records of the file (synthetic ones not counted) */
 };
 
-static int add_stream(void *arg, struct vma_stream *s)
+static int count_record(void *arg, const struct vma_machine *m, const struct vma_stream *s,
+			const struct vma_outcome *out)
 {
 	struct run *r = arg;
-	int rc = vma_machine_add_pcpu(r->machine, s->pcpu);
 
-	return rc ? rc : vma_merge_add(r->merge, s);
+	(void)m;
+	(void)out;
+	if (!(s->rec.flags & VMA_REC_SYNTHETIC))
+		r->file_records++;
+	return VMA_OK;
 }
 
 static void trace_path(char *buf, size_t len, const char *name, const char *ext)
@@ -50,29 +52,12 @@ static void trace_path(char *buf, size_t len, const char *name, const char *ext)
 /* Run the pipeline over a trace into r->machine. */
 static void analyze(const char *path, struct run *r, struct vma_diag *diag)
 {
-	struct vma_input_options opts = { 0 };
-	struct vma_input *in = NULL;
-	struct vma_stream *s, *ended;
-	struct vma_outcome out;
-	int rc;
+	struct vma_pipeline_options opts = { .cpu_hz = 2400000000ull };
+	struct vma_pipeline_hooks hooks = { .arg = r, .after = count_record };
 
-	r->merge = vma_merge_create();
-	r->machine = vma_machine_create(diag, NULL);
-	cr_assert_eq(vma_input_open(path, &opts, diag, add_stream, r, &in), VMA_OK, "open %s",
-		     path);
-	for (;;) {
-		rc = vma_merge_next(r->merge, &s);
-		while ((ended = vma_merge_pop_ended(r->merge)))
-			vma_machine_pcpu_end(r->machine, ended->pcpu);
-		if (rc == VMA_END)
-			break;
-		cr_assert_eq(rc, VMA_OK, "reading %s: %d", path, rc);
-		if (!(s->rec.flags & VMA_REC_SYNTHETIC))
-			r->file_records++;
-		cr_assert_eq(vma_dispatch(r->machine, &s->rec, &out), VMA_OK);
-	}
-	vma_machine_finish(r->machine);
-	vma_input_close(in);
+	cr_assert_eq(vma_pipeline_open(path, &opts, diag, &r->pipeline), VMA_OK, "open %s", path);
+	r->machine = vma_pipeline_machine(r->pipeline);
+	cr_assert_eq(vma_pipeline_run(r->pipeline, &hooks), VMA_OK, "reading %s", path);
 }
 
 static int runstate_index(const char *name)
@@ -188,8 +173,7 @@ static void check_trace(const char *name)
 	}
 	fclose(truth);
 	cr_assert_gt(facts, 50, "%s: only %u facts checked", name, facts);
-	vma_merge_destroy(r.merge);
-	vma_machine_destroy(r.machine);
+	vma_pipeline_close(r.pipeline);
 	vma_diag_destroy(diag);
 }
 

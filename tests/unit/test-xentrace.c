@@ -14,8 +14,7 @@
 #include <unistd.h>
 
 #include "vmalyze/diag.h"
-#include "vmalyze/input.h"
-#include "vmalyze/merge.h"
+#include "vmalyze/pipeline.h"
 #include "vmalyze/status.h"
 #include "vmalyze/trace-ids.h"
 #include "xtwriter.h"
@@ -46,44 +45,41 @@ static void write_file(const void *bytes, size_t len)
 	fclose(f);
 }
 
-static int count_stream(void *arg, struct vma_stream *s)
+static int see_record(void *arg, const struct vma_machine *m, const struct vma_stream *s,
+		      const struct vma_outcome *out)
 {
-	struct seen *seen = ((void **)arg)[1];
+	struct seen *seen = arg;
 
-	seen->streams++;
-	return vma_merge_add(((void **)arg)[0], s);
+	(void)m;
+	(void)out;
+	cr_assert_lt(seen->n, MAX_SEEN);
+	seen->event[seen->n] = s->rec.event;
+	seen->pcpu[seen->n] = s->rec.pcpu;
+	seen->nr[seen->n] = s->rec.nr_data;
+	seen->data0[seen->n] = s->rec.nr_data ? s->rec.data[0] : 0;
+	seen->tsc[seen->n] = s->rec.tsc;
+	seen->flags[seen->n] = s->rec.flags;
+	seen->n++;
+	return VMA_OK;
 }
 
-/* Read the file at path through the reader and the merge. */
+/* Read the file at path through the reader and the merge (no state). */
 static void read_all(struct seen *seen, int tolerance)
 {
 	struct vma_diag *diag = vma_diag_create(tolerance, VMA_VERB_QUIET);
-	struct vma_input_options opts = { 0 };
-	struct vma_merge *m = vma_merge_create();
-	struct vma_input *in = NULL;
-	struct vma_stream *s;
-	void *arg[2] = { m, seen };
-	int rc;
+	struct vma_pipeline_options opts = { .no_state = true };
+	struct vma_pipeline_hooks hooks = { .arg = seen, .after = see_record };
+	struct vma_pipeline *p = NULL;
 
 	memset(seen, 0, sizeof(*seen));
-	seen->open_status = vma_input_open(path, &opts, diag, count_stream, arg, &in);
+	seen->open_status = vma_pipeline_open(path, &opts, diag, &p);
 	if (seen->open_status == VMA_OK) {
-		while ((rc = vma_merge_next(m, &s)) == VMA_OK) {
-			cr_assert_lt(seen->n, MAX_SEEN);
-			seen->event[seen->n] = s->rec.event;
-			seen->pcpu[seen->n] = s->rec.pcpu;
-			seen->nr[seen->n] = s->rec.nr_data;
-			seen->data0[seen->n] = s->rec.nr_data ? s->rec.data[0] : 0;
-			seen->tsc[seen->n] = s->rec.tsc;
-			seen->flags[seen->n] = s->rec.flags;
-			seen->n++;
-			while (vma_merge_pop_ended(m))
-				;
-		}
-		seen->status = rc;
+		seen->status = vma_pipeline_run(p, &hooks);
+		if (seen->status == VMA_OK)
+			seen->status = VMA_END;
+		seen->streams = vma_pipeline_streams(p);
 	}
-	vma_input_close(in);
-	vma_merge_destroy(m);
+	vma_pipeline_close(p);
 	vma_diag_destroy(diag);
 	unlink(path);
 }

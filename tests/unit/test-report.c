@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The report model and its interval clock: the builder's rows agree with
+ * each other on a generated trace (an exit's handlers add up to it, every
+ * distribution's figures are ordered), KVM event names come from the
+ * driver's callback, and interval mode writes no rows for empty intervals,
+ * so a jump of the time stamps to near 2^64 costs one group of rows.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/options.h"
+#include "cli/run.h"
+#include "vmalyze/diag.h"
+#include "vmalyze/interval.h"
+#include "vmalyze/pipeline.h"
+#include "vmalyze/report.h"
+#include "vmalyze/status.h"
+#include "vmalyze/trace-ids.h"
+#include "xtwriter.h"
+
+static const char *trace(const char *name)
+{
+	static char path[4096];
+	const char *top = getenv("top_srcdir");
+
+	snprintf(path, sizeof(path), "%s/traces/%s", top ? top : TOP_SRCDIR, name);
+	return path;
+}
+
+static void check_stat(const struct vma_report_stat *s)
+{
+	cr_assert_leq(s->count, s->events);
+	if (!s->count)
+		return;
+	cr_assert_not_null(s->dist);
+	cr_assert_eq(s->mean, s->total / s->count);
+	cr_assert_leq(s->min, s->p5);
+	cr_assert_leq(s->p5, s->p50);
+	cr_assert_leq(s->p50, s->p95);
+	cr_assert_leq(s->p95, s->max);
+}
+
+static const char *fixed_name(const void *arg, uint32_t kind)
+{
+	(void)kind;
+	return arg;
+}
+
+static struct vma_report *build(struct vma_pipeline *p)
+{
+	struct vma_report_build how = {
+		.hz = vma_pipeline_hz(p),
+		.detail = VMA_REPORT_FULL,
+		.final = true,
+		.kvm_name = fixed_name,
+		.kvm_name_arg = "named-by-driver",
+	};
+
+	return vma_report_create(vma_pipeline_machine(p), &how);
+}
+
+Test(report, rows_agree_with_each_other)
+{
+	struct vma_diag *diag = vma_diag_create(VMA_DEFAULT_TOLERANCE, VMA_VERB_QUIET);
+	struct vma_pipeline_options opts = { .cpu_hz = 2400000000ull };
+	struct vma_pipeline *p;
+	struct vma_report *r;
+	uint32_t d, v, x, k, exits = 0;
+
+	cr_assert_eq(vma_pipeline_open(trace("gen-vmx-4cpu.xentrace"), &opts, diag, &p), VMA_OK);
+	cr_assert_eq(vma_pipeline_run(p, NULL), VMA_OK);
+	r = build(p);
+	cr_assert_not_null(r);
+	cr_assert(r->final && !r->kvm && !r->has_events);
+	cr_assert_gt(r->nr_domains, 0);
+	for (d = 0; d < r->nr_domains; d++) {
+		for (v = 0; v < r->domains[d].nr_vcpus; v++) {
+			const struct vma_report_vcpu *vc = &r->domains[d].vcpus[v];
+
+			for (k = 0; k < VMA_RS_COUNT; k++)
+				check_stat(&vc->runstates[k]);
+			for (x = 0; x < vc->nr_exits; x++) {
+				const struct vma_report_exit *e = &vc->exits[x];
+				uint64_t events = 0, total = 0;
+
+				check_stat(&e->stat);
+				if (x)
+					cr_assert_gt(e->code, vc->exits[x - 1].code);
+				/* Every arc went to exactly one handler. */
+				for (k = 0; k < e->nr_handlers; k++) {
+					check_stat(&e->handlers[k].stat);
+					events += e->handlers[k].stat.events;
+					total += e->handlers[k].stat.total;
+				}
+				cr_assert_eq(total, e->stat.total, "exit %u", e->code);
+				cr_assert_leq(events, e->stat.events);
+				for (k = 0; k < e->nr_sublines; k++)
+					check_stat(&e->sublines[k].stat);
+				exits++;
+			}
+		}
+	}
+	cr_assert_gt(exits, 0);
+	vma_report_destroy(r);
+	vma_pipeline_close(p);
+	vma_diag_destroy(diag);
+}
+
+Test(report, kvm_names_come_from_the_callback)
+{
+	struct vma_diag *diag = vma_diag_create(VMA_DEFAULT_TOLERANCE, VMA_VERB_QUIET);
+	struct vma_pipeline_options opts = { .cpu_hz = 2400000000ull };
+	struct vma_pipeline *p;
+	struct vma_report *r;
+	uint32_t i;
+
+	cr_assert_eq(vma_pipeline_open(trace("kvm/vmx-v6.dat"), &opts, diag, &p), VMA_OK);
+	cr_assert_eq(vma_pipeline_run(p, NULL), VMA_OK);
+	r = build(p);
+	cr_assert_not_null(r);
+	cr_assert(r->kvm && r->has_events && r->unit == VMA_REPORT_CYCLES);
+	cr_assert_gt(r->nr_events, 0);
+	for (i = 0; i < r->nr_events; i++)
+		cr_assert_str_eq(r->events[i].name, "named-by-driver");
+	vma_report_destroy(r);
+	vma_pipeline_close(p);
+	vma_diag_destroy(diag);
+}
+
+Test(interval, clock_skips_empty_intervals)
+{
+	struct vma_interval_clock c;
+	uint64_t end = 0;
+
+	vma_interval_clock_init(&c, 1000, 0.001); /* one tick per interval */
+	cr_assert_not(vma_interval_clock_tick(&c, 100, 100, &end));
+	cr_assert(vma_interval_clock_tick(&c, 100, 101, &end));
+	cr_assert_eq(end, 1);
+	/* A jump to near 2^64: one interval ends, the empty ones are skipped. */
+	cr_assert(vma_interval_clock_tick(&c, 100, UINT64_MAX - 5, &end));
+	cr_assert_eq(end, 2);
+	cr_assert_not(vma_interval_clock_tick(&c, 100, UINT64_MAX - 5, &end));
+	/* A late record older than the first one ends nothing. */
+	cr_assert_not(vma_interval_clock_tick(&c, 100, 50, &end));
+}
+
+/* -s -i 0.001 over a trace whose time stamps jump by ~2^64 ticks. */
+Test(interval, a_time_stamp_gap_costs_one_group_of_rows, .timeout = 20)
+{
+	struct vma_xtw *w = vma_xtw_new_memory(NULL);
+	struct vma_diag *diag = vma_diag_create(VMA_DEFAULT_TOLERANCE, VMA_VERB_QUIET);
+	char path[] = "/tmp/vmalyze-report-XXXXXX", line[256];
+	char *argv[] = { "vmalyze", "-s", "-i", "0.001", path, NULL };
+	const unsigned char *data;
+	struct vma_options opts;
+	uint32_t word = 1;
+	size_t len, lines = 0;
+	FILE *f, *out;
+	int fd;
+
+	cr_assert_not_null(w);
+	cr_assert_eq(vma_xtw_record(w, 0, TRC_SCHED_WAKE, 1000, &word, 1), 0);
+	cr_assert_eq(vma_xtw_record(w, 0, TRC_SCHED_WAKE, 2000, &word, 1), 0);
+	cr_assert_eq(vma_xtw_record(w, 0, TRC_SCHED_WAKE, UINT64_MAX - 4096, &word, 1), 0);
+	cr_assert_eq(vma_xtw_finish(w), 0);
+	data = vma_xtw_data(w, &len);
+	fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, data, len), (ssize_t)len);
+	close(fd);
+	vma_xtw_free(w);
+
+	cr_assert_eq(vma_options_parse(&opts, 5, argv, stderr), VMA_OK);
+	out = tmpfile();
+	cr_assert_not_null(out);
+	cr_assert_eq(vma_run_file(&opts, path, diag, out), VMA_OK);
+	rewind(out);
+	while (fgets(line, sizeof(line), out))
+		lines++;
+	/* The header and at most a couple of groups: nothing per empty interval. */
+	cr_assert_lt(lines, 10, "%zu lines", lines);
+	fclose(out);
+	unlink(path);
+	vma_diag_destroy(diag);
+}
