@@ -260,8 +260,8 @@ struct vma_render {
 };
 
 struct vma_renderer {
-	const char *name;     /* --format NAME */
-	const char *option;   /* the option that also picks it, or NULL */
+	const char *name;     /* what the run driver asks vma_renderer_find() for */
+	const char *option;   /* the command-line option that picks it */
 	bool per_interval;    /* wants a report at each interval's end, not only the last */
 	int (*render)(struct vma_render *ctx, const struct vma_report *report);
 	void (*release)(struct vma_render *ctx); /* frees ctx->priv; NULL when none */
@@ -269,8 +269,6 @@ struct vma_renderer {
 
 /* The renderer named @name, or NULL. */
 const struct vma_renderer *vma_renderer_find(const char *name);
-/* Renderer number @i of the table, NULL past the end (for --help). */
-const struct vma_renderer *vma_renderer_at(unsigned int i);
 
 /* Render functions of the table's rows.  Return: VMA_OK or VMA_ERR_OUTPUT. */
 int vma_render_text(struct vma_render *ctx, const struct vma_report *report);

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "vmalyze/grow.h"
 #include "vmalyze/interval.h"
 #include "vmalyze/status.h"
 
@@ -45,15 +46,8 @@ static uint64_t delta(struct interval_state *st, uint32_t did, uint32_t metric, 
 			break;
 	}
 	if (i == st->nr_snaps) {
-		if (st->nr_snaps == st->cap_snaps) {
-			size_t cap = st->cap_snaps ? st->cap_snaps * 2 : 64;
-			struct snapshot *s = realloc(st->snaps, cap * sizeof(*s));
-
-			if (!s)
-				return 0;
-			st->snaps = s;
-			st->cap_snaps = cap;
-		}
+		if (vma_grow(st->snaps, &st->cap_snaps, st->nr_snaps + 1, 64))
+			return 0;
 		st->snaps[i] = (struct snapshot){ did, metric, 0 };
 		st->nr_snaps++;
 	}

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The renderer table: every output format of the summary, by name.  A
- * format is a render function over the report model (report.h) in its own
- * file and one row here; --format NAME picks a row, and the row's option
- * is the older spelling that picks it too.
+ * The renderer table: every output format of the summary, by name, with
+ * the option that picks it.  A format is a render function over the
+ * report model (report.h) in its own file and one row here.
  */
 #include <string.h>
 
@@ -25,9 +24,4 @@ const struct vma_renderer *vma_renderer_find(const char *name)
 			return &renderers[i];
 	}
 	return NULL;
-}
-
-const struct vma_renderer *vma_renderer_at(unsigned int i)
-{
-	return i < sizeof(renderers) / sizeof(renderers[0]) ? &renderers[i] : NULL;
 }

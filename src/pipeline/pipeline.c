@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "vmalyze/diag.h"
+#include "vmalyze/grow.h"
 #include "vmalyze/kvm-events.h"
 #include "vmalyze/merge.h"
 #include "vmalyze/pipeline.h"
@@ -22,7 +23,7 @@ struct vma_pipeline {
 	uint32_t nr_streams;
 	/* pcpus announced before the machine existed */
 	uint32_t *early;
-	uint32_t nr_early, cap_early;
+	size_t nr_early, cap_early;
 };
 
 static int on_new_stream(void *arg, struct vma_stream *stream)
@@ -34,15 +35,8 @@ static int on_new_stream(void *arg, struct vma_stream *stream)
 	if (p->machine) {
 		rc = vma_machine_add_pcpu(p->machine, stream->pcpu);
 	} else if (!p->opts.no_state) {
-		if (p->nr_early == p->cap_early) {
-			uint32_t cap = p->cap_early ? p->cap_early * 2 : 16;
-			uint32_t *n = realloc(p->early, cap * sizeof(*n));
-
-			if (!n)
-				return VMA_ERR_NOMEM;
-			p->early = n;
-			p->cap_early = cap;
-		}
+		if (vma_grow(p->early, &p->cap_early, p->nr_early + 1, 16))
+			return VMA_ERR_NOMEM;
 		p->early[p->nr_early++] = stream->pcpu;
 	}
 	return rc ? rc : vma_merge_add(p->merge, stream);
@@ -79,7 +73,7 @@ static int map_guest_threads(struct vma_pipeline *p)
 static int make_machine(struct vma_pipeline *p)
 {
 	struct vma_machine_options mopts = { .force_svm = p->opts.force_svm };
-	uint32_t i;
+	size_t i;
 	int rc;
 
 	if (p->in->family == VMA_FAMILY_KVM) {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "vmalyze/arm-names.h"
+#include "vmalyze/grow.h"
 #include "vmalyze/hvm-stats.h"
 #include "vmalyze/report.h"
 #include "vmalyze/trace-ids.h"
@@ -46,16 +47,9 @@ static struct vma_cycles *owned_cycles(struct builder *b)
 	struct vma_report_priv *priv = b->r->priv;
 	struct vma_cycles *c;
 
-	if (priv->nr_owned == priv->cap_owned) {
-		size_t cap = priv->cap_owned ? priv->cap_owned * 2 : 64;
-		struct vma_cycles **n = realloc(priv->owned, cap * sizeof(*n));
-
-		if (!n) {
-			b->failed = true;
-			return NULL;
-		}
-		priv->owned = n;
-		priv->cap_owned = cap;
+	if (vma_grow(priv->owned, &priv->cap_owned, priv->nr_owned + 1, 64)) {
+		b->failed = true;
+		return NULL;
 	}
 	c = calloc(1, sizeof(*c));
 	if (!c) {
@@ -346,7 +340,7 @@ static void build_addresses(struct builder *b, const struct vma_hvm_stats *st, u
 {
 	struct vma_report_address *rows = NULL;
 	struct vma_cycles **sums = NULL;
-	size_t n = 0, cap = 0, i;
+	size_t n = 0, cap_rows = 0, cap_sums = 0, i;
 	uint32_t r, k;
 
 	for (r = 0; r < st->nr_slots; r++) {
@@ -362,19 +356,10 @@ static void build_addresses(struct builder *b, const struct vma_hvm_stats *st, u
 					break;
 			}
 			if (i == n) {
-				if (n == cap) {
-					size_t ncap = cap ? cap * 2 : 16;
-					void *nr_ = realloc(rows, ncap * sizeof(*rows));
-					void *ns = nr_ ? realloc(sums, ncap * sizeof(*sums)) : NULL;
-
-					if (nr_)
-						rows = nr_;
-					if (!ns) {
-						b->failed = true;
-						goto out;
-					}
-					sums = ns;
-					cap = ncap;
+				if (vma_grow(rows, &cap_rows, n + 1, 16) ||
+				    vma_grow(sums, &cap_sums, n + 1, 16)) {
+					b->failed = true;
+					goto out;
 				}
 				memset(&rows[n], 0, sizeof(rows[n]));
 				rows[n].addr = s->key;
