@@ -142,7 +142,7 @@ int vma_run_file(const struct vma_options *opts, const char *path, struct vma_di
 		.report_pcpu = opts->report_pcpu,
 	};
 	struct run_ctx ctx = { .render = { .out = out, .opts = &ropts } };
-	struct vma_pipeline_hooks hooks = { .arg = &ctx, .before = before_record };
+	struct vma_pipeline_hooks hooks = { .arg = &ctx };
 	struct vma_pipeline *p = NULL;
 	struct vma_machine *machine;
 	int rc, status;
@@ -161,11 +161,15 @@ int vma_run_file(const struct vma_options *opts, const char *path, struct vma_di
 			status = VMA_ERR_NOMEM;
 			goto out;
 		}
+		hooks.before = before_record;
 		hooks.after = after_record;
 	} else {
 		ctx.renderer = vma_renderer_find(renderer_name(opts));
-		if (ctx.renderer->per_interval)
+		/* The end-of-trace renderers need no call per record. */
+		if (ctx.renderer->per_interval) {
 			vma_interval_clock_init(&ctx.clock, ctx.hz, opts->interval_secs);
+			hooks.before = before_record;
+		}
 	}
 
 	status = vma_pipeline_run(p, &hooks);
