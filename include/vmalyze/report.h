@@ -260,7 +260,7 @@ struct vma_render {
 };
 
 struct vma_renderer {
-	const char *name;     /* what the run driver asks vma_renderer_find() for */
+	const char *name;     /* --format NAME */
 	const char *option;   /* the command-line option that picks it */
 	bool per_interval;    /* wants a report at each interval's end, not only the last */
 	int (*render)(struct vma_render *ctx, const struct vma_report *report);

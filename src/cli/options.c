@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli/options.h"
+#include "vmalyze/report.h"
 #include "vmalyze/status.h"
 
 enum {
@@ -24,6 +25,7 @@ enum {
 	OPT_JSON,
 	OPT_REPORT_PCPU,
 	OPT_EVENT_FORMATS,
+	OPT_FORMAT,
 };
 
 struct option_doc {
@@ -54,6 +56,8 @@ static const struct option_doc table[] = {
 	  "CSV time series instead of the summary: one row per interval of SEC "
 	  "seconds, domain and metric" },
 	{ "json", OPT_JSON, no_argument, NULL, "The summary as JSON (schema in output.md, see vmalyze(1))" },
+	{ "format", OPT_FORMAT, required_argument, "NAME",
+	  "Summary format by name: text, histogram, json, interval (with -i)" },
 	{ "report-pcpu", OPT_REPORT_PCPU, no_argument, NULL,
 	  "With the summary: per-pcpu running, idle and lost time" },
 	{ "event-formats", OPT_EVENT_FORMATS, required_argument, "DIR",
@@ -163,6 +167,29 @@ static int usage_error(FILE *err, const char *fmt, ...)
 	return VMA_ERR_USAGE;
 }
 
+/*
+ * The summary's renderer (report.h): --format NAME, or the one -i or
+ * --json picks, text by default; --histogram turns text into histogram.
+ * Two that disagree, or an interval series with no interval, are usage
+ * errors.
+ */
+static int pick_format(struct vma_options *opts, FILE *err)
+{
+	const char *implied = opts->interval_secs > 0 ? "interval" : opts->json ? "json" : NULL;
+
+	if (opts->format && implied && strcmp(opts->format, implied))
+		return usage_error(err, "--format %s and --%s choose different outputs", opts->format,
+				   implied);
+	if (!opts->format)
+		opts->format = implied ? implied : "text";
+	if (!strcmp(opts->format, "text") && opts->histogram)
+		opts->format = "histogram";
+	if (vma_renderer_find(opts->format)->per_interval && !(opts->interval_secs > 0))
+		return usage_error(err, "--format %s needs -i SEC (the interval length)",
+				   opts->format);
+	return VMA_OK;
+}
+
 int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err)
 {
 	struct option longopts[NR_OPTIONS + 1];
@@ -234,6 +261,11 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 		case OPT_JSON:
 			opts->json = true;
 			break;
+		case OPT_FORMAT:
+			if (!vma_renderer_find(optarg))
+				return usage_error(err, "unknown --format '%s' (see vmalyze(1))", optarg);
+			opts->format = optarg;
+			break;
 		case OPT_REPORT_PCPU:
 			opts->report_pcpu = true;
 			break;
@@ -266,6 +298,10 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 				   "--json, --interval and --histogram go with the summary, not -a");
 	if (opts->json && opts->interval_secs > 0)
 		return usage_error(err, "%s", "choose one of --json and --interval");
+	if (opts->dump && opts->format)
+		return usage_error(err, "%s", "--format goes with the summary, not -a");
+	if (pick_format(opts, err))
+		return VMA_ERR_USAGE;
 	opts->mode = opts->dump ? VMA_MODE_DUMP : VMA_MODE_SUMMARY;
 	opts->files = argv + optind;
 	opts->nr_files = argc - optind;

@@ -30,6 +30,7 @@ struct vma_options {
 	bool json;              /* --json */
 	bool report_pcpu;       /* --report-pcpu */
 	double interval_secs;   /* -i / --interval, 0 = off */
+	const char *format;     /* the summary's renderer (report.h), never NULL after parsing */
 	const char *event_formats;  /* --event-formats DIR */
 	bool help, version;
 	char **files;           /* borrowed from argv */

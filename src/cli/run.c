@@ -75,15 +75,6 @@ struct run_ctx {
 	struct vma_interval_clock clock;
 };
 
-static const char *renderer_name(const struct vma_options *opts)
-{
-	if (opts->interval_secs > 0)
-		return "interval";
-	if (opts->json)
-		return "json";
-	return opts->histogram ? "histogram" : "text";
-}
-
 /* Build the report of @m as it stands and give it to the renderer. */
 static int render(struct run_ctx *ctx, const struct vma_machine *m, bool final, uint64_t at)
 {
@@ -164,7 +155,7 @@ int vma_run_file(const struct vma_options *opts, const char *path, struct vma_di
 		hooks.before = before_record;
 		hooks.after = after_record;
 	} else {
-		ctx.renderer = vma_renderer_find(renderer_name(opts));
+		ctx.renderer = vma_renderer_find(opts->format);
 		/* The end-of-trace renderers need no call per record. */
 		if (ctx.renderer->per_interval) {
 			vma_interval_clock_init(&ctx.clock, ctx.hz, opts->interval_secs);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The renderer table: every output format of the summary, by name, with
- * the option that picks it.  A format is a render function over the
- * report model (report.h) in its own file and one row here.
+ * The renderer table: every output format of the summary, by the name
+ * --format gives, with the older option that picks it too.  A format is
+ * a render function over the report model (report.h) in its own file
+ * and one row here.
  */
 #include <string.h>
 
