@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The xentrace reader, through vma_input_open() and the merge, on files
- * built in memory with tools/xtwriter: windows of many pcpus, a pcpu whose
- * first window comes late, records without TSC, lost records, wrap
- * records, any pcpu number, and damage: a truncated window, garbage in a
- * window header, a record overrunning its window, an empty and a foreign
- * file.
+ * The xentrace reader, through the pipeline's read-and-merge mode (no
+ * state), on files built in memory with tools/xtwriter: windows of many
+ * pcpus, a pcpu whose first window comes late, records without TSC, lost
+ * records, wrap records, any pcpu number, and damage: a truncated window,
+ * garbage in a window header, a record overrunning its window, an empty
+ * and a foreign file.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
