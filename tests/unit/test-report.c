@@ -4,7 +4,8 @@
  * each other on a generated trace (an exit's handlers add up to it, every
  * distribution's figures are ordered), KVM event names come from the
  * driver's callback, and interval mode writes no rows for empty intervals,
- * so a jump of the time stamps to near 2^64 costs one group of rows.
+ * so a jump of the time stamps to near 2^64 costs one group of rows.  The
+ * renderers work on a report made by hand, with no machine behind it.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -186,4 +187,56 @@ Test(interval, a_time_stamp_gap_costs_one_group_of_rows, .timeout = 20)
 	fclose(out);
 	unlink(path);
 	vma_diag_destroy(diag);
+}
+
+/* Renderers read the model only: a report made by hand, with no machine. */
+static struct vma_report_exit hand_exit = {
+	.code = 52,
+	.name = "VMX_PREEMPTION_TIMER_EXPIRED",
+	.stat = { .events = 145, .count = 145, .total = 290, .mean = 2, .min = 1, .max = 3,
+		  .p5 = 1, .p50 = 2, .p95 = 3 },
+};
+static struct vma_report_vcpu hand_vcpu = {
+	.id = 0, .type = VMA_VCPU_HVM, .has_exits = true, .exits = &hand_exit, .nr_exits = 1,
+};
+static struct vma_report_domain hand_domain = { .id = 7, .vcpus = &hand_vcpu, .nr_vcpus = 1 };
+
+static char *render_to_string(const char *format, struct vma_report *r)
+{
+	struct vma_render_options ro = { 0 };
+	struct vma_render ctx = { .opts = &ro };
+	const struct vma_renderer *rd = vma_renderer_find(format);
+	char *buf = NULL;
+	size_t len = 0;
+
+	cr_assert_not_null(rd);
+	ctx.out = open_memstream(&buf, &len);
+	cr_assert_not_null(ctx.out);
+	cr_assert_eq(rd->render(&ctx, r), VMA_OK);
+	if (rd->release)
+		rd->release(&ctx);
+	fclose(ctx.out);
+	return buf;
+}
+
+Test(report, renderers_need_no_machine)
+{
+	struct vma_report r = {
+		.hz = 1000, .final = true, .total = 1000, .records = 3,
+		.domains = &hand_domain, .nr_domains = 1,
+	};
+	char *text = render_to_string("text", &r), *json = render_to_string("json", &r);
+
+	/* One space before a prefix-less unit. */
+	cr_assert(strstr(text, "Total time: 1.00 seconds (using cpu speed 1000.00 Hz)\n"), "%s",
+		  text);
+	cr_assert(strstr(text, "|-- Domain 7 --|\n"), "%s", text);
+	/* A name longer than the 20-column field pushes the numbers, as in xenalyze. */
+	cr_assert(strstr(text, " VMX_PREEMPTION_TIMER_EXPIRED      145  0.29s 29.00%     2 cyc "
+			       "{    1|    2|    3}\n"),
+		  "%s", text);
+	cr_assert(strstr(json, "{\"code\":52,\"name\":\"VMX_PREEMPTION_TIMER_EXPIRED\",\"cycles\":"
+			       "{\"events\":145,\"count\":145,\"cycles\":290,"), "%s", json);
+	free(text);
+	free(json);
 }
