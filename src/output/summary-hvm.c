@@ -55,11 +55,12 @@ static void exit_rows(const struct vma_summary_ctx *c, const struct vma_report_e
 	}
 	/* External interrupts: a count per vector, as xenalyze prints them. */
 	for (i = 0; i < x->nr_vectors; i++) {
-		if (x->vectors[i].vector == VMA_SUB_OTHER)
+		if (x->vectors[i].vector == VMA_SUB_OTHER) {
 			fprintf(c->out, "            [other]: %" PRIu64 "\n", x->vectors[i].events);
-		else
+		} else {
 			fprintf(c->out, "            [%3" PRIu64 "]: %" PRIu64 "\n",
 				x->vectors[i].vector, x->vectors[i].events);
+		}
 	}
 }
 
@@ -74,11 +75,12 @@ static void address_table(const struct vma_summary_ctx *c, const struct vma_repo
 	for (i = 0; i < nr; i++) {
 		char prefix[48];
 
-		if (rows[i].addr == VMA_SUB_OTHER)
+		if (rows[i].addr == VMA_SUB_OTHER) {
 			snprintf(prefix, sizeof(prefix), "   other:[%c] ", rows[i].is_write ? 'w' : 'r');
-		else
+		} else {
 			snprintf(prefix, sizeof(prefix), "%8" PRIx64 ":[%c] ", rows[i].addr,
 				 rows[i].is_write ? 'w' : 'r');
+		}
 		vma_summary_exit_line(c, prefix, &rows[i].stat);
 	}
 }

@@ -74,9 +74,10 @@ static void json_hvm(FILE *out, const struct vma_report *r, const struct vma_rep
 		json_exit(out, r, &v->exits[i]);
 	}
 	fprintf(out, "],\"guest_interrupts\":{");
-	for (i = 0; i < v->nr_irqs; i++)
+	for (i = 0; i < v->nr_irqs; i++) {
 		fprintf(out, "%s\"%u%s\":%" PRIu64, i ? "," : "", v->irqs[i].vector,
 			v->irqs[i].vector == VMA_GUEST_VECTORS ? "+" : "", v->irqs[i].count);
+	}
 	fputc('}', out);
 }
 
@@ -104,9 +105,10 @@ static void json_pv(FILE *out, const struct vma_report_vcpu *v)
 		first = false;
 	}
 	fprintf(out, "},\"hypercalls\":{");
-	for (i = 0; i < v->nr_hypercalls; i++)
+	for (i = 0; i < v->nr_hypercalls; i++) {
 		fprintf(out, "%s\"%u\":%" PRIu64, i ? "," : "", v->hypercalls[i].op,
 			v->hypercalls[i].count);
+	}
 	fputc('}', out);
 }
 
@@ -143,12 +145,13 @@ static void json_vcpu(FILE *out, const struct vma_report *r, const struct vma_re
 	json_stat(out, r, &v->affinity);
 	if (v->type == VMA_VCPU_HVM || v->type == VMA_VCPU_ARM)
 		json_hvm(out, r, v);
-	if (v->latency.exits)
+	if (v->latency.exits) {
 		fprintf(out, ",\"exit_latency\":{\"exits\":%" PRIu64 ",\"avg\":%" PRIu64
 			     ",\"max\":%" PRIu64 ",\"max_in_1ms\":%" PRIu64 "}",
 			v->latency.exits, v->latency.mean, v->latency.max, v->latency.max_window);
-	else if (v->type == VMA_VCPU_PV)
+	} else if (v->type == VMA_VCPU_PV) {
 		json_pv(out, v);
+	}
 	fputc('}', out);
 }
 

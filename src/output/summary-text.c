@@ -128,9 +128,10 @@ static void volume_section(const struct vma_summary_ctx *c)
 			if (j != VMA_VOL_HVM)
 				continue;
 			for (k = VMA_VOL_HVM_VMENTRY; k <= VMA_VOL_HVM_EMUL; k++) {
-				if (p->volume[k])
+				if (p->volume[k]) {
 					fprintf(out, " +-%-7s: %10" PRIu64 "\n", volume_names[k],
 						p->volume[k]);
+				}
 			}
 		}
 	}
@@ -309,12 +310,13 @@ static int render(struct vma_render *ctx, const struct vma_report *r, bool histo
 	if (!r->final)
 		return VMA_OK;
 	format_hz(hz, sizeof(hz), r->hz);
-	if (r->unit == VMA_REPORT_NS)
+	if (r->unit == VMA_REPORT_NS) {
 		fprintf(out, "Total time: %.2f seconds (trace clock in nanoseconds)\n",
 			vma_report_seconds(r, r->total));
-	else
+	} else {
 		fprintf(out, "Total time: %.2f seconds (using cpu speed %s)\n",
 			vma_report_seconds(r, r->total), hz);
+	}
 	if (!r->kvm)
 		volume_section(&c);
 	for (i = 0; i < r->nr_domains; i++)

@@ -163,11 +163,12 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 			}
 		}
 	}
-	if (vma_merge_late_count(p->merge))
+	if (vma_merge_late_count(p->merge)) {
 		vma_diag_report(p->diag, VMA_LVL_WARN, p->in->path, UINT64_MAX,
 				"%llu records of late-starting pcpus were older than records "
 				"already processed; they were processed out of time order",
 				(unsigned long long)vma_merge_late_count(p->merge));
+	}
 	if (p->machine)
 		vma_machine_finish(p->machine);
 	return status;
