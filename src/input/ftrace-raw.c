@@ -105,7 +105,7 @@ static void add_file(struct fmt_dir *fd, int dirfd, const char *name, const char
 	size_t len;
 	char *text = slurp(dirfd, name, &len);
 
-	if (!text || vma_kvm_add_format(fd->priv, system, text, len) < 0) {
+	if (!text || vma_kvm_add_format(fd->priv, system, text, len, UINT64_MAX) < 0) {
 		if (fd->failed++ == 0) {
 			vma_diag_report(fd->in->diag, VMA_LVL_WARN, fd->path, UINT64_MAX,
 					"event format %s %s; its events will be unnamed", shown,
@@ -290,10 +290,6 @@ static int ftrace_raw_open(struct vma_input *input)
 		ftrace_raw_close(input);
 		return ret;
 	}
-	if (dir) {
-		check_id(input, priv, "kvm_entry", entry_id);
-		check_id(input, priv, "kvm_exit", exit_id);
-	}
 	priv->clock_name = strdup("local");
 	priv->info.clock = priv->clock_name ? priv->clock_name : "local";
 	priv->info.cpu_count = 1;
@@ -301,10 +297,14 @@ static int ftrace_raw_open(struct vma_input *input)
 	input->family = VMA_FAMILY_KVM;
 	input->clock_hz = 0;
 
-	ret = vma_kvmev_init(&priv->ev, priv->tep, false);
+	ret = vma_kvm_formats_load(priv, input->diag, input->path, false);
 	if (ret < 0) {
 		ftrace_raw_close(input);
 		return ret;
+	}
+	if (dir) {
+		check_id(input, priv, "kvm_entry", entry_id);
+		check_id(input, priv, "kvm_exit", exit_id);
 	}
 	/* whole pages: a last page cut short is reported as truncation */
 	psize = priv->layout.page_size;

@@ -238,6 +238,17 @@ static bool has_field(struct tep_event *event, const char *name)
 	return tep_find_field(event, name) != NULL;
 }
 
+bool vma_kvmev_wanted(const char *system, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		if (!strcmp(specs[i].event, name) && !strcmp(specs[i].system, system))
+			return true;
+	}
+	return false;
+}
+
 static const struct vma_kvmev_spec *spec_for(struct tep_event *event)
 {
 	size_t i;
@@ -300,17 +311,20 @@ static void bind_fields(struct vma_kvmev_bind *b)
 	}
 }
 
-/* Offset and size of a common field, from any event (they all share them). */
-static void common_field(struct tep_event **events, int nr, const char *name,
-			 uint32_t *offset, uint32_t *size, uint32_t def_off, uint32_t def_size)
+/* Offset and size of a common field, from any parsed event (they all share them). */
+static void common_field(const struct vma_kvmev *ev, const char *name, uint32_t *offset,
+			 uint32_t *size, uint32_t def_off, uint32_t def_size)
 {
-	int i;
+	uint32_t i;
 
 	*offset = def_off;
 	*size = def_size;
-	for (i = 0; i < nr; i++) {
-		struct tep_format_field *f = tep_find_common_field(events[i], name);
+	for (i = 0; i < ev->nr_bind; i++) {
+		struct tep_format_field *f;
 
+		if (!ev->bind[i].event)
+			continue;
+		f = tep_find_common_field(ev->bind[i].event, name);
 		if (f && (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8)) {
 			*offset = (uint32_t)f->offset;
 			*size = (uint32_t)f->size;
@@ -319,50 +333,67 @@ static void common_field(struct tep_event **events, int nr, const char *name,
 	}
 }
 
-int vma_kvmev_init(struct vma_kvmev *ev, struct tep_handle *tep, bool big_endian)
+/* The registered event of a parsed format (NULL if another took its id). */
+static struct tep_event *parsed_event(struct tep_handle *tep, const struct vma_kvm_format *f)
 {
-	struct tep_event **events;
-	int nr, i, max_id = -1;
+	struct tep_event *event;
+
+	if (f->state != VMA_KVM_FMT_PARSED)
+		return NULL;
+	event = tep_find_event(tep, f->id);
+	return event && event->name && !strcmp(event->name, f->name) ? event : NULL;
+}
+
+/* Gives @b its parsed event and, for the events vmalyze knows, its fields. */
+static void bind_event(struct vma_kvmev_bind *b, struct tep_event *event)
+{
+	b->event = event;
+	b->spec = spec_for(event);
+	b->arm_trap = arm_trap_value(event);
+	if (b->spec) {
+		b->id = b->spec->id;
+		b->isa = b->spec->isa;
+		bind_fields(b);
+	}
+}
+
+int vma_kvmev_init(struct vma_kvmev *ev, struct vma_kvm_priv *priv, bool big_endian)
+{
+	uint32_t nr = priv->nr_formats, i;
+	int32_t max_id = -1;
 
 	memset(ev, 0, sizeof(*ev));
-	ev->tep = tep;
+	ev->tep = priv->tep;
 	ev->big_endian = big_endian;
-	nr = tep_get_events_count(tep);
-	events = nr > 0 ? tep_list_events(tep, TEP_EVENT_SORT_ID) : NULL;
-	if (nr > 0 && !events) {
-		return VMA_ERR_NOMEM;
-	}
-	common_field(events, nr, "common_type", &ev->type_offset, &ev->type_size, 0, 2);
-	common_field(events, nr, "common_pid", &ev->pid_offset, &ev->pid_size, 4, 4);
-
 	if (nr > 0) {
-		ev->bind = calloc((size_t)nr, sizeof(*ev->bind));
+		ev->bind = calloc(nr, sizeof(*ev->bind));
 		if (!ev->bind) {
 			return VMA_ERR_NOMEM;
 		}
 	}
 	for (i = 0; i < nr; i++) {
+		const struct vma_kvm_format *f = &priv->formats[i];
 		struct vma_kvmev_bind *b = &ev->bind[ev->nr_bind];
+		struct tep_event *event;
 
-		if (events[i]->id < 0 || events[i]->id > 0xffff) {
+		if (f->id < 0 || f->id > 0xffff) {
 			continue;
 		}
-		b->event = events[i];
-		b->spec = spec_for(events[i]);
-		b->arm_trap = arm_trap_value(events[i]);
-		if (b->spec) {
-			b->id = b->spec->id;
-			b->isa = b->spec->isa;
-			bind_fields(b);
-		} else {
-			b->id = VMA_KVM_OTHER;
+		b->name = f->name;
+		b->format = i;
+		b->id = VMA_KVM_OTHER;
+		event = parsed_event(priv->tep, f);
+		if (event) {
+			bind_event(b, event);
 		}
 		/* ftrace ids are small; a corrupt format must not size the table. */
-		if (events[i]->id > max_id && events[i]->id < MAX_EVENT_ID) {
-			max_id = events[i]->id;
+		if (f->id > max_id && f->id < MAX_EVENT_ID) {
+			max_id = f->id;
 		}
 		ev->nr_bind++;
 	}
+	common_field(ev, "common_type", &ev->type_offset, &ev->type_size, 0, 2);
+	common_field(ev, "common_pid", &ev->pid_offset, &ev->pid_size, 4, 4);
 	ev->nr_ids = (uint32_t)(max_id + 1);
 	if (ev->nr_ids) {
 		ev->by_id = malloc(ev->nr_ids * sizeof(*ev->by_id));
@@ -371,11 +402,12 @@ int vma_kvmev_init(struct vma_kvmev *ev, struct tep_handle *tep, bool big_endian
 			return VMA_ERR_NOMEM;
 		}
 		memset(ev->by_id, 0xff, ev->nr_ids * sizeof(*ev->by_id));
-		for (i = 0; i < (int)ev->nr_bind; i++) {
-			int id = ev->bind[i].event->id;
+		/* the first format of an id is the one its records are read with */
+		for (i = 0; i < ev->nr_bind; i++) {
+			int32_t id = priv->formats[ev->bind[i].format].id;
 
-			if (id >= 0 && (uint32_t)id < ev->nr_ids) {
-				ev->by_id[id] = i;
+			if ((uint32_t)id < ev->nr_ids && ev->by_id[id] < 0) {
+				ev->by_id[id] = (int32_t)i;
 			}
 		}
 	}
@@ -484,12 +516,37 @@ int vma_kvmev_fill(const struct vma_kvmev *ev, const unsigned char *data, uint32
 	return 0;
 }
 
-void vma_kvmev_describe(const struct vma_kvmev *ev, const unsigned char *data, uint32_t size,
+/* trace-cmd report's event name column: "NAME:" padded to 21, then a blank. */
+#define NAME_COLUMN 21
+
+/* Appends @seq's text as one line: hex dumps and the like span several. */
+static void put_one_line(struct vma_strbuf *sb, struct trace_seq *seq)
+{
+	size_t n = seq->len, i;
+
+	while (n > 0 && (seq->buffer[n - 1] == '\n' || seq->buffer[n - 1] == ' ')) {
+		n--;
+	}
+	seq->buffer[n] = '\0';
+	for (i = 0; i < n; i++) {
+		char c = seq->buffer[i];
+
+		if (c == '\n' || c == '\t' || c == '\r') {
+			seq->buffer[i] = ' ';
+		}
+	}
+	vma_sb_puts(sb, seq->buffer);
+}
+
+void vma_kvmev_describe(struct vma_kvm_priv *priv, const unsigned char *data, uint32_t size,
 			uint32_t cpu, uint64_t ts, struct vma_strbuf *sb)
 {
+	struct vma_kvmev *ev = &priv->ev;
+	struct vma_kvmev_bind *b;
 	struct tep_record record;
 	struct trace_seq seq;
 	uint32_t type;
+	size_t pad;
 
 	if (size < ev->type_offset + ev->type_size) {
 		vma_sb_puts(sb, "(event too short to decode)");
@@ -500,6 +557,20 @@ void vma_kvmev_describe(const struct vma_kvmev *ev, const unsigned char *data, u
 		vma_sb_printf(sb, "unknown event id %u (%u bytes)", type, size);
 		return;
 	}
+	b = &ev->bind[ev->by_id[type]];
+	if (!b->event && vma_kvm_format_parse(priv, b->format)) {
+		struct tep_event *event = parsed_event(priv->tep, &priv->formats[b->format]);
+
+		/* a format parsed this late is one vmalyze does not analyse */
+		if (event) {
+			b->event = event;
+		}
+	}
+	if (!b->event) {
+		vma_sb_printf(sb, "%s: (format not understood; %u bytes)", b->name, size);
+		return;
+	}
+	vma_kvm_print_setup(priv);
 	memset(&record, 0, sizeof(record));
 	record.ts = ts;
 	record.cpu = (int)cpu;
@@ -507,24 +578,26 @@ void vma_kvmev_describe(const struct vma_kvmev *ev, const unsigned char *data, u
 	record.size = (int)size;
 	record.record_size = (int)size;
 	trace_seq_init(&seq);
-	tep_print_event(ev->tep, &seq, &record, "%s: %s", TEP_PRINT_NAME, TEP_PRINT_INFO);
+	/* in trace-cmd's order: the comm first, before a plugin may register a new one */
+	tep_print_event(ev->tep, &seq, &record, "%16s-%-5d [%03d] %6.1000d: %s:",
+			TEP_PRINT_COMM, TEP_PRINT_PID, TEP_PRINT_CPU, TEP_PRINT_TIME,
+			TEP_PRINT_NAME);
+	trace_seq_terminate(&seq);
+	if (seq.state != TRACE_SEQ__GOOD || !seq.buffer) {
+		trace_seq_destroy(&seq);
+		vma_sb_puts(sb, "(out of memory)");
+		return;
+	}
+	vma_sb_puts(sb, seq.buffer);
+	for (pad = strlen(b->event->name) + 1; pad < NAME_COLUMN; pad++) {
+		vma_sb_putc(sb, ' ');
+	}
+	vma_sb_putc(sb, ' ');
+	trace_seq_reset(&seq);
+	tep_print_event(ev->tep, &seq, &record, "%s", TEP_PRINT_INFO);
 	trace_seq_terminate(&seq);
 	if (seq.state == TRACE_SEQ__GOOD && seq.buffer) {
-		size_t n = seq.len, i;
-
-		/* dump lines are single lines: hex dumps and the like span several */
-		while (n > 0 && (seq.buffer[n - 1] == '\n' || seq.buffer[n - 1] == ' ')) {
-			n--;
-		}
-		seq.buffer[n] = '\0';
-		for (i = 0; i < n; i++) {
-			char c = seq.buffer[i];
-
-			if (c == '\n' || c == '\t' || c == '\r') {
-				seq.buffer[i] = ' ';
-			}
-		}
-		vma_sb_puts(sb, seq.buffer);
+		put_one_line(sb, &seq);
 	} else {
 		vma_sb_puts(sb, "(out of memory)");
 	}
@@ -560,7 +633,7 @@ const char *vma_kvm_event_table_name(const struct vma_input *input, uint32_t ind
 	if (!priv || index >= priv->ev.nr_bind) {
 		return NULL;
 	}
-	return priv->ev.bind[index].event->name;
+	return priv->ev.bind[index].name;
 }
 
 const char *vma_kvm_comm(const struct vma_input *input, uint32_t pid)

@@ -5,21 +5,29 @@
  * built-in kvm_entry/kvm_exit formats a raw ftrace dump is read with when
  * no format folder is given.
  *
+ * A trace.dat carries every format of the recording kernel (2,460 on a
+ * Linux 6.x guest) but a trace holds a few dozen events.  So a format is
+ * kept as text with its name and id; the formats of the events vmalyze
+ * analyses are parsed at open, any other one when a dump line first needs
+ * it.  Event names (for counts) come from the texts.
+ *
  * The built-in formats describe the x86 events as Linux 5.x-6.x lays them
  * out (the kvm_exit of TRACE_EVENT_KVM_EXIT with vcpu_id, and kvm_entry with
  * vcpu_id and rip); a dump from a kernel with another layout needs
  * --event-formats, since a raw dump does not carry its formats.
  */
-#include <stdio.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <string.h>
 #include <traceevent/event-parse.h>
 
 #include "input/kvm-internal.h"
+#include "vmalyze/diag.h"
 
 static bool host_big_endian(void)
 {
@@ -67,52 +75,295 @@ int vma_kvm_header_page(struct vma_kvm_priv *priv, const char *text, size_t len,
 	return 0;
 }
 
-/*
- * libtraceevent's format parser can crash on a damaged format text (seen
- * with 1.7.1 on fuzzed trace.dat files).  A format is therefore parsed
- * first in a forked child; only if the child survives is it parsed here.
- * Formats come from the file's header, a few hundred at most, so the cost
- * is a few milliseconds per file.
- */
-static bool parses_safely(struct vma_kvm_priv *priv, const char *system, const char *text,
-			  size_t len)
-{
-	int status;
-	pid_t pid;
+/* ---- keeping format texts --------------------------------------------------- */
 
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		return true; /* cannot check: trust the parser */
-	if (pid == 0) {
-		tep_parse_event(priv->tep, text, len, system);
-		_exit(0);
+/* Longest event name kept; tracefs names are far shorter. */
+#define MAX_NAME 256
+
+/*
+ * The value after "@key:" at the start of a line of @text, up to the end of
+ * its line, blanks trimmed.  Return: its length (0 when absent), *val set.
+ */
+static size_t line_value(const char *text, size_t len, const char *key, const char **val)
+{
+	size_t klen = strlen(key), i = 0;
+
+	while (i < len) {
+		const char *line = text + i;
+		const char *nl = memchr(line, '\n', len - i);
+		size_t n = nl ? (size_t)(nl - line) : len - i;
+
+		if (n > klen && !memcmp(line, key, klen) && line[klen] == ':') {
+			const char *v = line + klen + 1, *e = line + n;
+
+			while (v < e && (*v == ' ' || *v == '\t'))
+				v++;
+			while (e > v && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+				e--;
+			*val = v;
+			return (size_t)(e - v);
+		}
+		i += n + 1;
 	}
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR)
-			return true;
+	return 0;
+}
+
+static bool name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '-' || c == '.' || c == ':';
+}
+
+/* "name:" and "ID:" of a format text: what libtraceevent would read first. */
+static bool format_head(const char *text, size_t len, const char **name, size_t *nlen,
+			int32_t *id)
+{
+	const char *v;
+	size_t n, i;
+	long long val = 0;
+
+	*nlen = line_value(text, len, "name", name);
+	if (*nlen == 0 || *nlen > MAX_NAME)
+		return false;
+	for (i = 0; i < *nlen; i++) {
+		if (!name_char((*name)[i]))
+			return false;
 	}
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	n = line_value(text, len, "ID", &v);
+	if (n == 0 || n > 9)
+		return false;
+	for (i = 0; i < n; i++) {
+		if (v[i] < '0' || v[i] > '9')
+			return false;
+		val = val * 10 + (v[i] - '0');
+	}
+	*id = (int32_t)val;
+	return true;
+}
+
+static char *dup_n(const char *s, size_t n)
+{
+	char *p = malloc(n + 1);
+
+	if (p) {
+		memcpy(p, s, n);
+		p[n] = '\0';
+	}
+	return p;
 }
 
 int vma_kvm_add_format(struct vma_kvm_priv *priv, const char *system, const char *text,
-		       size_t len)
+		       size_t len, uint64_t at)
 {
-	enum tep_errno err;
+	struct vma_kvm_format *f;
+	const char *name;
+	size_t nlen;
+	int32_t id;
 
-	if (!parses_safely(priv, system, text, len)) {
+	if (!format_head(text, len, &name, &nlen, &id))
 		return -1;
+	if (priv->nr_formats == priv->cap_formats) {
+		uint32_t cap = priv->cap_formats ? priv->cap_formats * 2 : 64;
+		struct vma_kvm_format *p = realloc(priv->formats, cap * sizeof(*p));
+
+		if (!p)
+			return VMA_ERR_NOMEM;
+		priv->formats = p;
+		priv->cap_formats = cap;
 	}
-	err = tep_parse_event(priv->tep, text, len, system);
+	f = &priv->formats[priv->nr_formats];
+	memset(f, 0, sizeof(*f));
+	f->system = strdup(system);
+	f->name = dup_n(name, nlen);
+	f->text = dup_n(text, len);
+	if (!f->system || !f->name || !f->text) {
+		free(f->system);
+		free(f->name);
+		free(f->text);
+		return VMA_ERR_NOMEM;
+	}
+	f->len = len;
+	f->id = id;
+	f->at = at;
+	priv->nr_formats++;
+	return 0;
+}
+
+void vma_kvm_formats_free(struct vma_kvm_priv *priv)
+{
+	uint32_t i;
+
+	for (i = 0; i < priv->nr_formats; i++) {
+		free(priv->formats[i].system);
+		free(priv->formats[i].name);
+		free(priv->formats[i].text);
+	}
+	free(priv->formats);
+	priv->formats = NULL;
+	priv->nr_formats = priv->cap_formats = 0;
+	if (priv->plugins && priv->tep)
+		tep_unload_plugins(priv->plugins, priv->tep);
+	priv->plugins = NULL;
+	free(priv->kallsyms);
+	free(priv->printk);
+	priv->kallsyms = priv->printk = NULL;
+}
+
+/* ---- parsing, guarded --------------------------------------------------------- */
+
+/* In-process parse of one kept text; the text is dropped either way. */
+static void parse_here(struct vma_kvm_priv *priv, struct vma_kvm_format *f)
+{
+	enum tep_errno err = tep_parse_event(priv->tep, f->text, f->len, f->system);
 
 	/*
 	 * A print format libtraceevent cannot parse still leaves the event
 	 * and its fields registered: only the dump text falls back to raw.
 	 */
-	if (err == 0 || err == TEP_ERRNO__READ_PRINT_FAILED) {
-		return 0;
+	f->state = err == 0 || err == TEP_ERRNO__READ_PRINT_FAILED ? VMA_KVM_FMT_PARSED :
+		VMA_KVM_FMT_BAD;
+	free(f->text);
+	f->text = NULL;
+}
+
+/*
+ * The child of guarded_parse(): parse list[from..n) into its copy of the
+ * tep handle, saying through @fd which one it starts before each.
+ */
+static void __attribute__((noreturn))
+child_parse(struct vma_kvm_priv *priv, const uint32_t *list, uint32_t from, uint32_t n, int fd)
+{
+	struct rlimit no_core = { 0, 0 };
+	int null = open("/dev/null", O_WRONLY);
+	uint32_t i;
+
+	/* a crash is expected here: no core file, no second copy of the warnings */
+	setrlimit(RLIMIT_CORE, &no_core);
+	if (null >= 0)
+		dup2(null, STDERR_FILENO);
+	for (i = from; i < n; i++) {
+		struct vma_kvm_format *f = &priv->formats[list[i]];
+
+		if (write(fd, &i, sizeof(i)) != (ssize_t)sizeof(i))
+			_exit(1);
+		tep_parse_event(priv->tep, f->text, f->len, f->system);
 	}
-	return -1;
+	_exit(0);
+}
+
+/*
+ * libtraceevent's format parser can crash on a damaged format text (seen
+ * with 1.7.1 on fuzzed trace.dat files).  So a batch of formats is parsed
+ * first in one forked child, which says before each format which one it
+ * starts; the parent then parses in-process every format the child got
+ * through, in the same order, so its handle goes through the same states.
+ * A format the child died on is marked bad and a new child takes the rest.
+ * One fork per batch (plus one per crash), not one per format: a file has
+ * thousands of formats.
+ */
+static void guarded_parse(struct vma_kvm_priv *priv, const uint32_t *list, uint32_t n)
+{
+	uint32_t start = 0;
+
+	while (start < n) {
+		uint32_t end = n, got, last = UINT32_MAX, i;
+		int fds[2], status = 0;
+		pid_t pid;
+		ssize_t r;
+
+		if (pipe(fds) < 0) {
+			pid = -1;
+		} else {
+			fflush(NULL);
+			pid = fork();
+			if (pid == 0) {
+				close(fds[0]);
+				child_parse(priv, list, start, n, fds[1]);
+			}
+			close(fds[1]);
+			if (pid < 0)
+				close(fds[0]);
+		}
+		if (pid > 0) {
+			while ((r = read(fds[0], &got, sizeof(got))) == (ssize_t)sizeof(got) ||
+			       (r < 0 && errno == EINTR)) {
+				if (r > 0)
+					last = got;
+			}
+			close(fds[0]);
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
+			if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+				end = last >= start && last < n ? last : start;
+		}
+		/* pid < 0: no child to check with; trust the parser */
+		for (i = start; i < end; i++)
+			parse_here(priv, &priv->formats[list[i]]);
+		if (end < n) {
+			struct vma_kvm_format *f = &priv->formats[list[end]];
+
+			f->state = VMA_KVM_FMT_BAD;
+			free(f->text);
+			f->text = NULL;
+		}
+		start = end + 1;
+	}
+}
+
+bool vma_kvm_format_parse(struct vma_kvm_priv *priv, uint32_t index)
+{
+	if (index >= priv->nr_formats)
+		return false;
+	if (priv->formats[index].state == VMA_KVM_FMT_PENDING)
+		guarded_parse(priv, &index, 1);
+	return priv->formats[index].state == VMA_KVM_FMT_PARSED;
+}
+
+int vma_kvm_formats_load(struct vma_kvm_priv *priv, struct vma_diag *diag, const char *path,
+			 bool big_endian)
+{
+	uint32_t *list, n = 0, i;
+	int ret = VMA_OK;
+
+	list = malloc((priv->nr_formats ? priv->nr_formats : 1) * sizeof(*list));
+	if (!list)
+		return VMA_ERR_NOMEM;
+	for (i = 0; i < priv->nr_formats; i++) {
+		if (vma_kvmev_wanted(priv->formats[i].system, priv->formats[i].name))
+			list[n++] = i;
+	}
+	/* the common fields' layout is read from any parsed format */
+	if (n == 0 && priv->nr_formats)
+		list[n++] = 0;
+	guarded_parse(priv, list, n);
+	for (i = 0; i < n; i++) {
+		const struct vma_kvm_format *f = &priv->formats[list[i]];
+
+		if (f->state == VMA_KVM_FMT_BAD &&
+		    !vma_diag_report(diag, VMA_LVL_WARN, path, f->at,
+				     "the event format of %s:%s cannot be parsed; its events"
+				     " are counted but not analysed", f->system, f->name)) {
+			ret = VMA_ERR_DAMAGED;
+			break;
+		}
+	}
+	free(list);
+	if (ret == VMA_OK)
+		ret = vma_kvmev_init(&priv->ev, priv, big_endian);
+	return ret;
+}
+
+void vma_kvm_print_setup(struct vma_kvm_priv *priv)
+{
+	if (priv->print_ready || !priv->tep)
+		return;
+	priv->print_ready = true;
+	if (priv->kallsyms)
+		tep_parse_kallsyms(priv->tep, priv->kallsyms);
+	if (priv->printk)
+		tep_parse_printk_formats(priv->tep, priv->printk);
+	/* as trace-cmd report: the system's and the user's plugin folders */
+	priv->plugins = tep_load_plugins(priv->tep);
 }
 
 /* kvm_entry and kvm_exit as x86 kernels since 5.x write them. */
@@ -159,11 +410,13 @@ int vma_kvm_default_formats(struct vma_kvm_priv *priv, uint32_t entry_id, uint32
 	int n;
 
 	n = snprintf(buf, sizeof(buf), default_entry, entry_id);
-	if (n < 0 || (size_t)n >= sizeof(buf) || vma_kvm_add_format(priv, "kvm", buf, (size_t)n)) {
+	if (n < 0 || (size_t)n >= sizeof(buf) ||
+	    vma_kvm_add_format(priv, "kvm", buf, (size_t)n, UINT64_MAX)) {
 		return -1;
 	}
 	n = snprintf(buf, sizeof(buf), default_exit, exit_id);
-	if (n < 0 || (size_t)n >= sizeof(buf) || vma_kvm_add_format(priv, "kvm", buf, (size_t)n)) {
+	if (n < 0 || (size_t)n >= sizeof(buf) ||
+	    vma_kvm_add_format(priv, "kvm", buf, (size_t)n, UINT64_MAX)) {
 		return -1;
 	}
 	return 0;

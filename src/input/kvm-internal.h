@@ -22,6 +22,8 @@
 struct tep_handle;
 struct tep_event;
 struct tep_format_field;
+struct tep_plugin_list;
+struct vma_diag;
 
 /* ---- byte order ---------------------------------------------------------- */
 
@@ -154,13 +156,38 @@ void vma_decomp_free(struct vma_decomp *dc);
 int vma_decompress(struct vma_decomp *dc, const void *in, size_t in_len, void *out,
 		   size_t out_len, const char **why);
 
+/* ---- event formats as the file gives them (kvm-formats.c) ---------------- */
+
+/*
+ * One tracefs format text.  Its name and id are read from the text when it
+ * is added; libtraceevent parses it only when needed: at open for the
+ * events vmalyze analyses, at the first dump line for any other.
+ */
+enum vma_kvm_fmt_state {
+	VMA_KVM_FMT_PENDING = 0, /* not parsed yet: text kept */
+	VMA_KVM_FMT_PARSED,      /* registered in the tep handle */
+	VMA_KVM_FMT_BAD,         /* libtraceevent rejected it, or crashed on it */
+};
+
+struct vma_kvm_format {
+	char *system;            /* owned */
+	char *name;              /* owned: from the text's "name:" line */
+	char *text;              /* owned while pending, then NULL */
+	size_t len;
+	int32_t id;              /* from the "ID:" line */
+	uint64_t at;             /* file offset of the text, UINT64_MAX when none */
+	uint8_t state;           /* enum vma_kvm_fmt_state */
+};
+
 /* ---- event binding (kvm-events.c) ---------------------------------------- */
 
 #define VMA_KVMEV_MAX_FIELDS 16
 
 /* One event format and what vmalyze makes of it. */
 struct vma_kvmev_bind {
-	struct tep_event *event;
+	struct tep_event *event;     /* NULL until its format is parsed */
+	const char *name;            /* borrowed from its format */
+	uint32_t format;             /* index in priv->formats */
 	uint32_t id;                 /* VMA_KVM_* */
 	uint8_t isa;                 /* kvm_exit: enum vma_kvm_isa of the layout */
 	const struct vma_kvmev_spec *spec; /* NULL for VMA_KVM_OTHER */
@@ -170,7 +197,7 @@ struct vma_kvmev_bind {
 
 struct vma_kvmev {
 	struct tep_handle *tep;      /* borrowed */
-	struct vma_kvmev_bind *bind; /* owned: one per format */
+	struct vma_kvmev_bind *bind; /* owned: one per usable format */
 	uint32_t nr_bind;
 	int32_t *by_id;              /* owned: ftrace id -> bind index, -1 when none */
 	uint32_t nr_ids;
@@ -179,11 +206,16 @@ struct vma_kvmev {
 	bool big_endian;
 };
 
+struct vma_kvm_priv;
+
+/* True when vmalyze analyses events of this name: their formats are parsed at open. */
+bool vma_kvmev_wanted(const char *system, const char *name);
+
 /*
- * vma_kvmev_init - bind every event format @tep holds, by field name.
- * Return: 0 or VMA_ERR_NOMEM.
+ * vma_kvmev_init - bind every format of @priv (its wanted ones parsed) by
+ * field name.  Return: 0 or VMA_ERR_NOMEM.
  */
-int vma_kvmev_init(struct vma_kvmev *ev, struct tep_handle *tep, bool big_endian);
+int vma_kvmev_init(struct vma_kvmev *ev, struct vma_kvm_priv *priv, bool big_endian);
 void vma_kvmev_fini(struct vma_kvmev *ev);
 
 /*
@@ -194,8 +226,13 @@ void vma_kvmev_fini(struct vma_kvmev *ev);
 int vma_kvmev_fill(const struct vma_kvmev *ev, const unsigned char *data, uint32_t size,
 		   struct vma_record *rec);
 
-/* Text of one raw event, as trace-cmd report prints after the time stamp. */
-void vma_kvmev_describe(const struct vma_kvmev *ev, const unsigned char *data, uint32_t size,
+/*
+ * vma_kvmev_describe - one raw event as `trace-cmd report` prints it:
+ * "COMM-PID [CPU] SECS.USECS: NAME: TEXT", with the trace's symbols,
+ * printk strings and libtraceevent's plugins (loaded at the first call).
+ * Its format is parsed now if it was not yet.
+ */
+void vma_kvmev_describe(struct vma_kvm_priv *priv, const unsigned char *data, uint32_t size,
 			uint32_t cpu, uint64_t ts, struct vma_strbuf *sb);
 
 /* ---- the per-input state both readers share (kvm-stream.c) ---------------- */
@@ -225,6 +262,12 @@ struct vma_kvm_priv {
 	bool tsync_on;                   /* apply TIME_SHIFT */
 	struct vma_kvm_stream **streams; /* owned */
 	uint32_t nr_streams;
+	struct vma_kvm_format *formats;  /* owned, in the order the file gives them */
+	uint32_t nr_formats, cap_formats;
+	char *kallsyms;                  /* owned text, parsed at the first dump line */
+	char *printk;                    /* owned text, likewise */
+	struct tep_plugin_list *plugins; /* owned, loaded at the first dump line */
+	bool print_ready;                /* the three above were handed to the tep */
 };
 
 /* Return: owned, NULL when out of memory. */
@@ -248,9 +291,35 @@ int vma_kvm_tep_new(struct vma_kvm_priv *priv, bool big_endian, uint32_t long_si
 int vma_kvm_header_page(struct vma_kvm_priv *priv, const char *text, size_t len,
 			bool set_page_size);
 
-/* Parses one tracefs format text of @system.  Return: 0, or -1 when unusable. */
+/*
+ * vma_kvm_add_format - keep one tracefs format text of @system, found at
+ * file offset @at (UINT64_MAX when none).  Only its name and id are read
+ * now.  Return: 0, -1 when the text names no event or id, or VMA_ERR_NOMEM.
+ */
 int vma_kvm_add_format(struct vma_kvm_priv *priv, const char *system, const char *text,
-		       size_t len);
+		       size_t len, uint64_t at);
+
+/*
+ * vma_kvm_formats_load - parse the formats of the events vmalyze analyses
+ * (each guarded, see kvm-formats.c) and bind all formats into priv->ev.
+ * A format libtraceevent rejects is reported to @diag as a warning naming
+ * @path and its offset.  Return: VMA_OK, VMA_ERR_NOMEM, or VMA_ERR_DAMAGED
+ * when such a report was not tolerated.
+ */
+int vma_kvm_formats_load(struct vma_kvm_priv *priv, struct vma_diag *diag, const char *path,
+			 bool big_endian);
+
+/* Frees the kept formats, texts and plugins (before the tep handle). */
+void vma_kvm_formats_free(struct vma_kvm_priv *priv);
+
+/* Parse pending format @index now (guarded).  Return: true when it is registered. */
+bool vma_kvm_format_parse(struct vma_kvm_priv *priv, uint32_t index);
+
+/*
+ * vma_kvm_print_setup - hand the kept kallsyms and printk texts to the tep
+ * handle and load libtraceevent's plugins, once, before the first dump line.
+ */
+void vma_kvm_print_setup(struct vma_kvm_priv *priv);
 
 /* Registers the built-in x86 kvm_entry / kvm_exit formats under the given ids. */
 int vma_kvm_default_formats(struct vma_kvm_priv *priv, uint32_t entry_id, uint32_t exit_id);

@@ -86,6 +86,7 @@ void vma_kvm_priv_free(struct vma_kvm_priv *priv)
 	}
 	free(priv->streams);
 	vma_kvmev_fini(&priv->ev);
+	vma_kvm_formats_free(priv);
 	if (priv->tep) {
 		tep_free(priv->tep);
 	}
@@ -599,7 +600,7 @@ void vma_kvm_stream_describe(const struct vma_stream *stream, struct vma_strbuf 
 		vma_sb_puts(sb, "(no event)");
 		return;
 	}
-	vma_kvmev_describe(&s->priv->ev, s->cur, s->cur_size, stream->pcpu, rec->tsc, sb);
+	vma_kvmev_describe(s->priv, s->cur, s->cur_size, stream->pcpu, rec->tsc, sb);
 }
 
 void vma_kvm_stream_stats(const struct vma_stream *stream, struct vma_kvm_stream_stats *st)

@@ -11,11 +11,11 @@
  * of which may be compressed whole, and BUFFER options describe each
  * instance's pages, which are stored in compressed chunks when the file is.
  *
- * Only what analysis needs is read: the headers, event formats and saved
- * cmdlines, and the options that shape time stamps (trace clock, TSC2NSEC,
- * DATE, OFFSET, TIME_SHIFT) or tie host and guest files together (TRACEID,
- * GUEST).  kallsyms and printk formats are skipped: KVM events print
- * addresses as numbers.  The cpu data stay on disk until streams read them.
+ * Read are the headers, event formats, kallsyms, printk formats and saved
+ * cmdlines (the dump prints events as trace-cmd report does), and the
+ * options that shape time stamps (trace clock, TSC2NSEC, DATE, OFFSET,
+ * TIME_SHIFT) or tie host and guest files together (TRACEID, GUEST).  The
+ * cpu data stay on disk until streams read them.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -46,6 +46,8 @@ enum {
 	OPT_HEADER_INFO = 16,
 	OPT_FTRACE_EVENTS = 17,
 	OPT_EVENT_FORMATS = 18,
+	OPT_KALLSYMS = 19,
+	OPT_PRINTK = 20,
 	OPT_CMDLINES = 21,
 	OPT_BUFFER_TEXT = 22,
 	OPT_MAX_SECTION = 32,
@@ -382,6 +384,7 @@ static int read_header_info(struct dat *d, struct cur *c)
 static int read_formats(struct dat *d, struct cur *c, const char *system, uint32_t count)
 {
 	uint32_t i;
+	int ret;
 
 	for (i = 0; i < count; i++) {
 		uint64_t size, at;
@@ -395,10 +398,15 @@ static int read_formats(struct dat *d, struct cur *c, const char *system, uint32
 		if (!text) {
 			return -1;
 		}
-		if (vma_kvm_add_format(d->priv, system, text, (size_t)size) < 0 &&
+		ret = vma_kvm_add_format(d->priv, system, text, (size_t)size, at);
+		if (ret == VMA_ERR_NOMEM) {
+			free(text);
+			return oom(d);
+		}
+		if (ret < 0 &&
 		    !vma_diag_report(d->in->diag, VMA_LVL_WARN, d->in->path, at,
-				     "event format %" PRIu32 " of system %s cannot be parsed;"
-				     " its events will be unnamed", i, system)) {
+				     "event format %" PRIu32 " of system %s names no event"
+				     " or id; its events will be unnamed", i, system)) {
 			free(text);
 			return fatal(d, at, "stopped at an unparsable event format");
 		}
@@ -451,6 +459,19 @@ static int read_event_formats(struct dat *d, struct cur *c)
 			return -1;
 		}
 	}
+	return 0;
+}
+
+/* kallsyms or printk formats: kept as text for the dump (kvm-formats.c). */
+static int read_symbols(struct dat *d, struct cur *c, uint64_t size, char **keep)
+{
+	char *text = cur_text(c, size);
+
+	if (!text) {
+		return -1;
+	}
+	free(*keep);
+	*keep = text;
 	return 0;
 }
 
@@ -915,6 +936,8 @@ static int read_meta_v7(struct dat *d)
 		{ OPT_HEADER_INFO, "header info", true },
 		{ OPT_FTRACE_EVENTS, "ftrace event formats", false },
 		{ OPT_EVENT_FORMATS, "event formats", true },
+		{ OPT_KALLSYMS, "kallsyms", false },
+		{ OPT_PRINTK, "printk formats", false },
 		{ OPT_CMDLINES, "saved command lines", false },
 	};
 	size_t i;
@@ -922,6 +945,7 @@ static int read_meta_v7(struct dat *d)
 	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
 		uint64_t off = d->section[parts[i].id], len;
 		unsigned char *data;
+		uint32_t size32;
 		struct cur c;
 		int ret = 0;
 
@@ -946,6 +970,14 @@ static int read_meta_v7(struct dat *d)
 			break;
 		case OPT_EVENT_FORMATS:
 			ret = read_event_formats(d, &c);
+			break;
+		case OPT_KALLSYMS:
+			ret = cur_u32(&c, &size32) < 0 ? -1 :
+				read_symbols(d, &c, size32, &d->priv->kallsyms);
+			break;
+		case OPT_PRINTK:
+			ret = cur_u32(&c, &size32) < 0 ? -1 :
+				read_symbols(d, &c, size32, &d->priv->printk);
 			break;
 		case OPT_CMDLINES:
 			ret = read_cmdlines(d, &c);
@@ -1041,11 +1073,11 @@ static int read_v6(struct dat *d, struct cur *c)
 		return -1;
 	}
 	c->what = "kallsyms";
-	if (cur_u32(c, &size32) < 0 || cur_skip(c, size32) < 0) {
+	if (cur_u32(c, &size32) < 0 || read_symbols(d, c, size32, &d->priv->kallsyms) < 0) {
 		return -1;
 	}
 	c->what = "printk formats";
-	if (cur_u32(c, &size32) < 0 || cur_skip(c, size32) < 0) {
+	if (cur_u32(c, &size32) < 0 || read_symbols(d, c, size32, &d->priv->printk) < 0) {
 		return -1;
 	}
 	if (read_cmdlines(d, c) < 0) {
@@ -1283,7 +1315,7 @@ static int open_dat(struct dat *d)
 	d->in->family = VMA_FAMILY_KVM;
 	d->in->clock_hz = 0;
 	tep_set_cpus(d->priv->tep, (int)d->cpus);
-	ret = vma_kvmev_init(&d->priv->ev, d->priv->tep, d->big);
+	ret = vma_kvm_formats_load(d->priv, d->in->diag, d->in->path, d->big);
 	if (ret < 0) {
 		return ret;
 	}
