@@ -357,22 +357,41 @@ static void bind_event(struct vma_kvmev_bind *b, struct tep_event *event)
 	}
 }
 
+/* Formats in ftrace id order (then file order): the order event tables list them in. */
+static int by_format_id(const void *a, const void *b, void *arg)
+{
+	const struct vma_kvm_format *formats = arg;
+	uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
+
+	if (formats[ia].id != formats[ib].id)
+		return formats[ia].id < formats[ib].id ? -1 : 1;
+	return ia < ib ? -1 : ia > ib;
+}
+
 int vma_kvmev_init(struct vma_kvmev *ev, struct vma_kvm_priv *priv, bool big_endian)
 {
-	uint32_t nr = priv->nr_formats, i;
+	uint32_t nr = priv->nr_formats, i, *order;
 	int32_t max_id = -1;
 
 	memset(ev, 0, sizeof(*ev));
 	ev->tep = priv->tep;
 	ev->big_endian = big_endian;
-	if (nr > 0) {
-		ev->bind = calloc(nr, sizeof(*ev->bind));
-		if (!ev->bind) {
-			return VMA_ERR_NOMEM;
-		}
+	if (nr == 0) {
+		return VMA_OK;
+	}
+	ev->bind = calloc(nr, sizeof(*ev->bind));
+	order = malloc(nr * sizeof(*order));
+	if (!ev->bind || !order) {
+		free(order);
+		vma_kvmev_fini(ev);
+		return VMA_ERR_NOMEM;
 	}
 	for (i = 0; i < nr; i++) {
-		const struct vma_kvm_format *f = &priv->formats[i];
+		order[i] = i;
+	}
+	qsort_r(order, nr, sizeof(*order), by_format_id, priv->formats);
+	for (i = 0; i < nr; i++) {
+		const struct vma_kvm_format *f = &priv->formats[order[i]];
 		struct vma_kvmev_bind *b = &ev->bind[ev->nr_bind];
 		struct tep_event *event;
 
@@ -380,7 +399,7 @@ int vma_kvmev_init(struct vma_kvmev *ev, struct vma_kvm_priv *priv, bool big_end
 			continue;
 		}
 		b->name = f->name;
-		b->format = i;
+		b->format = order[i];
 		b->id = VMA_KVM_OTHER;
 		event = parsed_event(priv->tep, f);
 		if (event) {
@@ -392,6 +411,7 @@ int vma_kvmev_init(struct vma_kvmev *ev, struct vma_kvm_priv *priv, bool big_end
 		}
 		ev->nr_bind++;
 	}
+	free(order);
 	common_field(ev, "common_type", &ev->type_offset, &ev->type_size, 0, 2);
 	common_field(ev, "common_pid", &ev->pid_offset, &ev->pid_size, 4, 4);
 	ev->nr_ids = (uint32_t)(max_id + 1);

@@ -84,11 +84,12 @@ Test(tracedat_real, vmx_host_matches_trace_cmd_report)
 	cr_assert_eq(fi->guests[0].nr_vcpus, 1);
 	cr_assert_eq(fi->guests[0].vcpu_pid[0], 483882);
 
-	/* describe: the first record of the first stream */
+	/* describe: the first record of the first stream, as trace-cmd report prints it */
 	cr_assert_eq(t.streams[0]->next(t.streams[0]), VMA_OK);
 	vma_sb_init(&sb);
 	t.in.ops->describe(t.streams[0], &sb);
-	cr_assert_str_eq(sb.buf, "kvm_entry: vcpu 0, rip 0xffffffffa13f2e30");
+	cr_assert_str_eq(sb.buf, " qemu-system-x86-483882 [000] 22150.964798: kvm_entry:"
+			 "             vcpu 0 rip 0xffffffffa13f2e30");
 	vma_sb_free(&sb);
 	cr_assert_eq(t.streams[0]->rec.ctx, 483882);
 	cr_assert_str_eq(vma_kvm_comm(&t.in, 483882), "qemu-system-x86");
