@@ -4,9 +4,12 @@
  * inputs) into one stream by time stamp.
  *
  * Tie-break, for records with equal time stamps on different streams: the
- * stream that delivered the previous record goes on delivering; otherwise
- * the stream with the lower pcpu number (then the one added first) comes
- * first.  Records of one stream are never reordered.
+ * stream that delivered the previous record goes on delivering (as
+ * xenalyze reads Xen traces); otherwise the stream with the lower pcpu
+ * number (then the one added first) comes first.  Once a stream of a KVM
+ * input is added, the lower pcpu comes first even against the stream that
+ * goes on, as `trace-cmd report` orders them.  Records of one stream are
+ * never reordered.
  *
  * A stream added while merging (a pcpu that a reader found late) joins at
  * its first record; if that record is older than one already delivered, it

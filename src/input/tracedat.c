@@ -236,15 +236,6 @@ static int cur_read(struct cur *c, void *buf, size_t n)
 	return 0;
 }
 
-static int cur_skip(struct cur *c, uint64_t n)
-{
-	if (cur_need(c, n) < 0) {
-		return -1;
-	}
-	c->pos += n;
-	return 0;
-}
-
 static int cur_u16(struct cur *c, uint32_t *v)
 {
 	unsigned char b[2];

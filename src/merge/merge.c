@@ -68,6 +68,7 @@ struct vma_merge {
 	uint64_t last_tsc;
 	uint64_t late;
 	int error;                 /* first stream failure, reported once */
+	bool pcpu_ties;            /* equal stamps go by pcpu even for the stream aside */
 	struct vma_stream *ended[2]; /* ended since the caller last asked */
 	unsigned int nr_ended;
 };
@@ -264,6 +265,17 @@ static inline uint32_t swap_first(struct vma_merge *m, uint32_t l)
 	return w;
 }
 
+/* A waiting stream with the same stamp as the stream aside goes first (KVM). */
+static inline bool tie_goes_first(const struct vma_merge *m)
+{
+	uint32_t w;
+
+	if (!m->pcpu_ties || !m->waiting)
+		return false;
+	w = m->tree ? m->node[0] : m->order[m->waiting - 1];
+	return before(m, w, m->current);
+}
+
 /* The first waiting stream stops waiting. */
 static uint32_t take_first(struct vma_merge *m)
 {
@@ -314,6 +326,9 @@ int vma_merge_add(void *arg, struct vma_stream *stream)
 	if (m->nr_leaves == UINT32_MAX ||
 	    vma_grow(m->leaf, &m->cap_leaves, (size_t)m->nr_leaves + 1, 8) < 0)
 		return VMA_ERR_NOMEM;
+	/* trace-cmd report's order for KVM files: equal stamps by cpu (merge.h) */
+	if (stream->input && stream->input->family == VMA_FAMILY_KVM)
+		m->pcpu_ties = true;
 	/* The leaf number is the insertion order. */
 	m->leaf[m->nr_leaves] = (struct leaf){
 		.tsc = stream->rec.tsc, .pcpu = stream->pcpu, .seq = m->nr_leaves, .stream = stream,
@@ -354,7 +369,7 @@ static __attribute__((noinline)) int next_slow(struct vma_merge *m, struct vma_s
 		struct leaf *c = &m->leaf[m->current];
 
 		c->tsc = c->stream->rec.tsc;
-		if (c->tsc <= m->top_tsc)
+		if (c->tsc < m->top_tsc || (c->tsc == m->top_tsc && !tie_goes_first(m)))
 			*out = deliver(m, m->current);
 		else
 			*out = deliver(m, swap_first(m, m->current));
@@ -397,8 +412,9 @@ int vma_merge_next(struct vma_merge *m, struct vma_stream **out)
 		return next_slow(m, out, true, rc);
 	tsc = s->rec.tsc;
 	m->leaf[m->current].tsc = tsc;
-	/* Equal stamps: the same stream goes on (see merge.h). */
-	if (__builtin_expect(tsc > m->top_tsc, 0)) {
+	/* Equal stamps: the same stream goes on, except for KVM (see merge.h). */
+	if (__builtin_expect(tsc > m->top_tsc, 0) ||
+	    __builtin_expect(tsc == m->top_tsc && tie_goes_first(m), 0)) {
 		*out = swap_with_first(m);
 		return VMA_OK;
 	}
