@@ -96,6 +96,7 @@ struct dat {
 	bool nomem;
 	bool unsupported;         /* a valid file of a kind vmalyze does not read */
 	bool in_instance;         /* v6: reading an instance header, BUFFER options ignored */
+	uint32_t unnamed_formats; /* format texts without a name or id */
 };
 
 /*
@@ -394,7 +395,8 @@ static int read_formats(struct dat *d, struct cur *c, const char *system, uint32
 			free(text);
 			return oom(d);
 		}
-		if (ret < 0 &&
+		/* the first such format is reported, the others counted (open_dat) */
+		if (ret < 0 && d->unnamed_formats++ == 0 &&
 		    !vma_diag_report(d->in->diag, VMA_LVL_WARN, d->in->path, at,
 				     "event format %" PRIu32 " of system %s names no event"
 				     " or id; its events will be unnamed", i, system)) {
@@ -1301,6 +1303,11 @@ static int open_dat(struct dat *d)
 		vma_diag_report(d->in->diag, VMA_LVL_INPUT, d->in->path, options_start,
 				"this trace.dat has no binary trace data (no BUFFER option)");
 		return VMA_ERR_FORMAT;
+	}
+	if (d->unnamed_formats > 1) {
+		vma_diag_report(d->in->diag, VMA_LVL_WARN, d->in->path, UINT64_MAX,
+				"%" PRIu32 " more event formats name no event or id",
+				d->unnamed_formats - 1);
 	}
 	set_clock(d);
 	d->in->family = VMA_FAMILY_KVM;

@@ -9,6 +9,7 @@
  */
 #include <criterion/criterion.h>
 #include <string.h>
+#include <time.h>
 
 /* a reader that loops must fail, not hang the test run */
 TestSuite(tracedat_real, .timeout = 120);
@@ -427,6 +428,74 @@ static void build_fpu(unsigned int version, enum vma_tdw_codec codec, struct vma
 		}
 	}
 	cr_assert_eq(vma_tdw_finish(*w, img, len), 0);
+}
+
+/*
+ * A file of many formats: only the formats of events vmalyze analyses are
+ * parsed when it is opened (once each, all in one guarded child), the
+ * others are named from their text; 100,000 empty formats are rejected
+ * without a parse (they took 10.8 s with a fork per format).
+ */
+Test(tracedat_written, formats_parsed_only_for_analysed_events)
+{
+	struct vma_tdw_opts o = { .version = 6, .nr_cpus = 1 };
+	unsigned char ev[12] = { 0 };
+	struct vma_kvm_priv *priv;
+	struct vma_tdw *w = vma_tdw_new(&o);
+	unsigned char *img;
+	struct kt_input t;
+	struct kt_drain d;
+	char text[512];
+	size_t len;
+	clock_t c0;
+	uint32_t i, other = 0;
+
+	cr_assert_not_null(w);
+	cr_assert_eq(vma_tdw_format(w, "kvm", fpu_format), 0);
+	for (i = 0; i < 2000; i++) {
+		snprintf(text, sizeof(text), "name: other_%u\nID: %u\nformat:\n"
+			 "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+			 "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+			 "print fmt: \"other\"\n", i, 1000 + i);
+		cr_assert_eq(vma_tdw_format(w, "misc", text), 0);
+	}
+	for (i = 0; i < 100000; i++)
+		cr_assert_eq(vma_tdw_format(w, "empty", ""), 0);
+	vma_tdw_put(ev, 2, 37, false);
+	vma_tdw_put(ev + 4, 4, 100, false);
+	cr_assert_eq(vma_tdw_event(w, 0, 0, 1000, ev, 12), 0);
+	vma_tdw_put(ev, 2, 1500, false);
+	cr_assert_eq(vma_tdw_event(w, 0, 0, 2000, ev, 12), 0);
+	cr_assert_eq(vma_tdw_finish(w, &img, &len), 0);
+	vma_tdw_free(w);
+
+	c0 = clock();
+	kt_open_mem(&t, img, len, NULL, NULL, VMA_DEFAULT_TOLERANCE);
+	cr_assert_eq(t.open_ret, VMA_OK);
+	cr_assert_lt((double)(clock() - c0) / CLOCKS_PER_SEC, 2.0, "opening took too long");
+	priv = vma_kvm_priv_of(&t.in);
+	cr_assert_eq(priv->nr_formats, 2001, "empty formats are not kept");
+	cr_assert_eq(priv->ev.nr_bind, 2001);
+	for (i = 0; i < priv->ev.nr_bind; i++) {
+		const struct vma_kvmev_bind *b = &priv->ev.bind[i];
+
+		if (!strcmp(b->name, "kvm_fpu")) {
+			cr_assert_not_null(b->event, "kvm_fpu is parsed at open");
+			cr_assert_eq(b->id, VMA_KVM_FPU);
+		} else {
+			cr_assert_null(b->event, "%s is not parsed at open", b->name);
+			other++;
+		}
+	}
+	cr_assert_eq(other, 2000);
+	kt_drain(&t, &d);
+	cr_assert_eq(d.nr, 2);
+	cr_assert_eq(d.recs[0].rec.event, VMA_KVM_FPU);
+	cr_assert_eq(d.recs[1].rec.event, VMA_KVM_OTHER);
+	cr_assert_str_eq(vma_kvm_record_name(&t.in, &d.recs[1].rec), "other_500");
+	free(d.recs);
+	kt_close(&t);
+	free(img);
 }
 
 Test(tracedat_damage, truncated_cpu_data)
