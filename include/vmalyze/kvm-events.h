@@ -5,11 +5,12 @@
  * are found by name in the event's format when the file is opened, so the
  * layouts below hold whatever the recording kernel's field order was.
  *
- * Payload words are u32; a 64-bit field takes two words, low word first
- * (read it with vma_rec_u64()).  A field the recording kernel did not have
- * reads as 0, except where a marker is named.  Every KVM record has
- * rec->ctx = common_pid (the host thread) and rec->pcpu = the cpu whose
- * ring buffer held it.
+ * Payload words are u32, named by enum vma_kvm_word.  A field the
+ * recording kernel did not have reads as 0, except where a marker is
+ * named.  Every KVM record has rec->ctx = common_pid (the host thread) and
+ * rec->pcpu = the cpu whose ring buffer held it.  The names and the table
+ * of ids live in src/core/kvm-names.c, so output and state need no input
+ * code; the functions at the end of this header are the readers'.
  */
 #ifndef VMALYZE_KVM_EVENTS_H
 #define VMALYZE_KVM_EVENTS_H
@@ -19,173 +20,216 @@
 #include "vmalyze/record.h"
 #include "vmalyze/trace-ids.h"
 
-struct vma_input;
-
 /* Marker for "the event has no vcpu_id field" (arm64, old kernels). */
 #define VMA_KVM_NO_VCPU 0xffffffffu
 
-/* Instruction set of a kvm_exit, word 1 of its payload. */
+/* Instruction set of a kvm_exit (its VMA_KVM_EXIT_ISA word). */
 enum vma_kvm_isa {
 	VMA_KVM_ISA_VMX = 1,   /* the kernel's KVM_ISA_VMX */
 	VMA_KVM_ISA_SVM = 2,   /* the kernel's KVM_ISA_SVM */
 	VMA_KVM_ISA_ARM64 = 3, /* vmalyze's own: the arm64 layout below */
 };
 
-enum vma_kvm_event {
-	/*
-	 * kvm:kvm_exit.  x86 (VMX and SVM):
-	 *   [0] exit_reason (raw: VMX flag bits above bit 15 kept)
-	 *   [1] isa (enum vma_kvm_isa; VMX when the format has no isa field)
-	 *   [2] vcpu_id, or VMA_KVM_NO_VCPU
-	 *   [3,4] guest_rip  [5,6] info1  [7,8] info2
-	 *   [9] intr_info  [10] error_code
-	 * arm64 (recognised by its esr_ec field):
-	 *   [0] ret (the ARM_EXCEPTION_* code)  [1] VMA_KVM_ISA_ARM64
-	 *   [2] VMA_KVM_NO_VCPU  [3,4] vcpu_pc  [5] esr_ec
-	 *   [6] 1 when ret is a trap (esr_ec valid), from the format's symbols
-	 */
-	VMA_KVM_EXIT = VMA_ID_KVM_BASE,
-	/*
-	 * kvm:kvm_entry.
-	 *   [0] vcpu_id, or VMA_KVM_NO_VCPU  [1,2] rip (arm64: vcpu_pc)
-	 *   [3] flags: bit 0 immediate_exit, bit 1 guest_mode
-	 *   [4] intr_info (or inj_info)  [5] error_code (or inj_info_err)
-	 */
-	VMA_KVM_ENTRY,
-	/* kvm:kvm_pio: [0] rw (1 = out)  [1] port  [2] size  [3] count  [4] val */
-	VMA_KVM_PIO,
-	/*
-	 * kvm:kvm_mmio: [0] type (0 unsatisfied read, 1 read, 2 write)
-	 *   [1] len  [2,3] gpa  [4,5] val
-	 */
-	VMA_KVM_MMIO,
-	/* kvm:kvm_msr: [0] write  [1] ecx (the MSR)  [2,3] data  [4] exception */
-	VMA_KVM_MSR,
-	/*
-	 * kvm:kvm_cpuid: [0] function  [1] index  [2,3] rax  [4,5] rbx
-	 *   [6,7] rcx  [8,9] rdx  [10] flags: bit 0 found, bit 1 used_max_basic
-	 */
-	VMA_KVM_CPUID,
-	/* kvm:kvm_hypercall: [0,1] nr  [2,3] a0  [4,5] a1  [6,7] a2  [8,9] a3 */
-	VMA_KVM_HYPERCALL,
-	/*
-	 * kvm:kvm_inj_virq: [0] vector (older kernels: irq)
-	 *   [1] flags: bit 0 soft, bit 1 reinjected
-	 */
-	VMA_KVM_INJ_VIRQ,
-	/* kvm:kvm_userspace_exit: [0] reason (KVM_EXIT_*)  [1] errno (as int) */
-	VMA_KVM_USERSPACE_EXIT,
-	/* kvm:kvm_halt_poll_ns: [0] vcpu_id  [1] new  [2] old  [3] grow */
-	VMA_KVM_HALT_POLL_NS,
-	/* kvm:kvm_vcpu_wakeup: [0,1] ns  [2] waited  [3] valid */
-	VMA_KVM_VCPU_WAKEUP,
-	/* kvm:kvm_fpu: [0] load (1 load, 0 unload) */
-	VMA_KVM_FPU,
-	/*
-	 * kvm:kvm_emulate_insn: [0,1] rip  [2] csbase  [3] len  [4] flags
-	 *   [5] failed  [6..9] insn bytes 0..14 (byte i in bits 8*(i%4) of word 6+i/4)
-	 */
-	VMA_KVM_EMULATE_INSN,
-	/* kvm:vcpu_match_mmio: [0,1] gva  [2,3] gpa  [4] write  [5] gpa_match */
-	VMA_KVM_VCPU_MATCH_MMIO,
-	/*
-	 * sched:sched_switch: [0] prev_pid  [1] next_pid  [2] prev_state (low 32 bits)
-	 *   [3] prev_prio in bits 0-15, next_prio in bits 16-31
-	 *   [4..7] next_comm  [8..11] prev_comm (16 bytes each, NUL padded, byte i
- *   in bits 8*(i%4) of word i/4: a char array on a little-endian host)
-	 */
-	VMA_KVM_SCHED_SWITCH,
-	/* sched:sched_wakeup: [0] pid  [1] prio  [2] target_cpu  [3..6] comm */
-	VMA_KVM_SCHED_WAKEUP,
-	/*
-	 * Any other event: [0] its index in the input's event table (name it
-	 * with vma_kvm_record_name()), UINT32_MAX when the input has no format
-	 * for it  [1] its ftrace event id.
-	 */
-	VMA_KVM_OTHER,
-	/*
-	 * Made by the reader (VMA_REC_SYNTHETIC) where a ring-buffer page says
-	 * events were lost before it; time stamp of that page.
-	 *   [0,1] number of events lost, or UINT64_MAX when the page did not say
-	 *   [2,3] time stamp of the record before the gap (0 when none)
-	 */
-	VMA_KVM_LOST,
-	VMA_KVM_END_ /* one past the last id */
+/* What the state stage does with an event. */
+enum vma_kvm_class {
+	VMA_KVM_CLASS_ARC,     /* opens (exit) or closes (entry) an exit arc */
+	VMA_KVM_CLASS_REFINE,  /* says what the open exit did: port, address, MSR... */
+	VMA_KVM_CLASS_INJECT,  /* a guest interrupt */
+	VMA_KVM_CLASS_SCHED,   /* host scheduling of vcpu threads */
+	VMA_KVM_CLASS_COUNTED, /* only counted by name */
+	VMA_KVM_CLASS_LOST,    /* the reader's mark of lost events */
 };
 
+/*
+ * The KVM vocabulary, one row per id: X(ID, ftrace name, class, payload
+ * words the reader always writes).  The enum below, the name table
+ * (src/core/kvm-names.c), the readers' field bindings
+ * (src/input/kvm-events.c) and the state handlers (src/state/kvm.c) are
+ * all made from or checked against it; a new event is one row here, one
+ * binding and, if the state stage uses it, one handler.
+ */
+#define VMA_KVM_EVENTS(X)                                                     \
+	X(EXIT, "kvm_exit", VMA_KVM_CLASS_ARC, 7)                             \
+	X(ENTRY, "kvm_entry", VMA_KVM_CLASS_ARC, 6)                           \
+	X(PIO, "kvm_pio", VMA_KVM_CLASS_REFINE, 5)                            \
+	X(MMIO, "kvm_mmio", VMA_KVM_CLASS_REFINE, 6)                          \
+	X(MSR, "kvm_msr", VMA_KVM_CLASS_REFINE, 5)                            \
+	X(CPUID, "kvm_cpuid", VMA_KVM_CLASS_REFINE, 11)                       \
+	X(HYPERCALL, "kvm_hypercall", VMA_KVM_CLASS_REFINE, 10)               \
+	X(INJ_VIRQ, "kvm_inj_virq", VMA_KVM_CLASS_INJECT, 2)                  \
+	X(USERSPACE_EXIT, "kvm_userspace_exit", VMA_KVM_CLASS_REFINE, 2)      \
+	X(HALT_POLL_NS, "kvm_halt_poll_ns", VMA_KVM_CLASS_COUNTED, 4)         \
+	X(VCPU_WAKEUP, "kvm_vcpu_wakeup", VMA_KVM_CLASS_COUNTED, 4)           \
+	X(FPU, "kvm_fpu", VMA_KVM_CLASS_COUNTED, 1)                           \
+	X(EMULATE_INSN, "kvm_emulate_insn", VMA_KVM_CLASS_COUNTED, 10)        \
+	X(VCPU_MATCH_MMIO, "vcpu_match_mmio", VMA_KVM_CLASS_COUNTED, 6)       \
+	X(SCHED_SWITCH, "sched_switch", VMA_KVM_CLASS_SCHED, 12)              \
+	X(SCHED_WAKEUP, "sched_wakeup", VMA_KVM_CLASS_SCHED, 7)               \
+	X(OTHER, "other", VMA_KVM_CLASS_COUNTED, 2)                           \
+	X(LOST, "lost", VMA_KVM_CLASS_LOST, 4)
+
+#define VMA_KVM_ENUM_(id, name, cls, words) VMA_KVM_##id,
+enum vma_kvm_event {
+	VMA_KVM_BEFORE_ = VMA_ID_KVM_BASE - 1,
+	VMA_KVM_EVENTS(VMA_KVM_ENUM_)
+	VMA_KVM_END_ /* one past the last id */
+};
+#undef VMA_KVM_ENUM_
+
 #define VMA_KVM_NR_IDS (VMA_KVM_END_ - VMA_ID_KVM_BASE)
+
+/* VMA_KVM_WORDS_<ID>: the payload words column of the list. */
+#define VMA_KVM_WORDS_(id, name, cls, words) VMA_KVM_WORDS_##id = (words),
+enum { VMA_KVM_EVENTS(VMA_KVM_WORDS_) };
+#undef VMA_KVM_WORDS_
+
+/*
+ * Payload words of each id (enum vma_kvm_word), named as the readers write
+ * them and the state stage reads them.  A 64-bit field takes two words,
+ * low word first (read it with vma_rec_u64()).
+ */
+enum vma_kvm_word {
+	/*
+	 * kvm_exit, x86 (VMX and SVM): exit_reason (raw: VMX flag bits above
+	 * bit 15 kept), isa (VMX when the format has none), vcpu_id or
+	 * VMA_KVM_NO_VCPU, guest_rip, info1, info2, intr_info, error_code.
+	 * arm64 (recognised by its esr_ec field): REASON is ret (the
+	 * ARM_EXCEPTION_* code), ISA is VMA_KVM_ISA_ARM64, RIP is vcpu_pc,
+	 * then esr_ec and whether ret is a trap (from the format's symbols).
+	 */
+	VMA_KVM_EXIT_REASON = 0,
+	VMA_KVM_EXIT_ISA = 1,
+	VMA_KVM_EXIT_VCPU = 2,
+	VMA_KVM_EXIT_RIP = 3,        /* 2 words */
+	VMA_KVM_EXIT_INFO1 = 5,      /* 2 words */
+	VMA_KVM_EXIT_INFO2 = 7,      /* 2 words */
+	VMA_KVM_EXIT_INTR_INFO = 9,
+	VMA_KVM_EXIT_ERROR_CODE = 10,
+	VMA_KVM_EXIT_X86_WORDS = 11,
+	VMA_KVM_EXIT_ARM_EC = 5,
+	VMA_KVM_EXIT_ARM_TRAP = 6,
+	VMA_KVM_EXIT_ARM_WORDS = 7,
+	/* kvm_entry: vcpu_id or VMA_KVM_NO_VCPU, rip (arm64: vcpu_pc),
+	 * flags (bit 0 immediate_exit, bit 1 guest_mode), intr_info (or
+	 * inj_info), error_code (or inj_info_err). */
+	VMA_KVM_ENTRY_VCPU = 0,
+	VMA_KVM_ENTRY_RIP = 1,       /* 2 words */
+	VMA_KVM_ENTRY_FLAGS = 3,
+	VMA_KVM_ENTRY_INTR_INFO = 4,
+	VMA_KVM_ENTRY_ERROR_CODE = 5,
+	/* kvm_pio: rw (1 = out), port, size, count, val */
+	VMA_KVM_PIO_RW = 0,
+	VMA_KVM_PIO_PORT = 1,
+	VMA_KVM_PIO_SIZE = 2,
+	VMA_KVM_PIO_COUNT = 3,
+	VMA_KVM_PIO_VAL = 4,
+	/* kvm_mmio: type (0 unsatisfied read, 1 read, 2 write), len, gpa, val */
+	VMA_KVM_MMIO_TYPE = 0,
+	VMA_KVM_MMIO_LEN = 1,
+	VMA_KVM_MMIO_GPA = 2,        /* 2 words */
+	VMA_KVM_MMIO_VAL = 4,        /* 2 words */
+	/* kvm_msr: write, ecx (the MSR), data, exception */
+	VMA_KVM_MSR_WRITE = 0,
+	VMA_KVM_MSR_ECX = 1,
+	VMA_KVM_MSR_DATA = 2,        /* 2 words */
+	VMA_KVM_MSR_EXCEPTION = 4,
+	/* kvm_cpuid: function, index, rax, rbx, rcx, rdx (2 words each),
+	 * flags (bit 0 found, bit 1 used_max_basic) */
+	VMA_KVM_CPUID_FUNCTION = 0,
+	VMA_KVM_CPUID_INDEX = 1,
+	VMA_KVM_CPUID_RAX = 2,
+	VMA_KVM_CPUID_RBX = 4,
+	VMA_KVM_CPUID_RCX = 6,
+	VMA_KVM_CPUID_RDX = 8,
+	VMA_KVM_CPUID_FLAGS = 10,
+	/* kvm_hypercall: nr, a0..a3, 2 words each */
+	VMA_KVM_HYPERCALL_NR = 0,
+	VMA_KVM_HYPERCALL_A0 = 2,
+	VMA_KVM_HYPERCALL_A1 = 4,
+	VMA_KVM_HYPERCALL_A2 = 6,
+	VMA_KVM_HYPERCALL_A3 = 8,
+	/* kvm_inj_virq: vector (older kernels: irq), flags (bit 0 soft, bit 1 reinjected) */
+	VMA_KVM_INJ_VIRQ_VECTOR = 0,
+	VMA_KVM_INJ_VIRQ_FLAGS = 1,
+	/* kvm_userspace_exit: reason (KVM_EXIT_*), errno (as int) */
+	VMA_KVM_USERSPACE_EXIT_REASON = 0,
+	VMA_KVM_USERSPACE_EXIT_ERRNO = 1,
+	/* kvm_halt_poll_ns: vcpu_id, new, old, grow */
+	VMA_KVM_HALT_POLL_NS_VCPU = 0,
+	VMA_KVM_HALT_POLL_NS_NEW = 1,
+	VMA_KVM_HALT_POLL_NS_OLD = 2,
+	VMA_KVM_HALT_POLL_NS_GROW = 3,
+	/* kvm_vcpu_wakeup: ns (2 words), waited, valid */
+	VMA_KVM_VCPU_WAKEUP_NS = 0,
+	VMA_KVM_VCPU_WAKEUP_WAITED = 2,
+	VMA_KVM_VCPU_WAKEUP_VALID = 3,
+	/* kvm_fpu: load (1 load, 0 unload) */
+	VMA_KVM_FPU_LOAD = 0,
+	/* kvm_emulate_insn: rip (2 words), csbase, len, flags, failed, insn
+	 * bytes 0..14 (byte i in bits 8*(i%4) of word INSN + i/4) */
+	VMA_KVM_EMULATE_INSN_RIP = 0,
+	VMA_KVM_EMULATE_INSN_CSBASE = 2,
+	VMA_KVM_EMULATE_INSN_LEN = 3,
+	VMA_KVM_EMULATE_INSN_FLAGS = 4,
+	VMA_KVM_EMULATE_INSN_FAILED = 5,
+	VMA_KVM_EMULATE_INSN_INSN = 6,
+	/* vcpu_match_mmio: gva, gpa (2 words each), write, gpa_match */
+	VMA_KVM_MATCH_MMIO_GVA = 0,
+	VMA_KVM_MATCH_MMIO_GPA = 2,
+	VMA_KVM_MATCH_MMIO_WRITE = 4,
+	VMA_KVM_MATCH_MMIO_GPA_MATCH = 5,
+	/* sched_switch: prev_pid, next_pid, prev_state (low 32 bits),
+	 * prev_prio in bits 0-15 and next_prio in bits 16-31, next_comm and
+	 * prev_comm (16 bytes each, NUL padded, byte i in bits 8*(i%4) of
+	 * word +i/4: a char array on a little-endian host) */
+	VMA_KVM_SCHED_SWITCH_PREV_PID = 0,
+	VMA_KVM_SCHED_SWITCH_NEXT_PID = 1,
+	VMA_KVM_SCHED_SWITCH_PREV_STATE = 2,
+	VMA_KVM_SCHED_SWITCH_PRIOS = 3,
+	VMA_KVM_SCHED_SWITCH_NEXT_COMM = 4,
+	VMA_KVM_SCHED_SWITCH_PREV_COMM = 8,
+	/* sched_wakeup: pid, prio, target_cpu, comm (16 bytes) */
+	VMA_KVM_SCHED_WAKEUP_PID = 0,
+	VMA_KVM_SCHED_WAKEUP_PRIO = 1,
+	VMA_KVM_SCHED_WAKEUP_TARGET_CPU = 2,
+	VMA_KVM_SCHED_WAKEUP_COMM = 3,
+	/* any other event: its index in the input's event table (name it
+	 * with vma_kvm_record_name()), UINT32_MAX when the input has no format
+	 * for it; its ftrace event id */
+	VMA_KVM_OTHER_INDEX = 0,
+	VMA_KVM_OTHER_FTRACE_ID = 1,
+	/* lost (made by the reader, VMA_REC_SYNTHETIC, where a ring-buffer page
+	 * says events were lost before it; time stamp of that page): number of
+	 * events lost, UINT64_MAX when the page did not say; time stamp of the
+	 * record before the gap (0 when none); 2 words each */
+	VMA_KVM_LOST_COUNT = 0,
+	VMA_KVM_LOST_AFTER = 2,
+};
 
 static inline int vma_id_is_kvm(uint32_t event)
 {
 	return event >= VMA_ID_KVM_BASE && event < VMA_KVM_END_;
 }
 
+/* Word @w of @rec; 0 past the payload the reader wrote. */
+static inline uint32_t vma_kvm_word(const struct vma_record *rec, enum vma_kvm_word w)
+{
+	return (uint32_t)w < rec->nr_data ? rec->data[w] : 0;
+}
+
+/* 64-bit field at words @w, @w + 1; 0 past the payload. */
+static inline uint64_t vma_kvm_word64(const struct vma_record *rec, enum vma_kvm_word w)
+{
+	return (uint64_t)vma_kvm_word(rec, w + 1) << 32 | vma_kvm_word(rec, w);
+}
+
 /* Name of a VMA_KVM_* id ("kvm_exit", "sched_switch", "other", "lost"); NULL if not one. */
 const char *vma_kvm_event_name(uint32_t event);
 
-/*
- * vma_kvm_record_name - the ftrace event name of @rec, read by @input (a
- * trace.dat or raw ftrace input); for VMA_KVM_OTHER records it comes from
- * the input's event table.  Return: borrowed string, never NULL.
- */
-const char *vma_kvm_record_name(const struct vma_input *input, const struct vma_record *rec);
+/* Class of a VMA_KVM_* id; VMA_KVM_CLASS_COUNTED for anything else. */
+enum vma_kvm_class vma_kvm_event_class(uint32_t event);
 
-/* Number of entries in @input's event table (the OTHER indices); 0 for other inputs. */
-uint32_t vma_kvm_nr_events(const struct vma_input *input);
-
-/* Event name of entry @index of @input's event table; NULL when out of range. */
-const char *vma_kvm_event_table_name(const struct vma_input *input, uint32_t index);
-
-/*
- * vma_kvm_comm - the command name the trace recorded for host thread @pid
- * (trace.dat saved cmdlines).  Return: borrowed, or NULL when unknown.
- */
-const char *vma_kvm_comm(const struct vma_input *input, uint32_t pid);
-
-/* A guest named in a host trace.dat (GUEST option): which host thread runs which vcpu. */
-struct vma_kvm_guest {
-	char *name;
-	uint64_t trace_id;       /* the guest file's TRACEID */
-	uint32_t nr_vcpus;
-	uint32_t *vcpu_pid;      /* [vcpu] = host thread id, 0 when unknown */
-};
-
-/* One time-sync sample of a guest trace.dat (TIME_SHIFT option). */
-struct vma_kvm_tsync_sample {
-	uint64_t time;           /* guest time stamp where it was taken */
-	int64_t offset;          /* host = (guest * scaling >> fraction) + offset */
-	uint64_t scaling;
-	uint64_t fraction;
-};
-
-/*
- * What a trace.dat says about the recording session, for host-guest
- * correlation.  Time stamps in records already have TIME_SHIFT, TSC2NSEC,
- * DATE and OFFSET applied, as trace-cmd report does.
- */
-struct vma_kvm_file_info {
-	unsigned int version;      /* 6 or 7; 0 for raw ftrace */
-	uint64_t trace_id;         /* TRACEID, 0 when absent */
-	const char *clock;         /* trace clock name ("local", "x86-tsc", "tsc2nsec"...) */
-	const char *uname;         /* UNAME option, or NULL */
-	uint32_t cpu_count;        /* CPUCOUNT, or the number of cpus in the file */
-	/* TSC2NSEC */
-	uint32_t tsc2nsec_mult;    /* 0 when absent */
-	uint32_t tsc2nsec_shift;
-	uint64_t tsc2nsec_offset;  /* stored; trace-cmd report does not apply it */
-	int64_t ts_offset;         /* DATE (us -> ns) + OFFSET, added to every stamp */
-	/* TIME_SHIFT (guest files) */
-	uint64_t peer_trace_id;    /* the host's TRACEID, 0 when absent */
-	uint32_t tsync_flags;      /* bit 0: interpolate between samples */
-	uint32_t tsync_nr_cpus;
-	const uint32_t *tsync_count;                   /* [cpu] samples */
-	struct vma_kvm_tsync_sample *const *tsync;     /* [cpu][sample], sorted by time */
-	/* GUEST options (host files) */
-	uint32_t nr_guests;
-	const struct vma_kvm_guest *guests;
-};
-
-/* Session information of a trace.dat input; NULL for any other input. */
-const struct vma_kvm_file_info *vma_kvm_file_info(const struct vma_input *input);
+/* Payload words a record of VMA_KVM_* id @event always has; 0 if not one. */
+uint32_t vma_kvm_event_words(uint32_t event);
 
 #endif /* VMALYZE_KVM_EVENTS_H */

@@ -14,7 +14,7 @@
 #include "vmalyze/dump.h"
 #include "vmalyze/input.h"
 #include "vmalyze/interval.h"
-#include "vmalyze/kvm-events.h"
+#include "vmalyze/kvm-input.h"
 #include "vmalyze/pipeline.h"
 #include "vmalyze/report.h"
 #include "vmalyze/state.h"

@@ -7,8 +7,8 @@
  * opened, and read through libtraceevent at the offset and size the
  * recording kernel gave them; a field the kernel did not have reads as the
  * spec's default.  So a kernel that reorders, widens or adds fields is read
- * correctly without a table per kernel version.  Each spec below is the
- * payload contract of one id: changing a word index breaks every consumer.
+ * correctly without a table per kernel version.  Each spec below binds the
+ * fields of one id of the vocabulary (kvm-events.h) to its named words.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -46,189 +46,165 @@ struct vma_kvmev_spec {
 };
 
 #define N(...) { __VA_ARGS__ }
-#define SPEC(sys, ev, det, vid, isa_, nr, tab) \
-	{ sys, ev, det, vid, isa_, nr, (uint8_t)(sizeof(tab) / sizeof(tab[0])), tab }
+#define NR(tab) ((uint8_t)(sizeof(tab) / sizeof(tab[0])))
+/* An event with one layout: its id and payload size are the vocabulary's. */
+#define SPEC(sys, ev, id, tab) \
+	{ sys, ev, NULL, VMA_KVM_##id, 0, VMA_KVM_WORDS_##id, NR(tab), tab }
+/* kvm_exit: one layout per instruction set family. */
+#define EXIT_SPEC(det, isa_, nr, tab) \
+	{ "kvm", "kvm_exit", det, VMA_KVM_EXIT, isa_, nr, NR(tab), tab }
 
 static const struct fspec exit_x86[] = {
-	{ N("exit_reason"), 0, F_U32, 0, 0 },
-	{ N("isa"), 1, F_U32, 0, VMA_KVM_ISA_VMX },
-	{ N("vcpu_id"), 2, F_U32, 0, VMA_KVM_NO_VCPU },
-	{ N("guest_rip", "rip"), 3, F_U64, 0, 0 },
-	{ N("info1"), 5, F_U64, 0, 0 },
-	{ N("info2"), 7, F_U64, 0, 0 },
-	{ N("intr_info"), 9, F_U32, 0, 0 },
-	{ N("error_code"), 10, F_U32, 0, 0 },
+	{ N("exit_reason"), VMA_KVM_EXIT_REASON, F_U32, 0, 0 },
+	{ N("isa"), VMA_KVM_EXIT_ISA, F_U32, 0, VMA_KVM_ISA_VMX },
+	{ N("vcpu_id"), VMA_KVM_EXIT_VCPU, F_U32, 0, VMA_KVM_NO_VCPU },
+	{ N("guest_rip", "rip"), VMA_KVM_EXIT_RIP, F_U64, 0, 0 },
+	{ N("info1"), VMA_KVM_EXIT_INFO1, F_U64, 0, 0 },
+	{ N("info2"), VMA_KVM_EXIT_INFO2, F_U64, 0, 0 },
+	{ N("intr_info"), VMA_KVM_EXIT_INTR_INFO, F_U32, 0, 0 },
+	{ N("error_code"), VMA_KVM_EXIT_ERROR_CODE, F_U32, 0, 0 },
 };
 
 /* [6], whether ret is a trap, is filled from the format's symbols (arm_trap_value). */
 static const struct fspec exit_arm64[] = {
-	{ N("ret"), 0, F_U32, 0, 0 },
-	{ N(NULL), 1, F_U32, 0, VMA_KVM_ISA_ARM64 },
-	{ N("vcpu_id"), 2, F_U32, 0, VMA_KVM_NO_VCPU },
-	{ N("vcpu_pc"), 3, F_U64, 0, 0 },
-	{ N("esr_ec"), 5, F_U32, 0, 0 },
+	{ N("ret"), VMA_KVM_EXIT_REASON, F_U32, 0, 0 },
+	{ N(NULL), VMA_KVM_EXIT_ISA, F_U32, 0, VMA_KVM_ISA_ARM64 },
+	{ N("vcpu_id"), VMA_KVM_EXIT_VCPU, F_U32, 0, VMA_KVM_NO_VCPU },
+	{ N("vcpu_pc"), VMA_KVM_EXIT_RIP, F_U64, 0, 0 },
+	{ N("esr_ec"), VMA_KVM_EXIT_ARM_EC, F_U32, 0, 0 },
 };
 
 static const struct fspec entry[] = {
-	{ N("vcpu_id"), 0, F_U32, 0, VMA_KVM_NO_VCPU },
-	{ N("rip", "vcpu_pc"), 1, F_U64, 0, 0 },
-	{ N("immediate_exit"), 3, F_BIT, 0, 0 },
-	{ N("guest_mode"), 3, F_BIT, 1, 0 },
-	{ N("intr_info", "inj_info"), 4, F_U32, 0, 0 },
-	{ N("error_code", "inj_info_err"), 5, F_U32, 0, 0 },
+	{ N("vcpu_id"), VMA_KVM_ENTRY_VCPU, F_U32, 0, VMA_KVM_NO_VCPU },
+	{ N("rip", "vcpu_pc"), VMA_KVM_ENTRY_RIP, F_U64, 0, 0 },
+	{ N("immediate_exit"), VMA_KVM_ENTRY_FLAGS, F_BIT, 0, 0 },
+	{ N("guest_mode"), VMA_KVM_ENTRY_FLAGS, F_BIT, 1, 0 },
+	{ N("intr_info", "inj_info"), VMA_KVM_ENTRY_INTR_INFO, F_U32, 0, 0 },
+	{ N("error_code", "inj_info_err"), VMA_KVM_ENTRY_ERROR_CODE, F_U32, 0, 0 },
 };
 
 static const struct fspec pio[] = {
-	{ N("rw"), 0, F_U32, 0, 0 },
-	{ N("port"), 1, F_U32, 0, 0 },
-	{ N("size"), 2, F_U32, 0, 0 },
-	{ N("count"), 3, F_U32, 0, 0 },
-	{ N("val"), 4, F_U32, 0, 0 },
+	{ N("rw"), VMA_KVM_PIO_RW, F_U32, 0, 0 },
+	{ N("port"), VMA_KVM_PIO_PORT, F_U32, 0, 0 },
+	{ N("size"), VMA_KVM_PIO_SIZE, F_U32, 0, 0 },
+	{ N("count"), VMA_KVM_PIO_COUNT, F_U32, 0, 0 },
+	{ N("val"), VMA_KVM_PIO_VAL, F_U32, 0, 0 },
 };
 
 static const struct fspec mmio[] = {
-	{ N("type"), 0, F_U32, 0, 0 },
-	{ N("len"), 1, F_U32, 0, 0 },
-	{ N("gpa"), 2, F_U64, 0, 0 },
-	{ N("val"), 4, F_U64, 0, 0 },
+	{ N("type"), VMA_KVM_MMIO_TYPE, F_U32, 0, 0 },
+	{ N("len"), VMA_KVM_MMIO_LEN, F_U32, 0, 0 },
+	{ N("gpa"), VMA_KVM_MMIO_GPA, F_U64, 0, 0 },
+	{ N("val"), VMA_KVM_MMIO_VAL, F_U64, 0, 0 },
 };
 
 static const struct fspec msr[] = {
-	{ N("write"), 0, F_U32, 0, 0 },
-	{ N("ecx"), 1, F_U32, 0, 0 },
-	{ N("data"), 2, F_U64, 0, 0 },
-	{ N("exception"), 4, F_U32, 0, 0 },
+	{ N("write"), VMA_KVM_MSR_WRITE, F_U32, 0, 0 },
+	{ N("ecx"), VMA_KVM_MSR_ECX, F_U32, 0, 0 },
+	{ N("data"), VMA_KVM_MSR_DATA, F_U64, 0, 0 },
+	{ N("exception"), VMA_KVM_MSR_EXCEPTION, F_U32, 0, 0 },
 };
 
 static const struct fspec cpuid[] = {
-	{ N("function"), 0, F_U32, 0, 0 },
-	{ N("index"), 1, F_U32, 0, 0 },
-	{ N("rax"), 2, F_U64, 0, 0 },
-	{ N("rbx"), 4, F_U64, 0, 0 },
-	{ N("rcx"), 6, F_U64, 0, 0 },
-	{ N("rdx"), 8, F_U64, 0, 0 },
-	{ N("found"), 10, F_BIT, 0, 0 },
-	{ N("used_max_basic"), 10, F_BIT, 1, 0 },
+	{ N("function"), VMA_KVM_CPUID_FUNCTION, F_U32, 0, 0 },
+	{ N("index"), VMA_KVM_CPUID_INDEX, F_U32, 0, 0 },
+	{ N("rax"), VMA_KVM_CPUID_RAX, F_U64, 0, 0 },
+	{ N("rbx"), VMA_KVM_CPUID_RBX, F_U64, 0, 0 },
+	{ N("rcx"), VMA_KVM_CPUID_RCX, F_U64, 0, 0 },
+	{ N("rdx"), VMA_KVM_CPUID_RDX, F_U64, 0, 0 },
+	{ N("found"), VMA_KVM_CPUID_FLAGS, F_BIT, 0, 0 },
+	{ N("used_max_basic"), VMA_KVM_CPUID_FLAGS, F_BIT, 1, 0 },
 };
 
 static const struct fspec hypercall[] = {
-	{ N("nr"), 0, F_U64, 0, 0 },
-	{ N("a0"), 2, F_U64, 0, 0 },
-	{ N("a1"), 4, F_U64, 0, 0 },
-	{ N("a2"), 6, F_U64, 0, 0 },
-	{ N("a3"), 8, F_U64, 0, 0 },
+	{ N("nr"), VMA_KVM_HYPERCALL_NR, F_U64, 0, 0 },
+	{ N("a0"), VMA_KVM_HYPERCALL_A0, F_U64, 0, 0 },
+	{ N("a1"), VMA_KVM_HYPERCALL_A1, F_U64, 0, 0 },
+	{ N("a2"), VMA_KVM_HYPERCALL_A2, F_U64, 0, 0 },
+	{ N("a3"), VMA_KVM_HYPERCALL_A3, F_U64, 0, 0 },
 };
 
 static const struct fspec inj_virq[] = {
-	{ N("vector", "irq"), 0, F_U32, 0, 0 },
-	{ N("soft"), 1, F_BIT, 0, 0 },
-	{ N("reinjected"), 1, F_BIT, 1, 0 },
+	{ N("vector", "irq"), VMA_KVM_INJ_VIRQ_VECTOR, F_U32, 0, 0 },
+	{ N("soft"), VMA_KVM_INJ_VIRQ_FLAGS, F_BIT, 0, 0 },
+	{ N("reinjected"), VMA_KVM_INJ_VIRQ_FLAGS, F_BIT, 1, 0 },
 };
 
 static const struct fspec userspace_exit[] = {
-	{ N("reason"), 0, F_U32, 0, 0 },
-	{ N("errno"), 1, F_U32, 0, 0 },
+	{ N("reason"), VMA_KVM_USERSPACE_EXIT_REASON, F_U32, 0, 0 },
+	{ N("errno"), VMA_KVM_USERSPACE_EXIT_ERRNO, F_U32, 0, 0 },
 };
 
 static const struct fspec halt_poll_ns[] = {
-	{ N("vcpu_id"), 0, F_U32, 0, VMA_KVM_NO_VCPU },
-	{ N("new"), 1, F_U32, 0, 0 },
-	{ N("old"), 2, F_U32, 0, 0 },
-	{ N("grow"), 3, F_U32, 0, 0 },
+	{ N("vcpu_id"), VMA_KVM_HALT_POLL_NS_VCPU, F_U32, 0, VMA_KVM_NO_VCPU },
+	{ N("new"), VMA_KVM_HALT_POLL_NS_NEW, F_U32, 0, 0 },
+	{ N("old"), VMA_KVM_HALT_POLL_NS_OLD, F_U32, 0, 0 },
+	{ N("grow"), VMA_KVM_HALT_POLL_NS_GROW, F_U32, 0, 0 },
 };
 
 static const struct fspec vcpu_wakeup[] = {
-	{ N("ns"), 0, F_U64, 0, 0 },
-	{ N("waited"), 2, F_U32, 0, 0 },
-	{ N("valid"), 3, F_U32, 0, 0 },
+	{ N("ns"), VMA_KVM_VCPU_WAKEUP_NS, F_U64, 0, 0 },
+	{ N("waited"), VMA_KVM_VCPU_WAKEUP_WAITED, F_U32, 0, 0 },
+	{ N("valid"), VMA_KVM_VCPU_WAKEUP_VALID, F_U32, 0, 0 },
 };
 
 static const struct fspec fpu[] = {
-	{ N("load"), 0, F_U32, 0, 0 },
+	{ N("load"), VMA_KVM_FPU_LOAD, F_U32, 0, 0 },
 };
 
 static const struct fspec emulate_insn[] = {
-	{ N("rip"), 0, F_U64, 0, 0 },
-	{ N("csbase"), 2, F_U32, 0, 0 },
-	{ N("len"), 3, F_U32, 0, 0 },
-	{ N("flags"), 4, F_U32, 0, 0 },
-	{ N("failed"), 5, F_U32, 0, 0 },
-	{ N("insn"), 6, F_BYTES, 16, 0 },
+	{ N("rip"), VMA_KVM_EMULATE_INSN_RIP, F_U64, 0, 0 },
+	{ N("csbase"), VMA_KVM_EMULATE_INSN_CSBASE, F_U32, 0, 0 },
+	{ N("len"), VMA_KVM_EMULATE_INSN_LEN, F_U32, 0, 0 },
+	{ N("flags"), VMA_KVM_EMULATE_INSN_FLAGS, F_U32, 0, 0 },
+	{ N("failed"), VMA_KVM_EMULATE_INSN_FAILED, F_U32, 0, 0 },
+	{ N("insn"), VMA_KVM_EMULATE_INSN_INSN, F_BYTES, 16, 0 },
 };
 
 static const struct fspec match_mmio[] = {
-	{ N("gva"), 0, F_U64, 0, 0 },
-	{ N("gpa"), 2, F_U64, 0, 0 },
-	{ N("write"), 4, F_U32, 0, 0 },
-	{ N("gpa_match"), 5, F_U32, 0, 0 },
+	{ N("gva"), VMA_KVM_MATCH_MMIO_GVA, F_U64, 0, 0 },
+	{ N("gpa"), VMA_KVM_MATCH_MMIO_GPA, F_U64, 0, 0 },
+	{ N("write"), VMA_KVM_MATCH_MMIO_WRITE, F_U32, 0, 0 },
+	{ N("gpa_match"), VMA_KVM_MATCH_MMIO_GPA_MATCH, F_U32, 0, 0 },
 };
 
 static const struct fspec sched_switch[] = {
-	{ N("prev_pid"), 0, F_U32, 0, 0 },
-	{ N("next_pid"), 1, F_U32, 0, 0 },
-	{ N("prev_state"), 2, F_U32, 0, 0 },
-	{ N("prev_prio"), 3, F_LO16, 0, 0 },
-	{ N("next_prio"), 3, F_HI16, 0, 0 },
-	{ N("next_comm"), 4, F_BYTES, 16, 0 },
-	{ N("prev_comm"), 8, F_BYTES, 16, 0 },
+	{ N("prev_pid"), VMA_KVM_SCHED_SWITCH_PREV_PID, F_U32, 0, 0 },
+	{ N("next_pid"), VMA_KVM_SCHED_SWITCH_NEXT_PID, F_U32, 0, 0 },
+	{ N("prev_state"), VMA_KVM_SCHED_SWITCH_PREV_STATE, F_U32, 0, 0 },
+	{ N("prev_prio"), VMA_KVM_SCHED_SWITCH_PRIOS, F_LO16, 0, 0 },
+	{ N("next_prio"), VMA_KVM_SCHED_SWITCH_PRIOS, F_HI16, 0, 0 },
+	{ N("next_comm"), VMA_KVM_SCHED_SWITCH_NEXT_COMM, F_BYTES, 16, 0 },
+	{ N("prev_comm"), VMA_KVM_SCHED_SWITCH_PREV_COMM, F_BYTES, 16, 0 },
 };
 
 static const struct fspec sched_wakeup[] = {
-	{ N("pid"), 0, F_U32, 0, 0 },
-	{ N("prio"), 1, F_U32, 0, 0 },
-	{ N("target_cpu"), 2, F_U32, 0, 0 },
-	{ N("comm"), 3, F_BYTES, 16, 0 },
+	{ N("pid"), VMA_KVM_SCHED_WAKEUP_PID, F_U32, 0, 0 },
+	{ N("prio"), VMA_KVM_SCHED_WAKEUP_PRIO, F_U32, 0, 0 },
+	{ N("target_cpu"), VMA_KVM_SCHED_WAKEUP_TARGET_CPU, F_U32, 0, 0 },
+	{ N("comm"), VMA_KVM_SCHED_WAKEUP_COMM, F_BYTES, 16, 0 },
 };
 
 /* First match wins: the arm64 kvm_exit layout is recognised by esr_ec. */
 static const struct vma_kvmev_spec specs[] = {
-	SPEC("kvm", "kvm_exit", "esr_ec", VMA_KVM_EXIT, VMA_KVM_ISA_ARM64, 7, exit_arm64),
-	SPEC("kvm", "kvm_exit", NULL, VMA_KVM_EXIT, VMA_KVM_ISA_VMX, 11, exit_x86),
-	SPEC("kvm", "kvm_entry", NULL, VMA_KVM_ENTRY, 0, 6, entry),
-	SPEC("kvm", "kvm_pio", NULL, VMA_KVM_PIO, 0, 5, pio),
-	SPEC("kvm", "kvm_mmio", NULL, VMA_KVM_MMIO, 0, 6, mmio),
-	SPEC("kvm", "kvm_msr", NULL, VMA_KVM_MSR, 0, 5, msr),
-	SPEC("kvm", "kvm_cpuid", NULL, VMA_KVM_CPUID, 0, 11, cpuid),
-	SPEC("kvm", "kvm_hypercall", NULL, VMA_KVM_HYPERCALL, 0, 10, hypercall),
-	SPEC("kvm", "kvm_inj_virq", NULL, VMA_KVM_INJ_VIRQ, 0, 2, inj_virq),
-	SPEC("kvm", "kvm_userspace_exit", NULL, VMA_KVM_USERSPACE_EXIT, 0, 2, userspace_exit),
-	SPEC("kvm", "kvm_halt_poll_ns", NULL, VMA_KVM_HALT_POLL_NS, 0, 4, halt_poll_ns),
-	SPEC("kvm", "kvm_vcpu_wakeup", NULL, VMA_KVM_VCPU_WAKEUP, 0, 4, vcpu_wakeup),
-	SPEC("kvm", "kvm_fpu", NULL, VMA_KVM_FPU, 0, 1, fpu),
-	SPEC("kvm", "kvm_emulate_insn", NULL, VMA_KVM_EMULATE_INSN, 0, 10, emulate_insn),
-	SPEC("kvm", "vcpu_match_mmio", NULL, VMA_KVM_VCPU_MATCH_MMIO, 0, 6, match_mmio),
-	SPEC("sched", "sched_switch", NULL, VMA_KVM_SCHED_SWITCH, 0, 12, sched_switch),
-	SPEC("sched", "sched_wakeup", NULL, VMA_KVM_SCHED_WAKEUP, 0, 7, sched_wakeup),
+	EXIT_SPEC("esr_ec", VMA_KVM_ISA_ARM64, VMA_KVM_EXIT_ARM_WORDS, exit_arm64),
+	EXIT_SPEC(NULL, VMA_KVM_ISA_VMX, VMA_KVM_EXIT_X86_WORDS, exit_x86),
+	SPEC("kvm", "kvm_entry", ENTRY, entry),
+	SPEC("kvm", "kvm_pio", PIO, pio),
+	SPEC("kvm", "kvm_mmio", MMIO, mmio),
+	SPEC("kvm", "kvm_msr", MSR, msr),
+	SPEC("kvm", "kvm_cpuid", CPUID, cpuid),
+	SPEC("kvm", "kvm_hypercall", HYPERCALL, hypercall),
+	SPEC("kvm", "kvm_inj_virq", INJ_VIRQ, inj_virq),
+	SPEC("kvm", "kvm_userspace_exit", USERSPACE_EXIT, userspace_exit),
+	SPEC("kvm", "kvm_halt_poll_ns", HALT_POLL_NS, halt_poll_ns),
+	SPEC("kvm", "kvm_vcpu_wakeup", VCPU_WAKEUP, vcpu_wakeup),
+	SPEC("kvm", "kvm_fpu", FPU, fpu),
+	SPEC("kvm", "kvm_emulate_insn", EMULATE_INSN, emulate_insn),
+	SPEC("kvm", "vcpu_match_mmio", VCPU_MATCH_MMIO, match_mmio),
+	SPEC("sched", "sched_switch", SCHED_SWITCH, sched_switch),
+	SPEC("sched", "sched_wakeup", SCHED_WAKEUP, sched_wakeup),
 };
-
-static const char *const id_names[VMA_KVM_NR_IDS] = {
-	[VMA_KVM_EXIT - VMA_ID_KVM_BASE] = "kvm_exit",
-	[VMA_KVM_ENTRY - VMA_ID_KVM_BASE] = "kvm_entry",
-	[VMA_KVM_PIO - VMA_ID_KVM_BASE] = "kvm_pio",
-	[VMA_KVM_MMIO - VMA_ID_KVM_BASE] = "kvm_mmio",
-	[VMA_KVM_MSR - VMA_ID_KVM_BASE] = "kvm_msr",
-	[VMA_KVM_CPUID - VMA_ID_KVM_BASE] = "kvm_cpuid",
-	[VMA_KVM_HYPERCALL - VMA_ID_KVM_BASE] = "kvm_hypercall",
-	[VMA_KVM_INJ_VIRQ - VMA_ID_KVM_BASE] = "kvm_inj_virq",
-	[VMA_KVM_USERSPACE_EXIT - VMA_ID_KVM_BASE] = "kvm_userspace_exit",
-	[VMA_KVM_HALT_POLL_NS - VMA_ID_KVM_BASE] = "kvm_halt_poll_ns",
-	[VMA_KVM_VCPU_WAKEUP - VMA_ID_KVM_BASE] = "kvm_vcpu_wakeup",
-	[VMA_KVM_FPU - VMA_ID_KVM_BASE] = "kvm_fpu",
-	[VMA_KVM_EMULATE_INSN - VMA_ID_KVM_BASE] = "kvm_emulate_insn",
-	[VMA_KVM_VCPU_MATCH_MMIO - VMA_ID_KVM_BASE] = "vcpu_match_mmio",
-	[VMA_KVM_SCHED_SWITCH - VMA_ID_KVM_BASE] = "sched_switch",
-	[VMA_KVM_SCHED_WAKEUP - VMA_ID_KVM_BASE] = "sched_wakeup",
-	[VMA_KVM_OTHER - VMA_ID_KVM_BASE] = "other",
-	[VMA_KVM_LOST - VMA_ID_KVM_BASE] = "lost",
-};
-
-const char *vma_kvm_event_name(uint32_t event)
-{
-	if (!vma_id_is_kvm(event)) {
-		return NULL;
-	}
-	return id_names[event - VMA_ID_KVM_BASE];
-}
 
 /* Event ids the kernel hands out stay far below this. */
 #define MAX_EVENT_ID (1 << 20)
@@ -521,8 +497,8 @@ int vma_kvmev_fill(const struct vma_kvmev *ev, const unsigned char *data, uint32
 	}
 	if (!b || !b->spec) {
 		rec->event = VMA_KVM_OTHER;
-		rec->data[0] = b ? (uint32_t)(b - ev->bind) : UINT32_MAX;
-		rec->data[1] = type;
+		rec->data[VMA_KVM_OTHER_INDEX] = b ? (uint32_t)(b - ev->bind) : UINT32_MAX;
+		rec->data[VMA_KVM_OTHER_FTRACE_ID] = type;
 		rec->nr_data = 2;
 		return 0;
 	}
@@ -532,7 +508,7 @@ int vma_kvmev_fill(const struct vma_kvmev *ev, const unsigned char *data, uint32
 		put_field(&b->spec->fields[i], b->field[i], data, size, rec);
 	}
 	if (b->id == VMA_KVM_EXIT && b->isa == VMA_KVM_ISA_ARM64)
-		rec->data[6] = (int64_t)rec->data[0] == b->arm_trap;
+		rec->data[VMA_KVM_EXIT_ARM_TRAP] = (int64_t)rec->data[VMA_KVM_EXIT_REASON] == b->arm_trap;
 	return 0;
 }
 
@@ -629,7 +605,7 @@ void vma_kvmev_describe(struct vma_kvm_priv *priv, const unsigned char *data, ui
 const char *vma_kvm_record_name(const struct vma_input *input, const struct vma_record *rec)
 {
 	if (rec->event == VMA_KVM_OTHER) {
-		const char *name = vma_kvm_event_table_name(input, rec->data[0]);
+		const char *name = vma_kvm_event_table_name(input, rec->data[VMA_KVM_OTHER_INDEX]);
 
 		return name ? name : "unknown";
 	}

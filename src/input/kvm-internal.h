@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "vmalyze/input.h"
-#include "vmalyze/kvm-events.h"
+#include "vmalyze/kvm-input.h"
 #include "vmalyze/record.h"
 #include "vmalyze/status.h"
 #include "vmalyze/strbuf.h"

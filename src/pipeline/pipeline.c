@@ -8,7 +8,7 @@
 
 #include "vmalyze/diag.h"
 #include "vmalyze/grow.h"
-#include "vmalyze/kvm-events.h"
+#include "vmalyze/kvm-input.h"
 #include "vmalyze/merge.h"
 #include "vmalyze/pipeline.h"
 #include "vmalyze/status.h"

@@ -209,7 +209,8 @@ static struct vma_vcpu *vcpu_of_thread(struct vma_machine *m, struct thread_slot
  */
 static uint32_t arm_reason(const struct vma_record *rec)
 {
-	return rec->data[6] ? rec->data[5] : VMA_ARM_REASON_EXCEPTION + rec->data[0];
+	return vma_kvm_word(rec, VMA_KVM_EXIT_ARM_TRAP) ? vma_kvm_word(rec, VMA_KVM_EXIT_ARM_EC)
+		: VMA_ARM_REASON_EXCEPTION + vma_kvm_word(rec, VMA_KVM_EXIT_REASON);
 }
 
 /*
@@ -274,25 +275,32 @@ static void refine(struct vma_hvm *h, uint32_t handler, uint64_t key, bool is_wr
 	h->inflight.is_write = is_write;
 }
 
-static void kvm_exit(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec)
+static uint32_t exit_isa(const struct vma_record *rec)
+{
+	return vma_kvm_word(rec, VMA_KVM_EXIT_ISA);
+}
+
+static void kvm_exit(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
+		     struct vma_outcome *out)
 {
 	struct vma_hvm *h = &v->hvm;
-	bool arm = rec->data[1] == VMA_KVM_ISA_ARM64;
+	uint32_t isa = exit_isa(rec), reason = vma_kvm_word(rec, VMA_KVM_EXIT_REASON);
+	bool arm = isa == VMA_KVM_ISA_ARM64;
 
+	(void)out;
 	if (h->vmexit_valid) {
 		/* A second exit without an entry: the first is counted, not timed. */
 		vma_hvm_count_open_exit(v);
 		vma_hvm_invalidate(v);
 	}
 	if (!arm && !m->vendor_known) {
-		m->svm = rec->data[1] == VMA_KVM_ISA_SVM;
+		m->svm = isa == VMA_KVM_ISA_SVM;
 		m->vendor_known = true;
 	}
 	h->vmexit_valid = true;
 	/* VMX keeps flag bits above the basic reason. */
-	h->exit_reason = arm ? arm_reason(rec)
-			     : (rec->data[1] == VMA_KVM_ISA_VMX ? rec->data[0] & 0xffff : rec->data[0]);
-	h->rip = vma_rec_u64(rec, 3);
+	h->exit_reason = arm ? arm_reason(rec) : isa == VMA_KVM_ISA_VMX ? reason & 0xffff : reason;
+	h->rip = vma_kvm_word64(rec, VMA_KVM_EXIT_RIP);
 	h->exit_tsc = rec->tsc;
 	memset(&h->inflight, 0, sizeof(h->inflight));
 }
@@ -319,13 +327,14 @@ static void sched_switch(struct vma_machine *m, const struct vma_record *rec)
 	struct vma_kvm_threads *t = m->kvm_threads;
 	struct thread_slot *prev, *next;
 
-	if (!t || rec->nr_data < 3)
+	if (!t || rec->nr_data < VMA_KVM_WORDS_SCHED_SWITCH)
 		return;
-	prev = thread_find(t, rec->data[0], false);
-	next = thread_find(t, rec->data[1], false);
+	prev = thread_find(t, vma_kvm_word(rec, VMA_KVM_SCHED_SWITCH_PREV_PID), false);
+	next = thread_find(t, vma_kvm_word(rec, VMA_KVM_SCHED_SWITCH_NEXT_PID), false);
 	if (prev && prev->vcpu) {
 		/* prev_state 0 (TASK_RUNNING) means preempted. */
-		enum vma_runstate st = rec->data[2] == 0 ? VMA_RS_RUNNABLE : VMA_RS_BLOCKED;
+		enum vma_runstate st = vma_kvm_word(rec, VMA_KVM_SCHED_SWITCH_PREV_STATE) == 0
+			? VMA_RS_RUNNABLE : VMA_RS_BLOCKED;
 
 		vma_vcpu_runstate(m, prev->vcpu, st, rec->tsc);
 	}
@@ -333,14 +342,18 @@ static void sched_switch(struct vma_machine *m, const struct vma_record *rec)
 		vma_vcpu_runstate(m, next->vcpu, VMA_RS_RUNNING, rec->tsc);
 }
 
+/* The vocabulary's ids count in the first VMA_KVM_KINDS slots, other events after. */
+_Static_assert(VMA_KVM_NR_IDS <= VMA_KVM_KINDS, "VMA_KVM_KINDS is too small for the KVM ids");
+
 /* Count @rec by kind (the summary's "KVM events" table). */
 static void count_event(struct vma_machine *m, const struct vma_record *rec)
 {
-	uint32_t kind = rec->event - VMA_ID_KVM_BASE;
+	uint32_t kind = rec->event - VMA_ID_KVM_BASE, index;
 
-	if (rec->event == VMA_KVM_OTHER)
-		kind = rec->data[0] == UINT32_MAX ? VMA_KVM_OTHER - VMA_ID_KVM_BASE
-						  : VMA_KVM_KINDS + rec->data[0];
+	if (rec->event == VMA_KVM_OTHER) {
+		index = vma_kvm_word(rec, VMA_KVM_OTHER_INDEX);
+		kind = index == UINT32_MAX ? VMA_KVM_OTHER - VMA_ID_KVM_BASE : VMA_KVM_KINDS + index;
+	}
 	if (kind >= m->nr_kvm_counts) {
 		uint32_t n = m->nr_kvm_counts ? m->nr_kvm_counts : VMA_KVM_KINDS * 2;
 		uint64_t *c;
@@ -359,10 +372,106 @@ static void count_event(struct vma_machine *m, const struct vma_record *rec)
 	m->kvm_counts[kind]++;
 }
 
+/* ---- refining events: what the open exit did ---- */
+
+static void on_pio(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
+		   struct vma_outcome *out)
+{
+	bool out_dir = vma_kvm_word(rec, VMA_KVM_PIO_RW) != 0;
+
+	(void)m, (void)out;
+	refine(&v->hvm, out_dir ? TRC_HVM_IOPORT_WRITE : TRC_HVM_IOPORT_READ,
+	       vma_kvm_word(rec, VMA_KVM_PIO_PORT), out_dir);
+}
+
+static void on_mmio(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
+		    struct vma_outcome *out)
+{
+	bool write = vma_kvm_word(rec, VMA_KVM_MMIO_TYPE) == 2;
+
+	(void)m, (void)out;
+	refine(&v->hvm, write ? TRC_HVM_IOMEM_WRITE : TRC_HVM_IOMEM_READ,
+	       vma_kvm_word64(rec, VMA_KVM_MMIO_GPA), write);
+}
+
+static void on_msr(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
+		   struct vma_outcome *out)
+{
+	bool write = vma_kvm_word(rec, VMA_KVM_MSR_WRITE) != 0;
+
+	(void)m, (void)out;
+	refine(&v->hvm, write ? TRC_HVM_MSR_WRITE : TRC_HVM_MSR_READ,
+	       vma_kvm_word(rec, VMA_KVM_MSR_ECX), write);
+}
+
+static void on_cpuid(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
+		     struct vma_outcome *out)
+{
+	(void)m, (void)out;
+	refine(&v->hvm, TRC_HVM_CPUID, vma_kvm_word(rec, VMA_KVM_CPUID_FUNCTION), false);
+}
+
+static void on_hypercall(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
+			 struct vma_outcome *out)
+{
+	(void)m, (void)out;
+	refine(&v->hvm, VMA_KVM_HYPERCALL, vma_kvm_word64(rec, VMA_KVM_HYPERCALL_NR), false);
+}
+
+static void on_userspace_exit(struct vma_machine *m, struct vma_vcpu *v,
+			      const struct vma_record *rec, struct vma_outcome *out)
+{
+	(void)m, (void)out;
+	refine(&v->hvm, VMA_KVM_USERSPACE_EXIT, vma_kvm_word(rec, VMA_KVM_USERSPACE_EXIT_REASON),
+	       false);
+}
+
+static void on_inj_virq(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
+			struct vma_outcome *out)
+{
+	(void)m, (void)out;
+	vma_hvm_count_injection(v, vma_kvm_word(rec, VMA_KVM_INJ_VIRQ_VECTOR));
+}
+
+typedef void (*vcpu_handler)(struct vma_machine *, struct vma_vcpu *, const struct vma_record *,
+			     struct vma_outcome *);
+
+/*
+ * The state handler of each id of the vocabulary (kvm-events.h) that acts
+ * on the vcpu of its thread; refining ones only while an exit is open.
+ * Ids without one are only counted.
+ */
+static const struct {
+	vcpu_handler fn;
+	bool needs_exit;
+} handlers[VMA_KVM_NR_IDS] = {
+	[VMA_KVM_EXIT - VMA_ID_KVM_BASE] = { kvm_exit, false },
+	[VMA_KVM_ENTRY - VMA_ID_KVM_BASE] = { kvm_entry, false },
+	[VMA_KVM_PIO - VMA_ID_KVM_BASE] = { on_pio, true },
+	[VMA_KVM_MMIO - VMA_ID_KVM_BASE] = { on_mmio, true },
+	[VMA_KVM_MSR - VMA_ID_KVM_BASE] = { on_msr, true },
+	[VMA_KVM_CPUID - VMA_ID_KVM_BASE] = { on_cpuid, true },
+	[VMA_KVM_HYPERCALL - VMA_ID_KVM_BASE] = { on_hypercall, true },
+	[VMA_KVM_USERSPACE_EXIT - VMA_ID_KVM_BASE] = { on_userspace_exit, true },
+	[VMA_KVM_INJ_VIRQ - VMA_ID_KVM_BASE] = { on_inj_virq, false },
+};
+
+/* Events lost on this cpu: what was open here is unknown now. */
+static void lost(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec)
+{
+	uint64_t n = vma_kvm_word64(rec, VMA_KVM_LOST_COUNT);
+
+	if (p->current && p->current->type != VMA_VCPU_NONE)
+		vma_hvm_invalidate(p->current);
+	m->lost_records += n == UINT64_MAX ? 0 : n;
+}
+
 int vma_kvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
 		   struct vma_outcome *out)
 {
 	struct thread_slot *slot = NULL;
+	uint32_t kind = rec->event - VMA_ID_KVM_BASE;
+	bool arm_exit = false;
 	struct vma_vcpu *v;
 
 	count_event(m, rec);
@@ -371,18 +480,16 @@ int vma_kvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_r
 		sched_switch(m, rec);
 		return VMA_OK;
 	case VMA_KVM_LOST:
-		/* Events lost on this cpu: what was open here is unknown now. */
-		if (p->current && p->current->type != VMA_VCPU_NONE)
-			vma_hvm_invalidate(p->current);
-		m->lost_records += rec->data[0] == UINT32_MAX && rec->data[1] == UINT32_MAX
-					   ? 0 : vma_rec_u64(rec, 0);
+		lost(m, p, rec);
 		return VMA_OK;
 	case VMA_KVM_EXIT:
-		v = vcpu_of_thread(m, &slot, rec->ctx, rec->data[2],
-				   rec->data[1] == VMA_KVM_ISA_ARM64);
+		arm_exit = exit_isa(rec) == VMA_KVM_ISA_ARM64;
+		v = vcpu_of_thread(m, &slot, rec->ctx, vma_kvm_word(rec, VMA_KVM_EXIT_VCPU),
+				   arm_exit);
 		break;
 	case VMA_KVM_ENTRY:
-		v = vcpu_of_thread(m, &slot, rec->ctx, rec->data[0], false);
+		v = vcpu_of_thread(m, &slot, rec->ctx, vma_kvm_word(rec, VMA_KVM_ENTRY_VCPU),
+				   false);
 		break;
 	default:
 		v = vcpu_of_thread(m, &slot, rec->ctx, VMA_KVM_NO_VCPU, false);
@@ -403,52 +510,15 @@ int vma_kvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_r
 	if (v->type == VMA_VCPU_NONE) {
 		if (rec->event != VMA_KVM_EXIT && rec->event != VMA_KVM_ENTRY)
 			return VMA_OK;
-		vma_vcpu_set_type(v, rec->event == VMA_KVM_EXIT &&
-					     rec->data[1] == VMA_KVM_ISA_ARM64
-				     ? VMA_VCPU_ARM : VMA_VCPU_HVM);
+		vma_vcpu_set_type(v, arm_exit ? VMA_VCPU_ARM : VMA_VCPU_HVM);
 	}
 	if (slot && slot->pending_exit && rec->event == VMA_KVM_ENTRY) {
 		slot->pending_exit = false;
-		kvm_exit(m, v, &slot->pending);
+		kvm_exit(m, v, &slot->pending, out);
 	}
 	out->svm = m->svm;
-	switch (rec->event) {
-	case VMA_KVM_EXIT:
-		kvm_exit(m, v, rec);
-		break;
-	case VMA_KVM_ENTRY:
-		kvm_entry(m, v, rec, out);
-		break;
-	case VMA_KVM_PIO:
-		if (v->hvm.vmexit_valid)
-			refine(&v->hvm, rec->data[0] ? TRC_HVM_IOPORT_WRITE : TRC_HVM_IOPORT_READ,
-			       rec->data[1], rec->data[0] != 0);
-		break;
-	case VMA_KVM_MMIO:
-		if (v->hvm.vmexit_valid)
-			refine(&v->hvm, rec->data[0] == 2 ? TRC_HVM_IOMEM_WRITE : TRC_HVM_IOMEM_READ,
-			       vma_rec_u64(rec, 2), rec->data[0] == 2);
-		break;
-	case VMA_KVM_MSR:
-		if (v->hvm.vmexit_valid)
-			refine(&v->hvm, rec->data[0] ? TRC_HVM_MSR_WRITE : TRC_HVM_MSR_READ,
-			       rec->data[1], rec->data[0] != 0);
-		break;
-	case VMA_KVM_CPUID:
-		if (v->hvm.vmexit_valid)
-			refine(&v->hvm, TRC_HVM_CPUID, rec->data[0], false);
-		break;
-	case VMA_KVM_HYPERCALL:
-		if (v->hvm.vmexit_valid)
-			refine(&v->hvm, VMA_KVM_HYPERCALL, vma_rec_u64(rec, 0), false);
-		break;
-	case VMA_KVM_USERSPACE_EXIT:
-		if (v->hvm.vmexit_valid)
-			refine(&v->hvm, VMA_KVM_USERSPACE_EXIT, rec->data[0], false);
-		break;
-	case VMA_KVM_INJ_VIRQ:
-		vma_hvm_count_injection(v, rec->data[0]);
-		break;
-	}
+	if (kind < VMA_KVM_NR_IDS && handlers[kind].fn &&
+	    (!handlers[kind].needs_exit || v->hvm.vmexit_valid))
+		handlers[kind].fn(m, v, rec, out);
 	return VMA_OK;
 }

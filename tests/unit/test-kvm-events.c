@@ -331,6 +331,27 @@ Test(kvm_events, ids_have_names)
 	cr_assert_null(vma_kvm_event_name(42));
 }
 
+/* The one list of kvm-events.h: every id the readers bind is named and sized there. */
+Test(kvm_events, vocabulary_agrees_with_the_bindings)
+{
+	uint32_t id;
+
+	for (id = VMA_ID_KVM_BASE; id < VMA_KVM_END_; id++) {
+		const char *name = vma_kvm_event_name(id);
+		enum vma_kvm_class cls = vma_kvm_event_class(id);
+
+		cr_assert_not_null(name);
+		cr_assert_leq(vma_kvm_event_words(id), VMA_REC_MAX_WORDS);
+		if (id == VMA_KVM_OTHER || id == VMA_KVM_LOST)
+			continue;
+		cr_assert(vma_kvmev_wanted(cls == VMA_KVM_CLASS_SCHED ? "sched" : "kvm", name),
+			  "%s has no binding", name);
+	}
+	cr_assert_eq(vma_kvm_event_class(VMA_KVM_PIO), VMA_KVM_CLASS_REFINE);
+	cr_assert_eq(vma_kvm_event_words(VMA_KVM_PIO), 5);
+	cr_assert_eq(vma_kvm_event_words(42), 0);
+}
+
 /* ---- decompression ------------------------------------------------------- */
 
 static unsigned char plain[40960];

@@ -19,7 +19,7 @@
 #include "input/kvm-internal.h"
 #include "vmalyze/diag.h"
 #include "vmalyze/input.h"
-#include "vmalyze/kvm-events.h"
+#include "vmalyze/kvm-input.h"
 #include "vmalyze/status.h"
 
 /* every test binary uses a different subset of these helpers */
