@@ -31,6 +31,15 @@ int vma_mem_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_r
 int vma_kvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
 		   struct vma_outcome *out);
 void vma_kvm_threads_destroy(struct vma_kvm_threads *threads);
+/*
+ * KVM at the end of the trace: how each VM's threads were grouped, their
+ * names and the VMM's, and warnings about what the trace could not say.
+ */
+void vma_kvm_finish(struct vma_machine *m);
+
+/* One exit arc [@start, @end] into @w, whose window is @span ticks (kvm-window.c). */
+void vma_latency_window_add(struct vma_latency_window *w, uint64_t start, uint64_t end,
+			    uint64_t span);
 
 /* Closes @v's open arc at a vmentry: its refinement is final. */
 void vma_hvm_close_arc_final(struct vma_machine *m, struct vma_vcpu *v, uint64_t tsc);

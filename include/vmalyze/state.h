@@ -139,8 +139,9 @@ struct vma_pv {
 
 /*
  * vm-trace's figures for KVM: exits, their total and largest latency, and
- * the largest sum of exit latency in any window (1 ms).  Holds the arcs
- * of the last window only.
+ * the largest sum of exit latency inside any window (1 ms): for a vcpu at
+ * most the window, for a VM at most its vcpus times the window.  Holds
+ * the arcs that end inside the last window only.
  */
 struct vma_latency_arc {
 	uint64_t start, end;
@@ -149,8 +150,31 @@ struct vma_latency_arc {
 struct vma_latency_window {
 	uint64_t exits, total, max;
 	uint64_t sum, max_window;
-	struct vma_latency_arc *ring; /* owned */
+	/* owned: a ring of cap arcs by end, then a min-heap of cap arcs by start */
+	struct vma_latency_arc *ring;
 	uint32_t head, len, cap;
+	uint32_t heap_len;            /* ring arcs that begin inside the window */
+	uint32_t clipped;             /* ring arcs that begin before it */
+	unsigned __int128 clipped_starts; /* the sum of their starts */
+};
+
+/* How the vcpu threads of a KVM VM were known to belong together. */
+enum vma_kvm_grouping {
+	VMA_KVM_GROUP_NONE = 0,    /* not a KVM VM */
+	VMA_KVM_GROUP_GUEST,       /* the trace's GUEST option names its threads */
+	VMA_KVM_GROUP_VCPU_IDS,    /* one VM: its threads named distinct vcpu ids */
+	VMA_KVM_GROUP_HEURISTIC,   /* by nearby thread ids (several VMs, or arm64) */
+};
+
+#define VMA_KVM_COMM_LEN 16  /* the kernel's TASK_COMM_LEN */
+#define VMA_KVM_NAME_LEN 64
+
+/* A KVM VM: the process that runs it, as far as the trace tells. */
+struct vma_kvm_vm {
+	enum vma_kvm_grouping grouping;
+	char name[VMA_KVM_NAME_LEN];  /* the GUEST option's name, "" when none */
+	uint32_t vmm_pid;             /* the VMM process, 0 when not known */
+	char vmm_comm[VMA_KVM_COMM_LEN]; /* its name, "" when not known */
 };
 
 /* arm64 exits that are not traps get reason VMA_ARM_REASON_EXCEPTION + type. */
@@ -181,7 +205,11 @@ struct vma_vcpu {
 	struct vma_cycles *affinity_pcpu; /* owned, nr_affinity entries */
 	uint32_t nr_affinity;
 	bool kvm_bound;            /* KVM: a host thread is this vcpu */
+	bool kvm_guest_mapped;     /* KVM: ... named by the trace's GUEST option */
+	uint32_t kvm_tid;          /* KVM: that thread's id, 0 before it is known */
+	char kvm_comm[VMA_KVM_COMM_LEN]; /* KVM: its name, "" when not known */
 	struct vma_latency_window latency; /* KVM */
+	struct vma_latency_window latency_nohalt; /* KVM: the same without HLT/WFx exits */
 	union {
 		struct vma_hvm hvm;
 		struct vma_pv pv;
@@ -212,6 +240,8 @@ struct vma_domain {
 	struct vma_cycles runstates[VMA_DRS_COUNT];
 	struct vma_cycles total_time; /* time any of its vcpus ran */
 	struct vma_latency_window latency; /* KVM: over all its vcpus */
+	struct vma_latency_window latency_nohalt; /* KVM: the same without HLT/WFx exits */
+	struct vma_kvm_vm kvm;     /* KVM: which process it is */
 };
 
 /* Trace volume by class, per pcpu (xenalyze's log volume summary). */
@@ -253,6 +283,9 @@ struct vma_machine_options {
 	bool force_svm;     /* --svm-mode: Xen 4.17/4.18 traces of AMD hosts */
 	bool kvm;           /* records come from KVM (ftrace) inputs */
 	uint64_t kvm_window; /* KVM latency window in trace ticks (vm-trace's 1 ms) */
+	/* KVM: the name the trace saved for host thread @pid, or NULL (may be unset) */
+	const char *(*thread_name)(const void *arg, uint32_t pid);
+	const void *thread_name_arg;
 };
 
 struct vma_machine {
@@ -307,6 +340,9 @@ static inline struct vma_pcpu *vma_pcpu_of(struct vma_machine *machine, uint32_t
  */
 int vma_machine_map_thread(struct vma_machine *machine, uint32_t pid, uint32_t vm,
 			   uint32_t vcpu_id);
+
+/* vma_machine_name_vm - KVM: VM @vm is the guest the trace's GUEST option calls @name. */
+int vma_machine_name_vm(struct vma_machine *machine, uint32_t vm, const char *name);
 
 /* The records of pcpu @pcpu ended: the vcpu on it goes to LOST. */
 void vma_machine_pcpu_end(struct vma_machine *machine, uint32_t pcpu);

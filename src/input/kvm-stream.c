@@ -443,6 +443,27 @@ static void emit_lost(struct vma_kvm_stream *s)
 	s->st.records++;
 }
 
+/* An event id no format names: said once, with what to do about it. */
+static void no_format(const struct vma_kvm_stream *s, const struct vma_record *rec)
+{
+	bool raw = s->input->ops == &vma_ftrace_raw_ops;
+
+	if (raw && !(s->input->options && s->input->options->event_formats_dir)) {
+		vma_diag_warn_once(s->input->diag, "kvm-no-format",
+				   "%s: event id %" PRIu32 " has no event format: a raw dump"
+				   " carries none, and only the built-in kvm_entry and kvm_exit"
+				   " are known; give the recording kernel's formats with"
+				   " --event-formats DIR (its tracefs events folder)", s->input->path,
+				   rec->data[VMA_KVM_OTHER_FTRACE_ID]);
+	} else {
+		vma_diag_warn_once(s->input->diag, "kvm-no-format",
+				   "%s: event id %" PRIu32 " has no event format in the %s;"
+				   " such events are counted as \"other\"", s->input->path,
+				   rec->data[VMA_KVM_OTHER_FTRACE_ID],
+				   raw ? "--event-formats folder" : "file");
+	}
+}
+
 /* The current event as the stream's record: 1 delivered, 0 skipped, or a status. */
 static int deliver(struct vma_kvm_stream *s)
 {
@@ -461,6 +482,10 @@ static int deliver(struct vma_kvm_stream *s)
 			return finish(s, false);
 		}
 		return 0;
+	}
+	if (__builtin_expect(rec->event == VMA_KVM_OTHER, 0) &&
+	    rec->data[VMA_KVM_OTHER_INDEX] == UINT32_MAX) {
+		no_format(s, rec);
 	}
 	s->cur = s->pg.ev;
 	s->cur_size = s->pg.ev_size;

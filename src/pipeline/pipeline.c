@@ -59,6 +59,9 @@ static int map_guest_threads(struct vma_pipeline *p)
 	int rc;
 
 	for (g = 0; info && g < info->nr_guests; g++) {
+		rc = vma_machine_name_vm(p->machine, g, info->guests[g].name);
+		if (rc)
+			return rc;
 		for (c = 0; c < info->guests[g].nr_vcpus; c++) {
 			if (!info->guests[g].vcpu_pid[c])
 				continue;
@@ -70,6 +73,12 @@ static int map_guest_threads(struct vma_pipeline *p)
 	return VMA_OK;
 }
 
+/* KVM thread names, from the trace's saved cmdlines. */
+static const char *thread_name(const void *arg, uint32_t pid)
+{
+	return vma_kvm_comm(arg, pid);
+}
+
 static int make_machine(struct vma_pipeline *p)
 {
 	struct vma_machine_options mopts = { .force_svm = p->opts.force_svm };
@@ -79,6 +88,8 @@ static int make_machine(struct vma_pipeline *p)
 	if (p->in->family == VMA_FAMILY_KVM) {
 		mopts.kvm = true;
 		mopts.kvm_window = p->hz / 1000; /* vm-trace's 1 ms window */
+		mopts.thread_name = thread_name;
+		mopts.thread_name_arg = p->in;
 	}
 	p->machine = vma_machine_create(p->diag, &mopts);
 	if (!p->machine)

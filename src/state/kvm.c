@@ -17,6 +17,7 @@
  * for Xen.  The arcs go into the same per-reason summaries as Xen exits,
  * plus a latency window (the largest sum of exit latency in any 1 ms).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -166,7 +167,19 @@ int vma_machine_map_thread(struct vma_machine *m, uint32_t pid, uint32_t vm, uin
 	if (!v)
 		return VMA_ERR_NOMEM;
 	v->kvm_bound = true;
+	v->kvm_guest_mapped = true;
+	v->kvm_tid = pid;
 	slot->vcpu = v;
+	return VMA_OK;
+}
+
+int vma_machine_name_vm(struct vma_machine *m, uint32_t vm, const char *name)
+{
+	struct vma_domain *d = vma_domain_get(m, vm);
+
+	if (!d)
+		return VMA_ERR_NOMEM;
+	snprintf(d->kvm.name, sizeof(d->kvm.name), "%s", name ? name : "");
 	return VMA_OK;
 }
 
@@ -199,6 +212,7 @@ static struct vma_vcpu *vcpu_of_thread(struct vma_machine *m, struct thread_slot
 	v = claim_vcpu(m, t, pid, arm ? t->arm_vcpus++ : vcpu_id);
 	if (!v || !vma_vcpu_set_type(v, arm ? VMA_VCPU_ARM : VMA_VCPU_HVM))
 		return NULL;
+	v->kvm_tid = pid;
 	slot->vcpu = v;
 	return v;
 }
@@ -213,54 +227,14 @@ static uint32_t arm_reason(const struct vma_record *rec)
 		: VMA_ARM_REASON_EXCEPTION + vma_kvm_word(rec, VMA_KVM_EXIT_REASON);
 }
 
-/*
- * The latency window: the largest exit time inside any window of @span
- * ticks, checked for the windows that end where an exit ends.  The ring
- * holds the arcs that end inside the current window; an arc that began
- * before the window counts only its part inside it.
- */
-static void window_add(struct vma_latency_window *w, uint64_t start, uint64_t end,
-		       uint64_t span)
+/* HLT and WFx exits: the guest idles; the figures without them show the rest. */
+static bool is_halt(const struct vma_machine *m, const struct vma_vcpu *v, uint32_t reason)
 {
-	uint64_t cycles = end - start, lo = end > span ? end - span : 0, inside;
-	uint32_t i;
-
-	w->exits++;
-	w->total += cycles;
-	if (cycles > w->max)
-		w->max = cycles;
-	while (w->len && w->ring[w->head].end <= lo) {
-		w->sum -= w->ring[w->head].end - w->ring[w->head].start;
-		w->head = (w->head + 1) % w->cap;
-		w->len--;
-	}
-	if (w->len == w->cap) {
-		uint32_t cap = w->cap ? w->cap * 2 : 64;
-		struct vma_latency_arc *ring = malloc(cap * sizeof(*ring));
-
-		if (!ring)
-			return;
-		for (i = 0; i < w->len; i++)
-			ring[i] = w->ring[(w->head + i) % w->cap];
-		free(w->ring);
-		w->ring = ring;
-		w->cap = cap;
-		w->head = 0;
-	}
-	w->ring[(w->head + w->len) % w->cap] = (struct vma_latency_arc){ start, end };
-	w->len++;
-	w->sum += cycles;
-	/* Clip the arcs that began before the window (the oldest ones). */
-	inside = w->sum;
-	for (i = 0; i < w->len; i++) {
-		const struct vma_latency_arc *a = &w->ring[(w->head + i) % w->cap];
-
-		if (a->start >= lo)
-			break;
-		inside -= lo - a->start;
-	}
-	if (inside > w->max_window)
-		w->max_window = inside;
+	if (v->type == VMA_VCPU_ARM)
+		return reason == 0x01; /* ESR_ELx.EC WFx (WFI/WFE) */
+	if (m->svm)
+		return reason == 0x78 || reason == 0xa6; /* VMEXIT_HLT, VMEXIT_IDLE_HLT */
+	return reason == 12; /* EXIT_REASON_HLT */
 }
 
 static void refine(struct vma_hvm *h, uint32_t handler, uint64_t key, bool is_write)
@@ -293,7 +267,12 @@ static void kvm_exit(struct vma_machine *m, struct vma_vcpu *v, const struct vma
 		vma_hvm_count_open_exit(v);
 		vma_hvm_invalidate(v);
 	}
-	if (!arm && !m->vendor_known) {
+	/* The kernel says VMX or SVM in every x86 exit: --svm-mode cannot overrule it. */
+	if (!arm && (!m->vendor_known || m->svm != (isa == VMA_KVM_ISA_SVM))) {
+		if (m->options.force_svm && isa != VMA_KVM_ISA_SVM)
+			vma_diag_warn_once(m->diag, "kvm-svm-mode",
+					   "--svm-mode ignored: this KVM trace's kvm_exit records"
+					   " say their exits are VMX");
 		m->svm = isa == VMA_KVM_ISA_SVM;
 		m->vendor_known = true;
 	}
@@ -310,15 +289,36 @@ static void kvm_entry(struct vma_machine *m, struct vma_vcpu *v, const struct vm
 {
 	struct vma_hvm *h = &v->hvm;
 	uint64_t cycles;
+	bool halt;
 
 	if (!h->vmexit_valid)
 		return;
 	cycles = rec->tsc >= h->exit_tsc ? rec->tsc - h->exit_tsc : 0;
+	halt = is_halt(m, v, h->exit_reason);
 	out->arc_closed = true;
 	out->arc_cycles = cycles;
 	vma_hvm_close_arc_final(m, v, rec->tsc);
-	window_add(&v->latency, rec->tsc - cycles, rec->tsc, m->kvm_window);
-	window_add(&v->domain->latency, rec->tsc - cycles, rec->tsc, m->kvm_window);
+	vma_latency_window_add(&v->latency, rec->tsc - cycles, rec->tsc, m->kvm_window);
+	vma_latency_window_add(&v->domain->latency, rec->tsc - cycles, rec->tsc, m->kvm_window);
+	if (!halt) {
+		vma_latency_window_add(&v->latency_nohalt, rec->tsc - cycles, rec->tsc,
+				       m->kvm_window);
+		vma_latency_window_add(&v->domain->latency_nohalt, rec->tsc - cycles, rec->tsc,
+				       m->kvm_window);
+	}
+}
+
+/* The thread name a sched_switch gives (16 bytes from word @w): the latest wins. */
+static void take_comm(struct vma_vcpu *v, const struct vma_record *rec, enum vma_kvm_word w)
+{
+	char comm[VMA_KVM_COMM_LEN];
+	uint32_t i;
+
+	for (i = 0; i < VMA_KVM_COMM_LEN - 1; i++)
+		comm[i] = (char)(vma_kvm_word(rec, w + i / 4) >> (8 * (i % 4)));
+	comm[VMA_KVM_COMM_LEN - 1] = '\0';
+	if (comm[0])
+		memcpy(v->kvm_comm, comm, sizeof(comm));
 }
 
 /* A vcpu thread's scheduling: running, preempted (runnable) or blocked. */
@@ -331,6 +331,10 @@ static void sched_switch(struct vma_machine *m, const struct vma_record *rec)
 		return;
 	prev = thread_find(t, vma_kvm_word(rec, VMA_KVM_SCHED_SWITCH_PREV_PID), false);
 	next = thread_find(t, vma_kvm_word(rec, VMA_KVM_SCHED_SWITCH_NEXT_PID), false);
+	if (prev && prev->vcpu)
+		take_comm(prev->vcpu, rec, VMA_KVM_SCHED_SWITCH_PREV_COMM);
+	if (next && next->vcpu)
+		take_comm(next->vcpu, rec, VMA_KVM_SCHED_SWITCH_NEXT_COMM);
 	if (prev && prev->vcpu) {
 		/* prev_state 0 (TASK_RUNNING) means preempted. */
 		enum vma_runstate st = vma_kvm_word(rec, VMA_KVM_SCHED_SWITCH_PREV_STATE) == 0

@@ -84,6 +84,7 @@ static void domain_destroy(struct vma_domain *d)
 		vma_cycles_release(&d->runstates[i]);
 	vma_cycles_release(&d->total_time);
 	free(d->latency.ring);
+	free(d->latency_nohalt.ring);
 	free(d->vcpus);
 	free(d);
 }
@@ -105,6 +106,7 @@ static void vcpu_destroy(struct vma_vcpu *v)
 		vma_cycles_release(&v->affinity_pcpu[i]);
 	free(v->affinity_pcpu);
 	free(v->latency.ring);
+	free(v->latency_nohalt.ring);
 	if (v->type == VMA_VCPU_HVM || v->type == VMA_VCPU_ARM) {
 		vma_hvm_stats_destroy(v->hvm.stats);
 		free(v->hvm.w2h);

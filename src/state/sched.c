@@ -488,4 +488,6 @@ void vma_machine_finish(struct vma_machine *m)
 		}
 		merge_shared_samples(d);
 	}
+	if (m->kvm)
+		vma_kvm_finish(m);
 }
