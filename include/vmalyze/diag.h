@@ -60,6 +60,10 @@ bool vma_diag_report(struct vma_diag *diag, enum vma_level level, const char *fi
 void vma_diag_info(struct vma_diag *diag, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Debugging detail, shown with -vv. */
+void vma_diag_debug(struct vma_diag *diag, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /*
  * vma_diag_warn_once - a warning that repeats per record is shown once per
  * @key (a static string naming the call site) and counted; the counts are

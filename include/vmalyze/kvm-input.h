@@ -62,6 +62,7 @@ struct vma_kvm_file_info {
 	const char *clock;         /* trace clock name ("local", "x86-tsc", "tsc2nsec"...) */
 	const char *uname;         /* UNAME option, or NULL */
 	uint32_t cpu_count;        /* CPUCOUNT, or the number of cpus in the file */
+	bool arm64;                /* its kvm_exit has the arm64 layout: an Arm host */
 	/* TSC2NSEC */
 	uint32_t tsc2nsec_mult;    /* 0 when absent */
 	uint32_t tsc2nsec_shift;

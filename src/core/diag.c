@@ -108,6 +108,15 @@ void vma_diag_info(struct vma_diag *diag, const char *fmt, ...)
 	va_end(ap);
 }
 
+void vma_diag_debug(struct vma_diag *diag, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(diag, XTL_DEBUG, "", fmt, ap);
+	va_end(ap);
+}
+
 void vma_diag_warn_once(struct vma_diag *diag, const char *key, const char *fmt, ...)
 {
 	struct warn_key *slot = NULL;

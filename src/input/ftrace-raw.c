@@ -319,7 +319,9 @@ static int ftrace_raw_open(struct vma_input *input)
 	ret = vma_kvm_stream_add(input, priv, 0, &region);
 	if (ret < 0) {
 		ftrace_raw_close(input);
+		return ret;
 	}
+	vma_kvm_tell(input, priv);
 	return ret;
 }
 

@@ -349,4 +349,7 @@ struct vma_kvm_stream_stats {
 
 void vma_kvm_stream_stats(const struct vma_stream *stream, struct vma_kvm_stream_stats *st);
 
+/* -v: the format, clock, cpus and GUEST mapping found; -vv: where the data lie. */
+void vma_kvm_tell(const struct vma_input *input, const struct vma_kvm_priv *priv);
+
 #endif /* VMALYZE_KVM_INTERNAL_H */

@@ -1321,6 +1321,9 @@ static int open_dat(struct dat *d)
 	for (i = 0; ret == VMA_OK && i < d->nr_inst; i++) {
 		ret = add_streams(d, &d->inst[i]);
 	}
+	if (ret == VMA_OK) {
+		vma_kvm_tell(d->in, d->priv);
+	}
 	return ret;
 }
 

@@ -51,6 +51,25 @@ static uint64_t ticks_per_second(const struct vma_pipeline_options *o, const str
 	return o->cpu_hz ? o->cpu_hz : 1;
 }
 
+/* --timer-hz is the Arm generic timer's: say when it cannot apply to a KVM trace. */
+static int check_timer_hz(const struct vma_pipeline *p)
+{
+	const struct vma_kvm_file_info *info = vma_kvm_file_info(p->in);
+
+	if (!p->opts.timer_hz || p->in->family != VMA_FAMILY_KVM)
+		return VMA_OK;
+	if (p->in->clock == VMA_CLOCK_NS) {
+		vma_diag_report(p->diag, VMA_LVL_WARN, p->in->path, UINT64_MAX,
+				"--timer-hz has no effect: this trace's time stamps are nanoseconds");
+	} else if (info && !info->arm64) {
+		vma_diag_report(p->diag, VMA_LVL_INPUT, p->in->path, UINT64_MAX,
+				"--timer-hz is the Arm generic timer's rate, but this is an x86"
+				" trace, counted in TSC cycles: give --cpu-hz only");
+		return VMA_ERR_USAGE;
+	}
+	return VMA_OK;
+}
+
 /* A host recording with guests says which threads are whose vcpus. */
 static int map_guest_threads(struct vma_pipeline *p)
 {
@@ -119,6 +138,8 @@ int vma_pipeline_open(const char *path, const struct vma_pipeline_options *opts,
 		return VMA_ERR_NOMEM;
 	}
 	rc = vma_input_open(path, &p->opts.input, diag, on_new_stream, p, &p->in);
+	if (rc == VMA_OK)
+		rc = check_timer_hz(p);
 	if (rc == VMA_OK) {
 		p->hz = ticks_per_second(&p->opts, p->in);
 		if (!p->opts.no_state)
