@@ -95,7 +95,7 @@ static const char *kt_shared(const char *name)
 /* A file of traces/kvm in the source tree. */
 static const char *kt_fixture(const char *name)
 {
-	static char path[4096];
+	static char path[4096 + 256]; /* the source root's 4096 and the rest */
 
 	snprintf(path, sizeof(path), "%s/traces/kvm/%s", kt_srcdir(), name);
 	return path;

@@ -121,6 +121,32 @@ Test(merge, equal_stamps_current_stream_continues_then_lower_pcpu)
 	vma_merge_destroy(m);
 }
 
+/* KVM streams: equal stamps go by pcpu even against the stream that goes on (trace-cmd). */
+Test(merge, equal_stamps_of_kvm_streams_go_by_pcpu)
+{
+	static const uint64_t p0[] = { 5, 5 }, p1[] = { 1, 5, 5 }, p2[] = { 5 };
+	struct vma_input kvm = { .family = VMA_FAMILY_KVM };
+	struct fake_stream f0, f1, f2;
+	struct vma_merge *m = vma_merge_create();
+	static const uint32_t want[] = { 1, 0, 0, 1, 1, 2 };
+	uint32_t pcpus[8];
+	uint64_t idx[8], tscs[8];
+	size_t got, i;
+
+	fake_init(&f0, 0, p0, 2);
+	fake_init(&f1, 1, p1, 3);
+	fake_init(&f2, 2, p2, 1);
+	f0.stream.input = f1.stream.input = f2.stream.input = &kvm;
+	vma_merge_add(m, &f2.stream);
+	vma_merge_add(m, &f1.stream);
+	vma_merge_add(m, &f0.stream);
+	cr_assert_eq(drain(m, pcpus, idx, tscs, 8, &got), VMA_END);
+	cr_assert_eq(got, 6);
+	for (i = 0; i < got; i++)
+		cr_assert_eq(pcpus[i], want[i], "record %zu from pcpu %u", i, pcpus[i]);
+	vma_merge_destroy(m);
+}
+
 Test(merge, empty_streams_are_dropped)
 {
 	static const uint64_t a[] = { 3 };
