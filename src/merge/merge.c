@@ -69,6 +69,7 @@ struct vma_merge {
 	uint64_t late;
 	int error;                 /* first stream failure, reported once */
 	bool pcpu_ties;            /* equal stamps go by pcpu even for the stream aside */
+	bool kvm_held;             /* with pcpu_ties: a stream is aside (have_current stays false) */
 	struct vma_stream *ended[2]; /* ended since the caller last asked */
 	unsigned int nr_ended;
 };
@@ -342,7 +343,9 @@ static inline struct vma_stream *deliver(struct vma_merge *m, uint32_t l)
 	struct vma_record *rec = &m->leaf[l].stream->rec;
 
 	m->current = l;
-	m->have_current = true;
+	/* KVM keeps off the fast path, which lets the stream aside win ties */
+	m->have_current = !m->pcpu_ties;
+	m->kvm_held = m->pcpu_ties;
 	if (rec->tsc < m->last_tsc) {
 		rec->flags |= VMA_REC_LATE;
 		m->late++;
@@ -397,6 +400,24 @@ static __attribute__((noinline)) struct vma_stream *swap_with_first(struct vma_m
 	return deliver(m, swap_first(m, m->current));
 }
 
+/* The next record of KVM streams: equal stamps by pcpu, the stream aside too. */
+static __attribute__((noinline)) int next_kvm(struct vma_merge *m, struct vma_stream **out)
+{
+	struct vma_stream *s = m->leaf[m->current].stream;
+	int rc;
+
+	m->kvm_held = false;
+	rc = s->next(s);
+	if (rc != VMA_OK || m->joined < m->nr_leaves)
+		return next_slow(m, out, true, rc);
+	m->leaf[m->current].tsc = s->rec.tsc;
+	if (s->rec.tsc > m->top_tsc || (s->rec.tsc == m->top_tsc && tie_goes_first(m)))
+		*out = swap_with_first(m);
+	else
+		*out = deliver(m, m->current);
+	return VMA_OK;
+}
+
 int vma_merge_next(struct vma_merge *m, struct vma_stream **out)
 {
 	struct vma_stream *s;
@@ -404,7 +425,7 @@ int vma_merge_next(struct vma_merge *m, struct vma_stream **out)
 	int rc;
 
 	if (__builtin_expect(!m->have_current, 0))
-		return next_slow(m, out, false, VMA_END);
+		return m->kvm_held ? next_kvm(m, out) : next_slow(m, out, false, VMA_END);
 	m->have_current = false;
 	s = m->leaf[m->current].stream;
 	rc = s->next(s);
@@ -412,9 +433,8 @@ int vma_merge_next(struct vma_merge *m, struct vma_stream **out)
 		return next_slow(m, out, true, rc);
 	tsc = s->rec.tsc;
 	m->leaf[m->current].tsc = tsc;
-	/* Equal stamps: the same stream goes on, except for KVM (see merge.h). */
-	if (__builtin_expect(tsc > m->top_tsc, 0) ||
-	    __builtin_expect(tsc == m->top_tsc && tie_goes_first(m), 0)) {
+	/* Equal stamps: the same stream goes on (KVM streams go by next_kvm()). */
+	if (__builtin_expect(tsc > m->top_tsc, 0)) {
 		*out = swap_with_first(m);
 		return VMA_OK;
 	}
