@@ -281,4 +281,46 @@ struct vma_cycles_bin {
 int vma_cycles_histogram(const struct vma_cycles *s, unsigned int per_octave,
 			 struct vma_cycles_bin **bins, size_t *nbins);
 
+/**
+ * struct vma_cycles_image - a summary laid out for storage (cycles-merge.c).
+ * @events, @count, @cycles: the summary's counters.
+ * @exact_limit: its exact limit (a power of two).
+ * @exact: true when @samples holds every non-zero sample; otherwise the
+ *	summary is a sketch and @bins holds its non-empty buckets.
+ * @min, @max: smallest and largest non-zero sample; 0 when none.
+ * @samples, @nr_samples: exact mode, in the summary's order.
+ * @bins, @nr_bins: sketch mode, ascending; each bin is one sketch bucket
+ *	(vma_cycles_histogram() at VMA_CYCLES_SKETCH_SUB bins per octave).
+ *
+ * Everything a summary's results depend on: a summary imported from its
+ * image has the same counters, quantiles, minimum, maximum and histogram,
+ * and merges into others as the original would.
+ */
+struct vma_cycles_image {
+	uint64_t events, count, cycles;
+	uint32_t exact_limit;
+	bool exact;
+	uint64_t min, max;
+	uint64_t *samples;
+	size_t nr_samples;
+	struct vma_cycles_bin *bins;
+	size_t nr_bins;
+};
+
+/*
+ * vma_cycles_export - fill @img from @s (allocates; vma_cycles_image_release()).
+ * Return: 0; VMA_ERR_NOMEM, also when @s had dropped samples
+ * (vma_cycles_failed()): such a summary cannot be stored exactly.
+ */
+int vma_cycles_export(const struct vma_cycles *s, struct vma_cycles_image *img);
+void vma_cycles_image_release(struct vma_cycles_image *img);
+
+/*
+ * vma_cycles_import - make @s (released first) the summary @img describes.
+ * Return: 0; VMA_ERR_FORMAT when @img is inconsistent (counters that
+ * disagree with the samples or buckets, buckets that are not the sketch's,
+ * an exact image above its limit or a sketch below it); VMA_ERR_NOMEM.
+ */
+int vma_cycles_import(struct vma_cycles *s, const struct vma_cycles_image *img);
+
 #endif /* VMALYZE_CYCLES_H */

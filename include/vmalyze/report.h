@@ -257,6 +257,16 @@ struct vma_render {
 	FILE *out;
 	const struct vma_render_options *opts;
 	void *priv;           /* the renderer's own state between calls */
+	/*
+	 * Which trace of a run this is: its path, its path inside an archive
+	 * (NULL for a plain file), its place in the run (0 for the first: the
+	 * CSV header goes there), and whether the run has several traces (JSON
+	 * then names the trace in each document of its JSON Lines).
+	 */
+	const char *file;
+	const char *member;
+	unsigned int index;
+	bool batch;
 };
 
 struct vma_renderer {
@@ -275,6 +285,7 @@ int vma_render_text(struct vma_render *ctx, const struct vma_report *report);
 int vma_render_histogram(struct vma_render *ctx, const struct vma_report *report);
 int vma_render_json(struct vma_render *ctx, const struct vma_report *report);
 int vma_render_interval(struct vma_render *ctx, const struct vma_report *report);
+int vma_render_csv(struct vma_render *ctx, const struct vma_report *report);
 void vma_render_interval_release(struct vma_render *ctx);
 
 #endif /* VMALYZE_REPORT_H */

@@ -7,10 +7,13 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/options.h"
+#include "cli/results.h"
 #include "cli/run.h"
 #include "config.h"
+#include "vmalyze/aggregate.h"
 #include "vmalyze/diag.h"
 #include "vmalyze/status.h"
 
@@ -32,12 +35,30 @@ static int exit_status_for(int status, enum vma_level worst)
 	return worst >= VMA_LVL_RECORD ? VMA_EXIT_TOLERATED : VMA_EXIT_OK;
 }
 
+/* `vmalyze merge SAVE...`: the aggregate of saved runs (cli/results.h). */
+static int merge_main(int argc, char **argv)
+{
+	static char outbuf[1 << 16];
+	int status;
+
+	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	status = vma_merge_main(argc, argv, stdout, stderr);
+	if (fflush(stdout) != 0 && status == VMA_OK) {
+		fprintf(stderr, "vmalyze: cannot write the output\n");
+		status = VMA_ERR_OUTPUT;
+	}
+	return exit_status_for(status, VMA_LVL_NONE);
+}
+
 int main(int argc, char **argv)
 {
 	static char outbuf[1 << 20];
 	struct vma_options opts;
+	struct vma_run_batch batch = { 0 };
 	int i, exit_status = VMA_EXIT_OK;
 
+	if (argc > 1 && !strcmp(argv[1], "merge"))
+		return merge_main(argc - 1, argv + 1);
 	if (vma_options_parse(&opts, argc, argv, stderr))
 		return VMA_EXIT_USAGE;
 	if (opts.help) {
@@ -49,6 +70,16 @@ int main(int argc, char **argv)
 		return VMA_EXIT_OK;
 	}
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	batch.several = opts.nr_files > 1;
+	if (vma_results_wanted(&opts)) {
+		struct vma_aggregate_options aopts = { opts.cpu_hz, opts.timer_hz };
+
+		batch.agg = vma_aggregate_create(&aopts);
+		if (!batch.agg) {
+			fprintf(stderr, "vmalyze: out of memory\n");
+			return VMA_EXIT_SYSTEM;
+		}
+	}
 
 	for (i = 0; i < opts.nr_files; i++) {
 		struct vma_diag *diag = vma_diag_create((enum vma_level)opts.tolerance,
@@ -57,11 +88,12 @@ int main(int argc, char **argv)
 
 		if (!diag) {
 			fprintf(stderr, "vmalyze: out of memory\n");
+			vma_aggregate_destroy(batch.agg);
 			return VMA_EXIT_SYSTEM;
 		}
-		if (opts.nr_files > 1)
+		if (opts.nr_files > 1 && !vma_results_names_traces(&opts))
 			printf("%s=== %s ===\n", i ? "\n" : "", opts.files[i]);
-		status = vma_run_file(&opts, opts.files[i], diag, stdout);
+		status = vma_run_trace(&opts, opts.files[i], &batch, diag, stdout);
 		vma_diag_flush_counts(diag);
 		code = exit_status_for(status, vma_diag_worst(diag));
 		if (status < 0 && status != VMA_ERR_IO && status != VMA_ERR_FORMAT &&
@@ -70,10 +102,22 @@ int main(int argc, char **argv)
 		vma_diag_destroy(diag);
 		if (fflush(stdout) != 0) {
 			fprintf(stderr, "vmalyze: cannot write the output\n");
+			vma_aggregate_destroy(batch.agg);
 			return VMA_EXIT_SYSTEM;
 		}
 		if (code > exit_status)
 			exit_status = code;
+	}
+	if (batch.agg) {
+		int status = vma_results_finish(&opts, batch.agg, batch.rendered, stdout, stderr);
+
+		vma_aggregate_destroy(batch.agg);
+		if (status == VMA_OK && fflush(stdout) != 0) {
+			fprintf(stderr, "vmalyze: cannot write the output\n");
+			status = VMA_ERR_OUTPUT;
+		}
+		if (status != VMA_OK)
+			return VMA_EXIT_SYSTEM;
 	}
 	return exit_status;
 }

@@ -26,6 +26,8 @@ enum {
 	OPT_REPORT_PCPU,
 	OPT_EVENT_FORMATS,
 	OPT_FORMAT,
+	OPT_CSV,
+	OPT_SAVE,
 };
 
 struct option_doc {
@@ -56,8 +58,13 @@ static const struct option_doc table[] = {
 	  "CSV time series instead of the summary: one row per interval of SEC "
 	  "seconds, domain and metric" },
 	{ "json", OPT_JSON, no_argument, NULL, "The summary as JSON (schema in output.md, see vmalyze(1))" },
+	{ "csv", OPT_CSV, no_argument, NULL,
+	  "The summary as one CSV table: a row per trace, VM, vcpu and exit reason or runstate" },
 	{ "format", OPT_FORMAT, required_argument, "NAME",
-	  "Summary format by name: text, histogram, json, interval (with -i)" },
+	  "Summary format by name: text, histogram, json, csv, interval (with -i)" },
+	{ "save", OPT_SAVE, required_argument, "FILE",
+	  "Also write the per-trace results and their aggregate to FILE, for "
+	  "'vmalyze merge' (doc/batch.md)" },
 	{ "report-pcpu", OPT_REPORT_PCPU, no_argument, NULL,
 	  "With the summary: per-pcpu running, idle and lost time" },
 	{ "event-formats", OPT_EVENT_FORMATS, required_argument, "DIR",
@@ -130,6 +137,7 @@ void vma_options_help(FILE *out)
 	size_t i;
 
 	fprintf(out, "Usage: vmalyze [OPTION]... FILE...\n"
+		     "       vmalyze merge [--json | --csv] [--save FILE] SAVE...\n"
 		     "Analyze Xen xentrace files and KVM trace-cmd trace.dat or raw ftrace\n"
 		     "ring-buffer dumps: where did the guest's time go?  FILE - reads standard input.\n"
 		     "\n");
@@ -175,7 +183,8 @@ static int usage_error(FILE *err, const char *fmt, ...)
  */
 static int pick_format(struct vma_options *opts, FILE *err)
 {
-	const char *implied = opts->interval_secs > 0 ? "interval" : opts->json ? "json" : NULL;
+	const char *implied = opts->interval_secs > 0 ? "interval" : opts->json ? "json"
+			      : opts->csv ? "csv" : NULL;
 
 	if (opts->format && implied && strcmp(opts->format, implied))
 		return usage_error(err, "--format %s and --%s choose different outputs", opts->format,
@@ -198,7 +207,7 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 	int c;
 
 	memset(opts, 0, sizeof(*opts));
-	opts->cpu_hz = 2400000000ull;
+	opts->cpu_hz = VMA_DEFAULT_CPU_HZ;
 	opts->tolerance = VMA_DEFAULT_TOLERANCE;
 	shortopts[n++] = ':';
 	for (i = 0; i < NR_OPTIONS; i++) {
@@ -261,6 +270,12 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 		case OPT_JSON:
 			opts->json = true;
 			break;
+		case OPT_CSV:
+			opts->csv = true;
+			break;
+		case OPT_SAVE:
+			opts->save = optarg;
+			break;
 		case OPT_FORMAT:
 			if (!vma_renderer_find(optarg))
 				return usage_error(err, "unknown --format '%s' (see vmalyze(1))", optarg);
@@ -296,8 +311,14 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 	if (opts->dump && (opts->json || opts->interval_secs > 0 || opts->histogram))
 		return usage_error(err, "%s",
 				   "--json, --interval and --histogram go with the summary, not -a");
-	if (opts->json && opts->interval_secs > 0)
-		return usage_error(err, "%s", "choose one of --json and --interval");
+	if ((opts->json || opts->csv) && opts->interval_secs > 0)
+		return usage_error(err, "%s", "choose one of --json, --csv and --interval");
+	if (opts->json && opts->csv)
+		return usage_error(err, "%s", "choose one of --json and --csv");
+	if (opts->save && (opts->dump || opts->interval_secs > 0))
+		return usage_error(err, "%s", "--save goes with the summary, not -a or -i");
+	if (opts->dump && opts->csv)
+		return usage_error(err, "%s", "--csv goes with the summary, not -a");
 	if (opts->dump && opts->format)
 		return usage_error(err, "%s", "--format goes with the summary, not -a");
 	if (pick_format(opts, err))

@@ -17,6 +17,9 @@ enum vma_mode {
 	VMA_MODE_DUMP,
 };
 
+/* --cpu-hz when not given: xenalyze's default. */
+#define VMA_DEFAULT_CPU_HZ 2400000000ull
+
 struct vma_options {
 	enum vma_mode mode;
 	bool summary;           /* -s */
@@ -28,6 +31,8 @@ struct vma_options {
 	enum vma_verbosity verbosity;
 	bool histogram;         /* --histogram */
 	bool json;              /* --json */
+	bool csv;               /* --csv */
+	const char *save;       /* --save FILE: the batch results, for vmalyze merge */
 	bool report_pcpu;       /* --report-pcpu */
 	double interval_secs;   /* -i / --interval, 0 = off */
 	const char *format;     /* the summary's renderer (report.h), never NULL after parsing */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/run.h"
+#include "vmalyze/aggregate.h"
 #include "vmalyze/diag.h"
 #include "vmalyze/dump.h"
 #include "vmalyze/input.h"
@@ -73,6 +74,8 @@ struct run_ctx {
 	const struct vma_renderer *renderer;
 	struct vma_render render;
 	struct vma_interval_clock clock;
+	struct vma_run_batch *batch;
+	int status;               /* the run's status when the final report is built */
 };
 
 /* Build the report of @m as it stands and give it to the renderer. */
@@ -93,6 +96,12 @@ static int render(struct run_ctx *ctx, const struct vma_machine *m, bool final, 
 	if (!report)
 		return VMA_ERR_NOMEM;
 	rc = ctx->renderer->render(&ctx->render, report);
+	if (final && ctx->batch) {
+		ctx->batch->rendered++;
+		if (ctx->batch->agg && vma_aggregate_add(ctx->batch->agg, report, ctx->render.file,
+							 ctx->batch->member, ctx->status) && !rc)
+			rc = VMA_ERR_NOMEM;
+	}
 	vma_report_destroy(report);
 	return rc;
 }
@@ -122,6 +131,12 @@ static int after_record(void *arg, const struct vma_machine *m, const struct vma
 int vma_run_file(const struct vma_options *opts, const char *path, struct vma_diag *diag,
 		 FILE *out)
 {
+	return vma_run_trace(opts, path, NULL, diag, out);
+}
+
+int vma_run_trace(const struct vma_options *opts, const char *path, struct vma_run_batch *batch,
+		  struct vma_diag *diag, FILE *out)
+{
 	struct vma_pipeline_options popts = {
 		.input = { .event_formats_dir = opts->event_formats },
 		.force_svm = opts->svm_mode,
@@ -132,15 +147,25 @@ int vma_run_file(const struct vma_options *opts, const char *path, struct vma_di
 		.histogram = opts->histogram,
 		.report_pcpu = opts->report_pcpu,
 	};
-	struct run_ctx ctx = { .render = { .out = out, .opts = &ropts } };
+	struct run_ctx ctx = {
+		.render = { .out = out, .opts = &ropts, .file = path,
+			    .member = batch ? batch->member : NULL,
+			    .index = batch ? batch->rendered : 0,
+			    .batch = batch && batch->several },
+		.batch = batch,
+	};
 	struct vma_pipeline_hooks hooks = { .arg = &ctx };
 	struct vma_pipeline *p = NULL;
 	struct vma_machine *machine;
 	int rc, status;
 
 	status = vma_pipeline_open(path, &popts, diag, &p);
-	if (status)
+	if (status) {
+		if (batch && batch->agg && opts->mode == VMA_MODE_SUMMARY &&
+		    vma_aggregate_add(batch->agg, NULL, path, batch->member, status))
+			status = VMA_ERR_NOMEM;
 		goto out;
+	}
 	machine = vma_pipeline_machine(p);
 	ctx.in = vma_pipeline_input(p);
 	ctx.hz = vma_pipeline_hz(p);
@@ -164,6 +189,7 @@ int vma_run_file(const struct vma_options *opts, const char *path, struct vma_di
 	}
 
 	status = vma_pipeline_run(p, &hooks);
+	ctx.status = status;
 	if (ctx.renderer) {
 		rc = render(&ctx, machine, true, machine->have_time ? machine->last_tsc -
 							machine->first_tsc : 0);

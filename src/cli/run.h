@@ -3,11 +3,25 @@
 #ifndef VMALYZE_CLI_RUN_H
 #define VMALYZE_CLI_RUN_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "cli/options.h"
 
 struct vma_diag;
+struct vma_aggregate;
+
+/*
+ * A trace's place in a run of several (the batch results, aggregate.h):
+ * the aggregate its end-of-trace report goes to, its path inside an
+ * archive, and how many traces the run's renderer has shown before it.
+ */
+struct vma_run_batch {
+	struct vma_aggregate *agg; /* NULL: no aggregate */
+	const char *member;        /* NULL for a plain file */
+	bool several;              /* the run has several traces: documents name them */
+	unsigned int rendered;     /* traces rendered so far; vma_run_trace() counts */
+};
 
 /*
  * vma_run_file - analyze @path as @opts says, writing to @out.
@@ -16,5 +30,14 @@ struct vma_diag;
  */
 int vma_run_file(const struct vma_options *opts, const char *path, struct vma_diag *diag,
 		 FILE *out);
+
+/*
+ * vma_run_trace - vma_run_file() for one trace of a batch: its report also
+ * goes to @batch->agg (when set), and a trace that cannot be read is added
+ * there as failed.
+ * Return: as vma_run_file(); VMA_ERR_NOMEM when the aggregate could not grow.
+ */
+int vma_run_trace(const struct vma_options *opts, const char *path, struct vma_run_batch *batch,
+		  struct vma_diag *diag, FILE *out);
 
 #endif /* VMALYZE_CLI_RUN_H */

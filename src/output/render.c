@@ -14,6 +14,7 @@ static const struct vma_renderer renderers[] = {
 	{ "histogram", "--histogram", false, vma_render_histogram, NULL },
 	{ "json", "--json", false, vma_render_json, NULL },
 	{ "interval", "--interval", true, vma_render_interval, vma_render_interval_release },
+	{ "csv", "--csv", false, vma_render_csv, NULL },
 };
 
 const struct vma_renderer *vma_renderer_find(const char *name)

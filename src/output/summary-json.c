@@ -8,6 +8,7 @@
 #include <inttypes.h>
 
 #include "config.h"
+#include "vmalyze/aggregate.h"
 #include "vmalyze/report.h"
 #include "vmalyze/status.h"
 
@@ -27,15 +28,20 @@ static void json_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-/* A duration summary; its percentiles are weighted as the builder chose. */
-static void json_stat(FILE *out, const struct vma_report *r, const struct vma_report_stat *s)
+/* A duration summary in a clock of @hz; its percentiles are weighted as the builder chose. */
+static void json_stat_hz(FILE *out, uint64_t hz, const struct vma_report_stat *s)
 {
 	fprintf(out,
 		"{\"events\":%" PRIu64 ",\"count\":%" PRIu64 ",\"cycles\":%" PRIu64
 		",\"seconds\":%.9f,\"avg_cycles\":%" PRIu64 ",\"p5\":%" PRIu64 ",\"p50\":%" PRIu64
 		",\"p95\":%" PRIu64 ",\"percentiles\":\"%s\"}",
-		s->events, s->count, s->total, vma_report_seconds(r, s->total), s->mean, s->p5,
+		s->events, s->count, s->total, (double)s->total / (double)hz, s->mean, s->p5,
 		s->p50, s->p95, s->weight == VMA_CYCLES_BY_TIME ? "time-weighted" : "count-weighted");
+}
+
+static void json_stat(FILE *out, const struct vma_report *r, const struct vma_report_stat *s)
+{
+	json_stat_hz(out, r->hz, s);
 }
 
 static void json_exit(FILE *out, const struct vma_report *r, const struct vma_report_exit *x)
@@ -180,8 +186,19 @@ int vma_render_json(struct vma_render *ctx, const struct vma_report *r)
 
 	if (!r->final)
 		return VMA_OK;
+	fputc('{', out);
+	if (ctx->batch) {
+		fprintf(out, "\"file\":");
+		json_string(out, ctx->file);
+		fprintf(out, ",\"member\":");
+		if (ctx->member)
+			json_string(out, ctx->member);
+		else
+			fprintf(out, "null");
+		fputc(',', out);
+	}
 	fprintf(out,
-		"{\"vmalyze\":\"%s\",\"schema\":1,\"clock\":{\"unit\":\"%s\",\"hz\":%" PRIu64
+		"\"vmalyze\":\"%s\",\"schema\":1,\"clock\":{\"unit\":\"%s\",\"hz\":%" PRIu64
 		"},\"vendor\":\"%s\",\"total_cycles\":%" PRIu64 ",\"total_seconds\":%.9f"
 		",\"records\":%" PRIu64 ",\"lost_records\":%" PRIu64 ",\"pcpus\":[",
 		PACKAGE_VERSION, r->unit == VMA_REPORT_NS ? "ns" : "cycles", r->hz,
@@ -216,5 +233,85 @@ int vma_render_json(struct vma_render *ctx, const struct vma_report *r)
 		fputc('}', out);
 	}
 	fprintf(out, "}\n");
+	return ferror(out) ? VMA_ERR_OUTPUT : VMA_OK;
+}
+
+static void json_string_or_null(FILE *out, const char *s)
+{
+	if (s)
+		json_string(out, s);
+	else
+		fprintf(out, "null");
+}
+
+/*
+ * The aggregate document that ends a batch's JSON Lines: the traces'
+ * totals, every exit reason across traces with its worst traces, the
+ * exits per second of each VM of each trace, and the failures.
+ */
+int vma_render_aggregate_json(FILE *out, const struct vma_aggregate_view *v)
+{
+	uint32_t i, j, k;
+	bool first = true;
+
+	fprintf(out,
+		"{\"aggregate\":true,\"vmalyze\":\"%s\",\"schema\":1,\"traces\":%u,\"failed\":%u"
+		",\"records\":%" PRIu64 ",\"lost_records\":%" PRIu64 ",\"exit_reasons\":[",
+		PACKAGE_VERSION, v->nr_traces, v->nr_failed, v->records, v->lost_records);
+	for (i = 0; i < v->nr_reasons; i++) {
+		const struct vma_aggregate_reason *r = &v->reasons[i];
+
+		fprintf(out, "%s{\"platform\":\"%s\",\"code\":%u,\"name\":", i ? "," : "",
+			r->platform, r->code);
+		json_string_or_null(out, r->name);
+		fprintf(out, ",\"clock\":{\"unit\":\"%s\",\"hz\":%" PRIu64 "},\"traces\":%u,\"cycles\":",
+			r->unit == VMA_REPORT_NS ? "ns" : "cycles", r->hz, r->nr_traces);
+		json_stat_hz(out, r->hz, &r->stat);
+		fprintf(out, ",\"max\":%" PRIu64 ",\"worst_p95\":[", r->stat.max);
+		for (k = 0; k < r->nr_worst; k++) {
+			const struct vma_aggregate_trace *t = &v->traces[r->worst[k].trace];
+
+			fprintf(out, "%s{\"file\":", k ? "," : "");
+			json_string(out, t->file);
+			fprintf(out, ",\"member\":");
+			json_string_or_null(out, t->member);
+			fprintf(out, ",\"p95\":%" PRIu64 "}", r->worst[k].p95);
+		}
+		fprintf(out, "]}");
+	}
+	fprintf(out, "],\"vms\":[");
+	for (i = 0; i < v->nr_traces; i++) {
+		const struct vma_aggregate_trace *t = &v->traces[i];
+		double secs = t->hz ? (double)t->total / (double)t->hz : 0.0;
+
+		for (j = 0; j < t->nr_vms; j++) {
+			fprintf(out, "%s{\"file\":", first ? "" : ",");
+			first = false;
+			json_string(out, t->file);
+			fprintf(out, ",\"member\":");
+			json_string_or_null(out, t->member);
+			fprintf(out, ",\"domain\":%u,\"name\":", t->vms[j].id);
+			json_string_or_null(out, t->vms[j].name);
+			fprintf(out, ",\"exits\":%" PRIu64 ",\"seconds\":%.9f,\"exits_per_second\":%.3f}",
+				t->vms[j].exits, secs, secs > 0 ? (double)t->vms[j].exits / secs : 0.0);
+		}
+	}
+	fprintf(out, "],\"failures\":[");
+	first = true;
+	for (i = 0; i < v->nr_traces; i++) {
+		const struct vma_aggregate_trace *t = &v->traces[i];
+
+		if (t->status == VMA_OK)
+			continue;
+		fprintf(out, "%s{\"file\":", first ? "" : ",");
+		first = false;
+		json_string(out, t->file);
+		fprintf(out, ",\"member\":");
+		json_string_or_null(out, t->member);
+		fprintf(out, ",\"status\":");
+		json_string(out, vma_status_str(t->status));
+		fprintf(out, ",\"reported\":%s}", t->failed ? "false" : "true");
+	}
+	fprintf(out, "]}\n");
 	return ferror(out) ? VMA_ERR_OUTPUT : VMA_OK;
 }
