@@ -123,6 +123,18 @@ split_merge halves contiguous 2 "1 0" "$@"
 split_merge robin robin 3 "2 0 1" "$@"
 split_merge uneven uneven 3 "1 2 0" "$@"
 
+# doc/batch.md's recipe: split -n l/N of the list, its run-shard.sh per shard.
+sed -n '/^# run-shard.sh /,/^```/p' "$top_srcdir/doc/batch.md" | sed '$d' >"$tmp/run-shard.sh"
+grep -q 'vmalyze -q --save' "$tmp/run-shard.sh" || fail "no run-shard.sh in doc/batch.md"
+mkdir "$tmp/bin" && ln -s "$VMALYZE" "$tmp/bin/vmalyze"
+printf '%s\n' "$@" >"$tmp/traces.txt"
+split -n l/3 -d -a 3 "$tmp/traces.txt" "$tmp/shard."
+for s in "$tmp/shard.000" "$tmp/shard.001" "$tmp/shard.002"; do
+	PATH="$tmp/bin:$PATH" sh "$tmp/run-shard.sh" "$s" "$s.vms" 2>/dev/null || fail "recipe: $s"
+done
+"$VMALYZE" merge "$tmp/shard.002.vms" "$tmp/shard.000.vms" "$tmp/shard.001.vms" >"$tmp/recipe.text"
+cmp -s "$tmp/whole.text" "$tmp/recipe.text" || fail "doc/batch.md's recipe: merge differs from one run"
+
 # A merge of merges is the same merge.
 "$VMALYZE" merge --save "$tmp/ab" "$tmp/robin.0" "$tmp/robin.1" >/dev/null
 "$VMALYZE" merge "$tmp/ab" "$tmp/robin.2" >"$tmp/nested.text"
