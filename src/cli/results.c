@@ -26,12 +26,10 @@ bool vma_results_names_traces(const struct vma_options *opts)
 static int render(const char *format, const struct vma_aggregate_view *v, bool with_header,
 		  FILE *out)
 {
-	if (!strcmp(format, "json")) {
+	if (!strcmp(format, "json"))
 		return vma_render_aggregate_json(out, v);
-	}
-	if (!strcmp(format, "csv")) {
+	if (!strcmp(format, "csv"))
 		return vma_render_aggregate_csv(out, v, with_header);
-	}
 	return vma_render_aggregate_text(out, v);
 }
 
@@ -45,9 +43,8 @@ static int save(struct vma_aggregate *agg, const char *path, FILE *err)
 		return VMA_ERR_OUTPUT;
 	}
 	rc = vma_aggregate_save(agg, f);
-	if (fclose(f) != 0 && rc == VMA_OK) {
+	if (fclose(f) != 0 && rc == VMA_OK)
 		rc = VMA_ERR_OUTPUT;
-	}
 	if (rc == VMA_ERR_NOMEM) {
 		fprintf(err, "vmalyze: %s: out of memory\n", path);
 	} else if (rc) {
@@ -69,14 +66,12 @@ int vma_results_finish(const struct vma_options *opts, struct vma_aggregate *agg
 			fprintf(err, "vmalyze: out of memory\n");
 			return VMA_ERR_NOMEM;
 		}
-		if (!vma_results_names_traces(opts) && rendered) {
+		if (!vma_results_names_traces(opts) && rendered)
 			fputc('\n', out);
-		}
 		rc = render(opts->format, v, rendered == 0, out);
 	}
-	if (rc == VMA_OK && opts->save) {
+	if (rc == VMA_OK && opts->save)
 		rc = save(agg, opts->save, err);
-	}
 	return rc;
 }
 
@@ -88,12 +83,15 @@ int vma_merge_main(int argc, char **argv, FILE *out, FILE *err)
 	struct vma_options opts;
 	int i, rc;
 
-	if (vma_options_parse(&opts, argc, argv, err)) {
+	if (vma_options_parse(&opts, argc, argv, err))
 		return VMA_ERR_USAGE;
+	if (opts.help) {
+		vma_options_help(out);
+		return VMA_OK;
 	}
-	if (opts.help || opts.version) {
-		fprintf(err, "vmalyze merge: see 'vmalyze --help' and vmalyze(1)\n");
-		return opts.help ? VMA_OK : VMA_ERR_USAGE;
+	if (opts.version) {
+		fprintf(err, "vmalyze merge: --version is 'vmalyze --version'\n");
+		return VMA_ERR_USAGE;
 	}
 	/* What a merge cannot honour: the saves fixed the options and the clock. */
 	if (opts.dump || opts.summary || opts.histogram || opts.report_pcpu || opts.svm_mode ||
@@ -117,9 +115,8 @@ int vma_merge_main(int argc, char **argv, FILE *out, FILE *err)
 	}
 	v = vma_aggregate_view(agg);
 	rc = v ? render(opts.format, v, true, out) : VMA_ERR_NOMEM;
-	if (rc == VMA_OK && opts.save) {
+	if (rc == VMA_OK && opts.save)
 		rc = save(agg, opts.save, err);
-	}
 	vma_aggregate_destroy(agg);
 	return rc;
 }

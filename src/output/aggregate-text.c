@@ -13,9 +13,8 @@
 static void trace_name(FILE *out, const struct vma_aggregate_trace *t)
 {
 	fputs(t->file, out);
-	if (t->member) {
+	if (t->member)
 		fprintf(out, ":%s", t->member);
-	}
 }
 
 static const char *unit_of(enum vma_report_unit unit)
@@ -49,9 +48,8 @@ static void worst(FILE *out, const struct vma_aggregate_view *v)
 	for (i = 0; i < v->nr_reasons; i++) {
 		const struct vma_aggregate_reason *r = &v->reasons[i];
 
-		if (!r->nr_worst) {
+		if (!r->nr_worst)
 			continue;
-		}
 		fprintf(out, " %-8s %-24s %5u:", r->platform, r->name ? r->name : "(unnamed)",
 			r->code);
 		for (k = 0; k < r->nr_worst; k++) {
@@ -78,9 +76,8 @@ static void vms(FILE *out, const struct vma_aggregate_view *v)
 			fputc(' ', out);
 			trace_name(out, t);
 			fprintf(out, " d%u", vm->id);
-			if (vm->name) {
+			if (vm->name)
 				fprintf(out, " (%s)", vm->name);
-			}
 			fprintf(out, ": %" PRIu64 " exits in %.6fs, %.1f/s\n", vm->exits, secs,
 				secs > 0 ? (double)vm->exits / secs : 0.0);
 		}
@@ -92,15 +89,13 @@ static void failures(FILE *out, const struct vma_aggregate_view *v)
 	uint32_t i;
 
 	fprintf(out, "--- Failures ---\n");
-	if (!v->nr_failed) {
+	if (!v->nr_failed)
 		fprintf(out, " (none)\n");
-	}
 	for (i = 0; i < v->nr_traces; i++) {
 		const struct vma_aggregate_trace *t = &v->traces[i];
 
-		if (t->status == VMA_OK) {
+		if (t->status == VMA_OK)
 			continue;
-		}
 		fputc(' ', out);
 		trace_name(out, t);
 		fprintf(out, ": %s (%s)\n", vma_status_str(t->status),

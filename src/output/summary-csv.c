@@ -24,9 +24,8 @@ static void field(FILE *out, const char *s, bool last)
 	if (s && strpbrk(s, ",\"\r\n")) {
 		fputc('"', out);
 		for (; *s; s++) {
-			if (*s == '"') {
+			if (*s == '"')
 				fputc('"', out);
-			}
 			fputc(*s, out);
 		}
 		fputc('"', out);
@@ -84,9 +83,8 @@ static void vcpu_rows(FILE *out, const struct vma_report *r, struct row_where *w
 	for (i = 0; i < v->nr_exits; i++) {
 		const struct vma_report_exit *x = &v->exits[i];
 
-		if (!x->stat.events) {
+		if (!x->stat.events)
 			continue;
-		}
 		snprintf(code, sizeof(code), "%u", x->code);
 		row(out, w, "exit", code, x->name, &x->stat, r->unit, r->hz);
 	}
@@ -98,17 +96,14 @@ int vma_render_csv(struct vma_render *ctx, const struct vma_report *r)
 	FILE *out = ctx->out;
 	uint32_t d, v;
 
-	if (!r->final) {
+	if (!r->final)
 		return VMA_OK;
-	}
-	if (ctx->index == 0) {
+	if (ctx->index == 0)
 		fputs(header, out);
-	}
 	for (d = 0; d < r->nr_domains; d++) {
 		w.dom = &r->domains[d];
-		for (v = 0; v < w.dom->nr_vcpus; v++) {
+		for (v = 0; v < w.dom->nr_vcpus; v++)
 			vcpu_rows(out, r, &w, &w.dom->vcpus[v]);
-		}
 	}
 	return ferror(out) ? VMA_ERR_OUTPUT : VMA_OK;
 }
@@ -119,9 +114,8 @@ int vma_render_aggregate_csv(FILE *out, const struct vma_aggregate_view *v, bool
 	char code[16];
 	uint32_t i;
 
-	if (with_header) {
+	if (with_header)
 		fputs(header, out);
-	}
 	for (i = 0; i < v->nr_reasons; i++) {
 		const struct vma_aggregate_reason *a = &v->reasons[i];
 		struct row_where w = { "aggregate", NULL, NULL, a->platform, NULL, 0 };

@@ -37,9 +37,8 @@ static void put_u32(FILE *out, uint32_t v)
 	unsigned char b[4];
 	int i;
 
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 4; i++)
 		b[i] = (unsigned char)(v >> (8 * i));
-	}
 	fwrite(b, 1, sizeof(b), out);
 }
 
@@ -48,9 +47,8 @@ static void put_u64(FILE *out, uint64_t v)
 	unsigned char b[8];
 	int i;
 
-	for (i = 0; i < 8; i++) {
+	for (i = 0; i < 8; i++)
 		b[i] = (unsigned char)(v >> (8 * i));
-	}
 	fwrite(b, 1, sizeof(b), out);
 }
 
@@ -72,9 +70,8 @@ static int put_dist(FILE *out, const struct vma_cycles *c)
 	struct vma_cycles_image img;
 	size_t i;
 
-	if (vma_cycles_export(c, &img)) {
+	if (vma_cycles_export(c, &img))
 		return VMA_ERR_NOMEM;
-	}
 	put_u64(out, img.events);
 	put_u64(out, img.count);
 	put_u64(out, img.cycles);
@@ -84,9 +81,8 @@ static int put_dist(FILE *out, const struct vma_cycles *c)
 	put_u64(out, img.max);
 	if (img.exact) {
 		put_u32(out, (uint32_t)img.nr_samples);
-		for (i = 0; i < img.nr_samples; i++) {
+		for (i = 0; i < img.nr_samples; i++)
 			put_u64(out, img.samples[i]);
-		}
 	} else {
 		put_u32(out, (uint32_t)img.nr_bins);
 		for (i = 0; i < img.nr_bins; i++) {
@@ -100,7 +96,7 @@ static int put_dist(FILE *out, const struct vma_cycles *c)
 	return VMA_OK;
 }
 
-static int put_trace(FILE *out, const struct agg_trace *t)
+static int put_trace(FILE *out, const struct vma_agg_trace *t)
 {
 	size_t i;
 	int rc;
@@ -109,9 +105,8 @@ static int put_trace(FILE *out, const struct agg_trace *t)
 	put_str(out, t->member);
 	put_u32(out, (uint32_t)t->status);
 	put_u8(out, t->failed);
-	if (t->failed) {
+	if (t->failed)
 		return VMA_OK;
-	}
 	put_str(out, t->platform);
 	put_u8(out, (uint8_t)t->unit);
 	put_u64(out, t->hz);
@@ -129,9 +124,8 @@ static int put_trace(FILE *out, const struct agg_trace *t)
 		put_u32(out, t->exits[i].key.code);
 		put_str(out, t->exits[i].name);
 		rc = put_dist(out, &t->exits[i].dist);
-		if (rc) {
+		if (rc)
 			return rc;
-		}
 	}
 	return VMA_OK;
 }
@@ -149,9 +143,8 @@ int vma_aggregate_save(struct vma_aggregate *agg, FILE *out)
 	put_u64(out, agg->nr_traces);
 	for (i = 0; i < agg->nr_traces; i++) {
 		rc = put_trace(out, &agg->traces[i]);
-		if (rc) {
+		if (rc)
 			return rc;
-		}
 	}
 	fwrite(SAVE_END, 1, 4, out);
 	return ferror(out) ? VMA_ERR_OUTPUT : VMA_OK;
@@ -169,9 +162,8 @@ struct reader {
 
 static void bad(struct reader *r, int rc, const char *what)
 {
-	if (r->rc) {
+	if (r->rc)
 		return;
-	}
 	r->rc = rc;
 	fprintf(r->err, "vmalyze: %s: byte %" PRIu64 ": %s\n", r->path, r->off, what);
 }
@@ -180,17 +172,15 @@ static bool get_bytes(struct reader *r, void *buf, size_t n)
 {
 	size_t got;
 
-	if (r->rc) {
+	if (r->rc)
 		return false;
-	}
 	got = fread(buf, 1, n, r->in);
 	if (got != n) {
 		r->off += got;
-		if (ferror(r->in)) {
+		if (ferror(r->in))
 			bad(r, VMA_ERR_IO, strerror(errno));
-		} else {
+		else
 			bad(r, VMA_ERR_FORMAT, "the save file ends early (truncated?)");
-		}
 		return false;
 	}
 	r->off += n;
@@ -203,12 +193,10 @@ static uint64_t get_uint(struct reader *r, unsigned int bytes)
 	uint64_t v = 0;
 	unsigned int i;
 
-	if (!get_bytes(r, b, bytes)) {
+	if (!get_bytes(r, b, bytes))
 		return 0;
-	}
-	for (i = 0; i < bytes; i++) {
+	for (i = 0; i < bytes; i++)
 		v |= (uint64_t)b[i] << (8 * i);
-	}
 	return v;
 }
 
@@ -222,9 +210,8 @@ static void get_str(struct reader *r, char **s)
 	uint32_t n = get_u32(r);
 
 	*s = NULL;
-	if (r->rc || n == NO_STRING) {
+	if (r->rc || n == NO_STRING)
 		return;
-	}
 	if (n >= MAX_STRING) {
 		bad(r, VMA_ERR_FORMAT, "a string longer than a save file holds");
 		return;
@@ -236,9 +223,8 @@ static void get_str(struct reader *r, char **s)
 	}
 	if (get_bytes(r, *s, n)) {
 		(*s)[n] = '\0';
-		if (strlen(*s) != n) {
+		if (strlen(*s) != n)
 			bad(r, VMA_ERR_FORMAT, "a string with a NUL byte");
-		}
 	}
 }
 
@@ -257,9 +243,8 @@ static void get_dist(struct reader *r, struct vma_cycles *c)
 	img.min = get_u64(r);
 	img.max = get_u64(r);
 	n = get_u32(r);
-	if (r->rc) {
+	if (r->rc)
 		return;
-	}
 	if (n > (img.exact ? VMA_CYCLES_EXACT_MAX : MAX_BINS)) {
 		bad(r, VMA_ERR_FORMAT, "more samples or buckets than a distribution holds");
 		return;
@@ -296,7 +281,7 @@ static void get_dist(struct reader *r, struct vma_cycles *c)
 	vma_cycles_image_release(&img);
 }
 
-static void get_trace(struct reader *r, struct agg_trace *t)
+static void get_trace(struct reader *r, struct vma_agg_trace *t)
 {
 	size_t cap = 0;
 	uint32_t n, i;
@@ -306,26 +291,22 @@ static void get_trace(struct reader *r, struct agg_trace *t)
 	get_str(r, &t->member);
 	t->status = (int)get_u32(r);
 	t->failed = get_u8(r) != 0;
-	if (!r->rc && !t->file) {
+	if (!r->rc && !t->file)
 		bad(r, VMA_ERR_FORMAT, "a trace without a file name");
-	}
-	if (r->rc || t->failed) {
+	if (r->rc || t->failed)
 		return;
-	}
 	get_str(r, &platform);
-	t->platform = platform ? agg_platform_intern(platform) : NULL;
+	t->platform = platform ? vma_agg_platform_intern(platform) : NULL;
 	free(platform);
-	if (!r->rc && !t->platform) {
+	if (!r->rc && !t->platform)
 		bad(r, VMA_ERR_FORMAT, "an unknown platform");
-	}
 	t->unit = get_u8(r) ? VMA_REPORT_NS : VMA_REPORT_CYCLES;
 	t->hz = get_u64(r);
 	t->records = get_u64(r);
 	t->lost_records = get_u64(r);
 	t->total = get_u64(r);
-	if (!r->rc && !t->hz) {
+	if (!r->rc && !t->hz)
 		bad(r, VMA_ERR_FORMAT, "a trace whose clock has no frequency");
-	}
 	n = get_u32(r);
 	for (i = 0; i < n && !r->rc; i++) {
 		if (vma_grow(t->vms, &cap, t->nr_vms + 1, 4)) {
@@ -340,7 +321,7 @@ static void get_trace(struct reader *r, struct agg_trace *t)
 	n = get_u32(r);
 	cap = 0;
 	for (i = 0; i < n && !r->rc; i++) {
-		struct agg_exit *x;
+		struct vma_agg_exit *x;
 
 		if (vma_grow(t->exits, &cap, t->nr_exits + 1, 8)) {
 			bad(r, VMA_ERR_NOMEM, "out of memory");
@@ -348,34 +329,32 @@ static void get_trace(struct reader *r, struct agg_trace *t)
 		}
 		x = &t->exits[t->nr_exits++];
 		memset(x, 0, sizeof(*x));
-		x->key = (struct agg_key){ t->platform, 0, t->unit, t->hz };
+		x->key = (struct vma_agg_key){ t->platform, 0, t->unit, t->hz };
 		x->key.code = get_u32(r);
 		get_str(r, &x->name);
 		get_dist(r, &x->dist);
 	}
-	agg_trace_sort(t);
+	vma_agg_trace_sort(t);
 }
 
 static int identity_cmp(const void *pa, const void *pb)
 {
-	const struct agg_trace *a = *(const struct agg_trace *const *)pa;
-	const struct agg_trace *b = *(const struct agg_trace *const *)pb;
+	const struct vma_agg_trace *a = *(const struct vma_agg_trace *const *)pa;
+	const struct vma_agg_trace *b = *(const struct vma_agg_trace *const *)pb;
 	int c = strcmp(a->file, b->file);
 
-	if (c) {
+	if (c)
 		return c;
-	}
-	if (!a->member || !b->member) {
+	if (!a->member || !b->member)
 		return a->member ? 1 : b->member ? -1 : 0;
-	}
 	return strcmp(a->member, b->member);
 }
 
 /* A trace that two different save files both hold, or NULL. */
-static const struct agg_trace *overlap(struct vma_aggregate *agg, int *rc)
+static const struct vma_agg_trace *overlap(struct vma_aggregate *agg, int *rc)
 {
-	struct agg_trace **order = calloc(agg->nr_traces ? agg->nr_traces : 1, sizeof(*order));
-	const struct agg_trace *dup = NULL;
+	struct vma_agg_trace **order = calloc(agg->nr_traces ? agg->nr_traces : 1, sizeof(*order));
+	const struct vma_agg_trace *dup = NULL;
 	size_t i;
 
 	*rc = VMA_OK;
@@ -383,14 +362,12 @@ static const struct agg_trace *overlap(struct vma_aggregate *agg, int *rc)
 		*rc = VMA_ERR_NOMEM;
 		return NULL;
 	}
-	for (i = 0; i < agg->nr_traces; i++) {
+	for (i = 0; i < agg->nr_traces; i++)
 		order[i] = &agg->traces[i];
-	}
 	qsort(order, agg->nr_traces, sizeof(*order), identity_cmp);
 	for (i = 1; i < agg->nr_traces && !dup; i++) {
-		if (!identity_cmp(&order[i - 1], &order[i]) && order[i - 1]->origin != order[i]->origin) {
+		if (!identity_cmp(&order[i - 1], &order[i]) && order[i - 1]->origin != order[i]->origin)
 			dup = order[i]->origin == agg->loads ? order[i] : order[i - 1];
-		}
 	}
 	free(order);
 	return dup;
@@ -439,7 +416,7 @@ static void load(struct reader *r, struct vma_aggregate *agg, size_t *added)
 	check_header(r, agg);
 	n = get_u64(r);
 	for (i = 0; i < n && !r->rc; i++) {
-		struct agg_trace *t = agg_trace_new(agg);
+		struct vma_agg_trace *t = vma_agg_trace_new(agg);
 
 		if (!t) {
 			bad(r, VMA_ERR_NOMEM, "out of memory");
@@ -449,18 +426,16 @@ static void load(struct reader *r, struct vma_aggregate *agg, size_t *added)
 		(*added)++;
 		get_trace(r, t);
 	}
-	if (get_bytes(r, end, sizeof(end)) && memcmp(end, SAVE_END, sizeof(end))) {
+	if (get_bytes(r, end, sizeof(end)) && memcmp(end, SAVE_END, sizeof(end)))
 		bad(r, VMA_ERR_FORMAT, "no end mark after the last trace");
-	}
-	if (!r->rc && fgetc(r->in) != EOF) {
+	if (!r->rc && fgetc(r->in) != EOF)
 		bad(r, VMA_ERR_FORMAT, "data after the end mark");
-	}
 }
 
 int vma_aggregate_load(struct vma_aggregate *agg, const char *path, FILE *err)
 {
 	struct reader r = { .path = path, .err = err };
-	const struct agg_trace *dup;
+	const struct vma_agg_trace *dup;
 	size_t added = 0;
 	char msg[512];
 
@@ -482,9 +457,8 @@ int vma_aggregate_load(struct vma_aggregate *agg, const char *path, FILE *err)
 		}
 	}
 	if (r.rc) {
-		while (added--) {
-			agg_trace_drop_last(agg);
-		}
+		while (added--)
+			vma_agg_trace_drop_last(agg);
 		return r.rc;
 	}
 	agg->loads++;

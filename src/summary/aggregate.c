@@ -11,18 +11,17 @@
 #include "vmalyze/grow.h"
 #include "vmalyze/status.h"
 
-const char *const agg_platforms[AGG_NR_PLATFORMS] = {
+static const char *const platforms[] = {
 	"kvm-arm", "kvm-svm", "kvm-vmx", "xen-svm", "xen-vmx",
 };
 
-const char *agg_platform_intern(const char *name)
+const char *vma_agg_platform_intern(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < AGG_NR_PLATFORMS; i++) {
-		if (!strcmp(agg_platforms[i], name)) {
-			return agg_platforms[i];
-		}
+	for (i = 0; i < sizeof(platforms) / sizeof(platforms[0]); i++) {
+		if (!strcmp(platforms[i], name))
+			return platforms[i];
 	}
 	return NULL;
 }
@@ -33,14 +32,12 @@ const char *vma_report_platform(const struct vma_report *r)
 
 	for (d = 0; r->kvm && d < r->nr_domains; d++) {
 		for (v = 0; v < r->domains[d].nr_vcpus; v++) {
-			if (r->domains[d].vcpus[v].type == VMA_VCPU_ARM) {
+			if (r->domains[d].vcpus[v].type == VMA_VCPU_ARM)
 				return "kvm-arm";
-			}
 		}
 	}
-	if (r->kvm) {
+	if (r->kvm)
 		return r->svm ? "kvm-svm" : "kvm-vmx";
-	}
 	return r->svm ? "xen-svm" : "xen-vmx";
 }
 
@@ -49,19 +46,16 @@ static int cmp_u64(uint64_t a, uint64_t b)
 	return a < b ? -1 : a > b;
 }
 
-int agg_key_cmp(const struct agg_key *a, const struct agg_key *b)
+int vma_agg_key_cmp(const struct vma_agg_key *a, const struct vma_agg_key *b)
 {
 	int c = strcmp(a->platform, b->platform);
 
-	if (c) {
+	if (c)
 		return c;
-	}
-	if (a->code != b->code) {
+	if (a->code != b->code)
 		return a->code < b->code ? -1 : 1;
-	}
-	if (a->unit != b->unit) {
+	if (a->unit != b->unit)
 		return a->unit < b->unit ? -1 : 1;
-	}
 	return cmp_u64(a->hz, b->hz);
 }
 
@@ -74,9 +68,8 @@ struct vma_aggregate *vma_aggregate_create(const struct vma_aggregate_options *o
 {
 	struct vma_aggregate *agg = calloc(1, sizeof(*agg));
 
-	if (agg) {
+	if (agg)
 		agg->opts = *opts;
-	}
 	return agg;
 }
 
@@ -94,12 +87,10 @@ static void view_mem_free(struct view_mem *m)
 {
 	uint32_t i;
 
-	if (!m) {
+	if (!m)
 		return;
-	}
-	for (i = 0; m->dists && i < m->nr_dists; i++) {
+	for (i = 0; m->dists && i < m->nr_dists; i++)
 		vma_cycles_release(&m->dists[i]);
-	}
 	free(m->traces);
 	free(m->reasons);
 	free(m->exits);
@@ -116,15 +107,14 @@ static void view_free(struct vma_aggregate *agg)
 	agg->view_mem = NULL;
 }
 
-static void trace_release(struct agg_trace *t)
+static void trace_release(struct vma_agg_trace *t)
 {
 	size_t i;
 
 	free(t->file);
 	free(t->member);
-	for (i = 0; i < t->nr_vms; i++) {
+	for (i = 0; i < t->nr_vms; i++)
 		free(t->vms[i].name);
-	}
 	free(t->vms);
 	for (i = 0; i < t->nr_exits; i++) {
 		free(t->exits[i].name);
@@ -137,25 +127,22 @@ void vma_aggregate_destroy(struct vma_aggregate *agg)
 {
 	size_t i;
 
-	if (!agg) {
+	if (!agg)
 		return;
-	}
 	view_free(agg);
-	for (i = 0; i < agg->nr_traces; i++) {
+	for (i = 0; i < agg->nr_traces; i++)
 		trace_release(&agg->traces[i]);
-	}
 	free(agg->traces);
 	free(agg);
 }
 
-struct agg_trace *agg_trace_new(struct vma_aggregate *agg)
+struct vma_agg_trace *vma_agg_trace_new(struct vma_aggregate *agg)
 {
-	struct agg_trace *t;
+	struct vma_agg_trace *t;
 
 	view_free(agg);
-	if (vma_grow(agg->traces, &agg->cap_traces, agg->nr_traces + 1, 16)) {
+	if (vma_grow(agg->traces, &agg->cap_traces, agg->nr_traces + 1, 16))
 		return NULL;
-	}
 	t = &agg->traces[agg->nr_traces++];
 	memset(t, 0, sizeof(*t));
 	t->seq = agg->seq++;
@@ -163,51 +150,49 @@ struct agg_trace *agg_trace_new(struct vma_aggregate *agg)
 	return t;
 }
 
-void agg_trace_drop_last(struct vma_aggregate *agg)
+void vma_agg_trace_drop_last(struct vma_aggregate *agg)
 {
 	trace_release(&agg->traces[--agg->nr_traces]);
 }
 
 static int exit_cmp(const void *a, const void *b)
 {
-	return agg_key_cmp(&((const struct agg_exit *)a)->key, &((const struct agg_exit *)b)->key);
+	const struct vma_agg_exit *x = a, *y = b;
+
+	return vma_agg_key_cmp(&x->key, &y->key);
 }
 
-void agg_trace_sort(struct agg_trace *t)
+void vma_agg_trace_sort(struct vma_agg_trace *t)
 {
-	if (t->nr_exits > 1) {
+	if (t->nr_exits > 1)
 		qsort(t->exits, t->nr_exits, sizeof(*t->exits), exit_cmp);
-	}
 }
 
 /* The trace's exit of @key, added when new; NULL when out of memory. */
-static struct agg_exit *trace_exit(struct agg_trace *t, size_t *cap, const struct agg_key *key,
-				   const char *name)
+static struct vma_agg_exit *trace_exit(struct vma_agg_trace *t, size_t *cap,
+				       const struct vma_agg_key *key, const char *name)
 {
-	struct agg_exit *x;
+	struct vma_agg_exit *x;
 	size_t i;
 
 	/* A trace has a few dozen reasons at most: a linear search is enough. */
 	for (i = 0; i < t->nr_exits; i++) {
-		if (!agg_key_cmp(&t->exits[i].key, key)) {
+		if (!vma_agg_key_cmp(&t->exits[i].key, key))
 			return &t->exits[i];
-		}
 	}
-	if (vma_grow(t->exits, cap, t->nr_exits + 1, 8)) {
+	if (vma_grow(t->exits, cap, t->nr_exits + 1, 8))
 		return NULL;
-	}
 	x = &t->exits[t->nr_exits];
 	memset(x, 0, sizeof(*x));
 	x->key = *key;
 	x->name = dup_or_null(name);
-	if (name && !x->name) {
+	if (name && !x->name)
 		return NULL;
-	}
 	t->nr_exits++;
 	return x;
 }
 
-static int add_exits(struct agg_trace *t, const struct vma_report *r)
+static int add_exits(struct vma_agg_trace *t, const struct vma_report *r)
 {
 	size_t cap_exits = 0, cap_vms = 0;
 	uint32_t d, v, e;
@@ -221,63 +206,55 @@ static int add_exits(struct agg_trace *t, const struct vma_report *r)
 
 			for (e = 0; e < vc->nr_exits; e++) {
 				const struct vma_report_exit *x = &vc->exits[e];
-				struct agg_key key = { t->platform, x->code, r->unit, r->hz };
-				struct agg_exit *ax;
+				struct vma_agg_key key = { t->platform, x->code, r->unit, r->hz };
+				struct vma_agg_exit *ax;
 
-				if (!x->stat.events) {
+				if (!x->stat.events)
 					continue;
-				}
 				ax = trace_exit(t, &cap_exits, &key, x->name);
-				if (!ax) {
+				if (!ax)
 					return VMA_ERR_NOMEM;
-				}
 				/* A reason with only zero-length exits has no distribution. */
 				if (x->stat.dist) {
-					if (vma_cycles_merge(&ax->dist, x->stat.dist)) {
+					if (vma_cycles_merge(&ax->dist, x->stat.dist))
 						return VMA_ERR_NOMEM;
-					}
 				} else {
 					ax->dist.events += x->stat.events;
 				}
 				exits += x->stat.events;
 			}
 		}
-		if (!exits) {
+		if (!exits)
 			continue;
-		}
-		if (vma_grow(t->vms, &cap_vms, t->nr_vms + 1, 4)) {
+		if (vma_grow(t->vms, &cap_vms, t->nr_vms + 1, 4))
 			return VMA_ERR_NOMEM;
-		}
-		t->vms[t->nr_vms] = (struct agg_vm){ dom->id, dup_or_null(dom->name), exits };
-		if (dom->name && !t->vms[t->nr_vms].name) {
+		t->vms[t->nr_vms] = (struct vma_agg_vm){ dom->id, dup_or_null(dom->name), exits };
+		if (dom->name && !t->vms[t->nr_vms].name)
 			return VMA_ERR_NOMEM;
-		}
 		t->nr_vms++;
 	}
-	agg_trace_sort(t);
+	vma_agg_trace_sort(t);
 	return VMA_OK;
 }
 
 int vma_aggregate_add(struct vma_aggregate *agg, const struct vma_report *r, const char *file,
 		      const char *member, int status)
 {
-	struct agg_trace *t = agg_trace_new(agg);
+	struct vma_agg_trace *t = vma_agg_trace_new(agg);
 	int rc;
 
-	if (!t) {
+	if (!t)
 		return VMA_ERR_NOMEM;
-	}
 	t->file = strdup(file);
 	t->member = dup_or_null(member);
 	t->status = status;
 	t->failed = !r;
 	if (!t->file || (member && !t->member)) {
-		agg_trace_drop_last(agg);
+		vma_agg_trace_drop_last(agg);
 		return VMA_ERR_NOMEM;
 	}
-	if (!r) {
+	if (!r)
 		return VMA_OK;
-	}
 	t->platform = vma_report_platform(r);
 	t->unit = r->unit;
 	t->hz = r->hz;
@@ -285,9 +262,8 @@ int vma_aggregate_add(struct vma_aggregate *agg, const struct vma_report *r, con
 	t->lost_records = r->lost_records;
 	t->total = r->total;
 	rc = add_exits(t, r);
-	if (rc) {
-		agg_trace_drop_last(agg);
-	}
+	if (rc)
+		vma_agg_trace_drop_last(agg);
 	return rc;
 }
 
@@ -303,13 +279,12 @@ static int str_cmp_null(const char *a, const char *b)
 
 static int trace_cmp(const void *pa, const void *pb)
 {
-	const struct agg_trace *a = *(const struct agg_trace *const *)pa;
-	const struct agg_trace *b = *(const struct agg_trace *const *)pb;
+	const struct vma_agg_trace *a = *(const struct vma_agg_trace *const *)pa;
+	const struct vma_agg_trace *b = *(const struct vma_agg_trace *const *)pb;
 	int c = strcmp(a->file, b->file);
 
-	if (c) {
+	if (c)
 		return c;
-	}
 	c = str_cmp_null(a->member, b->member);
 	return c ? c : cmp_u64(a->seq, b->seq);
 }
@@ -322,9 +297,8 @@ static void stat_of(struct vma_report_stat *st, struct vma_cycles *c)
 	st->total = c->cycles;
 	st->mean = vma_cycles_mean(c);
 	st->weight = VMA_CYCLES_BY_COUNT;
-	if (!c->count) {
+	if (!c->count)
 		return;
-	}
 	st->p5 = vma_cycles_percentile(c, 5);
 	st->p50 = vma_cycles_percentile(c, 50);
 	st->p95 = vma_cycles_percentile(c, 95);
@@ -339,9 +313,8 @@ static void note_worst(struct vma_aggregate_reason *r, uint32_t trace, uint64_t 
 	uint32_t i = r->nr_worst;
 
 	if (i == VMA_AGGREGATE_WORST) {
-		if (p95 <= r->worst[i - 1].p95) {
+		if (p95 <= r->worst[i - 1].p95)
 			return;
-		}
 		i--;
 	} else {
 		r->nr_worst++;
@@ -354,11 +327,11 @@ static void note_worst(struct vma_aggregate_reason *r, uint32_t trace, uint64_t 
 }
 
 /* The distinct exit keys of every trace, sorted; each trace's exits point to theirs. */
-static int gather_reasons(struct agg_trace **order, size_t n, struct view_mem *m,
+static int gather_reasons(struct vma_agg_trace **order, size_t n, struct view_mem *m,
 			  uint32_t *nr_reasons)
 {
 	size_t i, j, cap = 0, nr = 0;
-	struct agg_exit **keys = NULL;
+	struct vma_agg_exit **keys = NULL;
 
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < order[i]->nr_exits; j++) {
@@ -380,26 +353,23 @@ static int gather_reasons(struct agg_trace **order, size_t n, struct view_mem *m
 	*nr_reasons = 0;
 	for (i = 0; i < nr; i++) {
 		uint32_t lo = 0, hi = *nr_reasons, mid;
-		struct agg_key probe;
+		struct vma_agg_key probe;
 		int c = 1;
 
 		while (lo < hi) {
 			mid = (lo + hi) / 2;
-			probe = (struct agg_key){ m->reasons[mid].platform, m->reasons[mid].code,
+			probe = (struct vma_agg_key){ m->reasons[mid].platform, m->reasons[mid].code,
 						  m->reasons[mid].unit, m->reasons[mid].hz };
-			c = agg_key_cmp(&keys[i]->key, &probe);
-			if (c == 0) {
+			c = vma_agg_key_cmp(&keys[i]->key, &probe);
+			if (c == 0)
 				break;
-			}
-			if (c < 0) {
+			if (c < 0)
 				hi = mid;
-			} else {
+			else
 				lo = mid + 1;
-			}
 		}
-		if (lo < hi) {
+		if (lo < hi)
 			continue;
-		}
 		memmove(&m->reasons[lo + 1], &m->reasons[lo],
 			(*nr_reasons - lo) * sizeof(*m->reasons));
 		m->reasons[lo] = (struct vma_aggregate_reason){
@@ -412,31 +382,30 @@ static int gather_reasons(struct agg_trace **order, size_t n, struct view_mem *m
 	return VMA_OK;
 }
 
-static uint32_t reason_index(const struct view_mem *m, uint32_t nr, const struct agg_key *key)
+static uint32_t reason_index(const struct view_mem *m, uint32_t nr, const struct vma_agg_key *key)
 {
 	uint32_t lo = 0, hi = nr, mid;
 
 	while (lo < hi) {
-		struct agg_key probe;
+		struct vma_agg_key probe;
 		int c;
 
 		mid = (lo + hi) / 2;
-		probe = (struct agg_key){ m->reasons[mid].platform, m->reasons[mid].code,
+		probe = (struct vma_agg_key){ m->reasons[mid].platform, m->reasons[mid].code,
 					  m->reasons[mid].unit, m->reasons[mid].hz };
-		c = agg_key_cmp(key, &probe);
-		if (c == 0) {
+		c = vma_agg_key_cmp(key, &probe);
+		if (c == 0)
 			return mid;
-		}
-		if (c < 0) {
+		if (c < 0)
 			hi = mid;
-		} else {
+		else
 			lo = mid + 1;
-		}
 	}
 	return nr; /* not reached: every key was gathered */
 }
 
-static int fill_traces(struct agg_trace **order, size_t n, struct view_mem *m, uint32_t nr_reasons)
+static int fill_traces(struct vma_agg_trace **order, size_t n, struct view_mem *m,
+		       uint32_t nr_reasons)
 {
 	size_t i, j, nx = 0, nv = 0;
 
@@ -446,12 +415,11 @@ static int fill_traces(struct agg_trace **order, size_t n, struct view_mem *m, u
 	}
 	m->exits = calloc(nx ? nx : 1, sizeof(*m->exits));
 	m->vms = calloc(nv ? nv : 1, sizeof(*m->vms));
-	if (!m->exits || !m->vms) {
+	if (!m->exits || !m->vms)
 		return VMA_ERR_NOMEM;
-	}
 	nx = nv = 0;
 	for (i = 0; i < n; i++) {
-		struct agg_trace *t = order[i];
+		struct vma_agg_trace *t = order[i];
 		struct vma_aggregate_trace *vt = &m->traces[i];
 
 		*vt = (struct vma_aggregate_trace){
@@ -472,21 +440,17 @@ static int fill_traces(struct agg_trace **order, size_t n, struct view_mem *m, u
 
 			x->reason = k;
 			stat_of(&x->stat, &t->exits[j].dist);
-			if (vma_cycles_merge(&m->dists[k], &t->exits[j].dist)) {
+			if (vma_cycles_merge(&m->dists[k], &t->exits[j].dist))
 				return VMA_ERR_NOMEM;
-			}
 			r->nr_traces++;
-			if (!r->name) {
+			if (!r->name)
 				r->name = t->exits[j].name;
-			}
-			if (x->stat.count) {
+			if (x->stat.count)
 				note_worst(r, (uint32_t)i, x->stat.p95);
-			}
 		}
 	}
-	for (i = 0; i < nr_reasons; i++) {
+	for (i = 0; i < nr_reasons; i++)
 		stat_of(&m->reasons[i].stat, &m->dists[i]);
-	}
 	return VMA_OK;
 }
 
@@ -494,7 +458,7 @@ const struct vma_aggregate_view *vma_aggregate_view(struct vma_aggregate *agg)
 {
 	struct view_mem *m;
 	struct vma_aggregate_view *v;
-	struct agg_trace **order;
+	struct vma_agg_trace **order;
 	size_t i, n = agg->nr_traces;
 	uint32_t nr_reasons = 0;
 	int rc;
@@ -503,9 +467,8 @@ const struct vma_aggregate_view *vma_aggregate_view(struct vma_aggregate *agg)
 	v = calloc(1, sizeof(*v));
 	m = calloc(1, sizeof(*m));
 	order = calloc(n ? n : 1, sizeof(*order));
-	if (!v || !m || !order) {
+	if (!v || !m || !order)
 		goto fail;
-	}
 	for (i = 0; i < n; i++) {
 		order[i] = &agg->traces[i];
 		v->nr_failed += agg->traces[i].status != VMA_OK;
@@ -514,16 +477,13 @@ const struct vma_aggregate_view *vma_aggregate_view(struct vma_aggregate *agg)
 	}
 	qsort(order, n, sizeof(*order), trace_cmp);
 	m->traces = calloc(n ? n : 1, sizeof(*m->traces));
-	if (!m->traces) {
+	if (!m->traces)
 		goto fail;
-	}
 	rc = gather_reasons(order, n, m, &nr_reasons);
-	if (rc == VMA_OK) {
+	if (rc == VMA_OK)
 		rc = fill_traces(order, n, m, nr_reasons);
-	}
-	if (rc) {
+	if (rc)
 		goto fail;
-	}
 	v->nr_traces = (uint32_t)n;
 	v->traces = m->traces;
 	v->nr_reasons = nr_reasons;

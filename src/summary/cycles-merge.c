@@ -44,9 +44,8 @@ int vma_cycles_export(const struct vma_cycles *s, struct vma_cycles_image *img)
 	uint32_t k;
 
 	memset(img, 0, sizeof(*img));
-	if (vma_cycles_failed(s)) {
+	if (vma_cycles_failed(s))
 		return VMA_ERR_NOMEM;
-	}
 	img->events = s->events;
 	img->count = s->count;
 	img->cycles = s->cycles;
@@ -55,27 +54,22 @@ int vma_cycles_export(const struct vma_cycles *s, struct vma_cycles_image *img)
 	img->min = vma_cycles_min(s);
 	img->max = vma_cycles_max(s);
 	if (img->exact) {
-		if (s->n == 0) {
+		if (s->n == 0)
 			return 0;
-		}
 		img->samples = malloc(sizeof(*img->samples) * s->n);
-		if (!img->samples) {
+		if (!img->samples)
 			return VMA_ERR_NOMEM;
-		}
-		for (k = 0; k < s->n; k++) {
+		for (k = 0; k < s->n; k++)
 			img->samples[k] = s->wide ? s->u.exact64[k] : s->u.exact32[k];
-		}
 		img->nr_samples = s->n;
 		return 0;
 	}
-	if (vma_cycles_histogram(s, VMA_CYCLES_SKETCH_SUB, &bins, &nbins)) {
+	if (vma_cycles_histogram(s, VMA_CYCLES_SKETCH_SUB, &bins, &nbins))
 		return VMA_ERR_NOMEM;
-	}
 	/* Keep the non-empty buckets only: a sketch's range has gaps. */
 	for (i = j = 0; i < nbins; i++) {
-		if (bins[i].count) {
+		if (bins[i].count)
 			bins[j++] = bins[i];
-		}
 	}
 	img->bins = bins;
 	img->nr_bins = j;
@@ -94,23 +88,19 @@ static int add_bucket(struct vma_cycles *s, const struct vma_cycles_bin *b, cons
 	unsigned int p;
 
 	for (p = 0; p < nr_pins; p++) {
-		if (pins[p] < b->lo || pins[p] > b->hi - 1 || pins[p] > rest) {
+		if (pins[p] < b->lo || pins[p] > b->hi - 1 || pins[p] > rest)
 			return VMA_ERR_FORMAT;
-		}
 		rest -= pins[p];
 		vma_cycles_add(s, pins[p]);
 	}
-	if (k == 0) {
+	if (k == 0)
 		return rest ? VMA_ERR_FORMAT : 0;
-	}
 	q = rest / k;
 	r = rest % k;
-	if (q < b->lo || q < lo_bound || q + (r != 0) > hi_bound || q + (r != 0) > b->hi - 1) {
+	if (q < b->lo || q < lo_bound || q + (r != 0) > hi_bound || q + (r != 0) > b->hi - 1)
 		return VMA_ERR_FORMAT;
-	}
-	for (i = 0; i < k; i++) {
+	for (i = 0; i < k; i++)
 		vma_cycles_add(s, q + (i < r));
-	}
 	return 0;
 }
 
@@ -133,25 +123,20 @@ static int import_sketch(struct vma_cycles *s, const struct vma_cycles_image *im
 		    (i && b->lo < img->bins[i - 1].hi)) {
 			return VMA_ERR_FORMAT;
 		}
-		if (i == 0) {
+		if (i == 0)
 			pins[n++] = img->min;
-		}
-		if (i + 1 == img->nr_bins && (i > 0 || b->count > 1)) {
+		if (i + 1 == img->nr_bins && (i > 0 || b->count > 1))
 			pins[n++] = img->max;
-		}
-		if (n > b->count) {
+		if (n > b->count)
 			return VMA_ERR_FORMAT;
-		}
 		rc = add_bucket(s, b, pins, n, img->min, img->max);
-		if (rc) {
+		if (rc)
 			return rc;
-		}
 		count += b->count;
 		sum += b->cycles;
 	}
-	if (count != img->count || sum != img->cycles) {
+	if (count != img->count || sum != img->cycles)
 		return VMA_ERR_FORMAT;
-	}
 	return 0;
 }
 
@@ -160,13 +145,11 @@ static int import_exact(struct vma_cycles *s, const struct vma_cycles_image *img
 	unsigned __int128 sum = 0;
 	size_t i;
 
-	if (img->nr_samples != img->count || img->count > img->exact_limit) {
+	if (img->nr_samples != img->count || img->count > img->exact_limit)
 		return VMA_ERR_FORMAT;
-	}
 	for (i = 0; i < img->nr_samples; i++) {
-		if (img->samples[i] == 0) {
+		if (img->samples[i] == 0)
 			return VMA_ERR_FORMAT;
-		}
 		sum += img->samples[i];
 		vma_cycles_add(s, img->samples[i]);
 	}
@@ -179,9 +162,8 @@ static bool same_buckets(const struct vma_cycles *s, const struct vma_cycles_ima
 	struct vma_cycles_image again;
 	bool same;
 
-	if (vma_cycles_export(s, &again)) {
+	if (vma_cycles_export(s, &again))
 		return false;
-	}
 	same = !again.exact && again.nr_bins == img->nr_bins && again.min == img->min &&
 	       again.max == img->max &&
 	       !memcmp(again.bins, img->bins, sizeof(*img->bins) * img->nr_bins);
@@ -200,12 +182,10 @@ int vma_cycles_import(struct vma_cycles *s, const struct vma_cycles_image *img)
 	}
 	vma_cycles_init(s, img->exact_limit);
 	rc = img->exact ? import_exact(s, img) : import_sketch(s, img);
-	if (rc == 0 && vma_cycles_failed(s)) {
+	if (rc == 0 && vma_cycles_failed(s))
 		rc = VMA_ERR_NOMEM;
-	}
-	if (rc == 0 && !img->exact && !same_buckets(s, img)) {
+	if (rc == 0 && !img->exact && !same_buckets(s, img))
 		rc = VMA_ERR_FORMAT;
-	}
 	if (rc) {
 		vma_cycles_release(s);
 		return rc;

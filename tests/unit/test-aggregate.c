@@ -32,9 +32,8 @@ static uint64_t duration(uint64_t *state)
 {
 	uint64_t r = rnd(state);
 
-	if ((r & 63) == 0) {
+	if ((r & 63) == 0)
 		return (r >> 8) & ((1ull << 40) - 1);
-	}
 	return 500 + (r >> 20) % 60000;
 }
 
@@ -90,15 +89,13 @@ Test(cycles_image, round_trip_exact_sketch_narrow_wide)
 	vma_cycles_add(&s, 0);
 	vma_cycles_add(&s, 0);
 	round_trip(&s); /* zero-length events only */
-	for (i = 0; i < 300; i++) {
+	for (i = 0; i < 300; i++)
 		vma_cycles_add(&s, 1 + rnd(&st) % 5000);
-	}
 	round_trip(&s); /* exact, 32-bit samples */
 	vma_cycles_add(&s, 1ull << 45);
 	round_trip(&s); /* exact, 64-bit samples */
-	for (i = 0; i < 20000; i++) {
+	for (i = 0; i < 20000; i++)
 		vma_cycles_add(&s, duration(&st));
-	}
 	cr_assert(!vma_cycles_is_exact(&s));
 	round_trip(&s); /* sketch with pending values */
 	vma_cycles_quantile(&s, VMA_CYCLES_BY_COUNT, 50, 100);
@@ -106,9 +103,8 @@ Test(cycles_image, round_trip_exact_sketch_narrow_wide)
 	vma_cycles_release(&s);
 
 	vma_cycles_init(&s, 4); /* a small exact limit: a sketch of a handful */
-	for (i = 1; i <= 9; i++) {
+	for (i = 1; i <= 9; i++)
 		vma_cycles_add(&s, i * 1000);
-	}
 	round_trip(&s);
 	vma_cycles_release(&s);
 }
@@ -120,9 +116,8 @@ Test(cycles_image, inconsistent_images_are_refused)
 	uint64_t st = 3;
 	unsigned int i;
 
-	for (i = 0; i < 5000; i++) {
+	for (i = 0; i < 5000; i++)
 		vma_cycles_add(&s, duration(&st));
-	}
 	cr_assert_eq(vma_cycles_export(&s, &img), 0);
 	cr_assert_gt(img.nr_bins, 2);
 	img.count++;
@@ -155,9 +150,8 @@ static void make_parts(struct vma_cycles *parts, struct vma_cycles *all, uint64_
 	unsigned int i;
 
 	memset(all, 0, sizeof(*all));
-	for (i = 0; i < PARTS; i++) {
+	for (i = 0; i < PARTS; i++)
 		memset(&parts[i], 0, sizeof(parts[i]));
-	}
 	for (i = 0; i < 6000; i++) {
 		/* Uneven parts: some stay exact, some become sketches. */
 		unsigned int p = (unsigned int)(rnd(&st) % (PARTS * 3));
@@ -182,9 +176,8 @@ Test(cycles_image, merge_is_associative_and_order_independent)
 	make_parts(parts, &all, 42);
 	for (o = 0; o < 3; o++) {
 		memset(&flat[o], 0, sizeof(flat[o]));
-		for (i = 0; i < PARTS; i++) {
+		for (i = 0; i < PARTS; i++)
 			cr_assert_eq(vma_cycles_merge(&flat[o], &parts[orders[o][i]]), 0);
-		}
 		assert_same(&flat[o], &all);
 	}
 	/* A tree of pairwise merges, each through a stored image, as shards merge. */
@@ -197,18 +190,16 @@ Test(cycles_image, merge_is_associative_and_order_independent)
 		vma_cycles_image_release(&img);
 	}
 	for (w = 1; w < PARTS; w *= 2) {
-		for (i = 0; i + w < PARTS; i += 2 * w) {
+		for (i = 0; i + w < PARTS; i += 2 * w)
 			cr_assert_eq(vma_cycles_merge(&tree[i], &tree[i + w]), 0);
-		}
 	}
 	assert_same(&tree[0], &all);
 	for (i = 0; i < PARTS; i++) {
 		vma_cycles_release(&parts[i]);
 		vma_cycles_release(&tree[i]);
 	}
-	for (o = 0; o < 3; o++) {
+	for (o = 0; o < 3; o++)
 		vma_cycles_release(&flat[o]);
-	}
 	vma_cycles_release(&all);
 }
 
@@ -243,9 +234,8 @@ static void fake_trace(struct fake *f, unsigned int t)
 			struct vma_cycles *c = &f->dist[d][x];
 
 			n = (t == 4 ? 3000 : 40 + 30 * t) >> x;
-			for (i = 0; i < n; i++) {
+			for (i = 0; i < n; i++)
 				vma_cycles_add(c, i % 50 == 0 ? 0 : duration(&st));
-			}
 			f->exits[d][x] = (struct vma_report_exit){
 				.code = codes[x], .name = names[x],
 				.stat = { .events = c->events, .count = c->count, .total = c->cycles,
@@ -268,9 +258,8 @@ static void fake_release(struct fake *f)
 	unsigned int d, x;
 
 	for (d = 0; d < 2; d++) {
-		for (x = 0; x < REASONS; x++) {
+		for (x = 0; x < REASONS; x++)
 			vma_cycles_release(&f->dist[d][x]);
-		}
 	}
 }
 
@@ -339,21 +328,18 @@ static char *split_and_merge(const unsigned int *shard_of, unsigned int nshards,
 		struct vma_aggregate *shard = vma_aggregate_create(&hz24);
 
 		for (t = 0; t < TRACES; t++) {
-			if (shard_of[t] == s) {
+			if (shard_of[t] == s)
 				add_trace(shard, t);
-			}
 		}
 		save_to(shard, tmp_path("shard", s));
 		vma_aggregate_destroy(shard);
 	}
-	for (s = 0; s < nshards; s++) {
+	for (s = 0; s < nshards; s++)
 		cr_assert_eq(vma_aggregate_load(merged, tmp_path("shard", order[s]), stderr), VMA_OK);
-	}
 	text = render_all(merged);
 	vma_aggregate_destroy(merged);
-	for (s = 0; s < nshards; s++) {
+	for (s = 0; s < nshards; s++)
 		unlink(tmp_path("shard", s));
-	}
 	return text;
 }
 
@@ -369,9 +355,8 @@ Test(aggregate, shards_merge_to_the_whole_byte_for_byte)
 	unsigned int t;
 
 	/* The whole run adds its traces in an order of its own. */
-	for (t = 0; t < TRACES; t++) {
+	for (t = 0; t < TRACES; t++)
 		add_trace(whole, (t * 5) % TRACES);
-	}
 	expect = render_all(whole);
 	cr_assert(strstr(expect, "=== aggregate: 9 traces, 1 failed"), "%s", expect);
 	cr_assert(strstr(expect, "trace-2.xentrace:inner/member.dat"));
@@ -400,9 +385,8 @@ Test(aggregate, a_merge_saved_again_merges_the_same)
 	char *expect, *got;
 	unsigned int t;
 
-	for (t = 0; t < TRACES; t++) {
+	for (t = 0; t < TRACES; t++)
 		add_trace(t < 4 ? a : b, t);
-	}
 	save_to(a, tmp_path("a", 0));
 	save_to(b, tmp_path("b", 0));
 	cr_assert_eq(vma_aggregate_load(ab, tmp_path("a", 0), stderr), VMA_OK);
@@ -437,9 +421,8 @@ Test(aggregate, merges_that_must_be_refused)
 	FILE *f;
 	unsigned int t;
 
-	for (t = 0; t < 3; t++) {
+	for (t = 0; t < 3; t++)
 		add_trace(a, t);
-	}
 	add_trace(other_hz, 5);
 	save_to(a, pa);
 	save_to(other_hz, ph);
