@@ -6,7 +6,8 @@
  * saved in shards, split in different ways, and merged renders byte for
  * byte what the aggregate of all the traces renders; and the save files a
  * merge must refuse (the same file twice, another version, other --cpu-hz,
- * damaged ones) are refused with the documented status.
+ * damaged ones) are refused with the documented status; the CSV table
+ * quotes its fields as RFC 4180 says.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -476,4 +477,29 @@ Test(aggregate, merges_that_must_be_refused)
 	vma_aggregate_destroy(a);
 	vma_aggregate_destroy(other_hz);
 	vma_aggregate_destroy(m);
+}
+
+Test(csv, fields_quoted_as_rfc4180_header_once)
+{
+	struct vma_render_options ropts = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	struct vma_render ctx = { .out = out, .opts = &ropts, .file = "dir,with \"quotes\"/t.dat",
+				  .member = NULL, .index = 0, .batch = true };
+	struct fake f;
+
+	fake_trace(&f, 1);
+	f.dom[0].name = "qemu\nline";
+	cr_assert_eq(vma_render_csv(&ctx, &f.r), VMA_OK);
+	ctx.index = 1; /* a second trace: no second header */
+	cr_assert_eq(vma_render_csv(&ctx, &f.r), VMA_OK);
+	fclose(out);
+	cr_assert(!strncmp(buf, "scope,file,member,platform,domain,vm,vcpu,kind,", 47), "%s", buf);
+	cr_assert_null(strstr(buf + 1, "\nscope,"), "one header");
+	cr_assert(strstr(buf, "\ntrace,\"dir,with \"\"quotes\"\"/t.dat\",,xen-vmx,1,\"qemu\nline\",0,"
+			      "exit,1,EXTERNAL_INTERRUPT,"), "%s", buf);
+	cr_assert(strstr(buf, ",xen-vmx,2,,0,exit,12,HLT,"));
+	free(buf);
+	fake_release(&f);
 }
