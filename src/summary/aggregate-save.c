@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The save file of batch results (--save, `vmalyze merge`): every trace
- * of the aggregate with its whole distributions, in the binary layout
+ * of the aggregate with its whole distributions, then their sum by exit
+ * reason (for other readers; a load checks it is the sum of the traces,
+ * and merges the traces, which is what is exact), in the binary layout
  * doc/save-format.md describes (little-endian, length-prefixed strings).
  * Binary rather than JSON because a sketch is thousands of integer
  * buckets and the reader must check every one anyway.
@@ -24,6 +26,103 @@
 /* Bounds a damaged file cannot make the reader exceed. */
 #define MAX_STRING (1u << 16)
 #define MAX_BINS (64u * 64u)
+
+/* ---- the aggregate section: sums of the traces' exits by reason ---- */
+
+/* One exit reason summed over traces. */
+struct reason_sum {
+	struct vma_agg_key key;
+	const char *name;     /* borrowed from a trace */
+	uint32_t traces;
+	struct vma_cycles dist;
+};
+
+static void sums_free(struct reason_sum *sums, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		vma_cycles_release(&sums[i].dist);
+	free(sums);
+}
+
+/*
+ * The exit reasons of traces [@first, @last) summed, sorted by key.  The
+ * aggregate the file stores, and what a reader checks it against.
+ */
+static int sum_traces(const struct vma_aggregate *agg, size_t first, size_t last,
+		      struct reason_sum **out, size_t *nr)
+{
+	struct reason_sum *sums = NULL;
+	size_t cap = 0, n = 0, i, j, k;
+
+	for (i = first; i < last; i++) {
+		const struct vma_agg_trace *t = &agg->traces[i];
+
+		for (j = 0; j < t->nr_exits; j++) {
+			const struct vma_agg_exit *x = &t->exits[j];
+			int c = 1;
+
+			for (k = 0; k < n && (c = vma_agg_key_cmp(&sums[k].key, &x->key)) < 0; k++)
+				;
+			if (k == n || c) {
+				if (vma_grow(sums, &cap, n + 1, 16)) {
+					sums_free(sums, n);
+					return VMA_ERR_NOMEM;
+				}
+				memmove(&sums[k + 1], &sums[k], (n - k) * sizeof(*sums));
+				memset(&sums[k], 0, sizeof(*sums));
+				sums[k].key = x->key;
+				n++;
+			}
+			if (!sums[k].name)
+				sums[k].name = x->name;
+			sums[k].traces++;
+			if (vma_cycles_merge(&sums[k].dist, &x->dist)) {
+				sums_free(sums, n);
+				return VMA_ERR_NOMEM;
+			}
+		}
+	}
+	*out = sums;
+	*nr = n;
+	return VMA_OK;
+}
+
+static int cmp_sample(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* True when @a and @b hold the same samples (exact: as multisets) or buckets. */
+static bool same_dist(const struct vma_cycles *a, const struct vma_cycles *b)
+{
+	struct vma_cycles_image x, y;
+	bool same = false;
+
+	if (vma_cycles_export(a, &x))
+		return false;
+	if (vma_cycles_export(b, &y)) {
+		vma_cycles_image_release(&x);
+		return false;
+	}
+	if (x.events == y.events && x.count == y.count && x.cycles == y.cycles &&
+	    x.exact == y.exact && x.min == y.min && x.max == y.max &&
+	    x.nr_samples == y.nr_samples && x.nr_bins == y.nr_bins) {
+		if (x.nr_samples) {
+			qsort(x.samples, x.nr_samples, sizeof(*x.samples), cmp_sample);
+			qsort(y.samples, y.nr_samples, sizeof(*y.samples), cmp_sample);
+		}
+		same = (!x.nr_samples ||
+			!memcmp(x.samples, y.samples, x.nr_samples * sizeof(*x.samples))) &&
+		       (!x.nr_bins || !memcmp(x.bins, y.bins, x.nr_bins * sizeof(*x.bins)));
+	}
+	vma_cycles_image_release(&x);
+	vma_cycles_image_release(&y);
+	return same;
+}
 
 /* ---- writing ---- */
 
@@ -132,7 +231,8 @@ static int put_trace(FILE *out, const struct vma_agg_trace *t)
 
 int vma_aggregate_save(struct vma_aggregate *agg, FILE *out)
 {
-	size_t i;
+	struct reason_sum *sums;
+	size_t i, nr;
 	int rc;
 
 	fwrite(SAVE_MAGIC, 1, SAVE_MAGIC_LEN, out);
@@ -146,6 +246,22 @@ int vma_aggregate_save(struct vma_aggregate *agg, FILE *out)
 		if (rc)
 			return rc;
 	}
+	rc = sum_traces(agg, 0, agg->nr_traces, &sums, &nr);
+	if (rc)
+		return rc;
+	put_u32(out, (uint32_t)nr);
+	for (i = 0; i < nr && !rc; i++) {
+		put_str(out, sums[i].key.platform);
+		put_u8(out, (uint8_t)sums[i].key.unit);
+		put_u64(out, sums[i].key.hz);
+		put_u32(out, sums[i].key.code);
+		put_str(out, sums[i].name);
+		put_u32(out, sums[i].traces);
+		rc = put_dist(out, &sums[i].dist);
+	}
+	sums_free(sums, nr);
+	if (rc)
+		return rc;
 	fwrite(SAVE_END, 1, 4, out);
 	return ferror(out) ? VMA_ERR_OUTPUT : VMA_OK;
 }
@@ -408,6 +524,51 @@ static void check_header(struct reader *r, struct vma_aggregate *agg)
 	free(version);
 }
 
+/* The stored aggregate must be the sum of the traces just read (from @first). */
+static void check_aggregate(struct reader *r, struct vma_aggregate *agg, size_t first)
+{
+	struct reason_sum *sums = NULL;
+	struct vma_cycles stored = { 0 };
+	size_t nr = 0;
+	uint32_t n, i;
+	uint64_t at;
+
+	if (r->rc)
+		return;
+	if (sum_traces(agg, first, agg->nr_traces, &sums, &nr)) {
+		bad(r, VMA_ERR_NOMEM, "out of memory");
+		return;
+	}
+	at = r->off;
+	n = get_u32(r);
+	if (!r->rc && n != nr)
+		bad(r, VMA_ERR_FORMAT, "the aggregate does not have the traces' exit reasons");
+	for (i = 0; i < n && !r->rc; i++) {
+		char *platform, *name;
+		struct vma_agg_key key = { 0 };
+		uint32_t traces;
+
+		at = r->off;
+		get_str(r, &platform);
+		key.platform = platform ? vma_agg_platform_intern(platform) : NULL;
+		free(platform);
+		key.unit = get_u8(r) ? VMA_REPORT_NS : VMA_REPORT_CYCLES;
+		key.hz = get_u64(r);
+		key.code = get_u32(r);
+		get_str(r, &name);
+		free(name);
+		traces = get_u32(r);
+		get_dist(r, &stored);
+		if (!r->rc && (!key.platform || vma_agg_key_cmp(&key, &sums[i].key) ||
+			       traces != sums[i].traces || !same_dist(&stored, &sums[i].dist))) {
+			r->off = at;
+			bad(r, VMA_ERR_FORMAT, "the aggregate is not the sum of the traces");
+		}
+		vma_cycles_release(&stored);
+	}
+	sums_free(sums, nr);
+}
+
 static void load(struct reader *r, struct vma_aggregate *agg, size_t *added)
 {
 	char end[4];
@@ -426,6 +587,7 @@ static void load(struct reader *r, struct vma_aggregate *agg, size_t *added)
 		(*added)++;
 		get_trace(r, t);
 	}
+	check_aggregate(r, agg, agg->nr_traces - *added);
 	if (get_bytes(r, end, sizeof(end)) && memcmp(end, SAVE_END, sizeof(end)))
 		bad(r, VMA_ERR_FORMAT, "no end mark after the last trace");
 	if (!r->rc && fgetc(r->in) != EOF)
