@@ -120,14 +120,16 @@ const struct vma_aggregate_view *vma_aggregate_view(struct vma_aggregate *agg);
 
 /*
  * Saving (the format: doc/save-format.md).  vma_aggregate_save() writes
- * every trace with its whole distributions to @out.  vma_aggregate_load()
- * adds the traces of the save file @path; it refuses a file from another
- * vmalyze version or other options, and a trace (file and member) some
- * earlier load already added (a save merged with itself, or shards that
- * overlap).  Errors go to @err naming the file and the byte offset.
+ * every trace with its whole distributions to @out, then their sum by
+ * exit reason.  vma_aggregate_load() adds the traces of the save file
+ * @path; it refuses a file from another vmalyze version or other options,
+ * and a trace (file and member) some earlier load already added (a save
+ * merged with itself, or shards that overlap).  Errors go to @err naming
+ * the file and the byte offset.
  * Return: VMA_OK; VMA_ERR_IO (cannot open or read), VMA_ERR_FORMAT (not a
  * save file, or a damaged one), VMA_ERR_USAGE (a file that may not be
- * merged with the others), VMA_ERR_NOMEM; VMA_ERR_OUTPUT for the save.
+ * merged with the others), VMA_ERR_NOMEM.  The save: VMA_ERR_OUTPUT, or
+ * VMA_ERR_FORMAT for a distribution lacking samples (vma_cycles_export()).
  */
 int vma_aggregate_save(struct vma_aggregate *agg, FILE *out);
 int vma_aggregate_load(struct vma_aggregate *agg, const char *path, FILE *err);

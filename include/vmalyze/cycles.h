@@ -310,7 +310,9 @@ struct vma_cycles_image {
 /*
  * vma_cycles_export - fill @img from @s (allocates; vma_cycles_image_release()).
  * Return: 0; VMA_ERR_NOMEM, also when @s had dropped samples
- * (vma_cycles_failed()): such a summary cannot be stored exactly.
+ * (vma_cycles_failed()); VMA_ERR_FORMAT when @s counted events whose
+ * samples it never got (vma_cycles_count() without the parts merged):
+ * such summaries cannot be stored exactly.
  */
 int vma_cycles_export(const struct vma_cycles *s, struct vma_cycles_image *img);
 void vma_cycles_image_release(struct vma_cycles_image *img);

@@ -46,6 +46,9 @@ int vma_cycles_export(const struct vma_cycles *s, struct vma_cycles_image *img)
 	memset(img, 0, sizeof(*img));
 	if (vma_cycles_failed(s))
 		return VMA_ERR_NOMEM;
+	/* Counted but not sampled (vma_cycles_count() without its parts): not storable. */
+	if (!s->sketch && s->n != s->count)
+		return VMA_ERR_FORMAT;
 	img->events = s->events;
 	img->count = s->count;
 	img->cycles = s->cycles;
