@@ -12,9 +12,11 @@
 #ifndef VMALYZE_INPUT_H
 #define VMALYZE_INPUT_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "vmalyze/record.h"
 #include "vmalyze/strbuf.h"
@@ -40,6 +42,13 @@ enum vma_family {
 /*
  * One per-pcpu stream.  rec is the current record, borrowed: valid until
  * the next call of next() on the same stream.
+ *
+ * next() of a streamed input (a pipe) may also return VMA_PAUSED: the
+ * stream has no record now and its reader cannot hold more of the input
+ * to find one (the reorder cap); the stream is not over.  The caller
+ * stops asking it; the reader announces it again through new_stream when
+ * it has a record, which is then usually older than records already
+ * released (the reader reports that lateness as damage).
  */
 struct vma_stream {
 	struct vma_record rec;
@@ -66,15 +75,37 @@ struct vma_input_ops {
 	void (*describe)(const struct vma_stream *stream, struct vma_strbuf *sb);
 };
 
+/* Memory a streamed xentrace input may hold to put records in time order. */
+#define VMA_REORDER_CAP_DEFAULT (64u << 20)
+/* Largest temporary copy of a pipe whose format must seek (trace.dat). */
+#define VMA_SPOOL_CAP_DEFAULT (4ull << 30)
+
 struct vma_input_options {
 	const char *event_formats_dir; /* --event-formats, for raw ftrace dumps */
+	/*
+	 * Set (from a signal handler) to end reading early, as if the input
+	 * ended there: what was read is still reported.  NULL: never.
+	 */
+	volatile sig_atomic_t *stop;
+	size_t reorder_cap;            /* bytes; 0 = VMA_REORDER_CAP_DEFAULT */
+	uint64_t spool_cap;            /* bytes; 0 = VMA_SPOOL_CAP_DEFAULT */
 };
 
 struct vma_input {
 	const struct vma_input_ops *ops;
 	char *path;               /* owned: the name shown in messages */
-	int fd;                   /* owned: seekable descriptor of the data */
+	int fd;                   /* owned: descriptor of the data */
+	/*
+	 * False: fd is seekable and size is the file's size.  True: fd is a
+	 * pipe or FIFO read once, in order, with vma_input_read() (only
+	 * xentrace streams); size is UINT64_MAX until the end is reached.
+	 */
+	bool streaming;
 	uint64_t size;            /* bytes in the file */
+	uint64_t read_pos;        /* streaming: bytes consumed so far */
+	unsigned char *head;      /* streaming: bytes read to probe the format, served first */
+	size_t head_len, head_pos;
+	bool interrupted;         /* options->stop ended the input early */
 	enum vma_clock clock;
 	enum vma_family family;
 	uint64_t clock_hz;        /* ticks per second when the file says, else 0 */
@@ -88,8 +119,10 @@ struct vma_input {
 /*
  * vma_input_open - open @path ("-" for standard input), recognise its format
  * from its content and announce its streams through @new_stream.
- * A pipe is copied to an unlinked temporary file first, so every reader can
- * seek; memory use does not grow with the input.
+ * The format is recognised from the first bytes before anything else is
+ * read.  A xentrace pipe or FIFO is read as it arrives (streaming); a
+ * trace.dat or raw dump on a pipe, whose readers seek, is copied to an
+ * unlinked temporary file first, up to options->spool_cap bytes.
  * Return: VMA_OK and *out owned (free with vma_input_close()), or a negative
  * VMA_ERR_* after a message naming the file was reported to @diag.
  */
@@ -97,6 +130,27 @@ int vma_input_open(const char *path, const struct vma_input_options *options,
 		   struct vma_diag *diag, vma_new_stream_fn new_stream, void *arg,
 		   struct vma_input **out);
 void vma_input_close(struct vma_input *input);
+
+/*
+ * vma_input_read - for readers of a streaming input: the next bytes, in
+ * order (the probed head first): at least @min and at most @max, as many
+ * as have arrived.  Return: bytes read (< @min only at the end of the
+ * input or when options->stop was set: in->interrupted then), or
+ * VMA_ERR_IO after a message naming the file and offset.
+ */
+ssize_t vma_input_read(struct vma_input *in, void *buf, size_t min, size_t max);
+
+/*
+ * vma_input_wait - streaming input: wait up to @ms milliseconds for more
+ * bytes.  Return: true when a read would not block (data, or the end).
+ */
+bool vma_input_wait(struct vma_input *in, int ms);
+
+/* True once options->stop was set: readers end their streams. */
+static inline bool vma_input_stop_requested(const struct vma_input *in)
+{
+	return in->options && in->options->stop && *in->options->stop;
+}
 
 /* Registered readers, for probing and for --help. */
 extern const struct vma_input_ops vma_xentrace_ops;

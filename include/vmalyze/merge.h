@@ -13,7 +13,9 @@
  *
  * A stream added while merging (a pcpu that a reader found late) joins at
  * its first record; if that record is older than one already delivered, it
- * is delivered anyway, flagged VMA_REC_LATE, and counted.
+ * is delivered anyway, flagged VMA_REC_LATE, and counted.  A stream whose
+ * next() returns VMA_PAUSED leaves without being reported ended; its
+ * reader adds it again (vma_merge_add) when it has records.
  */
 #ifndef VMALYZE_MERGE_H
 #define VMALYZE_MERGE_H

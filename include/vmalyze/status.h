@@ -10,6 +10,7 @@
 enum vma_status {
 	VMA_OK = 0,
 	VMA_END = 1,           /* stream exhausted: not an error */
+	VMA_PAUSED = 2,        /* streamed input: no record now, not over (input.h) */
 	VMA_ERR_IO = -1,       /* the input cannot be opened or read */
 	VMA_ERR_FORMAT = -2,   /* not a trace this program reads, or empty */
 	VMA_ERR_DAMAGED = -3,  /* damage above --tolerance: input abandoned */

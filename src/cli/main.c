@@ -12,6 +12,7 @@
 #include "cli/options.h"
 #include "cli/results.h"
 #include "cli/run.h"
+#include "cli/signals.h"
 #include "config.h"
 #include "vmalyze/aggregate.h"
 #include "vmalyze/diag.h"
@@ -80,8 +81,9 @@ int main(int argc, char **argv)
 			return VMA_EXIT_SYSTEM;
 		}
 	}
+	opts.stop = vma_stop_install();
 
-	for (i = 0; i < opts.nr_files; i++) {
+	for (i = 0; i < opts.nr_files && !*opts.stop; i++) {
 		struct vma_diag *diag = vma_diag_create((enum vma_level)opts.tolerance,
 							opts.verbosity);
 		int status, code;

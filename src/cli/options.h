@@ -6,6 +6,7 @@
 #ifndef VMALYZE_CLI_OPTIONS_H
 #define VMALYZE_CLI_OPTIONS_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,6 +39,8 @@ struct vma_options {
 	const char *format;     /* the summary's renderer (report.h), never NULL after parsing */
 	const char *event_formats;  /* --event-formats DIR */
 	bool help, version;
+	/* Set by SIGINT/SIGTERM: inputs end early and are reported (main.c). */
+	volatile sig_atomic_t *stop;
 	char **files;           /* borrowed from argv */
 	int nr_files;
 };

@@ -71,6 +71,7 @@ struct run_ctx {
 	const struct vma_input *in;
 	uint64_t hz;
 	struct vma_dump *dump;
+	FILE *out;
 	const struct vma_renderer *renderer;
 	struct vma_render render;
 	struct vma_interval_clock clock;
@@ -106,6 +107,16 @@ static int render(struct run_ctx *ctx, const struct vma_machine *m, bool final, 
 	return rc;
 }
 
+/* A pipe has no more data yet: show what was written so far. */
+static void flush_output(void *arg)
+{
+	struct run_ctx *ctx = arg;
+
+	if (ctx->dump)
+		vma_dump_flush(ctx->dump);
+	fflush(ctx->out);
+}
+
 static int before_record(void *arg, const struct vma_machine *m, const struct vma_stream *s)
 {
 	struct run_ctx *ctx = arg;
@@ -137,12 +148,6 @@ int vma_run_file(const struct vma_options *opts, const char *path, struct vma_di
 int vma_run_trace(const struct vma_options *opts, const char *path, struct vma_run_batch *batch,
 		  struct vma_diag *diag, FILE *out)
 {
-	struct vma_pipeline_options popts = {
-		.input = { .event_formats_dir = opts->event_formats },
-		.force_svm = opts->svm_mode,
-		.cpu_hz = opts->cpu_hz,
-		.timer_hz = opts->timer_hz,
-	};
 	struct vma_render_options ropts = {
 		.histogram = opts->histogram,
 		.report_pcpu = opts->report_pcpu,
@@ -153,6 +158,16 @@ int vma_run_trace(const struct vma_options *opts, const char *path, struct vma_r
 			    .index = batch ? batch->rendered : 0,
 			    .batch = batch && batch->several },
 		.batch = batch,
+		.out = out,
+	};
+	struct vma_pipeline_options popts = {
+		.input = { .event_formats_dir = opts->event_formats,
+			   .stop = opts->stop,
+			   .idle = flush_output,
+			   .idle_arg = &ctx },
+		.force_svm = opts->svm_mode,
+		.cpu_hz = opts->cpu_hz,
+		.timer_hz = opts->timer_hz,
 	};
 	struct vma_pipeline_hooks hooks = { .arg = &ctx };
 	struct vma_pipeline *p = NULL;
@@ -170,7 +185,8 @@ int vma_run_trace(const struct vma_options *opts, const char *path, struct vma_r
 	ctx.in = vma_pipeline_input(p);
 	ctx.hz = vma_pipeline_hz(p);
 	if (opts->mode == VMA_MODE_DUMP) {
-		if (ctx.in->family == VMA_FAMILY_XEN && !opts->svm_mode && strcmp(path, "-"))
+		/* A pipe or FIFO cannot be read twice (opening a FIFO again blocks). */
+		if (ctx.in->family == VMA_FAMILY_XEN && !opts->svm_mode && !ctx.in->streaming)
 			probe_vendor(path, &popts.input, machine);
 		ctx.dump = vma_dump_create(out, ctx.hz);
 		if (!ctx.dump) {

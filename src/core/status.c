@@ -9,6 +9,8 @@ const char *vma_status_str(int status)
 		return "success";
 	case VMA_END:
 		return "end of data";
+	case VMA_PAUSED:
+		return "no record yet";
 	case VMA_ERR_IO:
 		return "cannot read the input";
 	case VMA_ERR_FORMAT:

@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Opening an input: naming it, making it seekable, recognising its format
- * from its first bytes and handing it to the matching reader.
+ * Opening an input: naming it, recognising its format from its first bytes
+ * and handing it to the matching reader.
  *
- * Readers seek (each pcpu stream reads its own windows), so a pipe or any
- * other non-regular file is first copied to an unlinked temporary file;
- * memory use stays small whatever the size of the input.
+ * A pipe, FIFO or character device is probed from the bytes it yields
+ * first, before anything else is read, so /dev/zero or random data is
+ * rejected at once.  A xentrace stream is then read as it arrives
+ * (xentrace.c puts it in time order within a memory cap).  The trace.dat
+ * and raw-dump readers seek, so such a pipe is copied to an unlinked
+ * temporary file first, up to a cap, and the user is told why.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,12 +32,56 @@ static const struct vma_input_ops *const readers[] = {
 };
 
 #define PROBE_BYTES 4096
+/* Bytes a pipe must yield before its format is decided (every probe needs fewer). */
+#define PROBE_MIN 64
 
-static int spool_to_temp(int src, const char *name, struct vma_diag *diag, int *out)
+/* A read that retries on EINTR unless a stop was requested. */
+static ssize_t read_some(int fd, void *buf, size_t len, volatile sig_atomic_t *stop,
+			 bool *stopped)
+{
+	for (;;) {
+		ssize_t n;
+
+		if (stop && *stop) {
+			*stopped = true;
+			return 0;
+		}
+		n = read(fd, buf, len);
+		if (n >= 0 || errno != EINTR)
+			return n;
+	}
+}
+
+static bool write_all(int fd, const unsigned char *buf, size_t len)
+{
+	while (len) {
+		ssize_t w = write(fd, buf, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return false;
+		buf += w;
+		len -= (size_t)w;
+	}
+	return true;
+}
+
+/*
+ * Copy @head and the rest of the pipe @src to an unlinked temporary file,
+ * at most @cap bytes: beyond, the input is refused (a copy without end
+ * would fill the disk).
+ */
+static int spool_to_temp(int src, const unsigned char *head, size_t head_len, uint64_t cap,
+			 const char *name, const struct vma_input_options *options,
+			 struct vma_diag *diag, int *out)
 {
 	const char *dir = getenv("TMPDIR");
+	volatile sig_atomic_t *stop = options ? options->stop : NULL;
+	uint64_t copied = head_len;
+	bool stopped = false;
 	char path[4096];
-	char buf[1 << 16];
+	unsigned char buf[1 << 16];
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/vmalyze-XXXXXX", dir && *dir ? dir : "/tmp");
@@ -44,37 +93,122 @@ static int spool_to_temp(int src, const char *name, struct vma_diag *diag, int *
 		return VMA_ERR_IO;
 	}
 	unlink(path);
+	vma_diag_info(diag, "%s: this format is read by offset: copying the pipe to a temporary "
+		      "file in %s first (at most %" PRIu64 " MiB)", name,
+		      dir && *dir ? dir : "/tmp", cap >> 20);
+	if (!write_all(fd, head, head_len))
+		goto write_error;
 	for (;;) {
-		ssize_t n = read(src, buf, sizeof(buf));
-		ssize_t off = 0;
+		ssize_t n = read_some(src, buf, sizeof(buf), stop, &stopped);
 
-		if (n < 0 && errno == EINTR)
-			continue;
 		if (n < 0) {
-			vma_diag_report(diag, VMA_LVL_INPUT, name, UINT64_MAX, "Cannot read: %s",
+			vma_diag_report(diag, VMA_LVL_INPUT, name, copied, "Cannot read: %s",
 					strerror(errno));
 			close(fd);
 			return VMA_ERR_IO;
 		}
 		if (n == 0)
 			break;
-		while (off < n) {
-			ssize_t w = write(fd, buf + off, (size_t)(n - off));
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0) {
-				vma_diag_report(diag, VMA_LVL_SYSTEM, name, UINT64_MAX,
-						"Cannot write the temporary copy: %s",
-						strerror(errno));
-				close(fd);
-				return VMA_ERR_IO;
-			}
-			off += w;
+		if (copied + (uint64_t)n > cap) {
+			vma_diag_report(diag, VMA_LVL_INPUT, name, cap,
+					"A trace.dat or raw dump on a pipe must be copied to a "
+					"temporary file (the format is read by offset), and this one "
+					"exceeds the %" PRIu64 " MiB cap: write it to a file first",
+					cap >> 20);
+			close(fd);
+			return VMA_ERR_IO;
 		}
+		if (!write_all(fd, buf, (size_t)n))
+			goto write_error;
+		copied += (uint64_t)n;
 	}
 	*out = fd;
 	return VMA_OK;
+write_error:
+	vma_diag_report(diag, VMA_LVL_SYSTEM, name, copied, "Cannot write the temporary copy: %s",
+			strerror(errno));
+	close(fd);
+	return VMA_ERR_IO;
+}
+
+/* The first bytes of a pipe: at least PROBE_MIN unless it ends sooner. */
+static ssize_t read_head(int fd, unsigned char *head, const struct vma_input_options *options,
+			 bool *stopped)
+{
+	size_t got = 0;
+
+	while (got < PROBE_MIN) {
+		ssize_t n = read_some(fd, head + got, PROBE_BYTES - got,
+				      options ? options->stop : NULL, stopped);
+
+		if (n < 0)
+			return n;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+static const struct vma_input_ops *probe_format(const unsigned char *head, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(readers) / sizeof(readers[0]); i++) {
+		if (readers[i]->probe(head, len))
+			return readers[i];
+	}
+	return NULL;
+}
+
+static void report_not_a_trace(struct vma_diag *diag, const char *name,
+			       const unsigned char *head, size_t got)
+{
+	vma_diag_report(diag, VMA_LVL_INPUT, name, 0,
+			"Not a trace vmalyze reads (not xentrace, trace.dat or a raw ftrace "
+			"ring-buffer dump); first word 0x%02x%02x%02x%02x",
+			got > 3 ? head[3] : 0, got > 2 ? head[2] : 0, got > 1 ? head[1] : 0,
+			got > 0 ? head[0] : 0);
+}
+
+ssize_t vma_input_read(struct vma_input *in, void *buf, size_t min, size_t max)
+{
+	unsigned char *dst = buf;
+	size_t done = 0;
+
+	while (done < min || (done < max && in->head_pos < in->head_len)) {
+		ssize_t n;
+
+		if (in->head_pos < in->head_len) {
+			n = (ssize_t)(in->head_len - in->head_pos);
+			if ((size_t)n > max - done)
+				n = (ssize_t)(max - done);
+			memcpy(dst + done, in->head + in->head_pos, (size_t)n);
+			in->head_pos += (size_t)n;
+		} else {
+			n = read_some(in->fd, dst + done, max - done,
+				      in->options ? in->options->stop : NULL, &in->interrupted);
+			if (n < 0) {
+				vma_diag_report(in->diag, VMA_LVL_INPUT, in->path, in->read_pos,
+						"Cannot read: %s", strerror(errno));
+				return VMA_ERR_IO;
+			}
+			if (n == 0)
+				break;
+		}
+		done += (size_t)n;
+		in->read_pos += (uint64_t)n;
+	}
+	return (ssize_t)done;
+}
+
+bool vma_input_wait(struct vma_input *in, int ms)
+{
+	struct pollfd p = { .fd = in->fd, .events = POLLIN };
+
+	if (in->head_pos < in->head_len)
+		return true;
+	return poll(&p, 1, ms) != 0;
 }
 
 int vma_input_open(const char *path, const struct vma_input_options *options,
@@ -87,7 +221,6 @@ int vma_input_open(const char *path, const struct vma_input_options *options,
 	struct vma_input *in;
 	struct stat st;
 	ssize_t got;
-	size_t i;
 	int fd, rc;
 
 	*out = NULL;
@@ -109,31 +242,6 @@ int vma_input_open(const char *path, const struct vma_input_options *options,
 		close(fd);
 		return VMA_ERR_IO;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		int tmp;
-
-		rc = spool_to_temp(fd, name, diag, &tmp);
-		close(fd);
-		if (rc)
-			return rc;
-		fd = tmp;
-		if (fstat(fd, &st) < 0) {
-			close(fd);
-			return VMA_ERR_IO;
-		}
-	}
-	if (st.st_size == 0) {
-		vma_diag_report(diag, VMA_LVL_INPUT, name, UINT64_MAX, "Is empty: no trace records");
-		close(fd);
-		return VMA_ERR_FORMAT;
-	}
-	got = pread(fd, head, sizeof(head), 0);
-	if (got < 0) {
-		vma_diag_report(diag, VMA_LVL_INPUT, name, 0, "Cannot read: %s", strerror(errno));
-		close(fd);
-		return VMA_ERR_IO;
-	}
-
 	in = calloc(1, sizeof(*in));
 	if (!in || !(in->path = strdup(name))) {
 		free(in);
@@ -141,25 +249,70 @@ int vma_input_open(const char *path, const struct vma_input_options *options,
 		return VMA_ERR_NOMEM;
 	}
 	in->fd = fd;
-	in->size = (uint64_t)st.st_size;
 	in->diag = diag;
 	in->options = options;
 	in->new_stream = new_stream;
 	in->new_stream_arg = arg;
-	for (i = 0; i < sizeof(readers) / sizeof(readers[0]); i++) {
-		if (readers[i]->probe(head, (size_t)got)) {
-			in->ops = readers[i];
-			break;
+	if (S_ISREG(st.st_mode)) {
+		in->size = (uint64_t)st.st_size;
+		if (in->size == 0) {
+			vma_diag_report(diag, VMA_LVL_INPUT, name, UINT64_MAX,
+					"Is empty: no trace records");
+			vma_input_close(in);
+			return VMA_ERR_FORMAT;
+		}
+		got = pread(fd, head, sizeof(head), 0);
+	} else {
+		bool stopped = false;
+
+		got = read_head(fd, head, options, &stopped);
+		if (got == 0) {
+			vma_diag_report(diag, VMA_LVL_INPUT, name, UINT64_MAX,
+					stopped ? "Interrupted before any data arrived"
+						: "Is empty: no trace records");
+			vma_input_close(in);
+			return VMA_ERR_FORMAT;
 		}
 	}
+	if (got < 0) {
+		vma_diag_report(diag, VMA_LVL_INPUT, name, 0, "Cannot read: %s", strerror(errno));
+		vma_input_close(in);
+		return VMA_ERR_IO;
+	}
+	in->ops = probe_format(head, (size_t)got);
 	if (!in->ops) {
-		vma_diag_report(diag, VMA_LVL_INPUT, name, 0,
-				"Not a trace vmalyze reads (not xentrace, trace.dat or a raw ftrace "
-				"ring-buffer dump); first word 0x%02x%02x%02x%02x",
-				got > 3 ? head[3] : 0, got > 2 ? head[2] : 0, got > 1 ? head[1] : 0,
-				head[0]);
+		report_not_a_trace(diag, name, head, (size_t)got);
 		vma_input_close(in);
 		return VMA_ERR_FORMAT;
+	}
+	if (!S_ISREG(st.st_mode) && in->ops == &vma_xentrace_ops) {
+		in->streaming = true;
+		in->size = UINT64_MAX;
+		in->head = malloc((size_t)got);
+		if (!in->head) {
+			vma_input_close(in);
+			return VMA_ERR_NOMEM;
+		}
+		memcpy(in->head, head, (size_t)got);
+		in->head_len = (size_t)got;
+	} else if (!S_ISREG(st.st_mode)) {
+		int tmp;
+
+		rc = spool_to_temp(fd, head, (size_t)got,
+				   options && options->spool_cap ? options->spool_cap
+								 : VMA_SPOOL_CAP_DEFAULT,
+				   name, options, diag, &tmp);
+		if (rc) {
+			vma_input_close(in);
+			return rc;
+		}
+		close(fd);
+		in->fd = tmp;
+		if (fstat(tmp, &st) < 0) {
+			vma_input_close(in);
+			return VMA_ERR_IO;
+		}
+		in->size = (uint64_t)st.st_size;
 	}
 	rc = in->ops->open(in);
 	if (rc) {
@@ -178,6 +331,7 @@ void vma_input_close(struct vma_input *input)
 		input->ops->close(input);
 	if (input->fd >= 0)
 		close(input->fd);
+	free(input->head);
 	free(input->path);
 	free(input);
 }

@@ -38,79 +38,14 @@
 #include "vmalyze/input.h"
 #include "vmalyze/status.h"
 #include "vmalyze/trace-ids.h"
-
-/* Header word of a TRC_TRACE_CPU_CHANGE record: 2 extra words, no TSC. */
-#define CPU_CHANGE_HEADER ((2u << TRACE_EXTRA_SHIFT) | TRC_TRACE_CPU_CHANGE)
-#define CPU_CHANGE_SIZE 12u
-/* Largest record: header, TSC, 7 words. */
-#define MAX_RECORD_SIZE (4u + 8u + 4u * TRACE_EXTRA_MAX)
-/*
- * A pcpu number above this is taken for corruption: Xen's NR_CPUS tops out
- * far below it, and pcpu tables are sized by the highest number seen.
- */
-#define MAX_PCPU_ID (1u << 20)
-/* Windows the scan at open queues, in all pcpus (24 bytes each). */
-#define INDEX_BUDGET (1u << 16)
-
-struct window {
-	uint64_t start; /* file offset of the first record */
-	uint64_t end;   /* file offset just past the last byte */
-	bool cut;       /* the file ends inside it (already reported) */
-};
-
-struct pcpu_stream {
-	struct vma_stream stream; /* first: the merge sees only this */
-	struct xt_reader *reader;
-	/* Windows found and not yet read (a ring). */
-	struct window *queue;
-	size_t q_head, q_len, q_cap;
-	uint64_t queued_upto;  /* start of the last window queued, 0 if none */
-	uint64_t last_window;  /* start of its last window in the file, 0 if none */
-	/* The window being read. */
-	uint64_t pos, end;
-	bool cut;
-	/* Read buffer: bytes [buf_off, buf_off + buf_len) of the file. */
-	unsigned char *buf;
-	size_t buf_cap, buf_len;
-	uint64_t buf_off;
-	/*
-	 * min(end, buf_off + buf_len) while reading: a record starting at
-	 * least MAX_RECORD_SIZE before it is whole in the buffer and the
-	 * window, the common case stream_next() decodes without checks.
-	 * 0 when the next call must take the careful path.
-	 */
-	uint64_t fast_end;
-	uint64_t last_tsc;
-	bool have_lost_end;
-	struct vma_record lost_end;
-	bool announced;
-};
-
-/* A walk along the chain of window headers. */
-struct chain_walk {
-	uint64_t off;  /* next window header */
-	bool done;
-};
-
-struct xt_reader {
-	struct vma_input *input;
-	struct pcpu_stream **pcpus; /* indexed by pcpu number */
-	uint32_t nr_slots;
-	uint32_t nr_pcpus;
-	struct chain_walk scan;     /* the walk at open, which reports damage */
-	uint32_t indexed;           /* windows it queued */
-	uint64_t chain_end;         /* where it stopped: the end of the chain */
-	struct chain_walk lazy;     /* the quiet walk for what it did not queue */
-	bool stopped;               /* read error: every stream ends now */
-	int status;                 /* what streams return once their windows run out */
-};
+#include "input/xentrace-internal.h"
 
 /*
  * Damage above the tolerance ends the scan: no window at or after the
  * damage is read, but windows found before it still are, so the output
  * covers what precedes the reported offset.
  */
-static int report(struct xt_reader *rd, enum vma_level level, uint64_t offset, const char *what)
+int xt_report(struct xt_reader *rd, enum vma_level level, uint64_t offset, const char *what)
 {
 	if (!vma_diag_report(rd->input->diag, level, rd->input->path, offset, "%s", what)) {
 		rd->scan.done = true;
@@ -119,6 +54,8 @@ static int report(struct xt_reader *rd, enum vma_level level, uint64_t offset, c
 	}
 	return VMA_OK;
 }
+
+#define report xt_report
 
 /* A read error: every stream ends at its next call. */
 static void stop_reading(struct xt_reader *rd)
@@ -161,6 +98,11 @@ static inline uint32_t le32(const unsigned char *p)
 	       (uint32_t)p[3] << 24;
 }
 
+uint32_t xt_le32(const unsigned char *p)
+{
+	return le32(p);
+}
+
 static int stream_next(struct vma_stream *stream);
 
 /* Buffer size per pcpu: fewer, larger reads when there are few pcpus. */
@@ -173,7 +115,7 @@ static size_t buffer_size_for(uint32_t nr_pcpus)
 	return 16 * 1024;
 }
 
-static struct pcpu_stream *pcpu_get(struct xt_reader *rd, uint32_t cpu)
+struct pcpu_stream *xt_pcpu_get(struct xt_reader *rd, uint32_t cpu)
 {
 	struct pcpu_stream *ps;
 
@@ -196,11 +138,6 @@ static struct pcpu_stream *pcpu_get(struct xt_reader *rd, uint32_t cpu)
 	if (!ps)
 		return NULL;
 	ps->buf_cap = buffer_size_for(rd->nr_pcpus + 1);
-	ps->buf = malloc(ps->buf_cap);
-	if (!ps->buf) {
-		free(ps);
-		return NULL;
-	}
 	ps->reader = rd;
 	ps->stream.next = stream_next;
 	ps->stream.input = rd->input;
@@ -212,7 +149,7 @@ static struct pcpu_stream *pcpu_get(struct xt_reader *rd, uint32_t cpu)
 	return ps;
 }
 
-static int queue_window(struct pcpu_stream *ps, uint64_t start, uint64_t end, bool cut)
+int xt_queue_window(struct pcpu_stream *ps, const struct window *w)
 {
 	if (ps->q_len == ps->q_cap) {
 		size_t cap = ps->q_cap ? ps->q_cap * 2 : 16;
@@ -228,7 +165,7 @@ static int queue_window(struct pcpu_stream *ps, uint64_t start, uint64_t end, bo
 		ps->q_cap = cap;
 		ps->q_head = 0;
 	}
-	ps->queue[(ps->q_head + ps->q_len) % ps->q_cap] = (struct window){ start, end, cut };
+	ps->queue[(ps->q_head + ps->q_len) % ps->q_cap] = *w;
 	ps->q_len++;
 	return VMA_OK;
 }
@@ -361,7 +298,7 @@ static int scan_all(struct xt_reader *rd)
 		walk = chain_next(rd, &rd->scan, true, &cpu, &start, &end, &cut);
 		if (walk != VMA_OK)
 			break;
-		ps = pcpu_get(rd, cpu);
+		ps = xt_pcpu_get(rd, cpu);
 		if (!ps) {
 			rd->status = VMA_ERR_NOMEM;
 			rd->stopped = true;
@@ -386,7 +323,7 @@ static int scan_all(struct xt_reader *rd)
 		ps->last_window = start;
 		/* Past the budget only a pcpu's first window is queued now. */
 		if (rd->indexed < INDEX_BUDGET || !ps->queued_upto) {
-			rc = queue_window(ps, start, end, cut);
+			rc = xt_queue_window(ps, &(struct window){ .start = start, .end = end, .cut = cut });
 			if (rc)
 				goto out;
 			ps->queued_upto = start;
@@ -416,8 +353,10 @@ static int fill(struct pcpu_stream *ps, size_t need)
 	size_t want;
 	int rc;
 
-	if (ps->pos >= ps->buf_off && ps->pos + need <= avail_end)
+	if (ps->pos >= ps->buf_off && ps->pos + need <= avail_end && ps->buf)
 		return VMA_OK;
+	if (!ps->buf && !(ps->buf = malloc(ps->buf_cap)))
+		return VMA_ERR_NOMEM;
 	want = ps->buf_cap;
 	if (ps->end - ps->pos < want)
 		want = (size_t)(ps->end - ps->pos);
@@ -432,36 +371,84 @@ static int fill(struct pcpu_stream *ps, size_t need)
 }
 
 /*
- * Move to the next window of this pcpu: its queue, else the lazy walk
- * until it finds one.  Returns what the stream ends with when there is none.
+ * Find more windows of @ps along the chain.  While the lazy walk holds
+ * fewer than LAZY_BUDGET windows for others, it goes on, queueing every
+ * pcpu's windows it passes; beyond (one pcpu far ahead of the others in
+ * time), @ps walks the chain alone from where the lazy walk is, queueing
+ * only its own: more header reads, bounded memory.
  */
-static int next_window(struct pcpu_stream *ps)
+static int walk_for(struct pcpu_stream *ps)
 {
 	struct xt_reader *rd = ps->reader;
+	struct pcpu_stream *owner;
+	struct chain_walk *walk = &rd->lazy;
 	uint64_t start, end;
 	uint32_t cpu;
 	bool cut;
 	int rc;
 
+	if (rd->lazy_queued >= LAZY_BUDGET) {
+		struct chain_walk own = { ps->own_off, false };
+
+		if (!ps->own_walk || own.off < rd->lazy.off)
+			own.off = rd->lazy.off;
+		ps->own_walk = true;
+		rc = chain_next(rd, &own, false, &cpu, &start, &end, &cut);
+		ps->own_off = own.off;
+		if (rc)
+			return rc;
+		if (cpu == ps->stream.pcpu && start < end && start > ps->queued_upto) {
+			rc = xt_queue_window(ps, &(struct window){ .start = start, .end = end, .cut = cut });
+			if (rc)
+				return rc;
+			ps->queued_upto = start;
+		}
+		return VMA_OK;
+	}
+	rc = chain_next(rd, walk, false, &cpu, &start, &end, &cut);
+	if (rc)
+		return rc;
+	owner = cpu < rd->nr_slots ? rd->pcpus[cpu] : NULL;
+	if (start < end && owner && start > owner->queued_upto) {
+		rc = xt_queue_window(owner, &(struct window){ .start = start, .end = end, .cut = cut,
+							      .lazy = owner != ps });
+		if (rc)
+			return rc;
+		owner->queued_upto = start;
+		rd->lazy_queued += owner != ps;
+	}
+	return VMA_OK;
+}
+
+/*
+ * Move to the next window of this pcpu: its queue, else the chain until
+ * it finds one.  Returns what the stream ends with when there is none.
+ */
+static int next_window(struct pcpu_stream *ps)
+{
+	struct xt_reader *rd = ps->reader;
+	struct vma_input *in = rd->input;
+	int rc;
+
+	if (in->streaming)
+		return xt_stream_next_window(ps);
 	while (ps->q_len == 0) {
 		if (rd->stopped)
 			return rd->status;
+		if (vma_input_stop_requested(in)) {
+			in->interrupted = true;
+			return VMA_END;
+		}
 		if (ps->queued_upto >= ps->last_window)
 			return rd->status ? rd->status : VMA_END;
-		rc = chain_next(rd, &rd->lazy, false, &cpu, &start, &end, &cut);
+		rc = walk_for(ps);
 		if (rc)
 			return rc == VMA_END && rd->status ? rd->status : rc;
-		if (start < end && cpu < rd->nr_slots && rd->pcpus[cpu] &&
-		    start > rd->pcpus[cpu]->queued_upto) {
-			rc = queue_window(rd->pcpus[cpu], start, end, cut);
-			if (rc)
-				return rc;
-			rd->pcpus[cpu]->queued_upto = start;
-		}
 	}
 	ps->pos = ps->queue[ps->q_head].start;
 	ps->end = ps->queue[ps->q_head].end;
 	ps->cut = ps->queue[ps->q_head].cut;
+	rd->lazy_queued -= ps->queue[ps->q_head].lazy;
 	ps->q_head = (ps->q_head + 1) % ps->q_cap;
 	ps->q_len--;
 	return VMA_OK;
@@ -661,7 +648,7 @@ static int xentrace_open(struct vma_input *in)
 	in->clock = VMA_CLOCK_CYCLES;
 	in->family = VMA_FAMILY_XEN;
 
-	rc = scan_all(rd);
+	rc = in->streaming ? xt_stream_open(rd) : scan_all(rd);
 	if (rc)
 		return rc;
 	if (rd->nr_pcpus == 0) {
@@ -681,12 +668,17 @@ static void xentrace_close(struct vma_input *in)
 		return;
 	for (i = 0; i < rd->nr_slots; i++) {
 		if (rd->pcpus[i]) {
+			struct pcpu_stream *ps = rd->pcpus[i];
+
+			for (; ps->q_len; ps->q_len--, ps->q_head = (ps->q_head + 1) % ps->q_cap)
+				free(ps->queue[ps->q_head].data);
 			free(rd->pcpus[i]->queue);
 			free(rd->pcpus[i]->buf);
 			free(rd->pcpus[i]);
 		}
 	}
 	free(rd->pcpus);
+	xt_stream_free(rd);
 	free(rd);
 	in->priv = NULL;
 }

@@ -317,7 +317,7 @@ int vma_merge_add(void *arg, struct vma_stream *stream)
 	struct vma_merge *m = arg;
 	int rc = stream->next(stream);
 
-	if (rc == VMA_END)
+	if (rc == VMA_END || rc == VMA_PAUSED)
 		return VMA_OK;
 	if (rc < 0) {
 		if (!m->error)
@@ -381,8 +381,11 @@ static __attribute__((noinline)) int next_slow(struct vma_merge *m, struct vma_s
 	if (had_current) {
 		if (rc < 0 && !m->error)
 			m->error = rc;
-		/* Only the stream held aside can end in one call. */
-		if (m->nr_ended < 2)
+		/*
+		 * Only the stream held aside can end in one call.  A paused one
+		 * leaves without ending: its reader adds it again later.
+		 */
+		if (m->nr_ended < 2 && rc != VMA_PAUSED)
 			m->ended[m->nr_ended++] = m->leaf[m->current].stream;
 	}
 	if (m->waiting == 0) {

@@ -162,6 +162,11 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 	int rc, status = VMA_OK;
 
 	for (;;) {
+		/* SIGINT/SIGTERM: the input ends here, and what was read is reported. */
+		if (p->opts.input.stop && *p->opts.input.stop) {
+			p->in->interrupted = true;
+			break;
+		}
 		rc = vma_merge_next(p->merge, &stream);
 		while ((ended = vma_merge_pop_ended(p->merge))) {
 			if (p->machine)
@@ -194,6 +199,10 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 				break;
 			}
 		}
+	}
+	if (p->in->interrupted) {
+		vma_diag_report(p->diag, VMA_LVL_WARN, p->in->path, UINT64_MAX,
+				"Interrupted: the report covers the records read so far");
 	}
 	if (vma_merge_late_count(p->merge)) {
 		vma_diag_report(p->diag, VMA_LVL_WARN, p->in->path, UINT64_MAX,

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Internals of the xentrace reader shared by its two window sources:
+ * xentrace.c (a seekable file: windows found by walking the chain of
+ * headers, read with pread()) and xentrace-stream.c (a pipe or FIFO:
+ * windows read once, in file order, held in memory until their pcpu's
+ * stream reaches them).  Only the reader's own files include this.
+ */
+#ifndef VMALYZE_INPUT_XENTRACE_INTERNAL_H
+#define VMALYZE_INPUT_XENTRACE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vmalyze/diag.h"
+#include "vmalyze/input.h"
+#include "vmalyze/trace-ids.h"
+
+/* Header word of a TRC_TRACE_CPU_CHANGE record: 2 extra words, no TSC. */
+#define CPU_CHANGE_HEADER ((2u << TRACE_EXTRA_SHIFT) | TRC_TRACE_CPU_CHANGE)
+#define CPU_CHANGE_SIZE 12u
+/* Largest record: header, TSC, 7 words. */
+#define MAX_RECORD_SIZE (4u + 8u + 4u * TRACE_EXTRA_MAX)
+/*
+ * A pcpu number above this is taken for corruption: Xen's NR_CPUS tops out
+ * far below it, and pcpu tables are sized by the highest number seen.
+ */
+#define MAX_PCPU_ID (1u << 20)
+/* Windows the scan at open queues, in all pcpus. */
+#define INDEX_BUDGET (1u << 16)
+/*
+ * Windows the lazy walk may hold queued for pcpus ahead of the one that
+ * asked (32 bytes each: 16 MiB); beyond, a pcpu walks the chain itself.
+ */
+#define LAZY_BUDGET (1u << 19)
+/* Memory charged per window held by the stream source, besides its bytes. */
+#define WINDOW_OVERHEAD 64u
+
+struct window {
+	uint64_t start; /* file offset of the first record */
+	uint64_t end;   /* file offset just past the last byte */
+	bool cut;       /* the file ends inside it (already reported) */
+	bool lazy;      /* queued by the lazy walk for a pcpu other than the walker */
+	unsigned char *data; /* streaming: its bytes (owned), else NULL */
+};
+
+struct pcpu_stream {
+	struct vma_stream stream; /* first: the merge sees only this */
+	struct xt_reader *reader;
+	/* Windows found and not yet read (a ring). */
+	struct window *queue;
+	size_t q_head, q_len, q_cap;
+	uint64_t queued_upto;  /* start of the last window queued, 0 if none */
+	uint64_t last_window;  /* start of its last window in the file, 0 if none */
+	/* Seekable: where this pcpu walks the chain alone (own_walk), past LAZY_BUDGET. */
+	uint64_t own_off;
+	bool own_walk;
+	/* The window being read. */
+	uint64_t pos, end;
+	bool cut;
+	/*
+	 * Read buffer: bytes [buf_off, buf_off + buf_len) of the file.  When
+	 * streaming, the current window's bytes (owned).  Allocated at the
+	 * first read, so pcpus that only have empty windows cost little.
+	 */
+	unsigned char *buf;
+	size_t buf_cap, buf_len;
+	uint64_t buf_off;
+	/*
+	 * min(end, buf_off + buf_len) while reading: a record starting at
+	 * least MAX_RECORD_SIZE before it is whole in the buffer and the
+	 * window, the common case stream_next() decodes without checks.
+	 * 0 when the next call must take the careful path.
+	 */
+	uint64_t fast_end;
+	uint64_t last_tsc;
+	bool have_lost_end;
+	struct vma_record lost_end;
+	bool announced;
+	bool paused;           /* streaming: returned VMA_PAUSED, not announced again yet */
+};
+
+/* A walk along the chain of window headers. */
+struct chain_walk {
+	uint64_t off;  /* next window header */
+	bool done;
+};
+
+/* Streaming: a buffered, forward-only view of the input. */
+struct xt_source {
+	unsigned char *buf;
+	size_t len, pos;       /* valid bytes, next unread */
+	uint64_t held;         /* bytes of windows queued, with WINDOW_OVERHEAD each */
+	size_t cap;            /* limit on held */
+	bool eof;
+};
+
+struct xt_reader {
+	struct vma_input *input;
+	struct pcpu_stream **pcpus; /* indexed by pcpu number */
+	uint32_t nr_slots;
+	uint32_t nr_pcpus;
+	struct chain_walk scan;     /* the walk at open, which reports damage */
+	uint32_t indexed;           /* windows it queued */
+	uint64_t lazy_queued;       /* windows the lazy walk holds queued */
+	uint64_t chain_end;         /* where it stopped: the end of the chain */
+	struct chain_walk lazy;     /* the quiet walk for what it did not queue */
+	struct xt_source src;       /* streaming only */
+	bool stopped;               /* read error: every stream ends now */
+	int status;                 /* what streams return once their windows run out */
+};
+
+/* xentrace.c, for the stream source. */
+int xt_report(struct xt_reader *rd, enum vma_level level, uint64_t offset, const char *what);
+struct pcpu_stream *xt_pcpu_get(struct xt_reader *rd, uint32_t cpu);
+int xt_queue_window(struct pcpu_stream *ps, const struct window *w);
+uint32_t xt_le32(const unsigned char *p);
+
+/* xentrace-stream.c. */
+int xt_stream_open(struct xt_reader *rd);
+int xt_stream_next_window(struct pcpu_stream *ps);
+void xt_stream_free(struct xt_reader *rd);
+
+#endif /* VMALYZE_INPUT_XENTRACE_INTERNAL_H */
