@@ -88,6 +88,13 @@ struct vma_input_options {
 	 */
 	volatile sig_atomic_t *stop;
 	size_t reorder_cap;            /* bytes; 0 = VMA_REORDER_CAP_DEFAULT */
+	/*
+	 * Called when a streaming input is about to wait for data that has
+	 * not arrived, so the caller can flush what it wrote so far.  NULL:
+	 * nothing to do.
+	 */
+	void (*idle)(void *arg);
+	void *idle_arg;
 	uint64_t spool_cap;            /* bytes; 0 = VMA_SPOOL_CAP_DEFAULT */
 };
 

@@ -186,6 +186,8 @@ ssize_t vma_input_read(struct vma_input *in, void *buf, size_t min, size_t max)
 			memcpy(dst + done, in->head + in->head_pos, (size_t)n);
 			in->head_pos += (size_t)n;
 		} else {
+			if (in->options && in->options->idle && done < min && !vma_input_wait(in, 0))
+				in->options->idle(in->options->idle_arg);
 			n = read_some(in->fd, dst + done, max - done,
 				      in->options ? in->options->stop : NULL, &in->interrupted);
 			if (n < 0) {

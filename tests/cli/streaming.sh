@@ -1,0 +1,98 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Streaming input: a pipe or FIFO is read as it arrives, without a
+# temporary copy.  Endless data that is not a trace is refused at once;
+# a FIFO works in dump mode; a trace piped in gives the file's output; a
+# slow writer's records are printed while it is still writing; SIGINT and
+# SIGTERM end the input and the summary of what was read is printed.
+set -u
+: "${VMALYZE:?}" "${top_srcdir:?}"
+tmp=$(mktemp -d)
+pids=
+trap 'for p in $pids; do kill $p 2>/dev/null; done; rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+good="$top_srcdir/traces/gen-vmx-4cpu.xentrace"
+
+# Endless zeros, from a character device and on standard input: exit 2 at once.
+TMPDIR="$tmp" timeout 10 "$VMALYZE" -s /dev/zero >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc -ne 2 ] || ! grep -q "/dev/zero: offset 0: Not a trace" "$tmp/err"; then
+	fail "dev-zero: exit $rc"; cat "$tmp/err"
+elif [ -n "$(ls "$tmp" | grep vmalyze-)" ]; then
+	fail "dev-zero: a temporary copy was made"
+else
+	echo "ok   dev-zero"
+fi
+timeout 10 "$VMALYZE" -s - </dev/urandom >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "<stdin>: offset 0: Not a trace" "$tmp/err" &&
+	echo "ok   urandom-stdin" || fail "urandom-stdin: exit $rc"
+
+# Every generated trace through a pipe: the file's dump and summary.
+for t in "$top_srcdir"/traces/gen-*.xentrace; do
+	b=$(basename "$t")
+	for mode in -a -s; do
+		timeout 60 "$VMALYZE" $mode "$t" >"$tmp/file.out" 2>"$tmp/file.err"
+		cat "$t" | timeout 60 "$VMALYZE" $mode - >"$tmp/pipe.out" 2>"$tmp/pipe.err"
+		if cmp -s "$tmp/file.out" "$tmp/pipe.out" && cmp -s "$tmp/file.err" "$tmp/pipe.err"; then
+			echo "ok   pipe $mode $b"
+		else
+			fail "pipe $mode $b: output differs from the file's"
+		fi
+	done
+done
+
+# Dump mode on a FIFO (it used to block reopening the FIFO).
+mkfifo "$tmp/fifo"
+cat "$good" >"$tmp/fifo" &
+pids="$pids $!"
+timeout 20 "$VMALYZE" -a "$tmp/fifo" >"$tmp/fifo.out" 2>"$tmp/fifo.err"
+rc=$?
+timeout 60 "$VMALYZE" -a "$good" >"$tmp/file.out" 2>/dev/null
+[ $rc -eq 0 ] && cmp -s "$tmp/file.out" "$tmp/fifo.out" && echo "ok   fifo-dump" ||
+	fail "fifo-dump: exit $rc"
+
+# A writer that stops half-way for 4 seconds, after a whole window as
+# xentrace writes them: the records are printed meanwhile.
+size=$(wc -c <"$good")
+half=0
+while [ $half -lt $((size / 2)) ]; do
+	ws=$(od -An -tu4 -j $((half + 8)) -N4 "$good" | tr -d ' ')
+	half=$((half + 12 + ws))
+done
+{ head -c $half "$good"; sleep 4; tail -c +$((half + 1)) "$good"; } |
+	timeout 30 "$VMALYZE" -a - >"$tmp/slow.out" 2>"$tmp/slow.err" &
+pids="$pids $!"
+slow=$!
+sleep 2.5
+early=$(wc -l <"$tmp/slow.out")
+wait $slow
+rc=$?
+total=$(wc -l <"$tmp/slow.out")
+if [ "$early" -gt 100 ] && [ "$early" -lt "$total" ] && [ $rc -eq 0 ] &&
+	cmp -s "$tmp/file.out" "$tmp/slow.out"; then
+	echo "ok   slow-writer ($early of $total lines while the writer waited)"
+else
+	fail "slow-writer: $early of $total lines early, exit $rc"
+fi
+
+# SIGINT and SIGTERM while the pipe stays open: the summary of what was read.
+for sig in INT TERM; do
+	# Without the signal vmalyze would end only with the writer, without "Interrupted".
+	{ cat "$good"; sleep 5; } | "$VMALYZE" -s - >"$tmp/sig.out" 2>"$tmp/sig.err" &
+	pid=$!      # the pipeline's last process: vmalyze
+	pids="$pids $pid"
+	sleep 2
+	kill -$sig $pid
+	wait $pid
+	rc=$?
+	if [ $rc -eq 0 ] && grep -q "Total time" "$tmp/sig.out" && grep -q "Interrupted" "$tmp/sig.err"; then
+		echo "ok   sig$sig-summary"
+	else
+		fail "sig$sig-summary: exit $rc"; sed 's/^/  stderr: /' "$tmp/sig.err" | head -3
+	fi
+done
+
+exit $((fails > 0))
