@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/options.h"
+#include "cli/record.h"
 #include "cli/results.h"
 #include "cli/run.h"
 #include "cli/signals.h"
@@ -60,6 +61,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "merge"))
 		return merge_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "record"))
+		return vma_record_main(argc - 1, argv + 1, vma_stop_install());
 	if (vma_options_parse(&opts, argc, argv, stderr))
 		return VMA_EXIT_USAGE;
 	if (opts.help) {

@@ -28,6 +28,7 @@ enum {
 	OPT_FORMAT,
 	OPT_CSV,
 	OPT_SAVE,
+	OPT_LIVE,
 };
 
 struct option_doc {
@@ -67,6 +68,9 @@ static const struct option_doc table[] = {
 	  "'vmalyze merge' (doc/batch.md)" },
 	{ "report-pcpu", OPT_REPORT_PCPU, no_argument, NULL,
 	  "With the summary: per-pcpu running, idle and lost time" },
+	{ "live", OPT_LIVE, no_argument, NULL,
+	  "A view per second of trace time per domain and vcpu, as records arrive "
+	  "(for a pipe; plain lines unless stdout is a terminal)" },
 	{ "event-formats", OPT_EVENT_FORMATS, required_argument, "DIR",
 	  "Folder of tracefs event format files, for raw ftrace ring-buffer dumps" },
 	{ "verbose", 'v', no_argument, NULL, "More messages on stderr (twice: debug)" },
@@ -138,6 +142,7 @@ void vma_options_help(FILE *out)
 
 	fprintf(out, "Usage: vmalyze [OPTION]... FILE...\n"
 		     "       vmalyze merge [--json | --csv] [--save FILE] SAVE...\n"
+		     "       vmalyze record [OPTION]... [-- COMMAND...]  (see vmalyze record --help)\n"
 		     "Analyze Xen xentrace files and KVM trace-cmd trace.dat or raw ftrace\n"
 		     "ring-buffer dumps: where did the guest's time go?  FILE - reads standard input.\n"
 		     "\n");
@@ -287,6 +292,9 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 		case OPT_EVENT_FORMATS:
 			opts->event_formats = optarg;
 			break;
+		case OPT_LIVE:
+			opts->live = true;
+			break;
 		case 'v':
 			if (opts->verbosity < VMA_VERB_DEBUG)
 				opts->verbosity++;
@@ -321,9 +329,14 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 		return usage_error(err, "%s", "--csv goes with the summary, not -a");
 	if (opts->dump && opts->format)
 		return usage_error(err, "%s", "--format goes with the summary, not -a");
-	if (pick_format(opts, err))
+	if (opts->live && (opts->summary || opts->dump || opts->json || opts->csv || opts->save ||
+			   opts->interval_secs > 0 || opts->histogram || opts->report_pcpu ||
+			   opts->format))
+		return usage_error(err, "%s", "--live is a mode of its own: not with -s, -a, --json, "
+				   "--csv, --save, --format, --interval, --histogram or --report-pcpu");
+	if (!opts->live && pick_format(opts, err))
 		return VMA_ERR_USAGE;
-	opts->mode = opts->dump ? VMA_MODE_DUMP : VMA_MODE_SUMMARY;
+	opts->mode = opts->live ? VMA_MODE_LIVE : opts->dump ? VMA_MODE_DUMP : VMA_MODE_SUMMARY;
 	opts->files = argv + optind;
 	opts->nr_files = argc - optind;
 	if (opts->nr_files == 0)

@@ -16,6 +16,7 @@
 enum vma_mode {
 	VMA_MODE_SUMMARY = 0,
 	VMA_MODE_DUMP,
+	VMA_MODE_LIVE,          /* --live: a view per second of trace time */
 };
 
 /* --cpu-hz when not given: xenalyze's default. */
@@ -35,6 +36,7 @@ struct vma_options {
 	bool csv;               /* --csv */
 	const char *save;       /* --save FILE: the batch results, for vmalyze merge */
 	bool report_pcpu;       /* --report-pcpu */
+	bool live;              /* --live */
 	double interval_secs;   /* -i / --interval, 0 = off */
 	const char *format;     /* the summary's renderer (report.h), never NULL after parsing */
 	const char *event_formats;  /* --event-formats DIR */

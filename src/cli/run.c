@@ -8,6 +8,7 @@
  * are Intel's or AMD's before printing the first exit.
  */
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/run.h"
 #include "vmalyze/aggregate.h"
@@ -16,6 +17,7 @@
 #include "vmalyze/input.h"
 #include "vmalyze/interval.h"
 #include "vmalyze/kvm-input.h"
+#include "vmalyze/live.h"
 #include "vmalyze/pipeline.h"
 #include "vmalyze/report.h"
 #include "vmalyze/state.h"
@@ -71,6 +73,7 @@ struct run_ctx {
 	const struct vma_input *in;
 	uint64_t hz;
 	struct vma_dump *dump;
+	struct vma_live *live;
 	FILE *out;
 	const struct vma_renderer *renderer;
 	struct vma_render render;
@@ -124,6 +127,8 @@ static int before_record(void *arg, const struct vma_machine *m, const struct vm
 
 	if (ctx->dump)
 		vma_dump_begin(ctx->dump, m, &s->rec);
+	if (ctx->live)
+		return vma_live_advance(ctx->live, m, s->rec.tsc);
 	if (ctx->renderer && ctx->renderer->per_interval && m->have_time &&
 	    vma_interval_clock_tick(&ctx->clock, m->first_tsc, s->rec.tsc, &end))
 		return render(ctx, m, false, end);
@@ -135,7 +140,10 @@ static int after_record(void *arg, const struct vma_machine *m, const struct vma
 {
 	struct run_ctx *ctx = arg;
 
-	(void)m;
+	if (ctx->live) {
+		vma_live_note(ctx->live, m, &s->rec, out);
+		return VMA_OK;
+	}
 	return vma_dump_end(ctx->dump, s, out);
 }
 
@@ -195,6 +203,14 @@ int vma_run_trace(const struct vma_options *opts, const char *path, struct vma_r
 		}
 		hooks.before = before_record;
 		hooks.after = after_record;
+	} else if (opts->mode == VMA_MODE_LIVE) {
+		ctx.live = vma_live_create(out, ctx.hz, isatty(fileno(out)));
+		if (!ctx.live) {
+			status = VMA_ERR_NOMEM;
+			goto out;
+		}
+		hooks.before = before_record;
+		hooks.after = after_record;
 	} else {
 		ctx.renderer = vma_renderer_find(opts->format);
 		/* The end-of-trace renderers need no call per record. */
@@ -205,6 +221,11 @@ int vma_run_trace(const struct vma_options *opts, const char *path, struct vma_r
 	}
 
 	status = vma_pipeline_run(p, &hooks);
+	if (ctx.live) {
+		rc = vma_live_finish(ctx.live, machine);
+		if (rc < 0 && status == VMA_OK)
+			status = rc;
+	}
 	ctx.status = status;
 	if (ctx.renderer) {
 		rc = render(&ctx, machine, true, machine->have_time ? machine->last_tsc -
@@ -216,6 +237,7 @@ out:
 	if (ctx.renderer && ctx.renderer->release)
 		ctx.renderer->release(&ctx.render);
 	vma_dump_destroy(ctx.dump);
+	vma_live_destroy(ctx.live);
 	vma_pipeline_close(p);
 	return status;
 }
