@@ -11,7 +11,15 @@ fails=0
 help=$("$VMALYZE" --help) || { echo "FAIL: --help exit status"; exit 1; }
 "$VMALYZE" --version | grep -q '^vmalyze [0-9]' || { echo "FAIL: --version"; fails=1; }
 from_help=$(printf '%s\n' "$help" | grep -o -- '--[a-z][a-z-]*' | sort -u)
-from_man=$(sed 's/\\-/-/g' "$top_srcdir/doc/vmalyze.1" | grep -o -- '--[a-z][a-z-]*' | sort -u)
+# The RECORD section documents `vmalyze record`, checked against its own --help.
+man_main=$(sed 's/\\-/-/g; /^\.SH RECORD/,/^\.SH /d' "$top_srcdir/doc/vmalyze.1")
+man_record=$(sed 's/\\-/-/g' "$top_srcdir/doc/vmalyze.1" | sed -n '/^\.SH RECORD/,/^\.SH EXAMPLES/p')
+from_man=$(printf '%s\n' "$man_main" | grep -o -- '--[a-z][a-z-]*' | sort -u)
+rec_help=$("$VMALYZE" record --help) || { echo "FAIL: record --help exit status"; exit 1; }
+for o in $(printf '%s\n' "$rec_help" | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+	printf '%s\n' "$man_record" | grep -q -- "^\.[A-Z]*.*$o\b" ||
+		{ echo "FAIL: record $o is in its --help, not in vmalyze(1)"; fails=1; }
+done
 for o in $from_help; do
 	printf '%s\n' "$from_man" | grep -qx -- "$o" || { echo "FAIL: $o is in --help, not in vmalyze(1)"; fails=1; }
 done

@@ -1,0 +1,453 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The capture stage's buffer consumer against trace buffers simulated in
+ * memory, laid out as xen/trace.h defines them: a t_info area (u16 pages
+ * per buffer, u16 offset per pcpu of its u32 MFN list) and per pcpu a
+ * struct t_buf {u32 cons, prod} followed by X data bytes, the indices
+ * running modulo 2X.  A simulated Xen produces records into them; the
+ * windows drained are read back with the xentrace reader.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "vmalyze/capture.h"
+#include "vmalyze/diag.h"
+#include "vmalyze/input.h"
+#include "vmalyze/merge.h"
+#include "vmalyze/status.h"
+#include "vmalyze/trace-ids.h"
+#include <xen/trace.h>
+
+#define SIM_CPUS 4
+#define TINFO_MFN 100u
+#define BUF_MFN 1000u
+
+struct sim {
+	uint32_t nr_cpus, pages, x;
+	uint8_t mask;                 /* pcpus given a buffer */
+	unsigned char tinfo[VMA_TBUF_PAGE];
+	unsigned char *buf[SIM_CPUS]; /* struct t_buf + data */
+	bool enabled;
+	int maps, unmaps, disables, closes, set_size_calls;
+	uint32_t evt_mask;
+	int fail_enable, fail_map_at; /* errno to fail with; map call number (1-based) */
+};
+
+static struct sim *hv_sim(void *hv)
+{
+	return hv;
+}
+
+static uint32_t sim_nr_cpus(void *hv)
+{
+	return hv_sim(hv)->nr_cpus;
+}
+
+static uint32_t sim_cpu_khz(void *hv)
+{
+	return 2400000;
+}
+
+static int sim_set_size(void *hv, uint32_t pages)
+{
+	hv_sim(hv)->set_size_calls++;
+	hv_sim(hv)->pages = pages;
+	return 0;
+}
+
+static int sim_set_evt_mask(void *hv, uint32_t mask)
+{
+	hv_sim(hv)->evt_mask = mask;
+	return 0;
+}
+
+static int sim_set_cpu_mask(void *hv, const uint8_t *mask, uint32_t nr)
+{
+	hv_sim(hv)->mask = mask[0];
+	return 0;
+}
+
+/* Lay out t_info: the page lists after the offsets, one u32 per page. */
+static int sim_enable(void *hv, uint32_t pages, uint64_t *mfn, uint64_t *bytes)
+{
+	struct sim *s = hv;
+	uint32_t cpu, i, next = 4; /* in u32 units: after tbuf_size and 4 offsets, rounded */
+
+	if (s->fail_enable)
+		return -s->fail_enable;
+	memset(s->tinfo, 0, sizeof(s->tinfo));
+	s->tinfo[0] = (unsigned char)pages;
+	s->tinfo[1] = (unsigned char)(pages >> 8);
+	s->x = pages * VMA_TBUF_PAGE - 8;
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		if (!(s->mask >> cpu & 1))
+			continue;
+		s->tinfo[2 + 2 * cpu] = (unsigned char)next;
+		s->tinfo[3 + 2 * cpu] = (unsigned char)(next >> 8);
+		for (i = 0; i < pages; i++) {
+			uint32_t m = BUF_MFN + cpu * pages + i;
+
+			memcpy(s->tinfo + 4 * (next + i), &m, 4);
+		}
+		next += pages;
+		s->buf[cpu] = calloc(pages, VMA_TBUF_PAGE);
+		cr_assert_not_null(s->buf[cpu]);
+	}
+	s->enabled = true;
+	*mfn = TINFO_MFN;
+	*bytes = 4 * next;
+	return 0;
+}
+
+static int sim_disable(void *hv)
+{
+	hv_sim(hv)->enabled = false;
+	hv_sim(hv)->disables++;
+	return 0;
+}
+
+static void *sim_map(void *hv, const uint64_t *mfns, uint32_t nr)
+{
+	struct sim *s = hv;
+	uint32_t cpu, i;
+
+	if (++s->maps == s->fail_map_at) {
+		s->maps--;
+		errno = EPERM;
+		return NULL;
+	}
+	if (mfns[0] == TINFO_MFN) {
+		cr_assert_eq(nr, 1);
+		return s->tinfo;
+	}
+	cpu = (uint32_t)(mfns[0] - BUF_MFN) / s->pages;
+	cr_assert_lt(cpu, SIM_CPUS);
+	cr_assert_eq(nr, s->pages);
+	for (i = 0; i < nr; i++)
+		cr_assert_eq(mfns[i], BUF_MFN + cpu * s->pages + i, "page list of pcpu %u", cpu);
+	return s->buf[cpu];
+}
+
+static void sim_unmap(void *hv, void *addr, uint32_t nr)
+{
+	hv_sim(hv)->unmaps++;
+}
+
+static int sim_wait(void *hv, int ms)
+{
+	return 0;
+}
+
+static void sim_close(void *hv)
+{
+	hv_sim(hv)->closes++;
+}
+
+static const struct vma_tbuf_ops sim_ops = {
+	sim_nr_cpus, sim_cpu_khz, sim_set_size, sim_set_evt_mask, sim_set_cpu_mask,
+	sim_enable,  sim_disable, sim_map,      sim_unmap,        sim_wait,
+	sim_close,
+};
+
+static struct sim *sim_new(uint32_t cpus)
+{
+	struct sim *s = calloc(1, sizeof(*s));
+
+	cr_assert_not_null(s);
+	s->nr_cpus = cpus;
+	s->mask = (uint8_t)((1u << cpus) - 1);
+	return s;
+}
+
+static void sim_free(struct sim *s)
+{
+	for (int i = 0; i < SIM_CPUS; i++)
+		free(s->buf[i]);
+	free(s);
+}
+
+static uint32_t *cons_of(struct sim *s, uint32_t cpu)
+{
+	return (uint32_t *)s->buf[cpu];
+}
+
+static uint32_t *prod_of(struct sim *s, uint32_t cpu)
+{
+	return (uint32_t *)s->buf[cpu] + 1;
+}
+
+/* Xen's side: append @len bytes at prod, wrapping at X; prod runs modulo 2X. */
+static void produce(struct sim *s, uint32_t cpu, const void *bytes, uint32_t len)
+{
+	uint32_t prod = *prod_of(s, cpu), cons = *cons_of(s, cpu), used, i;
+	unsigned char *data = s->buf[cpu] + 8;
+
+	used = prod >= cons ? prod - cons : prod + 2 * s->x - cons;
+	cr_assert_leq(used + len, s->x, "the simulated buffer overflows");
+	for (i = 0; i < len; i++)
+		data[(prod + i) % s->x] = ((const unsigned char *)bytes)[i];
+	*prod_of(s, cpu) = (prod + len) % (2 * s->x);
+}
+
+/* A record with a time stamp and one payload word. */
+static void produce_rec(struct sim *s, uint32_t cpu, uint32_t event, uint64_t tsc, uint32_t word)
+{
+	uint32_t r[4] = { event | (1u << 28) | (1u << 31), (uint32_t)tsc, (uint32_t)(tsc >> 32),
+			  word };
+
+	produce(s, cpu, r, sizeof(r));
+}
+
+/* Put both indices of @cpu at @at (to test the wrap). */
+static void move_indices(struct sim *s, uint32_t cpu, uint32_t at)
+{
+	*cons_of(s, cpu) = *prod_of(s, cpu) = at;
+}
+
+struct mem {
+	unsigned char *p;
+	size_t len, cap;
+};
+
+static int mem_write(void *arg, const void *bytes, size_t len)
+{
+	struct mem *m = arg;
+
+	if (m->len + len > m->cap) {
+		m->cap = (m->len + len) * 2;
+		m->p = realloc(m->p, m->cap);
+		cr_assert_not_null(m->p);
+	}
+	memcpy(m->p + m->len, bytes, len);
+	m->len += len;
+	return 0;
+}
+
+struct got {
+	uint64_t tsc[256];
+	uint32_t pcpu[256], word[256];
+	size_t n;
+};
+
+static int add(void *m, struct vma_stream *s)
+{
+	return vma_merge_add(m, s);
+}
+
+/* Read the captured bytes with the xentrace reader. */
+static void read_back(const struct mem *m, struct got *g)
+{
+	char path[] = "/tmp/vmalyze-capture-XXXXXX";
+	int fd = mkstemp(path);
+	struct vma_diag *diag = vma_diag_create(VMA_DEFAULT_TOLERANCE, VMA_VERB_QUIET);
+	struct vma_merge *merge = vma_merge_create();
+	struct vma_input_options o = { 0 };
+	struct vma_input *in;
+	struct vma_stream *st;
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, m->p, m->len), (ssize_t)m->len);
+	close(fd);
+	memset(g, 0, sizeof(*g));
+	cr_assert_eq(vma_input_open(path, &o, diag, add, merge, &in), VMA_OK);
+	while (vma_merge_next(merge, &st) == VMA_OK) {
+		cr_assert_lt(g->n, 256);
+		g->tsc[g->n] = st->rec.tsc;
+		g->pcpu[g->n] = st->rec.pcpu;
+		g->word[g->n] = st->rec.data[0];
+		g->n++;
+	}
+	cr_assert_eq(vma_diag_worst(diag), VMA_LVL_NONE, "the captured file is damaged");
+	vma_input_close(in);
+	vma_merge_destroy(merge);
+	vma_diag_destroy(diag);
+	unlink(path);
+}
+
+static struct vma_capture *start(struct sim *s, struct vma_diag **diag, uint32_t kb)
+{
+	struct vma_capture_options o = { .buffer_kb = kb };
+	struct vma_capture *cap = NULL;
+
+	*diag = vma_diag_create(VMA_DEFAULT_TOLERANCE, VMA_VERB_QUIET);
+	cr_assert_eq(vma_capture_start(&sim_ops, s, &o, *diag, &cap), VMA_OK);
+	return cap;
+}
+
+Test(capture, drains_each_buffer_as_one_window_and_frees_it)
+{
+	struct sim *s = sim_new(2);
+	struct vma_diag *diag;
+	struct vma_capture *cap = start(s, &diag, 8);
+	struct mem m = { 0 };
+	struct got g;
+
+	cr_assert_eq(s->pages, 2);
+	cr_assert_eq(s->evt_mask, TRC_ALL);
+	cr_assert_eq(vma_capture_stats(cap)->nr_buffers, 2);
+	produce_rec(s, 0, TRC_SCHED_WAKE, 100, 1);
+	produce_rec(s, 1, TRC_SCHED_WAKE, 150, 2);
+	produce_rec(s, 0, TRC_SCHED_WAKE, 200, 3);
+	cr_assert_eq(vma_capture_drain(cap, mem_write, &m), 2 * 12 + 3 * 16);
+	/* Consumed: the space is Xen's again, and a second drain writes nothing. */
+	cr_assert_eq(*cons_of(s, 0), *prod_of(s, 0));
+	cr_assert_eq(*cons_of(s, 1), *prod_of(s, 1));
+	cr_assert_eq(vma_capture_drain(cap, mem_write, &m), 0);
+	produce_rec(s, 1, TRC_SCHED_WAKE, 300, 4);
+	cr_assert_eq(vma_capture_drain(cap, mem_write, &m), 12 + 16);
+	cr_assert_eq(vma_capture_stats(cap)->windows, 3);
+
+	read_back(&m, &g);
+	cr_assert_eq(g.n, 4);
+	cr_assert_eq(g.tsc[0], 100);
+	cr_assert_eq(g.pcpu[1], 1);
+	cr_assert_eq(g.word[2], 3);
+	cr_assert_eq(g.tsc[3], 300);
+	vma_capture_stop(cap);
+	cr_assert_eq(s->disables, 1);
+	cr_assert_eq(s->maps, s->unmaps);
+	cr_assert_eq(s->closes, 1);
+	vma_diag_destroy(diag);
+	free(m.p);
+	sim_free(s);
+}
+
+Test(capture, a_window_that_wraps_is_written_whole)
+{
+	struct sim *s = sim_new(1);
+	struct vma_diag *diag;
+	struct vma_capture *cap = start(s, &diag, 4);
+	struct mem m = { 0 };
+	struct got g;
+	uint32_t i;
+
+	/* Just before the end of the data area, in each half of the 2X range. */
+	for (uint32_t half = 0; half < 2; half++) {
+		m.len = 0;
+		move_indices(s, 0, half * s->x + s->x - 40);
+		for (i = 0; i < 8; i++)
+			produce_rec(s, 0, TRC_SCHED_WAKE, 1000 * (half + 1) + i, i);
+		/* The data crosses the end of the area; in the second half prod wraps at 2X too. */
+		cr_assert_gt(*cons_of(s, 0) % s->x + 8 * 16, s->x);
+		cr_assert(half == 0 || *prod_of(s, 0) < *cons_of(s, 0));
+		cr_assert_eq(vma_capture_drain(cap, mem_write, &m), 12 + 8 * 16);
+		read_back(&m, &g);
+		cr_assert_eq(g.n, 8);
+		for (i = 0; i < 8; i++) {
+			cr_assert_eq(g.tsc[i], 1000 * (half + 1) + i);
+			cr_assert_eq(g.word[i], i);
+		}
+	}
+	vma_capture_stop(cap);
+	vma_diag_destroy(diag);
+	free(m.p);
+	sim_free(s);
+}
+
+Test(capture, lost_record_markers_are_counted)
+{
+	struct sim *s = sim_new(1);
+	struct vma_diag *diag;
+	struct vma_capture *cap = start(s, &diag, 4);
+	struct mem m = { 0 };
+	/* TRC_LOST_RECORDS as Xen writes it: tsc, {lost, did|vid, first tsc}. */
+	uint32_t lost[7] = { TRC_LOST_RECORDS | (4u << 28) | (1u << 31), 500, 0, 17, 0, 400, 0 };
+
+	produce_rec(s, 0, TRC_SCHED_WAKE, 300, 1);
+	produce(s, 0, lost, sizeof(lost));
+	produce_rec(s, 0, TRC_SCHED_WAKE, 600, 2);
+	cr_assert_gt(vma_capture_drain(cap, mem_write, &m), 0);
+	cr_assert_eq(vma_capture_stats(cap)->lost_markers, 1);
+	cr_assert_eq(vma_capture_stats(cap)->lost_records, 17);
+	vma_capture_stop(cap);
+	vma_diag_destroy(diag);
+	free(m.p);
+	sim_free(s);
+}
+
+Test(capture, only_pcpus_in_the_mask_have_buffers)
+{
+	struct sim *s = sim_new(4);
+	uint8_t mask = 0x5;
+	struct vma_capture_options o = { .cpu_mask = &mask, .cpu_mask_bits = 4 };
+	struct vma_diag *diag = vma_diag_create(VMA_DEFAULT_TOLERANCE, VMA_VERB_QUIET);
+	struct vma_capture *cap;
+	struct mem m = { 0 };
+	struct got g;
+
+	cr_assert_eq(vma_capture_start(&sim_ops, s, &o, diag, &cap), VMA_OK);
+	cr_assert_eq(vma_capture_stats(cap)->nr_buffers, 2);
+	produce_rec(s, 2, TRC_SCHED_WAKE, 10, 9);
+	cr_assert_gt(vma_capture_drain(cap, mem_write, &m), 0);
+	read_back(&m, &g);
+	cr_assert_eq(g.n, 1);
+	cr_assert_eq(g.pcpu[0], 2);
+	vma_capture_stop(cap);
+	cr_assert_eq(s->maps, 3);
+	cr_assert_eq(s->unmaps, 3);
+	vma_diag_destroy(diag);
+	free(m.p);
+	sim_free(s);
+}
+
+Test(capture, failures_undo_what_was_done)
+{
+	struct vma_capture_options o = { 0 };
+	struct vma_diag *diag = vma_diag_create(VMA_DEFAULT_TOLERANCE, VMA_VERB_QUIET);
+	struct vma_capture *cap = (struct vma_capture *)1;
+	struct sim *s = sim_new(2);
+
+	/* Enabling fails: nothing to disable or unmap; the handle is closed. */
+	s->fail_enable = EBUSY;
+	cr_assert_eq(vma_capture_start(&sim_ops, s, &o, diag, &cap), VMA_ERR_IO);
+	cr_assert_null(cap);
+	cr_assert_eq(s->disables, 0);
+	cr_assert_eq(s->maps, 0);
+	cr_assert_eq(s->closes, 1);
+	sim_free(s);
+
+	/* Mapping pcpu 1's buffer fails: tracing off, t_info and pcpu 0 unmapped. */
+	s = sim_new(2);
+	s->fail_map_at = 3;
+	cr_assert_eq(vma_capture_start(&sim_ops, s, &o, diag, &cap), VMA_ERR_IO);
+	cr_assert_eq(s->disables, 1);
+	cr_assert_eq(s->maps, 2);
+	cr_assert_eq(s->unmaps, 2);
+	cr_assert_eq(vma_diag_worst(diag), VMA_LVL_INPUT);
+	sim_free(s);
+	vma_diag_destroy(diag);
+}
+
+Test(capture, damaged_indices_are_reported_not_followed)
+{
+	struct sim *s = sim_new(1);
+	struct vma_diag *diag;
+	struct vma_capture *cap = start(s, &diag, 4);
+	struct mem m = { 0 };
+
+	*prod_of(s, 0) = 2 * s->x + 100;
+	cr_assert_eq(vma_capture_drain(cap, mem_write, &m), 0);
+	cr_assert_eq(vma_diag_worst(diag), VMA_LVL_FILE);
+	cr_assert_eq(m.len, 0);
+	vma_capture_stop(cap);
+	vma_diag_destroy(diag);
+	sim_free(s);
+}
+
+Test(capture, without_xen_one_clear_refusal)
+{
+	struct vma_diag *diag = vma_diag_create(VMA_DEFAULT_TOLERANCE, VMA_VERB_QUIET);
+	const struct vma_tbuf_ops *ops = NULL;
+	void *hv = NULL;
+
+	if (!access("/dev/xen/privcmd", F_OK) || !access("/proc/xen/privcmd", F_OK))
+		cr_skip_test("this host runs Xen");
+	cr_assert_eq(vma_xen_tbuf_open(diag, &ops, &hv), VMA_ERR_IO);
+	cr_assert_null(ops);
+	cr_assert_eq(vma_diag_worst(diag), VMA_LVL_INPUT);
+	vma_diag_destroy(diag);
+}
