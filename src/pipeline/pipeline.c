@@ -206,8 +206,9 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 	}
 	if (vma_merge_late_count(p->merge)) {
 		vma_diag_report(p->diag, VMA_LVL_WARN, p->in->path, UINT64_MAX,
-				"%llu records of late-starting pcpus were older than records "
-				"already processed; they were processed out of time order",
+				"%llu records of pcpus that started late (or were paused by the "
+				"reorder stage) were older than records already processed; they "
+				"were processed out of time order",
 				(unsigned long long)vma_merge_late_count(p->merge));
 	}
 	if (p->machine)
