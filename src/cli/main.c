@@ -62,7 +62,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "merge"))
 		return merge_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "record"))
-		return vma_record_main(argc - 1, argv + 1, vma_stop_install());
+		return vma_record_main(argc - 1, argv + 1, vma_stop_install(), vma_xen_tbuf_open);
 	if (vma_options_parse(&opts, argc, argv, stderr))
 		return VMA_EXIT_USAGE;
 	if (opts.help) {

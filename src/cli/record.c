@@ -325,11 +325,14 @@ static pid_t start_command(char **command, struct vma_diag *diag)
 	return pid;
 }
 
-static void report_stats(const struct vma_capture_stats *st, struct vma_diag *diag)
+static void report_stats(const struct vma_capture_stats *st, struct vma_diag *diag,
+			 enum vma_verbosity verbosity)
 {
-	fprintf(stderr,
-		"vmalyze record: %" PRIu64 " bytes in %" PRIu64 " windows from %u pcpu buffers\n",
-		st->bytes, st->windows, st->nr_buffers);
+	if (verbosity >= VMA_VERB_NORMAL)
+		fprintf(stderr,
+			"vmalyze record: %" PRIu64 " bytes in %" PRIu64 " windows from %u pcpu "
+			"buffers\n",
+			st->bytes, st->windows, st->nr_buffers);
 	if (st->lost_records || st->lost_markers)
 		vma_diag_report(diag, VMA_LVL_RECORD, NULL, UINT64_MAX,
 				"Xen lost %" PRIu64 " records (%" PRIu64 " lost-record markers): "
@@ -337,8 +340,10 @@ static void report_stats(const struct vma_capture_stats *st, struct vma_diag *di
 				st->lost_records, st->lost_markers);
 }
 
-static void say_cpu_hz(uint32_t khz)
+static void say_cpu_hz(uint32_t khz, enum vma_verbosity verbosity)
 {
+	if (verbosity < VMA_VERB_NORMAL)
+		return;
 	if (khz)
 		fprintf(stderr,
 			"vmalyze record: TSC %u.%03u MHz (xc_physinfo): analyse with --cpu-hz %" PRIu64
@@ -348,7 +353,8 @@ static void say_cpu_hz(uint32_t khz)
 		fprintf(stderr, "vmalyze record: the TSC frequency is unknown (xc_physinfo)\n");
 }
 
-int vma_record_main(int argc, char **argv, volatile sig_atomic_t *stop)
+int vma_record_main(int argc, char **argv, volatile sig_atomic_t *stop,
+		    vma_tbuf_open_fn open_hypervisor)
 {
 	struct record_opts ro;
 	struct sink sink = { NULL, -1 };
@@ -375,13 +381,13 @@ int vma_record_main(int argc, char **argv, volatile sig_atomic_t *stop)
 	diag = vma_diag_create(VMA_LVL_MAX_TOLERABLE, ro.verbosity);
 	if (!diag)
 		return VMA_EXIT_SYSTEM;
-	rc = vma_xen_tbuf_open(diag, &ops, &hv);
+	rc = open_hypervisor(diag, &ops, &hv);
 	if (rc)
 		goto out;
 	rc = vma_capture_start(ops, hv, &ro.cap, diag, &cap);
 	if (rc)
 		goto out;
-	say_cpu_hz(vma_capture_stats(cap)->cpu_khz);
+	say_cpu_hz(vma_capture_stats(cap)->cpu_khz, ro.verbosity);
 	if (ro.output) {
 		sink.file = strcmp(ro.output, "-") ? fopen(ro.output, "wb") : stdout;
 		if (!sink.file) {
@@ -425,7 +431,7 @@ out:
 			rc = (int)last;
 		stats = *vma_capture_stats(cap);
 		vma_capture_stop(cap);
-		report_stats(&stats, diag);
+		report_stats(&stats, diag, ro.verbosity);
 	}
 	if (sink.file && sink.file != stdout && fclose(sink.file) && !rc)
 		rc = VMA_ERR_OUTPUT;

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * `vmalyze record` end to end against simulated trace buffers (tbuf-sim.h)
+ * that replay a real trace file window by window while the capture loop
+ * waits: the file written holds the same records in the same order as the
+ * trace replayed; --live prints what `vmalyze --live` prints on that
+ * trace; lost records give exit status 3; -T and COMMAND's exit stop it;
+ * tracing is disabled and every page unmapped at the end.
+ */
+#include <criterion/criterion.h>
+#include <criterion/redirect.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/options.h"
+#include "cli/record.h"
+#include "cli/run.h"
+#include "tbuf-sim.h"
+#include "vmalyze/diag.h"
+#include "vmalyze/input.h"
+#include "vmalyze/merge.h"
+#include "vmalyze/status.h"
+#include "vmalyze/trace-ids.h"
+
+#ifndef TRACES_DIR
+#error TRACES_DIR must name the traces folder of the project
+#endif
+#define SOURCE TRACES_DIR "/gen-vmx-4cpu.xentrace"
+
+/* argv strings: getopt's prototype wants them writable, the literals are not. */
+#define ARG(text) ((char *)(text))
+
+static struct sim *current;
+static volatile sig_atomic_t stop_flag;
+
+struct replay {
+	unsigned char *data;
+	size_t len, off;
+	bool lose;        /* write a lost-record marker at the first wait */
+};
+
+static int open_sim(struct vma_diag *diag, const struct vma_tbuf_ops **ops, void **hv)
+{
+	*ops = &sim_ops;
+	*hv = current;
+	return VMA_OK;
+}
+
+static unsigned char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *p;
+	long n;
+
+	cr_assert_not_null(f, "%s", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	p = malloc((size_t)n);
+	cr_assert_not_null(p);
+	cr_assert_eq(fread(p, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*len = (size_t)n;
+	return p;
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Xen at work: a few of the source's windows go into their pcpus' buffers. */
+static void replay_some(struct sim *s)
+{
+	struct replay *r = s->arg;
+	int windows = 3;
+
+	if (r->lose) {
+		uint32_t lost[7] = { TRC_LOST_RECORDS | (4u << 28) | (1u << 31), 1, 0, 5, 0, 1, 0 };
+
+		produce(s, 0, lost, sizeof(lost));
+		r->lose = false;
+	}
+	while (windows-- > 0 && r->off + 12 <= r->len) {
+		uint32_t cpu = le32(r->data + r->off + 4), size = le32(r->data + r->off + 8);
+
+		cr_assert_lt(cpu, s->nr_cpus);
+		if (sim_room(s, cpu) < size)
+			return; /* the consumer has not caught up: next time */
+		produce(s, cpu, r->data + r->off + 12, size);
+		r->off += 12 + size;
+	}
+	if (r->off + 12 > r->len)
+		stop_flag = 1; /* all replayed: as if the user pressed Ctrl-C */
+}
+
+struct seq {
+	uint64_t *key;
+	size_t n, cap;
+};
+
+static int add(void *m, struct vma_stream *s)
+{
+	return vma_merge_add(m, s);
+}
+
+/* Every record of @path: (tsc, pcpu, event, first word) folded into one key each. */
+static void records_of(const char *path, struct seq *q)
+{
+	struct vma_diag *diag = vma_diag_create(VMA_DEFAULT_TOLERANCE, VMA_VERB_QUIET);
+	struct vma_merge *m = vma_merge_create();
+	struct vma_input_options o = { 0 };
+	struct vma_input *in;
+	struct vma_stream *st;
+
+	memset(q, 0, sizeof(*q));
+	cr_assert_eq(vma_input_open(path, &o, diag, add, m, &in), VMA_OK, "%s", path);
+	while (vma_merge_next(m, &st) == VMA_OK) {
+		if (q->n == q->cap) {
+			q->cap = q->cap ? 2 * q->cap : 4096;
+			q->key = realloc(q->key, q->cap * sizeof(*q->key));
+			cr_assert_not_null(q->key);
+		}
+		q->key[q->n++] = st->rec.tsc * 1000003u ^ (uint64_t)st->rec.pcpu << 56 ^
+				 (uint64_t)st->rec.event << 20 ^ (st->rec.nr_data ? st->rec.data[0] : 0);
+	}
+	vma_input_close(in);
+	vma_merge_destroy(m);
+	vma_diag_destroy(diag);
+}
+
+static int run_record(char **argv, int argc, struct replay *r)
+{
+	current = sim_new(4);
+	current->arg = r;
+	current->on_wait = r ? replay_some : NULL;
+	stop_flag = 0;
+	return vma_record_main(argc, argv, &stop_flag, open_sim);
+}
+
+static void check_cleaned_up(void)
+{
+	cr_assert_eq(current->disables, 1, "tracing disabled once");
+	cr_assert_eq(current->maps, current->unmaps, "every page unmapped");
+	cr_assert_eq(current->closes, 1);
+	sim_free(current);
+}
+
+Test(record, the_file_holds_the_records_of_the_trace_replayed)
+{
+	char out[] = "/tmp/vmalyze-record-XXXXXX";
+	struct replay r = { 0 };
+	struct seq want, got;
+	char *argv[] = { ARG("record"), ARG("-o"), out, NULL };
+	int fd = mkstemp(out);
+
+	cr_assert_geq(fd, 0);
+	close(fd);
+	r.data = slurp(SOURCE, &r.len);
+	cr_assert_eq(run_record(argv, 3, &r), VMA_EXIT_OK);
+	cr_assert_gt(current->waits, 3);
+	check_cleaned_up();
+	records_of(SOURCE, &want);
+	records_of(out, &got);
+	cr_assert_eq(got.n, want.n);
+	cr_assert(!memcmp(got.key, want.key, want.n * sizeof(*want.key)));
+	unlink(out);
+	free(want.key);
+	free(got.key);
+	free(r.data);
+}
+
+Test(record, lost_records_give_exit_status_3)
+{
+	char out[] = "/tmp/vmalyze-record-XXXXXX";
+	struct replay r = { .lose = true };
+	char *argv[] = { ARG("record"), ARG("-q"), ARG("-o"), out, NULL };
+	int fd = mkstemp(out);
+
+	cr_assert_geq(fd, 0);
+	close(fd);
+	r.data = slurp(SOURCE, &r.len);
+	cr_assert_eq(run_record(argv, 4, &r), VMA_EXIT_TOLERATED);
+	check_cleaned_up();
+	unlink(out);
+	free(r.data);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+Test(record, stops_after_T_and_when_the_command_exits, .timeout = 30)
+{
+	char *timed[] = { ARG("record"), ARG("-T"), ARG("0.3"), ARG("-o"), ARG("/dev/null"), NULL };
+	char *command[] = { ARG("record"), ARG("-T"), ARG("20"), ARG("-o"), ARG("/dev/null"),
+			    ARG("--"), ARG("true"), NULL };
+	double t0 = now_s();
+
+	cr_assert_eq(run_record(timed, 5, NULL), VMA_EXIT_OK);
+	cr_assert_geq(now_s() - t0, 0.3);
+	cr_assert_lt(now_s() - t0, 5);
+	check_cleaned_up();
+	t0 = now_s();
+	cr_assert_eq(run_record(command, 7, NULL), VMA_EXIT_OK);
+	cr_assert_lt(now_s() - t0, 10, "the command's exit ends the capture");
+	check_cleaned_up();
+}
+
+Test(record, live_shows_what_live_shows_on_the_file, .init = cr_redirect_stdout)
+{
+	struct vma_options lo = { .mode = VMA_MODE_LIVE, .live = true, .cpu_hz = 2400000000ull,
+				  .tolerance = VMA_DEFAULT_TOLERANCE,
+				  .verbosity = VMA_VERB_QUIET };
+	struct vma_diag *diag = vma_diag_create(VMA_DEFAULT_TOLERANCE, VMA_VERB_QUIET);
+	char *argv[] = { ARG("record"), ARG("-q"), ARG("--live"), NULL };
+	struct replay r = { 0 };
+	char *want = NULL;
+	size_t want_len = 0;
+	FILE *f = open_memstream(&want, &want_len);
+
+	cr_assert_eq(vma_run_file(&lo, SOURCE, diag, f), VMA_OK);
+	fclose(f);
+	vma_diag_destroy(diag);
+	cr_assert_gt(want_len, 100);
+	r.data = slurp(SOURCE, &r.len);
+	cr_assert_eq(run_record(argv, 3, &r), VMA_EXIT_OK);
+	check_cleaned_up();
+	fflush(stdout);
+	cr_assert_stdout_eq_str(want);
+	free(want);
+	free(r.data);
+}
