@@ -315,6 +315,7 @@ static pid_t start_command(char **command, struct vma_diag *diag)
 	pid_t pid = fork();
 
 	if (pid == 0) {
+		/* The child only runs COMMAND: if it cannot, it ends as a shell would. */
 		execvp(command[0], command);
 		fprintf(stderr, "vmalyze record: cannot run %s: %s\n", command[0], strerror(errno));
 		_exit(127);
@@ -353,6 +354,36 @@ static void say_cpu_hz(uint32_t khz, enum vma_verbosity verbosity)
 		fprintf(stderr, "vmalyze record: the TSC frequency is unknown (xc_physinfo)\n");
 }
 
+/* --live: the analysis thread, reading the pipe @sink writes to. */
+static int start_live(struct live_thread *lt, pthread_t *thread, struct sink *sink,
+		      uint32_t cpu_khz, enum vma_verbosity verbosity)
+{
+	int pipefd[2];
+
+	if (pipe(pipefd))
+		return VMA_ERR_IO;
+	memset(lt, 0, sizeof(*lt));
+	live_options(&lt->opts, cpu_khz, verbosity);
+	lt->fd = pipefd[0];
+	snprintf(lt->path, sizeof(lt->path), "/dev/fd/%d", pipefd[0]);
+	if (pthread_create(thread, NULL, live_main, lt)) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return VMA_ERR_NOMEM;
+	}
+	sink->pipe_fd = pipefd[1];
+	return VMA_OK;
+}
+
+static int exit_status_of(int rc, const struct vma_diag *diag)
+{
+	if (rc == VMA_OK)
+		return vma_diag_worst(diag) >= VMA_LVL_RECORD ? VMA_EXIT_TOLERATED : VMA_EXIT_OK;
+	if (rc == VMA_ERR_IO || rc == VMA_ERR_FORMAT)
+		return VMA_EXIT_UNREADABLE;
+	return rc == VMA_ERR_USAGE ? VMA_EXIT_USAGE : VMA_EXIT_SYSTEM;
+}
+
 int vma_record_main(int argc, char **argv, volatile sig_atomic_t *stop,
 		    vma_tbuf_open_fn open_hypervisor)
 {
@@ -367,7 +398,7 @@ int vma_record_main(int argc, char **argv, volatile sig_atomic_t *stop,
 	bool help, thread_started = false;
 	pid_t child = -1;
 	void *hv;
-	int rc, pipefd[2];
+	int rc;
 
 	rc = parse_record_opts(&ro, argc, argv, &help);
 	if (rc)
@@ -398,20 +429,9 @@ int vma_record_main(int argc, char **argv, volatile sig_atomic_t *stop,
 		}
 	}
 	if (ro.live) {
-		if (pipe(pipefd)) {
-			rc = VMA_ERR_IO;
+		rc = start_live(&lt, &thread, &sink, vma_capture_stats(cap)->cpu_khz, ro.verbosity);
+		if (rc)
 			goto out;
-		}
-		memset(&lt, 0, sizeof(lt));
-		live_options(&lt.opts, vma_capture_stats(cap)->cpu_khz, ro.verbosity);
-		lt.fd = pipefd[0];
-		snprintf(lt.path, sizeof(lt.path), "/dev/fd/%d", pipefd[0]);
-		sink.pipe_fd = pipefd[1];
-		if (pthread_create(&thread, NULL, live_main, &lt)) {
-			close(pipefd[0]);
-			rc = VMA_ERR_NOMEM;
-			goto out;
-		}
 		thread_started = true;
 	}
 	if (ro.command) {
@@ -450,13 +470,7 @@ out:
 		waitpid(child, NULL, 0);
 	}
 	vma_diag_flush_counts(diag);
-	if (!rc && vma_diag_worst(diag) >= VMA_LVL_RECORD)
-		rc = VMA_EXIT_TOLERATED;
-	else
-		rc = rc == VMA_ERR_IO || rc == VMA_ERR_FORMAT ? VMA_EXIT_UNREADABLE
-		     : rc == VMA_ERR_USAGE			 ? VMA_EXIT_USAGE
-		     : rc					 ? VMA_EXIT_SYSTEM
-								 : VMA_EXIT_OK;
+	rc = exit_status_of(rc, diag);
 	vma_diag_destroy(diag);
 	return rc;
 }

@@ -4,7 +4,8 @@
  * the same order as from the file; the reorder cap, which pauses a pcpu
  * and reports the lateness of its records when they come; data that is
  * not a trace refused from its first bytes while the writer goes on; damage
- * on a pipe; a stop request ending a pipe that stays open.
+ * on a pipe; a stop request ending a pipe that stays open; a trace.dat on
+ * a pipe copied to a temporary file within its cap.
  */
 #include <criterion/criterion.h>
 #include <signal.h>
@@ -35,6 +36,12 @@ struct seen {
 	bool interrupted;
 	enum vma_level worst;
 };
+
+static bool same_rec(const struct rec *a, const struct rec *b)
+{
+	return a->tsc == b->tsc && a->offset == b->offset && a->event == b->event &&
+	       a->pcpu == b->pcpu && a->data0 == b->data0 && a->flags == b->flags;
+}
 
 static int add_stream(void *arg, struct vma_stream *s)
 {
@@ -192,7 +199,7 @@ Test(xentrace_stream, pipe_gives_the_records_of_the_file_in_the_same_order)
 	cr_assert_eq(file.n, mixed_records);
 	cr_assert_eq(piped.n, file.n);
 	for (i = 0; i < file.n; i++)
-		cr_assert(!memcmp(&file.r[i], &piped.r[i], sizeof(file.r[i])),
+		cr_assert(same_rec(&file.r[i], &piped.r[i]),
 			  "record %zu differs (tsc %lu vs %lu)", i, (unsigned long)file.r[i].tsc,
 			  (unsigned long)piped.r[i].tsc);
 	cr_assert_eq(piped.late, 0);
@@ -383,4 +390,45 @@ Test(xentrace_stream, stop_request_ends_a_pipe_that_stays_open, .timeout = 20)
 	cr_assert_eq(piped.n, mixed_records);
 	free(piped.r);
 	vma_xtw_free(w);
+}
+
+/* trace.dat is read by offset: on a pipe it is copied, within the cap. */
+Test(xentrace_stream, tracedat_on_a_pipe_is_copied_within_the_cap)
+{
+	struct vma_input_options opts = { 0 };
+	struct seen file, piped;
+	FILE *f = fopen(TRACES_DIR "/kvm/vmx-v6.dat", "rb");
+	unsigned char *data;
+	char name[32];
+	long len;
+	pid_t pid;
+
+	cr_assert_not_null(f);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	data = malloc((size_t)len);
+	cr_assert_eq(fread(data, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+
+	read_all(TRACES_DIR "/kvm/vmx-v6.dat", &file, VMA_DEFAULT_TOLERANCE, &opts);
+	pid = pipe_from(data, (size_t)len, 4096, false, false, name, sizeof(name));
+	read_all(name, &piped, VMA_DEFAULT_TOLERANCE, &opts);
+	finish_pipe(pid, name);
+	cr_assert_eq(piped.open_status, VMA_OK);
+	cr_assert_gt(file.n, 100);
+	cr_assert_eq(piped.n, file.n);
+	for (size_t i = 0; i < file.n; i++)
+		cr_assert(same_rec(&piped.r[i], &file.r[i]), "record %zu differs", i);
+	free(piped.r);
+
+	/* A cap below its size: refused, not copied without end. */
+	opts.spool_cap = (uint64_t)len / 2;
+	pid = pipe_from(data, (size_t)len, 4096, false, false, name, sizeof(name));
+	read_all(name, &piped, VMA_DEFAULT_TOLERANCE, &opts);
+	finish_pipe(pid, name);
+	cr_assert_eq(piped.open_status, VMA_ERR_IO);
+	cr_assert_eq(piped.worst, VMA_LVL_INPUT);
+	free(file.r);
+	free(data);
 }
