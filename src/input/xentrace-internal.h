@@ -79,6 +79,7 @@ struct pcpu_stream {
 	struct vma_record lost_end;
 	bool announced;
 	bool paused;           /* streaming: returned VMA_PAUSED, not announced again yet */
+	bool ended;            /* streaming: returned VMA_END or an error */
 };
 
 /* A walk along the chain of window headers. */
@@ -93,6 +94,8 @@ struct xt_source {
 	size_t len, pos;       /* valid bytes, next unread */
 	uint64_t held;         /* bytes of windows queued, with WINDOW_OVERHEAD each */
 	size_t cap;            /* limit on held */
+	uint32_t active;       /* streams announced and neither paused nor ended */
+	uint64_t last_data_ms; /* when bytes last arrived (CLOCK_MONOTONIC) */
 	bool eof;
 };
 

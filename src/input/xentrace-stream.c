@@ -12,7 +12,10 @@
  * paused (VMA_PAUSED) so the others' records are released; when its
  * windows come, it is announced again, and records older than those
  * already released are reported with their lateness and processed late,
- * never silently out of order.
+ * never silently out of order.  A pcpu that waits is paused too once the
+ * input has brought nothing for STALL_MS (a live xentrace between flushes,
+ * a pcpu gone quiet), so that the others' records are shown within about
+ * a second; never the last pcpu in the merge, which simply waits.
  *
  * At open, windows are read ahead for at most a second (or to the cap, or
  * to the end) so that every pcpu seen then is merged from its first
@@ -33,6 +36,16 @@
 #define RESYNC_LIMIT (64ull << 20)
 /* How long the read-ahead at open may wait for pcpus to show up. */
 #define LOOKAHEAD_MS 1000
+/* How long a pcpu's records may hold the others up while the input is quiet. */
+#define STALL_MS 1000
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
 
 /* File offset of the next unread byte. */
 static uint64_t src_offset(const struct xt_reader *rd)
@@ -55,6 +68,8 @@ static int src_fill(struct xt_reader *rd, size_t need)
 			   SOURCE_BUFFER - src->len);
 	if (n < 0)
 		return (int)n;
+	if (n > 0)
+		src->last_data_ms = now_ms();
 	src->len += (size_t)n;
 	return VMA_OK;
 }
@@ -81,6 +96,8 @@ static int src_take(struct xt_reader *rd, unsigned char *dst, size_t len, size_t
 		n = vma_input_read(rd->input, dst ? dst + *got : sink, want, want);
 		if (n < 0)
 			return (int)n;
+		if (n > 0)
+			rd->src.last_data_ms = now_ms();
 		*got += (size_t)n;
 		if ((size_t)n < want)
 			break;
@@ -248,9 +265,11 @@ static int announce(struct xt_reader *rd, struct pcpu_stream *ps, uint64_t relea
 	if (tsc < released) {
 		snprintf(msg, sizeof(msg),
 			 "Records of pcpu %u %s are %" PRIu64 " cycles older than records already "
-			 "processed (the reorder stage holds %zu MiB): they are processed late",
+			 "processed (%s): they are processed late",
 			 ps->stream.pcpu, ps->announced ? "resuming here" : "first seen here",
-			 released - tsc, rd->src.cap >> 20);
+			 released - tsc,
+			 ps->announced ? "it was paused: the reorder stage was full or the input quiet"
+				       : "it came after the read-ahead");
 		rc = xt_report(rd, VMA_LVL_SANITY, ps->queue[ps->q_head].start, msg);
 		if (rc) {
 			rd->src.eof = true;
@@ -262,16 +281,11 @@ static int announce(struct xt_reader *rd, struct pcpu_stream *ps, uint64_t relea
 	}
 	ps->announced = true;
 	ps->paused = false;
+	ps->ended = false;
+	rd->src.active++;
 	return in->new_stream(in->new_stream_arg, &ps->stream);
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 int xt_stream_open(struct xt_reader *rd)
 {
@@ -286,6 +300,7 @@ int xt_stream_open(struct xt_reader *rd)
 	rd->src.buf = malloc(SOURCE_BUFFER);
 	if (!rd->src.buf)
 		return VMA_ERR_NOMEM;
+	rd->src.last_data_ms = now_ms();
 	while (!rd->src.eof && rd->src.held < rd->src.cap) {
 		uint64_t t = now_ms();
 
@@ -319,11 +334,57 @@ int xt_stream_open(struct xt_reader *rd)
 						      : src_offset(rd) - CPU_CHANGE_SIZE);
 		}
 	}
-	for (i = 0; i < nr && rc == VMA_OK; i++)
+	for (i = 0; i < nr && rc == VMA_OK; i++) {
+		rd->src.active++;
 		rc = in->new_stream(in->new_stream_arg, &order[i]->stream);
+	}
 out:
 	free(order);
 	return rc;
+}
+
+static int pause_stream(struct pcpu_stream *ps, const char *why)
+{
+	struct xt_reader *rd = ps->reader;
+
+	ps->paused = true;
+	rd->src.active--;
+	vma_diag_info(rd->input->diag, "%s: %s at offset %" PRIu64 ": pcpu %u paused",
+		      rd->input->path, why, src_offset(rd), ps->stream.pcpu);
+	return VMA_PAUSED;
+}
+
+/* The stream ends (@rc: VMA_END or an error): it leaves the count. */
+static int end_stream(struct pcpu_stream *ps, int rc)
+{
+	if (!ps->ended) {
+		ps->ended = true;
+		ps->reader->src.active--;
+	}
+	return rc;
+}
+
+/*
+ * The input has brought nothing for STALL_MS and brings nothing within
+ * what is left of it: the stream that waits need not hold the others up.
+ */
+static bool stalled(struct xt_reader *rd)
+{
+	const struct vma_input_options *o = rd->input->options;
+	uint64_t t, quiet_until;
+
+	if (rd->src.active < 2 || rd->src.len - rd->src.pos >= CPU_CHANGE_SIZE)
+		return false;
+	if (vma_input_wait(rd->input, 0))
+		return false;
+	t = now_ms();
+	quiet_until = rd->src.last_data_ms + STALL_MS;
+	if (t >= quiet_until)
+		return true;
+	/* Show what was processed while we wait. */
+	if (o && o->idle)
+		o->idle(o->idle_arg);
+	return !vma_input_wait(rd->input, (int)(quiet_until - t));
 }
 
 int xt_stream_next_window(struct pcpu_stream *ps)
@@ -335,29 +396,24 @@ int xt_stream_next_window(struct pcpu_stream *ps)
 
 	while (ps->q_len == 0) {
 		if (rd->stopped)
-			return rd->status;
+			return end_stream(ps, rd->status);
 		if (rd->src.eof)
-			return rd->status ? rd->status : VMA_END;
-		if (rd->src.held >= rd->src.cap) {
-			ps->paused = true;
-			vma_diag_info(rd->input->diag,
-				      "%s: reorder stage full (%zu MiB) at offset %" PRIu64
-				      ": pcpu %u paused",
-				      rd->input->path, rd->src.cap >> 20, src_offset(rd),
-				      ps->stream.pcpu);
-			return VMA_PAUSED;
-		}
+			return end_stream(ps, rd->status ? rd->status : VMA_END);
+		if (rd->src.held >= rd->src.cap)
+			return pause_stream(ps, "reorder stage full");
+		if (stalled(rd))
+			return pause_stream(ps, "the input was quiet for a second");
 		rc = read_window(rd, &owner);
 		if (rc == VMA_END || rc == VMA_ERR_DAMAGED) {
 			rd->src.eof = true;
 			continue;
 		}
 		if (rc)
-			return rc;
+			return end_stream(ps, rc);
 		if (owner != ps && owner->q_len && (!owner->announced || owner->paused)) {
 			rc = announce(rd, owner, ps->last_tsc);
 			if (rc)
-				return rc;
+				return end_stream(ps, rc);
 		}
 	}
 	w = ps->queue[ps->q_head];

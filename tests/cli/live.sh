@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # --live on a pipe fed by a trickling writer (3 s of trace time, written
-# in 1 MB pieces every half second): plain lines, one per active vcpu and
+# in 1 MB pieces every 0.3 s): plain lines, one per active vcpu and
 # second of trace time, the first of them printed while the writer is
 # still writing; at the end, the same lines as --live on the file.
 set -u
@@ -17,7 +17,7 @@ split -b 1000000 "$tmp/t.xt" "$tmp/piece."
 pieces=$(ls "$tmp"/piece.* | wc -l)
 
 {
-	for p in "$tmp"/piece.*; do cat "$p"; sleep 0.5; done
+	for p in "$tmp"/piece.*; do cat "$p"; sleep 0.3; done
 	: >"$tmp/writer-done"
 } | timeout 60 "$VMALYZE" --live - >"$tmp/live.out" 2>"$tmp/live.err" &
 pipeline=$!

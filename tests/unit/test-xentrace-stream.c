@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "vmalyze/diag.h"
@@ -431,4 +432,77 @@ Test(xentrace_stream, tracedat_on_a_pipe_is_copied_within_the_cap)
 	cr_assert_eq(piped.worst, VMA_LVL_INPUT);
 	free(file.r);
 	free(data);
+}
+
+static double seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A writer that goes quiet: what it wrote is released within about two seconds. */
+Test(xentrace_stream, a_quiet_input_does_not_hold_records_back, .timeout = 30)
+{
+	struct vma_xtw_options o = { .window_bytes = 64 };
+	struct vma_xtw *w = vma_xtw_new_memory(&o);
+	struct vma_diag *diag = vma_diag_create(VMA_DEFAULT_TOLERANCE, VMA_VERB_QUIET);
+	struct vma_input_options opts = { 0 };
+	struct vma_merge *m = vma_merge_create();
+	const unsigned char *data;
+	struct vma_input *in;
+	struct vma_stream *s;
+	size_t first_len, len, n = 0;
+	double t0, part_a_done = 0;
+	char name[32];
+	uint32_t i;
+	pid_t pid;
+	int fds[2];
+
+	/* Part A: both pcpus, pcpu 1 a little ahead; part B: both again, later. */
+	for (i = 0; i < 200; i++) {
+		cr_assert_eq(vma_xtw_record(w, 0, TRC_SCHED_WAKE, 1000 + 10 * i, &i, 1), 0);
+		cr_assert_eq(vma_xtw_record(w, 1, TRC_SCHED_WAKE, 1005 + 10 * i, &i, 1), 0);
+	}
+	cr_assert_eq(vma_xtw_flush_all(w), 0);
+	vma_xtw_data(w, &first_len);
+	for (i = 200; i < 400; i++) {
+		cr_assert_eq(vma_xtw_record(w, 0, TRC_SCHED_WAKE, 1000 + 10 * i, &i, 1), 0);
+		cr_assert_eq(vma_xtw_record(w, 1, TRC_SCHED_WAKE, 1005 + 10 * i, &i, 1), 0);
+	}
+	cr_assert_eq(vma_xtw_finish(w), 0);
+	data = vma_xtw_data(w, &len);
+
+	cr_assert_eq(pipe(fds), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		close(fds[0]);
+		if (write(fds[1], data, first_len) != (ssize_t)first_len)
+			_exit(1);
+		sleep(5);
+		if (write(fds[1], data + first_len, len - first_len) != (ssize_t)(len - first_len))
+			_exit(1);
+		_exit(0);
+	}
+	close(fds[1]);
+	snprintf(name, sizeof(name), "/dev/fd/%d", fds[0]);
+	t0 = seconds();
+	cr_assert_eq(vma_input_open(name, &opts, diag, add_stream, m, &in), VMA_OK);
+	while (vma_merge_next(m, &s) == VMA_OK) {
+		if (s->rec.tsc == 1005 + 10 * 199)
+			part_a_done = seconds() - t0;
+		n++;
+	}
+	cr_assert_eq(n, 800);
+	/* Read-ahead (1 s) and the quiet pause (1 s), not the writer's 5 s. */
+	cr_assert_gt(part_a_done, 0);
+	cr_assert_lt(part_a_done, 4.0, "part A released after %.1f s", part_a_done);
+	vma_input_close(in);
+	vma_merge_destroy(m);
+	vma_diag_destroy(diag);
+	close(fds[0]);
+	waitpid(pid, NULL, 0);
+	vma_xtw_free(w);
 }
