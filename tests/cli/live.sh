@@ -46,6 +46,13 @@ cmp -s "$tmp/file.out" "$tmp/live.out" && echo "ok   live-pipe-equals-file" ||
 	fail "live-pipe-equals-file"
 grep -q -v '\[' "$tmp/live.out" && ! grep -q "$(printf '\033')" "$tmp/live.out" &&
 	echo "ok   live-plain (no terminal codes)" || fail "live-plain: terminal codes in a file"
+# On a terminal (script(1) gives one): the screen is cleared and redrawn.
+if command -v script >/dev/null 2>&1; then
+	timeout 60 script -qc "'$VMALYZE' --live '$tmp/t.xt'" /dev/null >"$tmp/tty.out" 2>&1
+	redraws=$(grep -c "$(printf '\033')\[H$(printf '\033')\[2Jvmalyze --live" "$tmp/tty.out")
+	[ "$redraws" -eq 3 ] && ! grep -q "^live " "$tmp/tty.out" &&
+		echo "ok   live-terminal (3 redraws)" || fail "live-terminal: $redraws redraws"
+fi
 timeout 10 "$VMALYZE" --live -s "$tmp/t.xt" >/dev/null 2>&1
 [ $? -eq 1 ] && echo "ok   live-with-s-refused" || fail "live-with-s-refused"
 exit $((fails > 0))
