@@ -55,8 +55,6 @@ int xt_report(struct xt_reader *rd, enum vma_level level, uint64_t offset, const
 	return VMA_OK;
 }
 
-#define report xt_report
-
 /* A read error: every stream ends at its next call. */
 static void stop_reading(struct xt_reader *rd)
 {
@@ -236,7 +234,7 @@ static int chain_next(struct xt_reader *rd, struct chain_walk *walk, bool loud, 
 			snprintf(msg, sizeof(msg),
 				 "File ends inside a window header (%" PRIu64 " bytes left)",
 				 in->size - off);
-			rc = report(rd, VMA_LVL_FILE, off, msg);
+			rc = xt_report(rd, VMA_LVL_FILE, off, msg);
 			return rc ? rc : VMA_END;
 		}
 		rc = read_exact(rd, hdr, sizeof(hdr), off);
@@ -250,7 +248,7 @@ static int chain_next(struct xt_reader *rd, struct chain_walk *walk, bool loud, 
 			snprintf(msg, sizeof(msg),
 				 "Expected a window header (cpu_change record), found word 0x%08x",
 				 le32(hdr));
-			rc = report(rd, VMA_LVL_FILE, off, msg);
+			rc = xt_report(rd, VMA_LVL_FILE, off, msg);
 			if (rc)
 				return rc;
 		}
@@ -269,7 +267,7 @@ static int chain_next(struct xt_reader *rd, struct chain_walk *walk, bool loud, 
 				 "Window of pcpu %u runs past the end of the file (%u bytes, %" PRIu64
 				 " present): the trace is truncated",
 				 *cpu, wsize, in->size - *start);
-			rc = report(rd, VMA_LVL_FILE, off, msg);
+			rc = xt_report(rd, VMA_LVL_FILE, off, msg);
 			if (rc)
 				return rc;
 		}
@@ -462,7 +460,7 @@ static __attribute__((noinline, cold)) int tsc_backwards(struct pcpu_stream *ps,
 	snprintf(msg, sizeof(msg),
 		 "Time stamp of pcpu %u goes backwards (%" PRIu64 " after %" PRIu64 ")",
 		 ps->stream.pcpu, tsc, ps->last_tsc);
-	return report(ps->reader, VMA_LVL_SANITY, ps->pos, msg);
+	return xt_report(ps->reader, VMA_LVL_SANITY, ps->pos, msg);
 }
 
 static __attribute__((noinline, cold)) void record_overruns(struct pcpu_stream *ps,
@@ -474,7 +472,7 @@ static __attribute__((noinline, cold)) void record_overruns(struct pcpu_stream *
 		 "Record 0x%08x of pcpu %u (%u bytes) does not fit in its window "
 		 "(%" PRIu64 " bytes left); rest of the window skipped",
 		 TRC_HD_TO_EVENT(header), ps->stream.pcpu, size, ps->end - ps->pos);
-	report(ps->reader, VMA_LVL_FILE, ps->pos, msg);
+	xt_report(ps->reader, VMA_LVL_FILE, ps->pos, msg);
 }
 
 /*
@@ -583,7 +581,7 @@ static __attribute__((noinline)) int stream_next_slow(struct pcpu_stream *ps)
 		}
 		if (ps->end - ps->pos < 4) {
 			if (!ps->cut)
-				report(ps->reader, VMA_LVL_FILE, ps->pos,
+				xt_report(ps->reader, VMA_LVL_FILE, ps->pos,
 				       "Window ends inside a record header");
 			ps->pos = ps->end;
 			continue;
