@@ -17,10 +17,14 @@
  *  - beyond the budget, a second walk of the same chain queues windows
  *    lazily, when a pcpu has read all of its queue, so the windows held
  *    at any time are those between the slowest and the fastest pcpu, not
- *    the file's;
+ *    the file's; and when those reach LAZY_BUDGET (one pcpu far ahead in
+ *    time), the pcpu that asks walks the chain alone for its own windows;
  *  - each pcpu stream reads its own windows with pread() into a small
  *    buffer of its own, so memory does not grow with the file and a file
  *    of any size (4 GiB and more) is never loaded or mapped whole.
+ *
+ * A pipe or FIFO is read by xentrace-stream.c instead, which feeds the
+ * same pcpu streams with windows read once, in file order.
  *
  * Records without a TSC take their pcpu's last TSC.  A TRC_LOST_RECORDS
  * record is delivered at the time of the first lost record and followed by
