@@ -110,6 +110,10 @@ struct xt_reader {
 	uint64_t chain_end;         /* where it stopped: the end of the chain */
 	struct chain_walk lazy;     /* the quiet walk for what it did not queue */
 	struct xt_source src;       /* streaming only */
+	/* Seekable: the file around the last window header read, for the walks. */
+	unsigned char *hcache;
+	uint64_t hc_off;
+	size_t hc_len;
 	bool stopped;               /* read error: every stream ends now */
 	int status;                 /* what streams return once their windows run out */
 };

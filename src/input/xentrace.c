@@ -94,6 +94,36 @@ static int read_exact(struct xt_reader *rd, void *dst, size_t len, uint64_t off)
 	return VMA_OK;
 }
 
+#define HEADER_CACHE (64u * 1024u)
+
+/*
+ * A window header at @off, through a cache of the file around it: the
+ * walks read headers one after the other, often only a few bytes apart
+ * (small windows), so one pread() serves many of them.
+ */
+static int read_header(struct xt_reader *rd, unsigned char *hdr, uint64_t off)
+{
+	size_t want = HEADER_CACHE;
+	int rc;
+
+	if (off >= rd->hc_off && off + CPU_CHANGE_SIZE <= rd->hc_off + rd->hc_len) {
+		memcpy(hdr, rd->hcache + (off - rd->hc_off), CPU_CHANGE_SIZE);
+		return VMA_OK;
+	}
+	if (!rd->hcache && !(rd->hcache = malloc(HEADER_CACHE)))
+		return VMA_ERR_NOMEM;
+	if (rd->input->size - off < want)
+		want = (size_t)(rd->input->size - off);
+	rd->hc_len = 0;
+	rc = read_exact(rd, rd->hcache, want, off);
+	if (rc)
+		return rc;
+	rd->hc_off = off;
+	rd->hc_len = want;
+	memcpy(hdr, rd->hcache, CPU_CHANGE_SIZE);
+	return VMA_OK;
+}
+
 static inline uint32_t le32(const unsigned char *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
@@ -241,7 +271,7 @@ static int chain_next(struct xt_reader *rd, struct chain_walk *walk, bool loud, 
 			rc = xt_report(rd, VMA_LVL_FILE, off, msg);
 			return rc ? rc : VMA_END;
 		}
-		rc = read_exact(rd, hdr, sizeof(hdr), off);
+		rc = read_header(rd, hdr, off);
 		if (rc)
 			return rc == VMA_END ? VMA_END : rc;
 		*cpu = le32(hdr + 4);
@@ -680,6 +710,7 @@ static void xentrace_close(struct vma_input *in)
 		}
 	}
 	free(rd->pcpus);
+	free(rd->hcache);
 	xt_stream_free(rd);
 	free(rd);
 	in->priv = NULL;
