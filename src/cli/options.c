@@ -336,6 +336,9 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 				   "--csv, --save, --format, --interval, --histogram or --report-pcpu");
 	if (!opts->live && pick_format(opts, err))
 		return VMA_ERR_USAGE;
+	/* --live has no renderer: several files are headed as in text. */
+	if (opts->live)
+		opts->format = "text";
 	opts->mode = opts->live ? VMA_MODE_LIVE : opts->dump ? VMA_MODE_DUMP : VMA_MODE_SUMMARY;
 	opts->files = argv + optind;
 	opts->nr_files = argc - optind;

@@ -53,6 +53,12 @@ if command -v script >/dev/null 2>&1; then
 	[ "$redraws" -eq 3 ] && ! grep -q "^live " "$tmp/tty.out" &&
 		echo "ok   live-terminal (3 redraws)" || fail "live-terminal: $redraws redraws"
 fi
+# Several files: each under its header, as in text.
+timeout 60 "$VMALYZE" --live "$tmp/t.xt" "$tmp/t.xt" >"$tmp/two.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && [ "$(grep -c '^=== ' "$tmp/two.out")" -eq 2 ] &&
+	[ "$(grep -c '^live ' "$tmp/two.out")" -eq $((2 * $(grep -c '^live ' "$tmp/file.out"))) ] &&
+	echo "ok   live-two-files" || fail "live-two-files: exit $rc"
 timeout 10 "$VMALYZE" --live -s "$tmp/t.xt" >/dev/null 2>&1
 [ $? -eq 1 ] && echo "ok   live-with-s-refused" || fail "live-with-s-refused"
 exit $((fails > 0))
