@@ -26,6 +26,14 @@ struct vma_pipeline_options {
 	uint64_t cpu_hz;    /* ticks per second of a TSC clock (--cpu-hz) */
 	uint64_t timer_hz;  /* --timer-hz, when set: wins over cpu_hz */
 	bool no_state;      /* only read and merge: no machine, no dispatch (reader tests) */
+	uint8_t default_paging_levels; /* --default-guest-paging-levels (state.h) */
+	/*
+	 * Gives the merge a stream of the caller's in place of each stream the
+	 * input announces (--dump-raw-reads sees every read); NULL when out of
+	 * memory.  NULL: the input's streams themselves.
+	 */
+	struct vma_stream *(*wrap_stream)(void *arg, struct vma_stream *stream);
+	void *wrap_arg;
 };
 
 /* Each hook may be NULL; a negative return stops the run with that status. */

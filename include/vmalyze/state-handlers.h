@@ -70,8 +70,9 @@ uint64_t vma_hvm_close_arc(struct vma_machine *m, struct vma_vcpu *v, uint64_t t
  * Wake-to-halt bookkeeping for a runstate change of HVM vcpu @v, called
  * before the change is applied (v->state is still the old state).
  */
-void vma_hvm_runstate_change(struct vma_vcpu *v, enum vma_runstate old_state,
-			     enum vma_runstate new_state, uint64_t tsc);
+void vma_hvm_runstate_change(const struct vma_machine *m, struct vma_vcpu *v,
+			     enum vma_runstate old_state, enum vma_runstate new_state,
+			     uint64_t tsc);
 
 /* Forgets what is open on @v (lost records). */
 void vma_hvm_invalidate(struct vma_vcpu *v);

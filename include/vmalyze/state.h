@@ -279,6 +279,27 @@ struct vma_pcpu {
 	uint64_t volume[VMA_VOL_COUNT]; /* bytes of trace records */
 };
 
+/*
+ * Observer of model events that no summary keeps, for outputs that print
+ * them as they happen (scatterplots).  The model calls each callback that
+ * is set, before it applies the change, and never depends on it: an
+ * observer only reads what it is given.
+ */
+struct vma_state_observer {
+	void *arg;
+	/* @v goes from v->state (since v->state_tsc) to @next at @tsc. */
+	void (*runstate)(void *arg, const struct vma_vcpu *v, enum vma_runstate next,
+			 uint64_t tsc);
+	/* @v is switched in on @to at @tsc; it last ran on v->pcpu (NULL: nowhere). */
+	void (*switch_in)(void *arg, const struct vma_vcpu *v, const struct vma_pcpu *to,
+			  uint64_t tsc);
+	/* @v's open arc (v->hvm: reason, inflight, cr3 before it) closes at @tsc. */
+	void (*arc_close)(void *arg, const struct vma_vcpu *v, uint64_t tsc, uint64_t cycles);
+	/* @v halts at @tsc; interrupt @vector ran @cycles since its vmentry. */
+	void (*halt)(void *arg, const struct vma_vcpu *v, uint32_t vector, bool is_wake,
+		     uint64_t cycles, uint64_t tsc);
+};
+
 struct vma_machine_options {
 	bool force_svm;     /* --svm-mode: Xen 4.17/4.18 traces of AMD hosts */
 	bool kvm;           /* records come from KVM (ftrace) inputs */
@@ -286,11 +307,14 @@ struct vma_machine_options {
 	/* KVM: the name the trace saved for host thread @pid, or NULL (may be unset) */
 	const char *(*thread_name)(const void *arg, uint32_t pid);
 	const void *thread_name_arg;
+	/* --default-guest-paging-levels: of HVM guests until a 64-bit exit; 0 none. */
+	uint8_t default_paging_levels;
 };
 
 struct vma_machine {
 	struct vma_diag *diag;     /* borrowed */
 	struct vma_machine_options options;
+	const struct vma_state_observer *observer; /* borrowed; NULL: none */
 	struct vma_pcpu **pcpus;   /* owned, indexed by pcpu id */
 	uint32_t nr_pcpus;         /* slots in pcpus[] */
 	uint32_t max_pcpu;         /* highest active pcpu + 1 */
@@ -368,5 +392,6 @@ void vma_vendor_note(struct vma_machine *machine, const struct vma_record *rec);
 const char *vma_vcpu_runstate_name(enum vma_runstate state);
 const char *vma_runnable_kind_name(enum vma_runnable_kind kind);
 const char *vma_domain_runstate_name(enum vma_domain_runstate state);
+const char *vma_volume_class_name(enum vma_volume_class c);
 
 #endif /* VMALYZE_STATE_H */

@@ -39,6 +39,8 @@ static int on_new_stream(void *arg, struct vma_stream *stream)
 			return VMA_ERR_NOMEM;
 		p->early[p->nr_early++] = stream->pcpu;
 	}
+	if (!rc && p->opts.wrap_stream && !(stream = p->opts.wrap_stream(p->opts.wrap_arg, stream)))
+		rc = VMA_ERR_NOMEM;
 	return rc ? rc : vma_merge_add(p->merge, stream);
 }
 
@@ -100,7 +102,10 @@ static const char *thread_name(const void *arg, uint32_t pid)
 
 static int make_machine(struct vma_pipeline *p)
 {
-	struct vma_machine_options mopts = { .force_svm = p->opts.force_svm };
+	struct vma_machine_options mopts = {
+		.force_svm = p->opts.force_svm,
+		.default_paging_levels = p->opts.default_paging_levels,
+	};
 	size_t i;
 	int rc;
 

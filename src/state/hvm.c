@@ -75,8 +75,9 @@ void vma_hvm_invalidate(struct vma_vcpu *v)
 	}
 }
 
-void vma_hvm_runstate_change(struct vma_vcpu *v, enum vma_runstate old_state,
-			     enum vma_runstate new_state, uint64_t tsc)
+void vma_hvm_runstate_change(const struct vma_machine *m, struct vma_vcpu *v,
+			     enum vma_runstate old_state, enum vma_runstate new_state,
+			     uint64_t tsc)
 {
 	struct vma_hvm_w2h *w = v->hvm.w2h;
 	uint32_t i, word;
@@ -104,6 +105,8 @@ void vma_hvm_runstate_change(struct vma_vcpu *v, enum vma_runstate old_state,
 			i = 64 * word + (uint32_t)__builtin_ctzll(w->started[word]);
 			start = w->start_tsc[i];
 			t = start == 1 || tsc < start ? 0 : tsc - start;
+			if (t && __builtin_expect(m->observer != NULL, 0) && m->observer->halt)
+				m->observer->halt(m->observer->arg, v, i, w->is_wake[i], t, tsc);
 			if (t && stats_of(&v->hvm)) {
 				if (w->is_wake[i]) {
 					if (w->interrupts == 1)
@@ -190,13 +193,16 @@ static void w2h_vmentry(struct vma_hvm *h, uint64_t tsc)
  * Close the open arc.  At a vmentry the refinement is final; when the vcpu
  * merely became runnable, a late handler record may still refine it.
  */
-static uint64_t close_arc(struct vma_vcpu *v, uint64_t tsc, bool final)
+static inline uint64_t close_arc(const struct vma_machine *m, struct vma_vcpu *v,
+				 uint64_t tsc, bool final)
 {
 	struct vma_hvm *h = &v->hvm;
 	uint64_t cycles = 0;
 
 	if (h->exit_tsc && h->exit_tsc <= tsc && stats_of(h)) {
 		cycles = tsc - h->exit_tsc;
+		if (__builtin_expect(m->observer != NULL, 0) && m->observer->arc_close)
+			m->observer->arc_close(m->observer->arg, v, tsc, cycles);
 		if (final) {
 			vma_hvm_stats_add_arc(h->stats, h->exit_reason, &h->inflight, cycles);
 		} else {
@@ -216,13 +222,13 @@ static uint64_t close_arc(struct vma_vcpu *v, uint64_t tsc, bool final)
 
 uint64_t vma_hvm_close_arc(struct vma_machine *m, struct vma_vcpu *v, uint64_t tsc)
 {
-	return close_arc(v, tsc, false);
+	return close_arc(m, v, tsc, false);
 }
 
 void vma_hvm_close_arc_final(struct vma_machine *m, struct vma_vcpu *v, uint64_t tsc)
 {
 	commit_pending(&v->hvm);
-	close_arc(v, tsc, true);
+	close_arc(m, v, tsc, true);
 	v->hvm.entry_tsc = tsc;
 }
 
@@ -257,6 +263,7 @@ static void vmexit(struct vma_machine *m, struct vma_vcpu *v, const struct vma_r
 {
 	struct vma_hvm *h = &v->hvm;
 	bool wide = rec->event & TRC_64_FLAG;
+	uint8_t dflt = m->options.default_paging_levels;
 
 	if (rec->nr_data < (wide ? 3 : 2)) {
 		vma_diag_warn_once(m->diag, "hvm-vmexit-size",
@@ -265,11 +272,16 @@ static void vmexit(struct vma_machine *m, struct vma_vcpu *v, const struct vma_r
 		out->unprocessed = true;
 		return;
 	}
-	/* 64-bit exits mean a 4-level guest; a 32-bit one after that, 2 levels. */
+	/*
+	 * 64-bit exits mean a 4-level guest; a 32-bit one after that, the
+	 * user's default levels if not 4, else 2 (xenalyze's guess).
+	 */
+	if (!h->paging_levels)
+		h->paging_levels = dflt;
 	if (wide)
 		h->paging_levels = 4;
 	else if (h->paging_levels == 4)
-		h->paging_levels = 2;
+		h->paging_levels = dflt && dflt != 4 ? dflt : 2;
 	h->mmio_in_arc = false;
 	commit_pending(h);
 	h->vmexit_valid = true;
@@ -292,7 +304,7 @@ static void vmentry(struct vma_machine *m, struct vma_vcpu *v, const struct vma_
 	}
 	out->arc_closed = true;
 	out->arc_cycles = rec->tsc >= h->exit_tsc ? rec->tsc - h->exit_tsc : 0;
-	close_arc(v, rec->tsc, true);
+	close_arc(m, v, rec->tsc, true);
 	h->entry_tsc = rec->tsc;
 }
 

@@ -19,6 +19,19 @@ static const char *const runstate_names[VMA_RS_COUNT] = {
 	[VMA_RS_INIT] = "init",
 };
 
+static const char *const volume_names[VMA_VOL_COUNT] = {
+	[VMA_VOL_GEN] = "gen",       [VMA_VOL_SCHED] = "sched", [VMA_VOL_DOM0OP] = "dom0op",
+	[VMA_VOL_HVM] = "hvm",       [VMA_VOL_MEM] = "mem",     [VMA_VOL_PV] = "pv",
+	[VMA_VOL_SHADOW] = "shadow", [VMA_VOL_HW] = "hw",       [VMA_VOL_OTHER] = "other",
+	[VMA_VOL_HVM_VMENTRY] = "vmentry", [VMA_VOL_HVM_VMEXIT] = "vmexit",
+	[VMA_VOL_HVM_HANDLER] = "handler", [VMA_VOL_HVM_EMUL] = "emul",
+};
+
+const char *vma_volume_class_name(enum vma_volume_class c)
+{
+	return c < VMA_VOL_COUNT ? volume_names[c] : NULL;
+}
+
 static const char *const runnable_names[VMA_RUNNABLE_COUNT] = {
 	[VMA_RUNNABLE_WAKE] = "wake",
 	[VMA_RUNNABLE_PREEMPT] = "preempt",

@@ -62,10 +62,13 @@ static enum vma_domain_runstate domain_runstate(struct vma_domain *d, bool *vali
 	return VMA_DRS_BLOCKED;
 }
 
-static void runstate_update(struct vma_vcpu *v, enum vma_runstate next, uint64_t tsc)
+static void runstate_update(const struct vma_machine *m, struct vma_vcpu *v,
+			    enum vma_runstate next, uint64_t tsc)
 {
 	struct vma_domain *d = v->domain;
 
+	if (__builtin_expect(m->observer != NULL, 0) && m->observer->runstate)
+		m->observer->runstate(m->observer->arg, v, next, tsc);
 	if (v->state_tsc > 0 && v->state_tsc < tsc) {
 		uint64_t cycles = tsc - v->state_tsc;
 		struct vma_cycles *rs = &v->runstates[v->state];
@@ -117,11 +120,11 @@ static void pcpu_stretch_end(struct vma_pcpu *p, uint64_t tsc)
 	p->time_tsc = 0;
 }
 
-static void lose_vcpu(struct vma_vcpu *v, uint64_t tsc)
+static void lose_vcpu(const struct vma_machine *m, struct vma_vcpu *v, uint64_t tsc)
 {
 	if (v->type == VMA_VCPU_HVM || v->type == VMA_VCPU_ARM)
 		vma_hvm_invalidate(v);
-	runstate_update(v, VMA_RS_LOST, tsc);
+	runstate_update(m, v, VMA_RS_LOST, tsc);
 }
 
 static struct vma_cycles *affinity_slot(struct vma_vcpu *v, uint32_t pcpu)
@@ -171,7 +174,7 @@ static void vcpu_prev_update(struct vma_machine *m, struct vma_pcpu *p, struct v
 	}
 	pcpu_stretch_end(p, tsc);
 	p->current = NULL;
-	runstate_update(prev, next_state, tsc);
+	runstate_update(m, prev, next_state, tsc);
 }
 
 /* @next starts running on @p at @tsc. */
@@ -180,14 +183,14 @@ static void vcpu_next_update(struct vma_machine *m, struct vma_pcpu *p, struct v
 {
 	if (p->current) {
 		if (!p->lost.seen_valid_schedule) {
-			runstate_update(p->current, VMA_RS_LOST, tsc);
+			runstate_update(m, p->current, VMA_RS_LOST, tsc);
 		} else {
 			vma_diag_warn_once(m->diag, "sched-next-busy",
 					   "Strange: d%uv%u starts running on pcpu %u while "
 					   "d%uv%u still runs there",
 					   next->domain->did, next->vid, p->id,
 					   p->current->domain->did, p->current->vid);
-			runstate_update(p->current, VMA_RS_LOST, tsc);
+			runstate_update(m, p->current, VMA_RS_LOST, tsc);
 		}
 		p->current = NULL;
 	}
@@ -206,7 +209,9 @@ static void vcpu_next_update(struct vma_machine *m, struct vma_pcpu *p, struct v
 		next->activated = true;
 		next->pcpu_tsc = tsc;
 	}
-	runstate_update(next, VMA_RS_RUNNING, tsc);
+	runstate_update(m, next, VMA_RS_RUNNING, tsc);
+	if (__builtin_expect(m->observer != NULL, 0) && m->observer->switch_in)
+		m->observer->switch_in(m->observer->arg, next, p, tsc);
 	next->pcpu = p;
 	p->current = next;
 	p->time_tsc = tsc;
@@ -225,7 +230,7 @@ static void vcpu_start(struct vma_machine *m, struct vma_pcpu *p, struct vma_vcp
 					   v->domain->did, v->vid, p->id, p->id);
 			return;
 		}
-		runstate_update(p->current, VMA_RS_QUEUED, p->first_tsc);
+		runstate_update(m, p->current, VMA_RS_QUEUED, p->first_tsc);
 		p->current = NULL;
 	}
 	if (new_state != VMA_RS_RUNNING) {
@@ -235,7 +240,7 @@ static void vcpu_start(struct vma_machine *m, struct vma_pcpu *p, struct vma_vcp
 	v->delayed_init = false;
 	if (old_state == VMA_RS_RUNNING)
 		tsc = p->first_tsc; /* it ran since before the first record */
-	runstate_update(v, VMA_RS_RUNNING, tsc);
+	runstate_update(m, v, VMA_RS_RUNNING, tsc);
 	p->time_tsc = tsc;
 	p->current = v;
 	v->pcpu = p;
@@ -286,7 +291,7 @@ static int runstate_record(struct vma_machine *m, struct vma_pcpu *p, const stru
 	if (new_state == VMA_RS_RUNNABLE && v->type == VMA_VCPU_HVM && v->hvm.vmexit_valid)
 		vma_hvm_close_arc(m, v, rec->tsc);
 	if (v->type == VMA_VCPU_HVM)
-		vma_hvm_runstate_change(v, old_state, new_state, rec->tsc);
+		vma_hvm_runstate_change(m, v, old_state, new_state, rec->tsc);
 
 	if (v->state != old_state) {
 		if (v->state == VMA_RS_LOST) {
@@ -314,17 +319,17 @@ static int runstate_record(struct vma_machine *m, struct vma_pcpu *p, const stru
 				vcpu_prev_update(m, p, p->current, rec->tsc, VMA_RS_LOST);
 			vcpu_next_update(m, p, v, rec->tsc);
 		}
-		runstate_update(v, VMA_RS_RUNNING, rec->tsc);
+		runstate_update(m, v, VMA_RS_RUNNING, rec->tsc);
 	} else if (old_state == VMA_RS_RUNNING || v->state == VMA_RS_RUNNING) {
 		struct vma_pcpu *where = old_state == VMA_RS_RUNNING ? p : v->pcpu;
 
 		vcpu_prev_update(m, where ? where : p, v, rec->tsc, new_state);
 		if (m->lost_pcpus && v->domain->did != VMA_IDLE_DOMAIN)
-			lose_vcpu(v, rec->tsc);
+			lose_vcpu(m, v, rec->tsc);
 	} else if (new_state == VMA_RS_RUNNING) {
 		vcpu_next_update(m, p, v, rec->tsc);
 	} else {
-		runstate_update(v, new_state, rec->tsc);
+		runstate_update(m, v, new_state, rec->tsc);
 	}
 	return VMA_OK;
 }
@@ -365,7 +370,7 @@ static void lost_begin(struct vma_machine *m, struct vma_pcpu *p, const struct v
 			continue;
 		for (j = 0; j < d->nr_vcpus; j++) {
 			if (d->vcpus[j] && d->vcpus[j]->state != VMA_RS_RUNNING)
-				lose_vcpu(d->vcpus[j], first_tsc);
+				lose_vcpu(m, d->vcpus[j], first_tsc);
 		}
 	}
 	p->lost.domain_valid = true;
@@ -417,7 +422,7 @@ void vma_vcpu_runstate(struct vma_machine *m, struct vma_vcpu *v, enum vma_runst
 	if (state == VMA_RS_RUNNABLE && v->type != VMA_VCPU_NONE && v->type != VMA_VCPU_PV &&
 	    v->hvm.vmexit_valid)
 		vma_hvm_close_arc(m, v, tsc);
-	runstate_update(v, state, tsc);
+	runstate_update(m, v, state, tsc);
 }
 
 void vma_machine_pcpu_end(struct vma_machine *m, uint32_t id)
@@ -429,7 +434,7 @@ void vma_machine_pcpu_end(struct vma_machine *m, uint32_t id)
 		return;
 	if (p->current) {
 		pcpu_stretch_end(p, p->last_tsc);
-		lose_vcpu(p->current, p->last_tsc);
+		lose_vcpu(m, p->current, p->last_tsc);
 	}
 	p->active = false;
 }
