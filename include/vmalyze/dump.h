@@ -12,6 +12,7 @@
 #ifndef VMALYZE_DUMP_H
 #define VMALYZE_DUMP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -27,6 +28,44 @@ struct vma_dump;
  */
 struct vma_dump *vma_dump_create(FILE *out, uint64_t cpu_hz);
 void vma_dump_destroy(struct vma_dump *dump);
+
+struct vma_symbols;
+
+/*
+ * vma_dump_set_symbols - with --symbol-file: a vmexit's guest EIP is
+ * followed by "(name +off)", as in xenalyze's dump.  @symbols is borrowed.
+ */
+void vma_dump_set_symbols(struct vma_dump *dump, const struct vma_symbols *symbols);
+
+/*
+ * vma_dump_show_power_states - an idle pcpu's column shows its C-state
+ * (from pm_idle records, 0 when not in one) instead of '-', as xenalyze's
+ * --dump-show-power-states.
+ */
+void vma_dump_show_power_states(struct vma_dump *dump);
+
+/*
+ * vma_dump_raw_process - before each record's line, its raw words as
+ * xenalyze's --dump-raw-process prints them ("*  ID N TSC [ words ] |
+ * file words |"); with !@lines, only those (no -a).
+ */
+void vma_dump_raw_process(struct vma_dump *dump, bool lines);
+
+struct vma_strbuf;
+
+/*
+ * vma_dump_raw_line - xenalyze's raw line of @rec after @prefix ("* " as
+ * it is processed, "R pN oOFFSET " as it is read): "ID N TSC [ payload ]
+ * | file words |" and a newline.
+ */
+void vma_dump_raw_line(struct vma_strbuf *sb, const char *prefix, const struct vma_record *rec);
+
+/*
+ * vma_dump_volume_on_lost - after a lost-records record's line, the trace
+ * volume by class its pcpu wrote since its previous lost records (or the
+ * start): what filled the buffer that overflowed.
+ */
+void vma_dump_volume_on_lost(struct vma_dump *dump);
 
 /*
  * vma_dump_begin - capture the columns that show the state before the

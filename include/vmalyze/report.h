@@ -202,6 +202,9 @@ struct vma_report {
 	uint32_t nr_pcpus;
 	struct vma_report_domain *domains;     /* by ascending id, idle domain included */
 	uint32_t nr_domains;
+	/* The default domain (what ran before a pcpu's first scheduling
+	 * record), with vma_report_build.default_domain only; else NULL. */
+	struct vma_report_domain *default_domain;
 	bool has_events;      /* a KVM trace whose event kinds could be named */
 	struct vma_report_event *events;       /* non-zero KVM event counts, by kind */
 	uint32_t nr_events;
@@ -221,6 +224,7 @@ struct vma_report_build {
 	uint64_t hz;
 	enum vma_report_detail detail;
 	bool final;
+	bool default_domain;  /* --show-default-domain-summary: its row too */
 	uint64_t at;
 	vma_report_name_fn kvm_name;           /* NULL: no KVM event rows */
 	const void *kvm_name_arg;
@@ -251,6 +255,7 @@ static inline double vma_report_seconds(const struct vma_report *r, uint64_t tic
 struct vma_render_options {
 	bool histogram;       /* log-scale histograms under the text lines */
 	bool report_pcpu;     /* the per-pcpu section */
+	bool no_percentiles;  /* --sample-size=0: text lines without {p5|p50|p95} */
 };
 
 struct vma_render {

@@ -18,6 +18,7 @@
 #include "vmalyze/aggregate.h"
 #include "vmalyze/diag.h"
 #include "vmalyze/status.h"
+#include "vmalyze/symbols.h"
 
 static int exit_status_for(int status, enum vma_level worst)
 {
@@ -57,6 +58,7 @@ int main(int argc, char **argv)
 	static char outbuf[1 << 20];
 	struct vma_options opts;
 	struct vma_run_batch batch = { 0 };
+	struct vma_symbols *symbols = NULL;
 	int i, exit_status = VMA_EXIT_OK;
 
 	if (argc > 1 && !strcmp(argv[1], "merge"))
@@ -72,6 +74,15 @@ int main(int argc, char **argv)
 	if (opts.version) {
 		printf("vmalyze %s\n", PACKAGE_VERSION);
 		return VMA_EXIT_OK;
+	}
+	if (opts.symbol_file) {
+		int rc = vma_symbols_load(opts.symbol_file, &symbols, stderr);
+
+		if (rc == VMA_ERR_NOMEM)
+			fprintf(stderr, "vmalyze: out of memory\n");
+		if (rc)
+			return rc == VMA_ERR_NOMEM ? VMA_EXIT_SYSTEM : VMA_EXIT_USAGE;
+		opts.symbols = symbols;
 	}
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	batch.several = opts.nr_files > 1;
@@ -94,6 +105,7 @@ int main(int argc, char **argv)
 		if (!diag) {
 			fprintf(stderr, "vmalyze: out of memory\n");
 			vma_aggregate_destroy(batch.agg);
+			vma_symbols_destroy(symbols);
 			return VMA_EXIT_SYSTEM;
 		}
 		if (opts.nr_files > 1 && !vma_results_names_traces(&opts))
@@ -108,11 +120,13 @@ int main(int argc, char **argv)
 		if (fflush(stdout) != 0) {
 			fprintf(stderr, "vmalyze: cannot write the output\n");
 			vma_aggregate_destroy(batch.agg);
+			vma_symbols_destroy(symbols);
 			return VMA_EXIT_SYSTEM;
 		}
 		if (code > exit_status)
 			exit_status = code;
 	}
+	vma_symbols_destroy(symbols);
 	if (batch.agg) {
 		int status = vma_results_finish(&opts, batch.agg, batch.rendered, stdout, stderr);
 

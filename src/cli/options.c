@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,7 @@ enum {
 	OPT_CSV,
 	OPT_SAVE,
 	OPT_LIVE,
+	OPT_XENALYZE, /* xenalyze's options: OPT_XENALYZE + their table index */
 };
 
 struct option_doc {
@@ -43,7 +45,7 @@ static const struct option_doc table[] = {
 	{ "summary", 's', no_argument, NULL,
 	  "Summary per domain and vcpu: runstates, exit reasons with cycle summaries (the default)" },
 	{ "dump-all", 'a', no_argument, NULL,
-	  "Dump every record, human readable, in time order across pcpus" },
+	  "Dump every record, human readable, in time order across pcpus (with -s: then the summary)" },
 	{ "cpu-hz", OPT_CPU_HZ, required_argument, "HZ",
 	  "TSC frequency: 2.4G, 2400M or 2400000000 (default 2.4G)" },
 	{ "timer-hz", OPT_TIMER_HZ, required_argument, "HZ",
@@ -80,6 +82,101 @@ static const struct option_doc table[] = {
 };
 
 #define NR_OPTIONS (sizeof(table) / sizeof(table[0]))
+
+/*
+ * xenalyze's options that the table above does not have, same spelling
+ * (long options, "--name=ARG"), grouped as xenalyze's --help groups them.
+ * An entry without a name starts a group.  A scatterplot option sets its
+ * kind; its argument, if any, is the vector or port it plots.
+ */
+struct xen_option {
+	const char *name;
+	const char *arg;
+	const char *doc;
+	int scatter;      /* enum vma_scatter_kind + 1, 0 for other options */
+};
+
+static const struct xen_option xen_table[] = {
+	{ NULL, NULL, "Extra processing: scatterplots, a point a line (no summary unless -s):", 0 },
+	{ "scatterplot-runstate", NULL,
+	  "Runstate steps of each vcpu: \"DvV SEC Y\", Y 3 running, 2 runnable, 0 blocked, "
+	  "1 offline, -1 lost, -2 init", VMA_SCATTER_RUNSTATE + 1 },
+	{ "scatterplot-runstate-time", NULL,
+	  "Time spent in each runstate stretch: \"DvV SEC DURATION-SEC\"",
+	  VMA_SCATTER_RUNSTATE_TIME + 1 },
+	{ "scatterplot-pcpu", NULL, "Which pcpu each guest vcpu runs on: \"DvV SEC PCPU\"",
+	  VMA_SCATTER_PCPU + 1 },
+	{ "scatterplot-vmexit-eip", NULL, "Guest EIP of every vmexit: \"SEC 0xEIP [sym+0xoff]\"",
+	  VMA_SCATTER_VMEXIT_EIP + 1 },
+	{ "scatterplot-wake-to-halt", NULL,
+	  "Cycles from a wake's interrupt delivery to the next halt: \"SEC CYCLES\"",
+	  VMA_SCATTER_WAKE_TO_HALT + 1 },
+	{ "scatterplot-extint-cycles", "VEC",
+	  "Cycles of each external-interrupt exit for vector VEC: \"dDvV SEC CYCLES\"",
+	  VMA_SCATTER_EXTINT_CYCLES + 1 },
+	{ "scatterplot-io", "PORT", "Cycles of each read of I/O port PORT: \"SEC CYCLES\"",
+	  VMA_SCATTER_IO + 1 },
+	{ "scatterplot-interrupt-eip", "VEC",
+	  "Guest EIP interrupted by vector VEC: \"dDvV SEC 0xEIP [sym+0xoff]\"",
+	  VMA_SCATTER_INTERRUPT_EIP + 1 },
+	{ "scatterplot-cr3-switch", NULL, "CR3 switches (not flushes): \"SEC GMFN\"",
+	  VMA_SCATTER_CR3_SWITCH + 1 },
+	{ "scatterplot-rdtsc", NULL, "Values RDTSC exits return: \"DvV SEC VALUE\"",
+	  VMA_SCATTER_RDTSC + 1 },
+	{ "scatterplot-irq", NULL, "Host IRQs handled: \"iIRQ SEC PCPU\"", VMA_SCATTER_IRQ + 1 },
+	{ NULL, NULL, "Dump:", 0 },
+	{ "dump-raw-reads", NULL,
+	  "Each record as it is read, before the merge: \"R pPCPU oOFFSET\" and its raw words; "
+	  "an output of its own", 0 },
+	{ "dump-no-processing", NULL,
+	  "Only --dump-raw-reads: records are read, not analyzed", 0 },
+	{ "dump-raw-process", NULL,
+	  "Each record's raw words as it is processed (\"*  ID N TSC [ words ] | file words |\"), "
+	  "before its -a line; an output of its own", 0 },
+	{ "dump-ipi-latency", NULL,
+	  "Latency of each IPI a guest sends to its vcpus through the APIC ICR, from the send "
+	  "to the vmentry delivering it: \" [vla] dDvV vec N ipis C, latency CYC (S s)\"", 0 },
+	{ "dump-trace-volume-on-lost-record", NULL,
+	  "With -a: after a lost-records record, its pcpu's trace volume by class since its "
+	  "previous one", 0 },
+	{ "dump-show-power-states", NULL,
+	  "With -a: an idle pcpu's column shows its C-state digit instead of '-'", 0 },
+	{ NULL, NULL, "Summary:", 0 },
+	{ "sample-size", "N",
+	  "xenalyze's first sample array size; 0: no {p5|p50|p95} in the summary.  vmalyze's "
+	  "summaries grow on demand, bounded: other values change nothing", 0 },
+	{ "sample-max", "N",
+	  "xenalyze's cap on samples kept per summary.  vmalyze's percentiles are exact up to "
+	  "1024 samples and within 0.79% above, in bounded memory, whatever N", 0 },
+	{ "show-default-domain-summary", NULL,
+	  "Also summarize the vcpus of the default domain (what ran before a pcpu's first "
+	  "scheduling record)", 0 },
+	{ NULL, NULL, "Guest info:", 0 },
+	{ "default-guest-paging-levels", "L",
+	  "Paging levels (2, 3 or 4) of HVM guests until a 64-bit exit shows 4; for the "
+	  "dump's shadow page-fault walks (default: 2, as xenalyze)", 0 },
+	{ "symbol-file", "FILE",
+	  "\"address name\" lines (any order; System.map works): guest EIPs in "
+	  "scatterplots and the dump's vmexits get their symbol and offset", 0 },
+};
+
+#define NR_XEN_OPTIONS (sizeof(xen_table) / sizeof(xen_table[0]))
+#define NR_LONGOPTS (NR_OPTIONS + NR_XEN_OPTIONS)
+
+/* A vector or port argument: 0 to @max, decimal or 0x hex. */
+static bool parse_number(const char *text, uint32_t max, uint32_t *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!text || !*text || *text == '-')
+		return false;
+	v = strtoul(text, &end, 0);
+	if (*end || v > max)
+		return false;
+	*out = (uint32_t)v;
+	return true;
+}
 
 uint64_t vma_parse_hz(const char *text)
 {
@@ -159,6 +256,23 @@ void vma_options_help(FILE *out)
 		fprintf(out, "  %-*s ", HELP_LEFT - 3, left);
 		put_wrapped(out, table[i].doc);
 	}
+	fprintf(out, "\nxenalyze's options, in its groups (OPTION=ARG or OPTION ARG):\n");
+	for (i = 0; i < NR_XEN_OPTIONS; i++) {
+		char left[64];
+
+		if (!xen_table[i].name) {
+			fprintf(out, " %s\n", xen_table[i].doc); /* a group heading: one short line */
+			continue;
+		}
+		snprintf(left, sizeof(left), "    --%s%s%s", xen_table[i].name,
+			 xen_table[i].arg ? "=" : "", xen_table[i].arg ? xen_table[i].arg : "");
+		/* Most of xenalyze's names are too long for the column: the text goes below. */
+		if (strlen(left) > HELP_LEFT - 3)
+			fprintf(out, "  %s\n%*s", left, HELP_LEFT, "");
+		else
+			fprintf(out, "  %-*s ", HELP_LEFT - 3, left);
+		put_wrapped(out, xen_table[i].doc);
+	}
 	fprintf(out, "\n"
 		     "Exit status: 0 all input read cleanly; 1 bad command line; 2 an input could\n"
 		     "not be read or is not a trace; 3 damage was skipped within --tolerance;\n"
@@ -204,9 +318,77 @@ static int pick_format(struct vma_options *opts, FILE *err)
 	return VMA_OK;
 }
 
+/* One of xenalyze's options, from xen_table[]. */
+static int xen_option(struct vma_options *opts, const struct xen_option *o, const char *arg,
+		      FILE *err)
+{
+	if (o->scatter) {
+		enum vma_scatter_kind kind = (enum vma_scatter_kind)(o->scatter - 1);
+		uint32_t *value = kind == VMA_SCATTER_EXTINT_CYCLES ? &opts->scatter.extint_vector
+				: kind == VMA_SCATTER_IO ? &opts->scatter.io_port
+				: kind == VMA_SCATTER_INTERRUPT_EIP ? &opts->scatter.interrupt_vector
+				: NULL;
+
+		if (value && !parse_number(arg, kind == VMA_SCATTER_IO ? 0xffff : 0xff, value))
+			return usage_error(err, "bad --%s value '%s' (%s)", o->name, arg,
+					   kind == VMA_SCATTER_IO ? "a port, 0 to 0xffff"
+								  : "a vector, 0 to 0xff");
+		opts->scatter.kinds |= 1u << kind;
+		return VMA_OK;
+	}
+	if (!strcmp(o->name, "symbol-file")) {
+		opts->symbol_file = arg;
+		return VMA_OK;
+	}
+	if (!strcmp(o->name, "dump-raw-reads") || !strcmp(o->name, "dump-no-processing")) {
+		opts->dump_raw_reads = true;
+		opts->dump_no_processing |= !strcmp(o->name, "dump-no-processing");
+		return VMA_OK;
+	}
+	if (!strcmp(o->name, "dump-raw-process")) {
+		opts->dump_raw_process = true;
+		return VMA_OK;
+	}
+	if (!strcmp(o->name, "dump-ipi-latency")) {
+		opts->dump_ipi_latency = true;
+		return VMA_OK;
+	}
+	if (!strcmp(o->name, "dump-trace-volume-on-lost-record")) {
+		opts->dump_volume_on_lost = true;
+		return VMA_OK;
+	}
+	if (!strcmp(o->name, "dump-show-power-states")) {
+		opts->dump_power_states = true;
+		return VMA_OK;
+	}
+	if (!strcmp(o->name, "sample-size") || !strcmp(o->name, "sample-max")) {
+		uint32_t n;
+
+		if (!parse_number(arg, INT32_MAX, &n))
+			return usage_error(err, "bad --%s value '%s' (a count, 0 or more)", o->name,
+					   arg);
+		if (!strcmp(o->name, "sample-size"))
+			opts->no_percentiles = n == 0;
+		return VMA_OK;
+	}
+	if (!strcmp(o->name, "show-default-domain-summary")) {
+		opts->show_default_domain = true;
+		return VMA_OK;
+	}
+	if (!strcmp(o->name, "default-guest-paging-levels")) {
+		uint32_t levels;
+
+		if (!parse_number(arg, 4, &levels) || levels < 2)
+			return usage_error(err, "bad --%s value '%s' (2, 3 or 4)", o->name, arg);
+		opts->default_paging_levels = (uint8_t)levels;
+		return VMA_OK;
+	}
+	return usage_error(err, "option '--%s' is not implemented", o->name);
+}
+
 int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err)
 {
-	struct option longopts[NR_OPTIONS + 1];
+	struct option longopts[NR_LONGOPTS + 1];
 	char shortopts[2 * NR_OPTIONS + 2];
 	size_t i, n = 0;
 	int c;
@@ -224,7 +406,12 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 				shortopts[n++] = ':';
 		}
 	}
-	longopts[NR_OPTIONS] = (struct option){ 0 };
+	for (i = 0; i < NR_XEN_OPTIONS; i++)
+		longopts[NR_OPTIONS + i] = (struct option){
+			xen_table[i].name ? xen_table[i].name : "",
+			xen_table[i].arg ? required_argument : no_argument, NULL,
+			OPT_XENALYZE + (int)i };
+	longopts[NR_LONGOPTS] = (struct option){ 0 };
 	shortopts[n] = '\0';
 
 	optind = 1;
@@ -311,14 +498,33 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 		case ':':
 			return usage_error(err, "option '%s' needs an argument", argv[optind - 1]);
 		default:
+			if (c >= OPT_XENALYZE && c < OPT_XENALYZE + (int)NR_XEN_OPTIONS &&
+			    xen_table[c - OPT_XENALYZE].name) {
+				int rc = xen_option(opts, &xen_table[c - OPT_XENALYZE], optarg, err);
+
+				if (rc)
+					return rc;
+				break;
+			}
 			return usage_error(err, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (opts->summary && opts->dump)
-		return usage_error(err, "%s", "choose one of -s (summary) and -a (dump)");
-	if (opts->dump && (opts->json || opts->interval_secs > 0 || opts->histogram))
+	/* As xenalyze: -s and -a together print the dump, then the summary. */
+	if (opts->dump && !opts->summary && (opts->json || opts->interval_secs > 0 ||
+					     opts->histogram))
 		return usage_error(err, "%s",
-				   "--json, --interval and --histogram go with the summary, not -a");
+				   "--json, --interval and --histogram go with the summary "
+				   "(-a with them needs -s too)");
+	if (!opts->dump && (opts->dump_volume_on_lost || opts->dump_power_states))
+		return usage_error(err, "%s", opts->dump_volume_on_lost
+				   ? "--dump-trace-volume-on-lost-record goes with -a"
+				   : "--dump-show-power-states goes with -a");
+	if (opts->dump_no_processing &&
+	    (opts->summary || opts->dump || opts->json || opts->interval_secs > 0 ||
+	     opts->histogram || opts->scatter.kinds || opts->dump_raw_process ||
+	     opts->dump_ipi_latency || opts->report_pcpu))
+		return usage_error(err, "%s", "--dump-no-processing reads without analyzing: "
+				   "it goes with no output but --dump-raw-reads");
 	if ((opts->json || opts->csv) && opts->interval_secs > 0)
 		return usage_error(err, "%s", "choose one of --json, --csv and --interval");
 	if (opts->json && opts->csv)
@@ -327,19 +533,41 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 		return usage_error(err, "%s", "--save goes with the summary, not -a or -i");
 	if (opts->dump && opts->csv)
 		return usage_error(err, "%s", "--csv goes with the summary, not -a");
-	if (opts->dump && opts->format)
-		return usage_error(err, "%s", "--format goes with the summary, not -a");
+	/* Interval rows are written as time passes: they cannot share stdout with -a. */
+	if (opts->dump && opts->interval_secs > 0)
+		return usage_error(err, "%s", "--interval goes with the summary, not -a");
+	if (opts->dump && !opts->summary && opts->format)
+		return usage_error(err, "%s", "--format goes with the summary (-a with it needs -s too)");
 	if (opts->live && (opts->summary || opts->dump || opts->json || opts->csv || opts->save ||
 			   opts->interval_secs > 0 || opts->histogram || opts->report_pcpu ||
 			   opts->format))
 		return usage_error(err, "%s", "--live is a mode of its own: not with -s, -a, --json, "
 				   "--csv, --save, --format, --interval, --histogram or --report-pcpu");
+	if (opts->live && (opts->scatter.kinds || opts->dump_raw_process || opts->dump_raw_reads ||
+			   opts->dump_ipi_latency || opts->no_percentiles ||
+			   opts->show_default_domain))
+		return usage_error(err, "%s", "--live is a mode of its own: not with xenalyze's "
+				   "output options");
 	if (!opts->live && pick_format(opts, err))
 		return VMA_ERR_USAGE;
 	/* --live has no renderer: several files are headed as in text. */
 	if (opts->live)
 		opts->format = "text";
+	if (!strcmp(opts->format, "json") || !strcmp(opts->format, "csv")) {
+		if (opts->no_percentiles)
+			return usage_error(err, "%s", "--sample-size=0 takes the text summary's "
+					   "percentiles away; JSON and CSV keep them");
+		if (opts->dump_ipi_latency || opts->scatter.kinds || opts->dump_raw_process ||
+		    opts->dump_raw_reads || (opts->dump && opts->summary))
+			return usage_error(err, "%s", "JSON and CSV cannot share the output with "
+					   "other lines (-a, --scatterplot-*, --dump-*)");
+	}
 	opts->mode = opts->live ? VMA_MODE_LIVE : opts->dump ? VMA_MODE_DUMP : VMA_MODE_SUMMARY;
+	/* Scatterplots replace the summary, unless it is asked for. */
+	opts->report = !opts->live &&
+		       (opts->summary || opts->interval_secs > 0 ||
+			(!opts->dump && !opts->scatter.kinds && !opts->dump_raw_process &&
+			 !opts->dump_raw_reads));
 	opts->files = argv + optind;
 	opts->nr_files = argc - optind;
 	if (opts->nr_files == 0)

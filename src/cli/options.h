@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "vmalyze/diag.h"
+#include "vmalyze/scatter.h"
 
 enum vma_mode {
 	VMA_MODE_SUMMARY = 0,
@@ -26,6 +27,7 @@ struct vma_options {
 	enum vma_mode mode;
 	bool summary;           /* -s */
 	bool dump;              /* -a */
+	bool report;            /* print the summary (or interval) report */
 	uint64_t cpu_hz;        /* --cpu-hz */
 	uint64_t timer_hz;      /* --timer-hz: ARM generic timer */
 	bool svm_mode;          /* --svm-mode */
@@ -40,6 +42,19 @@ struct vma_options {
 	double interval_secs;   /* -i / --interval, 0 = off */
 	const char *format;     /* the summary's renderer (report.h), never NULL after parsing */
 	const char *event_formats;  /* --event-formats DIR */
+	/* xenalyze's options (the second block of the option table). */
+	struct vma_scatter_options scatter; /* --scatterplot-*: kinds 0 = none */
+	const char *symbol_file;    /* --symbol-file */
+	const struct vma_symbols *symbols; /* its table, loaded by main() */
+	bool show_default_domain;   /* --show-default-domain-summary */
+	bool no_percentiles;        /* --sample-size=0 */
+	bool dump_power_states;     /* --dump-show-power-states */
+	bool dump_raw_process;      /* --dump-raw-process */
+	bool dump_raw_reads;        /* --dump-raw-reads, or --dump-no-processing */
+	bool dump_no_processing;    /* --dump-no-processing */
+	bool dump_ipi_latency;      /* --dump-ipi-latency */
+	bool dump_volume_on_lost;   /* --dump-trace-volume-on-lost-record */
+	uint8_t default_paging_levels; /* --default-guest-paging-levels, 0 = not given */
 	bool help, version;
 	/* Set by SIGINT/SIGTERM: inputs end early and are reported (main.c). */
 	volatile sig_atomic_t *stop;

@@ -14,7 +14,7 @@
 
 bool vma_results_wanted(const struct vma_options *opts)
 {
-	return opts->mode == VMA_MODE_SUMMARY && !(opts->interval_secs > 0) &&
+	return opts->mode == VMA_MODE_SUMMARY && opts->report && !(opts->interval_secs > 0) &&
 	       (opts->nr_files > 1 || opts->save);
 }
 

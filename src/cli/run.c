@@ -10,16 +10,19 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/raw-reads.h"
 #include "cli/run.h"
 #include "vmalyze/aggregate.h"
 #include "vmalyze/diag.h"
 #include "vmalyze/dump.h"
 #include "vmalyze/input.h"
 #include "vmalyze/interval.h"
+#include "vmalyze/ipi.h"
 #include "vmalyze/kvm-input.h"
 #include "vmalyze/live.h"
 #include "vmalyze/pipeline.h"
 #include "vmalyze/report.h"
+#include "vmalyze/scatter.h"
 #include "vmalyze/state.h"
 #include "vmalyze/status.h"
 
@@ -80,6 +83,16 @@ struct run_ctx {
 	struct vma_interval_clock clock;
 	struct vma_run_batch *batch;
 	int status;               /* the run's status when the final report is built */
+	bool default_domain;      /* --show-default-domain-summary */
+	/*
+	 * Outputs of xenalyze's options written as records are read.  With
+	 * the dump their lines are held, to go after the dump line of the
+	 * record that made them.
+	 */
+	struct vma_scatter *scatter;
+	struct vma_ipi *ipi;
+	struct vma_raw_reads *raw_reads;
+	bool extras;              /* any of the three */
 };
 
 /* Build the report of @m as it stands and give it to the renderer. */
@@ -90,6 +103,7 @@ static int render(struct run_ctx *ctx, const struct vma_machine *m, bool final, 
 		.hz = ctx->hz,
 		.detail = final ? VMA_REPORT_FULL : VMA_REPORT_COUNTS,
 		.final = final,
+		.default_domain = ctx->default_domain,
 		.at = at,
 		.kvm_name = kvm_kind_name,
 		.kvm_name_arg = ctx->in,
@@ -110,11 +124,63 @@ static int render(struct run_ctx *ctx, const struct vma_machine *m, bool final, 
 	return rc;
 }
 
+/* Lines held for the dump's order: the dump's lines first. */
+static int flush_held(struct run_ctx *ctx)
+{
+	int rc;
+
+	if (!((ctx->scatter && vma_scatter_pending(ctx->scatter)) ||
+	      (ctx->ipi && vma_ipi_pending(ctx->ipi)) ||
+	      (ctx->raw_reads && vma_raw_reads_pending(ctx->raw_reads))))
+		return VMA_OK;
+	rc = vma_dump_flush(ctx->dump);
+	if (rc < 0)
+		return rc;
+	if (ctx->scatter)
+		vma_scatter_flush(ctx->scatter);
+	if (ctx->ipi)
+		vma_ipi_flush(ctx->ipi);
+	if (ctx->raw_reads)
+		vma_raw_reads_flush(ctx->raw_reads);
+	return VMA_OK;
+}
+
+/* The end of the run: what the extras still hold, and whether they could write. */
+static int finish_extras(struct run_ctx *ctx, struct vma_machine *machine)
+{
+	int rc = VMA_OK, st;
+
+	if (ctx->dump)
+		rc = flush_held(ctx);
+	if (machine)
+		machine->observer = NULL;
+	if (ctx->scatter && (st = vma_scatter_status(ctx->scatter)) < 0 && rc == VMA_OK)
+		rc = st;
+	if (ctx->ipi && (st = vma_ipi_status(ctx->ipi)) < 0 && rc == VMA_OK)
+		rc = st;
+	if (ctx->raw_reads) {
+		vma_raw_reads_flush(ctx->raw_reads);
+		if ((st = vma_raw_reads_status(ctx->raw_reads)) < 0 && rc == VMA_OK)
+			rc = st;
+	}
+	/* The summary follows the dump: its lines first. */
+	if (ctx->dump && ctx->renderer && (st = vma_dump_flush(ctx->dump)) < 0 && rc == VMA_OK)
+		rc = st;
+	return rc;
+}
+
+static struct vma_stream *wrap_stream(void *arg, struct vma_stream *stream)
+{
+	return vma_raw_reads_wrap(arg, stream);
+}
+
 /* A pipe has no more data yet: show what was written so far. */
 static void flush_output(void *arg)
 {
 	struct run_ctx *ctx = arg;
 
+	if (ctx->dump && ctx->extras)
+		flush_held(ctx);
 	if (ctx->dump)
 		vma_dump_flush(ctx->dump);
 	fflush(ctx->out);
@@ -125,6 +191,15 @@ static int before_record(void *arg, const struct vma_machine *m, const struct vm
 	struct run_ctx *ctx = arg;
 	uint64_t end;
 
+	/* What the merge read after the last record goes after that record's line. */
+	if (__builtin_expect(ctx->extras, 0) && ctx->dump && ctx->raw_reads &&
+	    vma_raw_reads_pending(ctx->raw_reads)) {
+		int rc = vma_dump_flush(ctx->dump);
+
+		if (rc < 0)
+			return rc;
+		vma_raw_reads_flush(ctx->raw_reads);
+	}
 	if (ctx->dump)
 		vma_dump_begin(ctx->dump, m, &s->rec);
 	if (ctx->live)
@@ -133,6 +208,25 @@ static int before_record(void *arg, const struct vma_machine *m, const struct vm
 	    vma_interval_clock_tick(&ctx->clock, m->first_tsc, s->rec.tsc, &end))
 		return render(ctx, m, false, end);
 	return VMA_OK;
+}
+
+static __attribute__((noinline)) int after_record_extras(struct run_ctx *ctx,
+							 const struct vma_stream *s,
+							 const struct vma_outcome *out)
+{
+	int rc;
+
+	if (ctx->dump) {
+		/* Input-specific text wants the input's stream, not a raw-reads wrapper. */
+		rc = vma_dump_end(ctx->dump, ctx->raw_reads ? vma_raw_reads_inner(s) : s, out);
+		if (rc < 0)
+			return rc;
+	}
+	if (ctx->scatter)
+		vma_scatter_record(ctx->scatter, &s->rec, out);
+	if (ctx->ipi)
+		vma_ipi_record(ctx->ipi, &s->rec, out);
+	return ctx->dump ? flush_held(ctx) : VMA_OK;
 }
 
 static int after_record(void *arg, const struct vma_machine *m, const struct vma_stream *s,
@@ -144,6 +238,8 @@ static int after_record(void *arg, const struct vma_machine *m, const struct vma
 		vma_live_note(ctx->live, m, &s->rec, out);
 		return VMA_OK;
 	}
+	if (__builtin_expect(ctx->extras, 0))
+		return after_record_extras(ctx, s, out);
 	return vma_dump_end(ctx->dump, s, out);
 }
 
@@ -159,6 +255,7 @@ int vma_run_trace(const struct vma_options *opts, const char *path, struct vma_r
 	struct vma_render_options ropts = {
 		.histogram = opts->histogram,
 		.report_pcpu = opts->report_pcpu,
+		.no_percentiles = opts->no_percentiles,
 	};
 	struct run_ctx ctx = {
 		.render = { .out = out, .opts = &ropts, .file = path,
@@ -167,6 +264,7 @@ int vma_run_trace(const struct vma_options *opts, const char *path, struct vma_r
 			    .batch = batch && batch->several },
 		.batch = batch,
 		.out = out,
+		.default_domain = opts->show_default_domain,
 	};
 	struct vma_pipeline_options popts = {
 		.input = { .event_formats_dir = opts->event_formats,
@@ -176,15 +274,27 @@ int vma_run_trace(const struct vma_options *opts, const char *path, struct vma_r
 		.force_svm = opts->svm_mode,
 		.cpu_hz = opts->cpu_hz,
 		.timer_hz = opts->timer_hz,
+		.no_state = opts->dump_no_processing,
+		.default_paging_levels = opts->default_paging_levels,
 	};
 	struct vma_pipeline_hooks hooks = { .arg = &ctx };
 	struct vma_pipeline *p = NULL;
 	struct vma_machine *machine;
 	int rc, status;
 
+	if (opts->dump_raw_reads) {
+		/* Reads begin while the input is opened: the lines go out as made. */
+		ctx.raw_reads = vma_raw_reads_create(out);
+		if (!ctx.raw_reads) {
+			status = VMA_ERR_NOMEM;
+			goto out;
+		}
+		popts.wrap_stream = wrap_stream;
+		popts.wrap_arg = ctx.raw_reads;
+	}
 	status = vma_pipeline_open(path, &popts, diag, &p);
 	if (status) {
-		if (batch && batch->agg && opts->mode == VMA_MODE_SUMMARY &&
+		if (batch && batch->agg && opts->report &&
 		    vma_aggregate_add(batch->agg, NULL, path, batch->member, status))
 			status = VMA_ERR_NOMEM;
 		goto out;
@@ -192,17 +302,35 @@ int vma_run_trace(const struct vma_options *opts, const char *path, struct vma_r
 	machine = vma_pipeline_machine(p);
 	ctx.in = vma_pipeline_input(p);
 	ctx.hz = vma_pipeline_hz(p);
-	if (opts->mode == VMA_MODE_DUMP) {
+	if (opts->dump_no_processing) {
+		/* Read, not analyzed: the reads are the output. */
+		status = vma_pipeline_run(p, NULL);
+		rc = finish_extras(&ctx, machine);
+		if (rc < 0 && status == VMA_OK)
+			status = rc;
+		goto out;
+	}
+	if (opts->dump || opts->dump_raw_process) {
 		/* A pipe or FIFO cannot be read twice (opening a FIFO again blocks). */
-		if (ctx.in->family == VMA_FAMILY_XEN && !opts->svm_mode && !ctx.in->streaming)
+		if (opts->dump && ctx.in->family == VMA_FAMILY_XEN && !opts->svm_mode &&
+		    !ctx.in->streaming)
 			probe_vendor(path, &popts.input, machine);
 		ctx.dump = vma_dump_create(out, ctx.hz);
 		if (!ctx.dump) {
 			status = VMA_ERR_NOMEM;
 			goto out;
 		}
+		vma_dump_set_symbols(ctx.dump, opts->symbols);
+		if (opts->dump_power_states)
+			vma_dump_show_power_states(ctx.dump);
+		if (opts->dump_volume_on_lost)
+			vma_dump_volume_on_lost(ctx.dump);
+		if (opts->dump_raw_process)
+			vma_dump_raw_process(ctx.dump, opts->dump);
 		hooks.before = before_record;
 		hooks.after = after_record;
+		if (ctx.raw_reads)
+			vma_raw_reads_hold(ctx.raw_reads);
 	} else if (opts->mode == VMA_MODE_LIVE) {
 		ctx.live = vma_live_create(out, ctx.hz, isatty(fileno(out)));
 		if (!ctx.live) {
@@ -211,7 +339,32 @@ int vma_run_trace(const struct vma_options *opts, const char *path, struct vma_r
 		}
 		hooks.before = before_record;
 		hooks.after = after_record;
-	} else {
+	}
+	if (opts->scatter.kinds) {
+		struct vma_scatter_options sopts = opts->scatter;
+
+		sopts.symbols = opts->symbols;
+		ctx.scatter = vma_scatter_create(out, ctx.hz, machine, &sopts);
+		if (!ctx.scatter) {
+			status = VMA_ERR_NOMEM;
+			goto out;
+		}
+		if (ctx.dump)
+			vma_scatter_hold(ctx.scatter);
+		machine->observer = vma_scatter_observer(ctx.scatter);
+		hooks.after = after_record;
+	}
+	if (opts->dump_ipi_latency) {
+		ctx.ipi = vma_ipi_create(out, ctx.hz, machine);
+		if (!ctx.ipi) {
+			status = VMA_ERR_NOMEM;
+			goto out;
+		}
+		if (ctx.dump)
+			vma_ipi_hold(ctx.ipi);
+		hooks.after = after_record;
+	}
+	if (opts->report) {
 		ctx.renderer = vma_renderer_find(opts->format);
 		/* The end-of-trace renderers need no call per record. */
 		if (ctx.renderer->per_interval) {
@@ -220,7 +373,11 @@ int vma_run_trace(const struct vma_options *opts, const char *path, struct vma_r
 		}
 	}
 
+	ctx.extras = ctx.scatter || ctx.ipi || ctx.raw_reads;
 	status = vma_pipeline_run(p, &hooks);
+	rc = finish_extras(&ctx, machine);
+	if (rc < 0 && status == VMA_OK)
+		status = rc;
 	if (ctx.live) {
 		rc = vma_live_finish(ctx.live, machine);
 		if (rc < 0 && status == VMA_OK)
@@ -238,6 +395,9 @@ out:
 		ctx.renderer->release(&ctx.render);
 	vma_dump_destroy(ctx.dump);
 	vma_live_destroy(ctx.live);
+	vma_scatter_destroy(ctx.scatter);
+	vma_ipi_destroy(ctx.ipi);
 	vma_pipeline_close(p);
+	vma_raw_reads_destroy(ctx.raw_reads); /* after the merge that holds its streams */
 	return status;
 }

@@ -10,6 +10,7 @@
  * and lines leave in batches.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,8 +18,11 @@
 #include "output/xen-describe-internal.h"
 #include "vmalyze/describe.h"
 #include "vmalyze/dump.h"
+#include "vmalyze/grow.h"
 #include "vmalyze/status.h"
 #include "vmalyze/strbuf.h"
+#include "vmalyze/symbols.h"
+#include "vmalyze/trace-ids.h"
 #include "vmalyze/xen-names.h"
 
 /*
@@ -74,7 +78,22 @@ struct vma_dump {
 	struct vma_describe_ctx ctx; /* analysis state before the record */
 	const struct vma_machine *machine; /* borrowed: the model being dumped */
 	size_t vcpu_col;             /* offset of the vcpu column of the line being built */
+	const struct vma_symbols *symbols; /* borrowed: --symbol-file, NULL if none */
+	bool extras;                 /* any of the options below */
+	bool no_lines;               /* only --dump-raw-process lines, no -a */
+	bool raw_process;            /* --dump-raw-process */
+	/* --dump-trace-volume-on-lost-record: each pcpu's volume at its last loss. */
+	bool volume_on_lost;
+	uint64_t (*volume_mark)[VMA_VOL_COUNT]; /* owned, nr_marks entries */
+	size_t nr_marks;
+	/* --dump-show-power-states: each pcpu's C-state, from its pm_idle records. */
+	bool show_power;
+	uint8_t *power;              /* owned, nr_power entries */
+	size_t nr_power;
 };
+
+/* C-states xenalyze shows (a digit); pm_idle_start of a deeper one is ignored. */
+#define CSTATE_MAX 5
 
 struct vma_dump *vma_dump_create(FILE *out, uint64_t cpu_hz)
 {
@@ -142,6 +161,8 @@ void vma_dump_destroy(struct vma_dump *d)
 	 */
 	flush(d, false);
 	vma_sb_free(&d->lines);
+	free(d->power);
+	free(d->volume_mark);
 	free(d);
 }
 
@@ -198,7 +219,7 @@ static char *fmt_time(char *p, uint64_t cycles, const struct divisor *hz)
  * A pcpu's column: ' ' inactive or nothing known running, 'l' in a
  * lost-records gap, '.' the default domain, '-' idle, '|' a guest.
  */
-static char pcpu_char(const struct vma_pcpu *p)
+static char pcpu_char(const struct vma_dump *d, const struct vma_pcpu *p)
 {
 	if (!p || !p->active)
 		return ' ';
@@ -208,8 +229,11 @@ static char pcpu_char(const struct vma_pcpu *p)
 		return ' ';
 	if (p->current->domain->did == VMA_DEFAULT_DOMAIN)
 		return '.';
-	if (p->current->domain->did == VMA_IDLE_DOMAIN)
+	if (p->current->domain->did == VMA_IDLE_DOMAIN) {
+		if (__builtin_expect(d->show_power, 0))
+			return (char)('0' + (p->id < d->nr_power ? d->power[p->id] : 0));
 		return '-';
+	}
 	return '|';
 }
 
@@ -218,6 +242,69 @@ static char pcpu_char(const struct vma_pcpu *p)
  * the pcpu columns, " d", vcpu ids of 10 digits around 'v', a space.
  */
 #define PREFIX_MAX(pcpus) (1 + 20 + 1 + 9 + 1 + (pcpus) + 2 + 10 + 1 + 10 + 1)
+
+void vma_dump_raw_process(struct vma_dump *d, bool lines)
+{
+	d->raw_process = true;
+	d->no_lines = !lines;
+	d->extras = true;
+}
+
+/*
+ * xenalyze's raw line of a record: @prefix, the id, the
+ * payload word count, the time stamp (or -), the payload words, then the
+ * record's words as they are in the file (header, time stamp, payload),
+ * at most 8.  xenalyze prints 8 words there whatever the record's size,
+ * those past its end being the bytes that follow it; vmalyze prints only
+ * the record's own.  KVM
+ * records have no xentrace words: only their normalized payload is shown.
+ */
+void vma_dump_raw_line(struct vma_strbuf *sb, const char *prefix, const struct vma_record *rec)
+{
+	/* The end of a lost-records gap is the lost record again, as in xenalyze. */
+	bool lost_end = rec->event == VMA_SYNTH_LOST_END;
+	uint32_t event = lost_end ? TRC_LOST_RECORDS : rec->event;
+	bool xen = event < VMA_ID_KVM_BASE;
+	uint32_t i, n = rec->nr_data;
+
+	vma_sb_puts(sb, prefix);
+	vma_sb_putc(sb, ' ');
+	/* xenalyze's internal id of the gap's end: TRC_GEN + 50. */
+	vma_sb_put_x64_pad(sb, lost_end ? TRC_GEN + 50 : event, 7, ' ');
+	vma_sb_printf(sb, " %u ", n);
+	if (rec->flags & VMA_REC_HAS_TSC)
+		vma_sb_put_u64_pad(sb, rec->tsc, 14, ' ');
+	else
+		vma_sb_printf(sb, "%14s", "-");
+	vma_sb_puts(sb, " [");
+	for (i = 0; i < (n > 7 ? n : 7); i++) {
+		if (i < n) {
+			vma_sb_putc(sb, ' ');
+			vma_sb_put_x64_pad(sb, rec->data[i], 8, ' ');
+		} else {
+			vma_sb_put_fill(sb, ' ', 9);
+		}
+	}
+	vma_sb_puts(sb, " ]");
+	if (xen) {
+		uint32_t words[3 + VMA_REC_MAX_WORDS], nw = 0;
+
+		words[nw++] = (event & 0x0fffffffu) | (n & 7) << 28 |
+			      (rec->flags & VMA_REC_HAS_TSC ? 1u << 31 : 0);
+		if (rec->flags & VMA_REC_HAS_TSC) {
+			words[nw++] = (uint32_t)rec->tsc;
+			words[nw++] = (uint32_t)(rec->tsc >> 32);
+		}
+		for (i = 0; i < n; i++)
+			words[nw++] = rec->data[i];
+		/* At most 8, as xenalyze shows. */
+		vma_sb_puts(sb, " | ");
+		for (i = 0; i < nw && i < 8; i++)
+			vma_sb_printf(sb, " %08x", words[i]);
+		vma_sb_puts(sb, " |");
+	}
+	vma_sb_putc(sb, '\n');
+}
 
 void vma_dump_begin(struct vma_dump *d, const struct vma_machine *m, const struct vma_record *rec)
 {
@@ -233,6 +320,13 @@ void vma_dump_begin(struct vma_dump *d, const struct vma_machine *m, const struc
 		sb->len = d->done;
 		sb->buf[sb->len] = '\0';
 	}
+	if (__builtin_expect(d->raw_process, 0)) {
+		vma_dump_raw_line(sb, "* ", rec);
+		if (!vma_sb_failed(sb))
+			d->done = sb->len;
+		if (d->no_lines)
+			return;
+	}
 	/* Room for the whole prefix, written through a cursor and committed once. */
 	if (!vma_sb_room(sb, PREFIX_MAX(nr)))
 		return;
@@ -246,7 +340,7 @@ void vma_dump_begin(struct vma_dump *d, const struct vma_machine *m, const struc
 	}
 	*col++ = ' ';
 	for (i = 0; i < nr; i++)
-		col[i] = pcpu_char(pcpus[i]);
+		col[i] = pcpu_char(d, pcpus[i]);
 	if (rec->pcpu < nr)
 		col[rec->pcpu] = 'x';
 	col += nr;
@@ -287,13 +381,117 @@ void vma_dump_begin(struct vma_dump *d, const struct vma_machine *m, const struc
 	}
 }
 
-int vma_dump_end(struct vma_dump *d, const struct vma_stream *stream,
-		 const struct vma_outcome *out)
+void vma_dump_set_symbols(struct vma_dump *d, const struct vma_symbols *symbols)
+{
+	d->symbols = symbols;
+	d->extras |= symbols != NULL;
+}
+
+void vma_dump_show_power_states(struct vma_dump *d)
+{
+	d->show_power = true;
+	d->extras = true;
+}
+
+/* pm_idle_start c<N> puts the pcpu in C-state N; pm_idle_end takes it out. */
+static int note_power_state(struct vma_dump *d, const struct vma_record *rec)
+{
+	if (rec->event != TRC_PM_IDLE_ENTRY && rec->event != TRC_PM_IDLE_EXIT)
+		return VMA_OK;
+	if (rec->event == TRC_PM_IDLE_ENTRY && (!rec->nr_data || rec->data[0] > CSTATE_MAX))
+		return VMA_OK;
+	if (rec->pcpu >= d->nr_power) {
+		size_t old = d->nr_power;
+
+		if (vma_grow(d->power, &d->nr_power, (size_t)rec->pcpu + 1, 8))
+			return VMA_ERR_NOMEM;
+		memset(d->power + old, 0, d->nr_power - old);
+	}
+	d->power[rec->pcpu] = rec->event == TRC_PM_IDLE_ENTRY ? (uint8_t)rec->data[0] : 0;
+	return VMA_OK;
+}
+
+void vma_dump_volume_on_lost(struct vma_dump *d)
+{
+	d->volume_on_lost = true;
+	d->extras = true;
+}
+
+/*
+ * At a lost-records record: what the pcpu wrote since its previous loss
+ * (or the start), by class, in the log volume summary's layout; that is
+ * what filled the buffer that overflowed.
+ */
+static int lost_volume(struct vma_dump *d, const struct vma_record *rec)
+{
+	const struct vma_machine *m = d->machine;
+	const struct vma_pcpu *p = rec->pcpu < m->nr_pcpus ? m->pcpus[rec->pcpu] : NULL;
+	struct vma_strbuf *sb = &d->lines;
+	uint64_t *mark;
+	uint32_t j, k;
+
+	if (!p)
+		return VMA_OK;
+	if (rec->pcpu >= d->nr_marks) {
+		size_t old = d->nr_marks;
+
+		if (vma_grow(d->volume_mark, &d->nr_marks, (size_t)rec->pcpu + 1, 8))
+			return VMA_ERR_NOMEM;
+		memset(d->volume_mark + old, 0, (d->nr_marks - old) * sizeof(*d->volume_mark));
+	}
+	mark = d->volume_mark[rec->pcpu];
+	vma_sb_printf(sb, " -- p%u trace volume since its previous lost records --\n", p->id);
+	for (j = 0; j <= VMA_VOL_OTHER; j++) {
+		if (p->volume[j] == mark[j])
+			continue;
+		vma_sb_printf(sb, " %-6s: %10" PRIu64 "\n", vma_volume_class_name(j),
+			      p->volume[j] - mark[j]);
+		for (k = VMA_VOL_HVM_VMENTRY; j == VMA_VOL_HVM && k <= VMA_VOL_HVM_EMUL; k++) {
+			if (p->volume[k] != mark[k]) {
+				vma_sb_printf(sb, " +-%-7s: %10" PRIu64 "\n", vma_volume_class_name(k),
+					      p->volume[k] - mark[k]);
+			}
+		}
+	}
+	memcpy(mark, p->volume, sizeof(p->volume));
+	return VMA_OK;
+}
+
+/* A vmexit line ends with the guest EIP: its symbol follows, as xenalyze's. */
+static void append_symbol(struct vma_dump *d, const struct vma_record *rec)
+{
+	uint32_t base = rec->event & ~(uint32_t)TRC_64_FLAG;
+	bool wide = rec->event & TRC_64_FLAG;
+	const char *name;
+	uint64_t rip, off;
+
+	if ((base != TRC_HVM_VMX_EXIT && base != TRC_HVM_SVM_EXIT) || rec->nr_data < (wide ? 3 : 2))
+		return;
+	rip = wide ? vma_rec_u64(rec, 1) : rec->data[1];
+	name = vma_symbols_find(d->symbols, rip, &off);
+	if (name)
+		vma_sb_printf(&d->lines, "(%s +%" PRIx64 ")", name, off);
+}
+
+/*
+ * The end of a record's line.  Inlined twice, so that dumps without
+ * xenalyze's extras (@extras false: no raw lines only, symbols, power
+ * states or volumes) pay nothing for them.
+ */
+static inline __attribute__((always_inline)) int
+end_line(struct vma_dump *d, const struct vma_stream *stream, const struct vma_outcome *out,
+	 const bool extras)
 {
 	const struct vma_record *rec = &stream->rec;
 	struct vma_describe_ctx *ctx = &d->ctx;
 	struct vma_strbuf *sb = &d->lines;
 	char mark = ' ';
+
+	if (extras && d->no_lines) {
+		if (vma_sb_failed(sb))
+			return VMA_ERR_NOMEM;
+		return d->done >= FLUSH_BYTES ? flush(d, true) : VMA_OK;
+	}
 
 	if (stream->input && stream->input->ops->describe) {
 		/*
@@ -319,14 +517,37 @@ int vma_dump_end(struct vma_dump *d, const struct vma_stream *stream,
 		ctx->orphan = out->orphan;
 		ctx->unprocessed = out->unprocessed;
 		mark = vma_describe_xen_marked(sb, rec, ctx);
+		if (extras && d->symbols && !out->unprocessed)
+			append_symbol(d, rec);
+		if (extras && d->show_power && note_power_state(d, rec) < 0)
+			return VMA_ERR_NOMEM;
 	}
 	if (sb->len > d->done)
 		sb->buf[d->done] = mark;
 	vma_sb_putc(sb, '\n');
+	/* After the record's line. */
+	if (extras && d->volume_on_lost && rec->event == TRC_LOST_RECORDS &&
+	    lost_volume(d, rec) < 0)
+		return VMA_ERR_NOMEM;
 	if (vma_sb_failed(sb))
 		return VMA_ERR_NOMEM;
 	d->done = sb->len;
 	if (d->done >= FLUSH_BYTES)
 		return flush(d, true);
 	return VMA_OK;
+}
+
+static __attribute__((noinline, cold)) int end_line_extras(struct vma_dump *d,
+							    const struct vma_stream *stream,
+							    const struct vma_outcome *out)
+{
+	return end_line(d, stream, out, true);
+}
+
+int vma_dump_end(struct vma_dump *d, const struct vma_stream *stream,
+		 const struct vma_outcome *out)
+{
+	if (__builtin_expect(d->extras, 0))
+		return end_line_extras(d, stream, out);
+	return end_line(d, stream, out, false);
 }

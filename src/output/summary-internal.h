@@ -13,6 +13,7 @@ struct vma_summary_ctx {
 	FILE *out;
 	const struct vma_report *report;
 	bool histogram;        /* histograms under the lines */
+	bool no_percentiles;   /* --sample-size=0: lines without {p5|p50|p95} */
 	const char *unit;      /* "cyc", or "ns" when the clock counts nanoseconds */
 };
 

@@ -216,8 +216,11 @@ int vma_render_json(struct vma_render *ctx, const struct vma_report *r)
 		fputc('}', out);
 	}
 	fprintf(out, "],\"domains\":[");
+	/* --show-default-domain-summary: the default domain first. */
+	if (r->default_domain)
+		json_domain(out, r, r->default_domain);
 	for (i = 0; i < r->nr_domains; i++) {
-		if (i)
+		if (i || r->default_domain)
 			fputc(',', out);
 		json_domain(out, r, &r->domains[i]);
 	}

@@ -21,14 +21,6 @@
 #include "vmalyze/histogram.h"
 #include "vmalyze/status.h"
 
-static const char *const volume_names[VMA_VOL_COUNT] = {
-	[VMA_VOL_GEN] = "gen",       [VMA_VOL_SCHED] = "sched", [VMA_VOL_DOM0OP] = "dom0op",
-	[VMA_VOL_HVM] = "hvm",       [VMA_VOL_MEM] = "mem",     [VMA_VOL_PV] = "pv",
-	[VMA_VOL_SHADOW] = "shadow", [VMA_VOL_HW] = "hw",
-	[VMA_VOL_HVM_VMENTRY] = "vmentry", [VMA_VOL_HVM_VMEXIT] = "vmexit",
-	[VMA_VOL_HVM_HANDLER] = "handler", [VMA_VOL_HVM_EMUL] = "emul",
-};
-
 /* "2.40 GHz"; a frequency below 1 kHz has no prefix letter. */
 static void format_hz(char *buf, size_t len, uint64_t hz)
 {
@@ -69,6 +61,12 @@ void vma_summary_cycle_line(const struct vma_summary_ctx *c, const char *desc,
 {
 	if (!s->count)
 		return;
+	if (c->no_percentiles) {
+		fprintf(c->out, "%s: %7" PRIu64 " %5.2fs %6" PRIu64 "\n", desc, s->count,
+			vma_report_seconds(c->report, s->total), s->mean);
+		histogram(c, s);
+		return;
+	}
 	fprintf(c->out, "%s: %7" PRIu64 " %5.2fs %6" PRIu64 " {%6" PRIu64 "|%6" PRIu64 "|%6" PRIu64
 			"}\n",
 		desc, s->count, vma_report_seconds(c->report, s->total), s->mean, s->p5, s->p50,
@@ -82,6 +80,10 @@ static void affinity_line(const struct vma_summary_ctx *c, const char *desc,
 {
 	if (!s->count)
 		return;
+	if (c->no_percentiles) {
+		fprintf(c->out, "%s: %7" PRIu64 " %6" PRIu64 "\n", desc, s->count, s->mean);
+		return;
+	}
 	fprintf(c->out, "%s: %7" PRIu64 " %6" PRIu64 " {%6" PRIu64 "|%6" PRIu64 "|%6" PRIu64 "}\n",
 		desc, s->count, s->mean, s->p5, s->p50, s->p95);
 }
@@ -94,6 +96,13 @@ void vma_summary_exit_line(const struct vma_summary_ctx *c, const char *prefix,
 
 	if (!s->events)
 		return;
+	if (c->no_percentiles) {
+		fprintf(c->out, "%s %7" PRIu64 " %5.2fs %5.2f%% %5" PRIu64 " %s\n", prefix, s->events,
+			vma_report_seconds(c->report, s->total),
+			whole ? (double)s->total * 100.0 / (double)whole : 0.0, s->mean, c->unit);
+		histogram(c, s);
+		return;
+	}
 	fprintf(c->out,
 		"%s %7" PRIu64 " %5.2fs %5.2f%% %5" PRIu64 " %s {%5" PRIu64 "|%5" PRIu64 "|%5" PRIu64
 		"}\n",
@@ -124,13 +133,14 @@ static void volume_section(const struct vma_summary_ctx *c)
 
 			if (!p->volume[j])
 				continue;
-			fprintf(out, " %-6s: %10" PRIu64 "\n", volume_names[j], p->volume[j]);
+			fprintf(out, " %-6s: %10" PRIu64 "\n", vma_volume_class_name(j),
+				p->volume[j]);
 			if (j != VMA_VOL_HVM)
 				continue;
 			for (k = VMA_VOL_HVM_VMENTRY; k <= VMA_VOL_HVM_EMUL; k++) {
 				if (p->volume[k]) {
-					fprintf(out, " +-%-7s: %10" PRIu64 "\n", volume_names[k],
-						p->volume[k]);
+					fprintf(out, " +-%-7s: %10" PRIu64 "\n",
+						vma_volume_class_name(k), p->volume[k]);
 				}
 			}
 		}
@@ -248,6 +258,8 @@ static void latency_line(const struct vma_summary_ctx *c, const char *desc,
 		desc, l->exits, l->mean, c->unit, l->max, c->unit, l->max_window, c->unit);
 }
 
+static void vcpu_sections(const struct vma_summary_ctx *c, const struct vma_report_domain *d);
+
 static void domain_section(const struct vma_summary_ctx *c, const struct vma_report_domain *d)
 {
 	char desc[40];
@@ -263,6 +275,13 @@ static void domain_section(const struct vma_summary_ctx *c, const struct vma_rep
 		mem_section(c->out, &d->mem);
 	else
 		latency_line(c, " Exit latency", &d->latency);
+	vcpu_sections(c, d);
+}
+
+static void vcpu_sections(const struct vma_summary_ctx *c, const struct vma_report_domain *d)
+{
+	uint32_t i;
+
 	for (i = 0; i < d->nr_vcpus; i++) {
 		const struct vma_report_vcpu *v = &d->vcpus[i];
 
@@ -301,6 +320,7 @@ static int render(struct vma_render *ctx, const struct vma_report *r, bool histo
 		.out = ctx->out,
 		.report = r,
 		.histogram = histograms,
+		.no_percentiles = ctx->opts->no_percentiles,
 		.unit = r->unit == VMA_REPORT_NS ? "ns" : "cyc",
 	};
 	FILE *out = ctx->out;
@@ -319,6 +339,11 @@ static int render(struct vma_render *ctx, const struct vma_report *r, bool histo
 	}
 	if (!r->kvm)
 		volume_section(&c);
+	/* Only its vcpus, first, as xenalyze shows it. */
+	if (r->default_domain) {
+		fprintf(out, "|-- Default domain --|\n");
+		vcpu_sections(&c, r->default_domain);
+	}
 	for (i = 0; i < r->nr_domains; i++)
 		domain_section(&c, &r->domains[i]);
 	if (r->has_events) {

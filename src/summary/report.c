@@ -512,6 +512,11 @@ static void build_machine_rows(struct builder *b, const struct vma_machine *m)
 		fill_stat(b, &rp->lost, &p->time_lost, VMA_CYCLES_BY_TIME);
 		memcpy(rp->volume, p->volume, sizeof(rp->volume));
 	}
+	if (b->how->default_domain && m->default_domain) {
+		r->default_domain = alloc_rows(b, 1, sizeof(*r->default_domain));
+		if (r->default_domain)
+			build_domain(b, r->default_domain, m->default_domain);
+	}
 	r->domains = alloc_rows(b, m->nr_domains, sizeof(*r->domains));
 	for (i = 0; r->domains && i < m->nr_domains; i++) {
 		if (m->domains[i]->did != VMA_DEFAULT_DOMAIN)
