@@ -598,6 +598,12 @@ void vma_report_destroy(struct vma_report *r)
 		free(r->domains[i].vcpus);
 	}
 	free(r->domains);
+	if (r->default_domain) {
+		for (j = 0; j < r->default_domain->nr_vcpus; j++)
+			free_vcpu(&r->default_domain->vcpus[j]);
+		free(r->default_domain->vcpus);
+		free(r->default_domain);
+	}
 	free(r->pcpus);
 	free(r->events);
 	for (k = 0; r->priv && k < r->priv->nr_owned; k++) {
