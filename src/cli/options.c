@@ -256,7 +256,8 @@ void vma_options_help(FILE *out)
 		fprintf(out, "  %-*s ", HELP_LEFT - 3, left);
 		put_wrapped(out, table[i].doc);
 	}
-	fprintf(out, "\nxenalyze's options, in its groups (OPTION=ARG or OPTION ARG):\n");
+	fprintf(out, "\nxenalyze's options (with -s, -a, -i, --cpu-hz, --tolerance and\n"
+		     "--report-pcpu above), in its groups, its spelling (OPTION=ARG):\n");
 	for (i = 0; i < NR_XEN_OPTIONS; i++) {
 		char left[64];
 
