@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* xenalyze's error levels, in its order and with its numbers. */
 enum vma_level {
@@ -44,6 +45,12 @@ struct vma_diag;
  * Return: owned; free with vma_diag_destroy().  NULL when out of memory.
  */
 struct vma_diag *vma_diag_create(enum vma_level tolerance, enum vma_verbosity verbosity);
+/*
+ * vma_diag_create_to - the same, writing to @err (borrowed): a batch run
+ * holds each trace's messages back to print them in input order.
+ */
+struct vma_diag *vma_diag_create_to(FILE *err, enum vma_level tolerance,
+				    enum vma_verbosity verbosity);
 void vma_diag_destroy(struct vma_diag *diag);
 
 /*

@@ -136,6 +136,14 @@ struct vma_input {
 int vma_input_open(const char *path, const struct vma_input_options *options,
 		   struct vma_diag *diag, vma_new_stream_fn new_stream, void *arg,
 		   struct vma_input **out);
+/*
+ * vma_input_open_fd - the same for an open descriptor @fd (owned from now
+ * on, closed on failure too), named @name in messages: an archive member
+ * arrives this way, on a pipe.
+ */
+int vma_input_open_fd(int fd, const char *name, const struct vma_input_options *options,
+		      struct vma_diag *diag, vma_new_stream_fn new_stream, void *arg,
+		      struct vma_input **out);
 void vma_input_close(struct vma_input *input);
 
 /*
@@ -158,6 +166,13 @@ static inline bool vma_input_stop_requested(const struct vma_input *in)
 {
 	return in->options && in->options->stop && *in->options->stop;
 }
+
+/*
+ * vma_input_recognise - the reader whose format the first @len bytes of a
+ * file (up to 4 KiB) look like, or NULL: not a trace vmalyze reads.
+ */
+const struct vma_input_ops *vma_input_recognise(const unsigned char *head, size_t len);
+#define VMA_INPUT_PROBE_BYTES 4096
 
 /* Registered readers, for probing and for --help. */
 extern const struct vma_input_ops vma_xentrace_ops;

@@ -10,6 +10,7 @@
 #ifndef VMALYZE_PIPELINE_H
 #define VMALYZE_PIPELINE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -34,6 +35,8 @@ struct vma_pipeline_options {
 	 */
 	struct vma_stream *(*wrap_stream)(void *arg, struct vma_stream *stream);
 	void *wrap_arg;
+	/* NULL, or kept now and then at about how many bytes of the input were read */
+	_Atomic uint64_t *progress;
 };
 
 /* Each hook may be NULL; a negative return stops the run with that status. */
@@ -56,6 +59,13 @@ struct vma_pipeline_hooks {
  */
 int vma_pipeline_open(const char *path, const struct vma_pipeline_options *opts,
 		      struct vma_diag *diag, struct vma_pipeline **out);
+
+/*
+ * vma_pipeline_open_fd - the same for an open descriptor @fd (owned from
+ * now on, closed on failure too) named @name: see vma_input_open_fd().
+ */
+int vma_pipeline_open_fd(int fd, const char *name, const struct vma_pipeline_options *opts,
+			 struct vma_diag *diag, struct vma_pipeline **out);
 
 /*
  * vma_pipeline_run - every record in time order, then vma_machine_finish().

@@ -9,13 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/batch.h"
 #include "cli/options.h"
 #include "cli/record.h"
 #include "cli/results.h"
-#include "cli/run.h"
 #include "cli/signals.h"
 #include "config.h"
-#include "vmalyze/aggregate.h"
 #include "vmalyze/diag.h"
 #include "vmalyze/status.h"
 #include "vmalyze/symbols.h"
@@ -57,9 +56,8 @@ int main(int argc, char **argv)
 {
 	static char outbuf[1 << 20];
 	struct vma_options opts;
-	struct vma_run_batch batch = { 0 };
 	struct vma_symbols *symbols = NULL;
-	int i, exit_status = VMA_EXIT_OK;
+	int exit_status;
 
 	if (argc > 1 && !strcmp(argv[1], "merge"))
 		return merge_main(argc - 1, argv + 1);
@@ -85,58 +83,8 @@ int main(int argc, char **argv)
 		opts.symbols = symbols;
 	}
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
-	batch.several = opts.nr_files > 1;
-	if (vma_results_wanted(&opts)) {
-		struct vma_aggregate_options aopts = { opts.cpu_hz, opts.timer_hz };
-
-		batch.agg = vma_aggregate_create(&aopts);
-		if (!batch.agg) {
-			fprintf(stderr, "vmalyze: out of memory\n");
-			return VMA_EXIT_SYSTEM;
-		}
-	}
 	opts.stop = vma_stop_install();
-
-	for (i = 0; i < opts.nr_files && !*opts.stop; i++) {
-		struct vma_diag *diag = vma_diag_create((enum vma_level)opts.tolerance,
-							opts.verbosity);
-		int status, code;
-
-		if (!diag) {
-			fprintf(stderr, "vmalyze: out of memory\n");
-			vma_aggregate_destroy(batch.agg);
-			vma_symbols_destroy(symbols);
-			return VMA_EXIT_SYSTEM;
-		}
-		if (opts.nr_files > 1 && !vma_results_names_traces(&opts))
-			printf("%s=== %s ===\n", i ? "\n" : "", opts.files[i]);
-		status = vma_run_trace(&opts, opts.files[i], &batch, diag, stdout);
-		vma_diag_flush_counts(diag);
-		code = exit_status_for(status, vma_diag_worst(diag));
-		if (status < 0 && status != VMA_ERR_IO && status != VMA_ERR_FORMAT &&
-		    status != VMA_ERR_DAMAGED)
-			fprintf(stderr, "vmalyze: %s: %s\n", opts.files[i], vma_status_str(status));
-		vma_diag_destroy(diag);
-		if (fflush(stdout) != 0) {
-			fprintf(stderr, "vmalyze: cannot write the output\n");
-			vma_aggregate_destroy(batch.agg);
-			vma_symbols_destroy(symbols);
-			return VMA_EXIT_SYSTEM;
-		}
-		if (code > exit_status)
-			exit_status = code;
-	}
+	exit_status = vma_batch_run(&opts, exit_status_for);
 	vma_symbols_destroy(symbols);
-	if (batch.agg) {
-		int status = vma_results_finish(&opts, batch.agg, batch.rendered, stdout, stderr);
-
-		vma_aggregate_destroy(batch.agg);
-		if (status == VMA_OK && fflush(stdout) != 0) {
-			fprintf(stderr, "vmalyze: cannot write the output\n");
-			status = VMA_ERR_OUTPUT;
-		}
-		if (status != VMA_OK)
-			return VMA_EXIT_SYSTEM;
-	}
 	return exit_status;
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/options.h"
 #include "vmalyze/report.h"
@@ -30,6 +31,7 @@ enum {
 	OPT_CSV,
 	OPT_SAVE,
 	OPT_LIVE,
+	OPT_PROGRESS,
 	OPT_XENALYZE, /* xenalyze's options: OPT_XENALYZE + their table index */
 };
 
@@ -75,6 +77,12 @@ static const struct option_doc table[] = {
 	  "(for a pipe; plain lines unless stdout is a terminal)" },
 	{ "event-formats", OPT_EVENT_FORMATS, required_argument, "DIR",
 	  "Folder of tracefs event format files, for raw ftrace ring-buffer dumps" },
+	{ "jobs", 'j', required_argument, "N",
+	  "Analyze N traces at once (default: the number of online cpus); the output "
+	  "is the same for every N" },
+	{ "progress", OPT_PROGRESS, no_argument, NULL,
+	  "Progress line on stderr even when it is not a terminal (on a terminal it "
+	  "is shown unless -q)" },
 	{ "verbose", 'v', no_argument, NULL, "More messages on stderr (twice: debug)" },
 	{ "quiet", 'q', no_argument, NULL, "Only errors on stderr" },
 	{ "help", 'h', no_argument, NULL, "Show this help and exit" },
@@ -237,11 +245,13 @@ void vma_options_help(FILE *out)
 {
 	size_t i;
 
-	fprintf(out, "Usage: vmalyze [OPTION]... FILE...\n"
+	fprintf(out, "Usage: vmalyze [OPTION]... PATH...\n"
 		     "       vmalyze merge [--json | --csv] [--save FILE] SAVE...\n"
 		     "       vmalyze record [OPTION]... [-- COMMAND...]  (see vmalyze record --help)\n"
 		     "Analyze Xen xentrace files and KVM trace-cmd trace.dat or raw ftrace\n"
-		     "ring-buffer dumps: where did the guest's time go?  FILE - reads standard input.\n"
+		     "ring-buffer dumps: where did the guest's time go?  A PATH is a trace, a\n"
+		     "folder of them, a compressed trace or an archive (tar, zip, cpio) of\n"
+		     "traces; - reads standard input.\n"
 		     "\n");
 	for (i = 0; i < NR_OPTIONS; i++) {
 		char left[64];
@@ -278,7 +288,8 @@ void vma_options_help(FILE *out)
 		     "Exit status: 0 all input read cleanly; 1 bad command line; 2 an input could\n"
 		     "not be read or is not a trace; 3 damage was skipped within --tolerance;\n"
 		     "4 damage above --tolerance stopped an input early; 5 out of memory or the\n"
-		     "output could not be written.  See vmalyze(1).\n");
+		     "output could not be written.  Several traces: the worst of theirs.  See\n"
+		     "vmalyze(1).\n");
 }
 
 static int usage_error(FILE *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -483,6 +494,18 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 		case OPT_LIVE:
 			opts->live = true;
 			break;
+		case 'j': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || end == optarg || v < 1 || v > 1024)
+				return usage_error(err, "bad --jobs '%s' (1 to 1024)", optarg);
+			opts->jobs = (unsigned int)v;
+			break;
+		}
+		case OPT_PROGRESS:
+			opts->progress = true;
+			break;
 		case 'v':
 			if (opts->verbosity < VMA_VERB_DEBUG)
 				opts->verbosity++;
@@ -573,5 +596,10 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 	opts->nr_files = argc - optind;
 	if (opts->nr_files == 0)
 		return usage_error(err, "%s", "no trace file given (use - for standard input)");
+	if (opts->jobs == 0) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+		opts->jobs = cpus < 1 ? 1 : cpus > 1024 ? 1024 : (unsigned int)cpus;
+	}
 	return VMA_OK;
 }

@@ -55,6 +55,8 @@ struct vma_options {
 	bool dump_ipi_latency;      /* --dump-ipi-latency */
 	bool dump_volume_on_lost;   /* --dump-trace-volume-on-lost-record */
 	uint8_t default_paging_levels; /* --default-guest-paging-levels, 0 = not given */
+	unsigned int jobs;      /* -j / --jobs: traces at once, 0 = online cpus */
+	bool progress;          /* --progress: the progress line even off a terminal */
 	bool help, version;
 	/* Set by SIGINT/SIGTERM: inputs end early and are reported (main.c). */
 	volatile sig_atomic_t *stop;

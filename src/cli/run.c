@@ -95,6 +95,20 @@ struct run_ctx {
 	bool extras;              /* any of the three */
 };
 
+/* Into the batch's aggregate, which other traces' runs may be adding to. */
+static int add_to_aggregate(struct vma_run_batch *batch, const struct vma_report *report,
+			    const char *file, int status)
+{
+	int rc;
+
+	if (batch->agg_lock)
+		pthread_mutex_lock(batch->agg_lock);
+	rc = vma_aggregate_add(batch->agg, report, file, batch->member, status);
+	if (batch->agg_lock)
+		pthread_mutex_unlock(batch->agg_lock);
+	return rc;
+}
+
 /* Build the report of @m as it stands and give it to the renderer. */
 static int render(struct run_ctx *ctx, const struct vma_machine *m, bool final, uint64_t at)
 {
@@ -116,8 +130,8 @@ static int render(struct run_ctx *ctx, const struct vma_machine *m, bool final, 
 	rc = ctx->renderer->render(&ctx->render, report);
 	if (final && ctx->batch) {
 		ctx->batch->rendered++;
-		if (ctx->batch->agg && vma_aggregate_add(ctx->batch->agg, report, ctx->render.file,
-							 ctx->batch->member, ctx->status) && !rc)
+		if (ctx->batch->agg && add_to_aggregate(ctx->batch, report, ctx->render.file,
+							ctx->status) && !rc)
 			rc = VMA_ERR_NOMEM;
 	}
 	vma_report_destroy(report);
@@ -252,6 +266,15 @@ int vma_run_file(const struct vma_options *opts, const char *path, struct vma_di
 int vma_run_trace(const struct vma_options *opts, const char *path, struct vma_run_batch *batch,
 		  struct vma_diag *diag, FILE *out)
 {
+	struct vma_run_source src = { .path = path, .fd = -1 };
+
+	return vma_run_source(opts, &src, batch, diag, out);
+}
+
+int vma_run_source(const struct vma_options *opts, const struct vma_run_source *src,
+		   struct vma_run_batch *batch, struct vma_diag *diag, FILE *out)
+{
+	const char *path = src->path;
 	struct vma_render_options ropts = {
 		.histogram = opts->histogram,
 		.report_pcpu = opts->report_pcpu,
@@ -276,6 +299,7 @@ int vma_run_trace(const struct vma_options *opts, const char *path, struct vma_r
 		.timer_hz = opts->timer_hz,
 		.no_state = opts->dump_no_processing,
 		.default_paging_levels = opts->default_paging_levels,
+		.progress = src->progress,
 	};
 	struct vma_pipeline_hooks hooks = { .arg = &ctx };
 	struct vma_pipeline *p = NULL;
@@ -292,10 +316,13 @@ int vma_run_trace(const struct vma_options *opts, const char *path, struct vma_r
 		popts.wrap_stream = wrap_stream;
 		popts.wrap_arg = ctx.raw_reads;
 	}
-	status = vma_pipeline_open(path, &popts, diag, &p);
+	if (src->fd >= 0)
+		status = vma_pipeline_open_fd(src->fd, src->name, &popts, diag, &p);
+	else
+		status = vma_pipeline_open(path, &popts, diag, &p);
 	if (status) {
 		if (batch && batch->agg && opts->report &&
-		    vma_aggregate_add(batch->agg, NULL, path, batch->member, status))
+		    add_to_aggregate(batch, NULL, path, status))
 			status = VMA_ERR_NOMEM;
 		goto out;
 	}
@@ -311,9 +338,9 @@ int vma_run_trace(const struct vma_options *opts, const char *path, struct vma_r
 		goto out;
 	}
 	if (opts->dump || opts->dump_raw_process) {
-		/* A pipe or FIFO cannot be read twice (opening a FIFO again blocks). */
+		/* A pipe, a FIFO or a member cannot be read twice. */
 		if (opts->dump && ctx.in->family == VMA_FAMILY_XEN && !opts->svm_mode &&
-		    !ctx.in->streaming)
+		    !ctx.in->streaming && src->fd < 0)
 			probe_vendor(path, &popts.input, machine);
 		ctx.dump = vma_dump_create(out, ctx.hz);
 		if (!ctx.dump) {

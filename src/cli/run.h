@@ -3,7 +3,10 @@
 #ifndef VMALYZE_CLI_RUN_H
 #define VMALYZE_CLI_RUN_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "cli/options.h"
@@ -18,6 +21,7 @@ struct vma_aggregate;
  */
 struct vma_run_batch {
 	struct vma_aggregate *agg; /* NULL: no aggregate */
+	pthread_mutex_t *agg_lock; /* NULL, or held around adds to agg (traces side by side) */
 	const char *member;        /* NULL for a plain file */
 	bool several;              /* the run has several traces: documents name them */
 	unsigned int rendered;     /* traces rendered so far; vma_run_trace() counts */
@@ -39,5 +43,18 @@ int vma_run_file(const struct vma_options *opts, const char *path, struct vma_di
  */
 int vma_run_trace(const struct vma_options *opts, const char *path, struct vma_run_batch *batch,
 		  struct vma_diag *diag, FILE *out);
+
+/* Where one run reads its trace. */
+struct vma_run_source {
+	const char *path;   /* opened when fd < 0 ("-": standard input); the results' file */
+	int fd;             /* >= 0: an open descriptor, owned by the run from now on */
+	const char *name;   /* with fd: the name in messages (ARCHIVE:MEMBER) */
+	/* NULL, or set now and then to about how many bytes of the file were read */
+	_Atomic uint64_t *progress;
+};
+
+/* vma_run_source - vma_run_trace() for any source (@batch may be NULL). */
+int vma_run_source(const struct vma_options *opts, const struct vma_run_source *src,
+		   struct vma_run_batch *batch, struct vma_diag *diag, FILE *out);
 
 #endif /* VMALYZE_CLI_RUN_H */

@@ -45,11 +45,17 @@ static xentoollog_level min_level_for(enum vma_verbosity verbosity)
 
 struct vma_diag *vma_diag_create(enum vma_level tolerance, enum vma_verbosity verbosity)
 {
+	return vma_diag_create_to(stderr, tolerance, verbosity);
+}
+
+struct vma_diag *vma_diag_create_to(FILE *err, enum vma_level tolerance,
+				    enum vma_verbosity verbosity)
+{
 	struct vma_diag *diag = calloc(1, sizeof(*diag));
 
 	if (!diag)
 		return NULL;
-	diag->logger = xtl_createlogger_stdiostream(stderr, min_level_for(verbosity),
+	diag->logger = xtl_createlogger_stdiostream(err, min_level_for(verbosity),
 						    XTL_STDIOSTREAM_HIDE_PROGRESS);
 	if (!diag->logger) {
 		free(diag);

@@ -31,7 +31,7 @@ static const struct vma_input_ops *const readers[] = {
 	&vma_xentrace_ops,
 };
 
-#define PROBE_BYTES 4096
+#define PROBE_BYTES VMA_INPUT_PROBE_BYTES
 /* Bytes a pipe must yield before its format is decided (every probe needs fewer). */
 #define PROBE_MIN 64
 
@@ -150,7 +150,7 @@ static ssize_t read_head(int fd, unsigned char *head, const struct vma_input_opt
 	return (ssize_t)got;
 }
 
-static const struct vma_input_ops *probe_format(const unsigned char *head, size_t len)
+const struct vma_input_ops *vma_input_recognise(const unsigned char *head, size_t len)
 {
 	size_t i;
 
@@ -219,11 +219,7 @@ int vma_input_open(const char *path, const struct vma_input_options *options,
 {
 	bool is_stdin = !strcmp(path, "-");
 	const char *name = is_stdin ? "<stdin>" : path;
-	unsigned char head[PROBE_BYTES];
-	struct vma_input *in;
-	struct stat st;
-	ssize_t got;
-	int fd, rc;
+	int fd;
 
 	*out = NULL;
 	fd = is_stdin ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC);
@@ -232,6 +228,20 @@ int vma_input_open(const char *path, const struct vma_input_options *options,
 				strerror(errno));
 		return VMA_ERR_IO;
 	}
+	return vma_input_open_fd(fd, name, options, diag, new_stream, arg, out);
+}
+
+int vma_input_open_fd(int fd, const char *name, const struct vma_input_options *options,
+		      struct vma_diag *diag, vma_new_stream_fn new_stream, void *arg,
+		      struct vma_input **out)
+{
+	unsigned char head[PROBE_BYTES];
+	struct vma_input *in;
+	struct stat st;
+	ssize_t got;
+	int rc;
+
+	*out = NULL;
 	if (fstat(fd, &st) < 0) {
 		vma_diag_report(diag, VMA_LVL_INPUT, name, UINT64_MAX, "Cannot stat: %s",
 				strerror(errno));
@@ -281,7 +291,7 @@ int vma_input_open(const char *path, const struct vma_input_options *options,
 		vma_input_close(in);
 		return VMA_ERR_IO;
 	}
-	in->ops = probe_format(head, (size_t)got);
+	in->ops = vma_input_recognise(head, (size_t)got);
 	if (!in->ops) {
 		report_not_a_trace(diag, name, head, (size_t)got);
 		vma_input_close(in);

@@ -5,6 +5,7 @@
  * while opening are added to it then, later ones as they come.
  */
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "vmalyze/diag.h"
 #include "vmalyze/grow.h"
@@ -21,6 +22,7 @@ struct vma_pipeline {
 	struct vma_machine *machine;
 	uint64_t hz;
 	uint32_t nr_streams;
+	uint64_t nr_records, furthest; /* for opts.progress */
 	/* pcpus announced before the machine existed */
 	uint32_t *early;
 	size_t nr_early, cap_early;
@@ -126,23 +128,27 @@ static int make_machine(struct vma_pipeline *p)
 	return p->in->family == VMA_FAMILY_KVM ? map_guest_threads(p) : VMA_OK;
 }
 
-int vma_pipeline_open(const char *path, const struct vma_pipeline_options *opts,
-		      struct vma_diag *diag, struct vma_pipeline **out)
+/* Open @path, or @fd (>= 0, owned) named @name. */
+static int open_either(const char *path, int fd, const char *name,
+		       const struct vma_pipeline_options *opts, struct vma_diag *diag,
+		       struct vma_pipeline **out)
 {
 	struct vma_pipeline *p = calloc(1, sizeof(*p));
 	int rc;
 
 	*out = NULL;
-	if (!p)
-		return VMA_ERR_NOMEM;
-	p->opts = *opts;
-	p->diag = diag;
-	p->merge = vma_merge_create();
-	if (!p->merge) {
-		vma_pipeline_close(p);
+	if (!p || !(p->merge = vma_merge_create())) {
+		if (fd >= 0)
+			close(fd);
+		free(p);
 		return VMA_ERR_NOMEM;
 	}
-	rc = vma_input_open(path, &p->opts.input, diag, on_new_stream, p, &p->in);
+	p->opts = *opts;
+	p->diag = diag;
+	if (fd >= 0)
+		rc = vma_input_open_fd(fd, name, &p->opts.input, diag, on_new_stream, p, &p->in);
+	else
+		rc = vma_input_open(path, &p->opts.input, diag, on_new_stream, p, &p->in);
 	if (rc == VMA_OK)
 		rc = check_timer_hz(p);
 	if (rc == VMA_OK) {
@@ -156,6 +162,26 @@ int vma_pipeline_open(const char *path, const struct vma_pipeline_options *opts,
 	}
 	*out = p;
 	return VMA_OK;
+}
+
+int vma_pipeline_open(const char *path, const struct vma_pipeline_options *opts,
+		      struct vma_diag *diag, struct vma_pipeline **out)
+{
+	return open_either(path, -1, NULL, opts, diag, out);
+}
+
+int vma_pipeline_open_fd(int fd, const char *name, const struct vma_pipeline_options *opts,
+			 struct vma_diag *diag, struct vma_pipeline **out)
+{
+	return open_either(NULL, fd, name, opts, diag, out);
+}
+
+/* Progress: the furthest record offset so far, as a share of the file read. */
+static void note_progress(struct vma_pipeline *p, const struct vma_stream *stream)
+{
+	if (stream->rec.offset > p->furthest && stream->rec.offset <= p->in->size)
+		p->furthest = stream->rec.offset;
+	atomic_store_explicit(p->opts.progress, p->furthest, memory_order_relaxed);
 }
 
 int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *hooks)
@@ -183,6 +209,8 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 			status = rc;
 			break;
 		}
+		if (p->opts.progress && (++p->nr_records & 0xffff) == 0)
+			note_progress(p, stream);
 		if (h->before) {
 			rc = h->before(h->arg, p->machine, stream);
 			if (rc < 0) {

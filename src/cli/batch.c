@@ -1,0 +1,546 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The batch driver (see batch.h).  The PATHs are first expanded into jobs:
+ * a file each, folders walked in byte order of the names.  Worker threads
+ * take the jobs in that order; a job is a trace, or a container whose
+ * members are analysed one after the other (libarchive reads an archive in
+ * order).  Each job's stdout and stderr are held back (memory within a
+ * budget shared by the run, then an unlinked temporary file) and written
+ * out by the main thread in job order, which also draws the progress
+ * line.  So the output does not depend on --jobs.  With one worker the
+ * output goes straight out: nothing to reorder.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/batch.h"
+#include "cli/progress.h"
+#include "cli/run.h"
+#include "cli/spill.h"
+#include "vmalyze/grow.h"
+#include "vmalyze/input.h"
+#include "vmalyze/source.h"
+#include "vmalyze/status.h"
+
+/* Held-back output of all jobs together, in memory; more goes to disk. */
+#define HOLD_BUDGET (64u << 20)
+/* How far the workers may run ahead of the output (temporary files open). */
+#define AHEAD_PER_WORKER 16
+#define PROGRESS_TICK_MS 200
+#define PROGRESS_LINE_MS 1000 /* off a terminal: a line a second */
+
+struct job {
+	char *path;            /* owned */
+	uint64_t size;         /* bytes on disk, for the progress line */
+	bool walked;           /* found in a folder: a file that is no trace is skipped */
+	int walk_errno;        /* a folder that could not be read */
+	struct vma_spill *out, *err;
+	bool printed;          /* wrote a trace header */
+	int exit_code;
+	_Atomic uint64_t progress; /* bytes of the file read so far */
+	bool done;             /* under the batch lock */
+};
+
+struct batch {
+	const struct vma_options *opts;
+	vma_exit_status_fn exit_status_for;
+	struct job *jobs;
+	size_t nr_jobs, cap_jobs;
+	bool several;          /* more than one input or a folder: headers */
+	bool direct;           /* one worker: output straight to stdout */
+	bool printed_any;      /* direct: a header is out already */
+	struct vma_spill_budget budget;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	size_t next_job, emitted, ahead;
+	bool stop;             /* the output failed: start no more jobs */
+	bool output_failed;
+	_Atomic unsigned long traces;
+	_Atomic uint64_t bytes_done; /* of finished jobs */
+};
+
+static int add_job(struct batch *b, const char *path, bool walked, uint64_t size, int walk_errno)
+{
+	struct job *j;
+
+	if (vma_grow(b->jobs, &b->cap_jobs, b->nr_jobs + 1, 64))
+		return VMA_ERR_NOMEM;
+	j = &b->jobs[b->nr_jobs];
+	memset(j, 0, sizeof(*j));
+	j->path = strdup(path);
+	if (!j->path)
+		return VMA_ERR_NOMEM;
+	j->walked = walked;
+	j->size = size;
+	j->walk_errno = walk_errno;
+	b->nr_jobs++;
+	return VMA_OK;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Every regular file under @dir, in byte order of the names, folders
+ * entered where they come.  Links to files are followed, links to folders
+ * not (no loops); fifos, sockets and devices are left out.
+ */
+static int walk(struct batch *b, const char *dir)
+{
+	char **names = NULL;
+	size_t nr = 0, cap = 0, i;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int rc = VMA_OK;
+
+	if (!d)
+		return add_job(b, dir, true, 0, errno ? errno : EIO);
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (vma_grow(names, &cap, nr + 1, 32) || !(names[nr] = strdup(de->d_name))) {
+			rc = VMA_ERR_NOMEM;
+			break;
+		}
+		nr++;
+	}
+	closedir(d);
+	if (names)
+		qsort(names, nr, sizeof(*names), by_name);
+	for (i = 0; i < nr && rc == VMA_OK; i++) {
+		size_t n = strlen(dir) + strlen(names[i]) + 2;
+		char *path = malloc(n);
+		struct stat st, lst;
+
+		if (!path) {
+			rc = VMA_ERR_NOMEM;
+			break;
+		}
+		snprintf(path, n, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", names[i]);
+		if (stat(path, &st) < 0)
+			rc = add_job(b, path, true, 0, 0); /* a dangling link: its run says why */
+		else if (S_ISDIR(st.st_mode))
+			rc = lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) ? VMA_OK : walk(b, path);
+		else if (S_ISREG(st.st_mode))
+			rc = add_job(b, path, true, (uint64_t)st.st_size, 0);
+		free(path);
+	}
+	for (i = 0; i < nr; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+}
+
+static int expand_paths(struct batch *b)
+{
+	int i, rc = VMA_OK;
+
+	for (i = 0; i < b->opts->nr_files && rc == VMA_OK; i++) {
+		const char *path = b->opts->files[i];
+		struct stat st;
+
+		if (strcmp(path, "-") && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+			b->several = true;
+			rc = walk(b, path);
+		} else {
+			rc = add_job(b, path, false,
+				     strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode)
+					     ? (uint64_t)st.st_size
+					     : 0,
+				     0);
+		}
+	}
+	if (b->opts->nr_files > 1)
+		b->several = true;
+	return rc;
+}
+
+static void header(struct batch *b, struct job *j, FILE *out, const char *name)
+{
+	bool gap = j->printed || (b->direct && b->printed_any);
+
+	fprintf(out, "%s=== %s ===\n", gap ? "\n" : "", name);
+	j->printed = true;
+	if (b->direct)
+		b->printed_any = true;
+}
+
+static int max_code(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+/* One trace through the run driver; its exit status. */
+static int run_trace(struct batch *b, struct job *j, struct vma_run_source *src,
+		     const char *name, bool with_header, FILE *out, FILE *err)
+{
+	struct vma_diag *diag = vma_diag_create_to(err, (enum vma_level)b->opts->tolerance,
+						   b->opts->verbosity);
+	int status, code;
+
+	if (!diag) {
+		if (src->fd >= 0)
+			close(src->fd);
+		fprintf(err, "vmalyze: out of memory\n");
+		return VMA_EXIT_SYSTEM;
+	}
+	if (with_header)
+		header(b, j, out, name);
+	status = vma_run_source(b->opts, src, NULL, diag, out);
+	vma_diag_flush_counts(diag);
+	code = b->exit_status_for(status, vma_diag_worst(diag));
+	if (status < 0 && status != VMA_ERR_IO && status != VMA_ERR_FORMAT &&
+	    status != VMA_ERR_DAMAGED)
+		fprintf(err, "vmalyze: %s: %s\n", name, vma_status_str(status));
+	vma_diag_destroy(diag);
+	atomic_fetch_add(&b->traces, 1);
+	return code;
+}
+
+static int run_members(struct batch *b, struct job *j, struct vma_source *src,
+		       struct vma_diag *diag, FILE *out, FILE *err)
+{
+	struct vma_member *m = malloc(sizeof(*m));
+	int code = VMA_EXIT_OK, rc, fd;
+
+	if (!m)
+		return b->exit_status_for(VMA_ERR_NOMEM, VMA_LVL_SYSTEM);
+	while ((rc = vma_source_next(src, m)) != VMA_END) {
+		struct vma_run_source rs = { .fd = -1 };
+
+		if (rc < 0) {
+			code = max_code(code, b->exit_status_for(rc, vma_diag_worst(diag)));
+			break;
+		}
+		if (m->status < 0) {
+			code = max_code(code, b->exit_status_for(m->status, vma_diag_worst(diag)));
+			continue;
+		}
+		/* a lone compressed file named on the command line: the input stage says why */
+		if (!vma_input_recognise(m->head, m->head_len) && (m->name || j->walked)) {
+			vma_diag_info(diag, "%s: skipped: not a trace", m->shown);
+			continue;
+		}
+		rc = vma_source_start(src, &fd);
+		if (rc < 0) {
+			code = max_code(code, b->exit_status_for(rc, vma_diag_worst(diag)));
+			break;
+		}
+		rs.fd = fd;
+		rs.name = m->shown;
+		code = max_code(code, run_trace(b, j, &rs, m->shown, b->several || m->name, out, err));
+		rc = vma_source_finish(src);
+		if (rc < 0)
+			code = max_code(code, b->exit_status_for(rc, vma_diag_worst(diag)));
+	}
+	free(m);
+	return code;
+}
+
+/* Does @path start like a trace?  (Unreadable: let the run say why.) */
+static bool looks_like_trace(const char *path)
+{
+	unsigned char head[VMA_INPUT_PROBE_BYTES];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t got;
+
+	if (fd < 0)
+		return true;
+	got = pread(fd, head, sizeof(head), 0);
+	close(fd);
+	return got <= 0 || vma_input_recognise(head, (size_t)got) != NULL;
+}
+
+static int run_job(struct batch *b, struct job *j, FILE *out, FILE *err)
+{
+	struct vma_run_source rs = { .path = j->path, .fd = -1, .progress = &j->progress };
+	struct vma_source *src;
+	struct vma_diag *diag;
+	struct stat st;
+	int rc, code;
+
+	/* Standard input, fifos and devices are read once, by the input stage. */
+	if (!strcmp(j->path, "-") || stat(j->path, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    looks_like_trace(j->path))
+		return run_trace(b, j, &rs, j->path, b->several, out, err);
+
+	diag = vma_diag_create_to(err, (enum vma_level)b->opts->tolerance, b->opts->verbosity);
+	if (!diag) {
+		fprintf(err, "vmalyze: out of memory\n");
+		return VMA_EXIT_SYSTEM;
+	}
+	rc = vma_source_open(j->path, diag, &j->progress, &src);
+	if (rc == VMA_ERR_FORMAT && j->walked) {
+		vma_diag_info(diag, "%s: skipped: not a trace", j->path);
+		code = VMA_EXIT_OK;
+	} else if (rc == VMA_ERR_FORMAT) {
+		/* named on the command line: the input stage says what it is not */
+		code = run_trace(b, j, &rs, j->path, b->several, out, err);
+	} else if (rc < 0) {
+		code = b->exit_status_for(rc, vma_diag_worst(diag));
+	} else {
+		code = run_members(b, j, src, diag, out, err);
+		vma_source_close(src);
+	}
+	vma_diag_flush_counts(diag);
+	vma_diag_destroy(diag);
+	return code;
+}
+
+static int run_walk_error(struct batch *b, struct job *j, FILE *err)
+{
+	struct vma_diag *diag = vma_diag_create_to(err, (enum vma_level)b->opts->tolerance,
+						   b->opts->verbosity);
+	int code;
+
+	if (!diag)
+		return VMA_EXIT_SYSTEM;
+	vma_diag_report(diag, VMA_LVL_INPUT, j->path, UINT64_MAX, "Cannot read the folder: %s",
+			strerror(j->walk_errno));
+	code = b->exit_status_for(VMA_ERR_IO, vma_diag_worst(diag));
+	vma_diag_destroy(diag);
+	return code;
+}
+
+static void do_job(struct batch *b, struct job *j)
+{
+	FILE *out = stdout, *err = stderr;
+
+	if (!b->direct) {
+		j->out = vma_spill_create(&b->budget);
+		j->err = vma_spill_create(&b->budget);
+		if (!j->out || !j->err) {
+			j->exit_code = VMA_EXIT_SYSTEM;
+			return;
+		}
+		out = vma_spill_stream(j->out);
+		err = vma_spill_stream(j->err);
+		setvbuf(out, NULL, _IOFBF, 1 << 16);
+	}
+	j->exit_code = j->walk_errno ? run_walk_error(b, j, err) : run_job(b, j, out, err);
+	if (b->direct && (ferror(stdout) || fflush(stdout) != 0))
+		b->output_failed = true;
+}
+
+static void *worker(void *arg)
+{
+	struct batch *b = arg;
+
+	pthread_mutex_lock(&b->lock);
+	for (;;) {
+		struct job *j;
+
+		while (!b->stop && b->next_job < b->nr_jobs && b->next_job >= b->emitted + b->ahead)
+			pthread_cond_wait(&b->cond, &b->lock);
+		if (b->stop || b->next_job >= b->nr_jobs)
+			break;
+		j = &b->jobs[b->next_job++];
+		pthread_mutex_unlock(&b->lock);
+		do_job(b, j);
+		atomic_fetch_add(&b->bytes_done, j->size);
+		pthread_mutex_lock(&b->lock);
+		j->done = true;
+		if (b->output_failed)
+			b->stop = true;
+		pthread_cond_broadcast(&b->cond);
+	}
+	pthread_mutex_unlock(&b->lock);
+	return NULL;
+}
+
+/* The progress line: on a terminal redrawn in place, else a line at a time. */
+struct bar {
+	bool on, tty, drawn;
+	struct timespec start, last;
+};
+
+static double since(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/* Called with the batch lock held. */
+static void bar_draw(struct batch *b, struct bar *bar, bool last)
+{
+	struct vma_progress p = { .inputs = b->nr_jobs };
+	struct timespec now;
+	char line[256];
+	size_t i;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (!bar->on || (!last && !bar->tty && since(&bar->last, &now) * 1000 < PROGRESS_LINE_MS))
+		return;
+	bar->last = now;
+	p.seconds = since(&bar->start, &now);
+	p.traces = atomic_load(&b->traces);
+	p.bytes_done = atomic_load(&b->bytes_done);
+	for (i = 0; i < b->nr_jobs; i++)
+		p.bytes += b->jobs[i].size;
+	for (i = b->emitted; i < b->next_job; i++) {
+		uint64_t got = atomic_load_explicit(&b->jobs[i].progress, memory_order_relaxed);
+
+		if (b->jobs[i].done)
+			continue;
+		p.bytes_done += got < b->jobs[i].size ? got : b->jobs[i].size;
+	}
+	for (i = 0; i < b->nr_jobs; i++)
+		p.inputs_done += b->jobs[i].done;
+	vma_progress_format(line, sizeof(line), &p);
+	if (bar->tty)
+		fprintf(stderr, "\r%s\033[K", line);
+	else
+		fprintf(stderr, "%s\n", line);
+	bar->drawn = bar->tty;
+	fflush(stderr);
+}
+
+static void bar_clear(struct bar *bar)
+{
+	if (bar->drawn)
+		fputs("\r\033[K", stderr);
+	bar->drawn = false;
+}
+
+/* Job @i's held-back output, after the jobs before it.  False: stdout failed. */
+static bool emit(struct batch *b, struct job *j, struct bar *bar)
+{
+	bool ok = true;
+
+	if (b->direct)
+		return !b->output_failed;
+	if (j->printed && b->printed_any)
+		putchar('\n');
+	b->printed_any |= j->printed;
+	if (j->out && vma_spill_copy(j->out, stdout))
+		ok = false;
+	if (ferror(stdout) || fflush(stdout) != 0)
+		ok = false;
+	if (j->err && !vma_spill_empty(j->err)) {
+		bar_clear(bar);
+		vma_spill_copy(j->err, stderr);
+		fflush(stderr);
+	}
+	vma_spill_destroy(j->out);
+	vma_spill_destroy(j->err);
+	j->out = j->err = NULL;
+	return ok;
+}
+
+static void wait_tick(struct batch *b)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += PROGRESS_TICK_MS * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(&b->cond, &b->lock, &until);
+}
+
+static int drive(struct batch *b, size_t nr_workers, pthread_t *threads, struct bar *bar)
+{
+	int exit_status = VMA_EXIT_OK;
+	size_t i, started = 0;
+
+	for (i = 0; i < nr_workers; i++) {
+		if (pthread_create(&threads[i], NULL, worker, b) != 0)
+			break;
+		started++;
+	}
+	if (!started) {
+		fprintf(stderr, "vmalyze: cannot start a thread\n");
+		return VMA_EXIT_SYSTEM;
+	}
+	pthread_mutex_lock(&b->lock);
+	for (i = 0; i < b->nr_jobs && !b->stop; i++) {
+		struct job *j = &b->jobs[i];
+
+		while (!j->done) {
+			bar_draw(b, bar, false);
+			wait_tick(b);
+		}
+		pthread_mutex_unlock(&b->lock);
+		if (!emit(b, j, bar)) {
+			b->output_failed = true;
+			exit_status = VMA_EXIT_SYSTEM;
+		}
+		exit_status = max_code(exit_status, j->exit_code);
+		pthread_mutex_lock(&b->lock);
+		b->emitted++;
+		if (b->output_failed)
+			b->stop = true;
+		pthread_cond_broadcast(&b->cond);
+	}
+	bar_draw(b, bar, true);
+	pthread_mutex_unlock(&b->lock);
+	for (i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+	bar_clear(bar);
+	return exit_status;
+}
+
+int vma_batch_run(const struct vma_options *opts, vma_exit_status_fn exit_status_for)
+{
+	struct batch b = { .opts = opts, .exit_status_for = exit_status_for };
+	struct bar bar = { 0 };
+	pthread_t *threads;
+	size_t nr_workers, i;
+	int exit_status;
+
+	b.budget.cap = HOLD_BUDGET;
+	if (expand_paths(&b)) {
+		fprintf(stderr, "vmalyze: out of memory\n");
+		exit_status = VMA_EXIT_SYSTEM;
+		goto out;
+	}
+	nr_workers = opts->jobs < b.nr_jobs ? opts->jobs : b.nr_jobs;
+	if (nr_workers == 0) {
+		/* only empty folders: nothing to analyse, nothing failed */
+		exit_status = VMA_EXIT_OK;
+		goto out;
+	}
+	b.direct = nr_workers == 1;
+	b.ahead = nr_workers * AHEAD_PER_WORKER;
+	/* Not by itself when stdout is the same terminal: it would cut into the report. */
+	bar.tty = isatty(STDERR_FILENO);
+	bar.on = opts->progress ||
+		 (bar.tty && !isatty(STDOUT_FILENO) && opts->verbosity != VMA_VERB_QUIET);
+	clock_gettime(CLOCK_MONOTONIC, &bar.start);
+	bar.last = bar.start;
+	threads = calloc(nr_workers, sizeof(*threads));
+	if (!threads) {
+		fprintf(stderr, "vmalyze: out of memory\n");
+		exit_status = VMA_EXIT_SYSTEM;
+		goto out;
+	}
+	pthread_mutex_init(&b.lock, NULL);
+	pthread_cond_init(&b.cond, NULL);
+	exit_status = drive(&b, nr_workers, threads, &bar);
+	if (b.output_failed) {
+		fprintf(stderr, "vmalyze: cannot write the output\n");
+		exit_status = VMA_EXIT_SYSTEM;
+	}
+	pthread_cond_destroy(&b.cond);
+	pthread_mutex_destroy(&b.lock);
+	free(threads);
+out:
+	for (i = 0; i < b.nr_jobs; i++) {
+		vma_spill_destroy(b.jobs[i].out);
+		vma_spill_destroy(b.jobs[i].err);
+		free(b.jobs[i].path);
+	}
+	free(b.jobs);
+	return exit_status;
+}
