@@ -247,18 +247,27 @@ static int run_members(struct batch *b, struct job *j, struct vma_source *src,
 	return code;
 }
 
-/* Does @path start like a trace?  (Unreadable: let the run say why.) */
-static bool looks_like_trace(const char *path)
+enum head_kind {
+	HEAD_TRACE,  /* a trace, or unreadable: the input stage says why */
+	HEAD_EMPTY,
+	HEAD_OTHER,  /* perhaps a container */
+};
+
+static enum head_kind head_kind(const char *path)
 {
 	unsigned char head[VMA_INPUT_PROBE_BYTES];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t got;
 
 	if (fd < 0)
-		return true;
+		return HEAD_TRACE;
 	got = pread(fd, head, sizeof(head), 0);
 	close(fd);
-	return got <= 0 || vma_input_recognise(head, (size_t)got) != NULL;
+	if (got < 0)
+		return HEAD_TRACE;
+	if (got == 0)
+		return HEAD_EMPTY;
+	return vma_input_recognise(head, (size_t)got) ? HEAD_TRACE : HEAD_OTHER;
 }
 
 static int run_job(struct batch *b, struct job *j, FILE *out, FILE *err)
@@ -266,12 +275,15 @@ static int run_job(struct batch *b, struct job *j, FILE *out, FILE *err)
 	struct vma_run_source rs = { .path = j->path, .fd = -1, .progress = &j->progress };
 	struct vma_source *src;
 	struct vma_diag *diag;
+	enum head_kind kind;
 	struct stat st;
 	int rc, code;
 
 	/* Standard input, fifos and devices are read once, by the input stage. */
-	if (!strcmp(j->path, "-") || stat(j->path, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    looks_like_trace(j->path))
+	if (!strcmp(j->path, "-") || stat(j->path, &st) < 0 || !S_ISREG(st.st_mode))
+		return run_trace(b, j, &rs, j->path, b->several, out, err);
+	kind = head_kind(j->path);
+	if (kind == HEAD_TRACE || (kind == HEAD_EMPTY && !j->walked))
 		return run_trace(b, j, &rs, j->path, b->several, out, err);
 
 	diag = vma_diag_create_to(err, (enum vma_level)b->opts->tolerance, b->opts->verbosity);
@@ -279,7 +291,8 @@ static int run_job(struct batch *b, struct job *j, FILE *out, FILE *err)
 		fprintf(err, "vmalyze: out of memory\n");
 		return VMA_EXIT_SYSTEM;
 	}
-	rc = vma_source_open(j->path, diag, &j->progress, &src);
+	rc = kind == HEAD_EMPTY ? VMA_ERR_FORMAT
+				: vma_source_open(j->path, diag, &j->progress, &src);
 	if (rc == VMA_ERR_FORMAT && j->walked) {
 		vma_diag_info(diag, "%s: skipped: not a trace", j->path);
 		code = VMA_EXIT_OK;
@@ -507,8 +520,9 @@ int vma_batch_run(const struct vma_options *opts, vma_exit_status_fn exit_status
 	}
 	nr_workers = opts->jobs < b.nr_jobs ? opts->jobs : b.nr_jobs;
 	if (nr_workers == 0) {
-		/* only empty folders: nothing to analyse, nothing failed */
-		exit_status = VMA_EXIT_OK;
+		fprintf(stderr, "vmalyze: no trace found in %s%s: no files\n", opts->files[0],
+			opts->nr_files > 1 ? " and the other inputs" : "");
+		exit_status = VMA_EXIT_UNREADABLE;
 		goto out;
 	}
 	b.direct = nr_workers == 1;
@@ -528,6 +542,12 @@ int vma_batch_run(const struct vma_options *opts, vma_exit_status_fn exit_status
 	pthread_mutex_init(&b.lock, NULL);
 	pthread_cond_init(&b.cond, NULL);
 	exit_status = drive(&b, nr_workers, threads, &bar);
+	if (!b.output_failed && exit_status == VMA_EXIT_OK && atomic_load(&b.traces) == 0) {
+		/* every file was skipped: the user pointed at the wrong place */
+		fprintf(stderr, "vmalyze: no trace found in %s%s (-v tells what was skipped)\n",
+			opts->files[0], opts->nr_files > 1 ? " and the other inputs" : "");
+		exit_status = VMA_EXIT_UNREADABLE;
+	}
 	if (b.output_failed) {
 		fprintf(stderr, "vmalyze: cannot write the output\n");
 		exit_status = VMA_EXIT_SYSTEM;

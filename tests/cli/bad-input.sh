@@ -35,7 +35,9 @@ expect() {
 : >"$tmp/empty"
 expect empty-file 2 "empty.*: Is empty" -- -s "$tmp/empty"
 expect missing-file 2 "nonexistent: Cannot open" -- -s "$tmp/nonexistent"
-expect directory 2 "Is a directory" -- -s "$tmp"
+# A folder is walked for traces (tests/cli/batch.sh); one with none is an error.
+mkdir "$tmp/no-traces" && echo notes >"$tmp/no-traces/README" && : >"$tmp/no-traces/empty"
+expect folder-without-traces 2 "no trace found" -- -s "$tmp/no-traces"
 head -c 4096 /dev/urandom >"$tmp/random"
 printf 'GARBAGE!' | dd of="$tmp/random" conv=notrunc 2>/dev/null
 expect not-a-trace 2 "random: offset 0: Not a trace" -- -s "$tmp/random"
