@@ -341,6 +341,11 @@ static void do_job(struct batch *b, struct job *j)
 		setvbuf(out, NULL, _IOFBF, 1 << 16);
 	}
 	j->exit_code = j->walk_errno ? run_walk_error(b, j, err) : run_job(b, j, out, err);
+	if (!b->direct) {
+		/* the main thread copies these out: nothing left in their buffers */
+		fflush(out);
+		fflush(err);
+	}
 	if (b->direct && (ferror(stdout) || fflush(stdout) != 0))
 		b->output_failed = true;
 }

@@ -3,8 +3,11 @@
  * Held-back output (see spill.h), through a glibc cookie stream: the
  * writer is an ordinary FILE, so the run driver writes to it as to stdout.
  * The memory part comes first, the temporary file holds what follows.
+ * Another thread's fflush(NULL) (before a fork) may run the cookie's write:
+ * the lock orders it with the owner's writes and the copy.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,6 +15,7 @@
 #include "cli/spill.h"
 
 struct vma_spill {
+	pthread_mutex_t lock;
 	struct vma_spill_budget *budget;
 	FILE *fp;
 	char *mem;
@@ -62,10 +66,8 @@ static int reserve(struct vma_spill *sp, size_t n)
 	return 0;
 }
 
-static ssize_t spill_write(void *cookie, const char *buf, size_t n)
+static ssize_t append(struct vma_spill *sp, const char *buf, size_t n)
 {
-	struct vma_spill *sp = cookie;
-
 	if (!sp->file && reserve(sp, n) == 0) {
 		memcpy(sp->mem + sp->len, buf, n);
 		sp->len += n;
@@ -78,6 +80,17 @@ static ssize_t spill_write(void *cookie, const char *buf, size_t n)
 	return (ssize_t)n;
 }
 
+static ssize_t spill_write(void *cookie, const char *buf, size_t n)
+{
+	struct vma_spill *sp = cookie;
+	ssize_t done;
+
+	pthread_mutex_lock(&sp->lock);
+	done = append(sp, buf, n);
+	pthread_mutex_unlock(&sp->lock);
+	return done;
+}
+
 struct vma_spill *vma_spill_create(struct vma_spill_budget *budget)
 {
 	static const cookie_io_functions_t io = { .write = spill_write };
@@ -85,9 +98,11 @@ struct vma_spill *vma_spill_create(struct vma_spill_budget *budget)
 
 	if (!sp)
 		return NULL;
+	pthread_mutex_init(&sp->lock, NULL);
 	sp->budget = budget;
 	sp->fp = fopencookie(sp, "w", io);
 	if (!sp->fp) {
+		pthread_mutex_destroy(&sp->lock);
 		free(sp);
 		return NULL;
 	}
@@ -101,17 +116,20 @@ FILE *vma_spill_stream(struct vma_spill *sp)
 
 int vma_spill_empty(struct vma_spill *sp)
 {
+	int empty;
+
 	fflush(sp->fp);
-	return sp->len == 0 && !sp->file;
+	pthread_mutex_lock(&sp->lock);
+	empty = sp->len == 0 && !sp->file;
+	pthread_mutex_unlock(&sp->lock);
+	return empty;
 }
 
-int vma_spill_copy(struct vma_spill *sp, FILE *to)
+static int copy_locked(struct vma_spill *sp, FILE *to)
 {
 	char buf[1 << 16];
 	size_t n;
 
-	if (fflush(sp->fp) != 0)
-		return -1;
 	if (sp->len && fwrite(sp->mem, 1, sp->len, to) != sp->len)
 		return -1;
 	if (!sp->file)
@@ -125,6 +143,18 @@ int vma_spill_copy(struct vma_spill *sp, FILE *to)
 	return ferror(sp->file) ? -1 : 0;
 }
 
+int vma_spill_copy(struct vma_spill *sp, FILE *to)
+{
+	int rc;
+
+	if (fflush(sp->fp) != 0)
+		return -1;
+	pthread_mutex_lock(&sp->lock);
+	rc = copy_locked(sp, to);
+	pthread_mutex_unlock(&sp->lock);
+	return rc;
+}
+
 void vma_spill_destroy(struct vma_spill *sp)
 {
 	if (!sp)
@@ -133,6 +163,7 @@ void vma_spill_destroy(struct vma_spill *sp)
 	if (sp->file)
 		fclose(sp->file);
 	atomic_fetch_sub(&sp->budget->held, sp->cap);
+	pthread_mutex_destroy(&sp->lock);
 	free(sp->mem);
 	free(sp);
 }

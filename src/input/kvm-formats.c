@@ -239,8 +239,15 @@ child_parse(struct vma_kvm_priv *priv, const uint32_t *list, uint32_t from, uint
 
 	/* a crash is expected here: no core file, no second copy of the warnings */
 	setrlimit(RLIMIT_CORE, &no_core);
-	if (null >= 0)
+	if (null >= 0) {
+		FILE *quiet;
+
 		dup2(null, STDERR_FILENO);
+		/* another thread (a batch run) may have held stderr's lock at the fork */
+		quiet = fdopen(null, "w");
+		if (quiet)
+			stderr = quiet;
+	}
 	for (i = from; i < n; i++) {
 		struct vma_kvm_format *f = &priv->formats[list[i]];
 
