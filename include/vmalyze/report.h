@@ -291,6 +291,11 @@ int vma_render_histogram(struct vma_render *ctx, const struct vma_report *report
 int vma_render_json(struct vma_render *ctx, const struct vma_report *report);
 int vma_render_interval(struct vma_render *ctx, const struct vma_report *report);
 int vma_render_csv(struct vma_render *ctx, const struct vma_report *report);
+/*
+ * The CSV table's header line alone: traces analysed side by side are
+ * rendered with index > 0 and the batch driver writes it once, first.
+ */
+int vma_render_csv_header(FILE *out);
 void vma_render_interval_release(struct vma_render *ctx);
 
 #endif /* VMALYZE_REPORT_H */

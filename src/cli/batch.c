@@ -23,8 +23,10 @@
 
 #include "cli/batch.h"
 #include "cli/progress.h"
+#include "cli/results.h"
 #include "cli/run.h"
 #include "cli/spill.h"
+#include "vmalyze/aggregate.h"
 #include "vmalyze/grow.h"
 #include "vmalyze/input.h"
 #include "vmalyze/source.h"
@@ -44,6 +46,7 @@ struct job {
 	int walk_errno;        /* a folder that could not be read */
 	struct vma_spill *out, *err;
 	bool printed;          /* wrote a trace header */
+	unsigned int rendered; /* traces whose summary it rendered */
 	int exit_code;
 	_Atomic uint64_t progress; /* bytes of the file read so far */
 	bool done;             /* under the batch lock */
@@ -54,7 +57,12 @@ struct batch {
 	vma_exit_status_fn exit_status_for;
 	struct job *jobs;
 	size_t nr_jobs, cap_jobs;
-	bool several;          /* more than one input or a folder: headers */
+	/* more than one input, a folder or an archive: headers, the aggregate */
+	bool several;
+	bool names_traces;     /* JSON Lines or CSV: the documents name the traces, no headers */
+	struct vma_aggregate *agg; /* the batch results; NULL when not wanted */
+	pthread_mutex_t agg_lock;
+	unsigned int rendered; /* direct: traces rendered so far (the CSV header's place) */
 	bool direct;           /* one worker: output straight to stdout */
 	bool printed_any;      /* direct: a header is out already */
 	struct vma_spill_budget budget;
@@ -169,6 +177,9 @@ static void header(struct batch *b, struct job *j, FILE *out, const char *name)
 {
 	bool gap = j->printed || (b->direct && b->printed_any);
 
+	if (b->names_traces)
+		return;
+
 	fprintf(out, "%s=== %s ===\n", gap ? "\n" : "", name);
 	j->printed = true;
 	if (b->direct)
@@ -182,8 +193,15 @@ static int max_code(int a, int b)
 
 /* One trace through the run driver; its exit status. */
 static int run_trace(struct batch *b, struct job *j, struct vma_run_source *src,
-		     const char *name, bool with_header, FILE *out, FILE *err)
+		     const char *member, bool with_header, FILE *out, FILE *err)
 {
+	/* side by side, no trace knows whether it is the first: see drive() */
+	struct vma_run_batch rb = {
+		.agg = b->agg, .agg_lock = &b->agg_lock, .member = member,
+		.several = b->several, .rendered = b->direct ? b->rendered : 1,
+	};
+	unsigned int before = rb.rendered;
+	const char *name = src->fd >= 0 ? src->name : src->path;
 	struct vma_diag *diag = vma_diag_create_to(err, (enum vma_level)b->opts->tolerance,
 						   b->opts->verbosity);
 	int status, code;
@@ -196,7 +214,10 @@ static int run_trace(struct batch *b, struct job *j, struct vma_run_source *src,
 	}
 	if (with_header)
 		header(b, j, out, name);
-	status = vma_run_source(b->opts, src, NULL, diag, out);
+	status = vma_run_source(b->opts, src, &rb, diag, out);
+	j->rendered += rb.rendered - before;
+	if (b->direct)
+		b->rendered = rb.rendered;
 	vma_diag_flush_counts(diag);
 	code = b->exit_status_for(status, vma_diag_worst(diag));
 	if (status < 0 && status != VMA_ERR_IO && status != VMA_ERR_FORMAT &&
@@ -205,6 +226,34 @@ static int run_trace(struct batch *b, struct job *j, struct vma_run_source *src,
 	vma_diag_destroy(diag);
 	atomic_fetch_add(&b->traces, 1);
 	return code;
+}
+
+/* The batch results, when the run keeps them and has none yet. */
+static int ensure_aggregate(struct batch *b)
+{
+	struct vma_aggregate_options aopts = { b->opts->cpu_hz, b->opts->timer_hz };
+
+	if (b->agg || !vma_results_wanted(b->opts, b->several))
+		return VMA_OK;
+	b->agg = vma_aggregate_create(&aopts);
+	if (!b->agg) {
+		fprintf(stderr, "vmalyze: out of memory\n");
+		return VMA_ERR_NOMEM;
+	}
+	return VMA_OK;
+}
+
+/* A member that could not be read at all, in the results. */
+static int add_failed(struct batch *b, const char *file, const char *member, int status)
+{
+	int rc;
+
+	if (!b->agg)
+		return VMA_OK;
+	pthread_mutex_lock(&b->agg_lock);
+	rc = vma_aggregate_add(b->agg, NULL, file, member, status);
+	pthread_mutex_unlock(&b->agg_lock);
+	return rc;
 }
 
 static int run_members(struct batch *b, struct job *j, struct vma_source *src,
@@ -223,13 +272,22 @@ static int run_members(struct batch *b, struct job *j, struct vma_source *src,
 			break;
 		}
 		if (m->status < 0) {
+			/* not even its first bytes: a failed trace of the results */
 			code = max_code(code, b->exit_status_for(m->status, vma_diag_worst(diag)));
+			if (add_failed(b, j->path, m->name, m->status))
+				code = VMA_EXIT_SYSTEM;
 			continue;
 		}
 		/* a lone compressed file named on the command line: the input stage says why */
 		if (!vma_input_recognise(m->head, m->head_len) && (m->name || j->walked)) {
 			vma_diag_info(diag, "%s: skipped: not a trace", m->shown);
 			continue;
+		}
+		/* one archive named alone (direct: one job): several traces after all */
+		if (m->name && !b->several) {
+			b->several = true;
+			if (ensure_aggregate(b))
+				code = VMA_EXIT_SYSTEM;
 		}
 		rc = vma_source_start(src, &fd);
 		if (rc < 0) {
@@ -238,7 +296,8 @@ static int run_members(struct batch *b, struct job *j, struct vma_source *src,
 		}
 		rs.fd = fd;
 		rs.name = m->shown;
-		code = max_code(code, run_trace(b, j, &rs, m->shown, b->several || m->name, out, err));
+		rs.path = j->path;
+		code = max_code(code, run_trace(b, j, &rs, m->name, b->several || m->name, out, err));
 		rc = vma_source_finish(src);
 		if (rc < 0)
 			code = max_code(code, b->exit_status_for(rc, vma_diag_worst(diag)));
@@ -281,10 +340,10 @@ static int run_job(struct batch *b, struct job *j, FILE *out, FILE *err)
 
 	/* Standard input, fifos and devices are read once, by the input stage. */
 	if (!strcmp(j->path, "-") || stat(j->path, &st) < 0 || !S_ISREG(st.st_mode))
-		return run_trace(b, j, &rs, j->path, b->several, out, err);
+		return run_trace(b, j, &rs, NULL, b->several, out, err);
 	kind = head_kind(j->path);
 	if (kind == HEAD_TRACE || (kind == HEAD_EMPTY && !j->walked))
-		return run_trace(b, j, &rs, j->path, b->several, out, err);
+		return run_trace(b, j, &rs, NULL, b->several, out, err);
 
 	diag = vma_diag_create_to(err, (enum vma_level)b->opts->tolerance, b->opts->verbosity);
 	if (!diag) {
@@ -298,7 +357,7 @@ static int run_job(struct batch *b, struct job *j, FILE *out, FILE *err)
 		code = VMA_EXIT_OK;
 	} else if (rc == VMA_ERR_FORMAT) {
 		/* named on the command line: the input stage says what it is not */
-		code = run_trace(b, j, &rs, j->path, b->several, out, err);
+		code = run_trace(b, j, &rs, NULL, b->several, out, err);
 	} else if (rc < 0) {
 		code = b->exit_status_for(rc, vma_diag_worst(diag));
 	} else {
@@ -439,6 +498,11 @@ static bool emit(struct batch *b, struct job *j, struct bar *bar)
 	if (j->printed && b->printed_any)
 		putchar('\n');
 	b->printed_any |= j->printed;
+	/* side by side, no trace wrote the CSV header: it goes before the first rows */
+	if (j->rendered && !b->rendered && !strcmp(b->opts->format, "csv") &&
+	    vma_render_csv_header(stdout))
+		ok = false;
+	b->rendered += j->rendered;
 	if (j->out && vma_spill_copy(j->out, stdout))
 		ok = false;
 	if (ferror(stdout) || fflush(stdout) != 0)
@@ -531,6 +595,12 @@ int vma_batch_run(const struct vma_options *opts, vma_exit_status_fn exit_status
 		goto out;
 	}
 	b.direct = nr_workers == 1;
+	b.names_traces = vma_results_names_traces(opts);
+	pthread_mutex_init(&b.agg_lock, NULL);
+	if (ensure_aggregate(&b)) {
+		exit_status = VMA_EXIT_SYSTEM;
+		goto out;
+	}
 	b.ahead = nr_workers * AHEAD_PER_WORKER;
 	/* Not by itself when stdout is the same terminal: it would cut into the report. */
 	bar.tty = isatty(STDERR_FILENO);
@@ -547,6 +617,11 @@ int vma_batch_run(const struct vma_options *opts, vma_exit_status_fn exit_status
 	pthread_mutex_init(&b.lock, NULL);
 	pthread_cond_init(&b.cond, NULL);
 	exit_status = drive(&b, nr_workers, threads, &bar);
+	if (b.agg && !b.output_failed &&
+	    vma_results_finish(opts, b.agg, b.rendered, b.several, stdout, stderr) != VMA_OK)
+		exit_status = VMA_EXIT_SYSTEM;
+	if (!b.output_failed && (ferror(stdout) || fflush(stdout) != 0))
+		b.output_failed = true;
 	if (!b.output_failed && exit_status == VMA_EXIT_OK && atomic_load(&b.traces) == 0) {
 		/* every file was skipped: the user pointed at the wrong place */
 		fprintf(stderr, "vmalyze: no trace found in %s%s (-v tells what was skipped)\n",
@@ -559,8 +634,10 @@ int vma_batch_run(const struct vma_options *opts, vma_exit_status_fn exit_status
 	}
 	pthread_cond_destroy(&b.cond);
 	pthread_mutex_destroy(&b.lock);
+	pthread_mutex_destroy(&b.agg_lock);
 	free(threads);
 out:
+	vma_aggregate_destroy(b.agg);
 	for (i = 0; i < b.nr_jobs; i++) {
 		vma_spill_destroy(b.jobs[i].out);
 		vma_spill_destroy(b.jobs[i].err);

@@ -12,10 +12,10 @@
 #include "vmalyze/aggregate.h"
 #include "vmalyze/status.h"
 
-bool vma_results_wanted(const struct vma_options *opts)
+bool vma_results_wanted(const struct vma_options *opts, bool several)
 {
 	return opts->mode == VMA_MODE_SUMMARY && opts->report && !(opts->interval_secs > 0) &&
-	       (opts->nr_files > 1 || opts->save);
+	       (several || opts->save);
 }
 
 bool vma_results_names_traces(const struct vma_options *opts)
@@ -54,13 +54,13 @@ static int save(struct vma_aggregate *agg, const char *path, FILE *err)
 }
 
 int vma_results_finish(const struct vma_options *opts, struct vma_aggregate *agg,
-		       unsigned int rendered, FILE *out, FILE *err)
+		       unsigned int rendered, bool several, FILE *out, FILE *err)
 {
 	const struct vma_aggregate_view *v;
 	int rc = VMA_OK;
 
 	/* One trace keeps its single document: the aggregate only goes to the save. */
-	if (opts->nr_files > 1) {
+	if (several) {
 		v = vma_aggregate_view(agg);
 		if (!v) {
 			fprintf(err, "vmalyze: out of memory\n");

@@ -10,20 +10,23 @@
 
 struct vma_aggregate;
 
-/* True when the run keeps an aggregate: a summary of several traces, or --save. */
-bool vma_results_wanted(const struct vma_options *opts);
+/*
+ * True when the run keeps an aggregate: a summary of @several traces (more
+ * than one PATH, a folder or an archive), or --save.
+ */
+bool vma_results_wanted(const struct vma_options *opts, bool several);
 
 /* True when the format names each trace itself (JSON Lines, CSV): no "=== FILE ===" lines. */
 bool vma_results_names_traces(const struct vma_options *opts);
 
 /*
  * vma_results_finish - after the last trace: the aggregate in the run's
- * format when there were several traces (@rendered of them were shown),
+ * format when there were @several traces (@rendered of them were shown),
  * then the save file when --save asked.
  * Return: VMA_OK, VMA_ERR_OUTPUT or VMA_ERR_NOMEM (after a message on @err).
  */
 int vma_results_finish(const struct vma_options *opts, struct vma_aggregate *agg,
-		       unsigned int rendered, FILE *out, FILE *err);
+		       unsigned int rendered, bool several, FILE *out, FILE *err);
 
 /*
  * vma_merge_main - `vmalyze merge [OPTION]... SAVE...` (@argv[0] is "merge"):

@@ -90,6 +90,12 @@ static void vcpu_rows(FILE *out, const struct vma_report *r, struct row_where *w
 	}
 }
 
+int vma_render_csv_header(FILE *out)
+{
+	fputs(header, out);
+	return ferror(out) ? VMA_ERR_OUTPUT : VMA_OK;
+}
+
 int vma_render_csv(struct vma_render *ctx, const struct vma_report *r)
 {
 	struct row_where w = { "trace", ctx->file, ctx->member, vma_report_platform(r), NULL, 0 };

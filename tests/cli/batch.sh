@@ -36,6 +36,19 @@ expected() {
 	done
 }
 
+# The traces' sections of a batch's text output, and its aggregate's exit reasons.
+traces_part() { awk '/^=== aggregate: /{exit} {print}' "$1" | sed '$ { /^$/d }'; }
+reasons_part() { sed -n '/^--- Exit reasons across traces ---$/,/^--- Worst/p' "$1"; }
+# same_aggregate OUT FILE...: OUT's aggregate counts the same exits as one run over FILEs
+same_aggregate() {
+	out=$1
+	shift
+	"$VMALYZE" "$@" >"$tmp/plain-run" 2>/dev/null
+	reasons_part "$out" >"$tmp/r1"
+	reasons_part "$tmp/plain-run" >"$tmp/r2"
+	[ -s "$tmp/r1" ] && cmp -s "$tmp/r1" "$tmp/r2"
+}
+
 # A folder with nested subfolders, a file that is no trace and an empty one.
 d="$tmp/in/folder"
 mkdir -p "$d/b-sub/deeper" "$d/a-sub"
@@ -54,9 +67,11 @@ expected "$d/a-sub/x2.xentrace" "$xen2" "$d/b-sub/deeper/k1.dat" "$kvm1" \
 	"$d/b-sub/x1.xentrace" "$xen1" "$d/k2.dat" "$kvm2" >"$tmp/want"
 if [ $st -ne 0 ]; then
 	fail "folder: exit status $st"
-elif ! cmp -s "$tmp/out" "$tmp/want"; then
+elif ! traces_part "$tmp/out" | cmp -s - "$tmp/want"; then
 	fail "folder: output is not the files' outputs in sorted order"
-	diff "$tmp/want" "$tmp/out" | head -5
+	traces_part "$tmp/out" | diff "$tmp/want" - | head -5
+elif ! same_aggregate "$tmp/out" "$xen2" "$kvm1" "$xen1" "$kvm2"; then
+	fail "folder: the aggregate is not that of the same traces given one by one"
 elif ! grep -q "folder/README: skipped: not a trace" "$tmp/err" ||
 	! grep -q "a-sub/empty: skipped: not a trace" "$tmp/err"; then
 	fail "folder: no -v note for the files that are no trace"
@@ -115,9 +130,11 @@ for kind in tar.zst tar.xz tar zip cpio; do
 		"$f:run/x3.xentrace.gz" "$xen3" >"$tmp/want"
 	if [ $st -ne 0 ]; then
 		fail "$kind: exit status $st"; head -3 "$tmp/err"
-	elif ! cmp -s "$tmp/out" "$tmp/want"; then
+	elif ! traces_part "$tmp/out" | cmp -s - "$tmp/want"; then
 		fail "$kind: members' output differs from the files'"
-		diff "$tmp/want" "$tmp/out" | head -5
+		traces_part "$tmp/out" | diff "$tmp/want" - | head -5
+	elif ! same_aggregate "$tmp/out" "$xen1" "$kvm1" "$xen3"; then
+		fail "$kind: the aggregate is not that of the member traces as files"
 	elif ! grep -q "mixed.$kind:README: skipped: not a trace" "$tmp/err"; then
 		fail "$kind: README not noted as skipped"
 	else
@@ -182,6 +199,39 @@ elif [ "$(grep -c '^=== ' "$tmp/j1.out")" -lt 10 ]; then
 	fail "-j: fewer traces than expected"
 else
 	ok "-j 1 and -j 4 byte-identical over $(grep -c '^=== ' "$tmp/j1.out") traces"
+fi
+
+# --json (JSON Lines) and --csv side by side: the same bytes, names from the archives.
+for fmt in json csv; do
+	"$VMALYZE" -j 1 --$fmt "$tmp/in" "$xen1" >"$tmp/j1.$fmt" 2>/dev/null
+	"$VMALYZE" -j 4 --$fmt "$tmp/in" "$xen1" >"$tmp/j4.$fmt" 2>/dev/null
+	if ! cmp -s "$tmp/j1.$fmt" "$tmp/j4.$fmt"; then
+		fail "--$fmt: -j 1 and -j 4 differ"
+		diff "$tmp/j1.$fmt" "$tmp/j4.$fmt" | head -5
+	else
+		ok "--$fmt: -j 1 and -j 4 byte-identical"
+	fi
+done
+if [ "$(grep -c '^scope,file,member,' "$tmp/j4.csv")" -ne 1 ] ||
+	[ "$(head -c 17 "$tmp/j4.csv")" != "scope,file,member" ]; then
+	fail "--csv: the header is not once, first"
+else
+	ok "--csv: one header, first"
+fi
+if ! have python3; then
+	skip "JSON Lines members: no python3"
+elif ! python3 - "$tmp/j4.json" "$tmp/in/damaged.tar.zst" <<'PY'
+import json, sys
+docs = [json.loads(l) for l in open(sys.argv[1])]
+assert docs[-1].get("aggregate") is True
+bad = [d for d in docs[:-1] if d.get("file") == sys.argv[2]]
+assert [d["member"] for d in bad] == ["run/x1.xentrace", "run/bad.xentrace", "run/k1.dat"], bad
+assert any(d["member"] is None and d["file"].endswith("folder/k2.dat") for d in docs[:-1])
+PY
+then
+	fail "--json: the documents do not name the archive and member"
+else
+	ok "--json: documents name ARCHIVE and MEMBER"
 fi
 
 # The progress line: none off a terminal, lines with --progress, drawn on a pty.
