@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -409,6 +410,12 @@ static void do_job(struct batch *b, struct job *j)
 		b->output_failed = true;
 }
 
+/* SIGINT or SIGTERM (signals.h): traces running end early, no new one starts. */
+static bool interrupted(const struct batch *b)
+{
+	return b->opts->stop && *b->opts->stop;
+}
+
 static void *worker(void *arg)
 {
 	struct batch *b = arg;
@@ -419,7 +426,7 @@ static void *worker(void *arg)
 
 		while (!b->stop && b->next_job < b->nr_jobs && b->next_job >= b->emitted + b->ahead)
 			pthread_cond_wait(&b->cond, &b->lock);
-		if (b->stop || b->next_job >= b->nr_jobs)
+		if (b->stop || interrupted(b) || b->next_job >= b->nr_jobs)
 			break;
 		j = &b->jobs[b->next_job++];
 		pthread_mutex_unlock(&b->lock);
@@ -534,6 +541,7 @@ static void wait_tick(struct batch *b)
 static int drive(struct batch *b, size_t nr_workers, pthread_t *threads, struct bar *bar)
 {
 	int exit_status = VMA_EXIT_OK;
+	sigset_t stop_set, old_set;
 	size_t i, started = 0;
 
 	for (i = 0; i < nr_workers; i++) {
@@ -545,14 +553,21 @@ static int drive(struct batch *b, size_t nr_workers, pthread_t *threads, struct 
 		fprintf(stderr, "vmalyze: cannot start a thread\n");
 		return VMA_EXIT_SYSTEM;
 	}
+	/* SIGINT and SIGTERM go to a worker: one blocked in read() must see them */
+	sigemptyset(&stop_set);
+	sigaddset(&stop_set, SIGINT);
+	sigaddset(&stop_set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &stop_set, &old_set);
 	pthread_mutex_lock(&b->lock);
 	for (i = 0; i < b->nr_jobs && !b->stop; i++) {
 		struct job *j = &b->jobs[i];
 
-		while (!j->done) {
+		while (!j->done && !(i >= b->next_job && interrupted(b))) {
 			bar_draw(b, bar, false);
 			wait_tick(b);
 		}
+		if (!j->done)
+			break; /* interrupted before it started */
 		pthread_mutex_unlock(&b->lock);
 		if (!emit(b, j, bar)) {
 			b->output_failed = true;
@@ -569,6 +584,7 @@ static int drive(struct batch *b, size_t nr_workers, pthread_t *threads, struct 
 	pthread_mutex_unlock(&b->lock);
 	for (i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
+	pthread_sigmask(SIG_SETMASK, &old_set, NULL);
 	bar_clear(bar);
 	return exit_status;
 }
@@ -588,6 +604,9 @@ int vma_batch_run(const struct vma_options *opts, vma_exit_status_fn exit_status
 		goto out;
 	}
 	nr_workers = opts->jobs < b.nr_jobs ? opts->jobs : b.nr_jobs;
+	/* --live draws as records arrive: nothing may be held back */
+	if (opts->mode == VMA_MODE_LIVE && nr_workers > 1)
+		nr_workers = 1;
 	if (nr_workers == 0) {
 		fprintf(stderr, "vmalyze: no trace found in %s%s: no files\n", opts->files[0],
 			opts->nr_files > 1 ? " and the other inputs" : "");
@@ -605,7 +624,8 @@ int vma_batch_run(const struct vma_options *opts, vma_exit_status_fn exit_status
 	/* Not by itself when stdout is the same terminal: it would cut into the report. */
 	bar.tty = isatty(STDERR_FILENO);
 	bar.on = opts->progress ||
-		 (bar.tty && !isatty(STDOUT_FILENO) && opts->verbosity != VMA_VERB_QUIET);
+		 (bar.tty && !isatty(STDOUT_FILENO) && opts->verbosity != VMA_VERB_QUIET &&
+		  opts->mode != VMA_MODE_LIVE);
 	clock_gettime(CLOCK_MONOTONIC, &bar.start);
 	bar.last = bar.start;
 	threads = calloc(nr_workers, sizeof(*threads));

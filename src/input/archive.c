@@ -423,9 +423,11 @@ int vma_source_start(struct vma_source *src, int *fd)
 	(void)fcntl(p[1], F_SETPIPE_SZ, PIPE_BYTES); /* a hint: fine if refused */
 	src->wfd = p[1];
 	src->pump_status = VMA_OK;
-	/* The pump inherits SIGPIPE blocked: a reader that stops is EPIPE. */
-	sigemptyset(&pipe_set);
-	sigaddset(&pipe_set, SIGPIPE);
+	/*
+	 * The pump takes no signal: SIGPIPE blocked makes a reader that stops
+	 * an EPIPE, and the program's own signals go to the threads that read.
+	 */
+	sigfillset(&pipe_set);
 	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
 	rc = pthread_create(&src->pump, NULL, pump_main, src);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
