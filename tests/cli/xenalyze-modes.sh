@@ -153,9 +153,12 @@ done
 "$VMALYZE" --scatterplot-io 0x1f0 "$T" > /dev/null 2>&1 || fail "--scatterplot-io PORT (separate word)"
 "$VMALYZE" --json --scatterplot-pcpu "$T" > /dev/null 2>&1
 [ $? -eq 1 ] || fail "--json with a scatterplot is accepted"
-for refused in --scatterplot-unpin-promote --progress --tsc-loop-fatal --mmio-enumeration-skip-vga=1; do
+for refused in --scatterplot-unpin-promote --tsc-loop-fatal --mmio-enumeration-skip-vga=1; do
 	"$VMALYZE" "$refused" "$T" > /dev/null 2>&1
 	[ $? -eq 1 ] || fail "$refused is accepted but not implemented"
 done
+# xenalyze's --progress is the batch driver's progress line (doc/batch.md)
+"$VMALYZE" --progress "$T" > /dev/null 2> "$tmp/progress.err" || fail "--progress"
+grep -q '^vmalyze: 1/1 inputs, 1 trace, ' "$tmp/progress.err" || fail "--progress prints no progress line"
 [ "$fails" -eq 0 ] && echo "ok   output modes, symbols and refusals"
 [ "$fails" -eq 0 ]
