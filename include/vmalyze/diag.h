@@ -5,6 +5,9 @@
  * stdout.  The severity levels are xenalyze's, so that --tolerance means
  * what its users expect: a problem at a level above the tolerance stops the
  * input it was found in; one at or below it is skipped and counted.
+ *
+ * A sink may be used from several threads at once (a reader thread and the
+ * analysis); each message is written whole.
  */
 #ifndef VMALYZE_DIAG_H
 #define VMALYZE_DIAG_H

@@ -37,6 +37,12 @@ struct vma_pipeline_options {
 	void *wrap_arg;
 	/* NULL, or kept now and then at about how many bytes of the input were read */
 	_Atomic uint64_t *progress;
+	/*
+	 * 1 (or 0): everything on the caller's thread; 2: the readers and the
+	 * merge on a thread of their own (feed.h), the same records in the
+	 * same order.
+	 */
+	unsigned int threads;
 };
 
 /* Each hook may be NULL; a negative return stops the run with that status. */
@@ -47,6 +53,11 @@ struct vma_pipeline_hooks {
 	/* After: how it was taken.  @m and @out are NULL with no_state. */
 	int (*after)(void *arg, const struct vma_machine *m, const struct vma_stream *stream,
 		     const struct vma_outcome *out);
+	/*
+	 * The hooks have the input describe() a stream's record, which reads
+	 * the reader's own buffers: the run then stays on one thread.
+	 */
+	bool describe;
 };
 
 /*

@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <getopt.h>
 #include <math.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -32,8 +33,25 @@ enum {
 	OPT_SAVE,
 	OPT_LIVE,
 	OPT_PROGRESS,
+	OPT_THREADS,
 	OPT_XENALYZE, /* xenalyze's options: OPT_XENALYZE + their table index */
 };
+
+/*
+ * Threads per trace by default: a reader thread when this process may use
+ * two cpus and analyzes one trace at a time (several at once, --jobs,
+ * already keep the cpus busy).
+ */
+static unsigned int default_threads(const struct vma_options *opts)
+{
+	cpu_set_t set;
+
+	if (opts->nr_files > 1 && opts->jobs > 1)
+		return 1;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) >= 2)
+		return 2;
+	return 1;
+}
 
 struct option_doc {
 	const char *name;
@@ -83,6 +101,9 @@ static const struct option_doc table[] = {
 	{ "progress", OPT_PROGRESS, no_argument, NULL,
 	  "Progress line on stderr even when it is not a terminal (on a terminal it "
 	  "is shown unless -q)" },
+	{ "threads", OPT_THREADS, required_argument, "N",
+	  "1: one thread per trace; 2: read and merge on a second thread (default 2 "
+	  "with two cpus, for one trace at a time)" },
 	{ "verbose", 'v', no_argument, NULL, "More messages on stderr (twice: debug)" },
 	{ "quiet", 'q', no_argument, NULL, "Only errors on stderr" },
 	{ "help", 'h', no_argument, NULL, "Show this help and exit" },
@@ -506,6 +527,11 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 		case OPT_PROGRESS:
 			opts->progress = true;
 			break;
+		case OPT_THREADS:
+			if (strcmp(optarg, "1") && strcmp(optarg, "2"))
+				return usage_error(err, "bad --threads '%s' (1 or 2)", optarg);
+			opts->threads = (unsigned int)(*optarg - '0');
+			break;
 		case 'v':
 			if (opts->verbosity < VMA_VERB_DEBUG)
 				opts->verbosity++;
@@ -601,5 +627,7 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 
 		opts->jobs = cpus < 1 ? 1 : cpus > 1024 ? 1024 : (unsigned int)cpus;
 	}
+	if (opts->threads == 0)
+		opts->threads = default_threads(opts);
 	return VMA_OK;
 }

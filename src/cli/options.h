@@ -57,6 +57,7 @@ struct vma_options {
 	uint8_t default_paging_levels; /* --default-guest-paging-levels, 0 = not given */
 	unsigned int jobs;      /* -j / --jobs: traces at once, 0 = online cpus */
 	bool progress;          /* --progress: the progress line even off a terminal */
+	unsigned int threads;   /* --threads: 1, or 2 for a reader thread per trace */
 	bool help, version;
 	/* Set by SIGINT/SIGTERM: inputs end early and are reported (main.c). */
 	volatile sig_atomic_t *stop;

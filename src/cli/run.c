@@ -300,6 +300,7 @@ int vma_run_source(const struct vma_options *opts, const struct vma_run_source *
 		.no_state = opts->dump_no_processing,
 		.default_paging_levels = opts->default_paging_levels,
 		.progress = src->progress,
+		.threads = opts->threads,
 	};
 	struct vma_pipeline_hooks hooks = { .arg = &ctx };
 	struct vma_pipeline *p = NULL;
@@ -358,6 +359,7 @@ int vma_run_source(const struct vma_options *opts, const struct vma_run_source *
 		hooks.after = after_record;
 		if (ctx.raw_reads)
 			vma_raw_reads_hold(ctx.raw_reads);
+		hooks.describe = true; /* vma_dump_end() has KVM records described */
 	} else if (opts->mode == VMA_MODE_LIVE) {
 		ctx.live = vma_live_create(out, ctx.hz, isatty(fileno(out)));
 		if (!ctx.live) {

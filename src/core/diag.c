@@ -4,7 +4,11 @@
  * logger prints "vmalyze: <level>: <message>"; problems found in an input
  * name the file and the byte offset in the message itself, so a user can
  * look at the bytes with xxd.
+ *
+ * One lock guards the sink: with -j 2 the readers report from their own
+ * thread while the analysis reports from the main one.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +23,7 @@ struct warn_key {
 };
 
 struct vma_diag {
+	pthread_mutex_t lock;
 	xentoollog_logger_stdiostream *logger;
 	enum vma_level tolerance;
 	enum vma_level worst;
@@ -61,6 +66,11 @@ struct vma_diag *vma_diag_create_to(FILE *err, enum vma_level tolerance,
 		free(diag);
 		return NULL;
 	}
+	if (pthread_mutex_init(&diag->lock, NULL)) {
+		xtl_logger_destroy((xentoollog_logger *)diag->logger);
+		free(diag);
+		return NULL;
+	}
 	diag->tolerance = tolerance;
 	return diag;
 }
@@ -70,6 +80,7 @@ void vma_diag_destroy(struct vma_diag *diag)
 	if (!diag)
 		return;
 	xtl_logger_destroy((xentoollog_logger *)diag->logger);
+	pthread_mutex_destroy(&diag->lock);
 	free(diag->keys);
 	free(diag);
 }
@@ -90,18 +101,20 @@ bool vma_diag_report(struct vma_diag *diag, enum vma_level level, const char *fi
 	char prefix[512] = "";
 	va_list ap;
 
-	if (level > diag->worst)
-		diag->worst = level;
-	if (!tolerated)
-		diag->stopped = true;
 	if (file && offset != UINT64_MAX)
 		snprintf(prefix, sizeof(prefix), "%s: offset %llu: ", file,
 			 (unsigned long long)offset);
 	else if (file)
 		snprintf(prefix, sizeof(prefix), "%s: ", file);
+	pthread_mutex_lock(&diag->lock);
+	if (level > diag->worst)
+		diag->worst = level;
+	if (!tolerated)
+		diag->stopped = true;
 	va_start(ap, fmt);
 	vlog(diag, level >= VMA_LVL_RECORD ? XTL_ERROR : XTL_WARN, prefix, fmt, ap);
 	va_end(ap);
+	pthread_mutex_unlock(&diag->lock);
 	return tolerated;
 }
 
@@ -109,9 +122,11 @@ void vma_diag_info(struct vma_diag *diag, const char *fmt, ...)
 {
 	va_list ap;
 
+	pthread_mutex_lock(&diag->lock);
 	va_start(ap, fmt);
 	vlog(diag, XTL_INFO, "", fmt, ap);
 	va_end(ap);
+	pthread_mutex_unlock(&diag->lock);
 }
 
 void vma_diag_debug(struct vma_diag *diag, const char *fmt, ...)
@@ -129,6 +144,7 @@ void vma_diag_warn_once(struct vma_diag *diag, const char *key, const char *fmt,
 	va_list ap;
 	size_t i;
 
+	pthread_mutex_lock(&diag->lock);
 	for (i = 0; i < diag->nr_keys; i++) {
 		if (diag->keys[i].key == key || !strcmp(diag->keys[i].key, key)) {
 			slot = &diag->keys[i];
@@ -137,6 +153,7 @@ void vma_diag_warn_once(struct vma_diag *diag, const char *key, const char *fmt,
 	}
 	if (slot) {
 		slot->count++;
+		pthread_mutex_unlock(&diag->lock);
 		return;
 	}
 	/* out of memory: the key is not kept, so the warning may show again */
@@ -150,26 +167,41 @@ void vma_diag_warn_once(struct vma_diag *diag, const char *key, const char *fmt,
 	va_start(ap, fmt);
 	vlog(diag, XTL_WARN, "", fmt, ap);
 	va_end(ap);
+	pthread_mutex_unlock(&diag->lock);
 }
 
 void vma_diag_flush_counts(struct vma_diag *diag)
 {
 	size_t i;
 
+	pthread_mutex_lock(&diag->lock);
 	for (i = 0; i < diag->nr_keys; i++) {
 		if (diag->keys[i].count > 1)
 			xtl_log((xentoollog_logger *)diag->logger, XTL_WARN, -1, "vmalyze",
 				"%s: seen %lu times in all", diag->keys[i].key,
 				diag->keys[i].count);
 	}
+	pthread_mutex_unlock(&diag->lock);
 }
 
 enum vma_level vma_diag_worst(const struct vma_diag *diag)
 {
-	return diag->worst;
+	struct vma_diag *d = (struct vma_diag *)diag; /* the lock, not the state, changes */
+	enum vma_level worst;
+
+	pthread_mutex_lock(&d->lock);
+	worst = d->worst;
+	pthread_mutex_unlock(&d->lock);
+	return worst;
 }
 
 bool vma_diag_stopped(const struct vma_diag *diag)
 {
-	return diag->stopped;
+	struct vma_diag *d = (struct vma_diag *)diag;
+	bool stopped;
+
+	pthread_mutex_lock(&d->lock);
+	stopped = d->stopped;
+	pthread_mutex_unlock(&d->lock);
+	return stopped;
 }

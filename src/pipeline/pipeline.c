@@ -2,7 +2,10 @@
 /*
  * The pipeline (pipeline.h).  The machine is made once the input is open,
  * when its family and clock are known; the streams the input announced
- * while opening are added to it then, later ones as they come.
+ * while opening are added to it then, later ones as they come.  The merge
+ * is reached through the feed (feed.h), which may run it, and the readers,
+ * on a thread of their own: the feed then tells of new streams on this
+ * thread, in order with the records.
  */
 #include <stdlib.h>
 #include <unistd.h>
@@ -10,7 +13,7 @@
 #include "vmalyze/diag.h"
 #include "vmalyze/grow.h"
 #include "vmalyze/kvm-input.h"
-#include "vmalyze/merge.h"
+#include "vmalyze/feed.h"
 #include "vmalyze/pipeline.h"
 #include "vmalyze/status.h"
 
@@ -18,7 +21,7 @@ struct vma_pipeline {
 	struct vma_pipeline_options opts;
 	struct vma_diag *diag;
 	struct vma_input *in;
-	struct vma_merge *merge;
+	struct vma_feed *feed;
 	struct vma_machine *machine;
 	uint64_t hz;
 	uint32_t nr_streams;
@@ -28,22 +31,30 @@ struct vma_pipeline {
 	size_t nr_early, cap_early;
 };
 
+/* A new stream, told by the feed on the caller's thread before its records. */
+static int on_new_pcpu(void *arg, uint32_t pcpu)
+{
+	struct vma_pipeline *p = arg;
+
+	p->nr_streams++;
+	if (p->machine)
+		return vma_machine_add_pcpu(p->machine, pcpu);
+	if (!p->opts.no_state) {
+		if (vma_grow(p->early, &p->cap_early, p->nr_early + 1, 16))
+			return VMA_ERR_NOMEM;
+		p->early[p->nr_early++] = pcpu;
+	}
+	return VMA_OK;
+}
+
+/* The input's new_stream: the caller may wrap the stream; the feed takes it. */
 static int on_new_stream(void *arg, struct vma_stream *stream)
 {
 	struct vma_pipeline *p = arg;
-	int rc = VMA_OK;
 
-	p->nr_streams++;
-	if (p->machine) {
-		rc = vma_machine_add_pcpu(p->machine, stream->pcpu);
-	} else if (!p->opts.no_state) {
-		if (vma_grow(p->early, &p->cap_early, p->nr_early + 1, 16))
-			return VMA_ERR_NOMEM;
-		p->early[p->nr_early++] = stream->pcpu;
-	}
-	if (!rc && p->opts.wrap_stream && !(stream = p->opts.wrap_stream(p->opts.wrap_arg, stream)))
-		rc = VMA_ERR_NOMEM;
-	return rc ? rc : vma_merge_add(p->merge, stream);
+	if (p->opts.wrap_stream && !(stream = p->opts.wrap_stream(p->opts.wrap_arg, stream)))
+		return VMA_ERR_NOMEM;
+	return vma_feed_add(p->feed, stream);
 }
 
 static uint64_t ticks_per_second(const struct vma_pipeline_options *o, const struct vma_input *in)
@@ -137,7 +148,7 @@ static int open_either(const char *path, int fd, const char *name,
 	int rc;
 
 	*out = NULL;
-	if (!p || !(p->merge = vma_merge_create())) {
+	if (!p || !(p->feed = vma_feed_create(on_new_pcpu, p))) {
 		if (fd >= 0)
 			close(fd);
 		free(p);
@@ -190,16 +201,29 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 	const struct vma_pipeline_hooks *h = hooks ? hooks : &none;
 	struct vma_stream *stream, *ended;
 	struct vma_outcome outcome;
+	unsigned int threads = p->opts.threads;
+	bool interrupted = false;
 	int rc, status = VMA_OK;
 
+	/*
+	 * One thread for a pipe: its reader waits for data and has the caller
+	 * flush meanwhile (options.idle), and a record must not wait in a
+	 * batch for a thousand others.  One thread when the hooks describe
+	 * records from the reader's buffers, or when the caller wraps the
+	 * streams (its wrapper runs inside next(), on the reader's thread).
+	 * A reader thread that cannot start leaves a working one-thread feed.
+	 */
+	if (p->in->streaming || (h->describe && p->in->ops->describe) || p->opts.wrap_stream)
+		threads = 1;
+	(void)vma_feed_start(p->feed, threads);
 	for (;;) {
 		/* SIGINT/SIGTERM: the input ends here, and what was read is reported. */
 		if (p->opts.input.stop && *p->opts.input.stop) {
-			p->in->interrupted = true;
+			interrupted = true;
 			break;
 		}
-		rc = vma_merge_next(p->merge, &stream);
-		while ((ended = vma_merge_pop_ended(p->merge))) {
+		rc = vma_feed_next(p->feed, &stream);
+		while ((ended = vma_feed_pop_ended(p->feed))) {
 			if (p->machine)
 				vma_machine_pcpu_end(p->machine, ended->pcpu);
 		}
@@ -233,16 +257,19 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 			}
 		}
 	}
+	vma_feed_stop(p->feed);
+	if (interrupted)
+		p->in->interrupted = true; /* the reader thread, if any, is done with it */
 	if (p->in->interrupted) {
 		vma_diag_report(p->diag, VMA_LVL_WARN, p->in->path, UINT64_MAX,
 				"Interrupted: the report covers the records read so far");
 	}
-	if (vma_merge_late_count(p->merge)) {
+	if (vma_feed_late_count(p->feed)) {
 		vma_diag_report(p->diag, VMA_LVL_WARN, p->in->path, UINT64_MAX,
 				"%llu records of pcpus that started late (or were paused by the "
 				"reorder stage) were older than records already processed; they "
 				"were processed out of time order",
-				(unsigned long long)vma_merge_late_count(p->merge));
+				(unsigned long long)vma_feed_late_count(p->feed));
 	}
 	if (p->machine)
 		vma_machine_finish(p->machine);
@@ -253,8 +280,8 @@ void vma_pipeline_close(struct vma_pipeline *p)
 {
 	if (!p)
 		return;
+	vma_feed_destroy(p->feed); /* first: its reader thread may still use the input */
 	vma_input_close(p->in);
-	vma_merge_destroy(p->merge);
 	vma_machine_destroy(p->machine);
 	free(p->early);
 	free(p);

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Feed: the merged record stream as the analysis sees it, produced either on
+ * the caller's thread (the readers and the merge run inside vma_feed_next())
+ * or on a reader thread of its own, which reads and merges ahead while the
+ * caller analyzes.  Both deliver the same records, pcpu announcements and
+ * stream ends in the same order, so the analysis cannot tell them apart and
+ * its output is the same byte for byte.
+ *
+ * With a reader thread, records travel in batches through a bounded ring
+ * (a few hundred KiB, whatever the trace size): the reader fills a batch
+ * with copies of the streams it merged, the caller takes whole batches.
+ * Everything the reader thread touches besides the feed (the input, its
+ * streams, the merge) is the reader's alone until vma_feed_stop(); the
+ * diagnostics sink is shared, and is safe for that (see diag.h).
+ *
+ * Use: create, give vma_feed_add() as the new_stream callback of
+ * vma_input_open(), vma_feed_start(), then vma_feed_next() until it returns
+ * VMA_END or an error, calling vma_feed_pop_ended() after each call as with
+ * the merge; vma_feed_stop() before closing the input.
+ */
+#ifndef VMALYZE_FEED_H
+#define VMALYZE_FEED_H
+
+#include <stdint.h>
+
+#include "vmalyze/input.h"
+
+struct vma_feed;
+
+/*
+ * Called on the caller's thread when a stream of pcpu @pcpu is announced,
+ * before any of its records (or a later record of another pcpu) is delivered.
+ * Return: VMA_OK or a negative VMA_ERR_*, which vma_feed_next() returns.
+ */
+typedef int (*vma_feed_pcpu_fn)(void *arg, uint32_t pcpu);
+
+/* Largest useful thread count: one reading and merging, one analyzing. */
+#define VMA_FEED_MAX_THREADS 2u
+
+/*
+ * vma_feed_create - an empty feed; @on_pcpu(@arg, pcpu) is called for every
+ * stream announced.
+ * Return: owned, free with vma_feed_destroy(); NULL when out of memory.
+ */
+struct vma_feed *vma_feed_create(vma_feed_pcpu_fn on_pcpu, void *arg);
+
+/* Stops the reader thread if it still runs, then frees the feed. */
+void vma_feed_destroy(struct vma_feed *feed);
+
+/*
+ * vma_feed_add - take @stream in (the new_stream callback of
+ * vma_input_open(), with the feed as its argument).
+ * Return: VMA_OK or a negative VMA_ERR_*.
+ */
+int vma_feed_add(void *feed, struct vma_stream *stream);
+
+/*
+ * vma_feed_start - begin delivering, on @threads threads: 1, the caller's
+ * only; 2 (or more), a reader thread besides.
+ * Return: VMA_OK, or VMA_ERR_NOMEM when the thread could not be started
+ * (the feed then runs on the caller's thread, and still works).
+ */
+int vma_feed_start(struct vma_feed *feed, unsigned int threads);
+
+/*
+ * vma_feed_next - the next record in time order, as vma_merge_next().
+ * *out is borrowed and valid until the next call.  It may be a copy of the
+ * stream that delivered the record: its rec, input and pcpu are those of
+ * that stream, and its next() must not be called.
+ * Return: VMA_OK, VMA_END, or a negative VMA_ERR_* (then stop reading).
+ */
+int vma_feed_next(struct vma_feed *feed, struct vma_stream **out);
+
+/*
+ * vma_feed_pop_ended - a stream that ran out since the last call, or NULL
+ * (only its pcpu and input may be read).  As vma_merge_pop_ended().
+ */
+struct vma_stream *vma_feed_pop_ended(struct vma_feed *feed);
+
+/*
+ * vma_feed_stop - stop the reader thread, if any, and wait for it; after
+ * that the input may be closed and vma_feed_late_count() is final.  The
+ * feed delivers nothing more.
+ */
+void vma_feed_stop(struct vma_feed *feed);
+
+/* Records delivered out of time order (see merge.h). */
+uint64_t vma_feed_late_count(const struct vma_feed *feed);
+
+/* Threads the feed runs on: 1, or 2 once the reader thread was started. */
+unsigned int vma_feed_threads(const struct vma_feed *feed);
+
+#endif /* VMALYZE_FEED_H */

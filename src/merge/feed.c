@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The feed (contract in vmalyze/feed.h): the merge, run inline or on a
+ * reader thread that hands batches of records to the caller.
+ *
+ * The reader thread turns each step of the merge into items of a batch:
+ * the pcpus announced during the step (a reader finds a stream inside
+ * another stream's next()), the streams that ended, then the record, or
+ * the status that ended the merge.  The caller replays the items in that
+ * order, which is the order in which the inline feed makes the same calls,
+ * so the analysis sees the same sequence either way.
+ *
+ * A record item is a copy of the whole struct vma_stream that delivered it
+ * (its record, input and pcpu): the caller gets a pointer into the batch,
+ * with no second copy.  The ring holds RING batches; the reader waits when
+ * all are full, the caller when none is.  One lock per batch of BATCH
+ * records keeps the hand-over cost small; a side that had to wait is woken
+ * only once half the ring is ready for it (or the merge ended), so that the
+ * two threads do not trade a sleep and a wake-up for every batch when one
+ * is faster than the other.
+ */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmalyze/feed.h"
+#include "vmalyze/merge.h"
+#include "vmalyze/status.h"
+
+/* Records per batch and batches in the ring: 16 x 1024 x 104 B, 1.6 MiB. */
+#define BATCH 1024u
+#define RING 16u
+#define WAKE (RING / 2)
+/* Streams that can end in one merge step (see merge.c), with room to spare. */
+#define MAX_ENDED 4u
+
+enum item_kind {
+	ITEM_RECORD,
+	ITEM_PCPU,  /* a stream of item.pcpu was announced */
+	ITEM_ENDED, /* the stream item.pcpu (of item.input) ended */
+	ITEM_FINAL, /* the merge ended with batch.final; always the last item */
+};
+
+struct batch {
+	uint32_t n;
+	int final;
+	uint8_t kind[BATCH];
+	struct vma_stream item[BATCH];
+};
+
+struct vma_feed {
+	struct vma_merge *merge;
+	vma_feed_pcpu_fn on_pcpu;
+	void *arg;
+	bool threaded; /* the reader thread was started */
+	bool joined;
+	pthread_t thread;
+
+	/* The ring, under lock: batches [released, published) are full. */
+	pthread_mutex_t lock;
+	pthread_cond_t filled; /* published moved */
+	pthread_cond_t freed;  /* released moved, or stop */
+	uint64_t published, released;
+	bool stop;
+	bool final;       /* the last batch was published */
+	bool reader_wait; /* the reader waits for freed */
+	bool taker_wait;  /* the caller waits for filled */
+	struct batch *ring;
+
+	/* Reader thread's side. */
+	struct batch *fill; /* batch being filled, NULL before the first */
+	uint64_t fill_seq;
+
+	/* Caller's side. */
+	struct batch *take; /* batch being read, NULL before the first */
+	uint64_t take_seq;
+	uint32_t pos;
+	int done; /* status returned once the feed ended, 0 while it runs */
+	struct vma_stream ended[MAX_ENDED];
+	unsigned int nr_ended;
+};
+
+struct vma_feed *vma_feed_create(vma_feed_pcpu_fn on_pcpu, void *arg)
+{
+	struct vma_feed *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->merge = vma_merge_create();
+	if (!f->merge) {
+		free(f);
+		return NULL;
+	}
+	f->on_pcpu = on_pcpu;
+	f->arg = arg;
+	return f;
+}
+
+/* ---- reader thread ---- */
+
+/* The batch being filled is ready (under the lock). */
+static void publish(struct vma_feed *f)
+{
+	f->published = ++f->fill_seq;
+	if (f->taker_wait && (f->final || f->published - f->take_seq >= WAKE))
+		pthread_cond_signal(&f->filled);
+}
+
+/* Publish the batch being filled; take a free one.  Return: false on stop. */
+static bool fill_next(struct vma_feed *f)
+{
+	bool go;
+
+	pthread_mutex_lock(&f->lock);
+	if (f->fill)
+		publish(f);
+	while (!f->stop && f->fill_seq - f->released >= RING) {
+		f->reader_wait = true;
+		pthread_cond_wait(&f->freed, &f->lock);
+	}
+	f->reader_wait = false;
+	go = !f->stop;
+	pthread_mutex_unlock(&f->lock);
+	/* Stopping: nothing more is written, not even into a free batch. */
+	f->fill = go ? &f->ring[f->fill_seq % RING] : NULL;
+	if (go)
+		f->fill->n = 0;
+	return go;
+}
+
+/* A free item of the batch being filled, or NULL on stop. */
+static inline struct vma_stream *fill_item(struct vma_feed *f, enum item_kind kind)
+{
+	struct batch *b = f->fill;
+
+	if (!b)
+		return NULL;
+	if (__builtin_expect(b->n == BATCH, 0)) {
+		if (!fill_next(f))
+			return NULL;
+		b = f->fill;
+	}
+	b->kind[b->n] = (uint8_t)kind;
+	return &b->item[b->n++];
+}
+
+static void *reader_main(void *arg)
+{
+	struct vma_feed *f = arg;
+	struct vma_stream *s, *e, *item;
+	int rc;
+
+	if (!fill_next(f))
+		return NULL;
+	for (;;) {
+		rc = vma_merge_next(f->merge, &s);
+		while ((e = vma_merge_pop_ended(f->merge))) {
+			item = fill_item(f, ITEM_ENDED);
+			if (!item)
+				return NULL;
+			item->pcpu = e->pcpu;
+			item->input = e->input;
+		}
+		if (rc != VMA_OK)
+			break;
+		item = fill_item(f, ITEM_RECORD);
+		if (!item)
+			return NULL;
+		*item = *s;
+	}
+	if (!fill_item(f, ITEM_FINAL))
+		return NULL;
+	f->fill->final = rc;
+	pthread_mutex_lock(&f->lock);
+	f->final = true;
+	publish(f);
+	pthread_mutex_unlock(&f->lock);
+	return NULL;
+}
+
+/* ---- caller's side ---- */
+
+int vma_feed_add(void *arg, struct vma_stream *stream)
+{
+	struct vma_feed *f = arg;
+	struct vma_stream *item;
+	int rc;
+
+	if (!f->threaded) {
+		rc = f->on_pcpu ? f->on_pcpu(f->arg, stream->pcpu) : VMA_OK;
+		return rc ? rc : vma_merge_add(f->merge, stream);
+	}
+	/* On the reader thread, inside the merge: the caller hears of it in order. */
+	item = fill_item(f, ITEM_PCPU);
+	if (!item)
+		return VMA_ERR_NOMEM; /* stopping: the caller is no longer reading */
+	item->pcpu = stream->pcpu;
+	item->input = stream->input;
+	return vma_merge_add(f->merge, stream);
+}
+
+int vma_feed_start(struct vma_feed *f, unsigned int threads)
+{
+	if (threads < 2)
+		return VMA_OK;
+	f->ring = malloc(RING * sizeof(*f->ring));
+	if (!f->ring)
+		return VMA_ERR_NOMEM;
+	if (pthread_mutex_init(&f->lock, NULL))
+		goto fail_lock;
+	if (pthread_cond_init(&f->filled, NULL))
+		goto fail_filled;
+	if (pthread_cond_init(&f->freed, NULL))
+		goto fail_freed;
+	f->threaded = true;
+	if (pthread_create(&f->thread, NULL, reader_main, f) == 0)
+		return VMA_OK;
+	f->threaded = false;
+	pthread_cond_destroy(&f->freed);
+fail_freed:
+	pthread_cond_destroy(&f->filled);
+fail_filled:
+	pthread_mutex_destroy(&f->lock);
+fail_lock:
+	free(f->ring);
+	f->ring = NULL;
+	return VMA_ERR_NOMEM;
+}
+
+/* Give the batch read back to the reader and wait for the next one. */
+static void take_next(struct vma_feed *f)
+{
+	pthread_mutex_lock(&f->lock);
+	if (f->take) {
+		f->released = ++f->take_seq;
+		if (f->reader_wait && f->fill_seq - f->released <= RING - WAKE)
+			pthread_cond_signal(&f->freed);
+	}
+	while (f->published == f->take_seq) {
+		f->taker_wait = true;
+		pthread_cond_wait(&f->filled, &f->lock);
+	}
+	f->taker_wait = false;
+	pthread_mutex_unlock(&f->lock);
+	f->take = &f->ring[f->take_seq % RING];
+	f->pos = 0;
+}
+
+static int next_threaded(struct vma_feed *f, struct vma_stream **out)
+{
+	struct vma_stream *item;
+	int rc;
+
+	if (f->done)
+		return f->done;
+	for (;;) {
+		if (!f->take || f->pos == f->take->n)
+			take_next(f);
+		item = &f->take->item[f->pos];
+		switch ((enum item_kind)f->take->kind[f->pos++]) {
+		case ITEM_RECORD:
+			*out = item;
+			return VMA_OK;
+		case ITEM_PCPU:
+			rc = f->on_pcpu ? f->on_pcpu(f->arg, item->pcpu) : VMA_OK;
+			if (rc)
+				return f->done = rc;
+			break;
+		case ITEM_ENDED:
+			if (f->nr_ended < MAX_ENDED) {
+				f->ended[f->nr_ended].pcpu = item->pcpu;
+				f->ended[f->nr_ended].input = item->input;
+				f->nr_ended++;
+			}
+			break;
+		case ITEM_FINAL:
+			return f->done = f->take->final;
+		}
+	}
+}
+
+int vma_feed_next(struct vma_feed *f, struct vma_stream **out)
+{
+	if (f->threaded)
+		return next_threaded(f, out);
+	if (f->joined)
+		return VMA_END;
+	return vma_merge_next(f->merge, out);
+}
+
+struct vma_stream *vma_feed_pop_ended(struct vma_feed *f)
+{
+	if (!f->threaded)
+		return f->joined ? NULL : vma_merge_pop_ended(f->merge);
+	return f->nr_ended ? &f->ended[--f->nr_ended] : NULL;
+}
+
+void vma_feed_stop(struct vma_feed *f)
+{
+	if (!f->threaded || f->joined) {
+		f->joined = true;
+		return;
+	}
+	pthread_mutex_lock(&f->lock);
+	f->stop = true;
+	pthread_cond_signal(&f->freed);
+	pthread_mutex_unlock(&f->lock);
+	pthread_join(f->thread, NULL);
+	f->joined = true;
+	if (!f->done)
+		f->done = VMA_END;
+}
+
+uint64_t vma_feed_late_count(const struct vma_feed *f)
+{
+	return vma_merge_late_count(f->merge);
+}
+
+unsigned int vma_feed_threads(const struct vma_feed *f)
+{
+	return f->threaded ? 2 : 1;
+}
+
+void vma_feed_destroy(struct vma_feed *f)
+{
+	if (!f)
+		return;
+	vma_feed_stop(f);
+	if (f->ring) {
+		pthread_cond_destroy(&f->freed);
+		pthread_cond_destroy(&f->filled);
+		pthread_mutex_destroy(&f->lock);
+		free(f->ring);
+	}
+	vma_merge_destroy(f->merge);
+	free(f);
+}

@@ -1,0 +1,101 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# --threads 2 (a reader thread) prints exactly what --threads 1 prints,
+# with the same exit status, in every mode, on every trace of traces/ and ../shared/traces (when
+# present), on damaged files, on generated hosts of many pcpus (the merge's
+# tree) with lost records; and --threads rejects what it does not mean.
+# (tests/unit/test-feed.c checks a pcpu that a reader finds late.)
+set -u
+: "${VMALYZE:?}" "${VMALYZE_GEN:?}" "${top_srcdir:?}"
+SHARED=${SHARED:-}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0 checked=0
+
+# same LABEL -- vmalyze arguments...: --threads 1 and 2 agree on stdout and status.
+same() {
+	label=$1
+	shift 2
+	"$VMALYZE" --threads 1 "$@" >"$tmp/one" 2>/dev/null
+	rc1=$?
+	"$VMALYZE" --threads 2 "$@" >"$tmp/two" 2>/dev/null
+	rc2=$?
+	checked=$((checked + 1))
+	if [ "$rc1" -ne "$rc2" ]; then
+		echo "FAIL $label: exit status $rc1 with --threads 1, $rc2 with --threads 2"
+		fails=$((fails + 1))
+	elif ! cmp -s "$tmp/one" "$tmp/two"; then
+		echo "FAIL $label: --threads 2 output differs from --threads 1"
+		diff "$tmp/one" "$tmp/two" | head -5
+		fails=$((fails + 1))
+	elif [ ! -s "$tmp/one" ] && [ "$rc1" -lt 2 ]; then
+		echo "FAIL $label: no output"
+		fails=$((fails + 1))
+	fi
+}
+
+# every_mode LABEL [--event-formats DIR] TRACE
+every_mode() {
+	label=$1
+	shift
+	most_modes "$label" "$@"
+	same "$label -i" -- -s -i 0.001 "$@"
+}
+
+# most_modes: all but the interval series (whose length follows the time
+# stamps, which a fuzzed file can spread over years)
+most_modes() {
+	label=$1
+	shift
+	same "$label -s" -- -s "$@"
+	same "$label -a" -- -a "$@"
+	same "$label json" -- -s --json --histogram "$@"
+	same "$label pcpu" -- -s --report-pcpu "$@"
+}
+
+for t in "$top_srcdir"/traces/*.xentrace "$top_srcdir"/traces/kvm/*.dat; do
+	every_mode "${t##*/}" "$t"
+done
+for t in "$top_srcdir"/traces/bad/*.dat; do
+	most_modes "${t##*/}" "$t"
+done
+every_mode vmx-raw.bin --event-formats "$top_srcdir/traces/kvm/vmx-raw-formats" \
+	"$top_srcdir/traces/kvm/vmx-raw.bin"
+
+if [ -n "$SHARED" ] && [ -d "$SHARED/traces" ]; then
+	for t in "$SHARED"/traces/*.xentrace "$SHARED"/traces/*.dat; do
+		[ -f "$t" ] && every_mode "shared/${t##*/}" "$t"
+	done
+	if [ -f "$SHARED/traces/kvm-pvm-vmtrace.bin" ]; then
+		every_mode shared/kvm-pvm-vmtrace.bin --event-formats "$SHARED/traces/kvm-pvm-formats" \
+			"$SHARED/traces/kvm-pvm-vmtrace.bin"
+	fi
+else
+	echo "note: no ../shared/traces, real traces not compared"
+fi
+
+# Many pcpus (past the merge's sorted array), PV guests, lost records;
+# several MiB, so that the reader thread runs well ahead through many batches.
+"$VMALYZE_GEN" --seed 7 --pcpus 40 --domains 9 --vcpus 4 --pv-domains 2 --lost 30 \
+	--size 6M --out "$tmp/wide.xentrace" || { echo "FAIL: vmalyze-gen"; exit 1; }
+every_mode gen-40cpu "$tmp/wide.xentrace"
+# A truncated copy: the input ends in the middle of a record.
+head -c 3000001 "$tmp/wide.xentrace" >"$tmp/cut.xentrace"
+same gen-40cpu-truncated -- -s "$tmp/cut.xentrace"
+# Two files in one run.
+same two-files -- -s "$tmp/wide.xentrace" "$top_srcdir/traces/gen-vmx-4cpu.xentrace"
+
+# Bad --threads values are refused (status 1), good ones accepted.
+for bad in 0 3 x ""; do
+	if "$VMALYZE" --threads "$bad" -s "$top_srcdir/traces/gen-vmx-4cpu.xentrace" >/dev/null 2>&1; then
+		echo "FAIL: --threads '$bad' accepted"
+		fails=$((fails + 1))
+	elif [ $? -ne 1 ]; then
+		echo "FAIL: --threads '$bad' not a usage error"
+		fails=$((fails + 1))
+	fi
+done
+
+[ "$fails" -eq 0 ] && echo "ok   $checked runs: --threads 2 prints what --threads 1 prints"
+[ "$fails" -eq 0 ]

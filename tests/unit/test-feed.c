@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The feed: with a reader thread it delivers the same records, pcpu
+ * announcements and stream ends, in the same order, as on one thread --
+ * across many batches, with a pcpu announced from inside another stream's
+ * next(), with a failing stream, and when the caller stops early.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmalyze/feed.h"
+#include "vmalyze/status.h"
+
+#define MAX_STREAMS 24
+
+/* A stream of @n records with pseudo-random increasing stamps. */
+struct fake_stream {
+	struct vma_stream stream;
+	uint64_t tsc, seed;
+	uint32_t n, next;
+	int fail_at;                  /* index at which next() fails, or -1 */
+	struct vma_feed *feed;
+	struct fake_stream *announce; /* added when record announce_at is read */
+	uint32_t announce_at;
+};
+
+static int fake_next(struct vma_stream *s)
+{
+	struct fake_stream *f = (struct fake_stream *)s;
+
+	if (f->announce && f->next == f->announce_at) {
+		struct fake_stream *late = f->announce;
+
+		f->announce = NULL;
+		vma_feed_add(f->feed, &late->stream);
+	}
+	if ((int)f->next == f->fail_at)
+		return VMA_ERR_DAMAGED;
+	if (f->next >= f->n)
+		return VMA_END;
+	f->seed = f->seed * 6364136223846793005ull + 1442695040888963407ull;
+	f->tsc += (f->seed >> 60); /* steps of 0..15: many equal stamps */
+	memset(&s->rec, 0, sizeof(s->rec));
+	s->rec.tsc = f->tsc;
+	s->rec.pcpu = s->pcpu;
+	s->rec.offset = f->next;
+	s->rec.nr_data = 3;
+	s->rec.data[2] = (uint32_t)f->seed;
+	f->next++;
+	return VMA_OK;
+}
+
+/* What the caller saw, one line per event. */
+struct log {
+	char *text;
+	size_t len, cap;
+	uint32_t pcpus_seen;
+};
+
+static void log_add(struct log *l, const char *kind, uint32_t pcpu, uint64_t a, uint64_t b)
+{
+	char line[96];
+	int n = snprintf(line, sizeof(line), "%s %u %llu %llu\n", kind, pcpu, (unsigned long long)a,
+			 (unsigned long long)b);
+
+	if (l->len + (size_t)n + 1 > l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 1 << 16;
+		l->text = realloc(l->text, l->cap);
+		cr_assert_not_null(l->text);
+	}
+	memcpy(l->text + l->len, line, (size_t)n + 1);
+	l->len += (size_t)n;
+}
+
+static int on_pcpu(void *arg, uint32_t pcpu)
+{
+	struct log *l = arg;
+
+	l->pcpus_seen++;
+	log_add(l, "pcpu", pcpu, 0, 0);
+	return VMA_OK;
+}
+
+struct setup {
+	uint32_t nr_streams;
+	uint32_t records;  /* per stream */
+	int fail_stream;   /* -1: none */
+	int fail_at;
+	uint32_t stop_after; /* caller stops after this many records; 0: never */
+};
+
+/* Runs one host through a feed on @threads threads; returns the log. */
+static struct log run(const struct setup *su, unsigned int threads, int *final)
+{
+	struct fake_stream fs[MAX_STREAMS];
+	struct log log = { 0 };
+	struct vma_feed *feed = vma_feed_create(on_pcpu, &log);
+	struct vma_stream *s, *e;
+	uint32_t i, delivered = 0;
+	int rc;
+
+	cr_assert_not_null(feed);
+	memset(fs, 0, sizeof(fs));
+	for (i = 0; i < su->nr_streams; i++) {
+		fs[i].stream.next = fake_next;
+		fs[i].stream.pcpu = su->nr_streams - 1 - i; /* pcpu order is not add order */
+		fs[i].seed = i + 1;
+		fs[i].tsc = 1000 + 3 * i;
+		fs[i].n = su->records + 7 * i;
+		fs[i].fail_at = (int)i == su->fail_stream ? su->fail_at : -1;
+		fs[i].feed = feed;
+	}
+	/* The last stream is found late, from inside the first one's next(). */
+	fs[0].announce = &fs[su->nr_streams - 1];
+	fs[0].announce_at = su->records / 2;
+	for (i = 0; i + 1 < su->nr_streams; i++)
+		cr_assert_eq(vma_feed_add(feed, &fs[i].stream), VMA_OK);
+	cr_assert_eq(vma_feed_start(feed, threads), VMA_OK);
+	cr_assert_eq(vma_feed_threads(feed), threads);
+	for (;;) {
+		rc = vma_feed_next(feed, &s);
+		while ((e = vma_feed_pop_ended(feed)))
+			log_add(&log, "end", e->pcpu, 0, 0);
+		if (rc != VMA_OK)
+			break;
+		cr_assert_eq(s->rec.nr_data, 3);
+		log_add(&log, "rec", s->pcpu, s->rec.tsc, s->rec.offset ^ s->rec.data[2]);
+		if (++delivered == su->stop_after)
+			break;
+	}
+	vma_feed_stop(feed);
+	log_add(&log, "late", 0, vma_feed_late_count(feed), 0);
+	vma_feed_destroy(feed);
+	*final = rc;
+	return log;
+}
+
+static void same_both_ways(const struct setup *su, int want_final)
+{
+	int rc1, rc2;
+	struct log one = run(su, 1, &rc1), two = run(su, 2, &rc2);
+
+	cr_assert_eq(rc1, want_final);
+	cr_assert_eq(rc2, rc1);
+	if (!su->stop_after)
+		cr_assert_eq(one.pcpus_seen, su->nr_streams);
+	cr_assert_eq(two.len, one.len, "logs of %zu and %zu bytes", one.len, two.len);
+	cr_assert(!memcmp(one.text, two.text, one.len), "the reader thread changed the order");
+	free(one.text);
+	free(two.text);
+}
+
+Test(feed, same_order_over_many_batches)
+{
+	struct setup su = { .nr_streams = 6, .records = 9000, .fail_stream = -1 };
+
+	same_both_ways(&su, VMA_END);
+}
+
+Test(feed, same_order_with_many_streams)
+{
+	/* More streams than the merge's sorted array holds: its tree. */
+	struct setup su = { .nr_streams = MAX_STREAMS, .records = 3000, .fail_stream = -1 };
+
+	same_both_ways(&su, VMA_END);
+}
+
+Test(feed, a_failing_stream_ends_the_feed_in_the_same_place)
+{
+	struct setup su = { .nr_streams = 5, .records = 20000, .fail_stream = 2, .fail_at = 12345 };
+
+	same_both_ways(&su, VMA_ERR_DAMAGED);
+}
+
+Test(feed, the_caller_may_stop_early)
+{
+	/* The reader thread is then blocked on a full ring: stop must free it. */
+	struct setup su = { .nr_streams = 4, .records = 100000, .fail_stream = -1,
+			    .stop_after = 50 };
+
+	same_both_ways(&su, VMA_OK);
+}
+
+Test(feed, one_thread_is_one_thread)
+{
+	struct setup su = { .nr_streams = 2, .records = 10, .fail_stream = -1 };
+	int rc;
+	struct log l = run(&su, 1, &rc);
+
+	cr_assert_eq(rc, VMA_END);
+	free(l.text);
+}
