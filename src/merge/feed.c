@@ -34,6 +34,8 @@
 #define WAKE (RING / 2)
 /* Streams that can end in one merge step (see merge.c), with room to spare. */
 #define MAX_ENDED 4u
+/* Not a status (those are VMA_OK, VMA_END and negative errors). */
+#define GO_ON 2
 
 enum item_kind {
 	ITEM_RECORD,
@@ -247,46 +249,65 @@ static void take_next(struct vma_feed *f)
 	f->pos = 0;
 }
 
-static int next_threaded(struct vma_feed *f, struct vma_stream **out)
+/* Item @i of batch @b, not a record.  Return: GO_ON, or the status to return. */
+static __attribute__((noinline)) int other_item(struct vma_feed *f, struct batch *b, uint32_t i)
 {
-	struct vma_stream *item;
+	struct vma_stream *item = &b->item[i];
 	int rc;
 
-	if (f->done)
-		return f->done;
-	for (;;) {
-		if (!f->take || f->pos == f->take->n)
-			take_next(f);
-		item = &f->take->item[f->pos];
-		switch ((enum item_kind)f->take->kind[f->pos++]) {
-		case ITEM_RECORD:
-			*out = item;
-			return VMA_OK;
-		case ITEM_PCPU:
-			rc = f->on_pcpu ? f->on_pcpu(f->arg, item->pcpu) : VMA_OK;
-			if (rc)
-				return f->done = rc;
-			break;
-		case ITEM_ENDED:
-			if (f->nr_ended < MAX_ENDED) {
-				f->ended[f->nr_ended].pcpu = item->pcpu;
-				f->ended[f->nr_ended].input = item->input;
-				f->nr_ended++;
-			}
-			break;
-		case ITEM_FINAL:
-			return f->done = f->take->final;
+	switch ((enum item_kind)b->kind[i]) {
+	case ITEM_PCPU:
+		rc = f->on_pcpu ? f->on_pcpu(f->arg, item->pcpu) : VMA_OK;
+		return rc ? (f->done = rc) : GO_ON;
+	case ITEM_ENDED:
+		if (f->nr_ended < MAX_ENDED) {
+			f->ended[f->nr_ended].pcpu = item->pcpu;
+			f->ended[f->nr_ended].input = item->input;
+			f->nr_ended++;
 		}
+		return GO_ON;
+	case ITEM_FINAL:
+		return f->done = b->final;
+	case ITEM_RECORD:
+		break;
+	}
+	return GO_ON;
+}
+
+/* Kept out of line, so that the one-thread path of vma_feed_next() is a jump. */
+static __attribute__((noinline)) int next_threaded(struct vma_feed *f, struct vma_stream **out)
+{
+	struct batch *b;
+	uint32_t i;
+	int rc;
+
+	for (;;) {
+		b = f->take;
+		if (__builtin_expect(b && f->pos < b->n, 1)) {
+			i = f->pos++;
+			if (__builtin_expect(b->kind[i] == ITEM_RECORD, 1)) {
+				*out = &b->item[i];
+				return VMA_OK;
+			}
+			rc = other_item(f, b, i);
+			if (rc != GO_ON)
+				return rc;
+			continue;
+		}
+		/* The final item is the last one read: nothing follows it. */
+		if (f->done)
+			return f->done;
+		take_next(f);
 	}
 }
 
 int vma_feed_next(struct vma_feed *f, struct vma_stream **out)
 {
+	if (__builtin_expect(!f->threaded && !f->joined, 1))
+		return vma_merge_next(f->merge, out);
 	if (f->threaded)
 		return next_threaded(f, out);
-	if (f->joined)
-		return VMA_END;
-	return vma_merge_next(f->merge, out);
+	return VMA_END;
 }
 
 struct vma_stream *vma_feed_pop_ended(struct vma_feed *f)

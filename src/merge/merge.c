@@ -54,8 +54,13 @@ struct vma_merge {
 	uint32_t nr_leaves;
 	size_t cap_leaves;
 	bool tree;                 /* the waiting streams are in the tree */
-	/* Sorted array: order[0..waiting), the first stream at the end. */
+	/*
+	 * Sorted array: order[0..waiting), the first stream at the end, and
+	 * beside it the time stamp of each, so that finding a stream's place
+	 * reads one array and not a leaf per step.
+	 */
 	uint32_t order[SORTED_MAX];
+	uint64_t order_tsc[SORTED_MAX];
 	/* Tree of losers. */
 	uint32_t *slot;            /* width slots: the leaf waiting there, or EMPTY */
 	uint32_t *node;            /* node[0]: the first stream; node[1..width): losers */
@@ -119,17 +124,22 @@ static inline bool before(const struct vma_merge *m, uint32_t a, uint32_t b)
 
 /* ---- sorted array ---- */
 
-/* Leaf @l waits: moved down past the streams that come after it. */
+/* Leaf @l waits: moved down past the streams that come before it. */
 static inline void sorted_insert(struct vma_merge *m, uint32_t l)
 {
+	uint64_t tsc = m->leaf[l].tsc;
 	uint32_t pos = m->waiting++;
 
-	while (pos > 0 && before(m, m->order[pos - 1], l)) {
+	/* Equal stamps are rare: only they need the full tie-break. */
+	while (pos > 0 && (m->order_tsc[pos - 1] < tsc ||
+			   (m->order_tsc[pos - 1] == tsc && before(m, m->order[pos - 1], l)))) {
 		m->order[pos] = m->order[pos - 1];
+		m->order_tsc[pos] = m->order_tsc[pos - 1];
 		pos--;
 	}
 	m->order[pos] = l;
-	m->top_tsc = m->leaf[m->order[m->waiting - 1]].tsc;
+	m->order_tsc[pos] = tsc;
+	m->top_tsc = m->order_tsc[m->waiting - 1];
 }
 
 /* The first waiting stream stops waiting. */
@@ -137,7 +147,7 @@ static inline uint32_t sorted_take(struct vma_merge *m)
 {
 	uint32_t w = m->order[--m->waiting];
 
-	m->top_tsc = m->waiting ? m->leaf[m->order[m->waiting - 1]].tsc : UINT64_MAX;
+	m->top_tsc = m->waiting ? m->order_tsc[m->waiting - 1] : UINT64_MAX;
 	return w;
 }
 
