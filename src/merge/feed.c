@@ -195,10 +195,10 @@ int vma_feed_add(void *arg, struct vma_stream *stream)
 	}
 	/* On the reader thread, inside the merge: the caller hears of it in order. */
 	item = fill_item(f, ITEM_PCPU);
-	if (!item)
-		return VMA_ERR_NOMEM; /* stopping: the caller is no longer reading */
-	item->pcpu = stream->pcpu;
-	item->input = stream->input;
+	if (item) {
+		item->pcpu = stream->pcpu;
+		item->input = stream->input;
+	} /* else stopping: the caller reads no more, and the reader must not fail for that */
 	return vma_merge_add(f->merge, stream);
 }
 
