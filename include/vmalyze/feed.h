@@ -81,7 +81,7 @@ struct vma_stream *vma_feed_pop_ended(struct vma_feed *feed);
 /*
  * vma_feed_stop - stop the reader thread, if any, and wait for it; after
  * that the input may be closed and vma_feed_late_count() is final.  The
- * feed delivers nothing more.
+ * feed delivers nothing more: vma_feed_next() returns VMA_END.
  */
 void vma_feed_stop(struct vma_feed *feed);
 

@@ -231,7 +231,7 @@ fail_lock:
 }
 
 /* Give the batch read back to the reader and wait for the next one. */
-static void take_next(struct vma_feed *f)
+static __attribute__((noinline)) void take_next(struct vma_feed *f)
 {
 	pthread_mutex_lock(&f->lock);
 	if (f->take) {
@@ -303,11 +303,17 @@ static __attribute__((noinline)) int next_threaded(struct vma_feed *f, struct vm
 
 int vma_feed_next(struct vma_feed *f, struct vma_stream **out)
 {
-	if (__builtin_expect(!f->threaded && !f->joined, 1))
-		return vma_merge_next(f->merge, out);
-	if (f->threaded)
+	struct batch *b = f->take;
+
+	if (f->threaded) {
+		/* The common case, a record in the batch at hand, calls nothing. */
+		if (__builtin_expect(b && f->pos < b->n && b->kind[f->pos] == ITEM_RECORD, 1)) {
+			*out = &b->item[f->pos++];
+			return VMA_OK;
+		}
 		return next_threaded(f, out);
-	return VMA_END;
+	}
+	return f->joined ? VMA_END : vma_merge_next(f->merge, out);
 }
 
 struct vma_stream *vma_feed_pop_ended(struct vma_feed *f)
@@ -329,8 +335,9 @@ void vma_feed_stop(struct vma_feed *f)
 	pthread_mutex_unlock(&f->lock);
 	pthread_join(f->thread, NULL);
 	f->joined = true;
-	if (!f->done)
-		f->done = VMA_END;
+	f->done = VMA_END;
+	if (f->take)
+		f->pos = f->take->n; /* nothing more is delivered, not even from this batch */
 }
 
 uint64_t vma_feed_late_count(const struct vma_feed *f)

@@ -130,6 +130,8 @@ static struct log run(const struct setup *su, unsigned int threads, int *final)
 			break;
 	}
 	vma_feed_stop(feed);
+	cr_assert_eq(vma_feed_next(feed, &s), VMA_END, "a stopped feed delivers nothing");
+	cr_assert_null(vma_feed_pop_ended(feed));
 	log_add(&log, "late", 0, vma_feed_late_count(feed), 0);
 	vma_feed_destroy(feed);
 	*final = rc;
