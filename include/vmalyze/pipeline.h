@@ -43,6 +43,13 @@ struct vma_pipeline_options {
 	 * same order.
 	 */
 	unsigned int threads;
+	/*
+	 * --time START,END: only the records from START to END seconds after
+	 * the trace's first record are dispatched (and given to the hooks);
+	 * the machine starts fresh at START.  time_end 0: to the end.
+	 */
+	bool time_set;
+	double time_start, time_end;
 };
 
 /* Each hook may be NULL; a negative return stops the run with that status. */
@@ -91,6 +98,8 @@ void vma_pipeline_close(struct vma_pipeline *p);
 struct vma_machine *vma_pipeline_machine(const struct vma_pipeline *p);
 const struct vma_input *vma_pipeline_input(const struct vma_pipeline *p);
 uint64_t vma_pipeline_hz(const struct vma_pipeline *p);
+/* The time stamp of the trace's first record, before --time's window; 0 before it. */
+uint64_t vma_pipeline_first_tsc(const struct vma_pipeline *p);
 /* Streams the input announced so far. */
 uint32_t vma_pipeline_streams(const struct vma_pipeline *p);
 

@@ -33,6 +33,8 @@
 #include "vmalyze/cycles.h"
 #include "vmalyze/state.h"
 
+struct vma_worst;
+
 /* What a duration counts: the trace clock's ticks. */
 enum vma_report_unit {
 	VMA_REPORT_CYCLES = 0, /* TSC or timer ticks, hz from --cpu-hz / --timer-hz */
@@ -51,6 +53,12 @@ struct vma_report_stat {
 	uint64_t events, count, total;
 	uint64_t mean, min, max;
 	uint64_t p5, p50, p95;
+	/*
+	 * Population standard deviation of the count-weighted samples, from
+	 * the distribution's buckets (each taken at its exact mean): exact
+	 * below 64 ticks, within 1/64 of the value above.  0 without FULL.
+	 */
+	uint64_t stddev;
 	enum vma_cycles_weight weight;
 	const struct vma_cycles *dist; /* borrowed or report-owned; NULL when empty */
 };
@@ -149,6 +157,11 @@ struct vma_report_vcpu {
 	struct vma_report_stat *affinity_pcpu; /* by pcpu index */
 	uint32_t nr_affinity_pcpu;
 	struct vma_report_latency latency;     /* exits == 0: none */
+	struct vma_report_latency latency_nohalt; /* the same without HLT/WFx exits */
+	/* KVM: the host thread that is this vcpu (0 / "" when not known). */
+	uint32_t thread_id;
+	const char *thread_name;               /* borrowed from the machine */
+	bool guest_mapped;                     /* named by the trace's GUEST option */
 	bool has_exits;                        /* an exit table exists (HVM, Arm) */
 	struct vma_report_exit *exits;         /* by ascending code */
 	uint32_t nr_exits;
@@ -156,10 +169,25 @@ struct vma_report_vcpu {
 	uint32_t nr_irqs;
 	struct vma_report_address *io, *mmio;  /* by address, reads first */
 	uint32_t nr_io, nr_mmio;
+	/* KVM refinements as address rows too: MSRs and hypercall numbers. */
+	struct vma_report_address *msr, *hcall;
+	uint32_t nr_msr, nr_hcall;
 	struct vma_report_pv_event *pv_events;
 	uint32_t nr_pv_events;
 	struct vma_report_hypercall *hypercalls;
 	uint32_t nr_hypercalls;
+};
+
+/*
+ * Exit reasons and address rows summed over several vcpus (a VM's, or
+ * the host's), for perf kvm stat's VM and host-wide tables: built only
+ * when the build asks (.totals).  Only the stat of each exit is filled.
+ */
+struct vma_report_totals {
+	struct vma_report_exit *exits;         /* by ascending code */
+	uint32_t nr_exits;
+	struct vma_report_address *io, *mmio, *msr, *hcall;
+	uint32_t nr_io, nr_mmio, nr_msr, nr_hcall;
 };
 
 struct vma_report_domain {
@@ -168,21 +196,45 @@ struct vma_report_domain {
 	 * Who the VM is, for KVM (VMM name and pid, how its vcpus were
 	 * grouped); NULL / 0 for Xen domains, which are their id.
 	 */
-	const char *name;
-	uint32_t pid;
-	const char *grouping;
+	const char *name;                      /* the GUEST option's name, or NULL */
+	uint32_t pid;                          /* the VMM's pid, 0 when not known */
+	const char *comm;                      /* the VMM's name, NULL when not known */
+	const char *grouping;                  /* NULL for Xen */
 	struct vma_report_stat runstates[VMA_DRS_COUNT];
 	struct vma_report_stat run_time;       /* time any of its vcpus ran */
 	struct vma_domain_mem mem;             /* grant-table and PoD counters */
 	struct vma_report_latency latency;     /* KVM, over all its vcpus */
+	struct vma_report_latency latency_nohalt;
+	struct vma_report_totals totals;       /* over its vcpus (with .totals) */
 	struct vma_report_vcpu *vcpus;         /* by ascending id */
 	uint32_t nr_vcpus;
+};
+
+/* KVM: one VM's time on a host cpu, in guest mode and in exits. */
+struct vma_report_pcpu_vm {
+	uint32_t domain;
+	uint64_t guest, exits;
 };
 
 struct vma_report_pcpu {
 	uint32_t id;
 	struct vma_report_stat running, idle, lost;
+	struct vma_report_pcpu_vm *vms;        /* KVM, by domain id */
+	uint32_t nr_vms;
 	uint64_t volume[VMA_VOL_COUNT];        /* bytes of records by class */
+};
+
+/* One of the longest exits (--top), with what lets the user find it in the dump. */
+struct vma_report_worst {
+	uint64_t tsc;         /* the exit's time stamp, the trace's own clock */
+	uint64_t ticks;       /* its length */
+	uint32_t domain, vcpu;
+	uint32_t reason;
+	const char *reason_name; /* NULL when the vendor's table has none */
+	uint64_t rip;
+	uint32_t handler;     /* the refinement's TRC_HVM_* / VMA_KVM_* id, 0 none */
+	uint64_t key;
+	bool is_write;
 };
 
 struct vma_report_event {
@@ -194,9 +246,11 @@ struct vma_report {
 	enum vma_report_unit unit;
 	uint64_t hz;          /* ticks per second, never 0 */
 	bool kvm, svm;
+	bool vendor_known;    /* some exit told VMX from SVM */
 	bool final;           /* the end of the trace, not an interval's end */
 	uint64_t at;          /* ticks since the first record: the interval's end */
 	uint64_t total;       /* ticks from the first record to the last */
+	uint64_t first_tsc;   /* the trace's first time stamp (the dump's time 0) */
 	uint64_t records, lost_records;
 	struct vma_report_pcpu *pcpus;         /* by ascending id */
 	uint32_t nr_pcpus;
@@ -208,11 +262,29 @@ struct vma_report {
 	bool has_events;      /* a KVM trace whose event kinds could be named */
 	struct vma_report_event *events;       /* non-zero KVM event counts, by kind */
 	uint32_t nr_events;
+	struct vma_report_totals totals;       /* over every vcpu kept (with .totals) */
+	struct vma_report_worst *worst;        /* --top: longest first */
+	uint32_t nr_worst;
 	struct vma_report_priv *priv;          /* what the report owns */
 };
 
 /* Names the builder cannot know itself: KVM event kind @kind (VMA_KVM_KINDS). */
 typedef const char *(*vma_report_name_fn)(const void *arg, uint32_t kind);
+
+/*
+ * --domain/--vm and --vcpu: the rows a report keeps (--time acts earlier,
+ * in the pipeline).  A KVM VM matches by its id or its VMM's pid.
+ */
+struct vma_report_filter {
+	bool domain_set, vcpu_set;
+	uint32_t domain, vcpu;
+	bool time_set;        /* --time, which the pipeline applies (pipeline.h) */
+	double start, end;    /* seconds after the trace's first record; end 0: to the end */
+};
+
+/* True when vcpu @vid of domain @did (VMM pid @pid, 0 if none) passes @f. */
+bool vma_report_filter_selects(const struct vma_report_filter *f, uint32_t did, uint32_t pid,
+			       uint32_t vid);
 
 enum vma_report_detail {
 	VMA_REPORT_COUNTS = 0, /* counters only: cheap, for every interval */
@@ -228,6 +300,10 @@ struct vma_report_build {
 	uint64_t at;
 	vma_report_name_fn kvm_name;           /* NULL: no KVM event rows */
 	const void *kvm_name_arg;
+	const struct vma_report_filter *filter; /* NULL: every row */
+	const struct vma_worst *worst;         /* --top's list, or NULL */
+	bool totals;                           /* fill the VM and host-wide totals */
+	uint64_t origin;                       /* the trace's first stamp (--time), 0: the machine's */
 };
 
 /*
@@ -252,10 +328,17 @@ static inline double vma_report_seconds(const struct vma_report *r, uint64_t tic
  * output format is one file with its render function and one row there
  * (doc/design.md).
  */
+/* kvm-stat: which table (perf kvm stat's --event) and its order (--sort). */
+enum vma_stat_event { VMA_STAT_EXIT = 0, VMA_STAT_MMIO, VMA_STAT_IOPORT, VMA_STAT_MSR,
+		      VMA_STAT_HYPERCALL };
+enum vma_stat_sort { VMA_SORT_COUNT = 0, VMA_SORT_TIME, VMA_SORT_MAX };
+
 struct vma_render_options {
 	bool histogram;       /* log-scale histograms under the text lines */
 	bool report_pcpu;     /* the per-pcpu section */
 	bool no_percentiles;  /* --sample-size=0: text lines without {p5|p50|p95} */
+	enum vma_stat_event stat_event;
+	enum vma_stat_sort stat_sort;
 };
 
 struct vma_render {
@@ -296,6 +379,7 @@ int vma_render_csv(struct vma_render *ctx, const struct vma_report *report);
  * rendered with index > 0 and the batch driver writes it once, first.
  */
 int vma_render_csv_header(FILE *out);
+int vma_render_kvm_stat(struct vma_render *ctx, const struct vma_report *report);
 void vma_render_interval_release(struct vma_render *ctx);
 
 #endif /* VMALYZE_REPORT_H */

@@ -207,6 +207,7 @@ struct vma_vcpu {
 	bool kvm_bound;            /* KVM: a host thread is this vcpu */
 	bool kvm_guest_mapped;     /* KVM: ... named by the trace's GUEST option */
 	uint32_t kvm_tid;          /* KVM: that thread's id, 0 before it is known */
+	uint32_t kvm_entry_pcpu;   /* KVM: where its last kvm_entry ran */
 	char kvm_comm[VMA_KVM_COMM_LEN]; /* KVM: its name, "" when not known */
 	struct vma_latency_window latency; /* KVM */
 	struct vma_latency_window latency_nohalt; /* KVM: the same without HLT/WFx exits */
@@ -262,6 +263,12 @@ enum vma_volume_class {
 	VMA_VOL_COUNT
 };
 
+/* KVM: one VM's time on a host cpu: in guest mode (entry to exit) and in exits. */
+struct vma_pcpu_vm {
+	uint32_t did;
+	uint64_t guest, exits;
+};
+
 struct vma_pcpu {
 	uint32_t id;
 	bool active;
@@ -277,6 +284,9 @@ struct vma_pcpu {
 	uint64_t time_tsc;          /* start of the current running/idle stretch */
 	struct vma_cycles time_running, time_idle, time_lost;
 	uint64_t volume[VMA_VOL_COUNT]; /* bytes of trace records */
+	struct vma_pcpu_vm *kvm_vms;    /* owned: KVM, by first appearance */
+	uint32_t nr_kvm_vms;
+	size_t cap_kvm_vms;
 };
 
 /*

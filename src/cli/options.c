@@ -31,6 +31,12 @@ enum {
 	OPT_FORMAT,
 	OPT_CSV,
 	OPT_SAVE,
+	OPT_TOP,
+	OPT_DOMAIN,
+	OPT_VCPU,
+	OPT_TIME,
+	OPT_SORT,
+	OPT_EVENT,
 	OPT_LIVE,
 	OPT_PROGRESS,
 	OPT_THREADS,
@@ -84,10 +90,24 @@ static const struct option_doc table[] = {
 	{ "csv", OPT_CSV, no_argument, NULL,
 	  "The summary as one CSV table: a row per trace, VM, vcpu and exit reason or runstate" },
 	{ "format", OPT_FORMAT, required_argument, "NAME",
-	  "Summary format by name: text, histogram, json, csv, interval (with -i)" },
+	  "Summary format by name: text, histogram, json, csv, interval (with -i), "
+	  "kvm-stat (perf kvm stat's tables)" },
 	{ "save", OPT_SAVE, required_argument, "FILE",
 	  "Also write the per-trace results and their aggregate to FILE, for "
 	  "'vmalyze merge' (doc/batch.md)" },
+	{ "event", OPT_EVENT, required_argument, "KIND",
+	  "kvm-stat: table of exit (default), mmio, ioport, msr or hypercall" },
+	{ "sort", OPT_SORT, required_argument, "KEY",
+	  "kvm-stat: order rows by count (default), time or max" },
+	{ "top", OPT_TOP, required_argument, "N",
+	  "With the summary: the N longest exits, with time stamp, vcpu, reason, rip" },
+	{ "domain", OPT_DOMAIN, required_argument, "ID",
+	  "Only this domain (Xen) or VM (KVM: its number or its VMM's pid)" },
+	{ "vm", OPT_DOMAIN, required_argument, "ID", "The same as --domain" },
+	{ "vcpu", OPT_VCPU, required_argument, "ID", "Only this vcpu (of each domain kept)" },
+	{ "time", OPT_TIME, required_argument, "START,END",
+	  "Only the records from START to END seconds after the trace's first (END may "
+	  "be empty: to the end)" },
 	{ "report-pcpu", OPT_REPORT_PCPU, no_argument, NULL,
 	  "With the summary: per-pcpu running, idle and lost time" },
 	{ "live", OPT_LIVE, no_argument, NULL,
@@ -313,6 +333,52 @@ void vma_options_help(FILE *out)
 		     "vmalyze(1).\n");
 }
 
+/* A whole decimal number in [0, UINT32_MAX]; false when @text is not one. */
+static bool parse_u32(const char *text, uint32_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!isdigit((unsigned char)*text))
+		return false;
+	v = strtoull(text, &end, 10);
+	if (*end || v > UINT32_MAX)
+		return false;
+	*out = (uint32_t)v;
+	return true;
+}
+
+/* "START,END" or "START," in seconds, START < END. */
+static bool parse_time(const char *text, struct vma_report_filter *f)
+{
+	char *end;
+
+	f->start = strtod(text, &end);
+	if (end == text || *end != ',' || !(f->start >= 0) || !isfinite(f->start))
+		return false;
+	text = end + 1;
+	f->end = 0;
+	if (*text) {
+		f->end = strtod(text, &end);
+		if (*end || !isfinite(f->end) || !(f->end > f->start))
+			return false;
+	}
+	f->time_set = true;
+	return true;
+}
+
+/* @text among @names: its index, or -1. */
+static int pick_name(const char *text, const char *const *names, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (!strcmp(text, names[i]))
+			return i;
+	}
+	return -1;
+}
+
 static int usage_error(FILE *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static int usage_error(FILE *err, const char *fmt, ...)
@@ -509,6 +575,47 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 		case OPT_REPORT_PCPU:
 			opts->report_pcpu = true;
 			break;
+		case OPT_TOP:
+			if (!parse_u32(optarg, &opts->top) || !opts->top || opts->top > 1000000)
+				return usage_error(err, "bad --top '%s' (1 to 1000000)", optarg);
+			break;
+		case OPT_DOMAIN:
+			if (!parse_u32(optarg, &opts->filter.domain))
+				return usage_error(err, "bad --domain/--vm '%s' (a number)", optarg);
+			opts->filter.domain_set = true;
+			break;
+		case OPT_VCPU:
+			if (!parse_u32(optarg, &opts->filter.vcpu))
+				return usage_error(err, "bad --vcpu '%s' (a number)", optarg);
+			opts->filter.vcpu_set = true;
+			break;
+		case OPT_TIME:
+			if (!parse_time(optarg, &opts->filter))
+				return usage_error(err, "bad --time '%s' (START,END in seconds, START < END;"
+						   " END may be empty)", optarg);
+			break;
+		case OPT_EVENT: {
+			static const char *const kinds[] = { "exit", "mmio", "ioport", "msr",
+							     "hypercall" };
+			int k = pick_name(optarg, kinds, 5);
+
+			if (k < 0)
+				return usage_error(err, "bad --event '%s' (exit, mmio, ioport, msr or"
+						   " hypercall)", optarg);
+			opts->stat_event = (enum vma_stat_event)k;
+			opts->stat_event_set = true;
+			break;
+		}
+		case OPT_SORT: {
+			static const char *const keys[] = { "count", "time", "max" };
+			int k = pick_name(optarg, keys, 3);
+
+			if (k < 0)
+				return usage_error(err, "bad --sort '%s' (count, time or max)", optarg);
+			opts->stat_sort = (enum vma_stat_sort)k;
+			opts->stat_sort_set = true;
+			break;
+		}
 		case OPT_EVENT_FORMATS:
 			opts->event_formats = optarg;
 			break;
@@ -618,6 +725,15 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 		       (opts->summary || opts->interval_secs > 0 ||
 			(!opts->dump && !opts->scatter.kinds && !opts->dump_raw_process &&
 			 !opts->dump_raw_reads));
+	if ((opts->stat_event_set || opts->stat_sort_set) && strcmp(opts->format, "kvm-stat"))
+		return usage_error(err, "%s", "--event and --sort go with --format kvm-stat");
+	if (opts->top && !opts->report)
+		return usage_error(err, "%s", "--top goes with the summary (-a with it needs -s too)");
+	if (opts->live && (opts->filter.domain_set || opts->filter.vcpu_set))
+		return usage_error(err, "%s", "--live shows every domain: not with --domain, --vm or"
+				   " --vcpu");
+	if (opts->top && vma_renderer_find(opts->format)->per_interval)
+		return usage_error(err, "--top has no place in --format %s", opts->format);
 	opts->files = argv + optind;
 	opts->nr_files = argc - optind;
 	if (opts->nr_files == 0)

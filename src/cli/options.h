@@ -13,6 +13,7 @@
 
 #include "vmalyze/diag.h"
 #include "vmalyze/scatter.h"
+#include "vmalyze/report.h"
 
 enum vma_mode {
 	VMA_MODE_SUMMARY = 0,
@@ -58,6 +59,11 @@ struct vma_options {
 	unsigned int jobs;      /* -j / --jobs: traces at once, 0 = online cpus */
 	bool progress;          /* --progress: the progress line even off a terminal */
 	unsigned int threads;   /* --threads: 1, or 2 for a reader thread per trace */
+	uint32_t top;           /* --top N: the N longest exits, 0 = off */
+	struct vma_report_filter filter; /* --domain/--vm, --vcpu, --time */
+	enum vma_stat_event stat_event; /* --event (kvm-stat) */
+	enum vma_stat_sort stat_sort;   /* --sort (kvm-stat) */
+	bool stat_event_set, stat_sort_set;
 	bool help, version;
 	/* Set by SIGINT/SIGTERM: inputs end early and are reported (main.c). */
 	volatile sig_atomic_t *stop;

@@ -25,6 +25,7 @@
 #include "vmalyze/scatter.h"
 #include "vmalyze/state.h"
 #include "vmalyze/status.h"
+#include "vmalyze/worst.h"
 
 /* How much of a file the vendor look-ahead reads at most. */
 #define VENDOR_PROBE_RECORDS (1u << 20)
@@ -93,6 +94,13 @@ struct run_ctx {
 	struct vma_ipi *ipi;
 	struct vma_raw_reads *raw_reads;
 	bool extras;              /* any of the three */
+	const struct vma_report_filter *filter;
+	struct vma_worst *worst;  /* --top, or NULL */
+	bool totals;              /* the renderer reads the VM and host-wide totals */
+	uint64_t origin;          /* the trace's first stamp, for --top's times */
+	/* --top's observer, passing the others' calls on to the one it replaced */
+	struct vma_state_observer top_observer;
+	const struct vma_state_observer *inner;
 };
 
 /* Into the batch's aggregate, which other traces' runs may be adding to. */
@@ -121,6 +129,10 @@ static int render(struct run_ctx *ctx, const struct vma_machine *m, bool final, 
 		.at = at,
 		.kvm_name = kvm_kind_name,
 		.kvm_name_arg = ctx->in,
+		.filter = ctx->filter,
+		.worst = ctx->worst,
+		.totals = ctx->totals,
+		.origin = ctx->origin,
 	};
 	struct vma_report *report = vma_report_create(m, &how);
 	int rc;
@@ -243,6 +255,78 @@ static __attribute__((noinline)) int after_record_extras(struct run_ctx *ctx,
 	return ctx->dump ? flush_held(ctx) : VMA_OK;
 }
 
+/* --top: an exit arc closing (state.h), while its vcpu still says what it was. */
+static void note_worst(struct vma_worst *worst, const struct vma_vcpu *v, uint64_t tsc,
+		       uint64_t cycles)
+{
+	struct vma_report_worst w;
+
+	memset(&w, 0, sizeof(w));
+	w.ticks = cycles;
+	w.tsc = tsc - cycles;
+	w.domain = v->domain->did;
+	w.vcpu = v->vid;
+	w.reason = v->hvm.exit_reason;
+	w.rip = v->hvm.rip;
+	w.handler = v->hvm.inflight.handler;
+	w.key = v->hvm.inflight.key;
+	w.is_write = v->hvm.inflight.is_write;
+	vma_worst_add(worst, &w);
+}
+
+/*
+ * The machine has one observer: --top's takes the arcs and passes every
+ * call on to the observer it replaced (the scatterplots'), if any.
+ */
+static void top_arc_close(void *arg, const struct vma_vcpu *v, uint64_t tsc, uint64_t cycles)
+{
+	struct run_ctx *ctx = arg;
+
+	note_worst(ctx->worst, v, tsc, cycles);
+	if (ctx->inner && ctx->inner->arc_close)
+		ctx->inner->arc_close(ctx->inner->arg, v, tsc, cycles);
+}
+
+static void top_runstate(void *arg, const struct vma_vcpu *v, enum vma_runstate next,
+			 uint64_t tsc)
+{
+	const struct vma_state_observer *in = ((struct run_ctx *)arg)->inner;
+
+	if (in && in->runstate)
+		in->runstate(in->arg, v, next, tsc);
+}
+
+static void top_switch_in(void *arg, const struct vma_vcpu *v, const struct vma_pcpu *to,
+			  uint64_t tsc)
+{
+	const struct vma_state_observer *in = ((struct run_ctx *)arg)->inner;
+
+	if (in && in->switch_in)
+		in->switch_in(in->arg, v, to, tsc);
+}
+
+static void top_halt(void *arg, const struct vma_vcpu *v, uint32_t vector, bool is_wake,
+		     uint64_t cycles, uint64_t tsc)
+{
+	const struct vma_state_observer *in = ((struct run_ctx *)arg)->inner;
+
+	if (in && in->halt)
+		in->halt(in->arg, v, vector, is_wake, cycles, tsc);
+}
+
+static void watch_arcs(struct run_ctx *ctx, struct vma_machine *m)
+{
+	ctx->inner = m->observer;
+	ctx->top_observer = (struct vma_state_observer){
+		.arg = ctx,
+		.arc_close = top_arc_close,
+		.runstate = ctx->inner && ctx->inner->runstate ? top_runstate : NULL,
+		.switch_in = ctx->inner && ctx->inner->switch_in ? top_switch_in : NULL,
+		.halt = ctx->inner && ctx->inner->halt ? top_halt : NULL,
+	};
+	m->observer = &ctx->top_observer;
+}
+
 static int after_record(void *arg, const struct vma_machine *m, const struct vma_stream *s,
 			const struct vma_outcome *out)
 {
@@ -279,7 +363,10 @@ int vma_run_source(const struct vma_options *opts, const struct vma_run_source *
 		.histogram = opts->histogram,
 		.report_pcpu = opts->report_pcpu,
 		.no_percentiles = opts->no_percentiles,
+		.stat_event = opts->stat_event,
+		.stat_sort = opts->stat_sort,
 	};
+	const struct vma_report_filter *f = &opts->filter;
 	struct run_ctx ctx = {
 		.render = { .out = out, .opts = &ropts, .file = path,
 			    .member = batch ? batch->member : NULL,
@@ -288,6 +375,7 @@ int vma_run_source(const struct vma_options *opts, const struct vma_run_source *
 		.batch = batch,
 		.out = out,
 		.default_domain = opts->show_default_domain,
+		.filter = f->domain_set || f->vcpu_set || f->time_set ? f : NULL,
 	};
 	struct vma_pipeline_options popts = {
 		.input = { .event_formats_dir = opts->event_formats,
@@ -301,6 +389,9 @@ int vma_run_source(const struct vma_options *opts, const struct vma_run_source *
 		.default_paging_levels = opts->default_paging_levels,
 		.progress = src->progress,
 		.threads = opts->threads,
+		.time_set = opts->filter.time_set,
+		.time_start = opts->filter.start,
+		.time_end = opts->filter.end,
 	};
 	struct vma_pipeline_hooks hooks = { .arg = &ctx };
 	struct vma_pipeline *p = NULL;
@@ -316,6 +407,13 @@ int vma_run_source(const struct vma_options *opts, const struct vma_run_source *
 		}
 		popts.wrap_stream = wrap_stream;
 		popts.wrap_arg = ctx.raw_reads;
+	}
+	if (opts->top && opts->report) {
+		ctx.worst = vma_worst_create(opts->top);
+		if (!ctx.worst) {
+			status = VMA_ERR_NOMEM;
+			goto out;
+		}
 	}
 	if (src->fd >= 0)
 		status = vma_pipeline_open_fd(src->fd, src->name, &popts, diag, &p);
@@ -395,12 +493,15 @@ int vma_run_source(const struct vma_options *opts, const struct vma_run_source *
 	}
 	if (opts->report) {
 		ctx.renderer = vma_renderer_find(opts->format);
+		ctx.totals = ctx.renderer->render == vma_render_kvm_stat;
 		/* The end-of-trace renderers need no call per record. */
 		if (ctx.renderer->per_interval) {
 			vma_interval_clock_init(&ctx.clock, ctx.hz, opts->interval_secs);
 			hooks.before = before_record;
 		}
 	}
+	if (ctx.worst && machine)
+		watch_arcs(&ctx, machine);
 
 	ctx.extras = ctx.scatter || ctx.ipi || ctx.raw_reads;
 	status = vma_pipeline_run(p, &hooks);
@@ -413,6 +514,7 @@ int vma_run_source(const struct vma_options *opts, const struct vma_run_source *
 			status = rc;
 	}
 	ctx.status = status;
+	ctx.origin = vma_pipeline_first_tsc(p);
 	if (ctx.renderer) {
 		rc = render(&ctx, machine, true, machine->have_time ? machine->last_tsc -
 							machine->first_tsc : 0);
@@ -426,6 +528,7 @@ out:
 	vma_live_destroy(ctx.live);
 	vma_scatter_destroy(ctx.scatter);
 	vma_ipi_destroy(ctx.ipi);
+	vma_worst_destroy(ctx.worst);
 	vma_pipeline_close(p);
 	vma_raw_reads_destroy(ctx.raw_reads); /* after the merge that holds its streams */
 	return status;

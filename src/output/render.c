@@ -15,6 +15,7 @@ static const struct vma_renderer renderers[] = {
 	{ "json", "--json", false, vma_render_json, NULL },
 	{ "interval", "--interval", true, vma_render_interval, vma_render_interval_release },
 	{ "csv", "--csv", false, vma_render_csv, NULL },
+	{ "kvm-stat", "--format kvm-stat", false, vma_render_kvm_stat, NULL },
 };
 
 const struct vma_renderer *vma_renderer_find(const char *name)

@@ -16,7 +16,7 @@
 
 static const char header[] =
 	"scope,file,member,platform,domain,vm,vcpu,kind,code,name,events,count,total,seconds,"
-	"avg,p5,p50,p95,max,unit,hz,percentiles\n";
+	"avg,p5,p50,p95,max,unit,hz,percentiles,vmm_pid,grouping,thread_id,thread_name\n";
 
 /* One field and its separator; NULL is the empty field. */
 static void field(FILE *out, const char *s, bool last)
@@ -40,7 +40,25 @@ struct row_where {
 	const char *scope, *file, *member, *platform;
 	const struct vma_report_domain *dom; /* NULL: no domain, vm, vcpu */
 	uint32_t vcpu;
+	const struct vma_report_vcpu *v;     /* KVM's thread columns; NULL: none */
 };
+
+/* KVM: who the VM and vcpu are (empty for Xen and aggregate rows). */
+static void kvm_columns(FILE *out, const struct row_where *w)
+{
+	const struct vma_report_domain *d = w->dom;
+
+	if (d && d->pid)
+		fprintf(out, "%u,", d->pid);
+	else
+		fputc(',', out);
+	field(out, d ? d->grouping : NULL, false);
+	if (w->v && w->v->thread_id)
+		fprintf(out, "%u,", w->v->thread_id);
+	else
+		fputc(',', out);
+	field(out, w->v ? w->v->thread_name : NULL, true);
+}
 
 static void row(FILE *out, const struct row_where *w, const char *kind, const char *code,
 		const char *name, const struct vma_report_stat *s, enum vma_report_unit unit,
@@ -52,7 +70,7 @@ static void row(FILE *out, const struct row_where *w, const char *kind, const ch
 	field(out, w->platform, false);
 	if (w->dom) {
 		fprintf(out, "%u,", w->dom->id);
-		field(out, w->dom->name, false);
+		field(out, w->dom->name ? w->dom->name : w->dom->comm, false);
 		fprintf(out, "%u,", w->vcpu);
 	} else {
 		fputs(",,,", out);
@@ -64,7 +82,8 @@ static void row(FILE *out, const struct row_where *w, const char *kind, const ch
 		",%" PRIu64 ",%" PRIu64 ",%s,%" PRIu64 ",",
 		s->events, s->count, s->total, (double)s->total / (double)hz, s->mean, s->p5, s->p50,
 		s->p95, s->max, unit == VMA_REPORT_NS ? "ns" : "cycles", hz);
-	field(out, s->weight == VMA_CYCLES_BY_TIME ? "time" : "count", true);
+	field(out, s->weight == VMA_CYCLES_BY_TIME ? "time" : "count", false);
+	kvm_columns(out, w);
 }
 
 static void vcpu_rows(FILE *out, const struct vma_report *r, struct row_where *w,
@@ -74,6 +93,7 @@ static void vcpu_rows(FILE *out, const struct vma_report *r, struct row_where *w
 	uint32_t i;
 
 	w->vcpu = v->id;
+	w->v = v;
 	for (i = 0; i < VMA_RS_COUNT; i++) {
 		if (v->runstates[i].events) {
 			row(out, w, "runstate", NULL, vma_vcpu_runstate_name((enum vma_runstate)i),
@@ -98,7 +118,8 @@ int vma_render_csv_header(FILE *out)
 
 int vma_render_csv(struct vma_render *ctx, const struct vma_report *r)
 {
-	struct row_where w = { "trace", ctx->file, ctx->member, vma_report_platform(r), NULL, 0 };
+	struct row_where w = { "trace", ctx->file, ctx->member, vma_report_platform(r), NULL, 0,
+				NULL };
 	FILE *out = ctx->out;
 	uint32_t d, v;
 
@@ -124,7 +145,7 @@ int vma_render_aggregate_csv(FILE *out, const struct vma_aggregate_view *v, bool
 		fputs(header, out);
 	for (i = 0; i < v->nr_reasons; i++) {
 		const struct vma_aggregate_reason *a = &v->reasons[i];
-		struct row_where w = { "aggregate", NULL, NULL, a->platform, NULL, 0 };
+		struct row_where w = { "aggregate", NULL, NULL, a->platform, NULL, 0, NULL };
 
 		snprintf(code, sizeof(code), "%u", a->code);
 		row(out, &w, "exit", code, a->name, &a->stat, a->unit, a->hz);

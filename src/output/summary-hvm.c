@@ -108,7 +108,9 @@ void vma_summary_hvm(const struct vma_summary_ctx *c, const struct vma_report_vc
 		vma_summary_exit_line(c, prefix, &x->stat);
 		exit_rows(c, x);
 	}
-	fprintf(out, "Guest interrupt counts:\n");
+	/* KVM: an empty section is not printed (Xen's layout keeps the header). */
+	if (v->nr_irqs || !c->report->kvm)
+		fprintf(out, "Guest interrupt counts:\n");
 	for (i = 0; i < v->nr_irqs; i++) {
 		const struct vma_report_irq *q = &v->irqs[i];
 
@@ -122,4 +124,6 @@ void vma_summary_hvm(const struct vma_summary_ctx *c, const struct vma_report_vc
 	}
 	address_table(c, v->io, v->nr_io, "IO address summary:");
 	address_table(c, v->mmio, v->nr_mmio, "MMIO address summary:");
+	address_table(c, v->msr, v->nr_msr, "MSR summary:");
+	address_table(c, v->hcall, v->nr_hcall, "Hypercall summary:");
 }

@@ -17,6 +17,21 @@ struct vma_summary_ctx {
 	const char *unit;      /* "cyc", or "ns" when the clock counts nanoseconds */
 };
 
+/* Seconds columns: xenalyze's two decimals, nanoseconds' nine for a ns clock. */
+static inline int vma_summary_secs_digits(const struct vma_report *r)
+{
+	return r->unit == VMA_REPORT_NS ? 6 : 2;
+}
+
+/* `VM 0 "guest" (qemu-system-x86, pid 483882)`: a KVM VM as the trace tells it. */
+void vma_summary_vm_name(char *buf, size_t len, const struct vma_report_domain *d);
+/* ` (thread 483890 "CPU 0/KVM")`, or "" when the vcpu's thread is not known. */
+void vma_summary_thread(char *buf, size_t len, const struct vma_report_vcpu *v);
+/* What refined a worst exit: "port 0x70 in", "msr 0x6e0 write", "-"... */
+void vma_summary_refinement(char *buf, size_t len, const struct vma_report_worst *w);
+/* --top's list, when the report has one. */
+void vma_summary_worst(const struct vma_summary_ctx *c);
+
 void vma_summary_cycle_line(const struct vma_summary_ctx *c, const char *desc,
 			    const struct vma_report_stat *s);
 void vma_summary_exit_line(const struct vma_summary_ctx *c, const char *prefix,

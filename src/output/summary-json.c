@@ -8,9 +8,15 @@
 #include <inttypes.h>
 
 #include "config.h"
+#include "output/summary-internal.h"
 #include "vmalyze/aggregate.h"
 #include "vmalyze/report.h"
 #include "vmalyze/status.h"
+
+static const char *unit_name(const struct vma_report *r)
+{
+	return r->unit == VMA_REPORT_NS ? "ns" : "cycles";
+}
 
 static void json_string(FILE *out, const char *s)
 {
@@ -28,20 +34,53 @@ static void json_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-/* A duration summary in a clock of @hz; its percentiles are weighted as the builder chose. */
-static void json_stat_hz(FILE *out, uint64_t hz, const struct vma_report_stat *s)
+/*
+ * A duration summary in a clock of @hz; its percentiles are weighted as
+ * the builder chose.  "cycles" and "avg_cycles" keep their names for
+ * scripts; with @unit (KVM reports) "unit" says what they count (ns or
+ * cycles) and min, max and stddev follow (doc/output.md).
+ */
+static void json_stat_unit(FILE *out, uint64_t hz, const char *unit,
+			   const struct vma_report_stat *s)
 {
 	fprintf(out,
 		"{\"events\":%" PRIu64 ",\"count\":%" PRIu64 ",\"cycles\":%" PRIu64
 		",\"seconds\":%.9f,\"avg_cycles\":%" PRIu64 ",\"p5\":%" PRIu64 ",\"p50\":%" PRIu64
-		",\"p95\":%" PRIu64 ",\"percentiles\":\"%s\"}",
+		",\"p95\":%" PRIu64 ",\"percentiles\":\"%s\"",
 		s->events, s->count, s->total, (double)s->total / (double)hz, s->mean, s->p5,
 		s->p50, s->p95, s->weight == VMA_CYCLES_BY_TIME ? "time-weighted" : "count-weighted");
+	if (unit) {
+		fprintf(out, ",\"unit\":\"%s\",\"min\":%" PRIu64 ",\"max\":%" PRIu64
+			     ",\"stddev\":%" PRIu64, unit, s->min, s->max, s->stddev);
+	}
+	fputc('}', out);
+}
+
+static void json_stat_hz(FILE *out, uint64_t hz, const struct vma_report_stat *s)
+{
+	json_stat_unit(out, hz, NULL, s);
 }
 
 static void json_stat(FILE *out, const struct vma_report *r, const struct vma_report_stat *s)
 {
-	json_stat_hz(out, r->hz, s);
+	json_stat_unit(out, r->hz, r->kvm ? unit_name(r) : NULL, s);
+}
+
+/* vm-trace's figures, under @key. */
+static void json_latency(FILE *out, const struct vma_report *r, const char *key,
+			 const struct vma_report_latency *l)
+{
+	fprintf(out, ",\"%s\":{\"unit\":\"%s\",\"exits\":%" PRIu64 ",\"avg\":%" PRIu64
+		     ",\"max\":%" PRIu64 ",\"max_in_1ms\":%" PRIu64 "}",
+		key, unit_name(r), l->exits, l->mean, l->max, l->max_window);
+}
+
+static void json_string_or_null(FILE *out, const char *s)
+{
+	if (s)
+		json_string(out, s);
+	else
+		fprintf(out, "null");
 }
 
 static void json_exit(FILE *out, const struct vma_report *r, const struct vma_report_exit *x)
@@ -151,10 +190,14 @@ static void json_vcpu(FILE *out, const struct vma_report *r, const struct vma_re
 	json_stat(out, r, &v->affinity);
 	if (v->type == VMA_VCPU_HVM || v->type == VMA_VCPU_ARM)
 		json_hvm(out, r, v);
+	if (r->kvm && v->thread_id) {
+		fprintf(out, ",\"thread_id\":%u,\"thread_name\":", v->thread_id);
+		json_string_or_null(out, v->thread_name);
+		fprintf(out, ",\"guest_mapped\":%s", v->guest_mapped ? "true" : "false");
+	}
 	if (v->latency.exits) {
-		fprintf(out, ",\"exit_latency\":{\"exits\":%" PRIu64 ",\"avg\":%" PRIu64
-			     ",\"max\":%" PRIu64 ",\"max_in_1ms\":%" PRIu64 "}",
-			v->latency.exits, v->latency.mean, v->latency.max, v->latency.max_window);
+		json_latency(out, r, "exit_latency", &v->latency);
+		json_latency(out, r, "exit_latency_nohalt", &v->latency_nohalt);
 	} else if (v->type == VMA_VCPU_PV) {
 		json_pv(out, v);
 	}
@@ -165,18 +208,76 @@ static void json_domain(FILE *out, const struct vma_report *r, const struct vma_
 {
 	uint32_t i;
 
-	fprintf(out, "{\"id\":%u,\"runstates\":{", d->id);
+	fprintf(out, "{\"id\":%u,", d->id);
+	if (r->kvm) {
+		fprintf(out, "\"name\":");
+		json_string_or_null(out, d->name);
+		fprintf(out, ",\"vmm_pid\":%u,\"vmm_name\":", d->pid);
+		json_string_or_null(out, d->comm);
+		fprintf(out, ",\"grouping\":");
+		json_string_or_null(out, d->grouping);
+		fputc(',', out);
+	}
+	fprintf(out, "\"runstates\":{");
 	for (i = 0; i < VMA_DRS_COUNT; i++) {
 		fprintf(out, "%s\"%s\":", i ? "," : "", vma_domain_runstate_name(i));
 		json_stat(out, r, &d->runstates[i]);
 	}
-	fprintf(out, "},\"vcpus\":[");
+	fputc('}', out);
+	if (d->latency.exits) {
+		json_latency(out, r, "exit_latency", &d->latency);
+		json_latency(out, r, "exit_latency_nohalt", &d->latency_nohalt);
+	}
+	fprintf(out, ",\"vcpus\":[");
 	for (i = 0; i < d->nr_vcpus; i++) {
 		if (i)
 			fputc(',', out);
 		json_vcpu(out, r, &d->vcpus[i]);
 	}
 	fprintf(out, "]}");
+}
+
+/* KVM: each VM's time on this host cpu, in guest mode and in exits. */
+static void json_pcpu_vms(FILE *out, const struct vma_report *r, const struct vma_report_pcpu *p)
+{
+	uint32_t i;
+
+	if (!r->kvm)
+		return;
+	fprintf(out, ",\"vms\":[");
+	for (i = 0; i < p->nr_vms; i++) {
+		fprintf(out, "%s{\"vm\":%u,\"unit\":\"%s\",\"guest\":%" PRIu64 ",\"exits\":%" PRIu64
+			     "}", i ? "," : "", p->vms[i].domain, unit_name(r), p->vms[i].guest,
+			p->vms[i].exits);
+	}
+	fputc(']', out);
+}
+
+/* --top: "worst_exits", longest first; time stamps in the trace's own clock. */
+static void json_worst(FILE *out, const struct vma_report *r)
+{
+	uint32_t i;
+
+	if (!r->worst)
+		return;
+	fprintf(out, ",\"worst_exits\":[");
+	for (i = 0; i < r->nr_worst; i++) {
+		const struct vma_report_worst *w = &r->worst[i];
+		char what[64];
+
+		fprintf(out, "%s{\"tsc\":%" PRIu64 ",\"seconds\":%.9f,\"unit\":\"%s\",\"length\":%" PRIu64
+			     ",\"domain\":%u,\"vcpu\":%u,\"reason\":%u,\"reason_name\":",
+			i ? "," : "", w->tsc,
+			vma_report_seconds(r, w->tsc >= r->first_tsc ? w->tsc - r->first_tsc : 0),
+			unit_name(r), w->ticks, w->domain, w->vcpu, w->reason);
+		json_string_or_null(out, w->reason_name);
+		vma_summary_refinement(what, sizeof(what), w);
+		fprintf(out, ",\"rip\":%" PRIu64 ",\"refinement\":", w->rip);
+		json_string(out, what);
+		fprintf(out, ",\"key\":%" PRIu64 ",\"write\":%s}", w->key,
+			w->is_write ? "true" : "false");
+	}
+	fputc(']', out);
 }
 
 int vma_render_json(struct vma_render *ctx, const struct vma_report *r)
@@ -197,13 +298,15 @@ int vma_render_json(struct vma_render *ctx, const struct vma_report *r)
 			fprintf(out, "null");
 		fputc(',', out);
 	}
+	fprintf(out, "\"vmalyze\":\"%s\",\"schema\":1,\"clock\":{\"unit\":\"%s\",\"hz\":%" PRIu64
+		     "},", PACKAGE_VERSION, unit_name(r), r->hz);
+	/* A KVM trace without exits does not say its vendor. */
+	if (!r->kvm || r->vendor_known)
+		fprintf(out, "\"vendor\":\"%s\",", r->svm ? "svm" : "vmx");
 	fprintf(out,
-		"\"vmalyze\":\"%s\",\"schema\":1,\"clock\":{\"unit\":\"%s\",\"hz\":%" PRIu64
-		"},\"vendor\":\"%s\",\"total_cycles\":%" PRIu64 ",\"total_seconds\":%.9f"
+		"\"total_cycles\":%" PRIu64 ",\"total_seconds\":%.9f"
 		",\"records\":%" PRIu64 ",\"lost_records\":%" PRIu64 ",\"pcpus\":[",
-		PACKAGE_VERSION, r->unit == VMA_REPORT_NS ? "ns" : "cycles", r->hz,
-		r->svm ? "svm" : "vmx", r->total, vma_report_seconds(r, r->total), r->records,
-		r->lost_records);
+		r->total, vma_report_seconds(r, r->total), r->records, r->lost_records);
 	for (i = 0; i < r->nr_pcpus; i++) {
 		const struct vma_report_pcpu *p = &r->pcpus[i];
 
@@ -213,6 +316,7 @@ int vma_render_json(struct vma_render *ctx, const struct vma_report *r)
 		json_stat(out, r, &p->idle);
 		fprintf(out, ",\"lost\":");
 		json_stat(out, r, &p->lost);
+		json_pcpu_vms(out, r, p);
 		fputc('}', out);
 	}
 	fprintf(out, "],\"domains\":[");
@@ -235,16 +339,9 @@ int vma_render_json(struct vma_render *ctx, const struct vma_report *r)
 		}
 		fputc('}', out);
 	}
+	json_worst(out, r);
 	fprintf(out, "}\n");
 	return ferror(out) ? VMA_ERR_OUTPUT : VMA_OK;
-}
-
-static void json_string_or_null(FILE *out, const char *s)
-{
-	if (s)
-		json_string(out, s);
-	else
-		fprintf(out, "null");
 }
 
 /*

@@ -18,7 +18,12 @@
 #include <string.h>
 
 #include "output/summary-internal.h"
+#include "vmalyze/dump.h"
 #include "vmalyze/histogram.h"
+#include "vmalyze/hvm-stats.h"
+#include "vmalyze/kvm-events.h"
+#include "vmalyze/trace-ids.h"
+#include "vmalyze/xen-names.h"
 #include "vmalyze/status.h"
 
 /* "2.40 GHz"; a frequency below 1 kHz has no prefix letter. */
@@ -59,18 +64,20 @@ static void histogram(const struct vma_summary_ctx *c, const struct vma_report_s
 void vma_summary_cycle_line(const struct vma_summary_ctx *c, const char *desc,
 			    const struct vma_report_stat *s)
 {
+	int digits = vma_summary_secs_digits(c->report);
+
 	if (!s->count)
 		return;
 	if (c->no_percentiles) {
-		fprintf(c->out, "%s: %7" PRIu64 " %5.2fs %6" PRIu64 "\n", desc, s->count,
-			vma_report_seconds(c->report, s->total), s->mean);
+		fprintf(c->out, "%s: %7" PRIu64 " %*.*fs %6" PRIu64 "\n", desc, s->count,
+			digits + 3, digits, vma_report_seconds(c->report, s->total), s->mean);
 		histogram(c, s);
 		return;
 	}
-	fprintf(c->out, "%s: %7" PRIu64 " %5.2fs %6" PRIu64 " {%6" PRIu64 "|%6" PRIu64 "|%6" PRIu64
+	fprintf(c->out, "%s: %7" PRIu64 " %*.*fs %6" PRIu64 " {%6" PRIu64 "|%6" PRIu64 "|%6" PRIu64
 			"}\n",
-		desc, s->count, vma_report_seconds(c->report, s->total), s->mean, s->p5, s->p50,
-		s->p95);
+		desc, s->count, digits + 3, digits, vma_report_seconds(c->report, s->total), s->mean,
+		s->p5, s->p50, s->p95);
 	histogram(c, s);
 }
 
@@ -93,20 +100,21 @@ void vma_summary_exit_line(const struct vma_summary_ctx *c, const char *prefix,
 			   const struct vma_report_stat *s)
 {
 	uint64_t whole = c->report->total;
+	int digits = vma_summary_secs_digits(c->report);
 
 	if (!s->events)
 		return;
 	if (c->no_percentiles) {
-		fprintf(c->out, "%s %7" PRIu64 " %5.2fs %5.2f%% %5" PRIu64 " %s\n", prefix, s->events,
-			vma_report_seconds(c->report, s->total),
+		fprintf(c->out, "%s %7" PRIu64 " %*.*fs %5.2f%% %5" PRIu64 " %s\n", prefix,
+			s->events, digits + 3, digits, vma_report_seconds(c->report, s->total),
 			whole ? (double)s->total * 100.0 / (double)whole : 0.0, s->mean, c->unit);
 		histogram(c, s);
 		return;
 	}
 	fprintf(c->out,
-		"%s %7" PRIu64 " %5.2fs %5.2f%% %5" PRIu64 " %s {%5" PRIu64 "|%5" PRIu64 "|%5" PRIu64
+		"%s %7" PRIu64 " %*.*fs %5.2f%% %5" PRIu64 " %s {%5" PRIu64 "|%5" PRIu64 "|%5" PRIu64
 		"}\n",
-		prefix, s->events, vma_report_seconds(c->report, s->total),
+		prefix, s->events, digits + 3, digits, vma_report_seconds(c->report, s->total),
 		whole ? (double)s->total * 100.0 / (double)whole : 0.0, s->mean, c->unit, s->p5,
 		s->p50, s->p95);
 	histogram(c, s);
@@ -151,8 +159,12 @@ static void vcpu_runstates(const struct vma_summary_ctx *c, const struct vma_rep
 {
 	char desc[40];
 	uint32_t i, j;
+	bool any = !c->report->kvm;
 
-	fprintf(c->out, " Runstates:\n");
+	for (i = 0; i < VMA_RS_COUNT; i++)
+		any |= v->runstates[i].count != 0;
+	if (any)
+		fprintf(c->out, " Runstates:\n");
 	for (i = 0; i < VMA_RS_COUNT; i++) {
 		snprintf(desc, sizeof(desc), "  %8s", vma_vcpu_runstate_name(i));
 		vma_summary_cycle_line(c, desc, &v->runstates[i]);
@@ -246,16 +258,131 @@ static void mem_section(FILE *out, const struct vma_domain_mem *mem)
 
 /*
  * vm-trace's figures (KVM): exits, average and largest exit-to-entry
- * latency, and the largest latency summed over any 1 ms.
+ * latency, and the largest latency summed over any 1 ms; then the same
+ * without halt exits (HLT, WFx), the guest's own idle.
  */
-static void latency_line(const struct vma_summary_ctx *c, const char *desc,
-			 const struct vma_report_latency *l)
+static void latency_lines(const struct vma_summary_ctx *c, const struct vma_report_latency *l,
+			  const struct vma_report_latency *nohalt)
 {
+	static const char *const desc[2] = { " Exit latency", " Exit latency without halts" };
+	const struct vma_report_latency *rows[2] = { l, nohalt };
+	uint32_t i;
+
 	if (!l->exits)
 		return;
-	fprintf(c->out, "%s: exits %" PRIu64 " avg %" PRIu64 " %s max %" PRIu64
-			" %s max in 1 ms %" PRIu64 " %s\n",
-		desc, l->exits, l->mean, c->unit, l->max, c->unit, l->max_window, c->unit);
+	for (i = 0; i < 2; i++) {
+		fprintf(c->out, "%s: exits %" PRIu64 " avg %" PRIu64 " %s max %" PRIu64
+				" %s max in 1 ms %" PRIu64 " %s\n",
+			desc[i], rows[i]->exits, rows[i]->mean, c->unit, rows[i]->max, c->unit,
+			rows[i]->max_window, c->unit);
+	}
+}
+
+void vma_summary_vm_name(char *buf, size_t len, const struct vma_report_domain *d)
+{
+	int n = snprintf(buf, len, "VM %u", d->id);
+
+	if (n < 0 || (size_t)n >= len)
+		return;
+	if (d->name)
+		n += snprintf(buf + n, len - (size_t)n, " \"%s\"", d->name);
+	if (n < 0 || (size_t)n >= len)
+		return;
+	if (d->pid)
+		snprintf(buf + n, len - (size_t)n, " (%s, pid %u)", d->comm ? d->comm : "?", d->pid);
+	else
+		snprintf(buf + n, len - (size_t)n, " (VMM not known)");
+}
+
+void vma_summary_thread(char *buf, size_t len, const struct vma_report_vcpu *v)
+{
+	buf[0] = '\0';
+	if (!v->thread_id)
+		return;
+	if (v->thread_name)
+		snprintf(buf, len, " (thread %u \"%s\")", v->thread_id, v->thread_name);
+	else
+		snprintf(buf, len, " (thread %u)", v->thread_id);
+}
+
+void vma_summary_refinement(char *buf, size_t len, const struct vma_report_worst *w)
+{
+	const char *name;
+
+	switch (w->handler) {
+	case 0:
+		snprintf(buf, len, "-");
+		return;
+	case TRC_HVM_IOPORT_READ:
+	case TRC_HVM_IOPORT_WRITE:
+		snprintf(buf, len, "port %#" PRIx64 " %s", w->key, w->is_write ? "out" : "in");
+		return;
+	case TRC_HVM_IOMEM_READ:
+	case TRC_HVM_IOMEM_WRITE:
+		snprintf(buf, len, "mmio %#" PRIx64 " %s", w->key, w->is_write ? "write" : "read");
+		return;
+	case TRC_HVM_MSR_READ:
+	case TRC_HVM_MSR_WRITE:
+		snprintf(buf, len, "msr %#" PRIx64 " %s", w->key, w->is_write ? "write" : "read");
+		return;
+	case TRC_HVM_CPUID:
+		snprintf(buf, len, "cpuid %#" PRIx64, w->key);
+		return;
+	case TRC_HVM_CR_WRITE:
+		snprintf(buf, len, "cr%" PRIu64 " write", w->key);
+		return;
+	case VMA_KVM_HYPERCALL:
+	case TRC_HVM_VMMCALL:
+		snprintf(buf, len, "hypercall %" PRIu64, w->key);
+		return;
+	case VMA_KVM_USERSPACE_EXIT:
+		snprintf(buf, len, "userspace exit %" PRIu64, w->key);
+		return;
+	}
+	/* Another Xen handler, by name as the sub-lines call it. */
+	name = vma_id_is_xen(w->handler) ? vma_hvm_handler_name((w->handler - TRC_HVM_HANDLER) & 0xff)
+		: NULL;
+	if (name && w->key)
+		snprintf(buf, len, "%s %#" PRIx64, name, w->key);
+	else if (name)
+		snprintf(buf, len, "%s", name);
+	else
+		snprintf(buf, len, "event %#x key %#" PRIx64, w->handler, w->key);
+}
+
+void vma_summary_worst(const struct vma_summary_ctx *c)
+{
+	const struct vma_report *r = c->report;
+	uint32_t i;
+
+	if (!r->worst)
+		return;
+	fprintf(c->out, "Longest exits (%u):\n", r->nr_worst);
+	fprintf(c->out, "  %17s %*s %14s %6s %5s %-28s %18s  %s\n", "time", r->kvm ? 17 : 0,
+		r->kvm ? "trace time" : "", "length", r->kvm ? "vm" : "domain", "vcpu", "reason",
+		"rip", "refinement");
+	for (i = 0; i < r->nr_worst; i++) {
+		const struct vma_report_worst *w = &r->worst[i];
+		uint64_t rel = w->tsc >= r->first_tsc ? w->tsc - r->first_tsc : 0;
+		char abs[32] = "", reason[32], what[64], at[32];
+
+		/* KVM: trace-cmd's own stamp too, as the dump prints it */
+		if (r->kvm && r->unit == VMA_REPORT_NS) {
+			snprintf(abs, sizeof(abs), "%" PRIu64 ".%06" PRIu64, w->tsc / 1000000000u,
+				 w->tsc % 1000000000u / 1000u);
+		} else if (r->kvm) {
+			snprintf(abs, sizeof(abs), "%" PRIu64, w->tsc);
+		}
+		if (w->reason_name)
+			snprintf(reason, sizeof(reason), "%s", w->reason_name);
+		else
+			snprintf(reason, sizeof(reason), "%u", w->reason);
+		vma_summary_refinement(what, sizeof(what), w);
+		vma_format_time(at, sizeof(at), rel, r->hz);
+		fprintf(c->out, "  %17s %*s %11" PRIu64 " %-2s %6u %5u %-28s %#18" PRIx64 "  %s\n",
+			at, r->kvm ? 17 : 0, abs, w->ticks, c->unit, w->domain,
+			w->vcpu, reason, w->rip, what);
+	}
 }
 
 static void vcpu_sections(const struct vma_summary_ctx *c, const struct vma_report_domain *d);
@@ -264,9 +391,22 @@ static void domain_section(const struct vma_summary_ctx *c, const struct vma_rep
 {
 	char desc[40];
 	uint32_t i;
+	bool any = !c->report->kvm;
 
-	fprintf(c->out, "|-- Domain %u --|\n", d->id);
-	fprintf(c->out, " Runstates:\n");
+	if (c->report->kvm) {
+		char name[160];
+
+		vma_summary_vm_name(name, sizeof(name), d);
+		fprintf(c->out, "|-- %s --|\n", name);
+		if (d->grouping)
+			fprintf(c->out, " vcpus grouped by: %s\n", d->grouping);
+	} else {
+		fprintf(c->out, "|-- Domain %u --|\n", d->id);
+	}
+	for (i = 0; i < VMA_DRS_COUNT; i++)
+		any |= d->runstates[i].count != 0;
+	if (any)
+		fprintf(c->out, " Runstates:\n");
 	for (i = 0; i < VMA_DRS_COUNT; i++) {
 		snprintf(desc, sizeof(desc), "  %8s", vma_domain_runstate_name(i));
 		vma_summary_cycle_line(c, desc, &d->runstates[i]);
@@ -274,7 +414,7 @@ static void domain_section(const struct vma_summary_ctx *c, const struct vma_rep
 	if (!c->report->kvm)
 		mem_section(c->out, &d->mem);
 	else
-		latency_line(c, " Exit latency", &d->latency);
+		latency_lines(c, &d->latency, &d->latency_nohalt);
 	vcpu_sections(c, d);
 }
 
@@ -284,11 +424,13 @@ static void vcpu_sections(const struct vma_summary_ctx *c, const struct vma_repo
 
 	for (i = 0; i < d->nr_vcpus; i++) {
 		const struct vma_report_vcpu *v = &d->vcpus[i];
+		char thread[96];
 
-		fprintf(c->out, "-- v%u --\n", v->id);
+		vma_summary_thread(thread, sizeof(thread), v);
+		fprintf(c->out, "-- v%u%s --\n", v->id, thread);
 		vcpu_runstates(c, v);
 		if (c->report->kvm)
-			latency_line(c, " Exit latency", &v->latency);
+			latency_lines(c, &v->latency, &v->latency_nohalt);
 		if (v->type == VMA_VCPU_HVM || v->type == VMA_VCPU_ARM)
 			vma_summary_hvm(c, v);
 		else if (v->type == VMA_VCPU_PV)
@@ -296,10 +438,41 @@ static void vcpu_sections(const struct vma_summary_ctx *c, const struct vma_repo
 	}
 }
 
+/* KVM: per host cpu, each VM's time in guest mode and in exits, of the whole trace. */
+static void kvm_pcpu_section(const struct vma_summary_ctx *c)
+{
+	const struct vma_report *r = c->report;
+	uint32_t i, j, active = 0;
+
+	for (i = 0; i < r->nr_pcpus; i++) {
+		const struct vma_report_pcpu *p = &r->pcpus[i];
+
+		if (!p->nr_vms)
+			continue;
+		active++;
+		fprintf(c->out, "pcpu %u\n", p->id);
+		for (j = 0; j < p->nr_vms; j++) {
+			const struct vma_report_pcpu_vm *v = &p->vms[j];
+			double whole = r->total ? (double)r->total : 1.0;
+
+			fprintf(c->out, "  VM %u: guest %12.6fs %6.2f%%  exits %12.6fs %6.2f%%\n",
+				v->domain, vma_report_seconds(r, v->guest),
+				100.0 * (double)v->guest / whole, vma_report_seconds(r, v->exits),
+				100.0 * (double)v->exits / whole);
+		}
+	}
+	fprintf(c->out, "Total active cpus: %u\n", active);
+}
+
 static void pcpu_section(const struct vma_summary_ctx *c)
 {
 	const struct vma_report *r = c->report;
 	uint32_t i, active = 0;
+
+	if (r->kvm) {
+		kvm_pcpu_section(c);
+		return;
+	}
 
 	for (i = 0; i < r->nr_pcpus; i++) {
 		const struct vma_report_pcpu *p = &r->pcpus[i];
@@ -331,7 +504,7 @@ static int render(struct vma_render *ctx, const struct vma_report *r, bool histo
 		return VMA_OK;
 	format_hz(hz, sizeof(hz), r->hz);
 	if (r->unit == VMA_REPORT_NS) {
-		fprintf(out, "Total time: %.2f seconds (trace clock in nanoseconds)\n",
+		fprintf(out, "Total time: %.9f seconds (trace clock in nanoseconds)\n",
 			vma_report_seconds(r, r->total));
 	} else {
 		fprintf(out, "Total time: %.2f seconds (using cpu speed %s)\n",
@@ -346,11 +519,12 @@ static int render(struct vma_render *ctx, const struct vma_report *r, bool histo
 	}
 	for (i = 0; i < r->nr_domains; i++)
 		domain_section(&c, &r->domains[i]);
-	if (r->has_events) {
+	if (r->has_events && r->nr_events) {
 		fprintf(out, "KVM events:\n");
 		for (i = 0; i < r->nr_events; i++)
 			fprintf(out, "  %-32s %10" PRIu64 "\n", r->events[i].name, r->events[i].count);
 	}
+	vma_summary_worst(&c);
 	if (ctx->opts->report_pcpu)
 		pcpu_section(&c);
 	return ferror(out) ? VMA_ERR_OUTPUT : VMA_OK;

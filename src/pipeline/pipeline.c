@@ -26,6 +26,9 @@ struct vma_pipeline {
 	uint64_t hz;
 	uint32_t nr_streams;
 	uint64_t nr_records, furthest; /* for opts.progress */
+	/* --time: the window in ticks from the first record */
+	bool have_first;
+	uint64_t first_tsc, from, to;
 	/* pcpus announced before the machine existed */
 	uint32_t *early;
 	size_t nr_early, cap_early;
@@ -195,6 +198,25 @@ static void note_progress(struct vma_pipeline *p, const struct vma_stream *strea
 	atomic_store_explicit(p->opts.progress, p->furthest, memory_order_relaxed);
 }
 
+/* --time: is @tsc outside the window?  The window is placed at the first record,
+ * which is noted with or without a window. */
+static bool outside_window(struct vma_pipeline *p, uint64_t tsc)
+{
+	if (!p->have_first) {
+		double hz = (double)p->hz;
+
+		p->have_first = true;
+		p->first_tsc = tsc;
+		p->from = (uint64_t)(p->opts.time_start * hz);
+		p->to = p->opts.time_end > 0 ? (uint64_t)(p->opts.time_end * hz) : UINT64_MAX;
+	}
+	if (!p->opts.time_set)
+		return false;
+	if (tsc < p->first_tsc)
+		return p->from > 0;
+	return tsc - p->first_tsc < p->from || tsc - p->first_tsc > p->to;
+}
+
 int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *hooks)
 {
 	static const struct vma_pipeline_hooks none;
@@ -235,6 +257,8 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 		}
 		if (p->opts.progress && (++p->nr_records & 0xffff) == 0)
 			note_progress(p, stream);
+		if (outside_window(p, stream->rec.tsc))
+			continue;
 		if (h->before) {
 			rc = h->before(h->arg, p->machine, stream);
 			if (rc < 0) {
@@ -300,6 +324,11 @@ const struct vma_input *vma_pipeline_input(const struct vma_pipeline *p)
 uint64_t vma_pipeline_hz(const struct vma_pipeline *p)
 {
 	return p->hz;
+}
+
+uint64_t vma_pipeline_first_tsc(const struct vma_pipeline *p)
+{
+	return p->first_tsc;
 }
 
 uint32_t vma_pipeline_streams(const struct vma_pipeline *p)

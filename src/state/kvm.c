@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "vmalyze/diag.h"
+#include "vmalyze/grow.h"
 #include "vmalyze/hvm-stats.h"
 #include "vmalyze/kvm-events.h"
 #include "vmalyze/state-handlers.h"
@@ -254,6 +255,28 @@ static uint32_t exit_isa(const struct vma_record *rec)
 	return vma_kvm_word(rec, VMA_KVM_EXIT_ISA);
 }
 
+/* --report-pcpu: @guest and @exits ticks of @v's VM on host cpu @pcpu. */
+static void pcpu_vm_add(struct vma_machine *m, uint32_t pcpu, const struct vma_vcpu *v,
+			uint64_t guest, uint64_t exits)
+{
+	struct vma_pcpu *p = vma_pcpu_of(m, pcpu);
+	uint32_t i = 0;
+
+	if (!p)
+		return;
+	while (i < p->nr_kvm_vms && p->kvm_vms[i].did != v->domain->did)
+		i++;
+	if (i == p->nr_kvm_vms) {
+		if (vma_grow(p->kvm_vms, &p->cap_kvm_vms, i + 1, 4))
+			return;
+		memset(&p->kvm_vms[i], 0, sizeof(p->kvm_vms[i]));
+		p->kvm_vms[i].did = v->domain->did;
+		p->nr_kvm_vms++;
+	}
+	p->kvm_vms[i].guest += guest;
+	p->kvm_vms[i].exits += exits;
+}
+
 static void kvm_exit(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
 		     struct vma_outcome *out)
 {
@@ -262,6 +285,10 @@ static void kvm_exit(struct vma_machine *m, struct vma_vcpu *v, const struct vma
 	bool arm = isa == VMA_KVM_ISA_ARM64;
 
 	(void)out;
+	/* Guest mode since the last entry, when it was on this cpu. */
+	if (!h->vmexit_valid && h->entry_tsc && h->entry_tsc <= rec->tsc &&
+	    v->kvm_entry_pcpu == rec->pcpu)
+		pcpu_vm_add(m, rec->pcpu, v, rec->tsc - h->entry_tsc, 0);
 	if (h->vmexit_valid) {
 		/* A second exit without an entry: the first is counted, not timed. */
 		vma_hvm_count_open_exit(v);
@@ -298,6 +325,8 @@ static void kvm_entry(struct vma_machine *m, struct vma_vcpu *v, const struct vm
 	out->arc_closed = true;
 	out->arc_cycles = cycles;
 	vma_hvm_close_arc_final(m, v, rec->tsc);
+	v->kvm_entry_pcpu = rec->pcpu;
+	pcpu_vm_add(m, rec->pcpu, v, 0, cycles);
 	vma_latency_window_add(&v->latency, rec->tsc - cycles, rec->tsc, m->kvm_window);
 	vma_latency_window_add(&v->domain->latency, rec->tsc - cycles, rec->tsc, m->kvm_window);
 	if (!halt) {
@@ -465,8 +494,10 @@ static void lost(struct vma_machine *m, struct vma_pcpu *p, const struct vma_rec
 {
 	uint64_t n = vma_kvm_word64(rec, VMA_KVM_LOST_COUNT);
 
-	if (p->current && p->current->type != VMA_VCPU_NONE)
+	if (p->current && p->current->type != VMA_VCPU_NONE) {
 		vma_hvm_invalidate(p->current);
+		p->current->hvm.entry_tsc = 0; /* guest time across the gap is unknown */
+	}
 	m->lost_records += n == UINT64_MAX ? 0 : n;
 }
 

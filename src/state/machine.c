@@ -147,6 +147,7 @@ void vma_machine_destroy(struct vma_machine *m)
 		vma_cycles_release(&p->time_running);
 		vma_cycles_release(&p->time_idle);
 		vma_cycles_release(&p->time_lost);
+		free(p->kvm_vms);
 		free(p);
 	}
 	free(m->pcpus);

@@ -6,6 +6,7 @@
  * they group, which exits need no handler) are made here too, so every
  * renderer sees the same rows.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +14,9 @@
 #include "vmalyze/grow.h"
 #include "vmalyze/hvm-stats.h"
 #include "vmalyze/report.h"
+#include "vmalyze/kvm-events.h"
 #include "vmalyze/trace-ids.h"
+#include "vmalyze/worst.h"
 #include "vmalyze/xen-names.h"
 
 /* Summaries the report merged itself, released with it. */
@@ -60,6 +63,28 @@ static struct vma_cycles *owned_cycles(struct builder *b)
 	return c;
 }
 
+/* Spread of the samples, from the finest histogram: each bin at its exact mean. */
+static uint64_t stddev_of(const struct vma_cycles *c)
+{
+	struct vma_cycles_bin *bins = NULL;
+	double mean, var = 0;
+	size_t n = 0, i;
+
+	if (c->count < 2 || vma_cycles_histogram(c, 64, &bins, &n))
+		return 0;
+	mean = (double)c->cycles / (double)c->count;
+	for (i = 0; i < n; i++) {
+		double d;
+
+		if (!bins[i].count)
+			continue;
+		d = (double)bins[i].cycles / (double)bins[i].count - mean;
+		var += d * d * (double)bins[i].count;
+	}
+	free(bins);
+	return (uint64_t)llround(sqrt(var / (double)c->count));
+}
+
 /*
  * Percentiles of a summary the report only reads.  In exact mode the
  * accumulator sorts its samples to answer; that reorders, but does not
@@ -83,6 +108,7 @@ static void fill_stat(const struct builder *b, struct vma_report_stat *st,
 	st->p95 = vma_cycles_quantile(s, w, 95, 100);
 	st->min = vma_cycles_min(c);
 	st->max = vma_cycles_max(c);
+	st->stddev = stddev_of(c);
 	st->dist = c;
 }
 
@@ -453,6 +479,10 @@ static void build_vcpu(struct builder *b, struct vma_report_vcpu *rv, const stru
 		fill_stat(b, &rv->affinity_pcpu[i], &v->affinity_pcpu[i], VMA_CYCLES_BY_COUNT);
 	rv->nr_affinity_pcpu = rv->affinity_pcpu ? v->nr_affinity : 0;
 	fill_latency(&rv->latency, &v->latency);
+	fill_latency(&rv->latency_nohalt, &v->latency_nohalt);
+	rv->thread_id = v->kvm_tid;
+	rv->thread_name = v->kvm_comm[0] ? v->kvm_comm : NULL;
+	rv->guest_mapped = v->kvm_guest_mapped;
 	if (v->type == VMA_VCPU_HVM || v->type == VMA_VCPU_ARM) {
 		const struct vma_hvm_stats *st = v->hvm.stats;
 
@@ -466,9 +496,48 @@ static void build_vcpu(struct builder *b, struct vma_report_vcpu *rv, const stru
 		build_addresses(b, st, TRC_HVM_IOPORT_READ, TRC_HVM_IOPORT_WRITE, &rv->io, &rv->nr_io);
 		build_addresses(b, st, TRC_HVM_IOMEM_READ, TRC_HVM_IOMEM_WRITE, &rv->mmio,
 				&rv->nr_mmio);
+		if (!b->r->kvm)
+			return;
+		build_addresses(b, st, TRC_HVM_MSR_READ, TRC_HVM_MSR_WRITE, &rv->msr, &rv->nr_msr);
+		build_addresses(b, st, VMA_KVM_HYPERCALL, VMA_KVM_HYPERCALL, &rv->hcall,
+				&rv->nr_hcall);
 	} else if (v->type == VMA_VCPU_PV && b->full) {
 		build_pv(b, rv, &v->pv);
 	}
+}
+
+static const char *grouping_name(enum vma_kvm_grouping g)
+{
+	switch (g) {
+	case VMA_KVM_GROUP_GUEST:
+		return "guest-option";
+	case VMA_KVM_GROUP_VCPU_IDS:
+		return "vcpu-ids";
+	case VMA_KVM_GROUP_HEURISTIC:
+		return "heuristic";
+	case VMA_KVM_GROUP_NONE:
+		break;
+	}
+	return NULL;
+}
+
+static bool selects(const struct builder *b, const struct vma_domain *d, uint32_t vid)
+{
+	return vma_report_filter_selects(b->how->filter, d->did, d->kvm.vmm_pid, vid);
+}
+
+/* Does @d have a vcpu the filter keeps? */
+static bool domain_selected(const struct builder *b, const struct vma_domain *d)
+{
+	uint32_t i;
+
+	if (!b->how->filter || !b->how->filter->vcpu_set)
+		return selects(b, d, 0);
+	for (i = 0; i < d->nr_vcpus; i++) {
+		if (d->vcpus[i] && selects(b, d, i))
+			return true;
+	}
+	return false;
 }
 
 static void build_domain(struct builder *b, struct vma_report_domain *rd,
@@ -477,6 +546,11 @@ static void build_domain(struct builder *b, struct vma_report_domain *rd,
 	uint32_t i, n = 0;
 
 	rd->id = d->did;
+	rd->name = d->kvm.name[0] ? d->kvm.name : NULL;
+	rd->pid = d->kvm.vmm_pid;
+	rd->comm = d->kvm.vmm_comm[0] ? d->kvm.vmm_comm : NULL;
+	rd->grouping = grouping_name(d->kvm.grouping);
+	fill_latency(&rd->latency_nohalt, &d->latency_nohalt);
 	for (i = 0; i < VMA_DRS_COUNT; i++)
 		fill_stat(b, &rd->runstates[i], &d->runstates[i], VMA_CYCLES_BY_TIME);
 	fill_stat(b, &rd->run_time, &d->total_time, VMA_CYCLES_BY_TIME);
@@ -486,9 +560,252 @@ static void build_domain(struct builder *b, struct vma_report_domain *rd,
 		n += d->vcpus[i] != NULL;
 	rd->vcpus = alloc_rows(b, n, sizeof(*rd->vcpus));
 	for (i = 0; rd->vcpus && i < d->nr_vcpus; i++) {
-		if (d->vcpus[i])
+		if (d->vcpus[i] && selects(b, d, i))
 			build_vcpu(b, &rd->vcpus[rd->nr_vcpus++], d->vcpus[i]);
 	}
+}
+
+static const struct vma_domain *domain_of(const struct vma_machine *m, uint32_t did)
+{
+	uint32_t i;
+
+	for (i = 0; i < m->nr_domains; i++) {
+		if (m->domains[i]->did == did)
+			return m->domains[i];
+	}
+	return NULL;
+}
+
+/* Is VM or domain @did kept (--domain/--vm; --vcpu does not split a VM's rows)? */
+static bool domain_kept(const struct builder *b, const struct vma_machine *m, uint32_t did)
+{
+	const struct vma_report_filter *f = b->how->filter;
+	const struct vma_domain *d;
+
+	if (!f || !f->domain_set || f->domain == did)
+		return true;
+	d = domain_of(m, did);
+	return d && d->kvm.vmm_pid && d->kvm.vmm_pid == f->domain;
+}
+
+/* A row of totals being summed: its key and the merge of its members. */
+struct acc {
+	uint64_t key;
+	bool is_write;
+	const char *name;
+	struct vma_cycles *sum;
+	uint64_t bare_events;  /* events of members with no distribution (all zero-length) */
+};
+
+struct acc_set {
+	struct acc *rows;
+	size_t n, cap;
+};
+
+static void acc_add(struct builder *b, struct acc_set *set, uint64_t key, bool is_write,
+		    const char *name, const struct vma_report_stat *st)
+{
+	size_t i;
+
+	for (i = 0; i < set->n; i++) {
+		if (set->rows[i].key == key && set->rows[i].is_write == is_write)
+			break;
+	}
+	if (i == set->n) {
+		if (vma_grow(set->rows, &set->cap, set->n + 1, 16)) {
+			b->failed = true;
+			return;
+		}
+		memset(&set->rows[i], 0, sizeof(set->rows[i]));
+		set->rows[i].key = key;
+		set->rows[i].is_write = is_write;
+		set->rows[i].name = name;
+		set->rows[i].sum = owned_cycles(b);
+		if (!set->rows[i].sum)
+			return;
+		set->n++;
+	}
+	if (st->dist)
+		vma_cycles_merge(set->rows[i].sum, st->dist);
+	else
+		set->rows[i].bare_events += st->events;
+}
+
+static int by_acc_key(const void *pa, const void *pb)
+{
+	const struct acc *x = pa, *y = pb;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (int)x->is_write - (int)y->is_write;
+}
+
+static void acc_stat(struct builder *b, struct vma_report_stat *st, const struct acc *a)
+{
+	fill_stat(b, st, a->sum, VMA_CYCLES_BY_COUNT);
+	st->events += a->bare_events;
+}
+
+static void acc_exits(struct builder *b, struct acc_set *set, struct vma_report_exit **out,
+		      uint32_t *nr)
+{
+	size_t i;
+
+	qsort(set->rows, set->n, sizeof(*set->rows), by_acc_key);
+	*out = alloc_rows(b, set->n, sizeof(**out));
+	for (i = 0; *out && i < set->n; i++) {
+		(*out)[i].code = (uint32_t)set->rows[i].key;
+		(*out)[i].name = set->rows[i].name;
+		acc_stat(b, &(*out)[i].stat, &set->rows[i]);
+	}
+	*nr = *out ? (uint32_t)set->n : 0;
+	free(set->rows);
+}
+
+static void acc_addresses(struct builder *b, struct acc_set *set, struct vma_report_address **out,
+			  uint32_t *nr)
+{
+	size_t i;
+
+	qsort(set->rows, set->n, sizeof(*set->rows), by_acc_key);
+	*out = alloc_rows(b, set->n, sizeof(**out));
+	for (i = 0; *out && i < set->n; i++) {
+		(*out)[i].addr = set->rows[i].key;
+		(*out)[i].is_write = set->rows[i].is_write;
+		acc_stat(b, &(*out)[i].stat, &set->rows[i]);
+	}
+	*nr = *out ? (uint32_t)set->n : 0;
+	free(set->rows);
+}
+
+/* The five tables of struct vma_report_totals, being summed. */
+struct acc_totals {
+	struct acc_set exits, io, mmio, msr, hcall;
+};
+
+static void acc_address_rows(struct builder *b, struct acc_set *set,
+			     const struct vma_report_address *rows, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		acc_add(b, set, rows[i].addr, rows[i].is_write, NULL, &rows[i].stat);
+}
+
+static void acc_totals_add(struct builder *b, struct acc_totals *t,
+			   const struct vma_report_exit *exits, uint32_t nr_exits,
+			   const struct vma_report_address *const rows[4], const uint32_t nr[4])
+{
+	struct acc_set *sets[4] = { &t->io, &t->mmio, &t->msr, &t->hcall };
+	uint32_t i;
+
+	for (i = 0; i < nr_exits; i++)
+		acc_add(b, &t->exits, exits[i].code, false, exits[i].name, &exits[i].stat);
+	for (i = 0; i < 4; i++)
+		acc_address_rows(b, sets[i], rows[i], nr[i]);
+}
+
+static void acc_totals_end(struct builder *b, struct acc_totals *t, struct vma_report_totals *out)
+{
+	acc_exits(b, &t->exits, &out->exits, &out->nr_exits);
+	acc_addresses(b, &t->io, &out->io, &out->nr_io);
+	acc_addresses(b, &t->mmio, &out->mmio, &out->nr_mmio);
+	acc_addresses(b, &t->msr, &out->msr, &out->nr_msr);
+	acc_addresses(b, &t->hcall, &out->hcall, &out->nr_hcall);
+}
+
+/* perf kvm stat's VM and host-wide tables: the vcpus' rows summed. */
+static void build_totals(struct builder *b)
+{
+	struct vma_report *r = b->r;
+	struct acc_totals host = { 0 };
+	uint32_t i, j;
+
+	for (i = 0; i < r->nr_domains; i++) {
+		struct vma_report_domain *d = &r->domains[i];
+		struct acc_totals dom = { 0 };
+
+		for (j = 0; j < d->nr_vcpus; j++) {
+			const struct vma_report_vcpu *v = &d->vcpus[j];
+			const struct vma_report_address *const rows[4] = { v->io, v->mmio, v->msr,
+									  v->hcall };
+			const uint32_t nr[4] = { v->nr_io, v->nr_mmio, v->nr_msr, v->nr_hcall };
+
+			acc_totals_add(b, &dom, v->exits, v->nr_exits, rows, nr);
+		}
+		acc_totals_end(b, &dom, &d->totals);
+		{
+			const struct vma_report_totals *t = &d->totals;
+			const struct vma_report_address *const rows[4] = { t->io, t->mmio, t->msr,
+									  t->hcall };
+			const uint32_t nr[4] = { t->nr_io, t->nr_mmio, t->nr_msr, t->nr_hcall };
+
+			acc_totals_add(b, &host, t->exits, t->nr_exits, rows, nr);
+		}
+	}
+	acc_totals_end(b, &host, &r->totals);
+}
+
+static void free_totals(struct vma_report_totals *t)
+{
+	free(t->exits);
+	free(t->io);
+	free(t->mmio);
+	free(t->msr);
+	free(t->hcall);
+}
+
+/* --top: the kept exits of the selected vcpus, longest first. */
+static void build_worst(struct builder *b, const struct vma_machine *m)
+{
+	struct vma_report *r = b->r;
+	struct vma_report_worst *all;
+	uint32_t n = vma_worst_size(b->how->worst), i;
+
+	all = alloc_rows(b, n, sizeof(*all));
+	if (!all)
+		return;
+	n = vma_worst_sorted(b->how->worst, all);
+	for (i = 0; i < n; i++) {
+		const struct vma_domain *d = domain_of(m, all[i].domain);
+		const struct vma_vcpu *v = d && all[i].vcpu < d->nr_vcpus ? d->vcpus[all[i].vcpu]
+			: NULL;
+		struct vma_report_worst *w = &all[r->nr_worst];
+
+		if (!vma_report_filter_selects(b->how->filter, all[i].domain,
+					       d ? d->kvm.vmm_pid : 0, all[i].vcpu))
+			continue;
+		*w = all[i];
+		w->reason_name = v && v->type == VMA_VCPU_ARM ? vma_arm_exit_name(w->reason)
+			: vma_hvm_exit_name(r->svm, w->reason);
+		r->nr_worst++;
+	}
+	r->worst = all;
+}
+
+static int by_vm(const void *pa, const void *pb)
+{
+	const struct vma_report_pcpu_vm *x = pa, *y = pb;
+
+	return x->domain < y->domain ? -1 : x->domain > y->domain;
+}
+
+/* KVM: the VMs' guest and exit time on a host cpu, of the VMs the filter keeps. */
+static void build_pcpu_vms(struct builder *b, const struct vma_machine *m,
+			   struct vma_report_pcpu *rp, const struct vma_pcpu *p)
+{
+	uint32_t i;
+
+	rp->vms = alloc_rows(b, p->nr_kvm_vms, sizeof(*rp->vms));
+	for (i = 0; rp->vms && i < p->nr_kvm_vms; i++) {
+		if (!domain_kept(b, m, p->kvm_vms[i].did))
+			continue;
+		rp->vms[rp->nr_vms].domain = p->kvm_vms[i].did;
+		rp->vms[rp->nr_vms].guest = p->kvm_vms[i].guest;
+		rp->vms[rp->nr_vms++].exits = p->kvm_vms[i].exits;
+	}
+	if (rp->nr_vms)
+		qsort(rp->vms, rp->nr_vms, sizeof(*rp->vms), by_vm);
 }
 
 static void build_machine_rows(struct builder *b, const struct vma_machine *m)
@@ -511,6 +828,7 @@ static void build_machine_rows(struct builder *b, const struct vma_machine *m)
 		fill_stat(b, &rp->idle, &p->time_idle, VMA_CYCLES_BY_TIME);
 		fill_stat(b, &rp->lost, &p->time_lost, VMA_CYCLES_BY_TIME);
 		memcpy(rp->volume, p->volume, sizeof(rp->volume));
+		build_pcpu_vms(b, m, rp, p);
 	}
 	if (b->how->default_domain && m->default_domain) {
 		r->default_domain = alloc_rows(b, 1, sizeof(*r->default_domain));
@@ -519,7 +837,7 @@ static void build_machine_rows(struct builder *b, const struct vma_machine *m)
 	}
 	r->domains = alloc_rows(b, m->nr_domains, sizeof(*r->domains));
 	for (i = 0; r->domains && i < m->nr_domains; i++) {
-		if (m->domains[i]->did != VMA_DEFAULT_DOMAIN)
+		if (m->domains[i]->did != VMA_DEFAULT_DOMAIN && domain_selected(b, m->domains[i]))
 			build_domain(b, &r->domains[r->nr_domains++], m->domains[i]);
 	}
 	r->has_events = m->kvm && b->how->kvm_name;
@@ -557,9 +875,15 @@ struct vma_report *vma_report_create(const struct vma_machine *m,
 	r->final = how->final;
 	r->at = how->at;
 	r->total = m->have_time ? m->last_tsc - m->first_tsc : 0;
+	r->first_tsc = how->origin ? how->origin : m->have_time ? m->first_tsc : 0;
 	r->records = m->records;
 	r->lost_records = m->lost_records;
+	r->vendor_known = m->vendor_known;
 	build_machine_rows(&b, m);
+	if (b.full && how->totals && !b.failed)
+		build_totals(&b);
+	if (how->worst && !b.failed)
+		build_worst(&b, m);
 	if (b.failed) {
 		vma_report_destroy(r);
 		return NULL;
@@ -581,6 +905,8 @@ static void free_vcpu(struct vma_report_vcpu *v)
 	free(v->irqs);
 	free(v->io);
 	free(v->mmio);
+	free(v->msr);
+	free(v->hcall);
 	free(v->pv_events);
 	free(v->hypercalls);
 }
@@ -596,7 +922,10 @@ void vma_report_destroy(struct vma_report *r)
 		for (j = 0; j < r->domains[i].nr_vcpus; j++)
 			free_vcpu(&r->domains[i].vcpus[j]);
 		free(r->domains[i].vcpus);
+		free_totals(&r->domains[i].totals);
 	}
+	free_totals(&r->totals);
+	free(r->worst);
 	free(r->domains);
 	if (r->default_domain) {
 		for (j = 0; j < r->default_domain->nr_vcpus; j++)
@@ -604,6 +933,8 @@ void vma_report_destroy(struct vma_report *r)
 		free(r->default_domain->vcpus);
 		free(r->default_domain);
 	}
+	for (i = 0; i < r->nr_pcpus; i++)
+		free(r->pcpus[i].vms);
 	free(r->pcpus);
 	free(r->events);
 	for (k = 0; r->priv && k < r->priv->nr_owned; k++) {
@@ -614,4 +945,14 @@ void vma_report_destroy(struct vma_report *r)
 		free(r->priv->owned);
 	free(r->priv);
 	free(r);
+}
+
+bool vma_report_filter_selects(const struct vma_report_filter *f, uint32_t did, uint32_t pid,
+			       uint32_t vid)
+{
+	if (!f)
+		return true;
+	if (f->domain_set && f->domain != did && !(pid && f->domain == pid))
+		return false;
+	return !f->vcpu_set || f->vcpu == vid;
 }

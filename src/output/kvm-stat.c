@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * --format kvm-stat: perf kvm stat report's tables, host-wide, per VM and
+ * per vcpu, for the table --event picks (exit reasons, MMIO addresses, I/O
+ * ports, MSRs or hypercalls), in the order --sort picks, with the
+ * percentiles and spread perf does not print.  A renderer over the report
+ * model (report.h), which sums the VM and host-wide rows (.totals).
+ *
+ * Times are integers in the report's unit (ns for KVM's clock, cycles for
+ * a TSC clock), where perf prints microseconds; Stddev is the population
+ * standard deviation of the samples, not perf's relative error of the mean.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output/summary-internal.h"
+#include "vmalyze/status.h"
+
+/* One row of a table, whatever it counts. */
+struct row {
+	char label[48];
+	uint64_t key;
+	const struct vma_report_stat *stat;
+};
+
+struct table {
+	struct row *rows;
+	size_t n;
+};
+
+static const char *const event_titles[] = {
+	[VMA_STAT_EXIT] = "VM-EXIT",        [VMA_STAT_MMIO] = "MMIO Access",
+	[VMA_STAT_IOPORT] = "IO Port Access", [VMA_STAT_MSR] = "MSR Access",
+	[VMA_STAT_HYPERCALL] = "Hypercall",
+};
+
+static int by_sort(const void *pa, const void *pb, enum vma_stat_sort sort)
+{
+	const struct row *a = pa, *b = pb;
+	uint64_t x = 0, y = 0;
+
+	switch (sort) {
+	case VMA_SORT_COUNT:
+		x = a->stat->events, y = b->stat->events;
+		break;
+	case VMA_SORT_TIME:
+		x = a->stat->total, y = b->stat->total;
+		break;
+	case VMA_SORT_MAX:
+		x = a->stat->max, y = b->stat->max;
+		break;
+	}
+	if (x != y)
+		return x > y ? -1 : 1;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return strcmp(a->label, b->label);
+}
+
+static int by_count(const void *a, const void *b)
+{
+	return by_sort(a, b, VMA_SORT_COUNT);
+}
+
+static int by_time(const void *a, const void *b)
+{
+	return by_sort(a, b, VMA_SORT_TIME);
+}
+
+static int by_max(const void *a, const void *b)
+{
+	return by_sort(a, b, VMA_SORT_MAX);
+}
+
+static int add_exits(struct table *t, const struct vma_report_exit *x, uint32_t n)
+{
+	uint32_t i;
+
+	t->rows = calloc(n ? n : 1, sizeof(*t->rows));
+	if (!t->rows)
+		return VMA_ERR_NOMEM;
+	for (i = 0; i < n; i++) {
+		struct row *r = &t->rows[t->n++];
+
+		if (x[i].name)
+			snprintf(r->label, sizeof(r->label), "%s", x[i].name);
+		else
+			snprintf(r->label, sizeof(r->label), "exit %u", x[i].code);
+		r->key = x[i].code;
+		r->stat = &x[i].stat;
+	}
+	return VMA_OK;
+}
+
+/* perf's labels: 0xADDR:R/W for MMIO and MSRs, 0xPORT:PIN/POUT, the hypercall number. */
+static int add_addresses(struct table *t, enum vma_stat_event ev,
+			 const struct vma_report_address *a, uint32_t n)
+{
+	uint32_t i;
+
+	t->rows = calloc(n ? n : 1, sizeof(*t->rows));
+	if (!t->rows)
+		return VMA_ERR_NOMEM;
+	for (i = 0; i < n; i++) {
+		struct row *r = &t->rows[t->n++];
+		const char *dir = ev == VMA_STAT_IOPORT ? (a[i].is_write ? "POUT" : "PIN")
+							 : a[i].is_write ? "W" : "R";
+
+		if (ev == VMA_STAT_HYPERCALL)
+			snprintf(r->label, sizeof(r->label), "%" PRIu64, a[i].addr);
+		else
+			snprintf(r->label, sizeof(r->label), "%#" PRIx64 ":%s", a[i].addr, dir);
+		r->key = a[i].addr;
+		r->stat = &a[i].stat;
+	}
+	return VMA_OK;
+}
+
+/* The rows --event picks out of an exit list and four address lists. */
+static int pick(struct table *t, enum vma_stat_event ev, const struct vma_report_exit *x,
+		uint32_t nx, const struct vma_report_address *const addr[4], const uint32_t na[4])
+{
+	if (ev == VMA_STAT_EXIT)
+		return add_exits(t, x, nx);
+	return add_addresses(t, ev, addr[ev - 1], na[ev - 1]);
+}
+
+static void print_table(const struct vma_summary_ctx *c, enum vma_stat_event ev,
+			enum vma_stat_sort sort, struct table *t)
+{
+	static int (*const cmp[])(const void *, const void *) = { by_count, by_time, by_max };
+	uint64_t samples = 0, time = 0;
+	FILE *out = c->out;
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		samples += t->rows[i].stat->events;
+		time += t->rows[i].stat->total;
+	}
+	qsort(t->rows, t->n, sizeof(*t->rows), cmp[sort]);
+	fprintf(out, "%28s %9s %9s %8s %12s %12s %12s %12s %12s %12s %12s\n", event_titles[ev],
+		"Samples", "Samples%", "Time%", "Min", "Max", "Avg", "Stddev", "P5", "P50",
+		"P95");
+	for (i = 0; i < t->n; i++) {
+		const struct vma_report_stat *s = t->rows[i].stat;
+
+		fprintf(out,
+			"%28s %9" PRIu64 " %8.2f%% %7.2f%% %12" PRIu64 " %12" PRIu64 " %12" PRIu64
+			" %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n",
+			t->rows[i].label, s->events,
+			samples ? 100.0 * (double)s->events / (double)samples : 0.0,
+			time ? 100.0 * (double)s->total / (double)time : 0.0, s->min, s->max, s->mean,
+			s->stddev, s->p5, s->p50, s->p95);
+	}
+	fprintf(out, "\nTotal Samples:%" PRIu64 ", Total events handled time:%" PRIu64 " %s.\n\n",
+		samples, time, c->unit);
+}
+
+static int section(const struct vma_summary_ctx *c, const struct vma_render_options *o,
+		   const char *title, const struct vma_report_exit *x, uint32_t nx,
+		   const struct vma_report_address *const addr[4], const uint32_t na[4])
+{
+	struct table t = { 0 };
+	int rc;
+
+	rc = pick(&t, o->stat_event, x, nx, addr, na);
+	if (rc == VMA_OK) {
+		fprintf(c->out, "Analyze events for %s:\n\n", title);
+		print_table(c, o->stat_event, o->stat_sort, &t);
+	}
+	free(t.rows);
+	return rc;
+}
+
+/* "VM 0 (qemu-system-x86, pid 483882)"; a Xen domain is "domain N". */
+static void vm_title(char *buf, size_t len, const struct vma_report *r,
+		     const struct vma_report_domain *d)
+{
+	if (!r->kvm)
+		snprintf(buf, len, "domain %u", d->id);
+	else
+		vma_summary_vm_name(buf, len, d);
+}
+
+int vma_render_kvm_stat(struct vma_render *ctx, const struct vma_report *r)
+{
+	struct vma_summary_ctx c = {
+		.out = ctx->out,
+		.report = r,
+		.unit = r->unit == VMA_REPORT_NS ? "ns" : "cyc",
+	};
+	const struct vma_render_options *o = ctx->opts;
+	char title[256], vm[160];
+	uint32_t i, j;
+	int rc;
+
+	if (!r->final)
+		return VMA_OK;
+	{
+		const struct vma_report_totals *t = &r->totals;
+		const struct vma_report_address *const addr[4] = { t->mmio, t->io, t->msr, t->hcall };
+		const uint32_t na[4] = { t->nr_mmio, t->nr_io, t->nr_msr, t->nr_hcall };
+
+		rc = section(&c, o, "all VMs, all VCPUs", t->exits, t->nr_exits, addr, na);
+	}
+	for (i = 0; rc == VMA_OK && i < r->nr_domains; i++) {
+		const struct vma_report_domain *d = &r->domains[i];
+		const struct vma_report_totals *t = &d->totals;
+		const struct vma_report_address *const addr[4] = { t->mmio, t->io, t->msr, t->hcall };
+		const uint32_t na[4] = { t->nr_mmio, t->nr_io, t->nr_msr, t->nr_hcall };
+
+		if (!t->nr_exits)
+			continue;
+		vm_title(vm, sizeof(vm), r, d);
+		snprintf(title, sizeof(title), "%s, all VCPUs", vm);
+		rc = section(&c, o, title, t->exits, t->nr_exits, addr, na);
+		for (j = 0; rc == VMA_OK && j < d->nr_vcpus; j++) {
+			const struct vma_report_vcpu *v = &d->vcpus[j];
+			const struct vma_report_address *const va[4] = { v->mmio, v->io, v->msr,
+									v->hcall };
+			const uint32_t vn[4] = { v->nr_mmio, v->nr_io, v->nr_msr, v->nr_hcall };
+			char thread[96] = "";
+
+			if (!v->nr_exits)
+				continue;
+			vma_summary_thread(thread, sizeof(thread), v);
+			snprintf(title, sizeof(title), "%s, VCPU %u%s", vm, v->id, thread);
+			rc = section(&c, o, title, v->exits, v->nr_exits, va, vn);
+		}
+	}
+	if (rc == VMA_OK)
+		vma_summary_worst(&c);
+	if (rc)
+		return rc;
+	return ferror(ctx->out) ? VMA_ERR_OUTPUT : VMA_OK;
+}
