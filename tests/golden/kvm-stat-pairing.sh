@@ -1,0 +1,85 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# --format kvm-stat against an independent pairing (issue 10): on every
+# x86 KVM trace with a nanosecond clock in traces/kvm and ../shared, the
+# host-wide exit table's samples, min, max and average equal those of
+# kvm_exit/kvm_entry records paired here, per host thread, from the
+# dump's text (the relative time column and trace-cmd's event names).
+# Rows are compared as sorted (samples, min, max, avg) tuples, so that
+# the kernel's names (SVM's "EXIT_IOIO") need not match vmalyze's.  And
+# the vcpu threads' ids and names are those trace-cmd report prints.
+set -u
+: "${VMALYZE:?}" "${top_srcdir:?}" "${SHARED:?}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+checked=0
+
+for f in "$top_srcdir"/traces/kvm/*.dat "$SHARED"/traces/kvm-*.dat; do
+	[ -f "$f" ] || continue
+	name=$(basename "$f")
+	"$VMALYZE" -s "$f" 2>/dev/null | grep -q '^Total time: .*trace clock in nanoseconds' || continue
+	"$VMALYZE" -a "$f" 2>/dev/null >"$tmp/dump" || true
+	grep -q 'kvm_exit: *reason ' "$tmp/dump" || continue   # x86 only
+	# Pair: an exit opens its thread's arc, the thread's next entry closes
+	# it.  Samples count every exit: one followed by another exit, or open
+	# at the end, is counted and not timed.
+	awk '
+	function ns(s,   p) { p = index(s, "."); return (substr(s, 1, p - 1) * 1000000000) + substr(s, p + 1) }
+	{
+		t = ($1 ~ /^[0-9]+\.[0-9]+$/) ? ns($1) : 0
+		for (i = 2; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) break
+		if (i > NF) next
+		task = $(i - 1); sub(/.*-/, "", task)
+		ev = $(i + 2)
+		if (ev == "kvm_exit:") {
+			if (task in open) { n[open[task]]++ }
+			open[task] = $(i + 4); at[task] = t
+		} else if (ev == "kvm_entry:" && (task in open)) {
+			r = open[task]; d = t - at[task]; delete open[task]
+			n[r]++
+			if (d > 0) { c[r]++; s[r] += d; if (!(r in mn) || d < mn[r]) mn[r] = d; if (d > mx[r]) mx[r] = d }
+		}
+	}
+	END {
+		for (k in open) n[open[k]]++
+		for (r in n) printf "%d %.0f %.0f %.0f\n", n[r], mn[r], mx[r], c[r] ? int(s[r] / c[r]) : 0
+	}' \
+		"$tmp/dump" | sort -n >"$tmp/pairs"
+	"$VMALYZE" --format kvm-stat "$f" 2>/dev/null | awk '
+		/^Analyze events for all VMs/ { on = 1; next }
+		on && /Total Samples/ { exit }
+		on && $2 ~ /^[0-9]+$/ { print $2, $5, $6, $7 }' | sort -n >"$tmp/stat"
+	checked=$((checked + 1))
+	if cmp -s "$tmp/pairs" "$tmp/stat" && [ -s "$tmp/stat" ]; then
+		echo "ok   $name: $(wc -l <"$tmp/stat") exit reasons equal the pairing"
+	else
+		echo "FAIL $name: pairing (samples min max avg) vs kvm-stat"
+		diff "$tmp/pairs" "$tmp/stat" | head -10
+		fails=$((fails + 1))
+	fi
+done
+# Names as the trace says: each vcpu thread the summary names is the task
+# trace-cmd report prints for that thread id ("CPU 0/KVM-60250 [...]").
+for ref in "$SHARED"/reference/trace-cmd/*.report.txt.gz; do
+	[ -f "$ref" ] || continue
+	f="$SHARED/traces/$(basename "$ref" .report.txt.gz).dat"
+	[ -f "$f" ] || continue
+	"$VMALYZE" -s "$f" 2>/dev/null | sed -n 's/^-- v[0-9]* (thread \([0-9]*\) "\(.*\)") --$/\2-\1 [/p' | sort -u >"$tmp/threads"
+	[ -s "$tmp/threads" ] || continue
+	gzip -dc "$ref" >"$tmp/ref"
+	missing=0
+	while IFS= read -r task; do
+		grep -qF " $task" "$tmp/ref" || { echo "  $task not in $(basename "$ref")"; missing=1; }
+	done <"$tmp/threads"
+	checked=$((checked + 1))
+	if [ "$missing" -eq 0 ]; then
+		echo "ok   $(basename "$f"): $(wc -l <"$tmp/threads") vcpu threads named as trace-cmd names them"
+	else
+		echo "FAIL $(basename "$f"): vcpu thread names"
+		fails=$((fails + 1))
+	fi
+done
+[ "$checked" -gt 0 ] || { echo "no x86 KVM trace with a ns clock"; exit 77; }
+[ "$fails" -eq 0 ]
