@@ -116,6 +116,12 @@ import json, sys
 w = json.load(open('$tmp/top.json'))['worst_exits']
 sys.exit(0 if len(w) == 2 and w[0]['length'] >= w[1]['length'] and w[0]['unit'] == 'ns' else 1)"
 
+# --top and a scatterplot share the state's observer: the plot is the same.
+"$VMALYZE" -s --scatterplot-vmexit-eip "$xen" >"$tmp/a" 2>/dev/null
+"$VMALYZE" -s --scatterplot-vmexit-eip --top 3 "$xen" 2>/dev/null |
+	awk '/^Longest exits/ { skip = 5 } skip { skip--; next } { print }' >"$tmp/b"
+check "--top leaves a scatterplot as it is" cmp -s "$tmp/a" "$tmp/b"
+
 # kvm-stat's tables and orders.
 "$VMALYZE" --format kvm-stat --event mmio "$kvm" >"$tmp/mmio" 2>/dev/null
 check "--event mmio: perf's address labels" grep -q '^ *0xfebf0008:R ' "$tmp/mmio"
