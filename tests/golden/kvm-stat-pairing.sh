@@ -5,7 +5,8 @@
 # x86 KVM trace with a nanosecond clock in traces/kvm and ../shared, the
 # host-wide exit table's samples, min, max and average equal those of
 # kvm_exit/kvm_entry records paired here, per host thread, from the
-# dump's text (the relative time column and trace-cmd's event names).
+# dump's text (the relative time column and trace-cmd's event names),
+# and each vcpu's table those of its host thread.
 # Rows are compared as sorted (samples, min, max, avg) tuples, so that
 # the kernel's names (SVM's "EXIT_IOIO") need not match vmalyze's.  And
 # the vcpu threads' ids and names are those trace-cmd report prints.
@@ -34,29 +35,52 @@ for f in "$top_srcdir"/traces/kvm/*.dat "$SHARED"/traces/kvm-*.dat; do
 		task = $(i - 1); sub(/.*-/, "", task)
 		ev = $(i + 2)
 		if (ev == "kvm_exit:") {
-			if (task in open) { n[open[task]]++ }
+			if (task in open) { n[open[task]]++; tn[task SUBSEP open[task]]++ }
 			open[task] = $(i + 4); at[task] = t
 		} else if (ev == "kvm_entry:" && (task in open)) {
 			r = open[task]; d = t - at[task]; delete open[task]
-			n[r]++
-			if (d > 0) { c[r]++; s[r] += d; if (!(r in mn) || d < mn[r]) mn[r] = d; if (d > mx[r]) mx[r] = d }
+			k = task SUBSEP r
+			n[r]++; tn[k]++
+			if (d > 0) {
+				c[r]++; s[r] += d; if (!(r in mn) || d < mn[r]) mn[r] = d; if (d > mx[r]) mx[r] = d
+				tc[k]++; ts[k] += d; if (!(k in tmn) || d < tmn[k]) tmn[k] = d; if (d > tmx[k]) tmx[k] = d
+			}
 		}
 	}
 	END {
-		for (k in open) n[open[k]]++
+		for (k in open) { n[open[k]]++; tn[k SUBSEP open[k]]++ }
 		for (r in n) printf "%d %.0f %.0f %.0f\n", n[r], mn[r], mx[r], c[r] ? int(s[r] / c[r]) : 0
+		for (k in tn) {
+			split(k, kr, SUBSEP)
+			printf "%s %d %.0f %.0f %.0f\n", kr[1], tn[k], tmn[k], tmx[k],
+				tc[k] ? int(ts[k] / tc[k]) : 0 > "/dev/stderr"
+		}
 	}' \
-		"$tmp/dump" | sort -n >"$tmp/pairs"
+		"$tmp/dump" 2>"$tmp/tpairs.raw" | sort -n >"$tmp/pairs"
+	sort "$tmp/tpairs.raw" >"$tmp/tpairs"
 	"$VMALYZE" --format kvm-stat "$f" 2>/dev/null | awk '
 		/^Analyze events for all VMs/ { on = 1; next }
 		on && /Total Samples/ { exit }
 		on && $2 ~ /^[0-9]+$/ { print $2, $5, $6, $7 }' | sort -n >"$tmp/stat"
+	# Per vcpu: its thread's pairs against its own table.
+	"$VMALYZE" --format kvm-stat "$f" 2>/dev/null | awk '
+		/^Analyze events for .*, VCPU [0-9]+ \(thread [0-9]+/ { t = $0; sub(/.*\(thread /, "", t); sub(/[^0-9].*/, "", t); next }
+		/^Analyze events for/ { t = ""; next }
+		t != "" && /Total Samples/ { t = ""; next }
+		t != "" && $2 ~ /^[0-9]+$/ { print t, $2, $5, $6, $7 }' | sort >"$tmp/tstat"
 	checked=$((checked + 1))
 	if cmp -s "$tmp/pairs" "$tmp/stat" && [ -s "$tmp/stat" ]; then
 		echo "ok   $name: $(wc -l <"$tmp/stat") exit reasons equal the pairing"
 	else
 		echo "FAIL $name: pairing (samples min max avg) vs kvm-stat"
 		diff "$tmp/pairs" "$tmp/stat" | head -10
+		fails=$((fails + 1))
+	fi
+	if cmp -s "$tmp/tpairs" "$tmp/tstat" && [ -s "$tmp/tstat" ]; then
+		echo "ok   $name: $(wc -l <"$tmp/tstat") vcpu rows equal the pairing by thread"
+	else
+		echo "FAIL $name: pairing by thread (thread samples min max avg) vs kvm-stat's vcpu tables"
+		diff "$tmp/tpairs" "$tmp/tstat" | head -10
 		fails=$((fails + 1))
 	fi
 done
