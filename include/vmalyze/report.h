@@ -263,6 +263,7 @@ struct vma_report {
 	struct vma_report_event *events;       /* non-zero KVM event counts, by kind */
 	uint32_t nr_events;
 	struct vma_report_totals totals;       /* over every vcpu kept (with .totals) */
+	bool filtered;        /* --domain/--vm or --vcpu left rows out */
 	struct vma_report_worst *worst;        /* --top: longest first */
 	uint32_t nr_worst;
 	struct vma_report_priv *priv;          /* what the report owns */
@@ -303,7 +304,7 @@ struct vma_report_build {
 	const struct vma_report_filter *filter; /* NULL: every row */
 	const struct vma_worst *worst;         /* --top's list, or NULL */
 	bool totals;                           /* fill the VM and host-wide totals */
-	uint64_t origin;                       /* the trace's first stamp (--time), 0: the machine's */
+	uint64_t origin;                       /* the trace's first stamp; 0: the machine's */
 };
 
 /*

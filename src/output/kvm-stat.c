@@ -150,8 +150,8 @@ static void print_table(const struct vma_summary_ctx *c, enum vma_stat_event ev,
 			" %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n",
 			t->rows[i].label, s->events,
 			samples ? 100.0 * (double)s->events / (double)samples : 0.0,
-			time ? 100.0 * (double)s->total / (double)time : 0.0, s->min, s->max, s->mean,
-			s->stddev, s->p5, s->p50, s->p95);
+			time ? 100.0 * (double)s->total / (double)time : 0.0, s->min, s->max,
+			s->mean, s->stddev, s->p5, s->p50, s->p95);
 	}
 	fprintf(out, "\nTotal Samples:%" PRIu64 ", Total events handled time:%" PRIu64 " %s.\n\n",
 		samples, time, c->unit);
@@ -199,21 +199,25 @@ int vma_render_kvm_stat(struct vma_render *ctx, const struct vma_report *r)
 		return VMA_OK;
 	{
 		const struct vma_report_totals *t = &r->totals;
-		const struct vma_report_address *const addr[4] = { t->mmio, t->io, t->msr, t->hcall };
+		const struct vma_report_address *const addr[4] = { t->mmio, t->io, t->msr,
+								   t->hcall };
 		const uint32_t na[4] = { t->nr_mmio, t->nr_io, t->nr_msr, t->nr_hcall };
 
-		rc = section(&c, o, "all VMs, all VCPUs", t->exits, t->nr_exits, addr, na);
+		rc = section(&c, o, r->filtered ? "the VMs and VCPUs kept (--vm, --vcpu)"
+			     : "all VMs, all VCPUs", t->exits, t->nr_exits, addr, na);
 	}
 	for (i = 0; rc == VMA_OK && i < r->nr_domains; i++) {
 		const struct vma_report_domain *d = &r->domains[i];
 		const struct vma_report_totals *t = &d->totals;
-		const struct vma_report_address *const addr[4] = { t->mmio, t->io, t->msr, t->hcall };
+		const struct vma_report_address *const addr[4] = { t->mmio, t->io, t->msr,
+								   t->hcall };
 		const uint32_t na[4] = { t->nr_mmio, t->nr_io, t->nr_msr, t->nr_hcall };
 
 		if (!t->nr_exits)
 			continue;
 		vm_title(vm, sizeof(vm), r, d);
-		snprintf(title, sizeof(title), "%s, all VCPUs", vm);
+		snprintf(title, sizeof(title), "%s, %s", vm,
+			 r->filtered ? "the VCPUs kept" : "all VCPUs");
 		rc = section(&c, o, title, t->exits, t->nr_exits, addr, na);
 		for (j = 0; rc == VMA_OK && j < d->nr_vcpus; j++) {
 			const struct vma_report_vcpu *v = &d->vcpus[j];

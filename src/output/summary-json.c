@@ -265,8 +265,9 @@ static void json_worst(FILE *out, const struct vma_report *r)
 		const struct vma_report_worst *w = &r->worst[i];
 		char what[64];
 
-		fprintf(out, "%s{\"tsc\":%" PRIu64 ",\"seconds\":%.9f,\"unit\":\"%s\",\"length\":%" PRIu64
-			     ",\"domain\":%u,\"vcpu\":%u,\"reason\":%u,\"reason_name\":",
+		fprintf(out, "%s{\"tsc\":%" PRIu64 ",\"seconds\":%.9f,\"unit\":\"%s\""
+			     ",\"length\":%" PRIu64 ",\"domain\":%u,\"vcpu\":%u,\"reason\":%u"
+			     ",\"reason_name\":",
 			i ? "," : "", w->tsc,
 			vma_report_seconds(r, w->tsc >= r->first_tsc ? w->tsc - r->first_tsc : 0),
 			unit_name(r), w->ticks, w->domain, w->vcpu, w->reason);

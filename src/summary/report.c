@@ -879,6 +879,7 @@ struct vma_report *vma_report_create(const struct vma_machine *m,
 	r->records = m->records;
 	r->lost_records = m->lost_records;
 	r->vendor_known = m->vendor_known;
+	r->filtered = how->filter && (how->filter->domain_set || how->filter->vcpu_set);
 	build_machine_rows(&b, m);
 	if (b.full && how->totals && !b.failed)
 		build_totals(&b);
