@@ -98,7 +98,7 @@ void vma_pipeline_close(struct vma_pipeline *p);
 struct vma_machine *vma_pipeline_machine(const struct vma_pipeline *p);
 const struct vma_input *vma_pipeline_input(const struct vma_pipeline *p);
 uint64_t vma_pipeline_hz(const struct vma_pipeline *p);
-/* The time stamp of the trace's first record, before --time's window; 0 before it. */
+/* --time: the time stamp of the trace's first record, before the window; else 0. */
 uint64_t vma_pipeline_first_tsc(const struct vma_pipeline *p);
 /* Streams the input announced so far. */
 uint32_t vma_pipeline_streams(const struct vma_pipeline *p);

@@ -56,7 +56,9 @@ struct vma_report_stat {
 	/*
 	 * Population standard deviation of the count-weighted samples, from
 	 * the distribution's buckets (each taken at its exact mean): exact
-	 * below 64 ticks, within 1/64 of the value above.  0 without FULL.
+	 * below 64 ticks, within 1/64 of the value above.  Filled in FULL
+	 * reports of KVM traces and with .totals (the outputs that print it),
+	 * else 0.
 	 */
 	uint64_t stddev;
 	enum vma_cycles_weight weight;

@@ -198,8 +198,7 @@ static void note_progress(struct vma_pipeline *p, const struct vma_stream *strea
 	atomic_store_explicit(p->opts.progress, p->furthest, memory_order_relaxed);
 }
 
-/* --time: is @tsc outside the window?  The window is placed at the first record,
- * which is noted with or without a window. */
+/* --time: is @tsc outside the window?  The window is placed at the first record. */
 static bool outside_window(struct vma_pipeline *p, uint64_t tsc)
 {
 	if (!p->have_first) {
@@ -210,22 +209,67 @@ static bool outside_window(struct vma_pipeline *p, uint64_t tsc)
 		p->from = (uint64_t)(p->opts.time_start * hz);
 		p->to = p->opts.time_end > 0 ? (uint64_t)(p->opts.time_end * hz) : UINT64_MAX;
 	}
-	if (!p->opts.time_set)
-		return false;
 	if (tsc < p->first_tsc)
 		return p->from > 0;
 	return tsc - p->first_tsc < p->from || tsc - p->first_tsc > p->to;
+}
+
+/*
+ * The record loop, made twice by the compiler: with --time's window test
+ * and without, so that a run without --time pays nothing for it.
+ */
+static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p,
+							   const struct vma_pipeline_hooks *h,
+							   const bool windowed, bool *interrupted)
+{
+	struct vma_stream *stream, *ended;
+	struct vma_outcome outcome;
+	int rc;
+
+	for (;;) {
+		/* SIGINT/SIGTERM: the input ends here, and what was read is reported. */
+		if (p->opts.input.stop && *p->opts.input.stop) {
+			*interrupted = true;
+			return VMA_OK;
+		}
+		rc = vma_feed_next(p->feed, &stream);
+		while ((ended = vma_feed_pop_ended(p->feed))) {
+			if (p->machine)
+				vma_machine_pcpu_end(p->machine, ended->pcpu);
+		}
+		if (rc == VMA_END)
+			return VMA_OK;
+		if (rc < 0)
+			return rc;
+		if (p->opts.progress && (++p->nr_records & 0xffff) == 0)
+			note_progress(p, stream);
+		if (windowed && outside_window(p, stream->rec.tsc))
+			continue;
+		if (h->before) {
+			rc = h->before(h->arg, p->machine, stream);
+			if (rc < 0)
+				return rc;
+		}
+		if (p->machine) {
+			rc = vma_dispatch(p->machine, &stream->rec, &outcome);
+			if (rc < 0)
+				return rc;
+		}
+		if (h->after) {
+			rc = h->after(h->arg, p->machine, stream, p->machine ? &outcome : NULL);
+			if (rc < 0)
+				return rc;
+		}
+	}
 }
 
 int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *hooks)
 {
 	static const struct vma_pipeline_hooks none;
 	const struct vma_pipeline_hooks *h = hooks ? hooks : &none;
-	struct vma_stream *stream, *ended;
-	struct vma_outcome outcome;
 	unsigned int threads = p->opts.threads;
 	bool interrupted = false;
-	int rc, status = VMA_OK;
+	int status;
 
 	/*
 	 * One thread for a pipe: its reader waits for data and has the caller
@@ -238,49 +282,8 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 	if (p->in->streaming || (h->describe && p->in->ops->describe) || p->opts.wrap_stream)
 		threads = 1;
 	(void)vma_feed_start(p->feed, threads);
-	for (;;) {
-		/* SIGINT/SIGTERM: the input ends here, and what was read is reported. */
-		if (p->opts.input.stop && *p->opts.input.stop) {
-			interrupted = true;
-			break;
-		}
-		rc = vma_feed_next(p->feed, &stream);
-		while ((ended = vma_feed_pop_ended(p->feed))) {
-			if (p->machine)
-				vma_machine_pcpu_end(p->machine, ended->pcpu);
-		}
-		if (rc == VMA_END)
-			break;
-		if (rc < 0) {
-			status = rc;
-			break;
-		}
-		if (p->opts.progress && (++p->nr_records & 0xffff) == 0)
-			note_progress(p, stream);
-		if (outside_window(p, stream->rec.tsc))
-			continue;
-		if (h->before) {
-			rc = h->before(h->arg, p->machine, stream);
-			if (rc < 0) {
-				status = rc;
-				break;
-			}
-		}
-		if (p->machine) {
-			rc = vma_dispatch(p->machine, &stream->rec, &outcome);
-			if (rc < 0) {
-				status = rc;
-				break;
-			}
-		}
-		if (h->after) {
-			rc = h->after(h->arg, p->machine, stream, p->machine ? &outcome : NULL);
-			if (rc < 0) {
-				status = rc;
-				break;
-			}
-		}
-	}
+	status = p->opts.time_set ? run_loop(p, h, true, &interrupted)
+				  : run_loop(p, h, false, &interrupted);
 	vma_feed_stop(p->feed);
 	if (interrupted)
 		p->in->interrupted = true; /* the reader thread, if any, is done with it */

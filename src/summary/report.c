@@ -29,6 +29,7 @@ struct builder {
 	const struct vma_report_build *how;
 	struct vma_report *r;
 	bool full;
+	bool spread; /* stddev too: only the outputs that print it pay for it */
 	bool failed; /* out of memory */
 };
 
@@ -108,7 +109,8 @@ static void fill_stat(const struct builder *b, struct vma_report_stat *st,
 	st->p95 = vma_cycles_quantile(s, w, 95, 100);
 	st->min = vma_cycles_min(c);
 	st->max = vma_cycles_max(c);
-	st->stddev = stddev_of(c);
+	if (b->spread)
+		st->stddev = stddev_of(c);
 	st->dist = c;
 }
 
@@ -859,10 +861,12 @@ struct vma_report *vma_report_create(const struct vma_machine *m,
 				     const struct vma_report_build *how)
 {
 	struct vma_report *r = calloc(1, sizeof(*r));
-	struct builder b = { how, r, how->detail == VMA_REPORT_FULL, false };
+	struct builder b = { how, r, how->detail == VMA_REPORT_FULL, false, false };
 
 	if (!r)
 		return NULL;
+	/* KVM's JSON and kvm-stat print the spread; Xen's text and JSON do not. */
+	b.spread = b.full && (m->kvm || how->totals);
 	r->priv = calloc(1, sizeof(*r->priv));
 	if (!r->priv) {
 		free(r);
