@@ -9,6 +9,9 @@
 
 #include <stdint.h>
 
+/* arm64 exits that are not traps get reason VMA_ARM_REASON_EXCEPTION + type. */
+#define VMA_ARM_REASON_EXCEPTION 0x1000u
+
 /* Name of an arm64 exit reason as above; NULL for an unnamed one. */
 const char *vma_arm_exit_name(uint32_t reason);
 

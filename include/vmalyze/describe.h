@@ -53,4 +53,30 @@ struct vma_describe_ctx {
 void vma_describe_xen(struct vma_strbuf *sb, const struct vma_record *rec,
 		      const struct vma_describe_ctx *ctx);
 
+/*
+ * --- How xenalyze lays out a record's dump line ---
+ *
+ * xenalyze's line is: mark, time, pcpu columns, " dNvM", " " and the text
+ * vma_describe_xen() produces.  Some records break that pattern.
+ */
+enum vma_xen_dump_layout {
+	VMA_XEN_DUMP_NORMAL,   /* mark, time, pcpus, vcpu, text */
+	VMA_XEN_DUMP_NO_VCPU,  /* " %3u.%09u <pcpus> text": no vcpu column,
+				* time printed even when zero (pf_inject,
+				* inj_exc, reinj_virq, destroy_proc) */
+	VMA_XEN_DUMP_NO_TIME,  /* 15 spaces, pcpus, text: no time, no vcpu
+				* (the end of a lost-records gap) */
+	VMA_XEN_DUMP_SILENT,   /* xenalyze prints no line for this record */
+};
+
+enum vma_xen_dump_layout vma_xen_dump_layout(const struct vma_record *rec,
+					     const struct vma_describe_ctx *ctx);
+
+/*
+ * The first column xenalyze prints: ']' for exits, entries and records
+ * attached to an open exit, '!' for HVM records it ignores because no exit
+ * is open, ' ' otherwise.
+ */
+char vma_xen_dump_mark(const struct vma_record *rec, const struct vma_describe_ctx *ctx);
+
 #endif /* VMALYZE_DESCRIBE_H */

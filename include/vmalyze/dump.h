@@ -19,14 +19,35 @@
 #include "vmalyze/dispatch.h"
 #include "vmalyze/input.h"
 #include "vmalyze/state.h"
+#include "vmalyze/strbuf.h"
 
 struct vma_dump;
 
 /*
- * vma_dump_create - dump to @out, with times in seconds of @cpu_hz ticks
- * (not 0).  Return: owned (vma_dump_destroy()); NULL when out of memory.
+ * The text of a record of an input that decodes its own records (KVM):
+ * appended to @sb, without a newline.  The run driver hands the input's
+ * function to the dump; Xen records are decoded by the output stage.
  */
-struct vma_dump *vma_dump_create(FILE *out, uint64_t cpu_hz);
+typedef void vma_dump_describe_fn(const struct vma_stream *stream, struct vma_strbuf *sb);
+
+/*
+ * How many records a Xen dump holds back, at most, until the trace has
+ * shown whether its exit codes are VMX's or SVM's (state.h,
+ * vma_vendor_note()).  Xen 4.17 and 4.18 give both vendors one vmexit id;
+ * an SVM trace shows itself at its first exit of code 0x60 or above,
+ * which comes within the first few exits.  A VMX trace never does: its
+ * first lines leave once this many are held (or at the end of the trace),
+ * with VMX names.  Held lines cost some 80 bytes each.
+ */
+#define VMA_DUMP_VENDOR_LOOKAHEAD (1u << 16)
+
+/*
+ * vma_dump_create - dump to @out, with times in seconds of @cpu_hz ticks
+ * (not 0).  @describe decodes the records of an input that has its own
+ * decoder (NULL: Xen records, decoded here).
+ * Return: owned (vma_dump_destroy()); NULL when out of memory.
+ */
+struct vma_dump *vma_dump_create(FILE *out, uint64_t cpu_hz, vma_dump_describe_fn *describe);
 void vma_dump_destroy(struct vma_dump *dump);
 
 struct vma_symbols;
@@ -77,7 +98,7 @@ void vma_dump_begin(struct vma_dump *dump, const struct vma_machine *machine,
 /*
  * vma_dump_end - finish the line, now that @out says how the record was
  * taken.  Lines are written in batches of some hundred kilobytes, as
- * vma_dump_flush() writes them.
+ * vma_dump_flush() writes them, after the vendor look-ahead (above).
  * Return: VMA_OK, VMA_ERR_NOMEM, or VMA_ERR_OUTPUT when a batch could not
  * be written.
  */

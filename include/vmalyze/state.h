@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "vmalyze/arm-names.h"
 #include "vmalyze/cycles.h"
 #include "vmalyze/record.h"
 
@@ -177,8 +178,7 @@ struct vma_kvm_vm {
 	char vmm_comm[VMA_KVM_COMM_LEN]; /* its name, "" when not known */
 };
 
-/* arm64 exits that are not traps get reason VMA_ARM_REASON_EXCEPTION + type. */
-#define VMA_ARM_REASON_EXCEPTION 0x1000u
+/* arm64 exit reasons (VMA_ARM_REASON_EXCEPTION) are in arm-names.h. */
 
 struct vma_vcpu {
 	struct vma_domain *domain; /* borrowed: owns this vcpu */

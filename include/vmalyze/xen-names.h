@@ -8,9 +8,6 @@
  * Intel SDM, the AMD APM, Linux or Xen use, in the same style.  Every
  * lookup returns a static string, or NULL when the code has no name: the
  * caller decides how to print an unnamed code (xenalyze prints it in hex).
- *
- * The second part of this header states facts about how xenalyze lays out
- * a record's line in dump mode (`xenalyze -a`), for the dump driver.
  */
 #ifndef VMALYZE_XEN_NAMES_H
 #define VMALYZE_XEN_NAMES_H
@@ -18,8 +15,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "vmalyze/describe.h"
-#include "vmalyze/record.h"
 
 /*
  * HVM exit codes.  VMX codes are basic exit reasons (bits 15:0 of the
@@ -85,31 +80,5 @@ const char *vma_mem_event_name(uint32_t minor);
 
 /* Shadow fault classes by minor number: "propagate" (1) ... */
 const char *vma_shadow_fault_name(uint32_t minor);
-
-/*
- * --- How xenalyze lays out a record's dump line ---
- *
- * xenalyze's line is: mark, time, pcpu columns, " dNvM", " " and the text
- * vma_describe_xen() produces.  Some records break that pattern.
- */
-enum vma_xen_dump_layout {
-	VMA_XEN_DUMP_NORMAL,   /* mark, time, pcpus, vcpu, text */
-	VMA_XEN_DUMP_NO_VCPU,  /* " %3u.%09u <pcpus> text": no vcpu column,
-				* time printed even when zero (pf_inject,
-				* inj_exc, reinj_virq, destroy_proc) */
-	VMA_XEN_DUMP_NO_TIME,  /* 15 spaces, pcpus, text: no time, no vcpu
-				* (the end of a lost-records gap) */
-	VMA_XEN_DUMP_SILENT,   /* xenalyze prints no line for this record */
-};
-
-enum vma_xen_dump_layout vma_xen_dump_layout(const struct vma_record *rec,
-					     const struct vma_describe_ctx *ctx);
-
-/*
- * The first column xenalyze prints: ']' for exits, entries and records
- * attached to an open exit, '!' for HVM records it ignores because no exit
- * is open, ' ' otherwise.
- */
-char vma_xen_dump_mark(const struct vma_record *rec, const struct vma_describe_ctx *ctx);
 
 #endif /* VMALYZE_XEN_NAMES_H */

@@ -3,9 +3,7 @@
  * The run driver: sends one input through the pipeline (pipeline.h) and
  * reports: a dump line per record, or reports built from the machine
  * (report.h) at each interval's end and at the end, given to the
- * renderer the options chose.  One pass over the data; only dump mode of
- * a Xen file reads a little of it twice, to learn whether its exit codes
- * are Intel's or AMD's before printing the first exit.
+ * renderer the options chose.  One pass over the data.
  */
 #include <string.h>
 #include <unistd.h>
@@ -26,41 +24,6 @@
 #include "vmalyze/state.h"
 #include "vmalyze/status.h"
 #include "vmalyze/worst.h"
-
-/* How much of a file the vendor look-ahead reads at most. */
-#define VENDOR_PROBE_RECORDS (1u << 20)
-
-/* Streams found by the look-ahead: read one after the other, no merge. */
-struct probe_ctx {
-	struct vma_machine *machine;
-	uint32_t seen;
-};
-
-static int probe_stream(void *arg, struct vma_stream *stream)
-{
-	struct probe_ctx *ctx = arg;
-
-	while (ctx->seen < VENDOR_PROBE_RECORDS && !ctx->machine->vendor_known &&
-	       stream->next(stream) == VMA_OK) {
-		vma_vendor_note(ctx->machine, &stream->rec);
-		ctx->seen++;
-	}
-	return VMA_OK;
-}
-
-static void probe_vendor(const char *path, const struct vma_input_options *inopts,
-			 struct vma_machine *machine)
-{
-	struct vma_diag *quiet = vma_diag_create(VMA_LVL_MAX_TOLERABLE, VMA_VERB_QUIET);
-	struct probe_ctx ctx = { machine, 0 };
-	struct vma_input *in = NULL;
-
-	if (!quiet)
-		return;
-	if (vma_input_open(path, inopts, quiet, probe_stream, &ctx, &in) == VMA_OK)
-		vma_input_close(in);
-	vma_diag_destroy(quiet);
-}
 
 /* Names of the KVM event kinds the state stage counts, from the input. */
 static const char *kvm_kind_name(const void *arg, uint32_t kind)
@@ -437,11 +400,7 @@ int vma_run_source(const struct vma_options *opts, const struct vma_run_source *
 		goto out;
 	}
 	if (opts->dump || opts->dump_raw_process) {
-		/* A pipe, a FIFO or a member cannot be read twice. */
-		if (opts->dump && ctx.in->family == VMA_FAMILY_XEN && !opts->svm_mode &&
-		    !ctx.in->streaming && src->fd < 0)
-			probe_vendor(path, &popts.input, machine);
-		ctx.dump = vma_dump_create(out, ctx.hz);
+		ctx.dump = vma_dump_create(out, ctx.hz, ctx.in->ops->describe);
 		if (!ctx.dump) {
 			status = VMA_ERR_NOMEM;
 			goto out;

@@ -7,7 +7,6 @@
 #include <stddef.h>
 
 #include "vmalyze/arm-names.h"
-#include "vmalyze/state.h"
 
 static const char *const classes[0x40] = {
 	[0x00] = "UNKNOWN",     [0x01] = "WFx",         [0x03] = "CP15_32",

@@ -3,6 +3,8 @@
  * The triage table: every record goes, by its class, to one state handler,
  * after the checks that class needs.  A failed check leaves the record
  * shown with '!' and otherwise ignored, with a warning once per kind.
+ * The checks only read the model; a vcpu's first typed record is typed by
+ * its handler.
  *
  * Xen classes are one-hot bits in the 12-bit main field of the event id;
  * a record with no bit or several (TRC_GUEST records, garbage) has no
@@ -101,17 +103,6 @@ static inline int handle(struct vma_machine *m, struct vma_pcpu *p, const struct
 	return t->handler(m, p, rec, out);
 }
 
-/* The vcpu's first typed record gives it the class's type. */
-static __attribute__((noinline)) int handle_typing(struct vma_machine *m, struct vma_pcpu *p,
-						   const struct triage *t,
-						   const struct vma_record *rec,
-						   struct vma_outcome *out, uint32_t bytes)
-{
-	if (!vma_vcpu_set_type(p->current, t->type))
-		return check_failed(m, p, t, rec, out);
-	return handle(m, p, t, rec, out, bytes);
-}
-
 /*
  * The class's checks, then its handler.  Every call here is a tail call,
  * so that the path of most records needs no stack frame.
@@ -131,8 +122,10 @@ static inline int check_and_handle(struct vma_machine *m, struct vma_pcpu *p,
 		return handle(m, p, t, rec, out, bytes);
 	if (t->not_idle && __builtin_expect(v->domain->did == VMA_IDLE_DOMAIN, 0))
 		return check_failed(m, p, t, rec, out);
-	if (__builtin_expect(v->type != t->type, 0) && t->type != VMA_VCPU_NONE)
-		return handle_typing(m, p, t, rec, out, bytes);
+	/* An untyped vcpu passes: the handler gives it the class's type. */
+	if (__builtin_expect(v->type != t->type, 0) && t->type != VMA_VCPU_NONE &&
+	    v->type != VMA_VCPU_NONE)
+		return check_failed(m, p, t, rec, out);
 	return handle(m, p, t, rec, out, bytes);
 }
 

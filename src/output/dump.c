@@ -8,6 +8,13 @@
  * must and no more: the prefix is written in place through a cursor, the
  * time without a division, the text by the decoders' appending primitives,
  * and lines leave in batches.
+ *
+ * A Xen trace says whether its exit codes are VMX's or SVM's only at its
+ * first SVM-only exit code (vma_vendor_note()), so the first lines are held
+ * until it has (or until VMA_DUMP_VENDOR_LOOKAHEAD records are held, or the
+ * trace ends: VMX).  A held line whose text would differ under SVM keeps
+ * that text aside, and the held lines get it if the trace turns out SVM.
+ * The input is read once, so a pipe or FIFO is dumped like a file.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -69,8 +76,19 @@ static uint64_t divide(const struct divisor *dv, uint64_t n)
 	return (t + ((n - t) >> dv->sh1)) >> dv->sh2;
 }
 
+/* A held line whose text is another under SVM (offsets in the dump's lines). */
+struct held_alt {
+	size_t line;     /* the line's first byte, its mark */
+	size_t text;     /* its text, which ends at ... */
+	size_t text_end; /* ... its newline */
+	size_t alt;      /* the SVM text, in alt_text */
+	size_t alt_len;
+	char alt_mark;
+};
+
 struct vma_dump {
 	FILE *out;
+	vma_dump_describe_fn *describe; /* NULL: Xen records, decoded here */
 	uint64_t cpu_hz;
 	struct divisor hz;           /* cpu_hz, to divide by quickly */
 	struct vma_strbuf lines;     /* finished lines, then the one being built */
@@ -90,12 +108,18 @@ struct vma_dump {
 	bool show_power;
 	uint8_t *power;              /* owned, nr_power entries */
 	size_t nr_power;
+	/* Vendor look-ahead. */
+	bool holding;                /* lines are held until the vendor is known */
+	uint32_t held;               /* records held */
+	struct vma_strbuf alt_text;  /* SVM texts of held lines */
+	struct held_alt *alts;       /* owned, in line order */
+	size_t nr_alts, cap_alts;
 };
 
 /* C-states xenalyze shows (a digit); pm_idle_start of a deeper one is ignored. */
 #define CSTATE_MAX 5
 
-struct vma_dump *vma_dump_create(FILE *out, uint64_t cpu_hz)
+struct vma_dump *vma_dump_create(FILE *out, uint64_t cpu_hz, vma_dump_describe_fn *describe)
 {
 	struct vma_dump *d = calloc(1, sizeof(*d));
 
@@ -103,8 +127,11 @@ struct vma_dump *vma_dump_create(FILE *out, uint64_t cpu_hz)
 		return NULL;
 	d->out = out;
 	d->cpu_hz = cpu_hz;
+	d->describe = describe;
+	d->holding = !describe;
 	divisor_init(&d->hz, cpu_hz);
 	vma_sb_init(&d->lines);
+	vma_sb_init(&d->alt_text);
 	return d;
 }
 
@@ -146,9 +173,98 @@ static int flush(struct vma_dump *d, bool direct)
 	return ok ? VMA_OK : VMA_ERR_OUTPUT;
 }
 
+/*
+ * The look-ahead ends: the held lines are final, with their SVM texts if
+ * @svm.  Return: VMA_OK or VMA_ERR_NOMEM.
+ */
+static __attribute__((noinline)) int release_held(struct vma_dump *d, bool svm)
+{
+	struct vma_strbuf out;
+	size_t at = 0, i;
+	int rc = VMA_OK;
+
+	d->holding = false;
+	if (svm && d->nr_alts) {
+		vma_sb_init(&out);
+		vma_sb_room(&out, d->lines.len + d->alt_text.len);
+		for (i = 0; i < d->nr_alts; i++) {
+			const struct held_alt *a = &d->alts[i];
+
+			vma_sb_put(&out, d->lines.buf + at, a->line - at);
+			vma_sb_putc(&out, a->alt_mark);
+			vma_sb_put(&out, d->lines.buf + a->line + 1, a->text - a->line - 1);
+			vma_sb_put(&out, d->alt_text.buf + a->alt, a->alt_len);
+			at = a->text_end;
+		}
+		vma_sb_put(&out, d->lines.buf + at, d->lines.len - at);
+		if (vma_sb_failed(&out)) {
+			vma_sb_free(&out);
+			rc = VMA_ERR_NOMEM;
+		} else {
+			d->done += out.len - d->lines.len;
+			vma_sb_free(&d->lines);
+			d->lines = out;
+		}
+	}
+	free(d->alts);
+	d->alts = NULL;
+	d->nr_alts = d->cap_alts = 0;
+	vma_sb_free(&d->alt_text);
+	return rc;
+}
+
+/*
+ * A held Xen record whose text was just appended to the lines from @text
+ * on, with @mark: keep its SVM text if that is another.
+ */
+static __attribute__((noinline)) int hold_alt(struct vma_dump *d, const struct vma_record *rec,
+					      size_t text, char mark)
+{
+	struct vma_describe_ctx svm_ctx = d->ctx;
+	size_t text_end = d->lines.len;
+	size_t alt = d->alt_text.len, len;
+	char alt_mark;
+
+	svm_ctx.svm = true;
+	alt_mark = vma_describe_xen_marked(&d->alt_text, rec, &svm_ctx);
+	if (vma_sb_failed(&d->alt_text))
+		return VMA_ERR_NOMEM;
+	len = d->alt_text.len - alt;
+	if (alt_mark == mark && len == text_end - text &&
+	    !memcmp(d->alt_text.buf + alt, d->lines.buf + text, len)) {
+		d->alt_text.len = alt;
+		if (d->alt_text.cap)
+			d->alt_text.buf[alt] = '\0';
+		return VMA_OK;
+	}
+	if (vma_grow(d->alts, &d->cap_alts, d->nr_alts + 1, 256))
+		return VMA_ERR_NOMEM;
+	d->alts[d->nr_alts++] = (struct held_alt){
+		.line = d->done, .text = text, .text_end = text_end,
+		.alt = alt, .alt_len = len, .alt_mark = alt_mark,
+	};
+	return VMA_OK;
+}
+
+/* A line ended while the lines are held (vendor look-ahead). */
+static __attribute__((noinline)) int end_held(struct vma_dump *d)
+{
+	const struct vma_machine *m = d->machine;
+	int rc;
+
+	if (!m->vendor_known && ++d->held < VMA_DUMP_VENDOR_LOOKAHEAD)
+		return VMA_OK;
+	rc = release_held(d, m->svm);
+	if (rc < 0)
+		return rc;
+	return d->done >= FLUSH_BYTES ? flush(d, true) : VMA_OK;
+}
+
 int vma_dump_flush(struct vma_dump *d)
 {
-	return flush(d, true);
+	int rc = d->holding ? release_held(d, d->machine && d->machine->svm) : VMA_OK;
+
+	return rc ? rc : flush(d, true);
 }
 
 void vma_dump_destroy(struct vma_dump *d)
@@ -159,8 +275,12 @@ void vma_dump_destroy(struct vma_dump *d)
 	 * Through stdio: destroying cannot report a failure, but the FILE
 	 * keeps it, for whoever flushes or closes it next.
 	 */
+	if (d->holding)
+		release_held(d, d->machine && d->machine->svm);
 	flush(d, false);
 	vma_sb_free(&d->lines);
+	vma_sb_free(&d->alt_text);
+	free(d->alts);
 	free(d->power);
 	free(d->volume_mark);
 	free(d);
@@ -248,6 +368,9 @@ void vma_dump_raw_process(struct vma_dump *d, bool lines)
 	d->raw_process = true;
 	d->no_lines = !lines;
 	d->extras = true;
+	/* Raw lines only: no text depends on the vendor. */
+	if (!lines)
+		d->holding = false;
 }
 
 /*
@@ -486,6 +609,7 @@ end_line(struct vma_dump *d, const struct vma_stream *stream, const struct vma_o
 	struct vma_describe_ctx *ctx = &d->ctx;
 	struct vma_strbuf *sb = &d->lines;
 	char mark = ' ';
+	int rc;
 
 	if (extras && d->no_lines) {
 		if (vma_sb_failed(sb))
@@ -493,7 +617,7 @@ end_line(struct vma_dump *d, const struct vma_stream *stream, const struct vma_o
 		return d->done >= FLUSH_BYTES ? flush(d, true) : VMA_OK;
 	}
 
-	if (stream->input && stream->input->ops->describe) {
+	if (d->describe) {
 		/*
 		 * A KVM record names its own thread, hence its vcpu: show the
 		 * vcpu the state stage found for it, not the one before.
@@ -509,14 +633,19 @@ end_line(struct vma_dump *d, const struct vma_stream *stream, const struct vma_o
 			else
 				vma_sb_puts(sb, " d?v? ");
 		}
-		stream->input->ops->describe(stream, sb);
+		d->describe(stream, sb);
 	} else {
+		size_t text = sb->len;
+
 		ctx->svm = out->svm;
 		ctx->arc_open = out->arc_closed;
 		ctx->arc_cycles = out->arc_cycles;
 		ctx->orphan = out->orphan;
 		ctx->unprocessed = out->unprocessed;
 		mark = vma_describe_xen_marked(sb, rec, ctx);
+		if (__builtin_expect(d->holding, 0) && !out->svm && sb->len > d->done &&
+		    (rc = hold_alt(d, rec, text, mark)) < 0)
+			return rc;
 		if (extras && d->symbols && !out->unprocessed)
 			append_symbol(d, rec);
 		if (extras && d->show_power && note_power_state(d, rec) < 0)
@@ -532,6 +661,8 @@ end_line(struct vma_dump *d, const struct vma_stream *stream, const struct vma_o
 	if (vma_sb_failed(sb))
 		return VMA_ERR_NOMEM;
 	d->done = sb->len;
+	if (__builtin_expect(d->holding, 0))
+		return end_held(d);
 	if (d->done >= FLUSH_BYTES)
 		return flush(d, true);
 	return VMA_OK;

@@ -2,7 +2,8 @@
 /*
  * Accumulating closed exit arcs by reason and refinement (hvm-stats.h).
  * Exit codes are small (VMX < 100, SVM < 0x500), so reasons are indexed
- * directly; refinements under one reason are few and searched linearly.
+ * directly; the refinements under one reason are found through a hash
+ * index (the last one used is checked first).
  */
 #include <stdlib.h>
 #include <string.h>

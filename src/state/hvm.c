@@ -390,6 +390,9 @@ int vma_hvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_r
 	out->svm = exit_is_svm(m, rec->event);
 	if (sub == VMA_TRC_SUB(TRC_HVM_EMUL))
 		return VMA_OK;
+	/* Dispatch let an untyped vcpu through: its first HVM record types it. */
+	if (__builtin_expect(v->type != VMA_VCPU_HVM, 0))
+		vma_vcpu_set_type(v, VMA_VCPU_HVM);
 	if (rec->event & TRC_HVM_NESTEDFLAG) {
 		/* Nested exits are shown, not yet folded into arcs. */
 		vma_diag_warn_once(m->diag, "hvm-nested",

@@ -38,6 +38,10 @@ int vma_pv_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_re
 	uint32_t minor = rec->event & 0xff;  /* 64-bit flag dropped */
 	uint32_t id = rec->event & ~(uint32_t)TRC_64_FLAG;
 
+	/* Dispatch let an untyped vcpu through: its first PV record types it. */
+	if (p->current->type != VMA_VCPU_PV)
+		vma_vcpu_set_type(p->current, VMA_VCPU_PV);
+
 	bump(&pv->counts, &pv->nr_counts, minor);
 	if (id == TRC_PV_HYPERCALL_V2 || id == TRC_PV_HYPERCALL_SUBCALL) {
 		/* v2: word 0 is the hypercall number plus argument flags. */
