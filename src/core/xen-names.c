@@ -6,6 +6,7 @@
  */
 #include <stddef.h>
 
+#include "vmalyze/xen-events.h"
 #include "vmalyze/xen-names.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -442,47 +443,23 @@ const char *vma_extint_vector_name(uint32_t vector)
 }
 
 /* TRC_HVM_HANDLER minors; 0x1b-0x1f are unused. */
-static const char *const hvm_handler[VMA_HVM_HANDLER_LIMIT] = {
-	[0x00] = "(no handler)",
-	[0x01] = "pf_xen",
-	[0x02] = "pf_inject",
-	[0x03] = "inj_exc",
-	[0x04] = "inj_virq",
-	[0x05] = "reinj_virq",
-	[0x06] = "io_read",
-	[0x07] = "io_write",
-	[0x08] = "cr_read",
-	[0x09] = "cr_write",
-	[0x0a] = "dr_read",
-	[0x0b] = "dr_write",
-	[0x0c] = "msr_read",
-	[0x0d] = "msr_write",
-	[0x0e] = "cpuid",
-	[0x0f] = "intr",
-	[0x10] = "nmi",
-	[0x11] = "smi",
-	[0x12] = "vmcall",
-	[0x13] = "hlt",
-	[0x14] = "invlpg",
-	[0x15] = "mce",
-	[0x16] = "io_assist",
-	[0x17] = "mmio_assist",
-	[0x18] = "clts",
-	[0x19] = "lmsw",
-	[0x1a] = "rdtsc",
-	[0x20] = "intr_window",
-	[0x21] = "npf",
-	[0x22] = "realmode_emulate",
-	[0x23] = "trap",
-	[0x24] = "trap_debug",
-	[0x25] = "vlapic",
-	[0x26] = "xcr_read",
-	[0x27] = "xcr_write",
-};
-
+/*
+ * Handler names are the HVM event table's (xen-events.h); minor 0 is
+ * xenalyze's label for an exit no handler record refined.  The XCR records
+ * exist only in their 64-bit form.
+ */
 const char *vma_hvm_handler_name(uint32_t minor)
 {
-	return lookup(hvm_handler, ARRAY_LEN(hvm_handler), minor);
+	enum vma_xe_index i;
+
+	if (minor == 0)
+		return "(no handler)";
+	if (minor >= VMA_HVM_HANDLER_LIMIT)
+		return NULL;
+	i = vma_xen_event_index(TRC_HVM_HANDLER + minor);
+	if (i == VMA_XE_NONE)
+		i = vma_xen_event_index(TRC_HVM_HANDLER + TRC_64_FLAG + minor);
+	return i == VMA_XE_NONE ? NULL : vma_xen_events[i].name;
 }
 
 static const char *const pv_event[] = {

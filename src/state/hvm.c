@@ -21,6 +21,7 @@
 #include "vmalyze/state-handlers.h"
 #include "vmalyze/status.h"
 #include "vmalyze/trace-ids.h"
+#include "vmalyze/xen-events.h"
 
 #define HANDLER_ID(ev) ((ev) & ~(uint32_t)TRC_64_FLAG)
 
@@ -242,7 +243,7 @@ void vma_vendor_note(struct vma_machine *m, const struct vma_record *rec)
 	if (m->vendor_known)
 		return;
 	if (base == TRC_HVM_SVM_EXIT || (base == TRC_HVM_VMX_EXIT && rec->nr_data &&
-					 rec->data[0] >= SVM_ONLY_CODES)) {
+					 vma_xf_exit_reason(rec) >= SVM_ONLY_CODES)) {
 		m->svm = true;
 		m->vendor_known = true;
 	}
@@ -258,42 +259,42 @@ static bool exit_is_svm(const struct vma_machine *m, uint32_t event)
 	return m->svm;
 }
 
-static void vmexit(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
-		   struct vma_outcome *out)
+/* The state column of the HVM event table (xen-events.h). */
+typedef void hvm_event_fn(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
+			  struct vma_outcome *out);
+
+static inline __attribute__((always_inline)) void vmexit(struct vma_machine *m,
+							 struct vma_vcpu *v,
+							 const struct vma_record *rec,
+							 struct vma_outcome *out)
 {
 	struct vma_hvm *h = &v->hvm;
-	bool wide = rec->event & TRC_64_FLAG;
 	uint8_t dflt = m->options.default_paging_levels;
 
-	if (rec->nr_data < (wide ? 3 : 2)) {
-		vma_diag_warn_once(m->diag, "hvm-vmexit-size",
-				   "vmexit record 0x%x with %u payload words; not processed",
-				   rec->event, rec->nr_data);
-		out->unprocessed = true;
-		return;
-	}
 	/*
 	 * 64-bit exits mean a 4-level guest; a 32-bit one after that, the
 	 * user's default levels if not 4, else 2 (xenalyze's guess).
 	 */
 	if (!h->paging_levels)
 		h->paging_levels = dflt;
-	if (wide)
+	if (vma_xe_wide(rec))
 		h->paging_levels = 4;
 	else if (h->paging_levels == 4)
 		h->paging_levels = dflt && dflt != 4 ? dflt : 2;
 	h->mmio_in_arc = false;
 	commit_pending(h);
 	h->vmexit_valid = true;
-	h->exit_reason = rec->data[0];
-	h->rip = wide ? vma_rec_u64(rec, 1) : rec->data[1];
+	h->exit_reason = vma_xf_exit_reason(rec);
+	h->rip = vma_xf_exit_rip(rec);
 	h->exit_tsc = rec->tsc;
 	h->entry_tsc = 0;
 	memset(&h->inflight, 0, sizeof(h->inflight));
 }
 
-static void vmentry(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
-		    struct vma_outcome *out)
+static inline __attribute__((always_inline)) void vmentry(struct vma_machine *m,
+							  struct vma_vcpu *v,
+							  const struct vma_record *rec,
+							  struct vma_outcome *out)
 {
 	struct vma_hvm *h = &v->hvm;
 
@@ -308,20 +309,6 @@ static void vmentry(struct vma_machine *m, struct vma_vcpu *v, const struct vma_
 	h->entry_tsc = rec->tsc;
 }
 
-/* Handler records that describe guest state, not the open exit. */
-static bool handler_needs_exit(uint32_t event)
-{
-	switch (HANDLER_ID(event)) {
-	case TRC_HVM_PF_INJECT:
-	case TRC_HVM_REINJ_VIRQ:
-	case TRC_HVM_INJ_EXC:
-	case TRC_HVM_INJ_VIRQ:
-	case TRC_HVM_INTR_WINDOW:
-		return false;
-	}
-	return true;
-}
-
 /*
  * What a handler record tells about the arc: its key (port, address, MSR,
  * CR number, hypercall, vector) and direction.  Only the first refining
@@ -333,63 +320,152 @@ static bool is_io(uint32_t id)
 	       id == TRC_HVM_IOMEM_READ || id == TRC_HVM_IOMEM_WRITE;
 }
 
-static void refine(struct vma_hvm_inflight *in, const struct vma_record *rec, bool svm)
+static void refine_arc(struct vma_hvm_inflight *in, const struct vma_record *rec, bool svm)
 {
 	uint32_t id = HANDLER_ID(rec->event);
-	bool wide = rec->event & TRC_64_FLAG;
 
 	/* The device access explains a nested-page-fault exit better. */
 	if (in->handler && !(is_io(id) && in->handler == TRC_HVM_NPF))
 		return;
 	in->handler = id;
+	in->key = 0;
 	switch (id) {
 	case TRC_HVM_IOPORT_READ:
 	case TRC_HVM_IOPORT_WRITE:
-		in->key = rec->nr_data ? rec->data[0] : 0;
-		in->is_write = id == TRC_HVM_IOPORT_WRITE;
+		in->key = vma_xf_io_port(rec);
+		in->is_write = vma_xf_io_write(rec);
 		break;
 	case TRC_HVM_IOMEM_READ:
 	case TRC_HVM_IOMEM_WRITE:
-		in->key = wide && rec->nr_data >= 2 ? vma_rec_u64(rec, 0)
-						    : (rec->nr_data ? rec->data[0] : 0);
-		in->is_write = id == TRC_HVM_IOMEM_WRITE;
+		in->key = vma_xf_mmio_gpa(rec);
+		in->is_write = vma_xf_mmio_write(rec);
 		break;
 	case TRC_HVM_CR_WRITE:
-		in->key = rec->nr_data ? rec->data[0] : 0;
-		in->value = wide && rec->nr_data >= 3 ? vma_rec_u64(rec, 1)
-						      : (rec->nr_data >= 2 ? rec->data[1] : 0);
+		in->key = vma_xf_cr(rec);
+		in->value = vma_xf_cr_value(rec);
 		in->is_write = true;
 		break;
 	case TRC_HVM_CR_READ:
+		in->key = vma_xf_cr(rec);
+		in->is_write = false;
+		break;
 	case TRC_HVM_MSR_READ:
 	case TRC_HVM_MSR_WRITE:
+		in->key = vma_xf_msr(rec);
+		in->is_write = id == TRC_HVM_MSR_WRITE;
+		break;
 	case TRC_HVM_VMMCALL:
-		in->key = rec->nr_data ? rec->data[0] : 0;
-		in->is_write = id == TRC_HVM_CR_WRITE || id == TRC_HVM_MSR_WRITE;
+		in->key = vma_xf_vmcall_eax(rec);
+		in->is_write = false;
 		break;
 	case TRC_HVM_INTR:
-		/* SVM's interrupt record carries no vector. */
-		in->key = !svm && rec->nr_data ? rec->data[0] : 0;
-		break;
-	case TRC_HVM_NPF:
-		/* The faulting address is in the dump; one "npf" line sums them. */
-		in->key = 0;
+		in->key = vma_xf_intr_vector(rec, svm);
 		break;
 	default:
-		in->key = 0;
+		/* NPF: the faulting address is in the dump; one "npf" line sums them. */
 		break;
 	}
+}
+
+static void refine(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
+		   struct vma_outcome *out)
+{
+	refine_arc(&v->hvm.inflight, rec, out->svm);
+}
+
+static void rdtsc(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
+		  struct vma_outcome *out)
+{
+	refine_arc(&v->hvm.inflight, rec, out->svm);
+	v->hvm.last_rdtsc = vma_xf_rdtsc_value(rec);
+}
+
+static void mmio(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
+		 struct vma_outcome *out)
+{
+	refine_arc(&v->hvm.inflight, rec, out->svm);
+	if (vma_xf_mmio_has_data(rec))
+		v->hvm.mmio_in_arc = true;
+}
+
+/* An injected interrupt (the record stands alone: no exit needed). */
+static void inj_virq(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
+		     struct vma_outcome *out)
+{
+	uint32_t vec = vma_xf_virq_vector(rec);
+
+	if (!stats_of(&v->hvm))
+		return;
+	v->hvm.stats->guest_irqs[vec < VMA_GUEST_VECTORS ? vec : VMA_GUEST_VECTORS]++;
+	w2h_inject(&v->hvm, vec);
+}
+
+/* Records the dump shows and the analysis does not use. */
+static void nothing(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
+		    struct vma_outcome *out)
+{
+}
+
+/* A handler record of no row: it refines the open exit, with no key. */
+static void unknown_handler(struct vma_vcpu *v, const struct vma_record *rec,
+			    struct vma_outcome *out)
+{
+	struct vma_hvm_inflight *in = &v->hvm.inflight;
+
+	if (!v->hvm.vmexit_valid) {
+		out->orphan = true;
+		return;
+	}
+	if (in->handler)
+		return;
+	in->handler = HANDLER_ID(rec->event);
+	in->key = 0;
+}
+
+/*
+ * One record of a row of the HVM list, the row's columns passed as the
+ * constants they are by vma_hvm_record()'s switch: each case compiles to
+ * its own checks and a direct call of its state handler.
+ */
+static inline __attribute__((always_inline)) void
+hvm_row(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
+	struct vma_outcome *out, enum vma_xe_index row, unsigned int words, unsigned int flags,
+	hvm_event_fn *state)
+{
+	/* Exits tell the vendor, short ones too. */
+	if (state == vmexit && !m->vendor_known) {
+		vma_vendor_note(m, rec);
+		out->svm = exit_is_svm(m, rec->event);
+	}
+	if ((flags & VMA_XE_EXIT) && !v->hvm.vmexit_valid) {
+		/* Shown as xenalyze shows it; still explains an early-closed arc. */
+		if (v->hvm.pending.active && is_io(HANDLER_ID(rec->event)) &&
+		    !vma_xe_short(rec, words, flags))
+			refine_arc(&v->hvm.pending.inflight, rec, out->svm);
+		out->orphan = true;
+		return;
+	}
+	if (__builtin_expect(vma_xe_short(rec, words, flags), 0)) {
+		vma_state_refuse_short(m, row, rec, out);
+		return;
+	}
+	state(m, v, rec, out);
 }
 
 int vma_hvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
 		   struct vma_outcome *out)
 {
 	struct vma_vcpu *v = p->current;
-	uint32_t sub = VMA_TRC_SUB(rec->event);
+	enum vma_xe_index row;
 
 	out->svm = exit_is_svm(m, rec->event);
-	if (sub == VMA_TRC_SUB(TRC_HVM_EMUL))
+	if (VMA_TRC_SUB(rec->event) == VMA_TRC_SUB(TRC_HVM_EMUL)) {
+		/* Not analysed (whatever runs); judged like the others, so the dump agrees. */
+		row = vma_xen_event_index(rec->event);
+		if (row != VMA_XE_NONE && vma_xen_event_short(row, rec))
+			vma_state_refuse_short(m, row, rec, out);
 		return VMA_OK;
+	}
 	/* Dispatch let an untyped vcpu through: its first HVM record types it. */
 	if (__builtin_expect(v->type != VMA_VCPU_HVM, 0))
 		vma_vcpu_set_type(v, VMA_VCPU_HVM);
@@ -400,49 +476,16 @@ int vma_hvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_r
 				   "analysed yet");
 		return VMA_OK;
 	}
-	if (sub == VMA_TRC_SUB(TRC_HVM_ENTRYEXIT)) {
-		uint32_t base = rec->event & ~(uint32_t)TRC_64_FLAG;
-
-		if (base == TRC_HVM_VMX_EXIT || base == TRC_HVM_SVM_EXIT) {
-			if (!m->vendor_known) {
-				vma_vendor_note(m, rec);
-				out->svm = exit_is_svm(m, rec->event);
-			}
-			vmexit(m, v, rec, out);
-		}
-		else if (rec->event == TRC_HVM_VMENTRY)
-			vmentry(m, v, rec, out);
-		return VMA_OK;
-	}
-	if (sub != VMA_TRC_SUB(TRC_HVM_HANDLER))
-		return VMA_OK;
-	if (!handler_needs_exit(rec->event)) {
-		if (HANDLER_ID(rec->event) == TRC_HVM_INJ_VIRQ && rec->nr_data && stats_of(&v->hvm)) {
-			uint32_t vec = rec->data[0];
-
-			v->hvm.stats->guest_irqs[vec < VMA_GUEST_VECTORS ? vec : VMA_GUEST_VECTORS]++;
-			w2h_inject(&v->hvm, vec);
-		}
-		return VMA_OK;
-	}
-	if (!v->hvm.vmexit_valid) {
-		/* Shown as xenalyze shows it; still explains an early-closed arc. */
-		if (v->hvm.pending.active && is_io(HANDLER_ID(rec->event)))
-			refine(&v->hvm.pending.inflight, rec, out->svm);
-		out->orphan = true;
-		return VMA_OK;
-	}
-	refine(&v->hvm.inflight, rec, out->svm);
-	switch (HANDLER_ID(rec->event)) {
-	case TRC_HVM_RDTSC:
-		if (rec->nr_data >= 2)
-			v->hvm.last_rdtsc = vma_rec_u64(rec, 0);
+	switch (rec->event) {
+#define HVM_CASE(sym, id, name, words, flags, state, describe) \
+	case (id):                                              \
+		hvm_row(m, v, rec, out, VMA_XE_##sym, words, flags, state); \
 		break;
-	case TRC_HVM_IOMEM_READ:
-	case TRC_HVM_IOMEM_WRITE:
-		/* The data word is there only in the full-size record. */
-		if (rec->nr_data == ((rec->event & TRC_64_FLAG) ? 4 : 2))
-			v->hvm.mmio_in_arc = true;
+		VMA_XEN_HVM_EVENTS(HVM_CASE)
+#undef HVM_CASE
+	default:
+		if (VMA_TRC_SUB(rec->event) == VMA_TRC_SUB(TRC_HVM_HANDLER))
+			unknown_handler(v, rec, out);
 		break;
 	}
 	return VMA_OK;

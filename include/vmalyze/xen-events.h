@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The Xen HVM event table: one row per TRC_HVM_* event id, saying in one
+ * place what the state stage and the dump both need to know of it.
+ *
+ *   X(SYM, ID, NAME, WORDS, FLAGS, STATE, DESCRIBE)
+ *
+ * SYM      the row's enum suffix (VMA_XE_SYM)
+ * ID       the event id
+ * NAME     xenalyze's name of the record (handler records: without "64")
+ * WORDS    the payload words the row's fields need: a shorter record is
+ *          judged by vma_xen_event_short(), the same for both stages (the
+ *          state stage does not use it, the dump prints it raw)
+ * FLAGS    VMA_XE_* below
+ * STATE    the state stage's handler (src/state/hvm.c expands this column)
+ * DESCRIBE the dump's decoder (src/output/xen-describe-hvm.c expands it)
+ *
+ * Each stage expands only its own column, so neither names the other's
+ * functions.  The payload is read through the named accessors below, by
+ * both stages.  Adding an HVM record: a row here, its accessors, and the
+ * STATE and DESCRIBE functions in those two files.
+ */
+#ifndef VMALYZE_XEN_EVENTS_H
+#define VMALYZE_XEN_EVENTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vmalyze/record.h"
+#include "vmalyze/trace-ids.h"
+
+/* xenalyze's handler minor for a guest process being destroyed; Xen lacks it. */
+#define VMA_TRC_HVM_OP_DESTROY_PROC (TRC_HVM_HANDLER + 0x100)
+
+enum vma_xe_flags {
+	VMA_XE_WIDE = 1u << 0,      /* the 64-bit layout (TRC_64_FLAG) */
+	VMA_XE_EXIT = 1u << 1,      /* refines the open exit: with none it is an orphan */
+};
+
+#define VMA_XEN_HVM_EVENTS(X) \
+	X(VMENTRY, TRC_HVM_VMENTRY, "vmentry", 0, 0, vmentry, entry) \
+	X(VMX_EXIT, TRC_HVM_VMX_EXIT, "vmexit", 2, 0, vmexit, vmexit) \
+	X(VMX_EXIT64, TRC_HVM_VMX_EXIT64, "vmexit", 3, VMA_XE_WIDE, vmexit, vmexit) \
+	X(SVM_EXIT, TRC_HVM_SVM_EXIT, "vmexit", 2, 0, vmexit, vmexit) \
+	X(SVM_EXIT64, TRC_HVM_SVM_EXIT64, "vmexit", 3, VMA_XE_WIDE, vmexit, vmexit) \
+	X(PF_XEN, TRC_HVM_PF_XEN, "pf_xen", 2, VMA_XE_EXIT, refine, pf_xen) \
+	X(PF_XEN64, TRC_HVM_PF_XEN64, "pf_xen", 3, VMA_XE_EXIT | VMA_XE_WIDE, refine, pf_xen) \
+	X(PF_INJECT, TRC_HVM_PF_INJECT, "pf_inject", 2, 0, nothing, pf_inject) \
+	X(PF_INJECT64, TRC_HVM_PF_INJECT64, "pf_inject", 3, VMA_XE_WIDE, nothing, pf_inject) \
+	X(INJ_EXC, TRC_HVM_INJ_EXC, "inj_exc", 2, 0, nothing, inj_exc) \
+	X(INJ_VIRQ, TRC_HVM_INJ_VIRQ, "inj_virq", 2, 0, inj_virq, inj_virq) \
+	X(REINJ_VIRQ, TRC_HVM_REINJ_VIRQ, "reinj_virq", 1, 0, nothing, reinj_virq) \
+	X(IO_READ, TRC_HVM_IO_READ, "io_read", 0, VMA_XE_EXIT, refine, generic) \
+	X(IO_WRITE, TRC_HVM_IO_WRITE, "io_write", 0, VMA_XE_EXIT, refine, generic) \
+	X(CR_READ, TRC_HVM_CR_READ, "cr_read", 1, VMA_XE_EXIT, refine, generic) \
+	X(CR_READ64, TRC_HVM_CR_READ64, "cr_read", 1, VMA_XE_EXIT | VMA_XE_WIDE, refine, generic) \
+	X(CR_WRITE, TRC_HVM_CR_WRITE, "cr_write", 2, VMA_XE_EXIT, refine, cr_write) \
+	X(CR_WRITE64, TRC_HVM_CR_WRITE64, "cr_write", 3, VMA_XE_EXIT | VMA_XE_WIDE, refine, cr_write) \
+	X(DR_READ, TRC_HVM_DR_READ, "dr_read", 0, VMA_XE_EXIT, refine, generic) \
+	X(DR_WRITE, TRC_HVM_DR_WRITE, "dr_write", 0, VMA_XE_EXIT, refine, generic) \
+	X(MSR_READ, TRC_HVM_MSR_READ, "msr_read", 3, VMA_XE_EXIT, refine, msr) \
+	X(MSR_WRITE, TRC_HVM_MSR_WRITE, "msr_write", 3, VMA_XE_EXIT, refine, msr) \
+	X(CPUID, TRC_HVM_CPUID, "cpuid", 0, VMA_XE_EXIT, refine, generic) \
+	X(INTR, TRC_HVM_INTR, "intr", 0, VMA_XE_EXIT, refine, intr) \
+	X(NMI, TRC_HVM_NMI, "nmi", 0, VMA_XE_EXIT, refine, generic) \
+	X(SMI, TRC_HVM_SMI, "smi", 0, VMA_XE_EXIT, refine, generic) \
+	X(VMMCALL, TRC_HVM_VMMCALL, "vmcall", 1, VMA_XE_EXIT, refine, vmcall) \
+	X(HLT, TRC_HVM_HLT, "hlt", 0, VMA_XE_EXIT, refine, generic) \
+	X(INVLPG, TRC_HVM_INVLPG, "invlpg", 0, VMA_XE_EXIT, refine, generic) \
+	X(INVLPG64, TRC_HVM_INVLPG64, "invlpg", 0, VMA_XE_EXIT | VMA_XE_WIDE, refine, generic) \
+	X(MCE, TRC_HVM_MCE, "mce", 0, VMA_XE_EXIT, refine, generic) \
+	X(IOPORT_READ, TRC_HVM_IOPORT_READ, "io_assist", 1, VMA_XE_EXIT, refine, io_assist) \
+	X(IOPORT_WRITE, TRC_HVM_IOPORT_WRITE, "io_assist", 1, VMA_XE_EXIT, refine, io_assist) \
+	X(IOMEM_READ, TRC_HVM_IOMEM_READ, "mmio_assist", 1, VMA_XE_EXIT, mmio, mmio_assist) \
+	X(IOMEM_READ64, TRC_HVM_IOMEM_READ | TRC_64_FLAG, "mmio_assist", 2, \
+	  VMA_XE_EXIT | VMA_XE_WIDE, mmio, mmio_assist) \
+	X(IOMEM_WRITE, TRC_HVM_IOMEM_WRITE, "mmio_assist", 1, VMA_XE_EXIT, mmio, mmio_assist) \
+	X(IOMEM_WRITE64, TRC_HVM_IOMEM_WRITE | TRC_64_FLAG, "mmio_assist", 2, \
+	  VMA_XE_EXIT | VMA_XE_WIDE, mmio, mmio_assist) \
+	X(CLTS, TRC_HVM_CLTS, "clts", 0, VMA_XE_EXIT, refine, generic) \
+	X(LMSW, TRC_HVM_LMSW, "lmsw", 0, VMA_XE_EXIT, refine, generic) \
+	X(LMSW64, TRC_HVM_LMSW64, "lmsw", 0, VMA_XE_EXIT | VMA_XE_WIDE, refine, generic) \
+	X(RDTSC, TRC_HVM_RDTSC, "rdtsc", 2, VMA_XE_EXIT, rdtsc, rdtsc) \
+	X(INTR_WINDOW, TRC_HVM_INTR_WINDOW, "intr_window", 3, 0, nothing, intr_window) \
+	X(NPF, TRC_HVM_NPF, "npf", 6, VMA_XE_EXIT, refine, npf) \
+	X(REALMODE_EMULATE, TRC_HVM_REALMODE_EMULATE, "realmode_emulate", 0, VMA_XE_EXIT, refine, \
+	  generic) \
+	X(TRAP, TRC_HVM_TRAP, "trap", 0, VMA_XE_EXIT, refine, generic) \
+	X(TRAP_DEBUG, TRC_HVM_TRAP_DEBUG, "trap_debug", 0, VMA_XE_EXIT, refine, generic) \
+	X(VLAPIC, TRC_HVM_VLAPIC, "vlapic", 0, VMA_XE_EXIT, refine, generic) \
+	X(XCR_READ64, TRC_HVM_XCR_READ64, "xcr_read", 3, VMA_XE_EXIT | VMA_XE_WIDE, refine, xcr) \
+	X(XCR_WRITE64, TRC_HVM_XCR_WRITE64, "xcr_write", 3, VMA_XE_EXIT | VMA_XE_WIDE, refine, xcr) \
+	X(DESTROY_PROC, VMA_TRC_HVM_OP_DESTROY_PROC, "destroy_proc", 0, 0, nothing, \
+	  destroy_proc) \
+	X(EMUL_HPET_START_TIMER, TRC_HVM_EMUL_HPET_START_TIMER, "hpet_start_timer", 6, 0, \
+	  nothing, hpet_start) \
+	X(EMUL_PIT_START_TIMER, TRC_HVM_EMUL_PIT_START_TIMER, "pit_start_timer", 2, 0, nothing, \
+	  timer_start) \
+	X(EMUL_RTC_START_TIMER, TRC_HVM_EMUL_RTC_START_TIMER, "rtc_start_timer", 2, 0, nothing, \
+	  timer_start) \
+	X(EMUL_LAPIC_START_TIMER, TRC_HVM_EMUL_LAPIC_START_TIMER, "lapic_start_timer", 5, 0, \
+	  nothing, lapic_start) \
+	X(EMUL_HPET_STOP_TIMER, TRC_HVM_EMUL_HPET_STOP_TIMER, "hpet_stop_timer", 1, 0, nothing, \
+	  hpet_stop) \
+	X(EMUL_PIT_STOP_TIMER, TRC_HVM_EMUL_PIT_STOP_TIMER, "pit_stop_timer", 0, 0, nothing, \
+	  emul_plain) \
+	X(EMUL_RTC_STOP_TIMER, TRC_HVM_EMUL_RTC_STOP_TIMER, "rtc_stop_timer", 0, 0, nothing, \
+	  emul_plain) \
+	X(EMUL_LAPIC_STOP_TIMER, TRC_HVM_EMUL_LAPIC_STOP_TIMER, "lapic_stop_timer", 0, 0, \
+	  nothing, emul_plain) \
+	X(EMUL_PIT_TIMER_CB, TRC_HVM_EMUL_PIT_TIMER_CB, "pit_timer_cb", 0, 0, nothing, \
+	  emul_plain) \
+	X(EMUL_LAPIC_TIMER_CB, TRC_HVM_EMUL_LAPIC_TIMER_CB, "lapic_timer_cb", 0, 0, nothing, \
+	  emul_plain) \
+	X(EMUL_PIC_INT_OUTPUT, TRC_HVM_EMUL_PIC_INT_OUTPUT, "pic_int_output", 3, 0, nothing, \
+	  pic_int_output) \
+	X(EMUL_PIC_KICK, TRC_HVM_EMUL_PIC_KICK, "pic_kick", 1, 0, nothing, pic_kick) \
+	X(EMUL_PIC_INTACK, TRC_HVM_EMUL_PIC_INTACK, "pic_intack", 2, 0, nothing, pic_intack) \
+	X(EMUL_PIC_POSEDGE, TRC_HVM_EMUL_PIC_POSEDGE, "pic_posedge", 1, 0, nothing, pic_edge) \
+	X(EMUL_PIC_NEGEDGE, TRC_HVM_EMUL_PIC_NEGEDGE, "pic_negedge", 1, 0, nothing, pic_edge) \
+	X(EMUL_PIC_PEND_IRQ_CALL, TRC_HVM_EMUL_PIC_PEND_IRQ_CALL, "pic_pend_irq_call", 2, 0, \
+	  nothing, pic_pend_irq_call) \
+	X(EMUL_LAPIC_PIC_INTR, TRC_HVM_EMUL_LAPIC_PIC_INTR, "lapic_pic_intr", 2, 0, nothing, \
+	  lapic_pic_intr)
+
+enum vma_xe_index {
+#define VMA_XE_ENUM(sym, id, name, words, flags, state, describe) VMA_XE_##sym,
+	VMA_XEN_HVM_EVENTS(VMA_XE_ENUM)
+#undef VMA_XE_ENUM
+	VMA_XE_COUNT,
+	VMA_XE_NONE = VMA_XE_COUNT /* an id without a row */
+};
+
+struct vma_xen_event {
+	uint32_t id;
+	const char *name;
+	uint8_t words;
+	uint8_t flags;
+};
+
+/* The rows' id, name, size and flags, indexed by enum vma_xe_index (xen-events.c). */
+extern const struct vma_xen_event vma_xen_events[VMA_XE_COUNT];
+
+/* The row of @event, VMA_XE_NONE when it has none. */
+static inline enum vma_xe_index vma_xen_event_index(uint32_t event)
+{
+	switch (event) {
+#define VMA_XE_CASE(sym, id, name, words, flags, state, describe) \
+	case (id):                                                \
+		return VMA_XE_##sym;
+		VMA_XEN_HVM_EVENTS(VMA_XE_CASE)
+#undef VMA_XE_CASE
+	}
+	return VMA_XE_NONE;
+}
+
+/*
+ * vma_xen_event_short - @rec is too short for its row: the state stage does
+ * not use it and the dump prints it raw.
+ */
+static inline bool vma_xen_event_short(enum vma_xe_index row, const struct vma_record *rec)
+{
+	return rec->nr_data < vma_xen_events[row].words;
+}
+
+/*
+ * --- Field accessors ---
+ *
+ * Named by record and field; both stages read payloads only through
+ * these.  A record's row guarantees the words they read, except where an
+ * accessor says a field is optional.
+ */
+
+/* Payload word @i, or 0 past the end of the record. */
+static inline uint32_t vma_xw(const struct vma_record *rec, unsigned int i)
+{
+	return i < rec->nr_data ? rec->data[i] : 0;
+}
+
+/* Payload words @i and @i+1 as one little-endian 64-bit value (0 past the end). */
+static inline uint64_t vma_xq(const struct vma_record *rec, unsigned int i)
+{
+	return (uint64_t)vma_xw(rec, i) | ((uint64_t)vma_xw(rec, i + 1) << 32);
+}
+
+static inline bool vma_xe_wide(const struct vma_record *rec)
+{
+	return (rec->event & TRC_64_FLAG) != 0;
+}
+
+/* A field that is one word in the 32-bit layout and two in the 64-bit one. */
+static inline uint64_t vma_xe_long(const struct vma_record *rec, unsigned int i)
+{
+	return vma_xe_wide(rec) ? vma_xq(rec, i) : rec->data[i];
+}
+
+/* vmexit {reason; rip (long)} */
+static inline uint32_t vma_xf_exit_reason(const struct vma_record *r) { return r->data[0]; }
+static inline uint64_t vma_xf_exit_rip(const struct vma_record *r) { return vma_xe_long(r, 1); }
+
+/* Handler records whose first word is their key (port, CR, MSR, eax...). */
+static inline uint32_t vma_xf_key(const struct vma_record *r) { return vma_xw(r, 0); }
+
+/* cr_read, cr_write {cr; value (long)} */
+static inline uint32_t vma_xf_cr(const struct vma_record *r) { return r->data[0]; }
+static inline uint64_t vma_xf_cr_value(const struct vma_record *r) { return vma_xe_long(r, 1); }
+
+/* msr_read, msr_write {msr; u64 value} */
+static inline uint32_t vma_xf_msr(const struct vma_record *r) { return r->data[0]; }
+static inline uint64_t vma_xf_msr_value(const struct vma_record *r) { return vma_xq(r, 1); }
+
+/* vmcall {eax}: the hypercall number */
+static inline uint32_t vma_xf_vmcall_eax(const struct vma_record *r) { return r->data[0]; }
+
+/* io_assist {port; data}; string I/O has no data word. */
+static inline uint32_t vma_xf_io_port(const struct vma_record *r) { return r->data[0]; }
+static inline bool vma_xf_io_has_data(const struct vma_record *r) { return r->nr_data >= 2; }
+static inline uint32_t vma_xf_io_data(const struct vma_record *r) { return r->data[1]; }
+static inline bool vma_xf_io_write(const struct vma_record *r)
+{
+	return (r->event & ~(uint32_t)TRC_64_FLAG) == TRC_HVM_IOPORT_WRITE;
+}
+
+/* mmio_assist {gpa (long); data}: the data word only in the full-size record. */
+static inline uint64_t vma_xf_mmio_gpa(const struct vma_record *r) { return vma_xe_long(r, 0); }
+static inline bool vma_xf_mmio_has_data(const struct vma_record *r)
+{
+	return r->nr_data == (vma_xe_wide(r) ? 4u : 2u);
+}
+static inline uint32_t vma_xf_mmio_data(const struct vma_record *r)
+{
+	return r->data[vma_xe_wide(r) ? 2 : 1];
+}
+static inline bool vma_xf_mmio_write(const struct vma_record *r)
+{
+	return (r->event & ~(uint32_t)TRC_64_FLAG) == TRC_HVM_IOMEM_WRITE;
+}
+
+/* intr {vector}: VMX's only; SVM's interrupt exit carries none (0). */
+static inline uint32_t vma_xf_intr_vector(const struct vma_record *r, bool svm)
+{
+	return svm ? 0 : vma_xw(r, 0);
+}
+
+/* inj_virq {vector, fake}; reinj_virq {vector} */
+static inline uint32_t vma_xf_virq_vector(const struct vma_record *r) { return r->data[0]; }
+static inline bool vma_xf_virq_fake(const struct vma_record *r) { return r->data[1] != 0; }
+
+/* rdtsc {u64 tsc}: the value the guest read */
+static inline uint64_t vma_xf_rdtsc_value(const struct vma_record *r) { return vma_xq(r, 0); }
+
+/* pf_xen {va (long); error code} */
+static inline uint64_t vma_xf_pf_va(const struct vma_record *r) { return vma_xe_long(r, 0); }
+static inline uint32_t vma_xf_pf_ec(const struct vma_record *r)
+{
+	return r->data[vma_xe_wide(r) ? 2 : 1];
+}
+
+/* pf_inject {error code; cr2 (long)} */
+static inline uint32_t vma_xf_pf_inject_ec(const struct vma_record *r) { return r->data[0]; }
+static inline uint64_t vma_xf_pf_inject_cr2(const struct vma_record *r)
+{
+	return vma_xe_long(r, 1);
+}
+
+/* inj_exc {vector, error code} */
+static inline uint32_t vma_xf_exc_vector(const struct vma_record *r) { return r->data[0]; }
+static inline uint32_t vma_xf_exc_ec(const struct vma_record *r) { return r->data[1]; }
+
+/* intr_window {vector, source, pending vector or -1} */
+static inline uint32_t vma_xf_iw_vector(const struct vma_record *r) { return r->data[0]; }
+static inline uint32_t vma_xf_iw_source(const struct vma_record *r) { return r->data[1]; }
+static inline int32_t vma_xf_iw_pending(const struct vma_record *r) { return (int32_t)r->data[2]; }
+
+/* npf {u64 gpa, u64 mfn, qualification, p2m type} */
+static inline uint64_t vma_xf_npf_gpa(const struct vma_record *r) { return vma_xq(r, 0); }
+static inline uint64_t vma_xf_npf_mfn(const struct vma_record *r) { return vma_xq(r, 2); }
+static inline uint32_t vma_xf_npf_qual(const struct vma_record *r) { return r->data[4]; }
+static inline int32_t vma_xf_npf_type(const struct vma_record *r) { return (int32_t)r->data[5]; }
+
+/* xcr_read, xcr_write {xcr; u64 value} */
+static inline uint32_t vma_xf_xcr(const struct vma_record *r) { return r->data[0]; }
+static inline uint64_t vma_xf_xcr_value(const struct vma_record *r) { return vma_xq(r, 1); }
+
+/* Emulated timers: hpet {timer, irq, u64 delta, u64 period}, pit/rtc {delta, period},
+ * lapic {u64 delta, u64 period, irq}; pic records: their words in order. */
+static inline uint32_t vma_xf_emul_word(const struct vma_record *r, unsigned int i)
+{
+	return r->data[i];
+}
+
+#endif /* VMALYZE_XEN_EVENTS_H */
