@@ -9,6 +9,7 @@
 
 #include "vmalyze/dispatch.h"
 #include "vmalyze/state.h"
+#include "vmalyze/xen-events.h"
 
 /* TRC_GEN: lost records, buffer wrap. */
 int vma_gen_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
@@ -40,6 +41,14 @@ void vma_kvm_finish(struct vma_machine *m);
 /* One exit arc [@start, @end] into @w, whose window is @span ticks (kvm-window.c). */
 void vma_latency_window_add(struct vma_latency_window *w, uint64_t start, uint64_t end,
 			    uint64_t span);
+
+/*
+ * A record too short for its row of the Xen event table: warned about
+ * once, marked unprocessed in @out, not used (the dump prints it raw).
+ */
+void vma_state_refuse_short(struct vma_machine *m, enum vma_xe_index row,
+			    const struct vma_record *rec, struct vma_outcome *out)
+	__attribute__((cold));
 
 /* Closes @v's open arc at a vmentry: its refinement is final. */
 void vma_hvm_close_arc_final(struct vma_machine *m, struct vma_vcpu *v, uint64_t tsc);

@@ -35,6 +35,37 @@
 /* Event number within the subclass. */
 #define VMA_TRC_MINOR(event) ((event) & 0xfffu)
 
+/*
+ * The Xen classes, by the position of their one-hot bit in the main field
+ * (TRC_GEN = bit 0 ... TRC_HW = bit 7).
+ */
+enum vma_xen_class {
+	VMA_XEN_CLASS_GEN = 0,
+	VMA_XEN_CLASS_SCHED,
+	VMA_XEN_CLASS_DOM0OP,
+	VMA_XEN_CLASS_HVM,
+	VMA_XEN_CLASS_MEM,
+	VMA_XEN_CLASS_PV,
+	VMA_XEN_CLASS_SHADOW,
+	VMA_XEN_CLASS_HW,
+	VMA_XEN_CLASSES
+};
+
+/*
+ * vma_xen_class - the class of a xentrace id: the one bit set among the
+ * low eight of its main field; -1 with none or several (TRC_GUEST records,
+ * garbage, and every id above the 28 bits of Xen's).  The one place the
+ * class is decoded: dispatch and the dump both ask here.
+ */
+static inline int vma_xen_class(uint32_t event)
+{
+	uint32_t main = event >> 16;
+
+	if (main - 1 >= 0xffu || (main & (main - 1)))
+		return -1;
+	return __builtin_ctz(main);
+}
+
 /* Ids above the 28 bits a xentrace record can carry. */
 #define VMA_ID_KVM_BASE      0x10000000u /* KVM events, see kvm-events.h */
 #define VMA_ID_SYNTH_BASE    0x20000000u /* records made by a reader */

@@ -1,24 +1,34 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The Xen HVM event table: one row per TRC_HVM_* event id, saying in one
- * place what the state stage and the dump both need to know of it.
+ * The Xen event table: one row per event id that the state stage or the
+ * dump decodes field by field, saying in one place what both need to know
+ * of it.  The rows are listed by class (the class is the list's):
+ * trace-buffer records, dom0 domain operations, HVM and memory records.
  *
  *   X(SYM, ID, NAME, WORDS, FLAGS, STATE, DESCRIBE)
  *
  * SYM      the row's enum suffix (VMA_XE_SYM)
  * ID       the event id
- * NAME     xenalyze's name of the record (handler records: without "64")
+ * NAME     xenalyze's name of the record (handler records: without "64";
+ *          vma_hvm_handler_name() and vma_mem_event_name() are these)
  * WORDS    the payload words the row's fields need: a shorter record is
  *          judged by vma_xen_event_short(), the same for both stages (the
  *          state stage does not use it, the dump prints it raw)
  * FLAGS    VMA_XE_* below
- * STATE    the state stage's handler (src/state/hvm.c expands this column)
- * DESCRIBE the dump's decoder (src/output/xen-describe-hvm.c expands it)
+ * STATE    the state stage's handler (expanded by the class's file in
+ *          src/state: sched.c for GEN, hvm.c, mem.c; dom0 records have
+ *          no state)
+ * DESCRIBE the dump's decoder (expanded by the class's xen-describe*.c)
  *
  * Each stage expands only its own column, so neither names the other's
  * functions.  The payload is read through the named accessors below, by
- * both stages.  Adding an HVM record: a row here, its accessors, and the
- * STATE and DESCRIBE functions in those two files.
+ * both stages.  Adding a record: a row here, its accessors, and the STATE
+ * and DESCRIBE functions in the class's two files.
+ *
+ * Scheduler, PV, shadow and hardware records are not rows yet: their
+ * decoders still switch on the id (xen-describe-sched.c, -pv.c, -shadow.c,
+ * -misc.c), and the state stage reads only the runstate records' vcpu
+ * word and the PV hypercall number of them.
  */
 #ifndef VMALYZE_XEN_EVENTS_H
 #define VMALYZE_XEN_EVENTS_H
@@ -35,7 +45,35 @@
 enum vma_xe_flags {
 	VMA_XE_WIDE = 1u << 0,      /* the 64-bit layout (TRC_64_FLAG) */
 	VMA_XE_EXIT = 1u << 1,      /* refines the open exit: with none it is an orphan */
+	VMA_XE_EXACT = 1u << 2,     /* WORDS exactly, no more */
 };
+
+#define VMA_XEN_GEN_EVENTS(X) \
+	X(LOST_RECORDS, TRC_LOST_RECORDS, "lost_records", 4, VMA_XE_EXACT, lost_begin, \
+	  lost_records) \
+	X(LOST_END, VMA_SYNTH_LOST_END, "lost_records end", 2, 0, lost_end, lost_end) \
+	X(TRACE_WRAP_BUFFER, TRC_TRACE_WRAP_BUFFER, "trace_wrap_buffer", 0, 0, nothing, \
+	  wrap_buffer) \
+	X(TRACE_CPU_CHANGE, TRC_TRACE_CPU_CHANGE, "cpu_change", 2, 0, nothing, cpu_change)
+
+#define VMA_XEN_DOM0_EVENTS(X) \
+	X(DOM0_DOM_ADD, TRC_DOM0_DOM_ADD, "creating domain", 1, 0, nothing, dom_op) \
+	X(DOM0_DOM_REM, TRC_DOM0_DOM_REM, "destroying domain", 1, 0, nothing, dom_op)
+
+#define VMA_XEN_MEM_EVENTS(X) \
+	X(MEM_PAGE_GRANT_MAP, TRC_MEM_PAGE_GRANT_MAP, "grant-map", 1, 0, grant, grant) \
+	X(MEM_PAGE_GRANT_UNMAP, TRC_MEM_PAGE_GRANT_UNMAP, "grant-unmap", 1, 0, grant, grant) \
+	X(MEM_PAGE_GRANT_TRANSFER, TRC_MEM_PAGE_GRANT_TRANSFER, "grant-transfer", 1, 0, grant, \
+	  grant) \
+	X(MEM_SET_P2M_ENTRY, TRC_MEM_SET_P2M_ENTRY, "set-p2m", 6, 0, nothing, \
+	  set_p2m_entry) \
+	X(MEM_DECREASE_RESERVATION, TRC_MEM_DECREASE_RESERVATION, "decrease-reservation", 4, 0, \
+	  nothing, decrease_reservation) \
+	X(MEM_POD_POPULATE, TRC_MEM_POD_POPULATE, "pod-populate", 6, 0, pod_populate, pod) \
+	X(MEM_POD_ZERO_RECLAIM, TRC_MEM_POD_ZERO_RECLAIM, "pod-zero-reclaim", 6, 0, \
+	  pod_reclaim, pod) \
+	X(MEM_POD_SUPERPAGE_SPLINTER, TRC_MEM_POD_SUPERPAGE_SPLINTER, "pod-superpage-splinter", 4, \
+	  0, nothing, pod_splinter)
 
 #define VMA_XEN_HVM_EVENTS(X) \
 	X(VMENTRY, TRC_HVM_VMENTRY, "vmentry", 0, 0, vmentry, entry) \
@@ -123,9 +161,12 @@ enum vma_xe_flags {
 	X(EMUL_LAPIC_PIC_INTR, TRC_HVM_EMUL_LAPIC_PIC_INTR, "lapic_pic_intr", 2, 0, nothing, \
 	  lapic_pic_intr)
 
+#define VMA_XEN_EVENTS(X) \
+	VMA_XEN_GEN_EVENTS(X) VMA_XEN_DOM0_EVENTS(X) VMA_XEN_HVM_EVENTS(X) VMA_XEN_MEM_EVENTS(X)
+
 enum vma_xe_index {
 #define VMA_XE_ENUM(sym, id, name, words, flags, state, describe) VMA_XE_##sym,
-	VMA_XEN_HVM_EVENTS(VMA_XE_ENUM)
+	VMA_XEN_EVENTS(VMA_XE_ENUM)
 #undef VMA_XE_ENUM
 	VMA_XE_COUNT,
 	VMA_XE_NONE = VMA_XE_COUNT /* an id without a row */
@@ -136,6 +177,7 @@ struct vma_xen_event {
 	const char *name;
 	uint8_t words;
 	uint8_t flags;
+	uint8_t cls;    /* enum vma_xen_class */
 };
 
 /* The rows' id, name, size and flags, indexed by enum vma_xe_index (xen-events.c). */
@@ -148,19 +190,22 @@ static inline enum vma_xe_index vma_xen_event_index(uint32_t event)
 #define VMA_XE_CASE(sym, id, name, words, flags, state, describe) \
 	case (id):                                                \
 		return VMA_XE_##sym;
-		VMA_XEN_HVM_EVENTS(VMA_XE_CASE)
+		VMA_XEN_EVENTS(VMA_XE_CASE)
 #undef VMA_XE_CASE
 	}
 	return VMA_XE_NONE;
 }
 
 /*
- * vma_xen_event_short - @rec is too short for its row: the state stage does
- * not use it and the dump prints it raw.
+ * vma_xen_event_short - @rec is too short for its row (or, for an exact
+ * row, not its size): the state stage does not use it and the dump prints
+ * it raw.
  */
 static inline bool vma_xen_event_short(enum vma_xe_index row, const struct vma_record *rec)
 {
-	return rec->nr_data < vma_xen_events[row].words;
+	const struct vma_xen_event *e = &vma_xen_events[row];
+
+	return rec->nr_data < e->words || ((e->flags & VMA_XE_EXACT) && rec->nr_data != e->words);
 }
 
 /*
@@ -192,6 +237,72 @@ static inline bool vma_xe_wide(const struct vma_record *rec)
 static inline uint64_t vma_xe_long(const struct vma_record *rec, unsigned int i)
 {
 	return vma_xe_wide(rec) ? vma_xq(rec, i) : rec->data[i];
+}
+
+/* lost_records {u32 lost; u16 did, vid; u64 first_tsc} (also the end-of-gap record's) */
+static inline uint32_t vma_xf_lost_count(const struct vma_record *r) { return r->data[0]; }
+static inline uint32_t vma_xf_lost_did(const struct vma_record *r) { return r->data[1] & 0xffffu; }
+static inline uint32_t vma_xf_lost_vid(const struct vma_record *r) { return r->data[1] >> 16; }
+static inline uint64_t vma_xf_lost_first_tsc(const struct vma_record *r) { return vma_xq(r, 2); }
+
+/* cpu_change {cpu, window size} */
+static inline uint32_t vma_xf_cpu_change_cpu(const struct vma_record *r) { return r->data[0]; }
+static inline uint32_t vma_xf_cpu_change_window(const struct vma_record *r) { return r->data[1]; }
+
+/* dom0 domain operations {domain} */
+static inline uint32_t vma_xf_dom_op_domain(const struct vma_record *r) { return r->data[0]; }
+
+/*
+ * grant_* {domid}: Xen writes a 16-bit domid, so the word's upper half is
+ * whatever followed it; the dump prints the whole word, as xenalyze does.
+ */
+static inline uint32_t vma_xf_grant_word(const struct vma_record *r) { return r->data[0]; }
+static inline uint32_t vma_xf_grant_domain(const struct vma_record *r)
+{
+	return r->data[0] & 0xffffu;
+}
+
+/* set_p2m_entry {u64 gfn, u64 mfn; p2m type; domain:16, order:16} */
+static inline uint64_t vma_xf_p2m_gfn(const struct vma_record *r) { return vma_xq(r, 0); }
+static inline uint64_t vma_xf_p2m_mfn(const struct vma_record *r) { return vma_xq(r, 2); }
+static inline uint32_t vma_xf_p2m_type(const struct vma_record *r) { return r->data[4]; }
+static inline uint32_t vma_xf_p2m_domain(const struct vma_record *r)
+{
+	return r->data[5] & 0xffffu;
+}
+static inline uint32_t vma_xf_p2m_order(const struct vma_record *r) { return r->data[5] >> 16; }
+
+/* decrease_reservation, pod_spage_splinter {u64 gfn; domain, order} */
+static inline uint64_t vma_xf_gfn_gfn(const struct vma_record *r) { return vma_xq(r, 0); }
+static inline uint32_t vma_xf_gfn_domain(const struct vma_record *r) { return r->data[2]; }
+static inline uint32_t vma_xf_gfn_order(const struct vma_record *r) { return r->data[3]; }
+
+/* pod_populate, pod_zero_reclaim {u64 gfn, u64 mfn; domain, order} */
+static inline uint64_t vma_xf_pod_gfn(const struct vma_record *r) { return vma_xq(r, 0); }
+static inline uint64_t vma_xf_pod_mfn(const struct vma_record *r) { return vma_xq(r, 2); }
+static inline uint32_t vma_xf_pod_domain(const struct vma_record *r) { return r->data[4]; }
+static inline uint32_t vma_xf_pod_order(const struct vma_record *r) { return r->data[5]; }
+
+/* Why populate-on-demand memory was reclaimed, judged by the open exit. */
+enum vma_pod_reason { VMA_POD_REASON_UNKNOWN, VMA_POD_REASON_FAULT, VMA_POD_REASON_BALLOON };
+
+/*
+ * The open exit's VMX reason says it (xenalyze's rule: EXCEPTION_NMI and
+ * EPT_VIOLATION are faults, VMCALL is the balloon driver); SVM's codes mean
+ * other things, so an SVM exit says nothing.
+ */
+static inline enum vma_pod_reason vma_xen_pod_reason(bool exit_open, uint32_t reason, bool svm)
+{
+	if (!exit_open || svm)
+		return VMA_POD_REASON_UNKNOWN;
+	switch (reason) {
+	case 0:  /* EXCEPTION_NMI */
+	case 48: /* EPT_VIOLATION */
+		return VMA_POD_REASON_FAULT;
+	case 18: /* VMCALL */
+		return VMA_POD_REASON_BALLOON;
+	}
+	return VMA_POD_REASON_UNKNOWN;
 }
 
 /* vmexit {reason; rip (long)} */

@@ -6,9 +6,21 @@
  */
 #include "vmalyze/xen-events.h"
 
+#define ROW(cls_, sym, id_, name_, words_, flags_)                                      \
+	[VMA_XE_##sym] = { .id = (id_), .name = (name_), .words = (words_), .flags = (flags_), \
+			   .cls = (cls_) },
+#define GEN(sym, id, name, words, flags, state, describe) \
+	ROW(VMA_XEN_CLASS_GEN, sym, id, name, words, flags)
+#define DOM0(sym, id, name, words, flags, state, describe) \
+	ROW(VMA_XEN_CLASS_DOM0OP, sym, id, name, words, flags)
+#define HVM(sym, id, name, words, flags, state, describe) \
+	ROW(VMA_XEN_CLASS_HVM, sym, id, name, words, flags)
+#define MEM(sym, id, name, words, flags, state, describe) \
+	ROW(VMA_XEN_CLASS_MEM, sym, id, name, words, flags)
+
 const struct vma_xen_event vma_xen_events[VMA_XE_COUNT] = {
-#define VMA_XE_ROW(sym, id_, name_, words_, flags_, state, describe) \
-	[VMA_XE_##sym] = { .id = (id_), .name = (name_), .words = (words_), .flags = (flags_) },
-	VMA_XEN_HVM_EVENTS(VMA_XE_ROW)
-#undef VMA_XE_ROW
+	VMA_XEN_GEN_EVENTS(GEN)
+	VMA_XEN_DOM0_EVENTS(DOM0)
+	VMA_XEN_HVM_EVENTS(HVM)
+	VMA_XEN_MEM_EVENTS(MEM)
 };

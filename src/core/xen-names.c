@@ -483,20 +483,11 @@ const char *vma_pv_event_name(uint32_t minor)
 	return lookup(pv_event, ARRAY_LEN(pv_event), minor);
 }
 
-static const char *const mem_event[] = {
-	[1] = "grant-map",
-	[2] = "grant-unmap",
-	[3] = "grant-transfer",
-	[4] = "set-p2m",
-	[5] = "decrease-reservation",
-	[16] = "pod-populate",
-	[17] = "pod-zero-reclaim",
-	[18] = "pod-superpage-splinter",
-};
-
 const char *vma_mem_event_name(uint32_t minor)
 {
-	return lookup(mem_event, ARRAY_LEN(mem_event), minor);
+	enum vma_xe_index i = minor <= 0xfffu ? vma_xen_event_index(TRC_MEM + minor) : VMA_XE_NONE;
+
+	return i == VMA_XE_NONE ? NULL : vma_xen_events[i].name;
 }
 
 static const char *const shadow_fault[] = {

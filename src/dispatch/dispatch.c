@@ -6,9 +6,9 @@
  * The checks only read the model; a vcpu's first typed record is typed by
  * its handler.
  *
- * Xen classes are one-hot bits in the 12-bit main field of the event id;
- * a record with no bit or several (TRC_GUEST records, garbage) has no
- * handler and is only counted and shown.  KVM ids and the readers'
+ * Xen classes are one-hot bits in the 12-bit main field of the event id
+ * (vma_xen_class()); a record with no bit or several (TRC_GUEST records,
+ * garbage) has no handler and is only counted and shown.  KVM ids and the readers'
  * synthetic records lie above the 28 bits of Xen ids.
  */
 #include <stdbool.h>
@@ -33,16 +33,17 @@ struct triage {
 	enum vma_vcpu_type type;   /* ...whose data is of this type (NONE: any) */
 };
 
-/* Indexed by the position of the class bit (TRC_GEN = bit 0 ...). */
-static const struct triage xen_classes[8] = {
-	{ "gen", vma_gen_record, VMA_VOL_GEN, false, false, VMA_VCPU_NONE },
-	{ "sched", vma_sched_record, VMA_VOL_SCHED, false, false, VMA_VCPU_NONE },
-	{ "dom0op", NULL, VMA_VOL_DOM0OP, false, false, VMA_VCPU_NONE },
-	{ "hvm", vma_hvm_record, VMA_VOL_HVM, true, true, VMA_VCPU_HVM },
-	{ "mem", vma_mem_record, VMA_VOL_MEM, false, false, VMA_VCPU_NONE },
-	{ "pv", vma_pv_record, VMA_VOL_PV, true, true, VMA_VCPU_PV },
-	{ "shadow", NULL, VMA_VOL_SHADOW, true, true, VMA_VCPU_HVM },
-	{ "hw", NULL, VMA_VOL_HW, false, false, VMA_VCPU_NONE },
+/* By class (vma_xen_class()). */
+static const struct triage xen_classes[VMA_XEN_CLASSES] = {
+	[VMA_XEN_CLASS_GEN] = { "gen", vma_gen_record, VMA_VOL_GEN, false, false, VMA_VCPU_NONE },
+	[VMA_XEN_CLASS_SCHED] = { "sched", vma_sched_record, VMA_VOL_SCHED, false, false,
+				  VMA_VCPU_NONE },
+	[VMA_XEN_CLASS_DOM0OP] = { "dom0op", NULL, VMA_VOL_DOM0OP, false, false, VMA_VCPU_NONE },
+	[VMA_XEN_CLASS_HVM] = { "hvm", vma_hvm_record, VMA_VOL_HVM, true, true, VMA_VCPU_HVM },
+	[VMA_XEN_CLASS_MEM] = { "mem", vma_mem_record, VMA_VOL_MEM, false, false, VMA_VCPU_NONE },
+	[VMA_XEN_CLASS_PV] = { "pv", vma_pv_record, VMA_VOL_PV, true, true, VMA_VCPU_PV },
+	[VMA_XEN_CLASS_SHADOW] = { "shadow", NULL, VMA_VOL_SHADOW, true, true, VMA_VCPU_HVM },
+	[VMA_XEN_CLASS_HW] = { "hw", NULL, VMA_VOL_HW, false, false, VMA_VCPU_NONE },
 };
 
 static inline uint32_t record_bytes(const struct vma_record *rec)
@@ -156,8 +157,7 @@ static __attribute__((noinline)) int dispatch_new_pcpu(struct vma_machine *m,
 
 int vma_dispatch(struct vma_machine *m, const struct vma_record *rec, struct vma_outcome *out)
 {
-	/* A Xen class is one bit of the low byte of the id's top 12 bits. */
-	uint32_t main = rec->event >> 16;
+	int cls = vma_xen_class(rec->event);
 	struct vma_pcpu *p = vma_pcpu_of(m, rec->pcpu);
 	const struct triage *t;
 	uint64_t tsc = rec->tsc;
@@ -179,9 +179,9 @@ int vma_dispatch(struct vma_machine *m, const struct vma_record *rec, struct vma
 		p->last_tsc = tsc;
 	}
 
-	if (__builtin_expect(main - 1 >= 0xff || (main & (main - 1)), 0))
+	if (__builtin_expect(cls < 0, 0))
 		return dispatch_other(m, p, rec, out);
-	t = &xen_classes[__builtin_ctz(main)];
+	t = &xen_classes[cls];
 	bytes = record_bytes(rec);
 	p->volume[t->volume] += bytes;
 	if (!t->handler)

@@ -7,88 +7,80 @@
 #include <inttypes.h>
 
 #include "output/xen-describe-internal.h"
+#include "vmalyze/xen-events.h"
 
-/* VMX exit reasons that say why PoD reclaimed memory (xenalyze's rule). */
-#define XD_VMX_EXCEPTION_NMI 0
-#define XD_VMX_VMCALL 18
-#define XD_VMX_EPT_VIOLATION 48
+/* The DESCRIBE column of the MEM rows; the row's size is checked before. */
+typedef bool mem_describe_fn(struct xd_out *o, const struct vma_record *rec,
+			     const struct vma_describe_ctx *ctx);
 
-/*
- * Why populate-on-demand memory was reclaimed, judged by the open exit:
- * xenalyze tests the VMX reasons whatever the vendor.
- */
-static const char *pod_context(const struct vma_describe_ctx *ctx)
+static bool grant(struct xd_out *o, const struct vma_record *rec,
+		  const struct vma_describe_ctx *ctx)
 {
-	if (!ctx->exit_open) {
-		return "unknown";
-	}
-	switch (ctx->exit_reason) {
-	case XD_VMX_EPT_VIOLATION:
-	case XD_VMX_EXCEPTION_NMI:
-		return "fault";
-	case XD_VMX_VMCALL:
-		return "balloon";
-	default:
-		return "unknown";
-	}
+	xd_printf(o, "%s domain %u", vma_xen_events[vma_xen_event_index(rec->event)].name,
+		  vma_xf_grant_word(rec));
+	return true;
 }
+
+static bool set_p2m_entry(struct xd_out *o, const struct vma_record *rec,
+			  const struct vma_describe_ctx *ctx)
+{
+	xd_printf(o, "set_p2m_entry d%u o%u t %u g %llx m %llx", vma_xf_p2m_domain(rec),
+		  vma_xf_p2m_order(rec), vma_xf_p2m_type(rec),
+		  (unsigned long long)vma_xf_p2m_gfn(rec), (unsigned long long)vma_xf_p2m_mfn(rec));
+	return true;
+}
+
+static bool decrease_reservation(struct xd_out *o, const struct vma_record *rec,
+				 const struct vma_describe_ctx *ctx)
+{
+	xd_printf(o, "decrease_reservation d%d o%d g %llx", (int)vma_xf_gfn_domain(rec),
+		  (int)vma_xf_gfn_order(rec), (unsigned long long)vma_xf_gfn_gfn(rec));
+	return true;
+}
+
+static const char *const pod_reason_name[] = {
+	[VMA_POD_REASON_UNKNOWN] = "unknown",
+	[VMA_POD_REASON_FAULT] = "fault",
+	[VMA_POD_REASON_BALLOON] = "balloon",
+};
+
+static bool pod(struct xd_out *o, const struct vma_record *rec,
+		const struct vma_describe_ctx *ctx)
+{
+	xd_printf(o, "%s d%d o%d g %llx m %llx",
+		  rec->event == TRC_MEM_POD_POPULATE ? "pod_populate" : "pod_zero_reclaim",
+		  (int)vma_xf_pod_domain(rec), (int)vma_xf_pod_order(rec),
+		  (unsigned long long)vma_xf_pod_gfn(rec), (unsigned long long)vma_xf_pod_mfn(rec));
+	if (rec->event == TRC_MEM_POD_ZERO_RECLAIM) {
+		xd_printf(o, " ctx %s",
+			  pod_reason_name[vma_xen_pod_reason(ctx->exit_open, ctx->exit_reason,
+							     ctx->svm)]);
+	}
+	return true;
+}
+
+static bool pod_splinter(struct xd_out *o, const struct vma_record *rec,
+			 const struct vma_describe_ctx *ctx)
+{
+	xd_printf(o, "pod_spage_splinter d%d o%d g %" PRIx64, (int)vma_xf_gfn_domain(rec),
+		  (int)vma_xf_gfn_order(rec), vma_xf_gfn_gfn(rec));
+	return true;
+}
+
+static mem_describe_fn *const mem_describe[VMA_XE_COUNT] = {
+#define MEM_DESCRIBE(sym, id, name, words, flags, state, describe) [VMA_XE_##sym] = describe,
+	VMA_XEN_MEM_EVENTS(MEM_DESCRIBE)
+#undef MEM_DESCRIBE
+};
 
 bool xd_mem(struct xd_out *o, const struct vma_record *rec, const struct vma_describe_ctx *ctx)
 {
-	const uint32_t *d = rec->data;
-	unsigned int n = rec->nr_data;
+	enum vma_xe_index row = vma_xen_event_index(rec->event);
 
-	switch (rec->event) {
-	case TRC_MEM_PAGE_GRANT_MAP:
-	case TRC_MEM_PAGE_GRANT_UNMAP:
-	case TRC_MEM_PAGE_GRANT_TRANSFER:
-		/* {domain} */
-		if (n < 1) {
-			return false;
-		}
-		xd_printf(o, "%s domain %u", vma_mem_event_name(VMA_TRC_MINOR(rec->event)), d[0]);
-		return true;
-	case TRC_MEM_SET_P2M_ENTRY:
-		/* {u64 gfn, mfn; p2m type; domain:16, order:16} */
-		if (n < 6) {
-			return false;
-		}
-		xd_printf(o, "set_p2m_entry d%u o%u t %u g %llx m %llx", d[5] & 0xffffu, d[5] >> 16,
-			  d[4], (unsigned long long)xd_q(rec, 0), (unsigned long long)xd_q(rec, 2));
-		return true;
-	case TRC_MEM_DECREASE_RESERVATION:
-		/* {u64 gfn; domain, order} */
-		if (n < 4) {
-			return false;
-		}
-		xd_printf(o, "decrease_reservation d%d o%d g %llx", (int)d[2], (int)d[3],
-			  (unsigned long long)xd_q(rec, 0));
-		return true;
-	case TRC_MEM_POD_POPULATE:
-	case TRC_MEM_POD_ZERO_RECLAIM:
-		/* {u64 gfn, mfn; domain, order} */
-		if (n < 6) {
-			return false;
-		}
-		xd_printf(o, "%s d%d o%d g %llx m %llx",
-			  rec->event == TRC_MEM_POD_POPULATE ? "pod_populate" : "pod_zero_reclaim",
-			  (int)d[4], (int)d[5], (unsigned long long)xd_q(rec, 0),
-			  (unsigned long long)xd_q(rec, 2));
-		if (rec->event == TRC_MEM_POD_ZERO_RECLAIM) {
-			xd_printf(o, " ctx %s", pod_context(ctx));
-		}
-		return true;
-	case TRC_MEM_POD_SUPERPAGE_SPLINTER:
-		/* {u64 gfn; domain, order} */
-		if (n < 4) {
-			return false;
-		}
-		xd_printf(o, "pod_spage_splinter d%d o%d g %" PRIx64, (int)d[2], (int)d[3],
-			  xd_q(rec, 0));
-		return true;
-	default:
+	if (row == VMA_XE_NONE || !mem_describe[row] || vma_xen_event_short(row, rec)) {
 		return false;
 	}
+	return mem_describe[row](o, rec, ctx);
 }
 
 static bool pm(struct xd_out *o, const struct vma_record *rec)

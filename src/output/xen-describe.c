@@ -2,13 +2,15 @@
 /*
  * Decoding a Xen record into xenalyze's dump-mode text: the entry points
  * (vma_describe_xen and the dump-layout facts of xen-names.h), the
- * dispatch by trace class, and the small classes that need no file of
- * their own: trace-buffer records, lost records, dom0 domain operations
- * and guest-generated records.
+ * dispatch by trace class (vma_xen_class(), as dispatch decodes it), and
+ * the small classes that need no file of their own: trace-buffer records,
+ * lost records, dom0 domain operations (rows of the Xen event table) and
+ * guest-generated records.
  */
 #include <stdarg.h>
 
 #include "output/xen-describe-internal.h"
+#include "vmalyze/xen-events.h"
 
 void xd_printf(struct xd_out *o, const char *fmt, ...)
 {
@@ -44,26 +46,25 @@ void xd_raw(struct xd_out *o, const struct vma_record *rec)
 	xd_puts(o, " ]");
 }
 
+/* The DESCRIBE column of the GEN and DOM0 rows; the row's size is checked before. */
+typedef bool misc_describe_fn(struct xd_out *o, const struct vma_record *rec,
+			      const struct vma_describe_ctx *ctx);
+
 /*
- * TRC_LOST_RECORDS: {u32 lost; u16 did, vid; u64 first_tsc}.  The "(cur)"
- * part names the vcpu the pcpu was running when the gap began, which only
- * the analysis knows.
+ * The "(cur)" part names the vcpu the pcpu was running when the gap
+ * began, which only the analysis knows.
  */
 static bool lost_records(struct xd_out *o, const struct vma_record *rec,
 			 const struct vma_describe_ctx *ctx)
 {
-	uint32_t ids = xd_w(rec, 1);
-
-	if (rec->nr_data != 4) {
-		return false;
-	}
-	xd_printf(o, "lost_records count %d d%uv%u ", (int)rec->data[0], ids & 0xffffu, ids >> 16);
+	xd_printf(o, "lost_records count %d d%uv%u ", (int)vma_xf_lost_count(rec),
+		  vma_xf_lost_did(rec), vma_xf_lost_vid(rec));
 	if (ctx->have_cur) {
 		xd_printf(o, "(cur d%dv%d)", (int)ctx->cur_dom, (int)ctx->cur_vcpu);
 	} else {
 		xd_puts(o, "(cur X)");
 	}
-	xd_printf(o, " first_tsc %lld", (long long)xd_q(rec, 2));
+	xd_printf(o, " first_tsc %lld", (long long)vma_xf_lost_first_tsc(rec));
 	return true;
 }
 
@@ -74,58 +75,59 @@ static bool lost_records(struct xd_out *o, const struct vma_record *rec,
  * reported, both with only the pcpu columns; this is the second, which
  * says everything the first does.
  */
-static bool lost_end(struct xd_out *o, const struct vma_record *rec)
+static bool lost_end(struct xd_out *o, const struct vma_record *rec,
+		     const struct vma_describe_ctx *ctx)
 {
-	uint32_t ids = xd_w(rec, 1);
-
-	if (rec->nr_data < 2) {
-		return false;
-	}
 	o->layout = VMA_XEN_DUMP_NO_TIME;
-	xd_printf(o, "lost_records end d%uv%u---", ids & 0xffffu, ids >> 16);
+	xd_printf(o, "lost_records end d%uv%u---", vma_xf_lost_did(rec), vma_xf_lost_vid(rec));
 	return true;
 }
 
-static bool gen(struct xd_out *o, const struct vma_record *rec,
-		const struct vma_describe_ctx *ctx)
+/* Padding Xen writes at the end of a buffer; xenalyze skips it. */
+static bool wrap_buffer(struct xd_out *o, const struct vma_record *rec,
+			const struct vma_describe_ctx *ctx)
 {
-	switch (rec->event) {
-	case TRC_LOST_RECORDS:
-		return lost_records(o, rec, ctx);
-	case TRC_TRACE_WRAP_BUFFER:
-		/* Padding Xen writes at the end of a buffer; xenalyze skips it. */
-		o->layout = VMA_XEN_DUMP_SILENT;
-		xd_printf(o, "trace_wrap_buffer (%u padding words)", rec->nr_data);
-		return true;
-	case TRC_TRACE_CPU_CHANGE:
-		if (rec->nr_data < 2) {
-			return false;
-		}
-		o->layout = VMA_XEN_DUMP_SILENT;
-		/* xenalyze's wording, which it prints only at verbosity 6 */
-		xd_printf(o, "cpu_change this-cpu %u record-cpu %u window_size %u(0x%08x)",
-			  rec->pcpu, rec->data[0], rec->data[1], rec->data[1]);
-		return true;
-	default:
-		return false;
-	}
+	o->layout = VMA_XEN_DUMP_SILENT;
+	xd_printf(o, "trace_wrap_buffer (%u padding words)", rec->nr_data);
+	return true;
 }
 
-static bool dom0op(struct xd_out *o, const struct vma_record *rec)
+static bool cpu_change(struct xd_out *o, const struct vma_record *rec,
+		       const struct vma_describe_ctx *ctx)
 {
-	if (rec->nr_data < 1) {
+	o->layout = VMA_XEN_DUMP_SILENT;
+	/* xenalyze's wording, which it prints only at verbosity 6 */
+	xd_printf(o, "cpu_change this-cpu %u record-cpu %u window_size %u(0x%08x)", rec->pcpu,
+		  vma_xf_cpu_change_cpu(rec), vma_xf_cpu_change_window(rec),
+		  vma_xf_cpu_change_window(rec));
+	return true;
+}
+
+static bool dom_op(struct xd_out *o, const struct vma_record *rec,
+		   const struct vma_describe_ctx *ctx)
+{
+	xd_printf(o, "%s d%u", vma_xen_events[vma_xen_event_index(rec->event)].name,
+		  vma_xf_dom_op_domain(rec));
+	return true;
+}
+
+static misc_describe_fn *const misc_describe[VMA_XE_COUNT] = {
+#define MISC_DESCRIBE(sym, id, name, words, flags, state, describe) [VMA_XE_##sym] = describe,
+	VMA_XEN_GEN_EVENTS(MISC_DESCRIBE)
+	VMA_XEN_DOM0_EVENTS(MISC_DESCRIBE)
+#undef MISC_DESCRIBE
+};
+
+/* A GEN or DOM0 record (or the reader's end of a gap), by its row. */
+static bool misc(struct xd_out *o, const struct vma_record *rec,
+		 const struct vma_describe_ctx *ctx)
+{
+	enum vma_xe_index row = vma_xen_event_index(rec->event);
+
+	if (row == VMA_XE_NONE || !misc_describe[row] || vma_xen_event_short(row, rec)) {
 		return false;
 	}
-	switch (rec->event) {
-	case TRC_DOM0_DOM_ADD:
-		xd_printf(o, "creating domain d%u", rec->data[0]);
-		return true;
-	case TRC_DOM0_DOM_REM:
-		xd_printf(o, "destroying domain d%u", rec->data[0]);
-		return true;
-	default:
-		return false;
-	}
+	return misc_describe[row](o, rec, ctx);
 }
 
 /*
@@ -141,17 +143,6 @@ static void guest(struct xd_out *o, const struct vma_record *rec)
 	xd_puts(o, " ]");
 }
 
-/* The class bits xenalyze dispatches on: exactly one of the low eight. */
-static int class_bit(uint32_t event)
-{
-	uint32_t main = VMA_TRC_MAIN(event) & 0xffu;
-
-	if (main == 0 || (main & (main - 1)) != 0) {
-		return -1;
-	}
-	return __builtin_ctz(main);
-}
-
 static void describe(struct xd_out *o, const struct vma_record *rec,
 		     const struct vma_describe_ctx *ctx)
 {
@@ -160,37 +151,37 @@ static void describe(struct xd_out *o, const struct vma_record *rec,
 	o->mark = ' ';
 	o->layout = VMA_XEN_DUMP_NORMAL;
 
-	if (rec->event == VMA_SYNTH_LOST_END) {
-		done = lost_end(o, rec);
-	} else if (!vma_id_is_xen(rec->event) || ctx->unprocessed) {
+	if (ctx->unprocessed) {
+		done = false;
+	} else if (rec->event == VMA_SYNTH_LOST_END) {
+		done = misc(o, rec, ctx);
+	} else if (!vma_id_is_xen(rec->event)) {
 		done = false;
 	} else if ((VMA_TRC_MAIN(rec->event) & (TRC_GUEST >> TRC_CLS_SHIFT)) != 0) {
 		guest(o, rec);
 		done = true;
 	} else {
-		switch (class_bit(rec->event)) {
-		case 0: /* TRC_GEN */
-			done = gen(o, rec, ctx);
+		switch (vma_xen_class(rec->event)) {
+		case VMA_XEN_CLASS_GEN:
+		case VMA_XEN_CLASS_DOM0OP:
+			done = misc(o, rec, ctx);
 			break;
-		case 1: /* TRC_SCHED */
+		case VMA_XEN_CLASS_SCHED:
 			done = xd_sched(o, rec);
 			break;
-		case 2: /* TRC_DOM0OP */
-			done = dom0op(o, rec);
-			break;
-		case 3: /* TRC_HVM */
+		case VMA_XEN_CLASS_HVM:
 			done = xd_hvm(o, rec, ctx);
 			break;
-		case 4: /* TRC_MEM */
+		case VMA_XEN_CLASS_MEM:
 			done = xd_mem(o, rec, ctx);
 			break;
-		case 5: /* TRC_PV */
+		case VMA_XEN_CLASS_PV:
 			done = xd_pv(o, rec);
 			break;
-		case 6: /* TRC_SHADOW */
+		case VMA_XEN_CLASS_SHADOW:
 			done = xd_shadow(o, rec, ctx);
 			break;
-		case 7: /* TRC_HW */
+		case VMA_XEN_CLASS_HW:
 			done = xd_hw(o, rec);
 			break;
 		default:

@@ -16,52 +16,73 @@ static uint32_t canonical_order(uint32_t order)
 	return order % 9 || order / 9 > 2 ? VMA_POD_ORDERS - 1 : order / 9;
 }
 
-/* Why a page was reclaimed: what the vcpu was doing. */
+/* Why a page was reclaimed: what the vcpu was doing (the dump's rule too). */
 static enum vma_pod_context reclaim_context(const struct vma_machine *m, const struct vma_vcpu *v)
 {
-	if (!v || v->type != VMA_VCPU_HVM || !v->hvm.vmexit_valid || m->svm)
-		return VMA_POD_CTX_UNKNOWN;
-	switch (v->hvm.exit_reason) {
-	case 0:  /* EXCEPTION_NMI */
-	case 48: /* EPT_VIOLATION */
+	bool hvm = v && v->type == VMA_VCPU_HVM;
+
+	switch (vma_xen_pod_reason(hvm && v->hvm.vmexit_valid, hvm ? v->hvm.exit_reason : 0,
+				   m->svm)) {
+	case VMA_POD_REASON_FAULT:
 		return VMA_POD_CTX_FAULT;
-	case 18: /* VMCALL */
+	case VMA_POD_REASON_BALLOON:
 		return VMA_POD_CTX_BALLOON;
+	default:
+		return VMA_POD_CTX_UNKNOWN;
 	}
-	return VMA_POD_CTX_UNKNOWN;
 }
+
+/* The state column of the MEM rows of the Xen event table. */
+typedef void mem_event_fn(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec);
+
+static void grant(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec)
+{
+	uint32_t op = rec->event - TRC_MEM_PAGE_GRANT_MAP;
+	struct vma_domain *d;
+
+	if (v && v->domain->did != VMA_DEFAULT_DOMAIN)
+		v->domain->mem.grant_done[op]++;
+	if ((d = vma_domain_get(m, vma_xf_grant_domain(rec))))
+		d->mem.grant_done_for[op]++;
+}
+
+static void pod_populate(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec)
+{
+	if (v)
+		v->domain->mem.pod_populate[canonical_order(vma_xf_pod_order(rec))]++;
+}
+
+static void pod_reclaim(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec)
+{
+	uint32_t order = canonical_order(vma_xf_pod_order(rec));
+
+	if (!v)
+		return;
+	v->domain->mem.pod_reclaim[order]++;
+	v->domain->mem.pod_context[reclaim_context(m, v)][order]++;
+}
+
+/* Memory records the dump shows and the analysis does not count. */
+static void nothing(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec)
+{
+}
+
+static mem_event_fn *const mem_state[VMA_XE_COUNT] = {
+#define MEM_STATE(sym, id, name, words, flags, state, describe) [VMA_XE_##sym] = state,
+	VMA_XEN_MEM_EVENTS(MEM_STATE)
+#undef MEM_STATE
+};
 
 int vma_mem_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
 		   struct vma_outcome *out)
 {
-	struct vma_vcpu *v = p->current;
-	struct vma_domain *d;
+	enum vma_xe_index row = vma_xen_event_index(rec->event);
 
-	switch (rec->event) {
-	case TRC_MEM_PAGE_GRANT_MAP:
-	case TRC_MEM_PAGE_GRANT_UNMAP:
-	case TRC_MEM_PAGE_GRANT_TRANSFER: {
-		uint32_t op = rec->event - TRC_MEM_PAGE_GRANT_MAP;
-
-		if (v && v->domain->did != VMA_DEFAULT_DOMAIN)
-			v->domain->mem.grant_done[op]++;
-		if (rec->nr_data && (d = vma_domain_get(m, rec->data[0] & 0xffff)))
-			d->mem.grant_done_for[op]++;
-		break;
-	}
-	case TRC_MEM_POD_POPULATE:
-		/* {u64 gfn, u64 mfn, u32 domain, u32 order} */
-		if (rec->nr_data >= 6 && v)
-			v->domain->mem.pod_populate[canonical_order(rec->data[5])]++;
-		break;
-	case TRC_MEM_POD_ZERO_RECLAIM:
-		if (rec->nr_data >= 6 && v) {
-			uint32_t order = canonical_order(rec->data[5]);
-
-			v->domain->mem.pod_reclaim[order]++;
-			v->domain->mem.pod_context[reclaim_context(m, v)][order]++;
-		}
-		break;
-	}
+	if (row == VMA_XE_NONE || !mem_state[row])
+		return VMA_OK;
+	if (vma_xen_event_short(row, rec))
+		vma_state_refuse_short(m, row, rec, out);
+	else
+		mem_state[row](m, p->current, rec);
 	return VMA_OK;
 }

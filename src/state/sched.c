@@ -353,7 +353,7 @@ static void lost_begin(struct vma_machine *m, struct vma_pcpu *p, const struct v
 	uint64_t first_tsc = rec->tsc;
 	uint32_t i, j;
 
-	m->lost_records += rec->data[0];
+	m->lost_records += vma_xf_lost_count(rec);
 	if (p->current) {
 		if (p->current->type == VMA_VCPU_HVM)
 			vma_hvm_invalidate(p->current);
@@ -374,8 +374,8 @@ static void lost_begin(struct vma_machine *m, struct vma_pcpu *p, const struct v
 		}
 	}
 	p->lost.domain_valid = true;
-	p->lost.did = rec->data[1] & 0xffff;
-	p->lost.vid = rec->data[1] >> 16;
+	p->lost.did = vma_xf_lost_did(rec);
+	p->lost.vid = vma_xf_lost_vid(rec);
 }
 
 static void lost_end(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec)
@@ -397,20 +397,31 @@ static void lost_end(struct vma_machine *m, struct vma_pcpu *p, const struct vma
 		m->lost_pcpus--;
 }
 
+/* Trace-buffer records the dump shows and the analysis does not use. */
+static void nothing(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec)
+{
+}
+
+/* The state column of the GEN rows of the Xen event table. */
+typedef void gen_event_fn(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec);
+
+static gen_event_fn *const gen_state[VMA_XE_COUNT] = {
+#define GEN_STATE(sym, id, name, words, flags, state, describe) [VMA_XE_##sym] = state,
+	VMA_XEN_GEN_EVENTS(GEN_STATE)
+#undef GEN_STATE
+};
+
 int vma_gen_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
 		   struct vma_outcome *out)
 {
-	if (rec->event == TRC_LOST_RECORDS) {
-		if (rec->nr_data != 4) {
-			vma_diag_warn_once(m->diag, "lost-size",
-					   "Lost-records record with %u words instead of 4; "
-					   "not processed", rec->nr_data);
-			return VMA_OK;
-		}
-		lost_begin(m, p, rec);
-	} else if (rec->event == VMA_SYNTH_LOST_END) {
-		lost_end(m, p, rec);
-	}
+	enum vma_xe_index row = vma_xen_event_index(rec->event);
+
+	if (row == VMA_XE_NONE || !gen_state[row])
+		return VMA_OK;
+	if (vma_xen_event_short(row, rec))
+		vma_state_refuse_short(m, row, rec, out);
+	else
+		gen_state[row](m, p, rec);
 	return VMA_OK;
 }
 
