@@ -3,7 +3,8 @@
  * The Xen event table: one row per event id that the state stage or the
  * dump decodes field by field, saying in one place what both need to know
  * of it.  The rows are listed by class (the class is the list's):
- * trace-buffer records, dom0 domain operations, HVM and memory records.
+ * trace-buffer records, dom0 domain operations, HVM, memory and PV
+ * records.
  *
  *   X(SYM, ID, NAME, WORDS, FLAGS, STATE, DESCRIBE)
  *
@@ -25,10 +26,10 @@
  * both stages.  Adding a record: a row here, its accessors, and the STATE
  * and DESCRIBE functions in the class's two files.
  *
- * Scheduler, PV, shadow and hardware records are not rows yet: their
- * decoders still switch on the id (xen-describe-sched.c, -pv.c, -shadow.c,
- * -misc.c), and the state stage reads only the runstate records' vcpu
- * word and the PV hypercall number of them.
+ * Scheduler, shadow and hardware records are not rows yet: their
+ * decoders still switch on the id (xen-describe-sched.c, -shadow.c,
+ * -misc.c), and of them the state stage reads only the runstate records'
+ * vcpu word.
  */
 #ifndef VMALYZE_XEN_EVENTS_H
 #define VMALYZE_XEN_EVENTS_H
@@ -161,8 +162,46 @@ enum vma_xe_flags {
 	X(EMUL_LAPIC_PIC_INTR, TRC_HVM_EMUL_LAPIC_PIC_INTR, "lapic_pic_intr", 2, 0, nothing, \
 	  lapic_pic_intr)
 
+/*
+ * PV records: the entry points, each also in its 64-bit form (addresses of
+ * 64-bit guests), and the multicall sub-call.  The page-table write record
+ * of a 64-bit guest is 64-bit whatever its flag says; the PAE one never is.
+ */
+#define VMA_XEN_PV_EVENTS(X) \
+	X(PV_HYPERCALL, TRC_PV_HYPERCALL, "hypercall", 2, 0, hypercall_v1, hypercall_v1) \
+	X(PV_HYPERCALL64, TRC_PV_HYPERCALL | TRC_64_FLAG, "hypercall", 3, VMA_XE_WIDE, \
+	  hypercall_v1, hypercall_v1) \
+	X(PV_TRAP, TRC_PV_TRAP, "trap", 2, 0, count, trap) \
+	X(PV_TRAP64, TRC_PV_TRAP | TRC_64_FLAG, "trap", 3, VMA_XE_WIDE, count, trap) \
+	PV_PLAIN(X, PAGE_FAULT, "page_fault") \
+	PV_PLAIN(X, FORCED_INVALID_OP, "forced_invalid_op") \
+	PV_PLAIN(X, EMULATE_PRIVOP, "emulate privop") \
+	PV_PLAIN(X, EMULATE_4GB, "emulate 4g") \
+	PV_PLAIN(X, MATH_STATE_RESTORE, "math state restore") \
+	PV_PLAIN(X, PAGING_FIXUP, "paging fixup") \
+	PV_PLAIN(X, GDT_LDT_MAPPING_FAULT, "gdt/ldt mapping fault") \
+	X(PV_PTWR_EMULATION, TRC_PV_PTWR_EMULATION, "ptwr", 6, 0, count, ptwr) \
+	X(PV_PTWR_EMULATION64, TRC_PV_PTWR_EMULATION | TRC_64_FLAG, "ptwr", 6, VMA_XE_WIDE, \
+	  count, ptwr) \
+	X(PV_PTWR_EMULATION_PAE, TRC_PV_PTWR_EMULATION_PAE, "ptwr(pae)", 4, 0, count, ptwr) \
+	X(PV_PTWR_EMULATION_PAE64, TRC_PV_PTWR_EMULATION_PAE | TRC_64_FLAG, "ptwr(pae)", 4, \
+	  VMA_XE_WIDE, count, ptwr) \
+	X(PV_HYPERCALL_V2, TRC_PV_HYPERCALL_V2, "hypercall", 1, 0, hypercall_v2, hypercall_v2) \
+	X(PV_HYPERCALL_V2_64, TRC_PV_HYPERCALL_V2 | TRC_64_FLAG, "hypercall", 1, VMA_XE_WIDE, \
+	  hypercall_v2, hypercall_v2) \
+	X(PV_HYPERCALL_SUBCALL, TRC_PV_HYPERCALL_SUBCALL, "hypercall (subcall)", 1, 0, \
+	  hypercall_v2, subcall) \
+	X(PV_HYPERCALL_SUBCALL64, TRC_PV_HYPERCALL_SUBCALL | TRC_64_FLAG, "hypercall (subcall)", \
+	  1, VMA_XE_WIDE, hypercall_v2, subcall)
+
+/* A PV entry point the dump lists as "name[ words ]" and the state counts. */
+#define PV_PLAIN(X, sym, name) \
+	X(PV_##sym, TRC_PV_##sym, name, 0, 0, count, generic) \
+	X(PV_##sym##64, TRC_PV_##sym | TRC_64_FLAG, name, 0, VMA_XE_WIDE, count, generic)
+
 #define VMA_XEN_EVENTS(X) \
-	VMA_XEN_GEN_EVENTS(X) VMA_XEN_DOM0_EVENTS(X) VMA_XEN_HVM_EVENTS(X) VMA_XEN_MEM_EVENTS(X)
+	VMA_XEN_GEN_EVENTS(X) VMA_XEN_DOM0_EVENTS(X) VMA_XEN_HVM_EVENTS(X) VMA_XEN_MEM_EVENTS(X) \
+	VMA_XEN_PV_EVENTS(X)
 
 enum vma_xe_index {
 #define VMA_XE_ENUM(sym, id, name, words, flags, state, describe) VMA_XE_##sym,
@@ -303,6 +342,47 @@ static inline enum vma_pod_reason vma_xen_pod_reason(bool exit_open, uint32_t re
 		return VMA_POD_REASON_BALLOON;
 	}
 	return VMA_POD_REASON_UNKNOWN;
+}
+
+/* PV hypercall, first form {eip (long); eax} */
+static inline uint64_t vma_xf_hc1_eip(const struct vma_record *r) { return vma_xe_long(r, 0); }
+static inline uint32_t vma_xf_hc1_eax(const struct vma_record *r)
+{
+	return r->data[vma_xe_wide(r) ? 2 : 1];
+}
+
+/* PV hypercall v2 and sub-call {op | argument kinds; arguments...} */
+static inline uint32_t vma_xf_hc2_op(const struct vma_record *r)
+{
+	return r->data[0] & ~(uint32_t)TRC_PV_HYPERCALL_V2_ARG_MASK;
+}
+
+/* How argument @i is present: 0 absent, 1 one word, 2 two words. */
+static inline unsigned int vma_xf_hc2_arg_kind(const struct vma_record *r, unsigned int i)
+{
+	return (r->data[0] >> (20 + 2 * i)) & 0x3u;
+}
+
+/* PV trap {eip (long); trapnr:15, use_error_code:1, error_code:16} */
+static inline uint64_t vma_xf_trap_eip(const struct vma_record *r) { return vma_xe_long(r, 0); }
+static inline uint32_t vma_xf_trap_info(const struct vma_record *r)
+{
+	return r->data[vma_xe_wide(r) ? 2 : 1];
+}
+
+/* ptwr {u64 pte; addr, eip}, both u64 in the 64-bit guest's record */
+static inline bool vma_xf_ptwr_wide(const struct vma_record *r)
+{
+	return (r->event & 0xffu) == (TRC_PV_PTWR_EMULATION & 0xffu);
+}
+static inline uint64_t vma_xf_ptwr_pte(const struct vma_record *r) { return vma_xq(r, 0); }
+static inline uint64_t vma_xf_ptwr_addr(const struct vma_record *r)
+{
+	return vma_xf_ptwr_wide(r) ? vma_xq(r, 2) : r->data[2];
+}
+static inline uint64_t vma_xf_ptwr_eip(const struct vma_record *r)
+{
+	return vma_xf_ptwr_wide(r) ? vma_xq(r, 4) : r->data[3];
 }
 
 /* vmexit {reason; rip (long)} */

@@ -17,10 +17,13 @@
 	ROW(VMA_XEN_CLASS_HVM, sym, id, name, words, flags)
 #define MEM(sym, id, name, words, flags, state, describe) \
 	ROW(VMA_XEN_CLASS_MEM, sym, id, name, words, flags)
+#define PV(sym, id, name, words, flags, state, describe) \
+	ROW(VMA_XEN_CLASS_PV, sym, id, name, words, flags)
 
 const struct vma_xen_event vma_xen_events[VMA_XE_COUNT] = {
 	VMA_XEN_GEN_EVENTS(GEN)
 	VMA_XEN_DOM0_EVENTS(DOM0)
 	VMA_XEN_HVM_EVENTS(HVM)
 	VMA_XEN_MEM_EVENTS(MEM)
+	VMA_XEN_PV_EVENTS(PV)
 };

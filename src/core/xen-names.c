@@ -462,25 +462,17 @@ const char *vma_hvm_handler_name(uint32_t minor)
 	return i == VMA_XE_NONE ? NULL : vma_xen_events[i].name;
 }
 
-static const char *const pv_event[] = {
-	[1] = "hypercall",
-	[3] = "trap",
-	[4] = "page_fault",
-	[5] = "forced_invalid_op",
-	[6] = "emulate privop",
-	[7] = "emulate 4g",
-	[8] = "math state restore",
-	[9] = "paging fixup",
-	[10] = "gdt/ldt mapping fault",
-	[11] = "ptwr",
-	[12] = "ptwr(pae)",
-	[13] = "hypercall",
-	[14] = "hypercall (subcall)",
-};
-
+/* PV event names are the rows' (minor 14 is the multicall sub-call's). */
 const char *vma_pv_event_name(uint32_t minor)
 {
-	return lookup(pv_event, ARRAY_LEN(pv_event), minor);
+	enum vma_xe_index i;
+
+	if (minor > 0xffu)
+		return NULL;
+	i = vma_xen_event_index(TRC_PV_ENTRY + minor);
+	if (i == VMA_XE_NONE)
+		i = vma_xen_event_index(TRC_PV_SUBCALL + minor);
+	return i == VMA_XE_NONE ? NULL : vma_xen_events[i].name;
 }
 
 const char *vma_mem_event_name(uint32_t minor)

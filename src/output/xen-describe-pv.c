@@ -3,12 +3,14 @@
  * PV guest records (TRC_PV): hypercalls (the old eip/eax form and the v2
  * form with its recorded arguments, including multicall sub-calls), traps,
  * page-table write emulation, and the other entry points, which xenalyze
- * lists as "name[ words ]".  The minor number (low 8 bits) selects the
- * record; bit 8 (TRC_64_FLAG) says addresses are 64-bit.
+ * lists as "name[ words ]".  Each record's row in the Xen event table
+ * (xen-events.h) gives its decoder here and its size; bit 8 (TRC_64_FLAG)
+ * says addresses are 64-bit.
  */
 #include <inttypes.h>
 
 #include "output/xen-describe-internal.h"
+#include "vmalyze/xen-events.h"
 
 #define XD_PV_MINOR(event) ((event) & 0xffu)
 
@@ -31,12 +33,6 @@ enum {
 
 enum { XD_ARG_MISSING = 0, XD_ARG_32 = 1, XD_ARG_64 = 2 };
 
-/* How argument @i is present in a v2 record (TRC_PV_HYPERCALL_V2 format). */
-static unsigned int arg_kind(const struct vma_record *rec, unsigned int i)
-{
-	return (rec->data[0] >> (20 + 2 * i)) & 0x3u;
-}
-
 /*
  * The six arguments of a v2 record, absent ones 0.  Each present argument
  * takes one or two words after the first.
@@ -49,7 +45,7 @@ static void gather_args(const struct vma_record *rec, uint64_t args[6])
 		args[i] = 0;
 	}
 	for (i = 0, word = 1; i < 6 && word < rec->nr_data; i++) {
-		unsigned int kind = arg_kind(rec, i);
+		unsigned int kind = vma_xf_hc2_arg_kind(rec, i);
 
 		if (kind == XD_ARG_32) {
 			args[i] = rec->data[word];
@@ -66,7 +62,7 @@ static void print_args(struct xd_out *o, const struct vma_record *rec)
 	unsigned int i, word;
 
 	for (i = 0, word = 1; i < 6 && word < rec->nr_data; i++) {
-		unsigned int kind = arg_kind(rec, i);
+		unsigned int kind = vma_xf_hc2_arg_kind(rec, i);
 
 		if (kind == XD_ARG_MISSING) {
 			xd_puts(o, " ??");
@@ -89,17 +85,12 @@ static void op_name(struct xd_out *o, const char *name, uint32_t cmd)
 	}
 }
 
-static bool hypercall_v2(struct xd_out *o, const struct vma_record *rec, bool subcall)
+static bool hypercall(struct xd_out *o, const struct vma_record *rec, bool subcall)
 {
-	uint32_t op;
-	const char *name;
+	uint32_t op = vma_xf_hc2_op(rec);
+	const char *name = vma_hypercall_name(op);
 	uint64_t args[6];
 
-	if (rec->nr_data < 1) {
-		return false;
-	}
-	op = rec->data[0] & ~(uint32_t)TRC_PV_HYPERCALL_V2_ARG_MASK;
-	name = vma_hypercall_name(op);
 	/* "%shypercall %2x (%s)", without the name when there is none */
 	if (subcall) {
 		xd_putc(o, ' ');
@@ -149,20 +140,29 @@ static bool hypercall_v2(struct xd_out *o, const struct vma_record *rec, bool su
 	return true;
 }
 
-/* The first-generation record: {eip; eax}, eip 64 bits wide with TRC_64_FLAG. */
-static bool hypercall_v1(struct xd_out *o, const struct vma_record *rec)
-{
-	bool is64 = (rec->event & TRC_64_FLAG) != 0;
-	uint64_t eip;
-	uint32_t eax;
-	const char *name;
+/* The DESCRIBE column of the PV rows; the row's size is checked before. */
+typedef bool pv_describe_fn(struct xd_out *o, const struct vma_record *rec,
+			    const struct vma_describe_ctx *ctx);
 
-	if (rec->nr_data < (is64 ? 3u : 2u)) {
-		return false;
-	}
-	eip = is64 ? xd_q(rec, 0) : rec->data[0];
-	eax = is64 ? rec->data[2] : rec->data[1];
-	name = vma_hypercall_name(eax);
+static bool hypercall_v2(struct xd_out *o, const struct vma_record *rec,
+			 const struct vma_describe_ctx *ctx)
+{
+	return hypercall(o, rec, false);
+}
+
+static bool subcall(struct xd_out *o, const struct vma_record *rec,
+		    const struct vma_describe_ctx *ctx)
+{
+	return hypercall(o, rec, true);
+}
+
+/* The first-generation record. */
+static bool hypercall_v1(struct xd_out *o, const struct vma_record *rec,
+			 const struct vma_describe_ctx *ctx)
+{
+	uint32_t eax = vma_xf_hc1_eax(rec);
+	const char *name = vma_hypercall_name(eax);
+
 	/* "hypercall %2x (%s) eip %llx", or "hypercall %x eip %llx" */
 	xd_lit(o, "hypercall ");
 	if (name) {
@@ -174,56 +174,35 @@ static bool hypercall_v1(struct xd_out *o, const struct vma_record *rec)
 		xd_x64(o, eax);
 	}
 	xd_lit(o, " eip ");
-	xd_x64(o, eip);
+	xd_x64(o, vma_xf_hc1_eip(rec));
 	return true;
 }
 
-/* {eip; trapnr:15, use_error_code:1, error_code:16}, eip 64-bit with the flag. */
-static bool trap(struct xd_out *o, const struct vma_record *rec)
+static bool trap(struct xd_out *o, const struct vma_record *rec,
+		 const struct vma_describe_ctx *ctx)
 {
-	bool is64 = (rec->event & TRC_64_FLAG) != 0;
-	unsigned int i = is64 ? 2 : 1;
-	uint32_t info;
+	uint32_t info = vma_xf_trap_info(rec);
 
-	if (rec->nr_data <= i) {
-		return false;
-	}
-	info = rec->data[i];
-	xd_printf(o, "trap %x eip %llx", info & 0x7fffu,
-		  (unsigned long long)(is64 ? xd_q(rec, 0) : rec->data[0]));
+	xd_printf(o, "trap %x eip %llx", info & 0x7fffu, (unsigned long long)vma_xf_trap_eip(rec));
 	if (info & 0x8000u) {
 		xd_printf(o, " ec %x", info >> 16);
 	}
 	return true;
 }
 
-/*
- * Page-table writes Xen emulated: {u64 pte; addr, eip}, the addresses
- * 64-bit in the TRC_PV_PTWR_EMULATION record (which Xen sends with
- * TRC_64_FLAG) and 32-bit in the PAE one.
- */
-static bool ptwr(struct xd_out *o, const struct vma_record *rec)
+/* Page-table writes Xen emulated. */
+static bool ptwr(struct xd_out *o, const struct vma_record *rec,
+		 const struct vma_describe_ctx *ctx)
 {
-	bool wide = XD_PV_MINOR(rec->event) == XD_PV_MINOR(TRC_PV_PTWR_EMULATION);
-	uint64_t addr, eip;
-
-	if (rec->nr_data < (wide ? 6u : 4u)) {
-		return false;
-	}
-	if (wide) {
-		addr = xd_q(rec, 2);
-		eip = xd_q(rec, 4);
-	} else {
-		addr = rec->data[2];
-		eip = rec->data[3];
-	}
-	xd_printf(o, "ptwr l1e %llx eip %llx addr %llx", (unsigned long long)xd_q(rec, 0),
-		  (unsigned long long)eip, (unsigned long long)addr);
+	xd_printf(o, "ptwr l1e %llx eip %llx addr %llx", (unsigned long long)vma_xf_ptwr_pte(rec),
+		  (unsigned long long)vma_xf_ptwr_eip(rec),
+		  (unsigned long long)vma_xf_ptwr_addr(rec));
 	return true;
 }
 
 /* Everything else: "name[ w0 w1 ]", or "PV-N [ ... ]" when unnamed. */
-static void generic(struct xd_out *o, const struct vma_record *rec)
+static bool generic(struct xd_out *o, const struct vma_record *rec,
+		    const struct vma_describe_ctx *ctx)
 {
 	uint32_t minor = XD_PV_MINOR(rec->event);
 	const char *name = vma_pv_event_name(minor);
@@ -242,24 +221,24 @@ static void generic(struct xd_out *o, const struct vma_record *rec)
 		}
 		xd_putc(o, ']');
 	}
+	return true;
 }
+
+static pv_describe_fn *const pv_describe[VMA_XE_COUNT] = {
+#define PV_DESCRIBE(sym, id, name, words, flags, state, describe) [VMA_XE_##sym] = describe,
+	VMA_XEN_PV_EVENTS(PV_DESCRIBE)
+#undef PV_DESCRIBE
+};
 
 bool xd_pv(struct xd_out *o, const struct vma_record *rec)
 {
-	switch (XD_PV_MINOR(rec->event)) {
-	case XD_PV_MINOR(TRC_PV_HYPERCALL):
-		return hypercall_v1(o, rec);
-	case XD_PV_MINOR(TRC_PV_TRAP):
-		return trap(o, rec);
-	case XD_PV_MINOR(TRC_PV_PTWR_EMULATION):
-	case XD_PV_MINOR(TRC_PV_PTWR_EMULATION_PAE):
-		return ptwr(o, rec);
-	case XD_PV_MINOR(TRC_PV_HYPERCALL_V2):
-		return hypercall_v2(o, rec, false);
-	case XD_PV_MINOR(TRC_PV_HYPERCALL_SUBCALL):
-		return hypercall_v2(o, rec, true);
-	default:
-		generic(o, rec);
-		return true;
+	enum vma_xe_index row = vma_xen_event_index(rec->event);
+
+	if (row == VMA_XE_NONE || !pv_describe[row]) {
+		return generic(o, rec, NULL);
 	}
+	if (vma_xen_event_short(row, rec)) {
+		return false;
+	}
+	return pv_describe[row](o, rec, NULL);
 }

@@ -31,28 +31,48 @@ static bool bump(uint64_t **arr, uint32_t *nr, uint32_t idx)
 	return true;
 }
 
+/* The state column of the PV rows of the Xen event table. */
+typedef void pv_event_fn(struct vma_pv *pv, const struct vma_record *rec);
+
+/* Every PV record counts as an event of its minor number (64-bit flag dropped). */
+static void count(struct vma_pv *pv, const struct vma_record *rec)
+{
+	bump(&pv->counts, &pv->nr_counts, rec->event & 0xff);
+}
+
+static void hypercall_v1(struct vma_pv *pv, const struct vma_record *rec)
+{
+	count(pv, rec);
+	bump(&pv->hypercalls, &pv->nr_hypercalls, vma_xf_hc1_eax(rec));
+}
+
+/* v2: word 0 is the hypercall number plus argument flags. */
+static void hypercall_v2(struct vma_pv *pv, const struct vma_record *rec)
+{
+	count(pv, rec);
+	bump(&pv->hypercalls, &pv->nr_hypercalls, vma_xf_hc2_op(rec) & 0xfffff);
+}
+
+static pv_event_fn *const pv_state[VMA_XE_COUNT] = {
+#define PV_STATE(sym, id, name, words, flags, state, describe) [VMA_XE_##sym] = state,
+	VMA_XEN_PV_EVENTS(PV_STATE)
+#undef PV_STATE
+};
+
 int vma_pv_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
 		  struct vma_outcome *out)
 {
 	struct vma_pv *pv = &p->current->pv;
-	uint32_t minor = rec->event & 0xff;  /* 64-bit flag dropped */
-	uint32_t id = rec->event & ~(uint32_t)TRC_64_FLAG;
+	enum vma_xe_index row = vma_xen_event_index(rec->event);
 
 	/* Dispatch let an untyped vcpu through: its first PV record types it. */
 	if (p->current->type != VMA_VCPU_PV)
 		vma_vcpu_set_type(p->current, VMA_VCPU_PV);
-
-	bump(&pv->counts, &pv->nr_counts, minor);
-	if (id == TRC_PV_HYPERCALL_V2 || id == TRC_PV_HYPERCALL_SUBCALL) {
-		/* v2: word 0 is the hypercall number plus argument flags. */
-		if (rec->nr_data)
-			bump(&pv->hypercalls, &pv->nr_hypercalls, rec->data[0] & 0xfffff);
-	} else if (id == TRC_PV_HYPERCALL) {
-		/* v1: eip (1 or 2 words), then the hypercall number. */
-		uint32_t at = (rec->event & TRC_64_FLAG) ? 2 : 1;
-
-		if (rec->nr_data > at)
-			bump(&pv->hypercalls, &pv->nr_hypercalls, rec->data[at]);
-	}
+	if (row == VMA_XE_NONE || !pv_state[row])
+		count(pv, rec);
+	else if (vma_xen_event_short(row, rec))
+		vma_state_refuse_short(m, row, rec, out);
+	else
+		pv_state[row](pv, rec);
 	return VMA_OK;
 }

@@ -145,8 +145,9 @@ Test(xen_events, rows_are_well_formed)
 			     e->id);
 		/* Refinements are handler records; exits, entries and emulation are not. */
 		if (e->flags & VMA_XE_EXIT)
-			cr_expect_eq(VMA_TRC_SUB(e->id), VMA_TRC_SUB(TRC_HVM_HANDLER), "row %s",
-				     e->name);
+			cr_expect(e->cls == VMA_XEN_CLASS_HVM &&
+				  VMA_TRC_SUB(e->id) == VMA_TRC_SUB(TRC_HVM_HANDLER), "row %s",
+				  e->name);
 	}
 	cr_expect_eq(vma_xen_event_index(TRC_HVM_HANDLER + 0x7f), VMA_XE_NONE);
 	cr_expect_eq(vma_xen_class(TRC_GUEST | 1), -1);
@@ -165,7 +166,8 @@ Test(xen_events, handler_names_come_from_rows)
 		const struct vma_xen_event *e = &vma_xen_events[i];
 		uint32_t minor = VMA_TRC_MINOR(e->id) & ~(uint32_t)TRC_64_FLAG;
 
-		if (VMA_TRC_SUB(e->id) != VMA_TRC_SUB(TRC_HVM_HANDLER) || minor == 0 ||
+		if (e->cls != VMA_XEN_CLASS_HVM ||
+		    VMA_TRC_SUB(e->id) != VMA_TRC_SUB(TRC_HVM_HANDLER) || minor == 0 ||
 		    minor >= VMA_HVM_HANDLER_LIMIT)
 			continue;
 		cr_expect_str_eq(vma_hvm_handler_name(minor), e->name, "minor %#x", minor);
@@ -176,14 +178,27 @@ Test(xen_events, handler_names_come_from_rows)
 	cr_expect_str_eq(vma_mem_event_name(1), "grant-map");
 	cr_expect_str_eq(vma_mem_event_name(18), "pod-superpage-splinter");
 	cr_expect_null(vma_mem_event_name(6));
+	cr_expect_str_eq(vma_pv_event_name(14), "hypercall (subcall)");
+	cr_expect_str_eq(vma_pv_event_name(7), "emulate 4g");
+	cr_expect_null(vma_pv_event_name(2));
 }
 
-/* A fresh machine with d1v0 running on pcpu 0 and an exit open. */
-static void fresh(void)
+/*
+ * A fresh machine for a record of @cls: d1v0 running on pcpu 0 with an
+ * exit open, or for a PV record d2v0, whose records are PV's.
+ */
+static void fresh(uint8_t cls)
 {
+	struct vma_record rs = record(TRC_SCHED_RUNSTATE_CHANGE | 1u << 8 | 0u << 4, 1);
+
 	teardown();
 	setup();
-	run_hvm_vcpu();
+	if (cls != VMA_XEN_CLASS_PV) {
+		run_hvm_vcpu();
+		return;
+	}
+	rs.data[0] = 2u << 16;
+	feed(&rs);
 }
 
 /* Full records: the state stage takes them and the dump decodes them. */
@@ -197,7 +212,7 @@ Test(xen_events, full_records_are_taken_and_decoded)
 		struct vma_record rec = record(e->id, full_words(i));
 		struct vma_outcome out;
 
-		fresh();
+		fresh(e->cls);
 		if (e->flags & VMA_XE_EXIT)
 			open_exit();
 		out = feed(&rec);
@@ -222,7 +237,7 @@ Test(xen_events, short_records_are_judged_alike)
 		const struct vma_xen_event *e = &vma_xen_events[i];
 		unsigned int over = (e->flags & VMA_XE_EXACT) ? 1 : 0;
 
-		fresh();
+		fresh(e->cls);
 		for (n = 0; n < e->words + over; n++) {
 			struct vma_record rec = record(e->id, n < e->words ? n : e->words + 1);
 			struct vma_outcome out, none = { .svm = false };
