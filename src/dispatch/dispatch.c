@@ -157,11 +157,11 @@ static __attribute__((noinline)) int dispatch_new_pcpu(struct vma_machine *m,
 
 int vma_dispatch(struct vma_machine *m, const struct vma_record *rec, struct vma_outcome *out)
 {
-	int cls = vma_xen_class(rec->event);
 	struct vma_pcpu *p = vma_pcpu_of(m, rec->pcpu);
 	const struct triage *t;
 	uint64_t tsc = rec->tsc;
 	uint32_t bytes;
+	int cls;
 
 	if (__builtin_expect(!p, 0))
 		return dispatch_new_pcpu(m, rec, out);
@@ -179,6 +179,7 @@ int vma_dispatch(struct vma_machine *m, const struct vma_record *rec, struct vma
 		p->last_tsc = tsc;
 	}
 
+	cls = vma_xen_class(rec->event);
 	if (__builtin_expect(cls < 0, 0))
 		return dispatch_other(m, p, rec, out);
 	t = &xen_classes[cls];

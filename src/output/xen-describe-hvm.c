@@ -486,7 +486,7 @@ bool xd_hvm(struct xd_out *o, const struct vma_record *rec, const struct vma_des
 	if (sub == VMA_TRC_SUB(TRC_HVM_ENTRYEXIT)) {
 		event &= ~(uint32_t)TRC_HVM_NESTEDFLAG;
 	}
-	row = vma_xen_event_index(event);
+	row = vma_xen_event_index_in(VMA_XEN_CLASS_HVM, event);
 	if (row == VMA_XE_NONE) {
 		if (sub == VMA_TRC_SUB(TRC_HVM_HANDLER)) {
 			o->mark = ctx->orphan ? '!' : ']';

@@ -232,7 +232,7 @@ static pv_describe_fn *const pv_describe[VMA_XE_COUNT] = {
 
 bool xd_pv(struct xd_out *o, const struct vma_record *rec)
 {
-	enum vma_xe_index row = vma_xen_event_index(rec->event);
+	enum vma_xe_index row = vma_xen_event_index_in(VMA_XEN_CLASS_PV, rec->event);
 
 	if (row == VMA_XE_NONE || !pv_describe[row]) {
 		return generic(o, rec, NULL);

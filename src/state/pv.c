@@ -63,7 +63,7 @@ int vma_pv_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_re
 		  struct vma_outcome *out)
 {
 	struct vma_pv *pv = &p->current->pv;
-	enum vma_xe_index row = vma_xen_event_index(rec->event);
+	enum vma_xe_index row = vma_xen_event_index_in(VMA_XEN_CLASS_PV, rec->event);
 
 	/* Dispatch let an untyped vcpu through: its first PV record types it. */
 	if (p->current->type != VMA_VCPU_PV)
