@@ -213,10 +213,10 @@ enum vma_xe_index {
 
 struct vma_xen_event {
 	uint32_t id;
-	const char *name;
 	uint8_t words;
 	uint8_t flags;
 	uint8_t cls;    /* enum vma_xen_class */
+	const char *name;
 };
 
 /* The rows' id, name, size and flags, indexed by enum vma_xe_index (xen-events.c). */
@@ -236,6 +236,9 @@ extern const struct vma_xen_event vma_xen_events[VMA_XE_COUNT];
 extern const uint8_t vma_xen_event_by_key[VMA_XE_KEYS];
 
 _Static_assert(VMA_XE_COUNT < 255, "the row index must fit vma_xen_event_by_key's bytes");
+_Static_assert(VMA_XE_VMX_EXIT64 == VMA_XE_VMX_EXIT + 1 && VMA_XE_SVM_EXIT == VMA_XE_VMX_EXIT + 2 &&
+		       VMA_XE_SVM_EXIT64 == VMA_XE_VMX_EXIT + 3,
+	       "the vmexit rows are a run (src/state/hvm.c)");
 
 /* The row of @event of class @cls (vma_xen_class()), VMA_XE_NONE when it has none. */
 static inline enum vma_xe_index vma_xen_event_index_in(enum vma_xen_class cls, uint32_t event)
@@ -258,15 +261,21 @@ static inline enum vma_xe_index vma_xen_event_index(uint32_t event)
 }
 
 /*
- * vma_xen_event_short - @rec is too short for its row (or, for an exact
- * row, not its size): the state stage does not use it and the dump prints
- * it raw.
+ * vma_xe_short - a record of @words and @flags (a row's) is too short for
+ * it (or, for an exact row, not its size): the state stage does not use it
+ * and the dump prints it raw.  The one rule; callers that expand the list
+ * pass the row's constants, others call vma_xen_event_short().
  */
+static inline bool vma_xe_short(const struct vma_record *rec, unsigned int words,
+				unsigned int flags)
+{
+	/* Fewer words wrap around to far more than any allowance. */
+	return (uint32_t)rec->nr_data - words > ((flags & VMA_XE_EXACT) ? 0u : 0xffffu);
+}
+
 static inline bool vma_xen_event_short(enum vma_xe_index row, const struct vma_record *rec)
 {
-	const struct vma_xen_event *e = &vma_xen_events[row];
-
-	return rec->nr_data < e->words || ((e->flags & VMA_XE_EXACT) && rec->nr_data != e->words);
+	return vma_xe_short(rec, vma_xen_events[row].words, vma_xen_events[row].flags);
 }
 
 /*
@@ -283,10 +292,10 @@ static inline uint32_t vma_xw(const struct vma_record *rec, unsigned int i)
 	return i < rec->nr_data ? rec->data[i] : 0;
 }
 
-/* Payload words @i and @i+1 as one little-endian 64-bit value (0 past the end). */
+/* Payload words @i and @i+1 as one little-endian 64-bit value (the row has them). */
 static inline uint64_t vma_xq(const struct vma_record *rec, unsigned int i)
 {
-	return (uint64_t)vma_xw(rec, i) | ((uint64_t)vma_xw(rec, i + 1) << 32);
+	return vma_rec_u64(rec, i);
 }
 
 static inline bool vma_xe_wide(const struct vma_record *rec)

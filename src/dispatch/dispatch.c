@@ -104,6 +104,17 @@ static inline int handle(struct vma_machine *m, struct vma_pcpu *p, const struct
 	return t->handler(m, p, rec, out);
 }
 
+/* The vcpu's type is not the class's: fine if either is none yet. */
+static __attribute__((noinline)) int check_type(struct vma_machine *m, struct vma_pcpu *p,
+						const struct triage *t,
+						const struct vma_record *rec,
+						struct vma_outcome *out, uint32_t bytes)
+{
+	if (t->type != VMA_VCPU_NONE && p->current->type != VMA_VCPU_NONE)
+		return check_failed(m, p, t, rec, out);
+	return handle(m, p, t, rec, out, bytes);
+}
+
 /*
  * The class's checks, then its handler.  Every call here is a tail call,
  * so that the path of most records needs no stack frame.
@@ -124,9 +135,8 @@ static inline int check_and_handle(struct vma_machine *m, struct vma_pcpu *p,
 	if (t->not_idle && __builtin_expect(v->domain->did == VMA_IDLE_DOMAIN, 0))
 		return check_failed(m, p, t, rec, out);
 	/* An untyped vcpu passes: the handler gives it the class's type. */
-	if (__builtin_expect(v->type != t->type, 0) && t->type != VMA_VCPU_NONE &&
-	    v->type != VMA_VCPU_NONE)
-		return check_failed(m, p, t, rec, out);
+	if (__builtin_expect(v->type != t->type, 0))
+		return check_type(m, p, t, rec, out, bytes);
 	return handle(m, p, t, rec, out, bytes);
 }
 

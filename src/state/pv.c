@@ -53,26 +53,36 @@ static void hypercall_v2(struct vma_pv *pv, const struct vma_record *rec)
 	bump(&pv->hypercalls, &pv->nr_hypercalls, vma_xf_hc2_op(rec) & 0xfffff);
 }
 
-static pv_event_fn *const pv_state[VMA_XE_COUNT] = {
-#define PV_STATE(sym, id, name, words, flags, state, describe) [VMA_XE_##sym] = state,
-	VMA_XEN_PV_EVENTS(PV_STATE)
-#undef PV_STATE
-};
+/* A record of a PV row, its columns passed as constants by the switch below. */
+static inline __attribute__((always_inline)) void
+pv_row(struct vma_machine *m, struct vma_pv *pv, const struct vma_record *rec,
+       struct vma_outcome *out, enum vma_xe_index row, unsigned int words, unsigned int flags,
+       pv_event_fn *state)
+{
+	if (__builtin_expect(vma_xe_short(rec, words, flags), 0))
+		vma_state_refuse_short(m, row, rec, out);
+	else
+		state(pv, rec);
+}
 
 int vma_pv_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
 		  struct vma_outcome *out)
 {
 	struct vma_pv *pv = &p->current->pv;
-	enum vma_xe_index row = vma_xen_event_index_in(VMA_XEN_CLASS_PV, rec->event);
 
 	/* Dispatch let an untyped vcpu through: its first PV record types it. */
 	if (p->current->type != VMA_VCPU_PV)
 		vma_vcpu_set_type(p->current, VMA_VCPU_PV);
-	if (row == VMA_XE_NONE || !pv_state[row])
+	switch (rec->event) {
+#define PV_CASE(sym, id, name, words, flags, state, describe) \
+	case (id):                                             \
+		pv_row(m, pv, rec, out, VMA_XE_##sym, words, flags, state); \
+		break;
+		VMA_XEN_PV_EVENTS(PV_CASE)
+#undef PV_CASE
+	default:
 		count(pv, rec);
-	else if (vma_xen_event_short(row, rec))
-		vma_state_refuse_short(m, row, rec, out);
-	else
-		pv_state[row](pv, rec);
+		break;
+	}
 	return VMA_OK;
 }
