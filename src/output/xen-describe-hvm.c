@@ -39,11 +39,10 @@ static bool vmexit(struct xd_out *o, const struct vma_record *rec,
 	o->mark = ']';
 	/* "vmexit exit_reason %s eip %llx", the reason in hex when unnamed */
 	xd_lit(o, "vmexit exit_reason ");
-	if (name) {
+	if (name)
 		xd_puts(o, name);
-	} else {
+	else
 		xd_x64(o, reason);
-	}
 	xd_lit(o, " eip ");
 	xd_x64(o, vma_xf_exit_rip(rec));
 	return true;
@@ -61,11 +60,10 @@ static bool entry(struct xd_out *o, const struct vma_record *rec,
 	/* "vmentry cycles %lld %s" */
 	xd_lit(o, "vmentry cycles ");
 	xd_s64(o, (int64_t)ctx->arc_cycles);
-	if (ctx->arc_cycles > XD_LONG_ARC_CYCLES) {
+	if (ctx->arc_cycles > XD_LONG_ARC_CYCLES)
 		xd_lit(o, " !");
-	} else {
+	else
 		xd_lit(o, " ");
-	}
 	return true;
 }
 
@@ -88,9 +86,8 @@ static void handler_generic(struct xd_out *o, const struct vma_record *rec)
 		xd_lit(o, "hvm_handler ");
 		xd_u64(o, minor);
 	}
-	if (is64) {
+	if (is64)
 		xd_lit(o, "64");
-	}
 	xd_lit(o, " [");
 	xd_words(o, rec);
 	xd_lit(o, " ]");
@@ -120,11 +117,10 @@ static bool inj_exc(struct xd_out *o, const struct vma_record *rec,
 	const char *name = vma_trap_name(vma_xf_exc_vector(rec));
 
 	o->layout = VMA_XEN_DUMP_NO_VCPU;
-	if (name) {
+	if (name)
 		xd_printf(o, "inj_exc trap %s ec %x", name, vma_xf_exc_ec(rec));
-	} else {
+	else
 		xd_printf(o, "inj_exc trap %u ec %x", vma_xf_exc_vector(rec), vma_xf_exc_ec(rec));
-	}
 	return true;
 }
 
@@ -142,11 +138,10 @@ static bool inj_virq(struct xd_out *o, const struct vma_record *rec,
 	/* "inj_virq vec %u  %s" */
 	xd_lit(o, "inj_virq vec ");
 	xd_u64(o, vma_xf_virq_vector(rec));
-	if (vma_xf_virq_fake(rec)) {
+	if (vma_xf_virq_fake(rec))
 		xd_lit(o, "  fake");
-	} else {
+	else
 		xd_lit(o, "  real");
-	}
 	return true;
 }
 
@@ -211,13 +206,11 @@ static bool pf_xen(struct xd_out *o, const struct vma_record *rec,
 	uint64_t va = vma_xf_pf_va(rec);
 	uint32_t ec = vma_xf_pf_ec(rec);
 
-	if (levels == 0) {
+	if (levels == 0)
 		levels = vma_xe_wide(rec) ? 4 : 2;
-	}
 	/* After an MMIO record the fault is MMIO: no page-table walk. */
-	if (!ctx->mmio_in_arc) {
+	if (!ctx->mmio_in_arc)
 		xd_pt_walk(&pt, va, levels);
-	}
 	o->mark = ']';
 	if (pt.level > 0) {
 		xd_printf(o, "pf_xen:emulate va %llx ec %x level %d corr %llx",
@@ -236,11 +229,10 @@ static bool io_assist(struct xd_out *o, const struct vma_record *rec,
 		      const struct vma_describe_ctx *ctx)
 {
 	/* "io %s port %x val %x" */
-	if (vma_xf_io_write(rec)) {
+	if (vma_xf_io_write(rec))
 		xd_lit(o, "io write port ");
-	} else {
+	else
 		xd_lit(o, "io read port ");
-	}
 	xd_x64(o, vma_xf_io_port(rec));
 	if (vma_xf_io_has_data(rec)) {
 		xd_lit(o, " val ");
@@ -258,11 +250,10 @@ static bool mmio_assist(struct xd_out *o, const struct vma_record *rec,
 {
 	o->mark = ']';
 	/* "mmio_assist %c gpa %llx data %x" */
-	if (vma_xf_mmio_write(rec)) {
+	if (vma_xf_mmio_write(rec))
 		xd_lit(o, "mmio_assist w gpa ");
-	} else {
+	else
 		xd_lit(o, "mmio_assist r gpa ");
-	}
 	xd_x64(o, vma_xf_mmio_gpa(rec));
 	if (vma_xf_mmio_has_data(rec)) {
 		xd_lit(o, " data ");
@@ -297,11 +288,10 @@ static bool msr(struct xd_out *o, const struct vma_record *rec,
 		const struct vma_describe_ctx *ctx)
 {
 	/* "%s addr %x val %llx" */
-	if (rec->event == TRC_HVM_MSR_READ) {
+	if (rec->event == TRC_HVM_MSR_READ)
 		xd_lit(o, "msr_read addr ");
-	} else {
+	else
 		xd_lit(o, "msr_write addr ");
-	}
 	xd_x64(o, vma_xf_msr(rec));
 	xd_lit(o, " val ");
 	xd_x64(o, vma_xf_msr_value(rec));
@@ -350,11 +340,10 @@ static bool rdtsc(struct xd_out *o, const struct vma_record *rec,
 	xd_x64(o, tsc);
 	xd_putc(o, ' ');
 	xd_s64(o, (int64_t)tsc);
-	if (ctx->last_rdtsc > tsc) {
+	if (ctx->last_rdtsc > tsc)
 		xd_lit(o, " BACKWARDS");
-	} else {
+	else
 		xd_putc(o, ' ');
-	}
 	return true;
 }
 
@@ -483,9 +472,8 @@ bool xd_hvm(struct xd_out *o, const struct vma_record *rec, const struct vma_des
 	 * counterpart, after "nested "; xenalyze does not know them and prints
 	 * nothing.
 	 */
-	if (sub == VMA_TRC_SUB(TRC_HVM_ENTRYEXIT)) {
+	if (sub == VMA_TRC_SUB(TRC_HVM_ENTRYEXIT))
 		event &= ~(uint32_t)TRC_HVM_NESTEDFLAG;
-	}
 	row = vma_xen_event_index_in(VMA_XEN_CLASS_HVM, event);
 	if (row == VMA_XE_NONE) {
 		if (sub == VMA_TRC_SUB(TRC_HVM_HANDLER)) {
@@ -497,18 +485,16 @@ bool xd_hvm(struct xd_out *o, const struct vma_record *rec, const struct vma_des
 		o->layout = VMA_XEN_DUMP_SILENT;
 		return false;
 	}
-	if (sub == VMA_TRC_SUB(TRC_HVM_EMUL)) {
+	if (sub == VMA_TRC_SUB(TRC_HVM_EMUL))
 		o->layout = VMA_XEN_DUMP_SILENT;
-	}
 	if ((vma_xen_events[row].flags & VMA_XE_EXIT) && ctx->orphan) {
 		/* No exit to attach it to: xenalyze ignores it, listing it generically. */
 		o->mark = '!';
 		handler_generic(o, rec);
 		return true;
 	}
-	if (vma_xen_event_short(row, rec)) {
+	if (vma_xen_event_short(row, rec))
 		return false;
-	}
 	if (event != rec->event) {
 		o->layout = VMA_XEN_DUMP_SILENT;
 		xd_puts(o, "nested ");

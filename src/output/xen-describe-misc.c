@@ -77,9 +77,8 @@ bool xd_mem(struct xd_out *o, const struct vma_record *rec, const struct vma_des
 {
 	enum vma_xe_index row = vma_xen_event_index_in(VMA_XEN_CLASS_MEM, rec->event);
 
-	if (row == VMA_XE_NONE || !mem_describe[row] || vma_xen_event_short(row, rec)) {
+	if (row == VMA_XE_NONE || !mem_describe[row] || vma_xen_event_short(row, rec))
 		return false;
-	}
 	return mem_describe[row](o, rec, ctx);
 }
 
@@ -87,9 +86,8 @@ static bool pm(struct xd_out *o, const struct vma_record *rec)
 {
 	const uint32_t *d = rec->data;
 
-	if (rec->nr_data < (rec->event == TRC_PM_FREQ_CHANGE ? 2u : 1u)) {
+	if (rec->nr_data < (rec->event == TRC_PM_FREQ_CHANGE ? 2u : 1u))
 		return false;
-	}
 	switch (rec->event) {
 	case TRC_PM_FREQ_CHANGE:
 		/* {old MHz, new MHz} */
@@ -116,9 +114,8 @@ static void irq_mask(struct xd_out *o, const struct vma_record *rec)
 	unsigned int i;
 
 	xd_puts(o, " mask");
-	for (i = rec->nr_data; i > 1; i--) {
+	for (i = rec->nr_data; i > 1; i--)
 		xd_printf(o, " %04x", rec->data[i - 1]);
-	}
 }
 
 static bool irq(struct xd_out *o, const struct vma_record *rec)
@@ -131,9 +128,8 @@ static bool irq(struct xd_out *o, const struct vma_record *rec)
 	case TRC_HW_IRQ_ASSIGN_VECTOR:
 	case TRC_HW_IRQ_CLEAR_VECTOR:
 		/* {irq:16, vector:16; cpu mask words} */
-		if (n < 1) {
+		if (n < 1)
 			return false;
-		}
 		xd_printf(o, "irq_%s_vector irq %x vec %x",
 			  rec->event == TRC_HW_IRQ_BIND_VECTOR ? "bind" :
 			  rec->event == TRC_HW_IRQ_ASSIGN_VECTOR ? "assign" : "clear",
@@ -142,9 +138,8 @@ static bool irq(struct xd_out *o, const struct vma_record *rec)
 		return true;
 	case TRC_HW_IRQ_HANDLED:
 		/* {irq, low 32 bits of the tsc at entry and at exit} */
-		if (n < 3) {
+		if (n < 3)
 			return false;
-		}
 		xd_printf(o, "irq_handled irq %x %d (%d,%d)", d[0], (int)(d[2] - d[1]), (int)d[1],
 			  (int)d[2]);
 		return true;
@@ -152,18 +147,16 @@ static bool irq(struct xd_out *o, const struct vma_record *rec)
 	case TRC_HW_IRQ_MOVE_CLEANUP:
 	case TRC_HW_IRQ_MOVE_FINISH:
 		/* {irq, vector, cpu} */
-		if (n < 3) {
+		if (n < 3)
 			return false;
-		}
 		xd_printf(o, "irq_move_%s irq %x vec %x cpu %d",
 			  rec->event == TRC_HW_IRQ_MOVE_CLEANUP_DELAY ? "cleanup_delay" :
 			  rec->event == TRC_HW_IRQ_MOVE_CLEANUP ? "cleanup" : "finish",
 			  d[0], d[1], (int)d[2]);
 		return true;
 	case TRC_HW_IRQ_UNMAPPED_VECTOR:
-		if (n < 1) {
+		if (n < 1)
 			return false;
-		}
 		xd_printf(o, "irq_unmapped_vector vec %x", d[0]);
 		return true;
 	default:

@@ -41,9 +41,8 @@ static void gather_args(const struct vma_record *rec, uint64_t args[6])
 {
 	unsigned int i, word;
 
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i < 6; i++)
 		args[i] = 0;
-	}
 	for (i = 0, word = 1; i < 6 && word < rec->nr_data; i++) {
 		unsigned int kind = vma_xf_hc2_arg_kind(rec, i);
 
@@ -78,11 +77,10 @@ static void print_args(struct xd_out *o, const struct vma_record *rec)
 /* A sub-operation name, or "unknown (N)". */
 static void op_name(struct xd_out *o, const char *name, uint32_t cmd)
 {
-	if (name) {
+	if (name)
 		xd_puts(o, name);
-	} else {
+	else
 		xd_printf(o, "unknown (%d)", (int)cmd);
-	}
 }
 
 static bool hypercall(struct xd_out *o, const struct vma_record *rec, bool subcall)
@@ -92,9 +90,8 @@ static bool hypercall(struct xd_out *o, const struct vma_record *rec, bool subca
 	uint64_t args[6];
 
 	/* "%shypercall %2x (%s)", without the name when there is none */
-	if (subcall) {
+	if (subcall)
 		xd_putc(o, ' ');
-	}
 	xd_lit(o, "hypercall ");
 	xd_x64_pad(o, op, 2, ' ');
 	if (name) {
@@ -109,9 +106,8 @@ static bool hypercall(struct xd_out *o, const struct vma_record *rec, bool subca
 		xd_putc(o, ' ');
 		xd_s64(o, (int32_t)((uint32_t)args[1] & ~XD_MMU_UPDATE_PREEMPTED));
 		xd_lit(o, " updates");
-		if (args[1] & XD_MMU_UPDATE_PREEMPTED) {
+		if (args[1] & XD_MMU_UPDATE_PREEMPTED)
 			xd_lit(o, " (preempted)");
-		}
 		break;
 	case XD_HC_MULTICALL:
 		xd_printf(o, " %d calls", (int)(uint32_t)args[1]);
@@ -184,9 +180,8 @@ static bool trap(struct xd_out *o, const struct vma_record *rec,
 	uint32_t info = vma_xf_trap_info(rec);
 
 	xd_printf(o, "trap %x eip %llx", info & 0x7fffu, (unsigned long long)vma_xf_trap_eip(rec));
-	if (info & 0x8000u) {
+	if (info & 0x8000u)
 		xd_printf(o, " ec %x", info >> 16);
-	}
 	return true;
 }
 
@@ -208,11 +203,10 @@ static bool generic(struct xd_out *o, const struct vma_record *rec,
 	const char *name = vma_pv_event_name(minor);
 	unsigned int i;
 
-	if (name) {
+	if (name)
 		xd_puts(o, name);
-	} else {
+	else
 		xd_printf(o, "PV-%u ", minor);
-	}
 	if (rec->nr_data) {
 		xd_lit(o, "[ ");
 		for (i = 0; i < rec->nr_data; i++) {
@@ -234,11 +228,9 @@ bool xd_pv(struct xd_out *o, const struct vma_record *rec)
 {
 	enum vma_xe_index row = vma_xen_event_index_in(VMA_XEN_CLASS_PV, rec->event);
 
-	if (row == VMA_XE_NONE || !pv_describe[row]) {
+	if (row == VMA_XE_NONE || !pv_describe[row])
 		return generic(o, rec, NULL);
-	}
-	if (vma_xen_event_short(row, rec)) {
+	if (vma_xen_event_short(row, rec))
 		return false;
-	}
 	return pv_describe[row](o, rec, NULL);
 }

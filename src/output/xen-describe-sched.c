@@ -112,9 +112,8 @@ static void load_percent(struct xd_out *o, uint64_t load, uint32_t shift)
 		rest = milli & ((UINT64_C(1) << sh) - 1);
 		half = UINT64_C(1) << (sh - 1);
 		milli >>= sh;
-		if (rest > half || (rest == half && (milli & 1))) {
+		if (rest > half || (rest == half && (milli & 1)))
 			milli++;
-		}
 	}
 	/* "%4.3f": at least "0.000", wider than 4 */
 	xd_u64(o, milli / 1000);
@@ -140,25 +139,21 @@ static bool runstate(struct xd_out *o, const struct vma_record *rec)
 	uint32_t old_state = (rec->event >> 8) & 0xfu;
 	const char *old_name, *new_name;
 
-	if ((type != 1 && type != 2) || rec->nr_data < 1) {
+	if ((type != 1 && type != 2) || rec->nr_data < 1)
 		return false;
-	}
 	if (type == 2) {
 		old_state = new_state = 0; /* running->running */
 	}
 	old_name = state_name(old_state);
 	new_name = state_name(new_state);
-	if (!old_name || !new_name) {
+	if (!old_name || !new_name)
 		return false;
-	}
-	if (type == 2) {
+	if (type == 2)
 		xd_lit(o, "runstate_continue");
-	} else {
+	else
 		xd_lit(o, "runstate_change");
-	}
-	if (rec->nr_data == 5) {
+	if (rec->nr_data == 5)
 		xd_printf(o, " {%lld,%lld}", (long long)xd_q(rec, 1), (long long)xd_q(rec, 3));
-	}
 	/* " d%uv%u %s->%s" */
 	xd_putc(o, ' ');
 	xd_vcpu(o, hi16(rec->data[0]), lo16(rec->data[0]));
@@ -196,24 +191,21 @@ static bool verbose(struct xd_out *o, const struct vma_record *rec)
 
 	switch (rec->event) {
 	case TRC_SCHED_DOM_ADD:
-		if (n < 1) {
+		if (n < 1)
 			return false;
-		}
 		xd_printf(o, "sched_init_domain d%u", d[0]);
 		return true;
 	case TRC_SCHED_DOM_REM:
-		if (n < 1) {
+		if (n < 1)
 			return false;
-		}
 		xd_printf(o, "sched_destroy_domain d%u", d[0]);
 		return true;
 	case TRC_SCHED_SLEEP:
 	case TRC_SCHED_WAKE:
 	case TRC_SCHED_YIELD:
 	case TRC_SCHED_BLOCK:
-		if (n < 2) {
+		if (n < 2)
 			return false;
-		}
 		vcpu_action(o, rec,
 			    rec->event == TRC_SCHED_SLEEP ? "vcpu_sleep" :
 			    rec->event == TRC_SCHED_WAKE ? "vcpu_wake" :
@@ -221,23 +213,20 @@ static bool verbose(struct xd_out *o, const struct vma_record *rec)
 		return true;
 	case TRC_SCHED_SHUTDOWN:
 	case TRC_SCHED_SHUTDOWN_CODE:
-		if (n < 3) {
+		if (n < 3)
 			return false;
-		}
 		xd_printf(o, "%s d%uv%u, reason = %u",
 			  rec->event == TRC_SCHED_SHUTDOWN ? "sched_shutdown" :
 			  "sched_shutdown_code", d[0], d[1], d[2]);
 		return true;
 	case TRC_SCHED_ADJDOM:
-		if (n < 1) {
+		if (n < 1)
 			return false;
-		}
 		xd_printf(o, "sched_adjust d%u", d[0]);
 		return true;
 	case TRC_SCHED_SWITCH:
-		if (n < 4) {
+		if (n < 4)
 			return false;
-		}
 		/* "sched_switch prev d%uv%u next d%uv%u" */
 		xd_lit(o, "sched_switch prev ");
 		xd_vcpu(o, d[0], d[1]);
@@ -246,9 +235,8 @@ static bool verbose(struct xd_out *o, const struct vma_record *rec)
 		return true;
 	case TRC_SCHED_SWITCH_INFPREV:
 		/* {domid, vcpuid, ns run} */
-		if (n < 3) {
+		if (n < 3)
 			return false;
-		}
 		/* "sched_switch prev d%uv%d, run for " (a signed vcpu, as xenalyze has it) */
 		xd_lit(o, "sched_switch prev d");
 		xd_u64(o, d[0]);
@@ -259,9 +247,8 @@ static bool verbose(struct xd_out *o, const struct vma_record *rec)
 		return true;
 	case TRC_SCHED_SWITCH_INFNEXT:
 		/* {domid, vcpuid, ns waited, int ns slice} */
-		if (n < 4) {
+		if (n < 4)
 			return false;
-		}
 		xd_lit(o, "sched_switch next ");
 		xd_vcpu(o, d[0], d[1]);
 		if (d[2] != 0) {
@@ -275,9 +262,8 @@ static bool verbose(struct xd_out *o, const struct vma_record *rec)
 		return true;
 	case TRC_SCHED_SWITCH_INFCONT:
 		/* {domid, vcpuid, ns run, int ns slice} */
-		if (n < 4) {
+		if (n < 4)
 			return false;
-		}
 		xd_lit(o, "sched_switch continue ");
 		xd_vcpu(o, d[0], d[1]);
 		xd_lit(o, ", run for ");
@@ -316,60 +302,52 @@ static bool csched(struct xd_out *o, const struct vma_record *rec)
 		return true;
 	case TRC_CSCHED_ACCOUNT_START:
 	case TRC_CSCHED_ACCOUNT_STOP:
-		if (n < 3) {
+		if (n < 3)
 			return false;
-		}
 		xd_printf(o, "csched:acct_%s d%uv%u, active_vcpus %u",
 			  rec->event == TRC_CSCHED_ACCOUNT_START ? "start" : "stop",
 			  d[0], d[1], d[2]);
 		return true;
 	case TRC_CSCHED_STOLEN_UNIT:
-		if (n < 3) {
+		if (n < 3)
 			return false;
-		}
 		xd_printf(o, "csched:stolen_vcpu d%uv%u from cpu %u", d[1], d[2], d[0]);
 		return true;
 	case TRC_CSCHED_PICKED_CPU:
-		if (n < 3) {
+		if (n < 3)
 			return false;
-		}
 		xd_printf(o, "csched:pick_cpu %u for d%uv%u", d[2], d[0], d[1]);
 		return true;
 	case TRC_CSCHED_TICKLE:
-		if (n < 1) {
+		if (n < 1)
 			return false;
-		}
 		xd_printf(o, "csched:runq_tickle, cpu %u", d[0]);
 		return true;
 	case TRC_CSCHED_BOOST_START:
 	case TRC_CSCHED_BOOST_END:
-		if (n < 2) {
+		if (n < 2)
 			return false;
-		}
 		xd_printf(o, "csched: d%uv%u %s", d[0], d[1],
 			  rec->event == TRC_CSCHED_BOOST_START ? "boosted" : "unboosted");
 		return true;
 	case TRC_CSCHED_SCHEDULE:
 		/* {cpu:16, tasklet:8, idle:8} */
-		if (n < 1) {
+		if (n < 1)
 			return false;
-		}
 		xd_printf(o, "csched:schedule cpu %u%s%s", lo16(d[0]),
 			  ((d[0] >> 16) & 0xffu) ? ", tasklet scheduled" : "",
 			  (d[0] >> 24) ? ", idle" : ", busy");
 		return true;
 	case TRC_CSCHED_RATELIMIT:
 		/* {vcpu:16, dom:16; runtime ns} */
-		if (n < 2) {
+		if (n < 2)
 			return false;
-		}
 		xd_printf(o, "csched:ratelimit, d%uv%u run only ", hi16(d[0]), lo16(d[0]));
 		ns_as_us(o, d[1]);
 		return true;
 	case TRC_CSCHED_STEAL_CHECK:
-		if (n < 2) {
+		if (n < 2)
 			return false;
-		}
 		xd_printf(o, "csched:load_balance %s %u", d[1] ? "checking" : "skipping", d[0]);
 		return true;
 	default:
@@ -383,14 +361,12 @@ static bool csched2_vcpu(struct xd_out *o, const struct vma_record *rec)
 	const uint32_t *d = rec->data;
 	unsigned int n = rec->nr_data;
 
-	if (n < 1) {
+	if (n < 1)
 		return false;
-	}
 	switch (rec->event) {
 	case TRC_CSCHED2_RUNQ_POS:
-		if (n < 2) {
+		if (n < 2)
 			return false;
-		}
 		/* "csched2:runq_insert d%uv%u, position %u" */
 		xd_lit(o, "csched2:runq_insert ");
 		xd_vcpu(o, hi16(d[0]), lo16(d[0]));
@@ -399,9 +375,8 @@ static bool csched2_vcpu(struct xd_out *o, const struct vma_record *rec)
 		return true;
 	case TRC_CSCHED2_CREDIT_BURN:
 		/* {vcpu; int credit, budget, delta} */
-		if (n < 4) {
+		if (n < 4)
 			return false;
-		}
 		/* "csched2:burn_credits d%uv%u, credit = %d, budget = %d, delta = %d" */
 		xd_lit(o, "csched2:burn_credits ");
 		xd_vcpu(o, hi16(d[0]), lo16(d[0]));
@@ -416,16 +391,14 @@ static bool csched2_vcpu(struct xd_out *o, const struct vma_record *rec)
 		return true;
 	case TRC_CSCHED2_TICKLE_CHECK:
 		/* xenalyze ends this line with an extra empty line. */
-		if (n < 3) {
+		if (n < 3)
 			return false;
-		}
 		xd_printf(o, "csched2:tickle_check d%uv%u, credit = %d, score = %d", hi16(d[0]),
 			  lo16(d[0]), (int)d[1], (int)d[2]);
 		return true;
 	case TRC_CSCHED2_CREDIT_RESET:
-		if (n < 3) {
+		if (n < 3)
 			return false;
-		}
 		/* "csched2:reset_credits d%uv%u, credit_start = %d, credit_end = %d" */
 		xd_lit(o, "csched2:reset_credits ");
 		xd_vcpu(o, hi16(d[0]), lo16(d[0]));
@@ -435,16 +408,14 @@ static bool csched2_vcpu(struct xd_out *o, const struct vma_record *rec)
 		xd_s64(o, (int32_t)d[2]);
 		return true;
 	case TRC_CSCHED2_RUNQ_ASSIGN:
-		if (n < 2) {
+		if (n < 2)
 			return false;
-		}
 		xd_printf(o, "csched2:runq_assign d%uv%u on rq# %u", hi16(d[0]), lo16(d[0]),
 			  lo16(d[1]));
 		return true;
 	case TRC_CSCHED2_TICKLE_NEW:
-		if (n < 3) {
+		if (n < 3)
 			return false;
-		}
 		/* "csched2:runq_tickle_new d%uv%u, processor = %u, credit = %d" */
 		xd_lit(o, "csched2:runq_tickle_new ");
 		xd_vcpu(o, hi16(d[0]), lo16(d[0]));
@@ -455,17 +426,15 @@ static bool csched2_vcpu(struct xd_out *o, const struct vma_record *rec)
 		return true;
 	case TRC_CSCHED2_MIGRATE:
 		/* {vcpu; rqi:16, trqi:16} */
-		if (n < 2) {
+		if (n < 2)
 			return false;
-		}
 		xd_printf(o, "csched2:migrate d%uv%u rq# %u --> rq# %u", hi16(d[0]), lo16(d[0]),
 			  lo16(d[1]), hi16(d[1]));
 		return true;
 	case TRC_CSCHED2_RUNQ_CANDIDATE:
 		/* {vcpu; tickled cpu or -1; int credit} */
-		if (n < 3) {
+		if (n < 3)
 			return false;
-		}
 		/* "csched2:runq_candidate d%uv%u, credit = %d, cpu %u was tickled" */
 		xd_lit(o, "csched2:runq_candidate ");
 		xd_vcpu(o, hi16(d[0]), lo16(d[0]));
@@ -480,9 +449,8 @@ static bool csched2_vcpu(struct xd_out *o, const struct vma_record *rec)
 		}
 		return true;
 	case TRC_CSCHED2_RATELIMIT:
-		if (n < 2) {
+		if (n < 2)
 			return false;
-		}
 		xd_printf(o, "csched2:ratelimit, d%uv%u run only ", hi16(d[0]), lo16(d[0]));
 		ns_as_us(o, d[1]);
 		return true;
@@ -508,9 +476,8 @@ static bool csched2(struct xd_out *o, const struct vma_record *rec)
 		silent_plain(o, rec, "csched2:credit_add");
 		return true;
 	case TRC_CSCHED2_TICKLE:
-		if (n < 1) {
+		if (n < 1)
 			return false;
-		}
 		xd_lit(o, "csched2:runq_tickle cpu ");
 		xd_u64(o, lo16(d[0]));
 		return true;
@@ -522,9 +489,8 @@ static bool csched2(struct xd_out *o, const struct vma_record *rec)
 		return true;
 	case TRC_CSCHED2_UPDATE_UNIT_LOAD:
 		/* {u64 load; vcpu:16, dom:16; shift} */
-		if (n < 4) {
+		if (n < 4)
 			return false;
-		}
 		/* "csched2:update_vcpu_load d%uv%u, vcpu_load = %4.3f%% (%llu)" */
 		xd_lit(o, "csched2:update_vcpu_load ");
 		xd_vcpu(o, hi16(d[2]), lo16(d[2]));
@@ -536,9 +502,8 @@ static bool csched2(struct xd_out *o, const struct vma_record *rec)
 		return true;
 	case TRC_CSCHED2_UPDATE_RUNQ_LOAD:
 		/* {u64 rq_avgload, b_avgload; load:16, rq_id:8, shift:8} */
-		if (n < 5) {
+		if (n < 5)
 			return false;
-		}
 		/*
 		 * "csched2:update_rq_load rq# %u, load = %u, avgload = %4.3f%% (%llu),
 		 * b_avgload = %4.3f%% (%llu)"
@@ -558,64 +523,56 @@ static bool csched2(struct xd_out *o, const struct vma_record *rec)
 		xd_putc(o, ')');
 		return true;
 	case TRC_CSCHED2_RUNQ_MAX_WEIGHT:
-		if (n < 1) {
+		if (n < 1)
 			return false;
-		}
 		xd_printf(o, "csched2:update_max_weight rq# %u, max_weight = %u", lo16(d[0]),
 			  hi16(d[0]));
 		return true;
 	case TRC_CSCHED2_LOAD_CHECK:
-		if (n < 2) {
+		if (n < 2)
 			return false;
-		}
 		xd_printf(o, "csched2:load_balance_check lrq# %u, orq# %u, delta = %u",
 			  lo16(d[0]), hi16(d[0]), d[1]);
 		return true;
 	case TRC_CSCHED2_LOAD_BALANCE:
 		/* {u64 lb_avgload, ob_avgload; lrqi:16, orqi:16} */
-		if (n < 5) {
+		if (n < 5)
 			return false;
-		}
 		xd_printf(o, "csched2:load_balance_begin lrq# %u, avg_load = %" PRIu64
 			  " -- orq# %u, avg_load = %" PRIu64, lo16(d[4]), xd_q(rec, 0), hi16(d[4]),
 			  xd_q(rec, 2));
 		return true;
 	case TRC_CSCHED2_PICKED_CPU:
 		/* {u64 b_avgload; vcpu:16, dom:16; rqi:16, cpu:16} */
-		if (n < 4) {
+		if (n < 4)
 			return false;
-		}
 		xd_printf(o, "csched2:picked_cpu d%uv%u, rq# %u, cpu %u", hi16(d[2]), lo16(d[2]),
 			  lo16(d[3]), hi16(d[3]));
 		return true;
 	case TRC_CSCHED2_SCHEDULE:
 		/* {cpu:16, rqi:16; tasklet:8, idle:8, smt_idle:8, tickled:8} */
-		if (n < 2) {
+		if (n < 2)
 			return false;
-		}
 		/* "csched2:schedule cpu %u, rq# %u", then the flags */
 		xd_lit(o, "csched2:schedule cpu ");
 		xd_u64(o, lo16(d[0]));
 		xd_lit(o, ", rq# ");
 		xd_u64(o, hi16(d[0]));
-		if (d[1] & 0xffu) {
+		if (d[1] & 0xffu)
 			xd_lit(o, ", tasklet scheduled");
-		}
 		if ((d[1] >> 8) & 0xffu) {
 			/* the SMT sibling's state only matters for an idle cpu */
-			if ((d[1] >> 16) & 0xffu) {
+			if ((d[1] >> 16) & 0xffu)
 				xd_lit(o, ", idle, SMT idle");
-			} else {
+			else
 				xd_lit(o, ", idle, SMT busy");
-			}
 		} else {
 			xd_lit(o, ", busy");
 		}
-		if (d[1] >> 24) {
+		if (d[1] >> 24)
 			xd_lit(o, ", tickled");
-		} else {
+		else
 			xd_lit(o, ", not tickled");
-		}
 		return true;
 	default:
 		return csched2_vcpu(o, rec);
@@ -629,32 +586,28 @@ static bool rtds(struct xd_out *o, const struct vma_record *rec)
 
 	switch (rec->event) {
 	case TRC_RTDS_TICKLE:
-		if (n < 1) {
+		if (n < 1)
 			return false;
-		}
 		xd_printf(o, "rtds:runq_tickle cpu %u", lo16(d[0]));
 		return true;
 	case TRC_RTDS_RUNQ_PICK:
 		/* {vcpu:16, dom:16; u64 deadline, budget} packed */
-		if (n < 5) {
+		if (n < 5)
 			return false;
-		}
 		xd_printf(o, "rtds:runq_pick d%uv%u, deadline = %" PRIu64 ", budget = %" PRIu64,
 			  hi16(d[0]), lo16(d[0]), xd_q(rec, 1), xd_q(rec, 3));
 		return true;
 	case TRC_RTDS_BUDGET_BURN:
 		/* {vcpu:16, dom:16; u64 budget; int delta} packed */
-		if (n < 4) {
+		if (n < 4)
 			return false;
-		}
 		xd_printf(o, "rtds:burn_budget d%uv%u, budget = %" PRIu64 ", delta = %d",
 			  hi16(d[0]), lo16(d[0]), xd_q(rec, 1), (int)d[3]);
 		return true;
 	case TRC_RTDS_BUDGET_REPLENISH:
 		/* {vcpu:16, dom:16; priority; u64 deadline, budget} packed */
-		if (n < 6) {
+		if (n < 6)
 			return false;
-		}
 		xd_printf(o, "rtds:repl_budget d%uv%u, deadline = %" PRIu64 ", budget = %" PRIu64
 			  ", priority = %u", hi16(d[0]), lo16(d[0]), xd_q(rec, 2), xd_q(rec, 4),
 			  d[1]);
@@ -664,9 +617,8 @@ static bool rtds(struct xd_out *o, const struct vma_record *rec)
 		return true;
 	case TRC_RTDS_SCHEDULE:
 		/* {cpu:16, tasklet:8, idle:4, tickled:4} */
-		if (n < 1) {
+		if (n < 1)
 			return false;
-		}
 		xd_printf(o, "rtds:schedule cpu %u, %s%s%s", lo16(d[0]),
 			  ((d[0] >> 16) & 0xffu) ? ", tasklet scheduled" : "",
 			  ((d[0] >> 24) & 0xfu) ? ", idle" : ", busy",
@@ -685,16 +637,14 @@ static bool snull(struct xd_out *o, const struct vma_record *rec)
 	switch (rec->event) {
 	case TRC_SNULL_PICKED_CPU:
 		/* {u16 vcpu, dom; u32 cpu} */
-		if (n < 2) {
+		if (n < 2)
 			return false;
-		}
 		xd_printf(o, "null:picked_cpu d%uv%u, cpu %u", hi16(d[0]), lo16(d[0]), d[1]);
 		return true;
 	case TRC_SNULL_UNIT_ASSIGN:
 	case TRC_SNULL_UNIT_DEASSIGN:
-		if (n < 2) {
+		if (n < 2)
 			return false;
-		}
 		xd_printf(o, "null:vcpu_%s d%uv%u %s cpu %u",
 			  rec->event == TRC_SNULL_UNIT_ASSIGN ? "assign" : "deassign",
 			  hi16(d[0]), lo16(d[0]),
@@ -702,17 +652,15 @@ static bool snull(struct xd_out *o, const struct vma_record *rec)
 		return true;
 	case TRC_SNULL_MIGRATE:
 		/* {u16 vcpu, dom; u16 cpu, new_cpu} */
-		if (n < 2) {
+		if (n < 2)
 			return false;
-		}
 		xd_printf(o, "null:migrate d%uv%u, cpu %u, new_cpu %u", hi16(d[0]), lo16(d[0]),
 			  lo16(d[1]), hi16(d[1]));
 		return true;
 	case TRC_SNULL_SCHEDULE:
 		/* {u16 tasklet, cpu; s16 vcpu, dom} */
-		if (n < 2) {
+		if (n < 2)
 			return false;
-		}
 		xd_printf(o, "null:schedule cpu %u%s", hi16(d[0]),
 			  lo16(d[0]) ? ", tasklet scheduled" : "");
 		if ((int16_t)lo16(d[1]) != -1) {

@@ -43,9 +43,8 @@ static void flag_string(char out[XD_NFLAGS + 2], uint32_t flags)
 	unsigned int i;
 
 	out[0] = (flags & XD_SPF_SET_AD) ? 'd' : (flags & XD_SPF_SET_A) ? 'a' : '-';
-	for (i = 0; i < XD_NFLAGS; i++) {
+	for (i = 0; i < XD_NFLAGS; i++)
 		out[i + 1] = (flags & path_flags[i].bit) ? path_flags[i].letter : '-';
-	}
 	out[XD_NFLAGS + 1] = '\0';
 }
 
@@ -70,9 +69,8 @@ static void linear_pt_2(struct xd_pt_walk *pt)
 {
 	const unsigned int *ix = pt->index;
 
-	if (ix[2] != 768) {
+	if (ix[2] != 768)
 		return;
-	}
 	if (ix[1] == 768) {
 		pt->level = 2;
 		pt->corresponding = low_ones(22) | (uint64_t)ix[0] << 22;
@@ -86,9 +84,8 @@ static void linear_pt_3(struct xd_pt_walk *pt)
 {
 	const unsigned int *ix = pt->index;
 
-	if (ix[3] != 3 || (ix[2] >> 2) != 0) {
+	if (ix[3] != 3 || (ix[2] >> 2) != 0)
 		return;
-	}
 	if (ix[2] == 3 && (ix[1] >> 2) == 0) {
 		if (ix[1] == 3 && (ix[0] >> 2) == 0) {
 			pt->level = 3;
@@ -112,22 +109,18 @@ static void linear_pt_4(struct xd_pt_walk *pt)
 	unsigned int repeats = 1, i;
 	uint64_t corr;
 
-	if (ix[4] != slot) {
+	if (ix[4] != slot)
 		return;
-	}
 	/* The slot repeats at levels 3, 2, 1 for deeper page-table levels. */
-	while (repeats < 4 && ix[4 - repeats] == slot) {
+	while (repeats < 4 && ix[4 - repeats] == slot)
 		repeats++;
-	}
 	/* Remaining indices, lowest first, shift into place above the offset. */
 	corr = low_ones(12 + 9 * (repeats - 1));
-	for (i = 0; i + repeats < 5; i++) {
+	for (i = 0; i + repeats < 5; i++)
 		corr |= (uint64_t)ix[i] << (12 + 9 * (repeats - 1) + 9 * i);
-	}
 	pt->level = (int)repeats;
-	if (corr & (1ull << 47)) {
+	if (corr & (1ull << 47))
 		corr |= ~low_ones(48);
-	}
 	pt->corresponding = corr;
 }
 
@@ -135,9 +128,8 @@ void xd_pt_walk(struct xd_pt_walk *pt, uint64_t va, unsigned int levels)
 {
 	unsigned int i;
 
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < 5; i++)
 		pt->index[i] = 0;
-	}
 	pt->level = 0;
 	pt->corresponding = UINT64_MAX;
 	switch (levels) {
@@ -174,15 +166,13 @@ static void fault_generic(struct xd_out *o, const struct vma_record *rec)
 	const char *name = vma_shadow_fault_name(minor);
 	unsigned int i;
 
-	if (name) {
+	if (name)
 		xd_printf(o, "shadow %s", name);
-	} else {
+	else
 		xd_printf(o, "shadow %u", minor);
-	}
 	xd_printf(o, " gl %u [", (rec->event >> 8) & 0xfu);
-	for (i = 0; i < 4 && i < rec->nr_data; i++) {
+	for (i = 0; i < 4 && i < rec->nr_data; i++)
 		xd_printf(o, " %x", rec->data[i]);
-	}
 	xd_puts(o, " ]");
 }
 
@@ -201,9 +191,8 @@ static bool read_gl1e_va(const struct vma_record *rec, unsigned int levels, stru
 	unsigned int entry_words = levels == 2 ? 1 : 2;
 	unsigned int va_words = levels == 4 ? 2 : 1;
 
-	if (levels < 2 || levels > 4 || rec->nr_data < entry_words + va_words) {
+	if (levels < 2 || levels > 4 || rec->nr_data < entry_words + va_words)
 		return false;
-	}
 	f->gl1e = entry_words == 2 ? xd_q(rec, 0) : rec->data[0];
 	f->va = va_words == 2 ? xd_q(rec, entry_words) : rec->data[entry_words];
 	f->next = entry_words + va_words;
@@ -218,9 +207,8 @@ static bool gl1e_va_flags(struct xd_out *o, const struct vma_record *rec, bool f
 	struct gl1e_va f;
 	uint32_t flags;
 
-	if (!read_gl1e_va(rec, levels, &f) || rec->nr_data <= f.next) {
+	if (!read_gl1e_va(rec, levels, &f) || rec->nr_data <= f.next)
 		return false;
-	}
 	flags = rec->data[f.next];
 	flag_string(fs, flags);
 	o->mark = ']';
@@ -250,9 +238,8 @@ static bool emulate(struct xd_out *o, const struct vma_record *rec)
 	struct xd_pt_walk pt;
 	char fs[XD_NFLAGS + 2];
 
-	if (levels < 2 || levels > 4 || rec->nr_data <= n) {
+	if (levels < 2 || levels > 4 || rec->nr_data <= n)
 		return false;
-	}
 	gl1e = entry_words == 2 ? xd_q(rec, 0) : rec->data[0];
 	wval = entry_words == 2 ? xd_q(rec, 2) : rec->data[1];
 	va = va_words == 2 ? xd_q(rec, 2 * entry_words) : rec->data[2 * entry_words];
@@ -272,9 +259,8 @@ static bool mmio(struct xd_out *o, const struct vma_record *rec)
 	unsigned int levels = XD_SHADOW_LEVELS(rec->event);
 	bool wide = levels == 4;
 
-	if (levels < 2 || levels > 4 || rec->nr_data < (wide ? 2u : 1u)) {
+	if (levels < 2 || levels > 4 || rec->nr_data < (wide ? 2u : 1u))
 		return false;
-	}
 	o->mark = ']';
 	xd_printf(o, "%smmio va %llx",
 		  (rec->event & ~0xf00u) == TRC_SHADOW_FAST_MMIO ? "fast " : "",
@@ -288,9 +274,8 @@ static bool unshadow(struct xd_out *o, const struct vma_record *rec)
 	unsigned int levels = XD_SHADOW_LEVELS(rec->event);
 	struct gl1e_va f;
 
-	if (!read_gl1e_va(rec, levels, &f)) {
+	if (!read_gl1e_va(rec, levels, &f))
 		return false;
-	}
 	o->mark = ']';
 	xd_printf(o, "shadow %s gfn %llx va %llx",
 		  vma_shadow_fault_name(XD_SHADOW_MINOR(rec->event)), (unsigned long long)f.gl1e,
@@ -303,9 +288,8 @@ static bool gfn_record(struct xd_out *o, const struct vma_record *rec)
 {
 	uint64_t gfn = xd_q(rec, 0);
 
-	if (rec->nr_data < 2) {
+	if (rec->nr_data < 2)
 		return false;
-	}
 	switch (rec->event & ~0xf00u) {
 	case TRC_SHADOW_RESYNC_FULL:
 	case TRC_SHADOW_RESYNC_ONLY:

@@ -16,9 +16,8 @@ void xd_printf(struct xd_out *o, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!o->sb) {
+	if (!o->sb)
 		return;
-	}
 	va_start(ap, fmt);
 	vma_sb_vprintf(o->sb, fmt, ap);
 	va_end(ap);
@@ -28,9 +27,8 @@ void xd_words(struct xd_out *o, const struct vma_record *rec)
 {
 	unsigned int i;
 
-	if (!o->sb) {
+	if (!o->sb)
 		return;
-	}
 	for (i = 0; i < rec->nr_data; i++) {
 		vma_sb_putc(o->sb, ' ');
 		vma_sb_put_x64(o->sb, rec->data[i]);
@@ -59,11 +57,10 @@ static bool lost_records(struct xd_out *o, const struct vma_record *rec,
 {
 	xd_printf(o, "lost_records count %d d%uv%u ", (int)vma_xf_lost_count(rec),
 		  vma_xf_lost_did(rec), vma_xf_lost_vid(rec));
-	if (ctx->have_cur) {
+	if (ctx->have_cur)
 		xd_printf(o, "(cur d%dv%d)", (int)ctx->cur_dom, (int)ctx->cur_vcpu);
-	} else {
+	else
 		xd_puts(o, "(cur X)");
-	}
 	xd_printf(o, " first_tsc %lld", (long long)vma_xf_lost_first_tsc(rec));
 	return true;
 }
@@ -124,9 +121,8 @@ static bool misc(struct xd_out *o, const struct vma_record *rec,
 {
 	enum vma_xe_index row = vma_xen_event_index(rec->event);
 
-	if (row == VMA_XE_NONE || !misc_describe[row] || vma_xen_event_short(row, rec)) {
+	if (row == VMA_XE_NONE || !misc_describe[row] || vma_xen_event_short(row, rec))
 		return false;
-	}
 	return misc_describe[row](o, rec, ctx);
 }
 
@@ -191,9 +187,8 @@ static void describe(struct xd_out *o, const struct vma_record *rec,
 			return;
 		}
 	}
-	if (!done) {
+	if (!done)
 		xd_raw(o, rec);
-	}
 }
 
 void vma_describe_xen(struct vma_strbuf *sb, const struct vma_record *rec,
