@@ -223,42 +223,11 @@ struct vma_xen_event {
 extern const struct vma_xen_event vma_xen_events[VMA_XE_COUNT];
 
 /*
- * Rows are found through a table indexed by a key of 16 bits: the class
- * (3 bits), the subclass (3) and the low 10 bits of the minor, which no two
- * rows share; the row found must still have the id asked for (the key
- * drops bits some ids have).  The synthetic end of a gap has no class.
+ * vma_xen_event_index - the row of @event, VMA_XE_NONE when it has none.
+ * For names and the rarer records; the per-record paths expand the list
+ * as the cases of their own switch, with the row's columns as constants.
  */
-#define VMA_XE_KEY(cls, event) \
-	((uint32_t)(cls) << 13 | (((event) >> 12) & 7u) << 10 | ((event) & 0x3ffu))
-#define VMA_XE_KEYS (1u << 16)
-
-/* Row + 1 by key, 0 for none (xen-events.c). */
-extern const uint8_t vma_xen_event_by_key[VMA_XE_KEYS];
-
-_Static_assert(VMA_XE_COUNT < 255, "the row index must fit vma_xen_event_by_key's bytes");
-_Static_assert(VMA_XE_VMX_EXIT64 == VMA_XE_VMX_EXIT + 1 && VMA_XE_SVM_EXIT == VMA_XE_VMX_EXIT + 2 &&
-		       VMA_XE_SVM_EXIT64 == VMA_XE_VMX_EXIT + 3,
-	       "the vmexit rows are a run (src/state/hvm.c)");
-
-/* The row of @event of class @cls (vma_xen_class()), VMA_XE_NONE when it has none. */
-static inline enum vma_xe_index vma_xen_event_index_in(enum vma_xen_class cls, uint32_t event)
-{
-	unsigned int r = vma_xen_event_by_key[VMA_XE_KEY(cls, event)];
-
-	if (__builtin_expect(!r, 0) || vma_xen_events[r - 1].id != event)
-		return VMA_XE_NONE;
-	return (enum vma_xe_index)(r - 1);
-}
-
-/* The row of @event, VMA_XE_NONE when it has none. */
-static inline enum vma_xe_index vma_xen_event_index(uint32_t event)
-{
-	int cls = vma_xen_class(event);
-
-	if (__builtin_expect(cls < 0, 0))
-		return event == VMA_SYNTH_LOST_END ? VMA_XE_LOST_END : VMA_XE_NONE;
-	return vma_xen_event_index_in((enum vma_xen_class)cls, event);
-}
+enum vma_xe_index vma_xen_event_index(uint32_t event);
 
 /*
  * vma_xe_short - a record of @words and @flags (a row's) is too short for

@@ -455,17 +455,35 @@ static bool lapic_pic_intr(struct xd_out *o, const struct vma_record *rec,
 	return true;
 }
 
-static hvm_describe_fn *const hvm_describe[VMA_XE_COUNT] = {
-#define HVM_DESCRIBE(sym, id, name, words, flags, state, describe) [VMA_XE_##sym] = describe,
-	VMA_XEN_HVM_EVENTS(HVM_DESCRIBE)
-#undef HVM_DESCRIBE
-};
+/*
+ * A record of a row of the HVM list, its columns passed as constants by
+ * xd_hvm()'s switch.  @nested: the record is a nested guest's.
+ */
+static inline __attribute__((always_inline)) bool
+hvm_row(struct xd_out *o, const struct vma_record *rec, const struct vma_describe_ctx *ctx,
+	bool nested, unsigned int words, unsigned int flags, hvm_describe_fn *describe)
+{
+	if (VMA_TRC_SUB(rec->event) == VMA_TRC_SUB(TRC_HVM_EMUL))
+		o->layout = VMA_XEN_DUMP_SILENT;
+	if ((flags & VMA_XE_EXIT) && ctx->orphan) {
+		/* No exit to attach it to: xenalyze ignores it, listing it generically. */
+		o->mark = '!';
+		handler_generic(o, rec);
+		return true;
+	}
+	if (vma_xe_short(rec, words, flags))
+		return false;
+	if (nested) {
+		o->layout = VMA_XEN_DUMP_SILENT;
+		xd_puts(o, "nested ");
+	}
+	return describe(o, rec, ctx);
+}
 
 bool xd_hvm(struct xd_out *o, const struct vma_record *rec, const struct vma_describe_ctx *ctx)
 {
 	uint32_t sub = VMA_TRC_SUB(rec->event);
 	uint32_t event = rec->event;
-	enum vma_xe_index row;
 
 	/*
 	 * A record of a nested guest (TRC_HVM_NESTEDFLAG) reads like its plain
@@ -474,30 +492,19 @@ bool xd_hvm(struct xd_out *o, const struct vma_record *rec, const struct vma_des
 	 */
 	if (sub == VMA_TRC_SUB(TRC_HVM_ENTRYEXIT))
 		event &= ~(uint32_t)TRC_HVM_NESTEDFLAG;
-	row = vma_xen_event_index_in(VMA_XEN_CLASS_HVM, event);
-	if (row == VMA_XE_NONE) {
-		if (sub == VMA_TRC_SUB(TRC_HVM_HANDLER)) {
-			o->mark = ctx->orphan ? '!' : ']';
-			handler_generic(o, rec);
-			return true;
-		}
-		/* xenalyze only warns about an unknown HVM event. */
-		o->layout = VMA_XEN_DUMP_SILENT;
-		return false;
+	switch (event) {
+#define HVM_CASE(sym, id, name, words, flags, state, describe) \
+	case (id):                                              \
+		return hvm_row(o, rec, ctx, event != rec->event, words, flags, describe);
+		VMA_XEN_HVM_EVENTS(HVM_CASE)
+#undef HVM_CASE
 	}
-	if (sub == VMA_TRC_SUB(TRC_HVM_EMUL))
-		o->layout = VMA_XEN_DUMP_SILENT;
-	if ((vma_xen_events[row].flags & VMA_XE_EXIT) && ctx->orphan) {
-		/* No exit to attach it to: xenalyze ignores it, listing it generically. */
-		o->mark = '!';
+	if (sub == VMA_TRC_SUB(TRC_HVM_HANDLER)) {
+		o->mark = ctx->orphan ? '!' : ']';
 		handler_generic(o, rec);
 		return true;
 	}
-	if (vma_xen_event_short(row, rec))
-		return false;
-	if (event != rec->event) {
-		o->layout = VMA_XEN_DUMP_SILENT;
-		xd_puts(o, "nested ");
-	}
-	return hvm_describe[row](o, rec, ctx);
+	/* xenalyze only warns about an unknown HVM event. */
+	o->layout = VMA_XEN_DUMP_SILENT;
+	return false;
 }

@@ -75,7 +75,7 @@ static mem_describe_fn *const mem_describe[VMA_XE_COUNT] = {
 
 bool xd_mem(struct xd_out *o, const struct vma_record *rec, const struct vma_describe_ctx *ctx)
 {
-	enum vma_xe_index row = vma_xen_event_index_in(VMA_XEN_CLASS_MEM, rec->event);
+	enum vma_xe_index row = vma_xen_event_index(rec->event);
 
 	if (row == VMA_XE_NONE || !mem_describe[row] || vma_xen_event_short(row, rec))
 		return false;

@@ -218,19 +218,24 @@ static bool generic(struct xd_out *o, const struct vma_record *rec,
 	return true;
 }
 
-static pv_describe_fn *const pv_describe[VMA_XE_COUNT] = {
-#define PV_DESCRIBE(sym, id, name, words, flags, state, describe) [VMA_XE_##sym] = describe,
-	VMA_XEN_PV_EVENTS(PV_DESCRIBE)
-#undef PV_DESCRIBE
-};
+/* A record of a PV row, its columns passed as constants by xd_pv()'s switch. */
+static inline __attribute__((always_inline)) bool
+pv_row(struct xd_out *o, const struct vma_record *rec, unsigned int words, unsigned int flags,
+       pv_describe_fn *describe)
+{
+	if (vma_xe_short(rec, words, flags))
+		return false;
+	return describe(o, rec, NULL);
+}
 
 bool xd_pv(struct xd_out *o, const struct vma_record *rec)
 {
-	enum vma_xe_index row = vma_xen_event_index_in(VMA_XEN_CLASS_PV, rec->event);
-
-	if (row == VMA_XE_NONE || !pv_describe[row])
-		return generic(o, rec, NULL);
-	if (vma_xen_event_short(row, rec))
-		return false;
-	return pv_describe[row](o, rec, NULL);
+	switch (rec->event) {
+#define PV_CASE(sym, id, name, words, flags, state, describe) \
+	case (id):                                             \
+		return pv_row(o, rec, words, flags, describe);
+		VMA_XEN_PV_EVENTS(PV_CASE)
+#undef PV_CASE
+	}
+	return generic(o, rec, NULL);
 }

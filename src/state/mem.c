@@ -76,7 +76,7 @@ static mem_event_fn *const mem_state[VMA_XE_COUNT] = {
 int vma_mem_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
 		   struct vma_outcome *out)
 {
-	enum vma_xe_index row = vma_xen_event_index_in(VMA_XEN_CLASS_MEM, rec->event);
+	enum vma_xe_index row = vma_xen_event_index(rec->event);
 
 	if (row == VMA_XE_NONE || !mem_state[row])
 		return VMA_OK;
