@@ -3,8 +3,7 @@
  * The Xen event table: one row per event id that the state stage or the
  * dump decodes field by field, saying in one place what both need to know
  * of it.  The rows are listed by class (the class is the list's):
- * trace-buffer records, dom0 domain operations, HVM, memory and PV
- * records.
+ * trace-buffer, scheduler, dom0, HVM, memory and PV records.
  *
  *   X(SYM, ID, NAME, WORDS, FLAGS, STATE, DESCRIBE)
  *
@@ -26,10 +25,10 @@
  * both stages.  Adding a record: a row here, its accessors, and the STATE
  * and DESCRIBE functions in the class's two files.
  *
- * Scheduler, shadow and hardware records are not rows yet: their
- * decoders still switch on the id (xen-describe-sched.c, -shadow.c,
- * -misc.c), and of them the state stage reads only the runstate records'
- * vcpu word.
+ * Runstate changes (an id per transition), shadow and hardware records are
+ * not rows yet: their decoders still switch on the id (xen-describe-sched.c,
+ * -shadow.c, -misc.c); of them the state stage reads only the runstate
+ * records' vcpu word.
  */
 #ifndef VMALYZE_XEN_EVENTS_H
 #define VMALYZE_XEN_EVENTS_H
@@ -56,6 +55,161 @@ enum vma_xe_flags {
 	X(TRACE_WRAP_BUFFER, TRC_TRACE_WRAP_BUFFER, "trace_wrap_buffer", 0, 0, nothing, \
 	  wrap_buffer) \
 	X(TRACE_CPU_CHANGE, TRC_TRACE_CPU_CHANGE, "cpu_change", 2, 0, nothing, cpu_change)
+
+/*
+ * Scheduler-class event ids.  Xen defines them privately in each
+ * scheduler's source (xen/common/sched/credit.c, credit2.c, rt.c, null.c),
+ * not in the public trace.h, so they are spelled out once here.
+ */
+#define TRC_CSCHED_SCHED_TASKLET     TRC_SCHED_CLASS_EVT(CSCHED, 1)
+#define TRC_CSCHED_ACCOUNT_START     TRC_SCHED_CLASS_EVT(CSCHED, 2)
+#define TRC_CSCHED_ACCOUNT_STOP      TRC_SCHED_CLASS_EVT(CSCHED, 3)
+#define TRC_CSCHED_STOLEN_UNIT       TRC_SCHED_CLASS_EVT(CSCHED, 4)
+#define TRC_CSCHED_PICKED_CPU        TRC_SCHED_CLASS_EVT(CSCHED, 5)
+#define TRC_CSCHED_TICKLE            TRC_SCHED_CLASS_EVT(CSCHED, 6)
+#define TRC_CSCHED_BOOST_START       TRC_SCHED_CLASS_EVT(CSCHED, 7)
+#define TRC_CSCHED_BOOST_END         TRC_SCHED_CLASS_EVT(CSCHED, 8)
+#define TRC_CSCHED_SCHEDULE          TRC_SCHED_CLASS_EVT(CSCHED, 9)
+#define TRC_CSCHED_RATELIMIT         TRC_SCHED_CLASS_EVT(CSCHED, 10)
+#define TRC_CSCHED_STEAL_CHECK       TRC_SCHED_CLASS_EVT(CSCHED, 11)
+
+#define TRC_CSCHED2_TICK             TRC_SCHED_CLASS_EVT(CSCHED2, 1)
+#define TRC_CSCHED2_RUNQ_POS         TRC_SCHED_CLASS_EVT(CSCHED2, 2)
+#define TRC_CSCHED2_CREDIT_BURN      TRC_SCHED_CLASS_EVT(CSCHED2, 3)
+#define TRC_CSCHED2_CREDIT_ADD       TRC_SCHED_CLASS_EVT(CSCHED2, 4)
+#define TRC_CSCHED2_TICKLE_CHECK     TRC_SCHED_CLASS_EVT(CSCHED2, 5)
+#define TRC_CSCHED2_TICKLE           TRC_SCHED_CLASS_EVT(CSCHED2, 6)
+#define TRC_CSCHED2_CREDIT_RESET     TRC_SCHED_CLASS_EVT(CSCHED2, 7)
+#define TRC_CSCHED2_SCHED_TASKLET    TRC_SCHED_CLASS_EVT(CSCHED2, 8)
+#define TRC_CSCHED2_UPDATE_LOAD      TRC_SCHED_CLASS_EVT(CSCHED2, 9)
+#define TRC_CSCHED2_RUNQ_ASSIGN      TRC_SCHED_CLASS_EVT(CSCHED2, 10)
+#define TRC_CSCHED2_UPDATE_UNIT_LOAD TRC_SCHED_CLASS_EVT(CSCHED2, 11)
+#define TRC_CSCHED2_UPDATE_RUNQ_LOAD TRC_SCHED_CLASS_EVT(CSCHED2, 12)
+#define TRC_CSCHED2_TICKLE_NEW       TRC_SCHED_CLASS_EVT(CSCHED2, 13)
+#define TRC_CSCHED2_RUNQ_MAX_WEIGHT  TRC_SCHED_CLASS_EVT(CSCHED2, 14)
+#define TRC_CSCHED2_MIGRATE          TRC_SCHED_CLASS_EVT(CSCHED2, 15)
+#define TRC_CSCHED2_LOAD_CHECK       TRC_SCHED_CLASS_EVT(CSCHED2, 16)
+#define TRC_CSCHED2_LOAD_BALANCE     TRC_SCHED_CLASS_EVT(CSCHED2, 17)
+#define TRC_CSCHED2_PICKED_CPU       TRC_SCHED_CLASS_EVT(CSCHED2, 19)
+#define TRC_CSCHED2_RUNQ_CANDIDATE   TRC_SCHED_CLASS_EVT(CSCHED2, 20)
+#define TRC_CSCHED2_SCHEDULE         TRC_SCHED_CLASS_EVT(CSCHED2, 21)
+#define TRC_CSCHED2_RATELIMIT        TRC_SCHED_CLASS_EVT(CSCHED2, 22)
+#define TRC_CSCHED2_RUNQ_CAND_CHECK  TRC_SCHED_CLASS_EVT(CSCHED2, 23)
+
+#define TRC_RTDS_TICKLE              TRC_SCHED_CLASS_EVT(RTDS, 1)
+#define TRC_RTDS_RUNQ_PICK           TRC_SCHED_CLASS_EVT(RTDS, 2)
+#define TRC_RTDS_BUDGET_BURN         TRC_SCHED_CLASS_EVT(RTDS, 3)
+#define TRC_RTDS_BUDGET_REPLENISH    TRC_SCHED_CLASS_EVT(RTDS, 4)
+#define TRC_RTDS_SCHED_TASKLET       TRC_SCHED_CLASS_EVT(RTDS, 5)
+#define TRC_RTDS_SCHEDULE            TRC_SCHED_CLASS_EVT(RTDS, 6)
+
+#define TRC_SNULL_PICKED_CPU         TRC_SCHED_CLASS_EVT(SNULL, 1)
+#define TRC_SNULL_UNIT_ASSIGN        TRC_SCHED_CLASS_EVT(SNULL, 2)
+#define TRC_SNULL_UNIT_DEASSIGN      TRC_SCHED_CLASS_EVT(SNULL, 3)
+#define TRC_SNULL_MIGRATE            TRC_SCHED_CLASS_EVT(SNULL, 4)
+#define TRC_SNULL_SCHEDULE           TRC_SCHED_CLASS_EVT(SNULL, 5)
+#define TRC_SNULL_TASKLET            TRC_SCHED_CLASS_EVT(SNULL, 6)
+
+/*
+ * Scheduler records other than runstate changes (whose id encodes the
+ * change, so they are not rows): the dump decodes them and the state stage
+ * does not read them (STATE column "none").
+ */
+#define VMA_XEN_SCHED_EVENTS(X) \
+	X(SCHED_DOM_ADD, TRC_SCHED_DOM_ADD, "sched_init_domain", 1, 0, none, dom_op) \
+	X(SCHED_DOM_REM, TRC_SCHED_DOM_REM, "sched_destroy_domain", 1, 0, none, dom_op) \
+	X(SCHED_SLEEP, TRC_SCHED_SLEEP, "vcpu_sleep", 2, 0, none, vcpu_action) \
+	X(SCHED_WAKE, TRC_SCHED_WAKE, "vcpu_wake", 2, 0, none, vcpu_action) \
+	X(SCHED_YIELD, TRC_SCHED_YIELD, "vcpu_yield", 2, 0, none, vcpu_action) \
+	X(SCHED_BLOCK, TRC_SCHED_BLOCK, "vcpu_block", 2, 0, none, vcpu_action) \
+	X(SCHED_SHUTDOWN, TRC_SCHED_SHUTDOWN, "sched_shutdown", 3, 0, none, shutdown) \
+	X(SCHED_SHUTDOWN_CODE, TRC_SCHED_SHUTDOWN_CODE, "sched_shutdown_code", 3, 0, none, \
+	  shutdown) \
+	X(SCHED_ADJDOM, TRC_SCHED_ADJDOM, "sched_adjust", 1, 0, none, dom_op) \
+	X(SCHED_SWITCH, TRC_SCHED_SWITCH, "sched_switch", 4, 0, none, sched_switch) \
+	X(SCHED_SWITCH_INFPREV, TRC_SCHED_SWITCH_INFPREV, "sched_switch prev", 3, 0, none, \
+	  switch_infprev) \
+	X(SCHED_SWITCH_INFNEXT, TRC_SCHED_SWITCH_INFNEXT, "sched_switch next", 4, 0, none, \
+	  switch_infnext) \
+	X(SCHED_SWITCH_INFCONT, TRC_SCHED_SWITCH_INFCONT, "sched_switch continue", 4, 0, none, \
+	  switch_infcont) \
+	X(SCHED_CTL, TRC_SCHED_CTL, "sched_ctl", 0, 0, none, silent_plain) \
+	X(SCHED_S_TIMER_FN, TRC_SCHED_S_TIMER_FN, "sched_s_timer_fn", 0, 0, none, silent_plain) \
+	X(SCHED_T_TIMER_FN, TRC_SCHED_T_TIMER_FN, "sched_t_timer_fn", 0, 0, none, silent_plain) \
+	X(SCHED_DOM_TIMER_FN, TRC_SCHED_DOM_TIMER_FN, "sched_dom_timer_fn", 0, 0, none, \
+	  silent_plain) \
+	X(CSCHED_SCHED_TASKLET, TRC_CSCHED_SCHED_TASKLET, "csched:sched_tasklet", 0, 0, none, \
+	  plain) \
+	X(CSCHED_ACCOUNT_START, TRC_CSCHED_ACCOUNT_START, "csched:acct_start", 3, 0, none, \
+	  csched_acct) \
+	X(CSCHED_ACCOUNT_STOP, TRC_CSCHED_ACCOUNT_STOP, "csched:acct_stop", 3, 0, none, \
+	  csched_acct) \
+	X(CSCHED_STOLEN_UNIT, TRC_CSCHED_STOLEN_UNIT, "csched:stolen_vcpu", 3, 0, none, \
+	  csched_stolen) \
+	X(CSCHED_PICKED_CPU, TRC_CSCHED_PICKED_CPU, "csched:pick_cpu", 3, 0, none, csched_pick) \
+	X(CSCHED_TICKLE, TRC_CSCHED_TICKLE, "csched:runq_tickle", 1, 0, none, csched_tickle) \
+	X(CSCHED_BOOST_START, TRC_CSCHED_BOOST_START, "csched:boost_start", 2, 0, none, \
+	  csched_boost) \
+	X(CSCHED_BOOST_END, TRC_CSCHED_BOOST_END, "csched:boost_end", 2, 0, none, csched_boost) \
+	X(CSCHED_SCHEDULE, TRC_CSCHED_SCHEDULE, "csched:schedule", 1, 0, none, csched_schedule) \
+	X(CSCHED_RATELIMIT, TRC_CSCHED_RATELIMIT, "csched:ratelimit", 2, 0, none, \
+	  csched_ratelimit) \
+	X(CSCHED_STEAL_CHECK, TRC_CSCHED_STEAL_CHECK, "csched:load_balance", 2, 0, none, \
+	  csched_steal) \
+	X(CSCHED2_TICK, TRC_CSCHED2_TICK, "csched2:tick", 0, 0, none, silent_plain) \
+	X(CSCHED2_RUNQ_POS, TRC_CSCHED2_RUNQ_POS, "csched2:runq_insert", 2, 0, none, \
+	  csched2_runq_pos) \
+	X(CSCHED2_CREDIT_BURN, TRC_CSCHED2_CREDIT_BURN, "csched2:burn_credits", 4, 0, none, \
+	  csched2_burn) \
+	X(CSCHED2_CREDIT_ADD, TRC_CSCHED2_CREDIT_ADD, "csched2:credit_add", 0, 0, none, \
+	  silent_plain) \
+	X(CSCHED2_TICKLE_CHECK, TRC_CSCHED2_TICKLE_CHECK, "csched2:tickle_check", 3, 0, none, \
+	  csched2_tickle_check) \
+	X(CSCHED2_TICKLE, TRC_CSCHED2_TICKLE, "csched2:runq_tickle", 1, 0, none, csched2_tickle) \
+	X(CSCHED2_CREDIT_RESET, TRC_CSCHED2_CREDIT_RESET, "csched2:reset_credits", 3, 0, none, \
+	  csched2_reset) \
+	X(CSCHED2_SCHED_TASKLET, TRC_CSCHED2_SCHED_TASKLET, "csched2:sched_tasklet", 0, 0, none, \
+	  plain) \
+	X(CSCHED2_UPDATE_LOAD, TRC_CSCHED2_UPDATE_LOAD, "csched2:update_load", 0, 0, none, plain) \
+	X(CSCHED2_RUNQ_ASSIGN, TRC_CSCHED2_RUNQ_ASSIGN, "csched2:runq_assign", 2, 0, none, \
+	  csched2_runq_assign) \
+	X(CSCHED2_UPDATE_UNIT_LOAD, TRC_CSCHED2_UPDATE_UNIT_LOAD, "csched2:update_vcpu_load", 4, \
+	  0, none, csched2_unit_load) \
+	X(CSCHED2_UPDATE_RUNQ_LOAD, TRC_CSCHED2_UPDATE_RUNQ_LOAD, "csched2:update_rq_load", 5, 0, \
+	  none, csched2_runq_load) \
+	X(CSCHED2_TICKLE_NEW, TRC_CSCHED2_TICKLE_NEW, "csched2:runq_tickle_new", 3, 0, none, \
+	  csched2_tickle_new) \
+	X(CSCHED2_RUNQ_MAX_WEIGHT, TRC_CSCHED2_RUNQ_MAX_WEIGHT, "csched2:update_max_weight", 1, 0, \
+	  none, csched2_max_weight) \
+	X(CSCHED2_MIGRATE, TRC_CSCHED2_MIGRATE, "csched2:migrate", 2, 0, none, csched2_migrate) \
+	X(CSCHED2_LOAD_CHECK, TRC_CSCHED2_LOAD_CHECK, "csched2:load_balance_check", 2, 0, none, \
+	  csched2_load_check) \
+	X(CSCHED2_LOAD_BALANCE, TRC_CSCHED2_LOAD_BALANCE, "csched2:load_balance_begin", 5, 0, \
+	  none, csched2_load_balance) \
+	X(CSCHED2_PICKED_CPU, TRC_CSCHED2_PICKED_CPU, "csched2:picked_cpu", 4, 0, none, \
+	  csched2_picked_cpu) \
+	X(CSCHED2_RUNQ_CANDIDATE, TRC_CSCHED2_RUNQ_CANDIDATE, "csched2:runq_candidate", 3, 0, \
+	  none, csched2_candidate) \
+	X(CSCHED2_SCHEDULE, TRC_CSCHED2_SCHEDULE, "csched2:schedule", 2, 0, none, \
+	  csched2_schedule) \
+	X(CSCHED2_RATELIMIT, TRC_CSCHED2_RATELIMIT, "csched2:ratelimit", 2, 0, none, \
+	  csched2_ratelimit) \
+	X(CSCHED2_RUNQ_CAND_CHECK, TRC_CSCHED2_RUNQ_CAND_CHECK, "csched2:runq_cand_check", 1, 0, \
+	  none, csched2_cand_check) \
+	X(RTDS_TICKLE, TRC_RTDS_TICKLE, "rtds:runq_tickle", 1, 0, none, rtds_tickle) \
+	X(RTDS_RUNQ_PICK, TRC_RTDS_RUNQ_PICK, "rtds:runq_pick", 5, 0, none, rtds_pick) \
+	X(RTDS_BUDGET_BURN, TRC_RTDS_BUDGET_BURN, "rtds:burn_budget", 4, 0, none, rtds_burn) \
+	X(RTDS_BUDGET_REPLENISH, TRC_RTDS_BUDGET_REPLENISH, "rtds:repl_budget", 6, 0, none, \
+	  rtds_repl) \
+	X(RTDS_SCHED_TASKLET, TRC_RTDS_SCHED_TASKLET, "rtds:sched_tasklet", 0, 0, none, plain) \
+	X(RTDS_SCHEDULE, TRC_RTDS_SCHEDULE, "rtds:schedule", 1, 0, none, rtds_schedule) \
+	X(SNULL_PICKED_CPU, TRC_SNULL_PICKED_CPU, "null:picked_cpu", 2, 0, none, snull_picked) \
+	X(SNULL_UNIT_ASSIGN, TRC_SNULL_UNIT_ASSIGN, "null:vcpu_assign", 2, 0, none, snull_assign) \
+	X(SNULL_UNIT_DEASSIGN, TRC_SNULL_UNIT_DEASSIGN, "null:vcpu_deassign", 2, 0, none, \
+	  snull_assign) \
+	X(SNULL_MIGRATE, TRC_SNULL_MIGRATE, "null:migrate", 2, 0, none, snull_migrate) \
+	X(SNULL_SCHEDULE, TRC_SNULL_SCHEDULE, "null:schedule", 2, 0, none, snull_schedule) \
+	X(SNULL_TASKLET, TRC_SNULL_TASKLET, "null:sched_tasklet", 0, 0, none, plain)
 
 #define VMA_XEN_DOM0_EVENTS(X) \
 	X(DOM0_DOM_ADD, TRC_DOM0_DOM_ADD, "creating domain", 1, 0, nothing, dom_op) \
@@ -200,8 +354,8 @@ enum vma_xe_flags {
 	X(PV_##sym##64, TRC_PV_##sym | TRC_64_FLAG, name, 0, VMA_XE_WIDE, count, generic)
 
 #define VMA_XEN_EVENTS(X) \
-	VMA_XEN_GEN_EVENTS(X) VMA_XEN_DOM0_EVENTS(X) VMA_XEN_HVM_EVENTS(X) VMA_XEN_MEM_EVENTS(X) \
-	VMA_XEN_PV_EVENTS(X)
+	VMA_XEN_GEN_EVENTS(X) VMA_XEN_SCHED_EVENTS(X) VMA_XEN_DOM0_EVENTS(X) VMA_XEN_HVM_EVENTS(X) \
+	VMA_XEN_MEM_EVENTS(X) VMA_XEN_PV_EVENTS(X)
 
 enum vma_xe_index {
 #define VMA_XE_ENUM(sym, id, name, words, flags, state, describe) VMA_XE_##sym,

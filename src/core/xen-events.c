@@ -11,6 +11,8 @@
 			   .cls = (cls_) },
 #define GEN(sym, id, name, words, flags, state, describe) \
 	ROW(VMA_XEN_CLASS_GEN, sym, id, name, words, flags)
+#define SCHED(sym, id, name, words, flags, state, describe) \
+	ROW(VMA_XEN_CLASS_SCHED, sym, id, name, words, flags)
 #define DOM0(sym, id, name, words, flags, state, describe) \
 	ROW(VMA_XEN_CLASS_DOM0OP, sym, id, name, words, flags)
 #define HVM(sym, id, name, words, flags, state, describe) \
@@ -22,6 +24,7 @@
 
 const struct vma_xen_event vma_xen_events[VMA_XE_COUNT] = {
 	VMA_XEN_GEN_EVENTS(GEN)
+	VMA_XEN_SCHED_EVENTS(SCHED)
 	VMA_XEN_DOM0_EVENTS(DOM0)
 	VMA_XEN_HVM_EVENTS(HVM)
 	VMA_XEN_MEM_EVENTS(MEM)
