@@ -3,7 +3,7 @@
  * The Xen event table: one row per event id that the state stage or the
  * dump decodes field by field, saying in one place what both need to know
  * of it.  The rows are listed by class (the class is the list's):
- * trace-buffer, scheduler, dom0, HVM, memory and PV records.
+ * trace-buffer, scheduler, dom0, HVM, memory, PV and hardware records.
  *
  *   X(SYM, ID, NAME, WORDS, FLAGS, STATE, DESCRIBE)
  *
@@ -25,10 +25,10 @@
  * both stages.  Adding a record: a row here, its accessors, and the STATE
  * and DESCRIBE functions in the class's two files.
  *
- * Runstate changes (an id per transition), shadow and hardware records are
- * not rows yet: their decoders still switch on the id (xen-describe-sched.c,
- * -shadow.c, -misc.c); of them the state stage reads only the runstate
- * records' vcpu word.
+ * Runstate changes (an id per transition) and shadow records are not rows
+ * yet: their decoders still switch on the id (xen-describe-sched.c,
+ * -shadow.c); of them the state stage reads only the runstate records'
+ * vcpu word.
  */
 #ifndef VMALYZE_XEN_EVENTS_H
 #define VMALYZE_XEN_EVENTS_H
@@ -211,6 +211,24 @@ enum vma_xe_flags {
 	X(SNULL_SCHEDULE, TRC_SNULL_SCHEDULE, "null:schedule", 2, 0, none, snull_schedule) \
 	X(SNULL_TASKLET, TRC_SNULL_TASKLET, "null:sched_tasklet", 0, 0, none, plain)
 
+/* Hardware records (power management, IRQs); the state stage does not read them. */
+#define VMA_XEN_HW_EVENTS(X) \
+	X(PM_FREQ_CHANGE, TRC_PM_FREQ_CHANGE, "pm_freq_change", 2, 0, none, pm_freq) \
+	X(PM_IDLE_ENTRY, TRC_PM_IDLE_ENTRY, "pm_idle_start", 1, 0, none, pm_idle) \
+	X(PM_IDLE_EXIT, TRC_PM_IDLE_EXIT, "pm_idle_end", 1, 0, none, pm_idle) \
+	X(HW_IRQ_MOVE_CLEANUP_DELAY, TRC_HW_IRQ_MOVE_CLEANUP_DELAY, "irq_move_cleanup_delay", 3, \
+	  0, none, irq_move) \
+	X(HW_IRQ_MOVE_CLEANUP, TRC_HW_IRQ_MOVE_CLEANUP, "irq_move_cleanup", 3, 0, none, irq_move) \
+	X(HW_IRQ_BIND_VECTOR, TRC_HW_IRQ_BIND_VECTOR, "irq_bind_vector", 1, 0, none, irq_vector) \
+	X(HW_IRQ_CLEAR_VECTOR, TRC_HW_IRQ_CLEAR_VECTOR, "irq_clear_vector", 1, 0, none, \
+	  irq_vector) \
+	X(HW_IRQ_MOVE_FINISH, TRC_HW_IRQ_MOVE_FINISH, "irq_move_finish", 3, 0, none, irq_move) \
+	X(HW_IRQ_ASSIGN_VECTOR, TRC_HW_IRQ_ASSIGN_VECTOR, "irq_assign_vector", 1, 0, none, \
+	  irq_vector) \
+	X(HW_IRQ_UNMAPPED_VECTOR, TRC_HW_IRQ_UNMAPPED_VECTOR, "irq_unmapped_vector", 1, 0, none, \
+	  irq_unmapped) \
+	X(HW_IRQ_HANDLED, TRC_HW_IRQ_HANDLED, "irq_handled", 3, 0, none, irq_handled)
+
 #define VMA_XEN_DOM0_EVENTS(X) \
 	X(DOM0_DOM_ADD, TRC_DOM0_DOM_ADD, "creating domain", 1, 0, nothing, dom_op) \
 	X(DOM0_DOM_REM, TRC_DOM0_DOM_REM, "destroying domain", 1, 0, nothing, dom_op)
@@ -355,7 +373,7 @@ enum vma_xe_flags {
 
 #define VMA_XEN_EVENTS(X) \
 	VMA_XEN_GEN_EVENTS(X) VMA_XEN_SCHED_EVENTS(X) VMA_XEN_DOM0_EVENTS(X) VMA_XEN_HVM_EVENTS(X) \
-	VMA_XEN_MEM_EVENTS(X) VMA_XEN_PV_EVENTS(X)
+	VMA_XEN_MEM_EVENTS(X) VMA_XEN_PV_EVENTS(X) VMA_XEN_HW_EVENTS(X)
 
 enum vma_xe_index {
 #define VMA_XE_ENUM(sym, id, name, words, flags, state, describe) VMA_XE_##sym,

@@ -13,6 +13,8 @@
 	ROW(VMA_XEN_CLASS_GEN, sym, id, name, words, flags)
 #define SCHED(sym, id, name, words, flags, state, describe) \
 	ROW(VMA_XEN_CLASS_SCHED, sym, id, name, words, flags)
+#define HW(sym, id, name, words, flags, state, describe) \
+	ROW(VMA_XEN_CLASS_HW, sym, id, name, words, flags)
 #define DOM0(sym, id, name, words, flags, state, describe) \
 	ROW(VMA_XEN_CLASS_DOM0OP, sym, id, name, words, flags)
 #define HVM(sym, id, name, words, flags, state, describe) \
@@ -29,6 +31,7 @@ const struct vma_xen_event vma_xen_events[VMA_XE_COUNT] = {
 	VMA_XEN_HVM_EVENTS(HVM)
 	VMA_XEN_MEM_EVENTS(MEM)
 	VMA_XEN_PV_EVENTS(PV)
+	VMA_XEN_HW_EVENTS(HW)
 };
 
 enum vma_xe_index vma_xen_event_index(uint32_t event)

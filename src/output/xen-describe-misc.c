@@ -82,98 +82,82 @@ bool xd_mem(struct xd_out *o, const struct vma_record *rec, const struct vma_des
 	return mem_describe[row](o, rec, ctx);
 }
 
-static bool pm(struct xd_out *o, const struct vma_record *rec)
-{
-	const uint32_t *d = rec->data;
+/* The DESCRIBE column of the hardware rows, given the row's name. */
+typedef bool hw_describe_fn(struct xd_out *o, const struct vma_record *rec, const char *name);
 
-	if (rec->nr_data < (rec->event == TRC_PM_FREQ_CHANGE ? 2u : 1u))
-		return false;
-	switch (rec->event) {
-	case TRC_PM_FREQ_CHANGE:
-		/* {old MHz, new MHz} */
-		xd_printf(o, "pm_freq_change o%d n%d", (int)d[0], (int)d[1]);
-		return true;
-	case TRC_PM_IDLE_ENTRY:
-		/* {C-state, ...} */
-		xd_printf(o, "pm_idle_start c%d", (int)d[0]);
-		return true;
-	case TRC_PM_IDLE_EXIT:
-		xd_printf(o, "pm_idle_end c%d", (int)d[0]);
-		return true;
-	default:
-		return false;
-	}
+/* {old MHz, new MHz} */
+static bool pm_freq(struct xd_out *o, const struct vma_record *rec, const char *name)
+{
+	xd_printf(o, "pm_freq_change o%d n%d", (int)rec->data[0], (int)rec->data[1]);
+	return true;
 }
 
-/*
- * A cpu mask as the IRQ records carry it after {irq:16, vector:16}: the
- * mask words, highest first.
- */
-static void irq_mask(struct xd_out *o, const struct vma_record *rec)
+/* {C-state, ...} */
+static bool pm_idle(struct xd_out *o, const struct vma_record *rec, const char *name)
+{
+	xd_printf(o, "%s c%d", name, (int)rec->data[0]);
+	return true;
+}
+
+/* {irq:16, vector:16; cpu mask words}: the mask words, highest first. */
+static bool irq_vector(struct xd_out *o, const struct vma_record *rec, const char *name)
 {
 	unsigned int i;
 
+	xd_printf(o, "%s irq %x vec %x", name, rec->data[0] & 0xffffu, rec->data[0] >> 16);
 	xd_puts(o, " mask");
 	for (i = rec->nr_data; i > 1; i--)
 		xd_printf(o, " %04x", rec->data[i - 1]);
+	return true;
 }
 
-static bool irq(struct xd_out *o, const struct vma_record *rec)
+/* {irq, low 32 bits of the tsc at entry and at exit} */
+static bool irq_handled(struct xd_out *o, const struct vma_record *rec, const char *name)
 {
 	const uint32_t *d = rec->data;
-	unsigned int n = rec->nr_data;
 
-	switch (rec->event) {
-	case TRC_HW_IRQ_BIND_VECTOR:
-	case TRC_HW_IRQ_ASSIGN_VECTOR:
-	case TRC_HW_IRQ_CLEAR_VECTOR:
-		/* {irq:16, vector:16; cpu mask words} */
-		if (n < 1)
-			return false;
-		xd_printf(o, "irq_%s_vector irq %x vec %x",
-			  rec->event == TRC_HW_IRQ_BIND_VECTOR ? "bind" :
-			  rec->event == TRC_HW_IRQ_ASSIGN_VECTOR ? "assign" : "clear",
-			  d[0] & 0xffffu, d[0] >> 16);
-		irq_mask(o, rec);
-		return true;
-	case TRC_HW_IRQ_HANDLED:
-		/* {irq, low 32 bits of the tsc at entry and at exit} */
-		if (n < 3)
-			return false;
-		xd_printf(o, "irq_handled irq %x %d (%d,%d)", d[0], (int)(d[2] - d[1]), (int)d[1],
-			  (int)d[2]);
-		return true;
-	case TRC_HW_IRQ_MOVE_CLEANUP_DELAY:
-	case TRC_HW_IRQ_MOVE_CLEANUP:
-	case TRC_HW_IRQ_MOVE_FINISH:
-		/* {irq, vector, cpu} */
-		if (n < 3)
-			return false;
-		xd_printf(o, "irq_move_%s irq %x vec %x cpu %d",
-			  rec->event == TRC_HW_IRQ_MOVE_CLEANUP_DELAY ? "cleanup_delay" :
-			  rec->event == TRC_HW_IRQ_MOVE_CLEANUP ? "cleanup" : "finish",
-			  d[0], d[1], (int)d[2]);
-		return true;
-	case TRC_HW_IRQ_UNMAPPED_VECTOR:
-		if (n < 1)
-			return false;
-		xd_printf(o, "irq_unmapped_vector vec %x", d[0]);
-		return true;
-	default:
+	xd_printf(o, "irq_handled irq %x %d (%d,%d)", d[0], (int)(d[2] - d[1]), (int)d[1],
+		  (int)d[2]);
+	return true;
+}
+
+/* {irq, vector, cpu} */
+static bool irq_move(struct xd_out *o, const struct vma_record *rec, const char *name)
+{
+	const uint32_t *d = rec->data;
+
+	xd_printf(o, "%s irq %x vec %x cpu %d", name, d[0], d[1], (int)d[2]);
+	return true;
+}
+
+static bool irq_unmapped(struct xd_out *o, const struct vma_record *rec, const char *name)
+{
+	xd_printf(o, "irq_unmapped_vector vec %x", rec->data[0]);
+	return true;
+}
+
+/* A record of a hardware row, its columns passed as constants by xd_hw()'s switch. */
+static inline __attribute__((always_inline)) bool
+hw_row(struct xd_out *o, const struct vma_record *rec, const char *name, unsigned int words,
+       unsigned int flags, hw_describe_fn *describe)
+{
+	if (vma_xe_short(rec, words, flags))
 		return false;
-	}
+	return describe(o, rec, name);
 }
 
 bool xd_hw(struct xd_out *o, const struct vma_record *rec)
 {
-	switch (VMA_TRC_SUB(rec->event)) {
-	case VMA_TRC_SUB(TRC_HW_PM):
-		return pm(o, rec);
-	case VMA_TRC_SUB(TRC_HW_IRQ):
-		return irq(o, rec);
-	default:
-		/* xenalyze drops other hardware records without a word. */
-		o->layout = VMA_XEN_DUMP_SILENT;
-		return false;
+	switch (rec->event) {
+#define HW_CASE(sym, id, name, words, flags, state, describe) \
+	case (id):                                             \
+		return hw_row(o, rec, name, words, flags, describe);
+		VMA_XEN_HW_EVENTS(HW_CASE)
+#undef HW_CASE
 	}
+	/* xenalyze drops hardware records other than these without a word. */
+	if (VMA_TRC_SUB(rec->event) != VMA_TRC_SUB(TRC_HW_PM) &&
+	    VMA_TRC_SUB(rec->event) != VMA_TRC_SUB(TRC_HW_IRQ))
+		o->layout = VMA_XEN_DUMP_SILENT;
+	return false;
 }
