@@ -25,10 +25,9 @@
  * both stages.  Adding a record: a row here, its accessors, and the STATE
  * and DESCRIBE functions in the class's two files.
  *
- * Runstate changes (an id per transition) and shadow records are not rows
- * yet: their decoders still switch on the id (xen-describe-sched.c,
- * -shadow.c); of them the state stage reads only the runstate records'
- * vcpu word.
+ * Runstate changes (an id per transition: see vma_xf_runstate()) and
+ * shadow records are not rows; the shadow decoders still switch on the id
+ * (xen-describe-shadow.c), and the state stage does not read them.
  */
 #ifndef VMALYZE_XEN_EVENTS_H
 #define VMALYZE_XEN_EVENTS_H
@@ -448,6 +447,49 @@ static inline bool vma_xe_wide(const struct vma_record *rec)
 static inline uint64_t vma_xe_long(const struct vma_record *rec, unsigned int i)
 {
 	return vma_xe_wide(rec) ? vma_xq(rec, i) : rec->data[i];
+}
+
+/*
+ * Runstate records (TRC_SCHED_MIN) are no rows: the id is the change,
+ * minor = old:4 new:4 type:4 (type 1 a change, 2 a "continue", that is
+ * running->running), payload {vcpu:16, dom:16}, perhaps followed by two
+ * u64 performance counters.  Both stages read one only when it is of
+ * type 1 or 2 and has its vcpu word: vma_xf_runstate() says so, and gives
+ * the change.  (Of changes naming states Xen does not have, the dump names
+ * xenalyze's pseudo-states; the analysis takes none.)
+ */
+enum vma_xf_runstate_fit {
+	VMA_XF_RUNSTATE_OK,
+	VMA_XF_RUNSTATE_BAD_TYPE,  /* neither a change nor a continue */
+	VMA_XF_RUNSTATE_SHORT,     /* no vcpu word */
+};
+
+static inline enum vma_xf_runstate_fit vma_xf_runstate(const struct vma_record *r,
+						       uint32_t *old_state, uint32_t *new_state)
+{
+	uint32_t type = r->event & 0xfu;
+
+	if (type != 1 && type != 2)
+		return VMA_XF_RUNSTATE_BAD_TYPE;
+	if (r->nr_data < 1)
+		return VMA_XF_RUNSTATE_SHORT;
+	*old_state = type == 2 ? 0 : (r->event >> 8) & 0xfu;
+	*new_state = type == 2 ? 0 : (r->event >> 4) & 0xfu;
+	return VMA_XF_RUNSTATE_OK;
+}
+
+static inline bool vma_xf_runstate_continue(const struct vma_record *r)
+{
+	return (r->event & 0xfu) == 2;
+}
+static inline uint32_t vma_xf_runstate_dom(const struct vma_record *r) { return r->data[0] >> 16; }
+static inline uint32_t vma_xf_runstate_vcpu(const struct vma_record *r)
+{
+	return r->data[0] & 0xffffu;
+}
+static inline bool vma_xf_runstate_has_counters(const struct vma_record *r)
+{
+	return r->nr_data == 5;
 }
 
 /* lost_records {u32 lost; u16 did, vid; u64 first_tsc} (also the end-of-gap record's) */

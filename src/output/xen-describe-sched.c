@@ -74,36 +74,27 @@ static const char *state_name(uint32_t state)
 	return state < VMA_RS_COUNT ? vma_vcpu_runstate_name(state) : NULL;
 }
 
-/*
- * TRC_SCHED_MIN: the event number itself encodes the transition,
- * minor = old:4 new:4 type:4 (1 change, 2 continue).  Payload {vcpu:16,
- * dom:16}, optionally followed by two 64-bit performance counters.
- */
+/* TRC_SCHED_MIN: the change is in the id (vma_xf_runstate()). */
 static bool runstate(struct xd_out *o, const struct vma_record *rec)
 {
-	uint32_t type = rec->event & 0xfu;
-	uint32_t new_state = (rec->event >> 4) & 0xfu;
-	uint32_t old_state = (rec->event >> 8) & 0xfu;
+	uint32_t old_state, new_state;
 	const char *old_name, *new_name;
 
-	if ((type != 1 && type != 2) || rec->nr_data < 1)
+	if (vma_xf_runstate(rec, &old_state, &new_state) != VMA_XF_RUNSTATE_OK)
 		return false;
-	if (type == 2) {
-		old_state = new_state = 0; /* running->running */
-	}
 	old_name = state_name(old_state);
 	new_name = state_name(new_state);
 	if (!old_name || !new_name)
 		return false;
-	if (type == 2)
+	if (vma_xf_runstate_continue(rec))
 		xd_lit(o, "runstate_continue");
 	else
 		xd_lit(o, "runstate_change");
-	if (rec->nr_data == 5)
+	if (vma_xf_runstate_has_counters(rec))
 		xd_printf(o, " {%lld,%lld}", (long long)xd_q(rec, 1), (long long)xd_q(rec, 3));
 	/* " d%uv%u %s->%s" */
 	xd_putc(o, ' ');
-	xd_vcpu(o, hi16(rec->data[0]), lo16(rec->data[0]));
+	xd_vcpu(o, vma_xf_runstate_dom(rec), vma_xf_runstate_vcpu(rec));
 	xd_putc(o, ' ');
 	xd_puts(o, old_name);
 	xd_lit(o, "->");

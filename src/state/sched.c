@@ -28,6 +28,7 @@
 #include "vmalyze/state-handlers.h"
 #include "vmalyze/status.h"
 #include "vmalyze/trace-ids.h"
+#include "vmalyze/xen-events.h"
 
 static enum vma_domain_runstate domain_runstate(struct vma_domain *d, bool *valid)
 {
@@ -248,37 +249,42 @@ static void vcpu_start(struct vma_machine *m, struct vma_pcpu *p, struct vma_vcp
 
 /*
  * TRC_SCHED_RUNSTATE_CHANGE carries the old and new runstates in the event
- * id (bits 8-11 and 4-7); _CONTINUE means running->running.  Payload word 0
- * is (domain << 16 | vcpu).
+ * id; _CONTINUE means running->running (vma_xf_runstate(), which the dump
+ * reads them through too).
  */
-static int runstate_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec)
+static int runstate_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
+			   struct vma_outcome *out)
 {
-	bool is_continue = (rec->event & 0xf) == 2;
+	bool is_continue = vma_xf_runstate_continue(rec);
+	uint32_t old_raw, new_raw;
 	enum vma_runstate old_state, new_state;
 	struct vma_vcpu *v;
 	uint32_t did, vid;
 
-	if ((rec->event & 0xf) != 1 && !is_continue) {
+	switch (vma_xf_runstate(rec, &old_raw, &new_raw)) {
+	case VMA_XF_RUNSTATE_OK:
+		break;
+	case VMA_XF_RUNSTATE_BAD_TYPE:
 		vma_diag_warn_once(m->diag, "sched-runstate-type",
 				   "Unexpected runstate record 0x%x; not processed", rec->event);
+		out->unprocessed = true;
+		return VMA_OK;
+	case VMA_XF_RUNSTATE_SHORT:
+		out->unprocessed = true;
 		return VMA_OK;
 	}
-	if (rec->nr_data < 1)
+	/* Xen has running .. offline; the dump still names the others. */
+	if (old_raw > VMA_RS_OFFLINE || new_raw > VMA_RS_OFFLINE) {
+		vma_diag_warn_once(m->diag, "sched-runstate-value",
+				   "Runstate record 0x%x names an unknown runstate; "
+				   "not processed", rec->event);
 		return VMA_OK;
-	if (is_continue) {
-		old_state = new_state = VMA_RS_RUNNING;
-	} else {
-		old_state = (enum vma_runstate)((rec->event >> 8) & 0xf);
-		new_state = (enum vma_runstate)((rec->event >> 4) & 0xf);
-		if (old_state > VMA_RS_OFFLINE || new_state > VMA_RS_OFFLINE) {
-			vma_diag_warn_once(m->diag, "sched-runstate-value",
-					   "Runstate record 0x%x names an unknown runstate; "
-					   "not processed", rec->event);
-			return VMA_OK;
-		}
 	}
-	did = rec->data[0] >> 16;
-	vid = rec->data[0] & 0xffff;
+	/* Xen's runstates are the first of ours, in its numbering. */
+	old_state = (enum vma_runstate)old_raw;
+	new_state = (enum vma_runstate)new_raw;
+	did = vma_xf_runstate_dom(rec);
+	vid = vma_xf_runstate_vcpu(rec);
 	v = vma_vcpu_get(m, did, vid);
 	if (!v)
 		return VMA_ERR_NOMEM;
@@ -338,7 +344,7 @@ int vma_sched_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma
 		     struct vma_outcome *out)
 {
 	if (VMA_TRC_SUB(rec->event) == VMA_TRC_SUB(TRC_SCHED_MIN))
-		return runstate_record(m, p, rec);
+		return runstate_record(m, p, rec, out);
 	return VMA_OK;
 }
 
