@@ -464,18 +464,25 @@ enum vma_xf_runstate_fit {
 	VMA_XF_RUNSTATE_SHORT,     /* no vcpu word */
 };
 
-static inline enum vma_xf_runstate_fit vma_xf_runstate(const struct vma_record *r,
-						       uint32_t *old_state, uint32_t *new_state)
+struct vma_xf_runstate {
+	enum vma_xf_runstate_fit fit;
+	uint32_t old_state, new_state; /* Xen's numbering; running->running for a continue */
+};
+
+static inline struct vma_xf_runstate vma_xf_runstate(const struct vma_record *r)
 {
 	uint32_t type = r->event & 0xfu;
+	struct vma_xf_runstate rs = { VMA_XF_RUNSTATE_OK, 0, 0 };
 
 	if (type != 1 && type != 2)
-		return VMA_XF_RUNSTATE_BAD_TYPE;
-	if (r->nr_data < 1)
-		return VMA_XF_RUNSTATE_SHORT;
-	*old_state = type == 2 ? 0 : (r->event >> 8) & 0xfu;
-	*new_state = type == 2 ? 0 : (r->event >> 4) & 0xfu;
-	return VMA_XF_RUNSTATE_OK;
+		rs.fit = VMA_XF_RUNSTATE_BAD_TYPE;
+	else if (r->nr_data < 1)
+		rs.fit = VMA_XF_RUNSTATE_SHORT;
+	else if (type == 1) {
+		rs.old_state = (r->event >> 8) & 0xfu;
+		rs.new_state = (r->event >> 4) & 0xfu;
+	}
+	return rs;
 }
 
 static inline bool vma_xf_runstate_continue(const struct vma_record *r)

@@ -77,13 +77,13 @@ static const char *state_name(uint32_t state)
 /* TRC_SCHED_MIN: the change is in the id (vma_xf_runstate()). */
 static bool runstate(struct xd_out *o, const struct vma_record *rec)
 {
-	uint32_t old_state, new_state;
+	struct vma_xf_runstate rs = vma_xf_runstate(rec);
 	const char *old_name, *new_name;
 
-	if (vma_xf_runstate(rec, &old_state, &new_state) != VMA_XF_RUNSTATE_OK)
+	if (rs.fit != VMA_XF_RUNSTATE_OK)
 		return false;
-	old_name = state_name(old_state);
-	new_name = state_name(new_state);
+	old_name = state_name(rs.old_state);
+	new_name = state_name(rs.new_state);
 	if (!old_name || !new_name)
 		return false;
 	if (vma_xf_runstate_continue(rec))

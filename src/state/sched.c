@@ -252,37 +252,40 @@ static void vcpu_start(struct vma_machine *m, struct vma_pcpu *p, struct vma_vcp
  * id; _CONTINUE means running->running (vma_xf_runstate(), which the dump
  * reads them through too).
  */
+/* A runstate record either stage refuses: of another type, or without its vcpu. */
+static __attribute__((noinline, cold)) int runstate_refused(struct vma_machine *m,
+							     const struct vma_record *rec,
+							     enum vma_xf_runstate_fit fit,
+							     struct vma_outcome *out)
+{
+	if (fit == VMA_XF_RUNSTATE_BAD_TYPE)
+		vma_diag_warn_once(m->diag, "sched-runstate-type",
+				   "Unexpected runstate record 0x%x; not processed", rec->event);
+	out->unprocessed = true;
+	return VMA_OK;
+}
+
 static int runstate_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
 			   struct vma_outcome *out)
 {
 	bool is_continue = vma_xf_runstate_continue(rec);
-	uint32_t old_raw, new_raw;
+	struct vma_xf_runstate rs = vma_xf_runstate(rec);
 	enum vma_runstate old_state, new_state;
 	struct vma_vcpu *v;
 	uint32_t did, vid;
 
-	switch (vma_xf_runstate(rec, &old_raw, &new_raw)) {
-	case VMA_XF_RUNSTATE_OK:
-		break;
-	case VMA_XF_RUNSTATE_BAD_TYPE:
-		vma_diag_warn_once(m->diag, "sched-runstate-type",
-				   "Unexpected runstate record 0x%x; not processed", rec->event);
-		out->unprocessed = true;
-		return VMA_OK;
-	case VMA_XF_RUNSTATE_SHORT:
-		out->unprocessed = true;
-		return VMA_OK;
-	}
+	if (__builtin_expect(rs.fit != VMA_XF_RUNSTATE_OK, 0))
+		return runstate_refused(m, rec, rs.fit, out);
 	/* Xen has running .. offline; the dump still names the others. */
-	if (old_raw > VMA_RS_OFFLINE || new_raw > VMA_RS_OFFLINE) {
+	if (rs.old_state > VMA_RS_OFFLINE || rs.new_state > VMA_RS_OFFLINE) {
 		vma_diag_warn_once(m->diag, "sched-runstate-value",
 				   "Runstate record 0x%x names an unknown runstate; "
 				   "not processed", rec->event);
 		return VMA_OK;
 	}
 	/* Xen's runstates are the first of ours, in its numbering. */
-	old_state = (enum vma_runstate)old_raw;
-	new_state = (enum vma_runstate)new_raw;
+	old_state = (enum vma_runstate)rs.old_state;
+	new_state = (enum vma_runstate)rs.new_state;
 	did = vma_xf_runstate_dom(rec);
 	vid = vma_xf_runstate_vcpu(rec);
 	v = vma_vcpu_get(m, did, vid);
