@@ -5,7 +5,6 @@
  * (report.h) at each interval's end and at the end, given to the
  * renderer the options chose.  One pass over the data.
  */
-#include <string.h>
 #include <unistd.h>
 
 #include "cli/raw-reads.h"
