@@ -443,6 +443,19 @@ const char *vma_extint_vector_name(uint32_t vector)
 }
 
 /* TRC_HVM_HANDLER minors; 0x1b-0x1f are unused. */
+/* The name of HVM row @id, NULL when it has none (a switch the list expands). */
+static const char *hvm_row_name(uint32_t id)
+{
+	switch (id) {
+#define NAME_CASE(sym, id_, name, words, flags, state, describe) \
+	case (id_):                                             \
+		return name;
+		VMA_XEN_HVM_EVENTS(NAME_CASE)
+#undef NAME_CASE
+	}
+	return NULL;
+}
+
 /*
  * Handler names are the HVM event table's (xen-events.h); minor 0 is
  * xenalyze's label for an exit no handler record refined.  The XCR records
@@ -450,29 +463,38 @@ const char *vma_extint_vector_name(uint32_t vector)
  */
 const char *vma_hvm_handler_name(uint32_t minor)
 {
-	enum vma_xe_index i;
+	const char *name;
 
 	if (minor == 0)
 		return "(no handler)";
 	if (minor >= VMA_HVM_HANDLER_LIMIT)
 		return NULL;
-	i = vma_xen_event_index(TRC_HVM_HANDLER + minor);
-	if (i == VMA_XE_NONE)
-		i = vma_xen_event_index(TRC_HVM_HANDLER + TRC_64_FLAG + minor);
-	return i == VMA_XE_NONE ? NULL : vma_xen_events[i].name;
+	name = hvm_row_name(TRC_HVM_HANDLER + minor);
+	return name ? name : hvm_row_name(TRC_HVM_HANDLER + TRC_64_FLAG + minor);
+}
+
+/* The name of PV row @id, NULL when it has none. */
+static const char *pv_row_name(uint32_t id)
+{
+	switch (id) {
+#define NAME_CASE(sym, id_, name, words, flags, state, describe) \
+	case (id_):                                             \
+		return name;
+		VMA_XEN_PV_EVENTS(NAME_CASE)
+#undef NAME_CASE
+	}
+	return NULL;
 }
 
 /* PV event names are the rows' (minor 14 is the multicall sub-call's). */
 const char *vma_pv_event_name(uint32_t minor)
 {
-	enum vma_xe_index i;
+	const char *name;
 
 	if (minor > 0xffu)
 		return NULL;
-	i = vma_xen_event_index(TRC_PV_ENTRY + minor);
-	if (i == VMA_XE_NONE)
-		i = vma_xen_event_index(TRC_PV_SUBCALL + minor);
-	return i == VMA_XE_NONE ? NULL : vma_xen_events[i].name;
+	name = pv_row_name(TRC_PV_ENTRY + minor);
+	return name ? name : pv_row_name(TRC_PV_SUBCALL + minor);
 }
 
 const char *vma_mem_event_name(uint32_t minor)
