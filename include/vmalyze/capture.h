@@ -46,8 +46,12 @@ struct vma_tbuf_ops {
 	/* Enable tracing: the first MFN and size in bytes of the t_info area. */
 	int (*enable)(void *hv, uint32_t pages, uint64_t *tinfo_mfn, uint64_t *tinfo_bytes);
 	int (*disable)(void *hv);
-	/* Map @nr pages of Xen's heap, read and write.  NULL on failure (errno). */
-	void *(*map)(void *hv, const uint64_t *mfns, uint32_t nr);
+	/*
+	 * Map @nr pages of Xen's heap, read-only or read and write (the
+	 * buffers, whose cons we store).  Xen shares t_info read-only: a
+	 * writable mapping of it is refused.  NULL on failure (errno).
+	 */
+	void *(*map)(void *hv, const uint64_t *mfns, uint32_t nr, bool writable);
 	void (*unmap)(void *hv, void *addr, uint32_t nr);
 	/*
 	 * Wait up to @timeout_ms for VIRQ_TBUF (a buffer is getting full).

@@ -105,7 +105,7 @@ static int map_buffers(struct vma_capture *cap, uint64_t tinfo_bytes)
 		}
 		for (i = 0; i < cap->pages; i++)
 			mfns[i] = get32(ti + 4 * ((uint64_t)off + i));
-		base = cap->ops->map(cap->hv, mfns, cap->pages);
+		base = cap->ops->map(cap->hv, mfns, cap->pages, true);
 		if (!base) {
 			free(mfns);
 			return fail(cap, errno, "Cannot map a pcpu's trace buffer");
@@ -174,7 +174,8 @@ int vma_capture_start(const struct vma_tbuf_ops *ops, void *hv,
 	}
 	for (i = 0; i < cap->tinfo_pages; i++)
 		mfns[i] = tinfo_mfn + i;
-	cap->tinfo = ops->map(hv, mfns, cap->tinfo_pages);
+	/* Read-only: Xen shares t_info so, and refuses a writable mapping. */
+	cap->tinfo = ops->map(hv, mfns, cap->tinfo_pages, false);
 	free(mfns);
 	if (!cap->tinfo) {
 		rc = fail(cap, errno, "Cannot map the trace buffers' t_info");

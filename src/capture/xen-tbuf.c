@@ -92,7 +92,7 @@ static int hv_disable(void *arg)
 	return neg_errno(xc_tbuf_disable(((struct xen_hv *)arg)->xch));
 }
 
-static void *hv_map(void *arg, const uint64_t *mfns, uint32_t nr)
+static void *hv_map(void *arg, const uint64_t *mfns, uint32_t nr, bool writable)
 {
 	struct xen_hv *hv = arg;
 	xen_pfn_t *pfns = calloc(nr, sizeof(*pfns));
@@ -103,7 +103,8 @@ static void *hv_map(void *arg, const uint64_t *mfns, uint32_t nr)
 		return NULL;
 	for (i = 0; i < nr; i++)
 		pfns[i] = (xen_pfn_t)mfns[i];
-	p = xenforeignmemory_map(hv->fmem, DOMID_XEN, PROT_READ | PROT_WRITE, nr, pfns, NULL);
+	p = xenforeignmemory_map(hv->fmem, DOMID_XEN, writable ? PROT_READ | PROT_WRITE : PROT_READ,
+				 nr, pfns, NULL);
 	free(pfns);
 	return p;
 }

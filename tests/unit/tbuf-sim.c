@@ -83,7 +83,7 @@ static int sim_disable(void *hv)
 	return 0;
 }
 
-static void *sim_map(void *hv, const uint64_t *mfns, uint32_t nr)
+static void *sim_map(void *hv, const uint64_t *mfns, uint32_t nr, bool writable)
 {
 	struct sim *s = hv;
 	uint32_t cpu, i;
@@ -95,8 +95,11 @@ static void *sim_map(void *hv, const uint64_t *mfns, uint32_t nr)
 	}
 	if (mfns[0] == TINFO_MFN) {
 		cr_assert_eq(nr, 1);
+		/* Xen shares t_info read-only (SHARE_ro): privcmd refuses it writable. */
+		cr_assert(!writable, "t_info mapped writable");
 		return s->tinfo;
 	}
+	cr_assert(writable, "a trace buffer mapped read-only: its cons cannot be stored");
 	cpu = (uint32_t)(mfns[0] - BUF_MFN) / s->pages;
 	cr_assert_lt(cpu, SIM_CPUS);
 	cr_assert_eq(nr, s->pages);
