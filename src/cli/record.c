@@ -230,7 +230,7 @@ static int sink_write(void *arg, const void *bytes, size_t len)
 struct live_thread {
 	struct vma_options opts;
 	int fd;                   /* read end of the pipe */
-	char path[32];            /* its name, /dev/fd/N */
+	char path[40];            /* its name, /proc/self/fd/N */
 	int status;
 	enum vma_level worst;
 };
@@ -365,7 +365,11 @@ static int start_live(struct live_thread *lt, pthread_t *thread, struct sink *si
 	memset(lt, 0, sizeof(*lt));
 	live_options(&lt->opts, cpu_khz, verbosity);
 	lt->fd = pipefd[0];
-	snprintf(lt->path, sizeof(lt->path), "/dev/fd/%d", pipefd[0]);
+	/*
+	 * /proc/self/fd, not /dev/fd: a minimal dom0 (an initramfs, busybox
+	 * mdev) has no /dev/fd link, but Xen's tools need /proc mounted.
+	 */
+	snprintf(lt->path, sizeof(lt->path), "/proc/self/fd/%d", pipefd[0]);
 	if (pthread_create(thread, NULL, live_main, lt)) {
 		close(pipefd[0]);
 		close(pipefd[1]);
