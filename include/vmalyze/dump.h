@@ -96,6 +96,18 @@ void vma_dump_begin(struct vma_dump *dump, const struct vma_machine *machine,
 		    const struct vma_record *rec);
 
 /*
+ * vma_dump_begin_linked - vma_dump_begin() for linked inputs on one clock
+ * (a host and its guests): the time is since the first record of any of
+ * them, the pcpus are the @host machine's; a @guest record's vcpu column
+ * is @guest_vcpu, the host's vcpu running it (NULL: "d?v?"), with its
+ * pcpu marked 'x'.  TEXT starts with "@label: ", @label right-aligned to
+ * @label_width, as `trace-cmd report` names the file of each line.
+ */
+void vma_dump_begin_linked(struct vma_dump *dump, const struct vma_machine *host,
+			   const struct vma_record *rec, bool guest,
+			   const struct vma_vcpu *guest_vcpu, const char *label, int label_width);
+
+/*
  * vma_dump_end - finish the line, now that @out says how the record was
  * taken.  Lines are written in batches of some hundred kilobytes, as
  * vma_dump_flush() writes them, after the vendor look-ahead (above).

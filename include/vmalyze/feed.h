@@ -56,6 +56,13 @@ void vma_feed_destroy(struct vma_feed *feed);
 int vma_feed_add(void *feed, struct vma_stream *stream);
 
 /*
+ * vma_feed_add_ranked - vma_feed_add() with @rank in place of the
+ * stream's pcpu in the merge's tie-break (vma_merge_add_ranked()): the
+ * cpus of linked files rank after those of the files before them.
+ */
+int vma_feed_add_ranked(struct vma_feed *feed, struct vma_stream *stream, uint32_t rank);
+
+/*
  * vma_feed_start - begin delivering, on @threads threads: 1, the caller's
  * only; 2 (or more), a reader thread besides.
  * Return: VMA_OK, or VMA_ERR_NOMEM when the thread could not be started

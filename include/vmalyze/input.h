@@ -80,6 +80,16 @@ struct vma_input_ops {
 /* Largest temporary copy of a pipe whose format must seek (trace.dat). */
 #define VMA_SPOOL_CAP_DEFAULT (4ull << 30)
 
+/*
+ * A trace's clock mapped by hand onto another's (--time-offset): its time
+ * stamps become stamp * scale_num / scale_den + offset, after its own
+ * conversions.  scale_den 0: none given.
+ */
+struct vma_time_map {
+	int64_t offset;
+	uint64_t scale_num, scale_den;
+};
+
 struct vma_input_options {
 	const char *event_formats_dir; /* --event-formats, for raw ftrace dumps */
 	/*
@@ -96,6 +106,7 @@ struct vma_input_options {
 	void (*idle)(void *arg);
 	void *idle_arg;
 	uint64_t spool_cap;            /* bytes; 0 = VMA_SPOOL_CAP_DEFAULT */
+	struct vma_time_map time_map;  /* trace.dat only; zero: none */
 };
 
 struct vma_input {

@@ -65,6 +65,7 @@ enum vma_kvm_class {
 	X(VCPU_MATCH_MMIO, "vcpu_match_mmio", VMA_KVM_CLASS_COUNTED, 6)       \
 	X(SCHED_SWITCH, "sched_switch", VMA_KVM_CLASS_SCHED, 12)              \
 	X(SCHED_WAKEUP, "sched_wakeup", VMA_KVM_CLASS_SCHED, 7)               \
+	X(SCHED_WAKING, "sched_waking", VMA_KVM_CLASS_SCHED, 7)               \
 	X(OTHER, "other", VMA_KVM_CLASS_COUNTED, 2)                           \
 	X(LOST, "lost", VMA_KVM_CLASS_LOST, 4)
 
@@ -188,7 +189,8 @@ enum vma_kvm_word {
 	VMA_KVM_SCHED_SWITCH_PRIOS = 3,
 	VMA_KVM_SCHED_SWITCH_NEXT_COMM = 4,
 	VMA_KVM_SCHED_SWITCH_PREV_COMM = 8,
-	/* sched_wakeup: pid, prio, target_cpu, comm (16 bytes) */
+	/* sched_wakeup, and sched_waking (the same words): pid, prio,
+	 * target_cpu, comm (16 bytes) */
 	VMA_KVM_SCHED_WAKEUP_PID = 0,
 	VMA_KVM_SCHED_WAKEUP_PRIO = 1,
 	VMA_KVM_SCHED_WAKEUP_TARGET_CPU = 2,

@@ -82,4 +82,14 @@ struct vma_kvm_file_info {
 /* Session information of a trace.dat input; NULL for any other input. */
 const struct vma_kvm_file_info *vma_kvm_file_info(const struct vma_input *input);
 
+/*
+ * vma_kvm_link_guest - the dump text of @host's kvm_exit and kvm_entry
+ * records of threads @pids names their guest rips with @guest's kallsyms
+ * (`rip 0xffffffffa0632f49 iowrite16+0x9`), as `trace-cmd report -i HOST
+ * -i GUEST` does.  Both must be KVM inputs (else nothing happens); the
+ * link ends when either is closed.  Return: VMA_OK or VMA_ERR_NOMEM.
+ */
+int vma_kvm_link_guest(struct vma_input *host, struct vma_input *guest, const uint32_t *pids,
+		       uint32_t nr_pids);
+
 #endif /* VMALYZE_KVM_INPUT_H */

@@ -39,6 +39,14 @@ void vma_merge_destroy(struct vma_merge *merge);
 int vma_merge_add(void *merge, struct vma_stream *stream);
 
 /*
+ * vma_merge_add_ranked - vma_merge_add() with @rank in place of the
+ * stream's pcpu in the tie-break: streams of several linked files rank
+ * each file's cpus after those of the files added before it, as
+ * `trace-cmd report -i HOST -i GUEST` orders equal stamps.
+ */
+int vma_merge_add_ranked(struct vma_merge *merge, struct vma_stream *stream, uint32_t rank);
+
+/*
  * vma_merge_next - the next record in time order.
  * Return: VMA_OK with *out set to the stream whose rec is that record
  * (borrowed, valid until the next call), VMA_END when every stream is

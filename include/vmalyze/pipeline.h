@@ -50,6 +50,8 @@ struct vma_pipeline_options {
 	 */
 	bool time_set;
 	double time_start, time_end;
+	/* vma_pipeline_open_linked(): [path] the clock mapped by hand, or NULL */
+	const struct vma_time_map *const *time_maps;
 };
 
 /* Each hook may be NULL; a negative return stops the run with that status. */
@@ -86,6 +88,34 @@ int vma_pipeline_open_fd(int fd, const char *name, const struct vma_pipeline_opt
 			 struct vma_diag *diag, struct vma_pipeline **out);
 
 /*
+ * vma_pipeline_open_linked - one pipeline for linked inputs on one clock:
+ * @paths[0] a host, the others its guests (vma_link_traces() finds them).
+ * Records of all are merged in time order, equal stamps ranked by input,
+ * then cpu, as `trace-cmd report -i HOST -i GUEST...` orders them; each
+ * record goes to its own input's machine, and the hooks get that machine.
+ * A guest whose trace id the host's GUEST option names has its cpus tied
+ * to the host's vcpus (vma_pipeline_host_vcpu()) and its kallsyms name the
+ * guest rips of the host's exits in the dump.  Linked inputs are read on
+ * the caller's thread.  With one path it is vma_pipeline_open().
+ */
+int vma_pipeline_open_linked(const char *const *paths, uint32_t nr_paths,
+			     const struct vma_pipeline_options *opts, struct vma_diag *diag,
+			     struct vma_pipeline **out);
+
+/*
+ * vma_link_traces - which of the @nr traces @paths given together are one
+ * system: host_of[i] is the index of the host trace.dat whose GUEST option
+ * names trace i's TRACEID (trace-cmd record -A), or, when @by_hand[i] (its
+ * clock mapped by hand, --time-offset), of the first trace that is neither
+ * mapped by hand nor a guest; else i itself.  The one place that decides;
+ * a trace that is not linked stays a trace of its own (batch semantics).
+ * Unreadable files are left alone, for their own run to report.  @by_hand
+ * may be NULL.  Return: VMA_OK or VMA_ERR_NOMEM.
+ */
+int vma_link_traces(const char *const *paths, uint32_t nr, const struct vma_input_options *inopts,
+		    const bool *by_hand, uint32_t *host_of);
+
+/*
  * vma_pipeline_run - every record in time order, then vma_machine_finish().
  * Return: VMA_OK, or the negative VMA_ERR_* that stopped it (what was read
  * is in the machine all the same).
@@ -94,7 +124,7 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 
 void vma_pipeline_close(struct vma_pipeline *p);
 
-/* The machine (NULL with no_state), the input, and its ticks per second. */
+/* The first input's machine (NULL with no_state), input, and ticks per second. */
 struct vma_machine *vma_pipeline_machine(const struct vma_pipeline *p);
 const struct vma_input *vma_pipeline_input(const struct vma_pipeline *p);
 uint64_t vma_pipeline_hz(const struct vma_pipeline *p);
@@ -102,5 +132,18 @@ uint64_t vma_pipeline_hz(const struct vma_pipeline *p);
 uint64_t vma_pipeline_first_tsc(const struct vma_pipeline *p);
 /* Streams the input announced so far. */
 uint32_t vma_pipeline_streams(const struct vma_pipeline *p);
+
+/* Linked inputs: how many, the index of @in (0 when not one), input and machine @i. */
+uint32_t vma_pipeline_nr_inputs(const struct vma_pipeline *p);
+uint32_t vma_pipeline_input_index(const struct vma_pipeline *p, const struct vma_input *in);
+const struct vma_input *vma_pipeline_input_at(const struct vma_pipeline *p, uint32_t i);
+struct vma_machine *vma_pipeline_machine_at(const struct vma_pipeline *p, uint32_t i);
+
+/*
+ * vma_pipeline_host_vcpu - the host's vcpu (in the first input's machine)
+ * that runs cpu @cpu of guest input @i, or NULL when the host does not say.
+ */
+const struct vma_vcpu *vma_pipeline_host_vcpu(const struct vma_pipeline *p, uint32_t i,
+					      uint32_t cpu);
 
 #endif /* VMALYZE_PIPELINE_H */

@@ -204,6 +204,7 @@ static const struct vma_kvmev_spec specs[] = {
 	SPEC("kvm", "vcpu_match_mmio", VCPU_MATCH_MMIO, match_mmio),
 	SPEC("sched", "sched_switch", SCHED_SWITCH, sched_switch),
 	SPEC("sched", "sched_wakeup", SCHED_WAKEUP, sched_wakeup),
+	SPEC("sched", "sched_waking", SCHED_WAKING, sched_wakeup),
 };
 
 /* Event ids the kernel hands out stay far below this. */

@@ -260,6 +260,7 @@ struct vma_kvm_priv {
 	uint32_t *tsync_count;
 	struct vma_kvm_tsync_sample **tsync;
 	bool tsync_on;                   /* apply TIME_SHIFT */
+	struct vma_time_map time_map;    /* --time-offset, last */
 	struct vma_kvm_stream **streams; /* owned */
 	uint32_t nr_streams;
 	struct vma_kvm_format *formats;  /* owned, in the order the file gives them */
@@ -269,6 +270,9 @@ struct vma_kvm_priv {
 	struct tep_plugin_list *plugins; /* owned, loaded at the first dump line */
 	bool print_ready;                /* the three above were handed to the tep */
 };
+
+/* Forget the guest-symbol links of a parser about to be freed (kvm-link.c). */
+void vma_kvm_unlink(const struct tep_handle *tep);
 
 /* Return: owned, NULL when out of memory. */
 struct vma_kvm_priv *vma_kvm_priv_new(void);

@@ -96,6 +96,7 @@ void vma_kvm_priv_free(struct vma_kvm_priv *priv)
 	vma_kvmev_fini(&priv->ev);
 	vma_kvm_formats_free(priv);
 	if (priv->tep) {
+		vma_kvm_unlink(priv->tep);
 		tep_free(priv->tep);
 	}
 	for (i = 0; i < priv->info.nr_guests; i++) {
@@ -186,7 +187,12 @@ uint64_t vma_kvm_time(const struct vma_kvm_priv *priv, uint64_t ts, uint32_t cpu
 		ts = (uint64_t)(((unsigned __int128)ts * priv->info.tsc2nsec_mult) >>
 				(priv->info.tsc2nsec_shift & 127));
 	}
-	return ts + (uint64_t)priv->info.ts_offset;
+	ts += (uint64_t)priv->info.ts_offset;
+	if (priv->time_map.scale_den) {
+		ts = (uint64_t)((unsigned __int128)ts * priv->time_map.scale_num /
+				priv->time_map.scale_den);
+	}
+	return ts + (uint64_t)priv->time_map.offset;
 }
 
 /* pread all of @len bytes at @off: 0, or -1 (errno set; EIO on a short read). */

@@ -1310,6 +1310,9 @@ static int open_dat(struct dat *d)
 				d->unnamed_formats - 1);
 	}
 	set_clock(d);
+	if (d->in->options) {
+		d->priv->time_map = d->in->options->time_map;
+	}
 	d->in->family = VMA_FAMILY_KVM;
 	d->in->clock_hz = 0;
 	tep_set_cpus(d->priv->tep, (int)d->cpus);

@@ -185,13 +185,17 @@ static void *reader_main(void *arg)
 
 int vma_feed_add(void *arg, struct vma_stream *stream)
 {
-	struct vma_feed *f = arg;
+	return vma_feed_add_ranked(arg, stream, stream->pcpu);
+}
+
+int vma_feed_add_ranked(struct vma_feed *f, struct vma_stream *stream, uint32_t rank)
+{
 	struct vma_stream *item;
 	int rc;
 
 	if (!f->threaded) {
 		rc = f->on_pcpu ? f->on_pcpu(f->arg, stream->pcpu) : VMA_OK;
-		return rc ? rc : vma_merge_add(f->merge, stream);
+		return rc ? rc : vma_merge_add_ranked(f->merge, stream, rank);
 	}
 	/* On the reader thread, inside the merge: the caller hears of it in order. */
 	item = fill_item(f, ITEM_PCPU);
@@ -199,7 +203,7 @@ int vma_feed_add(void *arg, struct vma_stream *stream)
 		item->pcpu = stream->pcpu;
 		item->input = stream->input;
 	} /* else stopping: the caller reads no more, and the reader must not fail for that */
-	return vma_merge_add(f->merge, stream);
+	return vma_merge_add_ranked(f->merge, stream, rank);
 }
 
 int vma_feed_start(struct vma_feed *f, unsigned int threads)

@@ -43,7 +43,7 @@
 
 struct leaf {
 	uint64_t tsc;              /* of the stream's current record */
-	uint32_t pcpu;
+	uint32_t pcpu;             /* the tie-break rank: the pcpu, unless ranked otherwise */
 	uint32_t slot;             /* in the tree's bottom row, while in the tree */
 	uint64_t seq;              /* insertion order, the last tie-break */
 	struct vma_stream *stream;
@@ -324,7 +324,11 @@ static int take_joining(struct vma_merge *m)
 
 int vma_merge_add(void *arg, struct vma_stream *stream)
 {
-	struct vma_merge *m = arg;
+	return vma_merge_add_ranked(arg, stream, stream->pcpu);
+}
+
+int vma_merge_add_ranked(struct vma_merge *m, struct vma_stream *stream, uint32_t rank)
+{
 	int rc = stream->next(stream);
 
 	if (rc == VMA_END || rc == VMA_PAUSED)
@@ -342,7 +346,7 @@ int vma_merge_add(void *arg, struct vma_stream *stream)
 		m->pcpu_ties = true;
 	/* The leaf number is the insertion order. */
 	m->leaf[m->nr_leaves] = (struct leaf){
-		.tsc = stream->rec.tsc, .pcpu = stream->pcpu, .seq = m->nr_leaves, .stream = stream,
+		.tsc = stream->rec.tsc, .pcpu = rank, .seq = m->nr_leaves, .stream = stream,
 	};
 	m->nr_leaves++;
 	return VMA_OK;

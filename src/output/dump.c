@@ -114,6 +114,12 @@ struct vma_dump {
 	struct vma_strbuf alt_text;  /* SVM texts of held lines */
 	struct held_alt *alts;       /* owned, in line order */
 	size_t nr_alts, cap_alts;
+	/* Linked inputs (vma_dump_begin_linked()) */
+	bool have_origin;
+	uint64_t origin;             /* the first record's time stamp */
+	const char *label;           /* borrowed: the line's input, before its text */
+	int label_width;
+	bool vcpu_fixed;             /* a guest's line: its vcpu column stays */
 };
 
 /* C-states xenalyze shows (a digit); pm_idle_start of a deeper one is ignored. */
@@ -429,12 +435,68 @@ void vma_dump_raw_line(struct vma_strbuf *sb, const char *prefix, const struct v
 	vma_sb_putc(sb, '\n');
 }
 
+static void begin(struct vma_dump *d, const struct vma_machine *m, const struct vma_record *rec,
+		  uint64_t origin, uint32_t x, const struct vma_vcpu *const *vcpu);
+
 void vma_dump_begin(struct vma_dump *d, const struct vma_machine *m, const struct vma_record *rec)
+{
+	d->label = NULL;
+	d->vcpu_fixed = false;
+	begin(d, m, rec, m->have_time ? m->first_tsc : UINT64_MAX, rec->pcpu, NULL);
+}
+
+/*
+ * The host pcpu @v is on: of those whose last record was @v's (KVM's
+ * state stage keeps the vcpu of each pcpu's last record), the latest.
+ * UINT32_MAX when none, or no @v.
+ */
+static uint32_t pcpu_running(const struct vma_machine *m, const struct vma_vcpu *v)
+{
+	uint32_t i, best = UINT32_MAX;
+
+	for (i = 0; v && i < m->nr_pcpus; i++) {
+		const struct vma_pcpu *p = m->pcpus[i];
+
+		if (p && p->current == v && (best == UINT32_MAX ||
+					     p->last_tsc > m->pcpus[best]->last_tsc))
+			best = i;
+	}
+	if (best == UINT32_MAX && v && v->pcpu)
+		best = v->pcpu->id;
+	return best;
+}
+
+void vma_dump_begin_linked(struct vma_dump *d, const struct vma_machine *host,
+			   const struct vma_record *rec, bool guest,
+			   const struct vma_vcpu *guest_vcpu, const char *label, int label_width)
+{
+	uint32_t x = rec->pcpu;
+
+	if (!d->have_origin) {
+		d->have_origin = true;
+		d->origin = rec->tsc;
+	}
+	if (guest)
+		x = pcpu_running(host, guest_vcpu);
+	d->label = label;
+	d->label_width = label_width;
+	d->vcpu_fixed = guest;
+	begin(d, host, rec, d->origin, x, guest ? &guest_vcpu : NULL);
+}
+
+/*
+ * The prefix: time since @origin (UINT64_MAX: none yet), @m's pcpus with
+ * 'x' at @x, and the vcpu running on the record's pcpu, or *@vcpu when
+ * given (a guest's line: the host's vcpu that runs it, maybe NULL).
+ */
+static void begin(struct vma_dump *d, const struct vma_machine *m, const struct vma_record *rec,
+		  uint64_t origin, uint32_t x, const struct vma_vcpu *const *vcpu)
 {
 	struct vma_strbuf *sb = &d->lines;
 	struct vma_pcpu *const *pcpus = m->pcpus;
 	uint32_t nr = m->max_pcpu;
 	const struct vma_pcpu *p;
+	const struct vma_vcpu *cur;
 	char *col;
 	uint32_t i;
 
@@ -455,8 +517,8 @@ void vma_dump_begin(struct vma_dump *d, const struct vma_machine *m, const struc
 		return;
 	col = sb->buf + sb->len;
 	*col++ = ' '; /* MARK, set at the end */
-	if (m->have_time && rec->tsc > m->first_tsc) {
-		col = fmt_time(col, rec->tsc - m->first_tsc, &d->hz);
+	if (origin != UINT64_MAX && rec->tsc > origin) {
+		col = fmt_time(col, rec->tsc - origin, &d->hz);
 	} else {
 		memset(col, ' ', BLANK_TIME_WIDTH);
 		col += BLANK_TIME_WIDTH;
@@ -464,17 +526,20 @@ void vma_dump_begin(struct vma_dump *d, const struct vma_machine *m, const struc
 	*col++ = ' ';
 	for (i = 0; i < nr; i++)
 		col[i] = pcpu_char(d, pcpus[i]);
-	if (rec->pcpu < nr)
-		col[rec->pcpu] = 'x';
+	if (x < nr)
+		col[x] = 'x';
 	col += nr;
 	d->machine = m;
 	d->vcpu_col = (size_t)(col - sb->buf);
 	p = rec->pcpu < m->nr_pcpus ? pcpus[rec->pcpu] : NULL;
-	if (p && p->current) {
+	cur = vcpu ? *vcpu : p ? p->current : NULL;
+	if (vcpu)
+		p = NULL; /* a guest's record: no host pcpu's analysis state */
+	if (cur) {
 		memcpy(col, " d", 2);
-		col = vma_fmt_u64(col + 2, p->current->domain->did);
+		col = vma_fmt_u64(col + 2, cur->domain->did);
 		*col++ = 'v';
-		col = vma_fmt_u64(col, p->current->vid);
+		col = vma_fmt_u64(col, cur->vid);
 		*col++ = ' ';
 	} else {
 		memcpy(col, " d?v? ", 6);
@@ -625,7 +690,7 @@ end_line(struct vma_dump *d, const struct vma_stream *stream, const struct vma_o
 		const struct vma_machine *m = d->machine;
 		const struct vma_pcpu *p = rec->pcpu < m->nr_pcpus ? m->pcpus[rec->pcpu] : NULL;
 
-		if (d->vcpu_col > d->done && d->vcpu_col <= sb->len) {
+		if (!d->vcpu_fixed && d->vcpu_col > d->done && d->vcpu_col <= sb->len) {
 			sb->len = d->vcpu_col;
 			if (p && p->current)
 				vma_sb_printf(sb, " d%uv%u ", p->current->domain->did,
@@ -633,10 +698,14 @@ end_line(struct vma_dump *d, const struct vma_stream *stream, const struct vma_o
 			else
 				vma_sb_puts(sb, " d?v? ");
 		}
+		if (d->label)
+			vma_sb_printf(sb, "%*s: ", d->label_width, d->label);
 		d->describe(stream, sb);
 	} else {
 		size_t text = sb->len;
 
+		if (d->label)
+			vma_sb_printf(sb, "%*s: ", d->label_width, d->label);
 		ctx->svm = out->svm;
 		ctx->arc_open = out->arc_closed;
 		ctx->arc_cycles = out->arc_cycles;

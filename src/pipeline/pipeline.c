@@ -17,47 +17,82 @@
 #include "vmalyze/pipeline.h"
 #include "vmalyze/status.h"
 
-struct vma_pipeline {
-	struct vma_pipeline_options opts;
-	struct vma_diag *diag;
+/*
+ * One input and the machine its records go to.  A pipeline has one, or
+ * several linked inputs (a host and its guests) merged on one clock: the
+ * first is the host.
+ */
+struct member {
+	struct vma_pipeline *p;
 	struct vma_input *in;
-	struct vma_feed *feed;
+	struct vma_input_options inopts; /* the pipeline's, with this input's time map */
 	struct vma_machine *machine;
 	uint64_t hz;
-	uint32_t nr_streams;
-	uint64_t nr_records, furthest; /* for opts.progress */
-	/* --time: the window in ticks from the first record */
-	bool have_first;
-	uint64_t first_tsc, from, to;
+	uint32_t rank_base;        /* this input's cpus rank after the inputs before it */
+	uint32_t rank_end;         /* one past its highest cpu's rank */
+	uint64_t furthest;         /* for opts.progress */
 	/* pcpus announced before the machine existed */
 	uint32_t *early;
 	size_t nr_early, cap_early;
+	/* a guest: [guest cpu] = the host's vcpu running it, NULL when not known */
+	const struct vma_vcpu **host_vcpu;
+	uint32_t nr_host_vcpu;
 };
 
-/* A new stream, told by the feed on the caller's thread before its records. */
+struct vma_pipeline {
+	struct vma_pipeline_options opts;
+	struct vma_diag *diag;
+	struct vma_feed *feed;
+	struct member *members;    /* owned, nr_members */
+	uint32_t nr_members;
+	struct member *announcing; /* linked inputs: whose stream the feed is taking */
+	uint32_t nr_streams;
+	uint64_t nr_records;       /* for opts.progress */
+	/* --time: the window in ticks from the first record */
+	bool have_first;
+	uint64_t first_tsc, from, to;
+};
+
+/*
+ * A new stream, told by the feed on the caller's thread before its records.
+ * Linked inputs run on one thread, so the stream is the one being added.
+ */
 static int on_new_pcpu(void *arg, uint32_t pcpu)
 {
 	struct vma_pipeline *p = arg;
+	struct member *mb = p->nr_members > 1 ? p->announcing : p->members;
 
 	p->nr_streams++;
-	if (p->machine)
-		return vma_machine_add_pcpu(p->machine, pcpu);
+	if (mb->machine)
+		return vma_machine_add_pcpu(mb->machine, pcpu);
 	if (!p->opts.no_state) {
-		if (vma_grow(p->early, &p->cap_early, p->nr_early + 1, 16))
+		if (vma_grow(mb->early, &mb->cap_early, mb->nr_early + 1, 16))
 			return VMA_ERR_NOMEM;
-		p->early[p->nr_early++] = pcpu;
+		mb->early[mb->nr_early++] = pcpu;
 	}
 	return VMA_OK;
 }
 
-/* The input's new_stream: the caller may wrap the stream; the feed takes it. */
+/*
+ * The input's new_stream: the caller may wrap the stream; the feed takes
+ * it, ranked after the cpus of the inputs before this one.
+ */
 static int on_new_stream(void *arg, struct vma_stream *stream)
 {
-	struct vma_pipeline *p = arg;
+	struct member *mb = arg;
+	struct vma_pipeline *p = mb->p;
+	uint32_t pcpu = stream->pcpu, rank = mb->rank_base + pcpu;
 
 	if (p->opts.wrap_stream && !(stream = p->opts.wrap_stream(p->opts.wrap_arg, stream)))
 		return VMA_ERR_NOMEM;
-	return vma_feed_add(p->feed, stream);
+	if (p->nr_members == 1)
+		return vma_feed_add(p->feed, stream);
+	if (rank < mb->rank_base)
+		rank = UINT32_MAX; /* cpu ids this large tie last */
+	if (rank >= mb->rank_end)
+		mb->rank_end = rank == UINT32_MAX ? rank : rank + 1;
+	p->announcing = mb;
+	return vma_feed_add_ranked(p->feed, stream, rank);
 }
 
 static uint64_t ticks_per_second(const struct vma_pipeline_options *o, const struct vma_input *in)
@@ -70,17 +105,17 @@ static uint64_t ticks_per_second(const struct vma_pipeline_options *o, const str
 }
 
 /* --timer-hz is the Arm generic timer's: say when it cannot apply to a KVM trace. */
-static int check_timer_hz(const struct vma_pipeline *p)
+static int check_timer_hz(const struct vma_pipeline *p, const struct vma_input *in)
 {
-	const struct vma_kvm_file_info *info = vma_kvm_file_info(p->in);
+	const struct vma_kvm_file_info *info = vma_kvm_file_info(in);
 
-	if (!p->opts.timer_hz || p->in->family != VMA_FAMILY_KVM)
+	if (!p->opts.timer_hz || in->family != VMA_FAMILY_KVM)
 		return VMA_OK;
-	if (p->in->clock == VMA_CLOCK_NS) {
-		vma_diag_report(p->diag, VMA_LVL_WARN, p->in->path, UINT64_MAX,
+	if (in->clock == VMA_CLOCK_NS) {
+		vma_diag_report(p->diag, VMA_LVL_WARN, in->path, UINT64_MAX,
 				"--timer-hz has no effect: this trace's time stamps are nanoseconds");
 	} else if (info && !info->arm64) {
-		vma_diag_report(p->diag, VMA_LVL_INPUT, p->in->path, UINT64_MAX,
+		vma_diag_report(p->diag, VMA_LVL_INPUT, in->path, UINT64_MAX,
 				"--timer-hz is the Arm generic timer's rate, but this is an x86"
 				" trace, counted in TSC cycles: give --cpu-hz only");
 		return VMA_ERR_USAGE;
@@ -89,20 +124,20 @@ static int check_timer_hz(const struct vma_pipeline *p)
 }
 
 /* A host recording with guests says which threads are whose vcpus. */
-static int map_guest_threads(struct vma_pipeline *p)
+static int map_guest_threads(struct member *mb)
 {
-	const struct vma_kvm_file_info *info = vma_kvm_file_info(p->in);
+	const struct vma_kvm_file_info *info = vma_kvm_file_info(mb->in);
 	uint32_t g, c;
 	int rc;
 
 	for (g = 0; info && g < info->nr_guests; g++) {
-		rc = vma_machine_name_vm(p->machine, g, info->guests[g].name);
+		rc = vma_machine_name_vm(mb->machine, g, info->guests[g].name);
 		if (rc)
 			return rc;
 		for (c = 0; c < info->guests[g].nr_vcpus; c++) {
 			if (!info->guests[g].vcpu_pid[c])
 				continue;
-			rc = vma_machine_map_thread(p->machine, info->guests[g].vcpu_pid[c], g, c);
+			rc = vma_machine_map_thread(mb->machine, info->guests[g].vcpu_pid[c], g, c);
 			if (rc)
 				return rc;
 		}
@@ -116,7 +151,7 @@ static const char *thread_name(const void *arg, uint32_t pid)
 	return vma_kvm_comm(arg, pid);
 }
 
-static int make_machine(struct vma_pipeline *p)
+static int make_machine(struct vma_pipeline *p, struct member *mb)
 {
 	struct vma_machine_options mopts = {
 		.force_svm = p->opts.force_svm,
@@ -125,51 +160,124 @@ static int make_machine(struct vma_pipeline *p)
 	size_t i;
 	int rc;
 
-	if (p->in->family == VMA_FAMILY_KVM) {
+	if (mb->in->family == VMA_FAMILY_KVM) {
 		mopts.kvm = true;
-		mopts.kvm_window = p->hz / 1000; /* vm-trace's 1 ms window */
+		mopts.kvm_window = mb->hz / 1000; /* vm-trace's 1 ms window */
 		mopts.thread_name = thread_name;
-		mopts.thread_name_arg = p->in;
+		mopts.thread_name_arg = mb->in;
 	}
-	p->machine = vma_machine_create(p->diag, &mopts);
-	if (!p->machine)
+	mb->machine = vma_machine_create(p->diag, &mopts);
+	if (!mb->machine)
 		return VMA_ERR_NOMEM;
-	for (i = 0; i < p->nr_early; i++) {
-		rc = vma_machine_add_pcpu(p->machine, p->early[i]);
+	for (i = 0; i < mb->nr_early; i++) {
+		rc = vma_machine_add_pcpu(mb->machine, mb->early[i]);
 		if (rc)
 			return rc;
 	}
-	return p->in->family == VMA_FAMILY_KVM ? map_guest_threads(p) : VMA_OK;
+	return mb->in->family == VMA_FAMILY_KVM ? map_guest_threads(mb) : VMA_OK;
 }
 
-/* Open @path, or @fd (>= 0, owned) named @name. */
-static int open_either(const char *path, int fd, const char *name,
-		       const struct vma_pipeline_options *opts, struct vma_diag *diag,
-		       struct vma_pipeline **out)
+/*
+ * Open member @mb: @path, or @fd (>= 0, owned) named @name, with @map
+ * (NULL: none) putting its clock on the first input's by hand.
+ */
+static int open_member(struct vma_pipeline *p, struct member *mb, const char *path, int fd,
+		       const char *name, const struct vma_time_map *map)
 {
-	struct vma_pipeline *p = calloc(1, sizeof(*p));
 	int rc;
 
+	mb->p = p;
+	mb->rank_base = mb->rank_end = mb == p->members ? 0 : mb[-1].rank_end;
+	mb->inopts = p->opts.input;
+	if (map)
+		mb->inopts.time_map = *map;
+	if (fd >= 0)
+		rc = vma_input_open_fd(fd, name, &mb->inopts, p->diag, on_new_stream, mb, &mb->in);
+	else
+		rc = vma_input_open(path, &mb->inopts, p->diag, on_new_stream, mb, &mb->in);
+	if (rc == VMA_OK && (mb->inopts.time_map.offset || mb->inopts.time_map.scale_den) &&
+	    mb->in->family != VMA_FAMILY_KVM) {
+		vma_diag_report(p->diag, VMA_LVL_INPUT, mb->in->path, UINT64_MAX,
+				"--time-offset applies to trace.dat files, not to this trace");
+		rc = VMA_ERR_USAGE;
+	}
+	if (rc == VMA_OK)
+		rc = check_timer_hz(p, mb->in);
+	if (rc == VMA_OK) {
+		mb->hz = ticks_per_second(&p->opts, mb->in);
+		if (!p->opts.no_state)
+			rc = make_machine(p, mb);
+	}
+	return rc;
+}
+
+/*
+ * Tie guest @mb to the host (member 0): its cpu c is the host's vcpu c of
+ * the GUEST option naming its trace id, and host exits of those threads
+ * name their rips with its symbols.
+ */
+static int link_guest(struct vma_pipeline *p, struct member *mb)
+{
+	struct member *host = p->members;
+	const struct vma_kvm_file_info *hi = vma_kvm_file_info(host->in);
+	const struct vma_kvm_file_info *gi = vma_kvm_file_info(mb->in);
+	const struct vma_kvm_guest *guest;
+	uint32_t g, c;
+
+	for (g = 0; hi && gi && g < hi->nr_guests; g++) {
+		if (hi->guests[g].trace_id == gi->trace_id)
+			break;
+	}
+	if (!hi || !gi || g == hi->nr_guests)
+		return VMA_OK;
+	guest = &hi->guests[g];
+	if (host->machine && guest->nr_vcpus) {
+		mb->host_vcpu = calloc(guest->nr_vcpus, sizeof(*mb->host_vcpu));
+		if (!mb->host_vcpu)
+			return VMA_ERR_NOMEM;
+		mb->nr_host_vcpu = guest->nr_vcpus;
+		for (c = 0; c < guest->nr_vcpus; c++) {
+			if (!guest->vcpu_pid[c])
+				continue;
+			mb->host_vcpu[c] = vma_vcpu_get(host->machine, g, c);
+			if (!mb->host_vcpu[c])
+				return VMA_ERR_NOMEM;
+		}
+	}
+	return vma_kvm_link_guest(host->in, mb->in, guest->vcpu_pid, guest->nr_vcpus);
+}
+
+/* A pipeline of @nr inputs: @paths, or one @fd (>= 0, owned) named @name. */
+static int open_all(const char *const *paths, uint32_t nr, int fd, const char *name,
+		    const struct vma_pipeline_options *opts, struct vma_diag *diag,
+		    struct vma_pipeline **out)
+{
+	struct vma_pipeline *p = calloc(1, sizeof(*p));
+	uint32_t i;
+	int rc = VMA_OK;
+
 	*out = NULL;
-	if (!p || !(p->feed = vma_feed_create(on_new_pcpu, p))) {
+	if (p) {
+		p->feed = vma_feed_create(on_new_pcpu, p);
+		/* every member at once: the streams' callbacks keep their addresses */
+		p->members = calloc(nr ? nr : 1, sizeof(*p->members));
+	}
+	if (!p || !p->feed || !p->members) {
 		if (fd >= 0)
 			close(fd);
-		free(p);
+		vma_pipeline_close(p);
 		return VMA_ERR_NOMEM;
 	}
 	p->opts = *opts;
+	p->opts.time_maps = NULL; /* the caller's; each member keeps a copy of its own */
 	p->diag = diag;
-	if (fd >= 0)
-		rc = vma_input_open_fd(fd, name, &p->opts.input, diag, on_new_stream, p, &p->in);
-	else
-		rc = vma_input_open(path, &p->opts.input, diag, on_new_stream, p, &p->in);
-	if (rc == VMA_OK)
-		rc = check_timer_hz(p);
-	if (rc == VMA_OK) {
-		p->hz = ticks_per_second(&p->opts, p->in);
-		if (!p->opts.no_state)
-			rc = make_machine(p);
+	for (i = 0; i < nr && rc == VMA_OK; i++) {
+		p->nr_members = i + 1;
+		rc = open_member(p, &p->members[i], fd >= 0 ? NULL : paths[i], i ? -1 : fd, name,
+				 opts->time_maps ? opts->time_maps[i] : NULL);
 	}
+	for (i = 1; i < p->nr_members && rc == VMA_OK; i++)
+		rc = link_guest(p, &p->members[i]);
 	if (rc) {
 		vma_pipeline_close(p);
 		return rc;
@@ -181,28 +289,50 @@ static int open_either(const char *path, int fd, const char *name,
 int vma_pipeline_open(const char *path, const struct vma_pipeline_options *opts,
 		      struct vma_diag *diag, struct vma_pipeline **out)
 {
-	return open_either(path, -1, NULL, opts, diag, out);
+	return open_all(&path, 1, -1, NULL, opts, diag, out);
 }
 
 int vma_pipeline_open_fd(int fd, const char *name, const struct vma_pipeline_options *opts,
 			 struct vma_diag *diag, struct vma_pipeline **out)
 {
-	return open_either(NULL, fd, name, opts, diag, out);
+	return open_all(NULL, 1, fd, name, opts, diag, out);
+}
+
+int vma_pipeline_open_linked(const char *const *paths, uint32_t nr_paths,
+			     const struct vma_pipeline_options *opts, struct vma_diag *diag,
+			     struct vma_pipeline **out)
+{
+	return open_all(paths, nr_paths, -1, NULL, opts, diag, out);
+}
+
+/* The member whose input delivered @stream: the only one, or a short search. */
+static struct member *member_of(const struct vma_pipeline *p, const struct vma_input *in)
+{
+	uint32_t i;
+
+	for (i = 1; i < p->nr_members; i++) {
+		if (p->members[i].in == in)
+			return &p->members[i];
+	}
+	return p->members;
 }
 
 /* Progress: the furthest record offset so far, as a share of the file read. */
 static void note_progress(struct vma_pipeline *p, const struct vma_stream *stream)
 {
-	if (stream->rec.offset > p->furthest && stream->rec.offset <= p->in->size)
-		p->furthest = stream->rec.offset;
-	atomic_store_explicit(p->opts.progress, p->furthest, memory_order_relaxed);
+	struct member *mb = p->members;
+
+	if (stream->rec.offset > mb->furthest && stream->rec.offset <= mb->in->size &&
+	    stream->input == mb->in)
+		mb->furthest = stream->rec.offset;
+	atomic_store_explicit(p->opts.progress, mb->furthest, memory_order_relaxed);
 }
 
 /* --time: is @tsc outside the window?  The window is placed at the first record. */
 static bool outside_window(struct vma_pipeline *p, uint64_t tsc)
 {
 	if (!p->have_first) {
-		double hz = (double)p->hz;
+		double hz = (double)p->members[0].hz;
 
 		p->have_first = true;
 		p->first_tsc = tsc;
@@ -224,6 +354,7 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 {
 	struct vma_stream *stream, *ended;
 	struct vma_outcome outcome;
+	struct member *mb;
 	int rc;
 
 	for (;;) {
@@ -234,8 +365,9 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 		}
 		rc = vma_feed_next(p->feed, &stream);
 		while ((ended = vma_feed_pop_ended(p->feed))) {
-			if (p->machine)
-				vma_machine_pcpu_end(p->machine, ended->pcpu);
+			mb = member_of(p, ended->input);
+			if (mb->machine)
+				vma_machine_pcpu_end(mb->machine, ended->pcpu);
 		}
 		if (rc == VMA_END)
 			return VMA_OK;
@@ -245,18 +377,19 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 			note_progress(p, stream);
 		if (windowed && outside_window(p, stream->rec.tsc))
 			continue;
+		mb = p->nr_members > 1 ? member_of(p, stream->input) : p->members;
 		if (h->before) {
-			rc = h->before(h->arg, p->machine, stream);
+			rc = h->before(h->arg, mb->machine, stream);
 			if (rc < 0)
 				return rc;
 		}
-		if (p->machine) {
-			rc = vma_dispatch(p->machine, &stream->rec, &outcome);
+		if (mb->machine) {
+			rc = vma_dispatch(mb->machine, &stream->rec, &outcome);
 			if (rc < 0)
 				return rc;
 		}
 		if (h->after) {
-			rc = h->after(h->arg, p->machine, stream, p->machine ? &outcome : NULL);
+			rc = h->after(h->arg, mb->machine, stream, mb->machine ? &outcome : NULL);
 			if (rc < 0)
 				return rc;
 		}
@@ -267,8 +400,10 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 {
 	static const struct vma_pipeline_hooks none;
 	const struct vma_pipeline_hooks *h = hooks ? hooks : &none;
+	struct vma_input *in = p->members[0].in;
 	unsigned int threads = p->opts.threads;
 	bool interrupted = false;
+	uint32_t i;
 	int status;
 
 	/*
@@ -279,54 +414,65 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 	 * streams (its wrapper runs inside next(), on the reader's thread).
 	 * A reader thread that cannot start leaves a working one-thread feed.
 	 */
-	if (p->in->streaming || (h->describe && p->in->ops->describe) || p->opts.wrap_stream)
-		threads = 1;
+	if (in->streaming || (h->describe && in->ops->describe) || p->opts.wrap_stream ||
+	    p->nr_members > 1)
+		threads = 1; /* linked inputs too: new streams must reach their own machine */
 	(void)vma_feed_start(p->feed, threads);
 	status = p->opts.time_set ? run_loop(p, h, true, &interrupted)
 				  : run_loop(p, h, false, &interrupted);
 	vma_feed_stop(p->feed);
 	if (interrupted)
-		p->in->interrupted = true; /* the reader thread, if any, is done with it */
-	if (p->in->interrupted) {
-		vma_diag_report(p->diag, VMA_LVL_WARN, p->in->path, UINT64_MAX,
+		in->interrupted = true; /* the reader thread, if any, is done with it */
+	if (in->interrupted) {
+		vma_diag_report(p->diag, VMA_LVL_WARN, in->path, UINT64_MAX,
 				"Interrupted: the report covers the records read so far");
 	}
 	if (vma_feed_late_count(p->feed)) {
-		vma_diag_report(p->diag, VMA_LVL_WARN, p->in->path, UINT64_MAX,
+		vma_diag_report(p->diag, VMA_LVL_WARN, in->path, UINT64_MAX,
 				"%llu records of pcpus that started late (or were paused by the "
 				"reorder stage) were older than records already processed; they "
 				"were processed out of time order",
 				(unsigned long long)vma_feed_late_count(p->feed));
 	}
-	if (p->machine)
-		vma_machine_finish(p->machine);
+	for (i = 0; i < p->nr_members; i++) {
+		if (p->members[i].machine)
+			vma_machine_finish(p->members[i].machine);
+	}
 	return status;
 }
 
 void vma_pipeline_close(struct vma_pipeline *p)
 {
+	uint32_t i;
+
 	if (!p)
 		return;
 	vma_feed_destroy(p->feed); /* first: its reader thread may still use the input */
-	vma_input_close(p->in);
-	vma_machine_destroy(p->machine);
-	free(p->early);
+	for (i = 0; i < p->nr_members; i++) {
+		struct member *mb = &p->members[i];
+
+		vma_input_close(mb->in);
+		vma_machine_destroy(mb->machine);
+		free(mb->early);
+		free(mb->host_vcpu);
+	}
+	free(p->members);
 	free(p);
 }
 
 struct vma_machine *vma_pipeline_machine(const struct vma_pipeline *p)
 {
-	return p->machine;
+	return p->members[0].machine;
 }
 
 const struct vma_input *vma_pipeline_input(const struct vma_pipeline *p)
 {
-	return p->in;
+	return p->members[0].in;
 }
 
 uint64_t vma_pipeline_hz(const struct vma_pipeline *p)
 {
-	return p->hz;
+	return p->members[0].hz;
 }
 
 uint64_t vma_pipeline_first_tsc(const struct vma_pipeline *p)
@@ -337,4 +483,38 @@ uint64_t vma_pipeline_first_tsc(const struct vma_pipeline *p)
 uint32_t vma_pipeline_streams(const struct vma_pipeline *p)
 {
 	return p->nr_streams;
+}
+
+uint32_t vma_pipeline_nr_inputs(const struct vma_pipeline *p)
+{
+	return p->nr_members;
+}
+
+uint32_t vma_pipeline_input_index(const struct vma_pipeline *p, const struct vma_input *in)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nr_members; i++) {
+		if (p->members[i].in == in)
+			return i;
+	}
+	return 0;
+}
+
+const struct vma_input *vma_pipeline_input_at(const struct vma_pipeline *p, uint32_t i)
+{
+	return i < p->nr_members ? p->members[i].in : NULL;
+}
+
+struct vma_machine *vma_pipeline_machine_at(const struct vma_pipeline *p, uint32_t i)
+{
+	return i < p->nr_members ? p->members[i].machine : NULL;
+}
+
+const struct vma_vcpu *vma_pipeline_host_vcpu(const struct vma_pipeline *p, uint32_t i,
+					      uint32_t cpu)
+{
+	if (i == 0 || i >= p->nr_members || cpu >= p->members[i].nr_host_vcpu)
+		return NULL;
+	return p->members[i].host_vcpu[cpu];
 }
