@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The picture of a trace (--timeline, --svg): tracks of slices, kept from
+ * samples of the state model the run driver takes after each record.
+ *
+ *   a track per pcpu:   which vcpu ran there ("d0v1"), idle
+ *   a track per vcpu:   guest (running guest code), exit REASON (args: its
+ *                       refinement), VMM (KVM userspace exit), preempted
+ *                       (runnable), halted (HLT/WFx exits, blocked)
+ *   a track per guest cpu (linked guest traces): the guest task running
+ *   a counter per vcpu: exits per second, in 10 ms bins
+ *
+ * Written as the Chrome JSON trace-event format ("X" complete slices, "C"
+ * counters, "M" track names), which Perfetto's UI and chrome://tracing
+ * open, or as a static SVG picture of a time window.  Only slices inside
+ * the time range are kept (clipped to it), so a long trace stays viewable.
+ */
+#ifndef VMALYZE_TIMELINE_H
+#define VMALYZE_TIMELINE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vmalyze/state.h"
+
+struct vma_timeline;
+
+struct vma_timeline_options {
+	uint64_t hz;                /* ticks per second */
+	uint64_t from, to;          /* the range, in ticks after the first sample; to 0: the end */
+};
+
+/* Return: owned (vma_timeline_destroy()), NULL when out of memory. */
+struct vma_timeline *vma_timeline_create(const struct vma_timeline_options *opts);
+void vma_timeline_destroy(struct vma_timeline *tl);
+
+/*
+ * vma_timeline_sample - @v's state (of machine @m) as of time @t; a change
+ * ends its slice and starts another.  vma_timeline_pcpu - pcpu @pcpu runs
+ * @v (NULL: nothing known) as of @t.  Return: VMA_OK or VMA_ERR_NOMEM.
+ */
+int vma_timeline_sample(struct vma_timeline *tl, const struct vma_machine *m,
+			const struct vma_vcpu *v, uint64_t t);
+int vma_timeline_pcpu(struct vma_timeline *tl, uint32_t pcpu, const struct vma_vcpu *v,
+		      uint64_t t);
+
+/*
+ * vma_timeline_guest_task - cpu @cpu of guest input @guest switched to task
+ * @pid named @comm at @t (pid 0: idle); @host is the host vcpu running that
+ * cpu, or NULL.  Return: VMA_OK or VMA_ERR_NOMEM.
+ */
+int vma_timeline_guest_task(struct vma_timeline *tl, uint32_t guest, uint32_t cpu,
+			    const struct vma_vcpu *host, uint32_t pid, const char *comm,
+			    uint64_t t);
+
+/* End every open slice at @end (the last record's time). */
+int vma_timeline_end(struct vma_timeline *tl, uint64_t end);
+
+/* Writers, after vma_timeline_end().  Return: VMA_OK or VMA_ERR_OUTPUT. */
+int vma_timeline_write_json(const struct vma_timeline *tl, FILE *out);
+int vma_timeline_write_svg(const struct vma_timeline *tl, FILE *out);
+
+#endif /* VMALYZE_TIMELINE_H */
