@@ -13,6 +13,7 @@
 #include "cli/options.h"
 #include "cli/record.h"
 #include "cli/results.h"
+#include "cli/run.h"
 #include "cli/signals.h"
 #include "config.h"
 #include "vmalyze/diag.h"
@@ -57,6 +58,7 @@ int main(int argc, char **argv)
 	static char outbuf[1 << 20];
 	struct vma_options opts;
 	struct vma_symbols *symbols = NULL;
+	bool handled;
 	int exit_status;
 
 	if (argc > 1 && !strcmp(argv[1], "merge"))
@@ -84,7 +86,10 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	opts.stop = vma_stop_install();
-	exit_status = vma_batch_run(&opts, exit_status_for);
+	/* a host and its guests are one run (groups.c), the rest a batch */
+	exit_status = vma_run_groups(&opts, exit_status_for, &handled);
+	if (!handled)
+		exit_status = vma_batch_run(&opts, exit_status_for);
 	vma_symbols_destroy(symbols);
 	return exit_status;
 }

@@ -6,6 +6,7 @@
  * is the same (--summary, --dump-all, --cpu-hz, --svm-mode, --tolerance).
  */
 #include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <sched.h>
@@ -40,6 +41,12 @@ enum {
 	OPT_LIVE,
 	OPT_PROGRESS,
 	OPT_THREADS,
+	OPT_TIME_OFFSET,
+	OPT_LATENCY,
+	OPT_THRESHOLD,
+	OPT_TIMELINE,
+	OPT_SVG,
+	OPT_TIME_RANGE,
 	OPT_XENALYZE, /* xenalyze's options: OPT_XENALYZE + their table index */
 };
 
@@ -124,6 +131,21 @@ static const struct option_doc table[] = {
 	{ "threads", OPT_THREADS, required_argument, "N",
 	  "1: one thread per trace; 2: read and merge on a second thread (default 2 "
 	  "with two cpus, for one trace at a time)" },
+	{ "time-offset", OPT_TIME_OFFSET, required_argument, "FILE=NS",
+	  "Put trace.dat FILE on the first trace's clock by hand, its times + NS "
+	  "nanoseconds (FILE=NS,SCALE: times x SCALE + NS); with -a, dumped with it" },
+	{ "latency", OPT_LATENCY, no_argument, NULL,
+	  "Guest wake-up latencies split by what the host did (HOST.dat GUEST.dat); "
+	  "text, --json or --csv" },
+	{ "threshold", OPT_THRESHOLD, required_argument, "TIME",
+	  "With --latency: list wake-ups from TIME (100us, 2ms; default the guest's p99)" },
+	{ "timeline", OPT_TIMELINE, required_argument, "FILE",
+	  "Write a Chrome JSON trace (Perfetto UI, chrome://tracing): tracks per pcpu, "
+	  "vcpu and guest cpu" },
+	{ "svg", OPT_SVG, required_argument, "FILE",
+	  "Write an SVG picture of the time range: pcpus and vcpus as rows, states as colours" },
+	{ "time-range", OPT_TIME_RANGE, required_argument, "FROM,TO",
+	  "With --timeline and --svg: only FROM to TO after the first record (10ms,20ms)" },
 	{ "verbose", 'v', no_argument, NULL, "More messages on stderr (twice: debug)" },
 	{ "quiet", 'q', no_argument, NULL, "Only errors on stderr" },
 	{ "help", 'h', no_argument, NULL, "Show this help and exit" },
@@ -225,6 +247,99 @@ static bool parse_number(const char *text, uint32_t max, uint32_t *out)
 		return false;
 	*out = (uint32_t)v;
 	return true;
+}
+
+/* "100us", "2ms", "1.5s", "500ns" (a bare number is nanoseconds): 0 when malformed. */
+static uint64_t parse_duration_ns(const char *text)
+{
+	static const struct { const char *unit; double ns; } units[] = {
+		{ "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	};
+	char *end;
+	double v = strtod(text, &end);
+	size_t i;
+
+	if (end == text || !(v > 0) || !isfinite(v))
+		return 0;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (!strcmp(end, units[i].unit) && v * units[i].ns < 1.8e19)
+			return (uint64_t)(v * units[i].ns + 0.5);
+	}
+	return 0;
+}
+
+/* "FROM,TO" of --time-range: each a duration, 0 or empty (to: the end).  Return: 0/-1. */
+static int parse_range(const char *arg, uint64_t *from, uint64_t *to)
+{
+	const char *comma = strchr(arg, ',');
+	char part[64];
+	size_t n;
+
+	if (!comma || (size_t)(comma - arg) >= sizeof(part))
+		return -1;
+	n = (size_t)(comma - arg);
+	memcpy(part, arg, n);
+	part[n] = '\0';
+	*from = !n || !strcmp(part, "0") ? 0 : parse_duration_ns(part);
+	*to = !comma[1] || !strcmp(comma + 1, "0") ? 0 : parse_duration_ns(comma + 1);
+	if ((n && strcmp(part, "0") && !*from) || (comma[1] && strcmp(comma + 1, "0") && !*to))
+		return -1;
+	return *to && *to <= *from ? -1 : 0;
+}
+
+/*
+ * "FILE=NS[,SCALE]": NS a signed count of nanoseconds, SCALE a decimal
+ * fraction kept exact as digits over a power of ten.  The last '=' splits,
+ * so a file name may hold one.  Return: 0, or -1 when malformed.
+ */
+static int parse_time_offset(char *arg, struct vma_time_offset *t)
+{
+	char *eq = strrchr(arg, '='), *end;
+	uint64_t num = 0, den = 1;
+	const char *s;
+	long long ns;
+	bool dot = false, digit = false;
+
+	if (!eq || eq == arg)
+		return -1;
+	errno = 0;
+	ns = strtoll(eq + 1, &end, 10);
+	if (end == eq + 1 || errno || (*end && *end != ','))
+		return -1;
+	t->map = (struct vma_time_map){ .offset = ns };
+	if (*end == ',') {
+		for (s = end + 1; *s; s++) {
+			if (*s == '.' && !dot) {
+				dot = true;
+				continue;
+			}
+			if (!isdigit((unsigned char)*s) || num > UINT64_MAX / 100 ||
+			    (dot && den > UINT64_MAX / 100))
+				return -1;
+			num = num * 10 + (uint64_t)(*s - '0');
+			if (dot)
+				den *= 10;
+			digit = true;
+		}
+		if (!digit || !num)
+			return -1;
+		t->map.scale_num = num;
+		t->map.scale_den = den;
+	}
+	*eq = '\0';
+	t->file = arg;
+	return 0;
+}
+
+const struct vma_time_map *vma_options_time_map(const struct vma_options *opts, const char *path)
+{
+	int i;
+
+	for (i = 0; i < opts->nr_time_offsets; i++) {
+		if (!strcmp(opts->time_offsets[i].file, path))
+			return &opts->time_offsets[i].map;
+	}
+	return NULL;
 }
 
 uint64_t vma_parse_hz(const char *text)
@@ -639,6 +754,36 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 				return usage_error(err, "bad --threads '%s' (1 or 2)", optarg);
 			opts->threads = (unsigned int)(*optarg - '0');
 			break;
+		case OPT_LATENCY:
+			opts->latency = true;
+			break;
+		case OPT_THRESHOLD:
+			opts->threshold_ns = parse_duration_ns(optarg);
+			if (!opts->threshold_ns)
+				return usage_error(err, "bad --threshold '%s' (try 100us or 2ms)",
+						   optarg);
+			break;
+		case OPT_TIMELINE:
+			opts->timeline = optarg;
+			break;
+		case OPT_SVG:
+			opts->svg = optarg;
+			break;
+		case OPT_TIME_RANGE:
+			if (parse_range(optarg, &opts->range_from_ns, &opts->range_to_ns))
+				return usage_error(err, "bad --time-range '%s' (FROM,TO after the "
+						   "first record: 10ms,20ms; either may be empty)", optarg);
+			opts->time_range = true;
+			break;
+		case OPT_TIME_OFFSET:
+			if (opts->nr_time_offsets == VMA_MAX_TIME_OFFSETS)
+				return usage_error(err, "--time-offset is given more than %d times",
+						   VMA_MAX_TIME_OFFSETS);
+			if (parse_time_offset(optarg, &opts->time_offsets[opts->nr_time_offsets]))
+				return usage_error(err, "bad --time-offset '%s' (FILE=NS or "
+						   "FILE=NS,SCALE: guest.dat=-1500,1.000002)", optarg);
+			opts->nr_time_offsets++;
+			break;
 		case 'v':
 			if (opts->verbosity < VMA_VERB_DEBUG)
 				opts->verbosity++;
@@ -705,6 +850,24 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 			   opts->show_default_domain))
 		return usage_error(err, "%s", "--live is a mode of its own: not with xenalyze's "
 				   "output options");
+	if (opts->time_range && !opts->timeline && !opts->svg)
+		return usage_error(err, "%s", "--time-range goes with --timeline and --svg");
+	if ((opts->timeline || opts->svg) &&
+	    (opts->dump || opts->summary || opts->latency || opts->live || opts->histogram ||
+	     opts->json || opts->csv || opts->interval_secs > 0 || opts->save ||
+	     opts->report_pcpu || opts->format || opts->scatter.kinds || opts->dump_raw_process ||
+	     opts->dump_raw_reads || opts->dump_ipi_latency))
+		return usage_error(err, "%s", "--timeline and --svg write pictures: only "
+				   "--time-range goes with them");
+	if (opts->threshold_ns && !opts->latency)
+		return usage_error(err, "%s", "--threshold goes with --latency");
+	if (opts->latency && (opts->dump || opts->summary || opts->live || opts->histogram ||
+			      opts->interval_secs > 0 || opts->save || opts->report_pcpu ||
+			      opts->scatter.kinds || opts->dump_raw_process || opts->dump_raw_reads ||
+			      opts->dump_ipi_latency ||
+			      (opts->format && strcmp(opts->format, "text"))))
+		return usage_error(err, "%s", "--latency is its own report: only --json, --csv "
+				   "and --threshold go with it");
 	if (!opts->live && pick_format(opts, err))
 		return VMA_ERR_USAGE;
 	/* --live has no renderer: several files are headed as in text. */
@@ -719,9 +882,11 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 			return usage_error(err, "%s", "JSON and CSV cannot share the output with "
 					   "other lines (-a, --scatterplot-*, --dump-*)");
 	}
-	opts->mode = opts->live ? VMA_MODE_LIVE : opts->dump ? VMA_MODE_DUMP : VMA_MODE_SUMMARY;
+	opts->mode = opts->live ? VMA_MODE_LIVE : opts->latency ? VMA_MODE_LATENCY
+		   : opts->timeline || opts->svg ? VMA_MODE_PICTURE
+		   : opts->dump ? VMA_MODE_DUMP : VMA_MODE_SUMMARY;
 	/* Scatterplots replace the summary, unless it is asked for. */
-	opts->report = !opts->live &&
+	opts->report = (opts->mode == VMA_MODE_SUMMARY || opts->mode == VMA_MODE_DUMP) &&
 		       (opts->summary || opts->interval_secs > 0 ||
 			(!opts->dump && !opts->scatter.kinds && !opts->dump_raw_process &&
 			 !opts->dump_raw_reads));
@@ -745,5 +910,17 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 	}
 	if (opts->threads == 0)
 		opts->threads = default_threads(opts);
+	for (c = 0; c < opts->nr_time_offsets; c++) {
+		const char *f = opts->time_offsets[c].file;
+		int k;
+
+		for (k = 0; k < opts->nr_files && strcmp(opts->files[k], f); k++)
+			;
+		if (k == opts->nr_files)
+			return usage_error(err, "--time-offset names '%s', which is not a trace "
+					   "given", f);
+		if (!strcmp(f, "-"))
+			return usage_error(err, "%s", "--time-offset cannot name standard input");
+	}
 	return VMA_OK;
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "vmalyze/diag.h"
+#include "vmalyze/input.h"
 #include "vmalyze/scatter.h"
 #include "vmalyze/report.h"
 
@@ -19,6 +20,17 @@ enum vma_mode {
 	VMA_MODE_SUMMARY = 0,
 	VMA_MODE_DUMP,
 	VMA_MODE_LIVE,          /* --live: a view per second of trace time */
+	VMA_MODE_LATENCY,       /* --latency */
+	VMA_MODE_PICTURE,       /* --timeline and/or --svg */
+};
+
+/* --time-offset may be given this many times. */
+#define VMA_MAX_TIME_OFFSETS 16
+
+/* --time-offset FILE=NS[,SCALE]: FILE's clock mapped onto the host's by hand. */
+struct vma_time_offset {
+	const char *file;
+	struct vma_time_map map;
 };
 
 /* --cpu-hz when not given: xenalyze's default. */
@@ -64,6 +76,14 @@ struct vma_options {
 	enum vma_stat_event stat_event; /* --event (kvm-stat) */
 	enum vma_stat_sort stat_sort;   /* --sort (kvm-stat) */
 	bool stat_event_set, stat_sort_set;
+	bool latency;           /* --latency */
+	const char *timeline;   /* --timeline FILE.json */
+	const char *svg;        /* --svg FILE */
+	uint64_t range_from_ns, range_to_ns; /* --time-range, since the first record; to 0: end */
+	bool time_range;        /* --time-range given */
+	uint64_t threshold_ns;  /* --threshold, 0: the guest's p99 */
+	struct vma_time_offset time_offsets[VMA_MAX_TIME_OFFSETS]; /* --time-offset */
+	int nr_time_offsets;
 	bool help, version;
 	/* Set by SIGINT/SIGTERM: inputs end early and are reported (main.c). */
 	volatile sig_atomic_t *stop;
@@ -78,6 +98,9 @@ struct vma_options {
 int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err);
 
 void vma_options_help(FILE *out);
+
+/* The --time-offset mapping given for trace @path, or NULL. */
+const struct vma_time_map *vma_options_time_map(const struct vma_options *opts, const char *path);
 
 /* Parses "2.4G", "2400M", "2400000000" (Hz).  Returns 0 on a bad value. */
 uint64_t vma_parse_hz(const char *text);

@@ -355,10 +355,14 @@ int vma_run_source(const struct vma_options *opts, const struct vma_run_source *
 		.time_start = opts->filter.start,
 		.time_end = opts->filter.end,
 	};
+	const struct vma_time_map *map = src->path ? vma_options_time_map(opts, src->path) : NULL;
 	struct vma_pipeline_hooks hooks = { .arg = &ctx };
 	struct vma_pipeline *p = NULL;
 	struct vma_machine *machine;
 	int rc, status;
+
+	if (map)
+		popts.input.time_map = *map;
 
 	if (opts->dump_raw_reads) {
 		/* Reads begin while the input is opened: the lines go out as made. */

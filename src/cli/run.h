@@ -56,5 +56,39 @@ struct vma_run_source {
 /* vma_run_source - vma_run_trace() for any source (@batch may be NULL). */
 int vma_run_source(const struct vma_options *opts, const struct vma_run_source *src,
 		   struct vma_run_batch *batch, struct vma_diag *diag, FILE *out);
+/*
+ * vma_run_linked - the dump (-a) of @nr linked traces (vma_link_traces()):
+ * @paths[0] the host, then its guests, merged on one clock (linked.c).
+ * Return: as vma_run_file().
+ */
+int vma_run_linked(const struct vma_options *opts, const char *const *paths, uint32_t nr,
+		   struct vma_diag *diag, FILE *out);
+
+/*
+ * vma_run_latency - the --latency report of a host and its guests (@paths
+ * as vma_run_linked(); a host alone gives its vcpu threads' split).
+ * Return: as vma_run_file().
+ */
+int vma_run_latency(const struct vma_options *opts, const char *const *paths, uint32_t nr,
+		    struct vma_diag *diag, FILE *out);
+
+/*
+ * vma_run_picture - --timeline and --svg of a trace, or of a host and its
+ * guests (@paths as vma_run_linked()), written to the files they name
+ * (picture.c).  Return: as vma_run_file(); VMA_ERR_IO when a file cannot
+ * be written.
+ */
+int vma_run_picture(const struct vma_options *opts, const char *const *paths, uint32_t nr,
+		    struct vma_diag *diag);
+
+/*
+ * vma_run_groups - --latency, --timeline/--svg, and the dump when some of
+ * the traces given are linked (vma_link_traces()): each group of linked
+ * traces one run, in the order given (groups.c).  *@handled false: nothing
+ * was run (the batch driver runs the rest).
+ * Return: the highest exit status, mapped by @exit_status_for.
+ */
+int vma_run_groups(const struct vma_options *opts, int (*exit_status_for)(int, enum vma_level),
+		   bool *handled);
 
 #endif /* VMALYZE_CLI_RUN_H */

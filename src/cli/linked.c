@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Runs of linked traces (run.h): a host and its guests through one
+ * pipeline on the host's clock.  The dump: one line per record in time
+ * order, each naming its file as `trace-cmd report -i HOST -i GUEST` does.
+ * --latency: the guests' wake-ups split by what the host did (latency.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/run.h"
+#include "vmalyze/dump.h"
+#include "vmalyze/diag.h"
+#include "vmalyze/input.h"
+#include "vmalyze/latency.h"
+#include "vmalyze/pipeline.h"
+#include "vmalyze/status.h"
+
+struct linked_ctx {
+	const struct vma_pipeline *p;
+	struct vma_dump *dump;
+	const char **labels;        /* [input] its file's base name */
+	int width;                  /* the longest of them */
+};
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+static int before_linked(void *arg, const struct vma_machine *m, const struct vma_stream *s)
+{
+	struct linked_ctx *ctx = arg;
+	uint32_t i = vma_pipeline_input_index(ctx->p, s->input);
+	const struct vma_vcpu *v = i ? vma_pipeline_host_vcpu(ctx->p, i, s->pcpu) : NULL;
+
+	(void)m;
+	vma_dump_begin_linked(ctx->dump, vma_pipeline_machine(ctx->p), &s->rec, i != 0, v,
+			      ctx->labels[i], ctx->width);
+	return VMA_OK;
+}
+
+static int after_linked(void *arg, const struct vma_machine *m, const struct vma_stream *s,
+			const struct vma_outcome *out)
+{
+	struct linked_ctx *ctx = arg;
+
+	(void)m;
+	return vma_dump_end(ctx->dump, s, out);
+}
+
+int vma_run_linked(const struct vma_options *opts, const char *const *paths, uint32_t nr,
+		   struct vma_diag *diag, FILE *out)
+{
+	struct vma_pipeline_options popts = {
+		.input = { .event_formats_dir = opts->event_formats },
+		.force_svm = opts->svm_mode,
+		.cpu_hz = opts->cpu_hz,
+		.timer_hz = opts->timer_hz,
+	};
+	const struct vma_time_map **maps = calloc(nr, sizeof(*maps));
+	struct linked_ctx ctx = { 0 };
+	struct vma_pipeline_hooks hooks = { .arg = &ctx, .before = before_linked,
+					    .after = after_linked };
+	struct vma_pipeline *p = NULL;
+	uint32_t i;
+	int status;
+
+	ctx.labels = calloc(nr, sizeof(*ctx.labels));
+	if (!ctx.labels || !maps) {
+		free(ctx.labels);
+		free(maps);
+		return VMA_ERR_NOMEM;
+	}
+	popts.time_maps = maps;
+	for (i = 0; i < nr; i++) {
+		maps[i] = vma_options_time_map(opts, paths[i]);
+		ctx.labels[i] = base_name(paths[i]);
+		if ((int)strlen(ctx.labels[i]) > ctx.width)
+			ctx.width = (int)strlen(ctx.labels[i]);
+	}
+	status = vma_pipeline_open_linked(paths, nr, &popts, diag, &p);
+	if (status)
+		goto out;
+	ctx.p = p;
+	ctx.dump = vma_dump_create(out, vma_pipeline_hz(p));
+	if (!ctx.dump) {
+		status = VMA_ERR_NOMEM;
+		goto out;
+	}
+	status = vma_pipeline_run(p, &hooks);
+	if (vma_dump_flush(ctx.dump) && status == VMA_OK)
+		status = VMA_ERR_OUTPUT;
+out:
+	vma_dump_destroy(ctx.dump);
+	vma_pipeline_close(p);
+	free(ctx.labels);
+	free(maps);
+	return status;
+}
+
+/* ---- --latency ------------------------------------------------------------ */
+
+struct latency_ctx {
+	const struct vma_pipeline *p;
+	struct vma_latency *lat;
+	uint64_t last;
+};
+
+static int after_latency(void *arg, const struct vma_machine *m, const struct vma_stream *s,
+			 const struct vma_outcome *out)
+{
+	struct latency_ctx *ctx = arg;
+	uint32_t i = vma_pipeline_input_index(ctx->p, s->input);
+
+	(void)m;
+	(void)out;
+	if (s->rec.tsc > ctx->last)
+		ctx->last = s->rec.tsc;
+	return i ? vma_latency_guest(ctx->lat, i, &s->rec) : vma_latency_host(ctx->lat, &s->rec);
+}
+
+/* Guest cpu c of each guest is the host thread the GUEST option names for it. */
+static int tie_guests(const struct vma_pipeline *p, struct vma_latency *lat)
+{
+	uint32_t i, c;
+	int rc = VMA_OK;
+
+	for (i = 1; i < vma_pipeline_nr_inputs(p) && rc == VMA_OK; i++) {
+		const struct vma_vcpu *v;
+
+		for (c = 0; rc == VMA_OK && (v = vma_pipeline_host_vcpu(p, i, c)); c++) {
+			if (v->kvm_tid)
+				rc = vma_latency_tie(lat, i, c, v->kvm_tid);
+		}
+	}
+	return rc;
+}
+
+int vma_run_latency(const struct vma_options *opts, const char *const *paths, uint32_t nr,
+		    struct vma_diag *diag, FILE *out)
+{
+	struct vma_pipeline_options popts = {
+		.input = { .event_formats_dir = opts->event_formats },
+		.force_svm = opts->svm_mode,
+		.cpu_hz = opts->cpu_hz,
+		.timer_hz = opts->timer_hz,
+	};
+	const struct vma_time_map **maps = calloc(nr, sizeof(*maps));
+	struct latency_ctx ctx = { 0 };
+	struct vma_pipeline_hooks hooks = { .arg = &ctx, .after = after_latency };
+	struct vma_pipeline *p = NULL;
+	struct vma_lat_report *r = NULL;
+	uint64_t hz;
+	uint32_t i;
+	int status, rc;
+
+	if (!maps)
+		return VMA_ERR_NOMEM;
+	for (i = 0; i < nr; i++)
+		maps[i] = vma_options_time_map(opts, paths[i]);
+	popts.time_maps = maps;
+	status = vma_pipeline_open_linked(paths, nr, &popts, diag, &p);
+	if (status)
+		goto out;
+	if (vma_pipeline_input(p)->family != VMA_FAMILY_KVM) {
+		vma_diag_report(diag, VMA_LVL_INPUT, paths[0], UINT64_MAX,
+				"--latency reads KVM trace.dat files (a host, then its guests)");
+		status = VMA_ERR_USAGE;
+		goto out;
+	}
+	hz = vma_pipeline_hz(p);
+	ctx.p = p;
+	ctx.lat = vma_latency_create(&(struct vma_latency_options){
+		.hz = hz,
+		.threshold = (uint64_t)((unsigned __int128)opts->threshold_ns * hz / 1000000000u),
+	});
+	if (!ctx.lat || tie_guests(p, ctx.lat)) {
+		status = VMA_ERR_NOMEM;
+		goto out;
+	}
+	status = vma_pipeline_run(p, &hooks);
+	r = vma_latency_report(ctx.lat, ctx.last);
+	if (!r) {
+		status = status ? status : VMA_ERR_NOMEM;
+		goto out;
+	}
+	rc = opts->json ? vma_lat_render_json(out, r) : opts->csv ? vma_lat_render_csv(out, r)
+							      : vma_lat_render_text(out, r);
+	if (rc && status == VMA_OK)
+		status = rc;
+out:
+	vma_lat_report_free(r);
+	vma_latency_destroy(ctx.lat);
+	vma_pipeline_close(p);
+	free(maps);
+	return status;
+}

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * --timeline and --svg (run.h): the state model sampled after each record
+ * into the picture's tracks (timeline.h).  For a record of the host (or of
+ * a Xen trace): the vcpu its pcpu ran before and the one it runs after
+ * (a switch changes both), and the pcpu's own track.  For a linked guest's
+ * sched_switch: the task its cpu runs now.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/run.h"
+#include "vmalyze/diag.h"
+#include "vmalyze/kvm-events.h"
+#include "vmalyze/pipeline.h"
+#include "vmalyze/status.h"
+#include "vmalyze/timeline.h"
+
+struct picture_ctx {
+	const struct vma_pipeline *p;
+	struct vma_timeline *tl;
+	const struct vma_vcpu *before;  /* the record's pcpu's vcpu before it */
+	uint64_t last;
+};
+
+static int before_picture(void *arg, const struct vma_machine *m, const struct vma_stream *s)
+{
+	struct picture_ctx *ctx = arg;
+	const struct vma_pcpu *p = m && s->rec.pcpu < m->nr_pcpus ? m->pcpus[s->rec.pcpu] : NULL;
+
+	ctx->before = p ? p->current : NULL;
+	return VMA_OK;
+}
+
+static int guest_record(struct picture_ctx *ctx, uint32_t guest, const struct vma_record *rec)
+{
+	char comm[16];
+	uint32_t i;
+
+	if (rec->event != VMA_KVM_SCHED_SWITCH)
+		return VMA_OK;
+	for (i = 0; i < 15; i++)
+		comm[i] = (char)(vma_kvm_word(rec, VMA_KVM_SCHED_SWITCH_NEXT_COMM + i / 4) >>
+				 (8 * (i % 4)));
+	comm[15] = '\0';
+	return vma_timeline_guest_task(ctx->tl, guest, rec->pcpu,
+				       vma_pipeline_host_vcpu(ctx->p, guest, rec->pcpu),
+				       vma_kvm_word(rec, VMA_KVM_SCHED_SWITCH_NEXT_PID), comm,
+				       rec->tsc);
+}
+
+static int after_picture(void *arg, const struct vma_machine *m, const struct vma_stream *s,
+			 const struct vma_outcome *out)
+{
+	struct picture_ctx *ctx = arg;
+	uint32_t i = vma_pipeline_input_index(ctx->p, s->input);
+	const struct vma_pcpu *p;
+	int rc;
+
+	(void)out;
+	if (s->rec.tsc > ctx->last)
+		ctx->last = s->rec.tsc;
+	if (i)
+		return guest_record(ctx, i, &s->rec);
+	p = m && s->rec.pcpu < m->nr_pcpus ? m->pcpus[s->rec.pcpu] : NULL;
+	if (!p)
+		return VMA_OK;
+	rc = ctx->before && ctx->before != p->current ?
+		vma_timeline_sample(ctx->tl, m, ctx->before, s->rec.tsc) : VMA_OK;
+	if (rc == VMA_OK && p->current)
+		rc = vma_timeline_sample(ctx->tl, m, p->current, s->rec.tsc);
+	if (rc == VMA_OK)
+		rc = vma_timeline_pcpu(ctx->tl, p->id, p->current, s->rec.tsc);
+	return rc;
+}
+
+/* Write @path with @write.  Return: VMA_OK, or VMA_ERR_IO after a message. */
+static int write_to(const char *path, const struct vma_timeline *tl, struct vma_diag *diag,
+		    int (*write)(const struct vma_timeline *, FILE *))
+{
+	FILE *f = fopen(path, "w");
+	int rc;
+
+	if (!f) {
+		vma_diag_report(diag, VMA_LVL_INPUT, path, UINT64_MAX, "cannot write: %s",
+				strerror(errno));
+		return VMA_ERR_IO;
+	}
+	rc = write(tl, f);
+	if (fclose(f) != 0 || rc) {
+		vma_diag_report(diag, VMA_LVL_INPUT, path, UINT64_MAX, "cannot write: %s",
+				strerror(errno));
+		return VMA_ERR_IO;
+	}
+	return VMA_OK;
+}
+
+int vma_run_picture(const struct vma_options *opts, const char *const *paths, uint32_t nr,
+		    struct vma_diag *diag)
+{
+	struct vma_pipeline_options popts = {
+		.input = { .event_formats_dir = opts->event_formats },
+		.force_svm = opts->svm_mode,
+		.cpu_hz = opts->cpu_hz,
+		.timer_hz = opts->timer_hz,
+	};
+	const struct vma_time_map **maps = calloc(nr, sizeof(*maps));
+	struct picture_ctx ctx = { 0 };
+	struct vma_pipeline_hooks hooks = { .arg = &ctx, .before = before_picture,
+					    .after = after_picture };
+	struct vma_pipeline *p = NULL;
+	uint64_t hz;
+	uint32_t i;
+	int status, rc;
+
+	if (!maps)
+		return VMA_ERR_NOMEM;
+	for (i = 0; i < nr; i++)
+		maps[i] = vma_options_time_map(opts, paths[i]);
+	popts.time_maps = maps;
+	status = vma_pipeline_open_linked(paths, nr, &popts, diag, &p);
+	if (status)
+		goto out;
+	hz = vma_pipeline_hz(p);
+	ctx.p = p;
+	ctx.tl = vma_timeline_create(&(struct vma_timeline_options){
+		.hz = hz,
+		.from = (uint64_t)((unsigned __int128)opts->range_from_ns * hz / 1000000000u),
+		.to = (uint64_t)((unsigned __int128)opts->range_to_ns * hz / 1000000000u),
+	});
+	if (!ctx.tl) {
+		status = VMA_ERR_NOMEM;
+		goto out;
+	}
+	status = vma_pipeline_run(p, &hooks);
+	rc = vma_timeline_end(ctx.tl, ctx.last);
+	if (rc == VMA_OK && opts->timeline)
+		rc = write_to(opts->timeline, ctx.tl, diag, vma_timeline_write_json);
+	if (rc == VMA_OK && opts->svg)
+		rc = write_to(opts->svg, ctx.tl, diag, vma_timeline_write_svg);
+	if (rc && status == VMA_OK)
+		status = rc;
+out:
+	vma_timeline_destroy(ctx.tl);
+	vma_pipeline_close(p);
+	free(maps);
+	return status;
+}
