@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "kvm-pair.h"
 #include "kvm-scenario.h"
 
 static void usage(FILE *f)
@@ -31,7 +32,10 @@ static void usage(FILE *f)
 		"  --raw                    a vm-trace raw dump of cpu 0 (with --cpus 1)\n"
 		"  --formats-dir DIR        also write the event format files for --raw\n"
 		"  --truncate BYTES         cut the file after BYTES bytes\n"
-		"  --summary                print the records per event on stdout\n");
+		"  --summary                print the records per event on stdout\n"
+		"  --pair GUEST             instead: the host+guest agent pair of\n"
+		"                           tools/kvm-pair.h, -o the host, GUEST the guest;\n"
+		"                           prints the --latency truth on stdout\n");
 }
 
 static int put_format(void *arg, const char *system, const char *name, const char *text)
@@ -87,6 +91,53 @@ static void summary(const struct vma_mkdat_rec *recs, size_t n)
 	}
 }
 
+static int write_file(const char *path, const unsigned char *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f || fwrite(data, 1, len, f) != len || fclose(f) != 0) {
+		fprintf(stderr, "vmalyze-mkdat: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* --pair: the two files, and their truth: a line per wake-up and cause. */
+static int write_pair(const char *host, const char *guest)
+{
+	struct vma_pair_truth t;
+	unsigned char *h, *g;
+	size_t hl, gl, i, k;
+	int rc;
+
+	if (vma_pair_build(&h, &hl, &g, &gl, &t) < 0) {
+		fprintf(stderr, "vmalyze-mkdat: cannot build the pair\n");
+		return 1;
+	}
+	rc = write_file(host, h, hl) || write_file(guest, g, gl);
+	free(h);
+	free(g);
+	if (rc) {
+		return 1;
+	}
+	printf("# wakeup START_NS LATENCY_NS PID COMM, then CAUSE NS per cause; host thread %u\n",
+	       t.host_tid);
+	for (i = 0; i < t.nr_wakeups; i++) {
+		const struct vma_pair_wakeup *w = &t.wakeups[i];
+
+		printf("wakeup %llu %llu %u %s\n", (unsigned long long)w->start,
+		       (unsigned long long)(w->end - w->start), w->pid, w->comm);
+		for (k = 0; k < VMA_PAIR_MAX_CAUSES && w->split[k].cause; k++) {
+			printf("  %s\t%llu\n", w->split[k].cause, (unsigned long long)w->split[k].ns);
+		}
+	}
+	printf("thread %u %llu\n", t.host_tid, (unsigned long long)(t.last - t.first));
+	for (k = 0; k < t.nr_thread; k++) {
+		printf("  %s\t%llu\n", t.thread[k].cause, (unsigned long long)t.thread[k].ns);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -104,11 +155,12 @@ int main(int argc, char **argv)
 		{ "formats-dir", required_argument, NULL, 'f' },
 		{ "truncate", required_argument, NULL, 'T' },
 		{ "summary", no_argument, NULL, 'S' },
+		{ "pair", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct vma_mkdat_opts o = { .version = 7, .seed = 1 };
-	const char *out = NULL, *fdir = NULL;
+	const char *out = NULL, *fdir = NULL, *pair = NULL;
 	struct vma_mkdat_rec *recs;
 	unsigned long long cut = 0;
 	bool want_summary = false;
@@ -179,6 +231,9 @@ int main(int argc, char **argv)
 		case 'S':
 			want_summary = true;
 			break;
+		case 'P':
+			pair = optarg;
+			break;
 		case 'o':
 			out = optarg;
 			break;
@@ -193,6 +248,9 @@ int main(int argc, char **argv)
 	if (!out || optind != argc) {
 		usage(stderr);
 		return 1;
+	}
+	if (pair) {
+		return write_pair(out, pair);
 	}
 	if (vma_mkdat_build(&o, &file, &len, &recs, &nrec) < 0) {
 		fprintf(stderr, "vmalyze-mkdat: cannot build this scenario (check the options)\n");
