@@ -899,6 +899,13 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 				   " --vcpu");
 	if (opts->top && vma_renderer_find(opts->format)->per_interval)
 		return usage_error(err, "--top has no place in --format %s", opts->format);
+	if ((opts->mode == VMA_MODE_LATENCY || opts->mode == VMA_MODE_PICTURE) &&
+	    (opts->filter.domain_set || opts->filter.vcpu_set || opts->filter.time_set))
+		return usage_error(err, "%s", opts->mode == VMA_MODE_LATENCY
+				   ? "--latency reports every guest: not with --domain, --vm, --vcpu "
+				     "or --time"
+				   : "--timeline and --svg take their window from --time-range: not "
+				     "with --domain, --vm, --vcpu or --time");
 	opts->files = argv + optind;
 	opts->nr_files = argc - optind;
 	if (opts->nr_files == 0)

@@ -54,6 +54,7 @@ grep -q '^No guest trace' "$tmp/host" && grep -q 'thread 3000 (901.0 us): guest 
 	fail "the host-only split"
 
 for bad in "--latency -a" "--latency -s" "--latency --histogram" "--threshold 5us" \
+	   "--latency --top 3" "--latency --vcpu 1" \
 	   "--latency --threshold 0" "--latency --threshold 5parsecs"; do
 	# shellcheck disable=SC2086
 	"$VMALYZE" $bad "$H" "$G" >/dev/null 2>"$tmp/err"

@@ -74,6 +74,7 @@ jq -e '[.traceEvents[] | select(.ph == "X")] | length > 0 and
        all(.[]; .ts >= 1000100 and .ts + .dur <= 1000500)' "$tmp/win.json" >/dev/null ||
 	fail "slices outside --time-range"
 for bad in "--time-range 5ms" "--time-range 5ms,1ms" "--time-range x,1ms" "--timeline $tmp/x -s" \
+	   "--timeline $tmp/x --time 0,1" \
 	   "--time-range 1ms,2ms"; do
 	# shellcheck disable=SC2086
 	"$VMALYZE" $bad "$H" >/dev/null 2>"$tmp/err"
