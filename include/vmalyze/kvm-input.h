@@ -9,6 +9,7 @@
 #ifndef VMALYZE_KVM_INPUT_H
 #define VMALYZE_KVM_INPUT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "vmalyze/kvm-events.h"
@@ -81,6 +82,12 @@ struct vma_kvm_file_info {
 
 /* Session information of a trace.dat input; NULL for any other input. */
 const struct vma_kvm_file_info *vma_kvm_file_info(const struct vma_input *input);
+
+/*
+ * vma_kvm_is_tracedat - @path begins as a trace.dat does (only its first
+ * bytes are read): the only files that name trace ids.
+ */
+bool vma_kvm_is_tracedat(const char *path);
 
 /*
  * vma_kvm_link_guest - the dump text of @host's kvm_exit and kvm_entry

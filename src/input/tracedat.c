@@ -23,6 +23,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <traceevent/event-parse.h>
 
@@ -1116,6 +1117,21 @@ static bool tracedat_probe(const unsigned char *head, size_t len)
 {
 	return len >= 10 && head[0] == 0x17 && head[1] == 0x08 && head[2] == 0x44 &&
 		!memcmp(head + 3, "tracing", 7);
+}
+
+bool vma_kvm_is_tracedat(const char *path)
+{
+	unsigned char head[10];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool yes;
+
+	if (fd < 0) {
+		return false;
+	}
+	yes = read(fd, head, sizeof(head)) == (ssize_t)sizeof(head) &&
+	      tracedat_probe(head, sizeof(head));
+	close(fd);
+	return yes;
 }
 
 /* Clock of the records, as trace-cmd report decides whether stamps are ns. */

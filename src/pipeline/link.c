@@ -38,8 +38,12 @@ static int read_ids(const char *path, const struct vma_input_options *inopts, st
 
 	if (!quiet)
 		return VMA_ERR_NOMEM;
-	/* standard input can be read once only: it is never linked */
-	if (path[0] == '-' && !path[1]) {
+	/*
+	 * Standard input can be read once only: it is never linked.  Only a
+	 * trace.dat names trace ids: any other file (a large xentrace, an
+	 * archive, a folder) is not opened here at all.
+	 */
+	if ((path[0] == '-' && !path[1]) || !vma_kvm_is_tracedat(path)) {
 		vma_diag_destroy(quiet);
 		return VMA_OK;
 	}
