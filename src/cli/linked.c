@@ -12,6 +12,7 @@
 #include "vmalyze/dump.h"
 #include "vmalyze/diag.h"
 #include "vmalyze/input.h"
+#include "vmalyze/kvm-input.h"
 #include "vmalyze/latency.h"
 #include "vmalyze/pipeline.h"
 #include "vmalyze/status.h"
@@ -129,10 +130,14 @@ static int tie_guests(const struct vma_pipeline *p, struct vma_latency *lat)
 	int rc = VMA_OK;
 
 	for (i = 1; i < vma_pipeline_nr_inputs(p) && rc == VMA_OK; i++) {
-		const struct vma_vcpu *v;
+		const struct vma_kvm_file_info *info = vma_kvm_file_info(vma_pipeline_input_at(p, i));
+		uint32_t cpus = info ? info->cpu_count : 0;
 
-		for (c = 0; rc == VMA_OK && (v = vma_pipeline_host_vcpu(p, i, c)); c++) {
-			if (v->kvm_tid)
+		/* a cpu the GUEST option gives no thread stays unknown: the rest go on */
+		for (c = 0; rc == VMA_OK && c < cpus; c++) {
+			const struct vma_vcpu *v = vma_pipeline_host_vcpu(p, i, c);
+
+			if (v && v->kvm_tid)
 				rc = vma_latency_tie(lat, i, c, v->kvm_tid);
 		}
 	}
