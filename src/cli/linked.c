@@ -86,7 +86,18 @@ int vma_run_linked(const struct vma_options *opts, const char *const *paths, uin
 	if (status)
 		goto out;
 	ctx.p = p;
-	ctx.dump = vma_dump_create(out, vma_pipeline_hz(p));
+	/* one decoder for every line: the inputs must be of one format (KVM's) */
+	for (i = 1; i < nr; i++) {
+		if (vma_pipeline_input_at(p, i)->ops->describe != vma_pipeline_input(p)->ops->describe ||
+		    !vma_pipeline_input(p)->ops->describe) {
+			vma_diag_report(diag, VMA_LVL_INPUT, paths[i], UINT64_MAX,
+					"is not of the format of %s: linked traces are KVM "
+					"trace.dat files", paths[0]);
+			status = VMA_ERR_USAGE;
+			goto out;
+		}
+	}
+	ctx.dump = vma_dump_create(out, vma_pipeline_hz(p), vma_pipeline_input(p)->ops->describe);
 	if (!ctx.dump) {
 		status = VMA_ERR_NOMEM;
 		goto out;
