@@ -18,6 +18,7 @@
 #ifndef VMALYZE_TIMELINE_H
 #define VMALYZE_TIMELINE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -36,11 +37,13 @@ void vma_timeline_destroy(struct vma_timeline *tl);
 
 /*
  * vma_timeline_sample - @v's state (of machine @m) as of time @t; a change
- * ends its slice and starts another.  vma_timeline_pcpu - pcpu @pcpu runs
+ * ends its slice and starts another.  @in_vmm: the caller knows @v's exit
+ * went to the VMM (a KVM userspace exit since the exit), which the state
+ * model does not keep when a device access refines the exit.  vma_timeline_pcpu - pcpu @pcpu runs
  * @v (NULL: nothing known) as of @t.  Return: VMA_OK or VMA_ERR_NOMEM.
  */
 int vma_timeline_sample(struct vma_timeline *tl, const struct vma_machine *m,
-			const struct vma_vcpu *v, uint64_t t);
+			const struct vma_vcpu *v, bool in_vmm, uint64_t t);
 int vma_timeline_pcpu(struct vma_timeline *tl, uint32_t pcpu, const struct vma_vcpu *v,
 		      uint64_t t);
 

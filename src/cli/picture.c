@@ -17,12 +17,48 @@
 #include "vmalyze/status.h"
 #include "vmalyze/timeline.h"
 
+/* KVM vcpus whose exit went to the VMM (kvm_userspace_exit), until their next entry. */
+#define MAX_IN_VMM 64
+
 struct picture_ctx {
 	const struct vma_pipeline *p;
 	struct vma_timeline *tl;
 	const struct vma_vcpu *before;  /* the record's pcpu's vcpu before it */
 	uint64_t last;
+	const struct vma_vcpu *in_vmm[MAX_IN_VMM];
+	uint32_t nr_in_vmm;
 };
+
+static bool vmm_has(const struct picture_ctx *ctx, const struct vma_vcpu *v)
+{
+	uint32_t i;
+
+	for (i = 0; v && i < ctx->nr_in_vmm; i++) {
+		if (ctx->in_vmm[i] == v)
+			return true;
+	}
+	return false;
+}
+
+/* A KVM record of @v's thread: a userspace exit puts it in the VMM, an exit or entry out. */
+static void vmm_note(struct picture_ctx *ctx, const struct vma_vcpu *v, uint32_t event)
+{
+	uint32_t i;
+
+	if (!v)
+		return;
+	if (event == VMA_KVM_USERSPACE_EXIT && v->hvm.vmexit_valid && !vmm_has(ctx, v) &&
+	    ctx->nr_in_vmm < MAX_IN_VMM) {
+		ctx->in_vmm[ctx->nr_in_vmm++] = v;
+	} else if (event == VMA_KVM_EXIT || event == VMA_KVM_ENTRY) {
+		for (i = 0; i < ctx->nr_in_vmm; i++) {
+			if (ctx->in_vmm[i] == v) {
+				ctx->in_vmm[i] = ctx->in_vmm[--ctx->nr_in_vmm];
+				break;
+			}
+		}
+	}
+}
 
 static int before_picture(void *arg, const struct vma_machine *m, const struct vma_stream *s)
 {
@@ -66,10 +102,14 @@ static int after_picture(void *arg, const struct vma_machine *m, const struct vm
 	p = m && s->rec.pcpu < m->nr_pcpus ? m->pcpus[s->rec.pcpu] : NULL;
 	if (!p)
 		return VMA_OK;
+	if (m->kvm)
+		vmm_note(ctx, p->current, s->rec.event);
 	rc = ctx->before && ctx->before != p->current ?
-		vma_timeline_sample(ctx->tl, m, ctx->before, s->rec.tsc) : VMA_OK;
+		vma_timeline_sample(ctx->tl, m, ctx->before, vmm_has(ctx, ctx->before), s->rec.tsc)
+		: VMA_OK;
 	if (rc == VMA_OK && p->current)
-		rc = vma_timeline_sample(ctx->tl, m, p->current, s->rec.tsc);
+		rc = vma_timeline_sample(ctx->tl, m, p->current, vmm_has(ctx, p->current),
+					 s->rec.tsc);
 	if (rc == VMA_OK)
 		rc = vma_timeline_pcpu(ctx->tl, p->id, p->current, s->rec.tsc);
 	return rc;

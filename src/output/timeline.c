@@ -207,8 +207,8 @@ static bool halt_exit(const struct vma_machine *m, const struct vma_vcpu *v)
 }
 
 /* What @v is doing: its kind, the slice's name and args. */
-static uint8_t vcpu_state(const struct vma_machine *m, const struct vma_vcpu *v, char *name,
-			  size_t nlen, char *args, size_t alen)
+static uint8_t vcpu_state(const struct vma_machine *m, const struct vma_vcpu *v, bool in_vmm,
+			  char *name, size_t nlen, char *args, size_t alen)
 {
 	const struct vma_hvm_inflight *in = &v->hvm.inflight;
 	const char *reason;
@@ -237,7 +237,14 @@ static uint8_t vcpu_state(const struct vma_machine *m, const struct vma_vcpu *v,
 		snprintf(name, nlen, "halted");
 		return K_HALTED;
 	}
-	if (in->handler == VMA_KVM_USERSPACE_EXIT) {
+	if (in->handler && in->handler != VMA_KVM_USERSPACE_EXIT) {
+		/* the handler's minor names it (with its write flag 0x200 and TRC_64_FLAG off) */
+		const char *h = vma_id_is_kvm(in->handler) ? vma_kvm_event_name(in->handler)
+			: vma_hvm_handler_name(VMA_TRC_MINOR(in->handler) & 0xffu);
+
+		snprintf(args, alen, "%s 0x%" PRIx64, h ? h : "handler", in->key);
+	}
+	if (in_vmm || in->handler == VMA_KVM_USERSPACE_EXIT) {
 		snprintf(name, nlen, "VMM");
 		return K_VMM;
 	}
@@ -247,13 +254,6 @@ static uint8_t vcpu_state(const struct vma_machine *m, const struct vma_vcpu *v,
 		snprintf(name, nlen, "%s", reason);
 	else
 		snprintf(name, nlen, "exit %#x", v->hvm.exit_reason);
-	if (in->handler) {
-		/* the handler's minor names it (with its write flag 0x200 and TRC_64_FLAG off) */
-		const char *h = vma_id_is_kvm(in->handler) ? vma_kvm_event_name(in->handler)
-			: vma_hvm_handler_name(VMA_TRC_MINOR(in->handler) & 0xffu);
-
-		snprintf(args, alen, "%s 0x%" PRIx64, h ? h : "handler", in->key);
-	}
 	return K_EXIT;
 }
 
@@ -285,7 +285,7 @@ static int count_exit(struct vma_timeline *tl, struct track *t, uint64_t now)
 }
 
 int vma_timeline_sample(struct vma_timeline *tl, const struct vma_machine *m,
-			const struct vma_vcpu *v, uint64_t t)
+			const struct vma_vcpu *v, bool in_vmm, uint64_t t)
 {
 	char label[64], name[64], args[64];
 	struct track *tr;
@@ -300,7 +300,7 @@ int vma_timeline_sample(struct vma_timeline *tl, const struct vma_machine *m,
 		return VMA_ERR_NOMEM;
 	if (v->kvm_tid && strcmp(tr->label, label))
 		snprintf(tr->label, sizeof(tr->label), "%s", label); /* its thread became known */
-	kind = vcpu_state(m, v, name, sizeof(name), args, sizeof(args));
+	kind = vcpu_state(m, v, in_vmm, name, sizeof(name), args, sizeof(args));
 	if (v->hvm.vmexit_valid && v->type != VMA_VCPU_PV && v->hvm.exit_tsc != tr->last_exit) {
 		tr->last_exit = v->hvm.exit_tsc;
 		rc = count_exit(tl, tr, t);

@@ -44,7 +44,8 @@ jq -r '.traceEvents[] | select(.ph == "X" and .pid == 2) | "\(.name) \(.ts) \(.d
 	"$tmp/pair.json" >"$tmp/vcpu"
 cat >"$tmp/vcpu.want" <<'WANT'
 guest 1000000 20 
-EPT_MISCONFIG 1000020 25 mmio_assist 0xfe000000
+EPT_MISCONFIG 1000020 5 mmio_assist 0xfe000000
+VMM 1000025 20 mmio_assist 0xfe000000
 guest 1000045 105 
 preempted 1000150 200 
 guest 1000350 170 
