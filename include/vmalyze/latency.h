@@ -39,7 +39,7 @@ struct vma_lat_share {
 	uint64_t ticks;
 };
 
-/* One wake-up: woken at @start, run at @end. */
+/* One wake-up: woken at @start, run at @end (or one of the user's intervals). */
 struct vma_lat_interval {
 	uint64_t start, end;
 	uint32_t guest;             /* the guest input, 1 for the first */
@@ -62,6 +62,7 @@ struct vma_lat_thread {
 struct vma_lat_report {
 	uint64_t hz;                /* trace ticks per second */
 	bool have_guest;
+	const char *marked, *marked_end; /* the user's intervals' events, or NULL: wake-ups */
 	uint64_t wakeups;           /* every wake-up seen run */
 	uint64_t p50, p99, max;     /* of their latencies, in ticks */
 	uint64_t threshold;         /* the report's, in ticks */
@@ -78,6 +79,13 @@ struct vma_lat_report {
 
 struct vma_latency_options {
 	uint64_t hz;                /* ticks per second of the time stamps */
+	/*
+	 * The intervals are the user's: from each record of one guest event
+	 * to the next of another on the same guest cpu (vma_latency_mark()),
+	 * not the wake-ups.  The names, for the report.
+	 */
+	const char *marked;         /* "START" or NULL */
+	const char *marked_end;     /* "END" */
 	uint64_t threshold;         /* ticks; 0: the p99 of the guest's wake-ups */
 	uint32_t worst;             /* intervals to list; 0: 10 */
 };
@@ -96,6 +104,14 @@ int vma_latency_tie(struct vma_latency *lat, uint32_t guest, uint32_t cpu, uint3
  */
 int vma_latency_host(struct vma_latency *lat, const struct vma_record *rec);
 int vma_latency_guest(struct vma_latency *lat, uint32_t guest, const struct vma_record *rec);
+
+/*
+ * vma_latency_mark - with options.marked: @rec of guest input @guest is
+ * one of the user's events, @start the first (it opens its cpu's interval
+ * again) or the second (it closes it).  Return: VMA_OK or VMA_ERR_NOMEM.
+ */
+int vma_latency_mark(struct vma_latency *lat, uint32_t guest, const struct vma_record *rec,
+		     bool start);
 
 /*
  * vma_latency_report - the report at time @end (the last record's stamp).

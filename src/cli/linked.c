@@ -119,19 +119,43 @@ struct latency_ctx {
 	const struct vma_pipeline *p;
 	struct vma_latency *lat;
 	uint64_t last;
+	const char *start, *end;    /* --latency-events, or NULL */
+	uint64_t marks;             /* records of those events seen */
 };
+
+/* --latency-events: a guest record of END closes its cpu's interval, of START opens one. */
+static int mark(struct latency_ctx *ctx, uint32_t guest, const struct vma_stream *s)
+{
+	const char *name = vma_kvm_record_name(s->input, &s->rec);
+	int rc = VMA_OK;
+
+	if (!strcmp(name, ctx->end)) {
+		ctx->marks++;
+		rc = vma_latency_mark(ctx->lat, guest, &s->rec, false);
+	}
+	if (rc == VMA_OK && !strcmp(name, ctx->start)) {
+		ctx->marks++;
+		rc = vma_latency_mark(ctx->lat, guest, &s->rec, true);
+	}
+	return rc;
+}
 
 static int after_latency(void *arg, const struct vma_machine *m, const struct vma_stream *s,
 			 const struct vma_outcome *out)
 {
 	struct latency_ctx *ctx = arg;
 	uint32_t i = vma_pipeline_input_index(ctx->p, s->input);
+	int rc;
 
 	(void)m;
 	(void)out;
 	if (s->rec.tsc > ctx->last)
 		ctx->last = s->rec.tsc;
-	return i ? vma_latency_guest(ctx->lat, i, &s->rec) : vma_latency_host(ctx->lat, &s->rec);
+	if (!i)
+		return vma_latency_host(ctx->lat, &s->rec);
+	/* with --latency-events the analysis only notes that a guest is there */
+	rc = vma_latency_guest(ctx->lat, i, &s->rec);
+	return rc || !ctx->start ? rc : mark(ctx, i, s);
 }
 
 /* Guest cpu c of each guest is the host thread the GUEST option names for it. */
@@ -189,8 +213,12 @@ int vma_run_latency(const struct vma_options *opts, const char *const *paths, ui
 	}
 	hz = vma_pipeline_hz(p);
 	ctx.p = p;
+	ctx.start = opts->latency_start;
+	ctx.end = opts->latency_end;
 	ctx.lat = vma_latency_create(&(struct vma_latency_options){
 		.hz = hz,
+		.marked = opts->latency_start,
+		.marked_end = opts->latency_end,
 		.threshold = (uint64_t)((unsigned __int128)opts->threshold_ns * hz / 1000000000u),
 	});
 	if (!ctx.lat || tie_guests(p, ctx.lat)) {
@@ -198,6 +226,10 @@ int vma_run_latency(const struct vma_options *opts, const char *const *paths, ui
 		goto out;
 	}
 	status = vma_pipeline_run(p, &hooks);
+	if (ctx.start && !ctx.marks && nr > 1)
+		vma_diag_report(diag, VMA_LVL_WARN, paths[1], UINT64_MAX,
+				"no %s or %s record in the guest traces (--latency-events)",
+				ctx.start, ctx.end);
 	r = vma_latency_report(ctx.lat, ctx.last);
 	if (!r) {
 		status = status ? status : VMA_ERR_NOMEM;

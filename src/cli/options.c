@@ -44,6 +44,7 @@ enum {
 	OPT_TIME_OFFSET,
 	OPT_LATENCY,
 	OPT_THRESHOLD,
+	OPT_LATENCY_EVENTS,
 	OPT_TIMELINE,
 	OPT_SVG,
 	OPT_TIME_RANGE,
@@ -139,6 +140,9 @@ static const struct option_doc table[] = {
 	  "text, --json or --csv" },
 	{ "threshold", OPT_THRESHOLD, required_argument, "TIME",
 	  "With --latency: list wake-ups from TIME (100us, 2ms; default the guest's p99)" },
+	{ "latency-events", OPT_LATENCY_EVENTS, required_argument, "A,B",
+	  "With --latency: the intervals from each guest event A to the next B on its "
+	  "cpu, instead of the wake-ups" },
 	{ "timeline", OPT_TIMELINE, required_argument, "FILE",
 	  "Write a Chrome JSON trace (Perfetto UI, chrome://tracing): tracks per pcpu, "
 	  "vcpu and guest cpu" },
@@ -757,6 +761,17 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 		case OPT_LATENCY:
 			opts->latency = true;
 			break;
+		case OPT_LATENCY_EVENTS: {
+			char *comma = strchr(optarg, ',');
+
+			if (!comma || comma == optarg || !comma[1] || strchr(comma + 1, ','))
+				return usage_error(err, "bad --latency-events '%s' (A,B: two "
+						   "guest event names)", optarg);
+			*comma = '\0';
+			opts->latency_start = optarg;
+			opts->latency_end = comma + 1;
+			break;
+		}
 		case OPT_THRESHOLD:
 			opts->threshold_ns = parse_duration_ns(optarg);
 			if (!opts->threshold_ns)
@@ -859,8 +874,8 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 	     opts->dump_raw_reads || opts->dump_ipi_latency))
 		return usage_error(err, "%s", "--timeline and --svg write pictures: only "
 				   "--time-range goes with them");
-	if (opts->threshold_ns && !opts->latency)
-		return usage_error(err, "%s", "--threshold goes with --latency");
+	if ((opts->threshold_ns || opts->latency_start) && !opts->latency)
+		return usage_error(err, "%s", "--threshold and --latency-events go with --latency");
 	if (opts->latency && (opts->dump || opts->summary || opts->live || opts->histogram ||
 			      opts->interval_secs > 0 || opts->save || opts->report_pcpu ||
 			      opts->scatter.kinds || opts->dump_raw_process || opts->dump_raw_reads ||

@@ -82,6 +82,7 @@ struct vma_options {
 	uint64_t range_from_ns, range_to_ns; /* --time-range, since the first record; to 0: end */
 	bool time_range;        /* --time-range given */
 	uint64_t threshold_ns;  /* --threshold, 0: the guest's p99 */
+	const char *latency_start, *latency_end; /* --latency-events START,END, or NULL */
 	struct vma_time_offset time_offsets[VMA_MAX_TIME_OFFSETS]; /* --time-offset */
 	int nr_time_offsets;
 	bool help, version;

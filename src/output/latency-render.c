@@ -49,13 +49,19 @@ int vma_lat_render_text(FILE *out, const struct vma_lat_report *r)
 	uint32_t i;
 
 	if (r->have_guest) {
-		fprintf(out, "Guest wake-up latency (sched_waking to the sched_switch that runs the "
-			"task), split by what the host thread of its vcpu did:\n");
-		fprintf(out, "  wake-ups %" PRIu64 "  p50 %.1f us  p99 %.1f us  max %.1f us\n",
+		if (r->marked)
+			fprintf(out, "Guest intervals (%s to the next %s on its cpu), split by what "
+				"the host thread of its vcpu did:\n", r->marked, r->marked_end);
+		else
+			fprintf(out, "Guest wake-up latency (sched_waking to the sched_switch that "
+				"runs the task), split by what the host thread of its vcpu did:\n");
+		const char *what = r->marked ? "intervals" : "wake-ups";
+
+		fprintf(out, "  %s %" PRIu64 "  p50 %.1f us  p99 %.1f us  max %.1f us\n", what,
 			r->wakeups, us(r, r->p50), us(r, r->p99), us(r, r->max));
-		fprintf(out, "  threshold %.1f us (%s): %" PRIu64 " wake-ups at or above it\n",
+		fprintf(out, "  threshold %.1f us (%s): %" PRIu64 " %s at or above it\n",
 			us(r, r->threshold), r->threshold_is_p99 ? "the guest's p99" : "--threshold",
-			r->above);
+			r->above, what);
 		if (r->nr_worst)
 			fprintf(out, "  Worst %u:\n", r->nr_worst);
 		for (i = 0; i < r->nr_worst; i++) {
@@ -122,7 +128,17 @@ int vma_lat_render_json(FILE *out, const struct vma_lat_report *r)
 {
 	uint32_t i;
 
-	fprintf(out, "{\"latency\": {\"have_guest\": %s, \"wakeups\": %" PRIu64 ", \"p50_ns\": %"
+	fprintf(out, "{\"latency\": {\"intervals\": ");
+	if (r->marked) {
+		fprintf(out, "{\"start\": ");
+		json_string(out, r->marked);
+		fprintf(out, ", \"end\": ");
+		json_string(out, r->marked_end);
+		fputc('}', out);
+	} else {
+		fprintf(out, "\"wakeups\"");
+	}
+	fprintf(out, ", \"have_guest\": %s, \"wakeups\": %" PRIu64 ", \"p50_ns\": %"
 		PRIu64 ", \"p99_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64 ",\n",
 		r->have_guest ? "true" : "false", r->wakeups, to_ns(r, r->p50), to_ns(r, r->p99),
 		to_ns(r, r->max));

@@ -56,6 +56,7 @@ struct wake {
 	bool open;
 	uint32_t guest, cpu, pid;
 	char comm[16];
+	uint32_t task;              /* a marked interval: the guest thread of its start */
 	uint64_t start, end;
 	uint32_t tid;               /* host thread charged, 0 none */
 	struct split split;
@@ -405,14 +406,18 @@ static void take_comm(char comm[16], const struct vma_record *rec, enum vma_kvm_
 	comm[15] = '\0';
 }
 
-static int wake(struct vma_latency *lat, uint32_t guest, const struct vma_record *rec)
+/* Intervals named by the user (vma_latency_mark()) are keyed by cpu, never a pid. */
+#define MARK_KEY 0x80000000u
+
+/* Open the interval of @key (a pid, or MARK_KEY | cpu) of @guest at @t, charged to @cpu. */
+static int open_interval(struct vma_latency *lat, uint32_t guest, uint32_t key, uint32_t cpu,
+			 uint64_t t, struct wake **out)
 {
-	uint32_t pid = vma_kvm_word(rec, VMA_KVM_SCHED_WAKEUP_PID);
 	struct wake *w = NULL;
 	size_t i;
 
 	for (i = 0; i < lat->nr_open && !w; i++) {
-		if (lat->open[i].guest == guest && lat->open[i].pid == pid)
+		if (lat->open[i].guest == guest && lat->open[i].pid == key)
 			w = &lat->open[i];
 	}
 	if (!w) {
@@ -421,18 +426,28 @@ static int wake(struct vma_latency *lat, uint32_t guest, const struct vma_record
 		w = &lat->open[lat->nr_open++];
 		memset(w, 0, sizeof(*w));
 	}
-	/* woken again before it ran: the wait starts over, as trace-cmd report -w */
+	/* opened again before it closed: the wait starts over, as trace-cmd report -w */
 	free(w->split.ticks);
-	*w = (struct wake){ .open = true, .guest = guest, .pid = pid, .start = rec->tsc,
-			    .cpu = vma_kvm_word(rec, VMA_KVM_SCHED_WAKEUP_TARGET_CPU) };
-	take_comm(w->comm, rec, VMA_KVM_SCHED_WAKEUP_COMM);
-	w->tid = tid_of(lat, guest, w->cpu);
+	*w = (struct wake){ .open = true, .guest = guest, .pid = key, .start = t, .cpu = cpu };
+	w->tid = tid_of(lat, guest, cpu);
+	*out = w;
 	return VMA_OK;
 }
 
-static int run(struct vma_latency *lat, uint32_t guest, const struct vma_record *rec)
+static int wake(struct vma_latency *lat, uint32_t guest, const struct vma_record *rec)
 {
-	uint32_t pid = vma_kvm_word(rec, VMA_KVM_SCHED_SWITCH_NEXT_PID);
+	struct wake *w;
+	int rc = open_interval(lat, guest, vma_kvm_word(rec, VMA_KVM_SCHED_WAKEUP_PID),
+			       vma_kvm_word(rec, VMA_KVM_SCHED_WAKEUP_TARGET_CPU), rec->tsc, &w);
+
+	if (rc == VMA_OK)
+		take_comm(w->comm, rec, VMA_KVM_SCHED_WAKEUP_COMM);
+	return rc;
+}
+
+/* Close the interval of @key of @guest at @t, if one is open. */
+static int close_interval(struct vma_latency *lat, uint32_t guest, uint32_t key, uint64_t t)
+{
 	struct thread *th;
 	struct wake *w;
 	uint64_t charged = 0;
@@ -440,31 +455,54 @@ static int run(struct vma_latency *lat, uint32_t guest, const struct vma_record 
 	int rc;
 
 	for (i = 0; i < lat->nr_open; i++) {
-		if (lat->open[i].guest == guest && lat->open[i].pid == pid)
+		if (lat->open[i].guest == guest && lat->open[i].pid == key)
 			break;
 	}
 	if (i == lat->nr_open)
 		return VMA_OK;
 	w = &lat->open[i];
 	th = w->tid ? thread_of(lat, w->tid, false) : NULL;
-	rc = th ? charge(lat, th, rec->tsc) : VMA_OK;
+	rc = th ? charge(lat, th, t) : VMA_OK;
 	/* what no host record explains (before the thread's first one) is unknown */
 	for (c = 0; c < w->split.n; c++)
 		charged += w->split.ticks[c];
-	if (rc == VMA_OK && rec->tsc - w->start > charged)
-		rc = split_add(&w->split, CAUSE_UNKNOWN, rec->tsc - w->start - charged);
+	if (rc == VMA_OK && t - w->start > charged)
+		rc = split_add(&w->split, CAUSE_UNKNOWN, t - w->start - charged);
 	if (rc || vma_grow(lat->done, &lat->cap_done, lat->nr_done + 1, 64))
 		return rc ? rc : VMA_ERR_NOMEM;
 	w->open = false;
-	w->end = rec->tsc;
+	w->end = t;
 	lat->done[lat->nr_done++] = *w;
 	*w = lat->open[--lat->nr_open];
 	return VMA_OK;
 }
 
+static int run(struct vma_latency *lat, uint32_t guest, const struct vma_record *rec)
+{
+	return close_interval(lat, guest, vma_kvm_word(rec, VMA_KVM_SCHED_SWITCH_NEXT_PID),
+			      rec->tsc);
+}
+
+int vma_latency_mark(struct vma_latency *lat, uint32_t guest, const struct vma_record *rec,
+		     bool start)
+{
+	struct wake *w;
+	int rc;
+
+	lat->have_guest = true;
+	if (!start)
+		return close_interval(lat, guest, MARK_KEY | rec->pcpu, rec->tsc);
+	rc = open_interval(lat, guest, MARK_KEY | rec->pcpu, rec->pcpu, rec->tsc, &w);
+	if (rc == VMA_OK)
+		w->task = rec->ctx;
+	return rc;
+}
+
 int vma_latency_guest(struct vma_latency *lat, uint32_t guest, const struct vma_record *rec)
 {
 	lat->have_guest = true;
+	if (lat->opts.marked)
+		return VMA_OK; /* the user's events make the intervals (vma_latency_mark()) */
 	/* a wake-up starts at sched_waking; sched_wakeup only where none is recorded */
 	if (rec->event == VMA_KVM_SCHED_WAKING) {
 		size_t old = lat->cap_waking;
@@ -569,7 +607,8 @@ static int fill_wakeups(struct vma_latency *lat, struct vma_lat_report *r)
 		struct vma_lat_interval *o = &r->worst[i];
 
 		*o = (struct vma_lat_interval){ .start = w->start, .end = w->end,
-						.guest = w->guest, .cpu = w->cpu, .pid = w->pid,
+						.guest = w->guest, .cpu = w->cpu,
+						.pid = w->pid & MARK_KEY ? w->task : w->pid,
 						.host_tid = w->tid };
 		memcpy(o->comm, w->comm, sizeof(o->comm));
 		rc = shares(lat, &w->split, &o->split, &o->nr_split);
@@ -590,6 +629,8 @@ struct vma_lat_report *vma_latency_report(struct vma_latency *lat, uint64_t end)
 		return NULL;
 	r->hz = lat->opts.hz;
 	r->have_guest = lat->have_guest;
+	r->marked = lat->opts.marked;
+	r->marked_end = lat->opts.marked_end;
 	/* the time since each thread's last change is its current cause's */
 	for (i = 0; i < lat->nr_threads && rc == VMA_OK; i++) {
 		if (lat->threads[i].started)

@@ -48,13 +48,26 @@ grep -q '^wakeup,1000100000,101,worker,0,3000,300000,preempted by stress,200000$
 	fail "CSV row of the preempted wake-up"
 [ "$(grep -c '^wakeup,' "$tmp/csv")" -eq 8 ] || fail "CSV: not 8 wake-up causes"
 
+# The user's own pair of guest events: sched_wakeup (1 us after sched_waking)
+# to the next sched_switch on the cpu: each interval 1 us shorter, taken
+# from the guest's share (the first 1 us of each wake-up ran guest code).
+"$VMALYZE" --latency --latency-events sched_wakeup,sched_switch --threshold 100us "$H" "$G" \
+	>"$tmp/pair" 2>/dev/null || fail "--latency-events exits $?"
+grep -q '(sched_wakeup to the next sched_switch on its cpu)' "$tmp/pair" &&
+	grep -q ': 299.0 us: preempted by stress 66.9% 200.0 us, guest 33.1% 99.0 us$' "$tmp/pair" &&
+	grep -q ': 199.0 us: halted 70.4% 140.0 us, guest 29.6% 59.0 us$' "$tmp/pair" ||
+	fail "--latency-events: not the generator's intervals"
+"$VMALYZE" --latency --latency-events nosuch,other "$H" "$G" >/dev/null 2>"$tmp/err"
+grep -q 'no nosuch or other record' "$tmp/err" || fail "--latency-events of absent events: no warning"
+
 # The host alone: no guest, its vcpu thread's time by cause all the same.
 "$VMALYZE" --latency "$H" >"$tmp/host" 2>/dev/null || fail "--latency HOST exits $?"
 grep -q '^No guest trace' "$tmp/host" && grep -q 'thread 3000 (901.0 us): guest 59.4% 535.0 us' "$tmp/host" ||
 	fail "the host-only split"
 
 for bad in "--latency -a" "--latency -s" "--latency --histogram" "--threshold 5us" \
-	   "--latency --top 3" "--latency --vcpu 1" \
+	   "--latency --top 3" "--latency --vcpu 1" "--latency-events a,b" \
+	   "--latency --latency-events a" "--latency --latency-events ,b" \
 	   "--latency --threshold 0" "--latency --threshold 5parsecs"; do
 	# shellcheck disable=SC2086
 	"$VMALYZE" $bad "$H" "$G" >/dev/null 2>"$tmp/err"
