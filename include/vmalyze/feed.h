@@ -22,6 +22,7 @@
 #ifndef VMALYZE_FEED_H
 #define VMALYZE_FEED_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "vmalyze/input.h"
@@ -91,6 +92,13 @@ struct vma_stream *vma_feed_pop_ended(struct vma_feed *feed);
  * feed delivers nothing more: vma_feed_next() returns VMA_END.
  */
 void vma_feed_stop(struct vma_feed *feed);
+
+/*
+ * vma_feed_shift - vma_merge_shift() of the feed's merge, when it runs on
+ * the caller's thread.  Return: false with a reader thread, which has
+ * merged records ahead: they cannot be moved any more.
+ */
+bool vma_feed_shift(struct vma_feed *feed, uint32_t pcpu, int64_t offset);
 
 /* Records delivered out of time order (see merge.h). */
 uint64_t vma_feed_late_count(const struct vma_feed *feed);

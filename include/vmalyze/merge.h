@@ -62,6 +62,13 @@ int vma_merge_next(struct vma_merge *merge, struct vma_stream **out);
  */
 struct vma_stream *vma_merge_pop_ended(struct vma_merge *merge);
 
+/*
+ * vma_merge_shift - add @offset to the time stamps of pcpu @pcpu's streams
+ * from their next record on (TSC skew correction; records already read
+ * keep theirs).  Replaces the offset set before.
+ */
+void vma_merge_shift(struct vma_merge *merge, uint32_t pcpu, int64_t offset);
+
 /* Number of records delivered out of time order (VMA_REC_LATE). */
 uint64_t vma_merge_late_count(const struct vma_merge *merge);
 

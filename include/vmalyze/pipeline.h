@@ -28,6 +28,9 @@ struct vma_pipeline_options {
 	uint64_t timer_hz;  /* --timer-hz, when set: wins over cpu_hz */
 	bool no_state;      /* only read and merge: no machine, no dispatch (reader tests) */
 	uint8_t default_paging_levels; /* --default-guest-paging-levels (state.h) */
+	struct vma_eip_options eips;   /* interrupt EIP enumerations (eips.h) */
+	bool tsc_loop_fatal;           /* --tsc-loop-fatal (state.h) */
+	bool tsc_skew_correct;         /* --tsc-skew-correct: Xen, one thread */
 	/*
 	 * Gives the merge a stream of the caller's in place of each stream the
 	 * input announces (--dump-raw-reads sees every read); NULL when out of

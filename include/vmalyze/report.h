@@ -34,6 +34,7 @@
 #include "vmalyze/state.h"
 
 struct vma_worst;
+struct vma_symbols;
 
 /* What a duration counts: the trace clock's ticks. */
 enum vma_report_unit {
@@ -137,6 +138,12 @@ struct vma_report_pv_event {
 	uint64_t count;       /* records of this minor */
 	uint64_t subcalls;    /* the hypercall v2 line: multicall subcalls xenalyze adds */
 	bool lists_hypercalls; /* xenalyze prints the hypercall table under it */
+	bool lists_traps;     /* ... the trap table (TRC_PV_TRAP) */
+};
+
+struct vma_report_trap {
+	uint32_t trap;        /* the trap (exception vector) number */
+	uint64_t count;
 };
 
 struct vma_report_hypercall {
@@ -148,6 +155,12 @@ struct vma_report_hypercall {
 /* vm-trace's figures (KVM): exits, mean and largest latency, worst 1 ms. */
 struct vma_report_latency {
 	uint64_t exits, total, mean, max, max_window;
+};
+
+/* A guest EIP (or the first of a bucket of EIPs) and how often it was interrupted. */
+struct vma_report_eip {
+	uint64_t eip;
+	uint64_t count;
 };
 
 struct vma_report_vcpu {
@@ -178,6 +191,14 @@ struct vma_report_vcpu {
 	uint32_t nr_pv_events;
 	struct vma_report_hypercall *hypercalls;
 	uint32_t nr_hypercalls;
+	struct vma_report_trap *traps;         /* PV: by trap number, non-zero ones */
+	uint32_t nr_traps;
+	/* --histogram-interrupt-eip=VEC,INCR (HVM vcpus): buckets seen, by address. */
+	bool has_eip_histogram;
+	uint32_t eip_histogram_vector;
+	uint64_t eip_histogram_increment;
+	struct vma_report_eip *eip_histogram;
+	uint32_t nr_eip_histogram;
 };
 
 /*
@@ -210,6 +231,12 @@ struct vma_report_domain {
 	struct vma_report_totals totals;       /* over its vcpus (with .totals) */
 	struct vma_report_vcpu *vcpus;         /* by ascending id */
 	uint32_t nr_vcpus;
+	/* --with-interrupt-eip-enumeration=VEC: EIPs by count, most first, then address. */
+	bool has_interrupt_eips;
+	uint32_t interrupt_eip_vector;
+	uint64_t interrupt_eip_total;
+	struct vma_report_eip *interrupt_eips;
+	uint32_t nr_interrupt_eips;
 };
 
 /* KVM: one VM's time on a host cpu, in guest mode and in exits. */
@@ -342,6 +369,8 @@ struct vma_render_options {
 	bool no_percentiles;  /* --sample-size=0: text lines without {p5|p50|p95} */
 	enum vma_stat_event stat_event;
 	enum vma_stat_sort stat_sort;
+	const struct vma_symbols *symbols; /* --symbol-file: EIPs as name+0xOFF; may be NULL */
+	bool mmio_keep_vga;   /* --mmio-enumeration-skip-vga=0: Xen MMIO rows at 0xa0000-0xbffff too */
 };
 
 struct vma_render {

@@ -50,6 +50,15 @@ void vma_state_refuse_short(struct vma_machine *m, enum vma_xe_index row,
 			    const struct vma_record *rec, struct vma_outcome *out)
 	__attribute__((cold));
 
+/*
+ * vma_tsc_skew - the change @rec on @p explains an earlier one on pcpu
+ * @behind, @lag ticks before it: @behind's clock is behind (skew.c).
+ * Return: VMA_OK, VMA_ERR_NOMEM, or VMA_ERR_DAMAGED for a loop with
+ * --tsc-loop-fatal.
+ */
+int vma_tsc_skew(struct vma_machine *m, struct vma_pcpu *p, uint32_t behind, uint64_t lag,
+		 const struct vma_record *rec);
+
 /* Closes @v's open arc at a vmentry: its refinement is final. */
 void vma_hvm_close_arc_final(struct vma_machine *m, struct vma_vcpu *v, uint64_t tsc);
 

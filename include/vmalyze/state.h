@@ -20,6 +20,7 @@
 
 #include "vmalyze/arm-names.h"
 #include "vmalyze/cycles.h"
+#include "vmalyze/eips.h"
 #include "vmalyze/record.h"
 
 struct vma_diag;
@@ -128,6 +129,7 @@ struct vma_hvm {
 	bool mmio_in_arc;            /* an MMIO record with data in the open exit */
 	struct vma_hvm_w2h *w2h;     /* owned; NULL until the first injection */
 	struct vma_hvm_stats *stats; /* owned; NULL until the first closed arc */
+	struct vma_eip_counts eip_histogram; /* --histogram-interrupt-eip: by bucket */
 };
 
 /* PV event counts (no timing: PV records carry no arcs). */
@@ -136,6 +138,8 @@ struct vma_pv {
 	uint32_t nr_counts;
 	uint64_t *hypercalls; /* owned, indexed by hypercall number */
 	uint32_t nr_hypercalls;
+	uint64_t *traps;    /* owned, TRC_PV_TRAP records by trap number */
+	uint32_t nr_traps;
 };
 
 /*
@@ -243,6 +247,7 @@ struct vma_domain {
 	struct vma_latency_window latency; /* KVM: over all its vcpus */
 	struct vma_latency_window latency_nohalt; /* KVM: the same without HLT/WFx exits */
 	struct vma_kvm_vm kvm;     /* KVM: which process it is */
+	struct vma_eip_counts interrupt_eips; /* --with-interrupt-eip-enumeration */
 };
 
 /* Trace volume by class, per pcpu (xenalyze's log volume summary). */
@@ -287,6 +292,10 @@ struct vma_pcpu {
 	struct vma_pcpu_vm *kvm_vms;    /* owned: KVM, by first appearance */
 	uint32_t nr_kvm_vms;
 	size_t cap_kvm_vms;
+	/* TSC skew correction (skew.c): added to this pcpu's later time stamps. */
+	int64_t tsc_offset;
+	uint64_t *downstream;       /* owned bitmap: pcpus whose offsets were set against it */
+	uint32_t nr_downstream;     /* its words */
 };
 
 /*
@@ -319,6 +328,15 @@ struct vma_machine_options {
 	const void *thread_name_arg;
 	/* --default-guest-paging-levels: of HVM guests until a 64-bit exit; 0 none. */
 	uint8_t default_paging_levels;
+	struct vma_eip_options eips; /* interrupt EIP enumerations, eips.h */
+	/*
+	 * TSC skew correction (skew.c): @tsc_offset is told each new offset
+	 * of a pcpu's time stamps, for the records after the current ones;
+	 * NULL: skew is detected and reported, nothing is moved.
+	 */
+	void (*tsc_offset)(void *arg, uint32_t pcpu, int64_t offset);
+	void *tsc_offset_arg;
+	bool tsc_loop_fatal;        /* --tsc-loop-fatal: a loop of corrections stops the input */
 };
 
 struct vma_machine {
@@ -397,6 +415,9 @@ void vma_machine_finish(struct vma_machine *machine);
  * (VMX basic exit reasons stop well below).  Sets machine->svm on evidence.
  */
 void vma_vendor_note(struct vma_machine *machine, const struct vma_record *rec);
+
+/* An external interrupt of @vector interrupted @v at v->hvm.rip (eips.h). */
+void vma_interrupt_eip_note(struct vma_machine *machine, struct vma_vcpu *v, uint32_t vector);
 
 /* Names for output. */
 const char *vma_vcpu_runstate_name(enum vma_runstate state);

@@ -271,7 +271,7 @@ enum vma_xe_flags {
 	X(MSR_READ, TRC_HVM_MSR_READ, "msr_read", 3, VMA_XE_EXIT, refine, msr) \
 	X(MSR_WRITE, TRC_HVM_MSR_WRITE, "msr_write", 3, VMA_XE_EXIT, refine, msr) \
 	X(CPUID, TRC_HVM_CPUID, "cpuid", 0, VMA_XE_EXIT, refine, generic) \
-	X(INTR, TRC_HVM_INTR, "intr", 0, VMA_XE_EXIT, refine, intr) \
+	X(INTR, TRC_HVM_INTR, "intr", 0, VMA_XE_EXIT, intr_exit, intr) \
 	X(NMI, TRC_HVM_NMI, "nmi", 0, VMA_XE_EXIT, refine, generic) \
 	X(SMI, TRC_HVM_SMI, "smi", 0, VMA_XE_EXIT, refine, generic) \
 	X(VMMCALL, TRC_HVM_VMMCALL, "vmcall", 1, VMA_XE_EXIT, refine, vmcall) \
@@ -342,8 +342,8 @@ enum vma_xe_flags {
 	X(PV_HYPERCALL, TRC_PV_HYPERCALL, "hypercall", 2, 0, hypercall_v1, hypercall_v1) \
 	X(PV_HYPERCALL64, TRC_PV_HYPERCALL | TRC_64_FLAG, "hypercall", 3, VMA_XE_WIDE, \
 	  hypercall_v1, hypercall_v1) \
-	X(PV_TRAP, TRC_PV_TRAP, "trap", 2, 0, count, trap) \
-	X(PV_TRAP64, TRC_PV_TRAP | TRC_64_FLAG, "trap", 3, VMA_XE_WIDE, count, trap) \
+	X(PV_TRAP, TRC_PV_TRAP, "trap", 2, 0, pv_trap, trap) \
+	X(PV_TRAP64, TRC_PV_TRAP | TRC_64_FLAG, "trap", 3, VMA_XE_WIDE, pv_trap, trap) \
 	PV_PLAIN(X, PAGE_FAULT, "page_fault") \
 	PV_PLAIN(X, FORCED_INVALID_OP, "forced_invalid_op") \
 	PV_PLAIN(X, EMULATE_PRIVOP, "emulate privop") \

@@ -48,6 +48,7 @@ enum {
 	OPT_TIMELINE,
 	OPT_SVG,
 	OPT_TIME_RANGE,
+	OPT_TSC_SKEW_CORRECT,
 	OPT_XENALYZE, /* xenalyze's options: OPT_XENALYZE + their table index */
 };
 
@@ -93,7 +94,8 @@ static const struct option_doc table[] = {
 	  "With the summary: log-scale cycle histograms per exit reason and runstate" },
 	{ "interval", 'i', required_argument, "SEC",
 	  "CSV time series instead of the summary: one row per interval of SEC "
-	  "seconds, domain and metric" },
+	  "seconds, domain and metric (with an --interval-domain-* option: its "
+	  "interval length, default 1)" },
 	{ "json", OPT_JSON, no_argument, NULL, "The summary as JSON (schema in output.md, see vmalyze(1))" },
 	{ "csv", OPT_CSV, no_argument, NULL,
 	  "The summary as one CSV table: a row per trace, VM, vcpu and exit reason or runstate" },
@@ -150,6 +152,9 @@ static const struct option_doc table[] = {
 	  "Write an SVG picture of the time range: pcpus and vcpus as rows, states as colours" },
 	{ "time-range", OPT_TIME_RANGE, required_argument, "FROM,TO",
 	  "With --timeline and --svg: only FROM to TO after the first record (10ms,20ms)" },
+	{ "tsc-skew-correct", OPT_TSC_SKEW_CORRECT, no_argument, NULL,
+	  "Xen: move the records of a pcpu whose TSC is found behind, as xenalyze does "
+	  "(by default skew is reported, not corrected); one thread per trace" },
 	{ "verbose", 'v', no_argument, NULL, "More messages on stderr (twice: debug)" },
 	{ "quiet", 'q', no_argument, NULL, "Only errors on stderr" },
 	{ "help", 'h', no_argument, NULL, "Show this help and exit" },
@@ -199,6 +204,18 @@ static const struct xen_option xen_table[] = {
 	{ "scatterplot-rdtsc", NULL, "Values RDTSC exits return: \"DvV SEC VALUE\"",
 	  VMA_SCATTER_RDTSC + 1 },
 	{ "scatterplot-irq", NULL, "Host IRQs handled: \"iIRQ SEC PCPU\"", VMA_SCATTER_IRQ + 1 },
+	{ NULL, NULL, "Interval (a row per -i SEC, default 1 s; header first; no summary unless -s):",
+	  0 },
+	{ "interval-domain-total-time", "D[,D...]",
+	  "Percent of each interval that each domain D ran: \"START P P...\"", 0 },
+	{ "interval-domain-total-time-all", NULL,
+	  "The same for every domain (the header, written last, names them)", 0 },
+	{ "interval-domain-short-summary", "D",
+	  "Domain D's running percent, then its HVM exit time by category (emulate unsync "
+	  "fixup mmio propagate cr3 vmcall intr hlt other), in percent of the interval", 0 },
+	{ "interval-domain-guest-interrupt", "D",
+	  "Interrupts injected into domain D's vcpus, a column per vector seen", 0 },
+	{ "interval-domain-grant-maps", "D", "Grant maps done on domain D's behalf", 0 },
 	{ NULL, NULL, "Dump:", 0 },
 	{ "dump-raw-reads", NULL,
 	  "Each record as it is read, before the merge: \"R pPCPU oOFFSET\" and its raw words; "
@@ -223,6 +240,20 @@ static const struct xen_option xen_table[] = {
 	{ "sample-max", "N",
 	  "xenalyze's cap on samples kept per summary.  vmalyze's percentiles are exact up to "
 	  "1024 samples and within 0.79% above, in bounded memory, whatever N", 0 },
+	{ "with-pio-enumeration", NULL,
+	  "The I/O port table of each HVM vcpu (IO address summary); on by default, as in "
+	  "xenalyze", 0 },
+	{ "with-mmio-enumeration", NULL,
+	  "The MMIO address table of each HVM vcpu; on by default in vmalyze (xenalyze: off)", 0 },
+	{ "mmio-enumeration-skip-vga", "0|1",
+	  "1 (the default, as xenalyze): Xen MMIO tables leave out the VGA window "
+	  "0xa0000-0xbffff; 0 keeps it", 0 },
+	{ "with-interrupt-eip-enumeration", "VEC",
+	  "Per domain, the guest EIPs that external interrupts of vector VEC interrupted, most "
+	  "often first (Intel: AMD's records carry no vector)", 0 },
+	{ "histogram-interrupt-eip", "VEC[,INCR]",
+	  "Per HVM vcpu, the same EIPs counted by bucket of INCR bytes (default 0x1000000); "
+	  "buckets seen only, any INCR", 0 },
 	{ "show-default-domain-summary", NULL,
 	  "Also summarize the vcpus of the default domain (what ran before a pcpu's first "
 	  "scheduling record)", 0 },
@@ -233,6 +264,10 @@ static const struct xen_option xen_table[] = {
 	{ "symbol-file", "FILE",
 	  "\"address name\" lines (any order; System.map works): guest EIPs in "
 	  "scatterplots and the dump's vmexits get their symbol and offset", 0 },
+	{ NULL, NULL, "Other:", 0 },
+	{ "tsc-loop-fatal", NULL,
+	  "Stop reading a trace whose TSC skew corrections loop (by default their offsets "
+	  "go back to 0 and reading goes on)", 0 },
 };
 
 #define NR_XEN_OPTIONS (sizeof(xen_table) / sizeof(xen_table[0]))
@@ -520,7 +555,8 @@ static int usage_error(FILE *err, const char *fmt, ...)
  */
 static int pick_format(struct vma_options *opts, FILE *err)
 {
-	const char *implied = opts->interval_secs > 0 ? "interval" : opts->json ? "json"
+	const char *implied = opts->interval_secs > 0 && !opts->xinterval.mode ? "interval"
+			      : opts->json ? "json"
 			      : opts->csv ? "csv" : NULL;
 
 	if (opts->format && implied && strcmp(opts->format, implied))
@@ -530,9 +566,52 @@ static int pick_format(struct vma_options *opts, FILE *err)
 		opts->format = implied ? implied : "text";
 	if (!strcmp(opts->format, "text") && opts->histogram)
 		opts->format = "histogram";
-	if (vma_renderer_find(opts->format)->per_interval && !(opts->interval_secs > 0))
+	if (vma_renderer_find(opts->format)->per_interval &&
+	    !(opts->interval_secs > 0 && !opts->xinterval.mode))
 		return usage_error(err, "--format %s needs -i SEC (the interval length)",
 				   opts->format);
+	return VMA_OK;
+}
+
+/* An --interval-domain-* option: "D" or, for total-time, "D[,D...]". */
+static int xinterval_option(struct vma_options *opts, const struct xen_option *o,
+			    const char *arg, FILE *err)
+{
+	static const char *const names[] = {
+		[VMA_XINTERVAL_TOTAL_TIME] = "interval-domain-total-time",
+		[VMA_XINTERVAL_TOTAL_TIME_ALL] = "interval-domain-total-time-all",
+		[VMA_XINTERVAL_SHORT_SUMMARY] = "interval-domain-short-summary",
+		[VMA_XINTERVAL_GUEST_INTERRUPT] = "interval-domain-guest-interrupt",
+		[VMA_XINTERVAL_GRANT_MAPS] = "interval-domain-grant-maps",
+	};
+	struct vma_xinterval_options *x = &opts->xinterval;
+	bool list;
+	char buf[16];
+	size_t i;
+
+	if (x->mode)
+		return usage_error(err, "--%s: one --interval-domain-* option per run", o->name);
+	for (i = 1; i < sizeof(names) / sizeof(names[0]) && strcmp(names[i], o->name); i++)
+		;
+	x->mode = (enum vma_xinterval_mode)i;
+	list = x->mode == VMA_XINTERVAL_TOTAL_TIME;
+	while (arg) {
+		const char *comma = strchr(arg, ',');
+		size_t n = comma ? (size_t)(comma - arg) : strlen(arg);
+
+		if (n >= sizeof(buf) || x->nr_domains == VMA_XINTERVAL_MAX_DOMAINS)
+			return usage_error(err, "bad --%s value '%s'", o->name, arg);
+		memcpy(buf, arg, n);
+		buf[n] = '\0';
+		if (!parse_number(buf, VMA_DEFAULT_DOMAIN, &x->domains[x->nr_domains]))
+			return usage_error(err, "bad --%s value '%s' (%s)", o->name, buf,
+					   list ? "domain ids, 0 to 32768, comma separated"
+						: "a domain id, 0 to 32768");
+		x->nr_domains++;
+		if (comma && !list)
+			return usage_error(err, "--%s takes one domain", o->name);
+		arg = comma ? comma + 1 : NULL;
+	}
 	return VMA_OK;
 }
 
@@ -540,6 +619,8 @@ static int pick_format(struct vma_options *opts, FILE *err)
 static int xen_option(struct vma_options *opts, const struct xen_option *o, const char *arg,
 		      FILE *err)
 {
+	if (!strncmp(o->name, "interval-domain-", 16))
+		return xinterval_option(opts, o, arg, err);
 	if (o->scatter) {
 		enum vma_scatter_kind kind = (enum vma_scatter_kind)(o->scatter - 1);
 		uint32_t *value = kind == VMA_SCATTER_EXTINT_CYCLES ? &opts->scatter.extint_vector
@@ -552,6 +633,10 @@ static int xen_option(struct vma_options *opts, const struct xen_option *o, cons
 					   kind == VMA_SCATTER_IO ? "a port, 0 to 0xffff"
 								  : "a vector, 0 to 0xff");
 		opts->scatter.kinds |= 1u << kind;
+		return VMA_OK;
+	}
+	if (!strcmp(o->name, "tsc-loop-fatal")) {
+		opts->tsc_loop_fatal = true;
 		return VMA_OK;
 	}
 	if (!strcmp(o->name, "symbol-file")) {
@@ -587,6 +672,51 @@ static int xen_option(struct vma_options *opts, const struct xen_option *o, cons
 					   arg);
 		if (!strcmp(o->name, "sample-size"))
 			opts->no_percentiles = n == 0;
+		return VMA_OK;
+	}
+	/* Both tables are always made: the options ask for what is on already. */
+	if (!strcmp(o->name, "with-pio-enumeration") || !strcmp(o->name, "with-mmio-enumeration"))
+		return VMA_OK;
+	if (!strcmp(o->name, "mmio-enumeration-skip-vga")) {
+		if (strcmp(arg, "0") && strcmp(arg, "1"))
+			return usage_error(err, "bad --%s value '%s' (0 or 1)", o->name, arg);
+		opts->mmio_keep_vga = !strcmp(arg, "0");
+		return VMA_OK;
+	}
+	if (!strcmp(o->name, "with-interrupt-eip-enumeration")) {
+		uint32_t vec;
+
+		if (!parse_number(arg, 0xff, &vec))
+			return usage_error(err, "bad --%s value '%s' (a vector, 0 to 0xff)", o->name,
+					   arg);
+		opts->eips.enumerate = true;
+		opts->eips.enumerate_vector = (uint8_t)vec;
+		return VMA_OK;
+	}
+	if (!strcmp(o->name, "histogram-interrupt-eip")) {
+		const char *comma = strchr(arg, ',');
+		size_t n = comma ? (size_t)(comma - arg) : strlen(arg);
+		char vec_text[16];
+		uint32_t vec;
+		char *end;
+
+		if (n >= sizeof(vec_text))
+			return usage_error(err, "bad --%s value '%s'", o->name, arg);
+		memcpy(vec_text, arg, n);
+		vec_text[n] = '\0';
+		if (!parse_number(vec_text, 0xff, &vec))
+			return usage_error(err, "bad --%s vector '%s' (0 to 0xff)", o->name, vec_text);
+		opts->eips.histogram = true;
+		opts->eips.histogram_vector = (uint8_t)vec;
+		opts->eips.histogram_increment = 0x1000000; /* xenalyze's default */
+		if (comma) {
+			errno = 0;
+			opts->eips.histogram_increment = strtoull(comma + 1, &end, 0);
+			if (!comma[1] || *end || comma[1] == '-' || errno ||
+			    !opts->eips.histogram_increment)
+				return usage_error(err, "bad --%s increment '%s' (bytes, 1 or more)",
+						   o->name, comma + 1);
+		}
 		return VMA_OK;
 	}
 	if (!strcmp(o->name, "show-default-domain-summary")) {
@@ -753,6 +883,9 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 		case OPT_PROGRESS:
 			opts->progress = true;
 			break;
+		case OPT_TSC_SKEW_CORRECT:
+			opts->tsc_skew_correct = true;
+			break;
 		case OPT_THREADS:
 			if (strcmp(optarg, "1") && strcmp(optarg, "2"))
 				return usage_error(err, "bad --threads '%s' (1 or 2)", optarg);
@@ -883,6 +1016,14 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 			      (opts->format && strcmp(opts->format, "text"))))
 		return usage_error(err, "%s", "--latency is its own report: only --json, --csv "
 				   "and --threshold go with it");
+	if (opts->xinterval.mode) {
+		/* Its rows go out as time passes. */
+		if (opts->dump || opts->live || opts->json || opts->csv || opts->format)
+			return usage_error(err, "%s", "--interval-domain-* options go with -s and "
+					   "the text summary, not -a, --live, --json, --csv or --format");
+		if (!(opts->interval_secs > 0))
+			opts->interval_secs = 1.0; /* xenalyze's default */
+	}
 	if (!opts->live && pick_format(opts, err))
 		return VMA_ERR_USAGE;
 	/* --live has no renderer: several files are headed as in text. */
@@ -902,9 +1043,9 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 		   : opts->dump ? VMA_MODE_DUMP : VMA_MODE_SUMMARY;
 	/* Scatterplots replace the summary, unless it is asked for. */
 	opts->report = (opts->mode == VMA_MODE_SUMMARY || opts->mode == VMA_MODE_DUMP) &&
-		       (opts->summary || opts->interval_secs > 0 ||
+		       (opts->summary || (opts->interval_secs > 0 && !opts->xinterval.mode) ||
 			(!opts->dump && !opts->scatter.kinds && !opts->dump_raw_process &&
-			 !opts->dump_raw_reads));
+			 !opts->dump_raw_reads && !opts->xinterval.mode));
 	if ((opts->stat_event_set || opts->stat_sort_set) && strcmp(opts->format, "kvm-stat"))
 		return usage_error(err, "%s", "--event and --sort go with --format kvm-stat");
 	if (opts->top && !opts->report)
@@ -921,6 +1062,12 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 				     "or --time"
 				   : "--timeline and --svg take their window from --time-range: not "
 				     "with --domain, --vm, --vcpu or --time");
+	/* They add to the text summary (and JSON): without one they would do nothing. */
+	if ((opts->eips.enumerate || opts->eips.histogram) &&
+	    !(opts->report && (!strcmp(opts->format, "text") ||
+			       !strcmp(opts->format, "histogram") || !strcmp(opts->format, "json"))))
+		return usage_error(err, "%s", "--with-interrupt-eip-enumeration and "
+				   "--histogram-interrupt-eip go with the summary (text or JSON)");
 	opts->files = argv + optind;
 	opts->nr_files = argc - optind;
 	if (opts->nr_files == 0)

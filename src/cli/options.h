@@ -13,8 +13,10 @@
 
 #include "vmalyze/diag.h"
 #include "vmalyze/input.h"
+#include "vmalyze/eips.h"
 #include "vmalyze/scatter.h"
 #include "vmalyze/report.h"
+#include "vmalyze/xinterval.h"
 
 enum vma_mode {
 	VMA_MODE_SUMMARY = 0,
@@ -53,6 +55,7 @@ struct vma_options {
 	bool report_pcpu;       /* --report-pcpu */
 	bool live;              /* --live */
 	double interval_secs;   /* -i / --interval, 0 = off */
+	struct vma_xinterval_options xinterval; /* --interval-domain-*: mode 0 = none */
 	const char *format;     /* the summary's renderer (report.h), never NULL after parsing */
 	const char *event_formats;  /* --event-formats DIR */
 	/* xenalyze's options (the second block of the option table). */
@@ -68,6 +71,10 @@ struct vma_options {
 	bool dump_ipi_latency;      /* --dump-ipi-latency */
 	bool dump_volume_on_lost;   /* --dump-trace-volume-on-lost-record */
 	uint8_t default_paging_levels; /* --default-guest-paging-levels, 0 = not given */
+	bool tsc_loop_fatal;        /* --tsc-loop-fatal */
+	bool tsc_skew_correct;      /* --tsc-skew-correct */
+	bool mmio_keep_vga;         /* --mmio-enumeration-skip-vga=0 */
+	struct vma_eip_options eips; /* --with-interrupt-eip-enumeration, --histogram-interrupt-eip */
 	unsigned int jobs;      /* -j / --jobs: traces at once, 0 = online cpus */
 	bool progress;          /* --progress: the progress line even off a terminal */
 	unsigned int threads;   /* --threads: 1, or 2 for a reader thread per trace */

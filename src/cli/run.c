@@ -14,6 +14,7 @@
 #include "vmalyze/dump.h"
 #include "vmalyze/input.h"
 #include "vmalyze/interval.h"
+#include "vmalyze/xinterval.h"
 #include "vmalyze/ipi.h"
 #include "vmalyze/kvm-input.h"
 #include "vmalyze/live.h"
@@ -63,7 +64,75 @@ struct run_ctx {
 	/* --top's observer, passing the others' calls on to the one it replaced */
 	struct vma_state_observer top_observer;
 	const struct vma_state_observer *inner;
+	struct vma_xinterval *xinterval; /* --interval-domain-*: rows as time passes */
+	/* The machine has one observer: with two outputs that observe, this calls both. */
+	const struct vma_state_observer *observers[2];
+	struct vma_state_observer both;
 };
+
+static void both_runstate(void *arg, const struct vma_vcpu *v, enum vma_runstate next,
+			  uint64_t tsc)
+{
+	struct run_ctx *ctx = arg;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (ctx->observers[i]->runstate)
+			ctx->observers[i]->runstate(ctx->observers[i]->arg, v, next, tsc);
+	}
+}
+
+static void both_switch_in(void *arg, const struct vma_vcpu *v, const struct vma_pcpu *to,
+			   uint64_t tsc)
+{
+	struct run_ctx *ctx = arg;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (ctx->observers[i]->switch_in)
+			ctx->observers[i]->switch_in(ctx->observers[i]->arg, v, to, tsc);
+	}
+}
+
+static void both_arc_close(void *arg, const struct vma_vcpu *v, uint64_t tsc, uint64_t cycles)
+{
+	struct run_ctx *ctx = arg;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (ctx->observers[i]->arc_close)
+			ctx->observers[i]->arc_close(ctx->observers[i]->arg, v, tsc, cycles);
+	}
+}
+
+static void both_halt(void *arg, const struct vma_vcpu *v, uint32_t vector, bool is_wake,
+		      uint64_t cycles, uint64_t tsc)
+{
+	struct run_ctx *ctx = arg;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (ctx->observers[i]->halt)
+			ctx->observers[i]->halt(ctx->observers[i]->arg, v, vector, is_wake, cycles,
+						tsc);
+	}
+}
+
+/* @o observes @machine too, after the observer it has (if any). */
+static void add_observer(struct run_ctx *ctx, struct vma_machine *machine,
+			 const struct vma_state_observer *o)
+{
+	if (!machine->observer) {
+		machine->observer = o;
+		return;
+	}
+	ctx->observers[0] = machine->observer;
+	ctx->observers[1] = o;
+	ctx->both = (struct vma_state_observer){ .arg = ctx, .runstate = both_runstate,
+						 .switch_in = both_switch_in,
+						 .arc_close = both_arc_close, .halt = both_halt };
+	machine->observer = &ctx->both;
+}
 
 /* Into the batch's aggregate, which other traces' runs may be adding to. */
 static int add_to_aggregate(struct vma_run_batch *batch, const struct vma_report *report,
@@ -190,6 +259,12 @@ static int before_record(void *arg, const struct vma_machine *m, const struct vm
 	}
 	if (ctx->dump)
 		vma_dump_begin(ctx->dump, m, &s->rec);
+	if (ctx->xinterval) {
+		int rc = vma_xinterval_tick(ctx->xinterval, m, s->rec.tsc);
+
+		if (rc < 0)
+			return rc;
+	}
 	if (ctx->live)
 		return vma_live_advance(ctx->live, m, s->rec.tsc);
 	if (ctx->renderer && ctx->renderer->per_interval && m->have_time &&
@@ -327,6 +402,8 @@ int vma_run_source(const struct vma_options *opts, const struct vma_run_source *
 		.no_percentiles = opts->no_percentiles,
 		.stat_event = opts->stat_event,
 		.stat_sort = opts->stat_sort,
+		.symbols = opts->symbols,
+		.mmio_keep_vga = opts->mmio_keep_vga,
 	};
 	const struct vma_report_filter *f = &opts->filter;
 	struct run_ctx ctx = {
@@ -349,6 +426,9 @@ int vma_run_source(const struct vma_options *opts, const struct vma_run_source *
 		.timer_hz = opts->timer_hz,
 		.no_state = opts->dump_no_processing,
 		.default_paging_levels = opts->default_paging_levels,
+		.eips = opts->eips,
+		.tsc_loop_fatal = opts->tsc_loop_fatal,
+		.tsc_skew_correct = opts->tsc_skew_correct,
 		.progress = src->progress,
 		.threads = opts->threads,
 		.time_set = opts->filter.time_set,
@@ -453,6 +533,17 @@ int vma_run_source(const struct vma_options *opts, const struct vma_run_source *
 			vma_ipi_hold(ctx.ipi);
 		hooks.after = after_record;
 	}
+	if (opts->xinterval.mode) {
+		ctx.xinterval = vma_xinterval_create(out, ctx.hz, opts->interval_secs,
+						     &opts->xinterval);
+		if (!ctx.xinterval) {
+			status = VMA_ERR_NOMEM;
+			goto out;
+		}
+		if (vma_xinterval_observer(ctx.xinterval))
+			add_observer(&ctx, machine, vma_xinterval_observer(ctx.xinterval));
+		hooks.before = before_record;
+	}
 	if (opts->report) {
 		ctx.renderer = vma_renderer_find(opts->format);
 		ctx.totals = ctx.renderer->render == vma_render_kvm_stat;
@@ -475,6 +566,13 @@ int vma_run_source(const struct vma_options *opts, const struct vma_run_source *
 		if (rc < 0 && status == VMA_OK)
 			status = rc;
 	}
+	if (ctx.xinterval) {
+		machine->observer = NULL;
+		/* As xenalyze: the interval rows, then the summary. */
+		rc = vma_xinterval_finish(ctx.xinterval, machine);
+		if (rc < 0 && status == VMA_OK)
+			status = rc;
+	}
 	ctx.status = status;
 	ctx.origin = vma_pipeline_first_tsc(p);
 	if (ctx.renderer) {
@@ -491,6 +589,7 @@ out:
 	vma_scatter_destroy(ctx.scatter);
 	vma_ipi_destroy(ctx.ipi);
 	vma_worst_destroy(ctx.worst);
+	vma_xinterval_destroy(ctx.xinterval);
 	vma_pipeline_close(p);
 	vma_raw_reads_destroy(ctx.raw_reads); /* after the merge that holds its streams */
 	return status;

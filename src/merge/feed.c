@@ -320,6 +320,14 @@ int vma_feed_next(struct vma_feed *f, struct vma_stream **out)
 	return f->joined ? VMA_END : vma_merge_next(f->merge, out);
 }
 
+bool vma_feed_shift(struct vma_feed *f, uint32_t pcpu, int64_t offset)
+{
+	if (f->threaded)
+		return false;
+	vma_merge_shift(f->merge, pcpu, offset);
+	return true;
+}
+
 struct vma_stream *vma_feed_pop_ended(struct vma_feed *f)
 {
 	if (!f->threaded)

@@ -77,7 +77,49 @@ struct vma_merge {
 	bool kvm_held;             /* with pcpu_ties: a stream is aside (have_current stays false) */
 	struct vma_stream *ended[2]; /* ended since the caller last asked */
 	unsigned int nr_ended;
+	/*
+	 * Offsets added to the streams' time stamps (vma_merge_shift), by
+	 * leaf; NULL until the first.  Kept apart so that a leaf stays 32
+	 * bytes: the fast path indexes leaves with a shift.
+	 */
+	uint64_t *offset;
+	size_t cap_offset;
+	bool shifted;              /* some stream has an offset */
+	/* joined < nr_leaves || shifted: the one test of the fast path besides rc */
+	bool slow;
 };
+
+/* The stream of leaf @l read a record: its time stamp with the leaf's offset. */
+static inline void shift(struct vma_merge *m, uint32_t l)
+{
+	if (__builtin_expect(m->shifted, 0) && l < m->cap_offset)
+		m->leaf[l].stream->rec.tsc += m->offset[l];
+}
+
+/* Room for the offsets of @n leaves, the new ones 0. */
+static bool offsets_room(struct vma_merge *m, size_t n)
+{
+	size_t old = m->cap_offset;
+
+	if (vma_grow(m->offset, &m->cap_offset, n, 8))
+		return false;
+	memset(m->offset + old, 0, (m->cap_offset - old) * sizeof(*m->offset));
+	return true;
+}
+
+void vma_merge_shift(struct vma_merge *m, uint32_t pcpu, int64_t offset)
+{
+	uint32_t i;
+
+	if (!offsets_room(m, m->nr_leaves))
+		return; /* out of memory: the stamps stay as they are */
+	for (i = 1; i < m->nr_leaves; i++) {
+		if (m->leaf[i].pcpu == pcpu) {
+			m->offset[i] = (uint64_t)offset;
+			m->shifted = m->slow = true;
+		}
+	}
+}
 
 struct vma_merge *vma_merge_create(void)
 {
@@ -104,6 +146,7 @@ void vma_merge_destroy(struct vma_merge *merge)
 	free(merge->leaf);
 	free(merge->slot);
 	free(merge->node);
+	free(merge->offset);
 	free(merge);
 }
 
@@ -319,6 +362,7 @@ static int take_joining(struct vma_merge *m)
 		if (rc)
 			return rc;
 	}
+	m->slow = m->shifted;
 	return m->tree ? rebuild(m) : VMA_OK;
 }
 
@@ -348,7 +392,21 @@ int vma_merge_add_ranked(struct vma_merge *m, struct vma_stream *stream, uint32_
 	m->leaf[m->nr_leaves] = (struct leaf){
 		.tsc = stream->rec.tsc, .pcpu = rank, .seq = m->nr_leaves, .stream = stream,
 	};
+	/* A stream that joins again (after a pause) keeps its pcpu's offset. */
+	for (uint32_t i = 1; m->shifted && i < m->nr_leaves && i < m->cap_offset; i++) {
+		if (m->leaf[i].pcpu == stream->pcpu && m->offset[i]) {
+			uint64_t off = m->offset[i];
+
+			if (!offsets_room(m, (size_t)m->nr_leaves + 1))
+				break;
+			m->offset[m->nr_leaves] = off;
+			stream->rec.tsc += off;
+			m->leaf[m->nr_leaves].tsc = stream->rec.tsc;
+			break;
+		}
+	}
 	m->nr_leaves++;
+	m->slow = true;
 	return VMA_OK;
 }
 
@@ -376,6 +434,8 @@ static inline struct vma_stream *deliver(struct vma_merge *m, uint32_t l)
 static __attribute__((noinline)) int next_slow(struct vma_merge *m, struct vma_stream **out,
 					       bool had_current, int rc)
 {
+	if (had_current && rc == VMA_OK)
+		shift(m, m->current);
 	if (m->joined < m->nr_leaves) {
 		int join = take_joining(m);
 
@@ -425,7 +485,7 @@ static __attribute__((noinline)) int next_kvm(struct vma_merge *m, struct vma_st
 
 	m->kvm_held = false;
 	rc = s->next(s);
-	if (rc != VMA_OK || m->joined < m->nr_leaves)
+	if (rc != VMA_OK || m->slow)
 		return next_slow(m, out, true, rc);
 	m->leaf[m->current].tsc = s->rec.tsc;
 	if (s->rec.tsc > m->top_tsc || (s->rec.tsc == m->top_tsc && tie_goes_first(m)))
@@ -446,7 +506,8 @@ int vma_merge_next(struct vma_merge *m, struct vma_stream **out)
 	m->have_current = false;
 	s = m->leaf[m->current].stream;
 	rc = s->next(s);
-	if (__builtin_expect(rc != VMA_OK || m->joined < m->nr_leaves, 0))
+	/* Streams that joined, and shifted ones (TSC skew correction), go the slow way. */
+	if (__builtin_expect(rc != VMA_OK || m->slow, 0))
 		return next_slow(m, out, true, rc);
 	tsc = s->rec.tsc;
 	m->leaf[m->current].tsc = tsc;

@@ -64,17 +64,30 @@ static void exit_rows(const struct vma_summary_ctx *c, const struct vma_report_e
 	}
 }
 
-static void address_table(const struct vma_summary_ctx *c, const struct vma_report_address *rows,
-			  uint32_t nr, const char *title)
-{
-	uint32_t i;
+/* The legacy VGA window, which xenalyze leaves out of the MMIO table by default. */
+#define VGA_FIRST 0xa0000u
+#define VGA_LAST 0xbffffu
 
-	if (!nr)
+static bool is_vga(const struct vma_report_address *a)
+{
+	return a->addr >= VGA_FIRST && a->addr <= VGA_LAST;
+}
+
+static void address_table(const struct vma_summary_ctx *c, const struct vma_report_address *rows,
+			  uint32_t nr, const char *title, bool skip_vga)
+{
+	uint32_t i, shown = 0;
+
+	for (i = 0; i < nr; i++)
+		shown += !(skip_vga && is_vga(&rows[i]));
+	if (!shown)
 		return;
 	fprintf(c->out, "%s\n", title);
 	for (i = 0; i < nr; i++) {
 		char prefix[48];
 
+		if (skip_vga && is_vga(&rows[i]))
+			continue;
 		if (rows[i].addr == VMA_SUB_OTHER) {
 			snprintf(prefix, sizeof(prefix), "   other:[%c] ", rows[i].is_write ? 'w' : 'r');
 		} else {
@@ -122,8 +135,19 @@ void vma_summary_hvm(const struct vma_summary_ctx *c, const struct vma_report_vc
 		for (k = 0; q->has_w2h && k < VMA_REPORT_W2H_CASES; k++)
 			vma_summary_cycle_line(c, cases[k], &q->w2h[k]);
 	}
-	address_table(c, v->io, v->nr_io, "IO address summary:");
-	address_table(c, v->mmio, v->nr_mmio, "MMIO address summary:");
-	address_table(c, v->msr, v->nr_msr, "MSR summary:");
-	address_table(c, v->hcall, v->nr_hcall, "Hypercall summary:");
+	if (v->has_eip_histogram) {
+		fprintf(out, "Interrupt eip histogram:\n");
+		for (i = 0; i < v->nr_eip_histogram; i++) {
+			uint64_t first = v->eip_histogram[i].eip, incr = v->eip_histogram_increment;
+			uint64_t last = first > UINT64_MAX - (incr - 1) ? UINT64_MAX : first + incr - 1;
+
+			fprintf(out, "[%" PRIx64 "-%" PRIx64 "]: %" PRIu64 "\n", first, last,
+				v->eip_histogram[i].count);
+		}
+	}
+	address_table(c, v->io, v->nr_io, "IO address summary:", false);
+	address_table(c, v->mmio, v->nr_mmio, "MMIO address summary:",
+		      c->mmio_skip_vga && !c->report->kvm);
+	address_table(c, v->msr, v->nr_msr, "MSR summary:", false);
+	address_table(c, v->hcall, v->nr_hcall, "Hypercall summary:", false);
 }

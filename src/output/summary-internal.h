@@ -15,6 +15,8 @@ struct vma_summary_ctx {
 	bool histogram;        /* histograms under the lines */
 	bool no_percentiles;   /* --sample-size=0: lines without {p5|p50|p95} */
 	const char *unit;      /* "cyc", or "ns" when the clock counts nanoseconds */
+	const struct vma_symbols *symbols; /* may be NULL */
+	bool mmio_skip_vga;    /* --mmio-enumeration-skip-vga=1 (Xen only) */
 };
 
 /* Seconds columns: xenalyze's two decimals, nanoseconds' nine for a ns clock. */

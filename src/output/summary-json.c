@@ -124,6 +124,14 @@ static void json_hvm(FILE *out, const struct vma_report *r, const struct vma_rep
 			v->irqs[i].vector == VMA_GUEST_VECTORS ? "+" : "", v->irqs[i].count);
 	}
 	fputc('}', out);
+	if (v->has_eip_histogram) {
+		fprintf(out, ",\"interrupt_eip_histogram\":{\"vector\":%u,\"increment\":%" PRIu64
+			     ",\"buckets\":[", v->eip_histogram_vector, v->eip_histogram_increment);
+		for (i = 0; i < v->nr_eip_histogram; i++)
+			fprintf(out, "%s{\"start\":%" PRIu64 ",\"count\":%" PRIu64 "}", i ? "," : "",
+				v->eip_histogram[i].eip, v->eip_histogram[i].count);
+		fprintf(out, "]}");
+	}
 }
 
 static void json_pv(FILE *out, const struct vma_report_vcpu *v)
@@ -154,6 +162,12 @@ static void json_pv(FILE *out, const struct vma_report_vcpu *v)
 		fprintf(out, "%s\"%u\":%" PRIu64, i ? "," : "", v->hypercalls[i].op,
 			v->hypercalls[i].count);
 	}
+	fputc('}', out);
+	if (!v->nr_traps)
+		return; /* most PV traces: no trap records */
+	fprintf(out, ",\"traps\":{");
+	for (i = 0; i < v->nr_traps; i++)
+		fprintf(out, "%s\"%u\":%" PRIu64, i ? "," : "", v->traps[i].trap, v->traps[i].count);
 	fputc('}', out);
 }
 
@@ -234,7 +248,16 @@ static void json_domain(FILE *out, const struct vma_report *r, const struct vma_
 			fputc(',', out);
 		json_vcpu(out, r, &d->vcpus[i]);
 	}
-	fprintf(out, "]}");
+	fputc(']', out);
+	if (d->has_interrupt_eips) {
+		fprintf(out, ",\"interrupt_eips\":{\"vector\":%u,\"samples\":%" PRIu64 ",\"eips\":[",
+			d->interrupt_eip_vector, d->interrupt_eip_total);
+		for (i = 0; i < d->nr_interrupt_eips; i++)
+			fprintf(out, "%s{\"eip\":%" PRIu64 ",\"count\":%" PRIu64 "}", i ? "," : "",
+				d->interrupt_eips[i].eip, d->interrupt_eips[i].count);
+		fprintf(out, "]}");
+	}
+	fputc('}', out);
 }
 
 /* KVM: each VM's time on this host cpu, in guest mode and in exits. */

@@ -19,6 +19,7 @@
 
 #include "output/summary-internal.h"
 #include "vmalyze/dump.h"
+#include "vmalyze/symbols.h"
 #include "vmalyze/histogram.h"
 #include "vmalyze/hvm-stats.h"
 #include "vmalyze/kvm-events.h"
@@ -196,6 +197,8 @@ static void pv_section(FILE *out, const struct vma_report_vcpu *v)
 			fprintf(out, "  %s  %" PRIu64 "\n", ev->name, ev->count + ev->subcalls);
 		else
 			fprintf(out, "  pv_event %u  %" PRIu64 "\n", ev->minor, ev->count + ev->subcalls);
+		for (j = 0; ev->lists_traps && j < v->nr_traps; j++)
+			fprintf(out, "    [%u] %" PRIu64 "\n", v->traps[j].trap, v->traps[j].count);
 		if (!ev->lists_hypercalls)
 			continue;
 		for (j = 0; j < v->nr_hypercalls; j++) {
@@ -387,6 +390,26 @@ void vma_summary_worst(const struct vma_summary_ctx *c)
 
 static void vcpu_sections(const struct vma_summary_ctx *c, const struct vma_report_domain *d);
 
+/* xenalyze's EIP list: the samples, then each EIP's count and share. */
+static void interrupt_eips(const struct vma_summary_ctx *c, const struct vma_report_domain *d)
+{
+	uint32_t i;
+
+	fprintf(c->out, "Interrupt eip list (vector %u)\n", d->interrupt_eip_vector);
+	if (!d->nr_interrupt_eips)
+		return;
+	fprintf(c->out, "   Total samples: %" PRIu64 "\n", d->interrupt_eip_total);
+	for (i = 0; i < d->nr_interrupt_eips; i++) {
+		const struct vma_report_eip *e = &d->interrupt_eips[i];
+		char sym[160] = "";
+
+		if (vma_symbols_format(c->symbols, e->eip, sym + 1, sizeof(sym) - 1))
+			sym[0] = ' ';
+		fprintf(c->out, "   %12" PRIx64 "%-45s:  %7" PRIu64 " %5.2f%%\n", e->eip, sym,
+			e->count, (double)e->count * 100.0 / (double)d->interrupt_eip_total);
+	}
+}
+
 static void domain_section(const struct vma_summary_ctx *c, const struct vma_report_domain *d)
 {
 	char desc[40];
@@ -416,6 +439,8 @@ static void domain_section(const struct vma_summary_ctx *c, const struct vma_rep
 	else
 		latency_lines(c, &d->latency, &d->latency_nohalt);
 	vcpu_sections(c, d);
+	if (d->has_interrupt_eips)
+		interrupt_eips(c, d);
 }
 
 static void vcpu_sections(const struct vma_summary_ctx *c, const struct vma_report_domain *d)
@@ -495,6 +520,8 @@ static int render(struct vma_render *ctx, const struct vma_report *r, bool histo
 		.histogram = histograms,
 		.no_percentiles = ctx->opts->no_percentiles,
 		.unit = r->unit == VMA_REPORT_NS ? "ns" : "cyc",
+		.symbols = ctx->opts->symbols,
+		.mmio_skip_vga = !ctx->opts->mmio_keep_vga,
 	};
 	FILE *out = ctx->out;
 	char hz[32];

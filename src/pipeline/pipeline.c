@@ -151,15 +151,37 @@ static const char *thread_name(const void *arg, uint32_t pid)
 	return vma_kvm_comm(arg, pid);
 }
 
+/*
+ * The state stage found a pcpu's clock skewed: the merge moves its later
+ * records (--tsc-skew-correct, which runs the feed on one thread: a reader
+ * thread would have merged them already).
+ */
+static void tsc_offset(void *arg, uint32_t pcpu, int64_t offset)
+{
+	struct vma_pipeline *p = arg;
+
+	if (!vma_feed_shift(p->feed, pcpu, offset))
+		vma_diag_warn_once(p->diag, "tsc-skew-threads", "TSC skew between pcpus is not "
+				   "corrected with a reader thread: run with --threads 1 to "
+				   "correct it");
+}
+
 static int make_machine(struct vma_pipeline *p, struct member *mb)
 {
 	struct vma_machine_options mopts = {
 		.force_svm = p->opts.force_svm,
 		.default_paging_levels = p->opts.default_paging_levels,
+		.eips = p->opts.eips,
+		.tsc_loop_fatal = p->opts.tsc_loop_fatal,
 	};
 	size_t i;
 	int rc;
 
+	/* Xen's runstate records show skew; one input's pcpus are one clock domain. */
+	if (mb->in->family == VMA_FAMILY_XEN && p->opts.tsc_skew_correct) {
+		mopts.tsc_offset = tsc_offset;
+		mopts.tsc_offset_arg = p;
+	}
 	if (mb->in->family == VMA_FAMILY_KVM) {
 		mopts.kvm = true;
 		mopts.kvm_window = mb->hz / 1000; /* vm-trace's 1 ms window */
@@ -417,6 +439,9 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 	if (in->streaming || (h->describe && in->ops->describe) || p->opts.wrap_stream ||
 	    p->nr_members > 1)
 		threads = 1; /* linked inputs too: new streams must reach their own machine */
+	/* Skew correction moves records not merged yet: none may be merged ahead. */
+	if (p->opts.tsc_skew_correct)
+		threads = 1;
 	(void)vma_feed_start(p->feed, threads);
 	status = p->opts.time_set ? run_loop(p, h, true, &interrupted)
 				  : run_loop(p, h, false, &interrupted);

@@ -373,6 +373,17 @@ static void refine(struct vma_machine *m, struct vma_vcpu *v, const struct vma_r
 	refine_arc(&v->hvm.inflight, rec, out->svm);
 }
 
+/* An external interrupt: its vector, and the EIP it interrupted when enumerated (eips.h). */
+static void intr_exit(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
+		      struct vma_outcome *out)
+{
+	refine_arc(&v->hvm.inflight, rec, out->svm);
+	/* SVM's record has no vector. */
+	if (__builtin_expect(m->options.eips.enumerate || m->options.eips.histogram, 0) &&
+	    !out->svm && rec->nr_data)
+		vma_interrupt_eip_note(m, v, vma_xf_intr_vector(rec, false));
+}
+
 static void rdtsc(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
 		  struct vma_outcome *out)
 {

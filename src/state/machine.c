@@ -96,6 +96,7 @@ static void domain_destroy(struct vma_domain *d)
 	for (i = 0; i < VMA_DRS_COUNT; i++)
 		vma_cycles_release(&d->runstates[i]);
 	vma_cycles_release(&d->total_time);
+	vma_eip_counts_release(&d->interrupt_eips);
 	free(d->latency.ring);
 	free(d->latency_nohalt.ring);
 	free(d->vcpus);
@@ -123,9 +124,11 @@ static void vcpu_destroy(struct vma_vcpu *v)
 	if (v->type == VMA_VCPU_HVM || v->type == VMA_VCPU_ARM) {
 		vma_hvm_stats_destroy(v->hvm.stats);
 		free(v->hvm.w2h);
+		vma_eip_counts_release(&v->hvm.eip_histogram);
 	} else if (v->type == VMA_VCPU_PV) {
 		free(v->pv.counts);
 		free(v->pv.hypercalls);
+		free(v->pv.traps);
 	}
 	free(v);
 }
@@ -148,6 +151,7 @@ void vma_machine_destroy(struct vma_machine *m)
 		vma_cycles_release(&p->time_idle);
 		vma_cycles_release(&p->time_lost);
 		free(p->kvm_vms);
+		free(p->downstream);
 		free(p);
 	}
 	free(m->pcpus);

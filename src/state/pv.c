@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * PV vcpus: counts of PV events and of hypercalls by number.  PV records
+ * PV vcpus: counts of PV events, of hypercalls and of traps by number.  PV records
  * open no arcs, so there is no timing, as in xenalyze.
  */
 #include <stdlib.h>
@@ -51,6 +51,13 @@ static void hypercall_v2(struct vma_pv *pv, const struct vma_record *rec)
 {
 	count(pv, rec);
 	bump(&pv->hypercalls, &pv->nr_hypercalls, vma_xf_hc2_op(rec) & 0xfffff);
+}
+
+/* The trap number (15 bits; xenalyze keeps 0 to 19 only). */
+static void pv_trap(struct vma_pv *pv, const struct vma_record *rec)
+{
+	count(pv, rec);
+	bump(&pv->traps, &pv->nr_traps, vma_xf_trap_info(rec) & 0x7fff);
 }
 
 /* A record of a PV row, its columns passed as constants by the switch below. */

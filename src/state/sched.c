@@ -11,8 +11,9 @@
  *    make it run leaves it in INIT, and "running->running" backdates it to
  *    its pcpu's first record.
  *  - A runstate change whose old state disagrees with ours is remembered;
- *    xenalyze uses the next one to estimate TSC skew between pcpus.  We
- *    warn instead of shifting time stamps (doc/xenalyze-differences.md).
+ *    when the change it should have followed comes later from another
+ *    pcpu, that pcpu's clock is ahead of the first one's, and the first
+ *    one's later time stamps are moved forward (skew.c, as xenalyze).
  *  - A vcpu that becomes runnable has its open exit arc closed, so time
  *    spent waiting for a pcpu is not charged to the exit.
  *  - While any pcpu is inside a lost-records gap, a vcpu that stops
@@ -306,6 +307,18 @@ static int runstate_record(struct vma_machine *m, struct vma_pcpu *p, const stru
 		if (v->state == VMA_RS_LOST) {
 			if (new_state != VMA_RS_RUNNING)
 				return VMA_OK;
+		} else if (v->last_oldstate.wrong == new_state &&
+			   v->last_oldstate.actual == old_state) {
+			/* The change that explains the remembered one: TSC skew. */
+			if (rec->tsc < v->last_oldstate.tsc) {
+				vma_diag_warn_once(m->diag, "sched-tsc-skew-back",
+						   "TSC skew: d%uv%u's change comes before the one it "
+						   "explains; not applied", did, vid);
+				return VMA_OK;
+			}
+			v->last_oldstate.wrong = VMA_RS_INIT; /* explained */
+			return vma_tsc_skew(m, p, v->last_oldstate.pcpu,
+					    rec->tsc - v->last_oldstate.tsc, rec);
 		} else {
 			/* Possible TSC skew between pcpus; see the comment on top. */
 			vma_diag_warn_once(m->diag, "sched-tsc-skew",

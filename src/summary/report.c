@@ -31,6 +31,7 @@ struct builder {
 	bool full;
 	bool spread; /* stddev too: only the outputs that print it pay for it */
 	bool failed; /* out of memory */
+	const struct vma_eip_options *eips; /* the machine's enumerations */
 };
 
 static void *alloc_rows(struct builder *b, size_t n, size_t size)
@@ -453,6 +454,7 @@ static void build_pv(struct builder *b, struct vma_report_vcpu *rv, const struct
 		if (id == TRC_PV_HYPERCALL_V2 && sub < pv->nr_counts)
 			ev->subcalls = pv->counts[sub];
 		ev->lists_hypercalls = id == TRC_PV_HYPERCALL_V2 || id == TRC_PV_HYPERCALL;
+		ev->lists_traps = id == TRC_PV_TRAP;
 		if (ev->count || ev->subcalls)
 			rv->nr_pv_events++;
 	}
@@ -463,6 +465,37 @@ static void build_pv(struct builder *b, struct vma_report_vcpu *rv, const struct
 		rv->hypercalls[rv->nr_hypercalls].name = vma_hypercall_name(i);
 		rv->hypercalls[rv->nr_hypercalls++].count = pv->hypercalls[i];
 	}
+	rv->traps = alloc_rows(b, pv->nr_traps, sizeof(*rv->traps));
+	for (i = 0; rv->traps && i < pv->nr_traps; i++) {
+		if (pv->traps[i])
+			rv->traps[rv->nr_traps++] = (struct vma_report_trap){ i, pv->traps[i] };
+	}
+}
+
+static int eip_by_count(const void *pa, const void *pb)
+{
+	const struct vma_report_eip *a = pa, *b = pb;
+
+	if (a->count != b->count)
+		return a->count < b->count ? 1 : -1;
+	return a->eip < b->eip ? -1 : a->eip > b->eip;
+}
+
+/* Rows of @c, keys times @scale; the most counted first when @by_count, else by key. */
+static struct vma_report_eip *eip_rows(struct builder *b, const struct vma_eip_counts *c,
+				       uint64_t scale, bool by_count, uint64_t *total)
+{
+	struct vma_report_eip *rows = alloc_rows(b, c->nr, sizeof(*rows));
+	uint32_t i;
+
+	*total = 0;
+	for (i = 0; rows && i < c->nr; i++) {
+		rows[i] = (struct vma_report_eip){ c->v[i].key * scale, c->v[i].count };
+		*total += c->v[i].count;
+	}
+	if (rows && by_count)
+		qsort(rows, c->nr, sizeof(*rows), eip_by_count);
+	return rows;
 }
 
 static void build_vcpu(struct builder *b, struct vma_report_vcpu *rv, const struct vma_vcpu *v)
@@ -495,6 +528,16 @@ static void build_vcpu(struct builder *b, struct vma_report_vcpu *rv, const stru
 		if (!b->full)
 			return;
 		build_irqs(b, rv, st);
+		if (b->eips->histogram && v->type == VMA_VCPU_HVM) {
+			uint64_t total;
+
+			rv->has_eip_histogram = true;
+			rv->eip_histogram_vector = b->eips->histogram_vector;
+			rv->eip_histogram_increment = b->eips->histogram_increment;
+			rv->eip_histogram = eip_rows(b, &v->hvm.eip_histogram,
+						     b->eips->histogram_increment, false, &total);
+			rv->nr_eip_histogram = rv->eip_histogram ? v->hvm.eip_histogram.nr : 0;
+		}
 		build_addresses(b, st, TRC_HVM_IOPORT_READ, TRC_HVM_IOPORT_WRITE, &rv->io, &rv->nr_io);
 		build_addresses(b, st, TRC_HVM_IOMEM_READ, TRC_HVM_IOMEM_WRITE, &rv->mmio,
 				&rv->nr_mmio);
@@ -558,6 +601,13 @@ static void build_domain(struct builder *b, struct vma_report_domain *rd,
 	fill_stat(b, &rd->run_time, &d->total_time, VMA_CYCLES_BY_TIME);
 	rd->mem = d->mem;
 	fill_latency(&rd->latency, &d->latency);
+	if (b->full && b->eips->enumerate && !b->r->kvm) {
+		rd->has_interrupt_eips = true;
+		rd->interrupt_eip_vector = b->eips->enumerate_vector;
+		rd->interrupt_eips = eip_rows(b, &d->interrupt_eips, 1, true,
+					      &rd->interrupt_eip_total);
+		rd->nr_interrupt_eips = rd->interrupt_eips ? d->interrupt_eips.nr : 0;
+	}
 	for (i = 0; i < d->nr_vcpus; i++)
 		n += d->vcpus[i] != NULL;
 	rd->vcpus = alloc_rows(b, n, sizeof(*rd->vcpus));
@@ -861,7 +911,8 @@ struct vma_report *vma_report_create(const struct vma_machine *m,
 				     const struct vma_report_build *how)
 {
 	struct vma_report *r = calloc(1, sizeof(*r));
-	struct builder b = { how, r, how->detail == VMA_REPORT_FULL, false, false };
+	struct builder b = { .how = how, .r = r, .full = how->detail == VMA_REPORT_FULL,
+			     .eips = &m->options.eips };
 
 	if (!r)
 		return NULL;
@@ -914,6 +965,8 @@ static void free_vcpu(struct vma_report_vcpu *v)
 	free(v->hcall);
 	free(v->pv_events);
 	free(v->hypercalls);
+	free(v->traps);
+	free(v->eip_histogram);
 }
 
 void vma_report_destroy(struct vma_report *r)
@@ -928,6 +981,7 @@ void vma_report_destroy(struct vma_report *r)
 			free_vcpu(&r->domains[i].vcpus[j]);
 		free(r->domains[i].vcpus);
 		free_totals(&r->domains[i].totals);
+		free(r->domains[i].interrupt_eips);
 	}
 	free_totals(&r->totals);
 	free(r->worst);
@@ -936,6 +990,7 @@ void vma_report_destroy(struct vma_report *r)
 		for (j = 0; j < r->default_domain->nr_vcpus; j++)
 			free_vcpu(&r->default_domain->vcpus[j]);
 		free(r->default_domain->vcpus);
+		free(r->default_domain->interrupt_eips);
 		free(r->default_domain);
 	}
 	for (i = 0; i < r->nr_pcpus; i++)

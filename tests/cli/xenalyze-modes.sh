@@ -153,7 +153,46 @@ done
 "$VMALYZE" --scatterplot-io 0x1f0 "$T" > /dev/null 2>&1 || fail "--scatterplot-io PORT (separate word)"
 "$VMALYZE" --json --scatterplot-pcpu "$T" > /dev/null 2>&1
 [ $? -eq 1 ] || fail "--json with a scatterplot is accepted"
-for refused in --scatterplot-unpin-promote --tsc-loop-fatal --mmio-enumeration-skip-vga=1; do
+# Interval tables and EIP enumerations: their arguments and what they combine with.
+for bad in --histogram-interrupt-eip=243,0 --histogram-interrupt-eip=243, \
+	--histogram-interrupt-eip=256 --with-interrupt-eip-enumeration=x \
+	--interval-domain-short-summary=1,2 --interval-domain-total-time=1,,2 \
+	--interval-domain-grant-maps=32769 "--interval-domain-grant-maps=0 --interval-domain-total-time-all" \
+	"-a --interval-domain-total-time-all" "--json --interval-domain-grant-maps=0" \
+	"-a --with-interrupt-eip-enumeration=1" "--csv --histogram-interrupt-eip=1"; do
+	# shellcheck disable=SC2086 # two options in one word, on purpose
+	"$VMALYZE" $bad "$T" > /dev/null 2>&1
+	[ $? -eq 1 ] || fail "$bad is accepted"
+done
+"$VMALYZE" --histogram-interrupt-eip=0xf3,1 "$T" > "$tmp/h" 2>/dev/null ||
+	fail "--histogram-interrupt-eip with an increment of 1"
+grep -q '^Interrupt eip histogram:' "$tmp/h" || fail "no interrupt eip histogram"
+"$VMALYZE" -i 0.001 --interval-domain-total-time-all "$T" > "$tmp/it" 2>/dev/null ||
+	fail "--interval-domain-total-time-all"
+head -n 1 "$tmp/it" | grep -q '^time [0-9]' || fail "the interval table's header is not first"
+grep -q '^Total time' "$tmp/it" && fail "an interval table alone has a summary"
+"$VMALYZE" -s -i 0.001 --interval-domain-total-time=0 "$T" > "$tmp/its" 2>/dev/null ||
+	fail "-s --interval-domain-total-time"
+[ "$(grep -n '^Total time' "$tmp/its" | cut -d: -f1)" -gt 2 ] ||
+	fail "with -s the summary does not follow the interval rows"
+for bad in --mmio-enumeration-skip-vga=2 --mmio-enumeration-skip-vga=; do
+	"$VMALYZE" "$bad" "$T" > /dev/null 2>&1
+	[ $? -eq 1 ] || fail "$bad is accepted"
+done
+"$VMALYZE" --with-pio-enumeration --with-mmio-enumeration --mmio-enumeration-skip-vga=0 \
+	"$T" > "$tmp/e" 2>/dev/null || fail "--with-pio-enumeration --with-mmio-enumeration"
+cmp -s "$tmp/e" "$tmp/s" || fail "the enumerations vmalyze makes anyway change the summary"
+# Two outputs that observe the machine, in one run: each as alone, the points first.
+"$VMALYZE" -i 0.001 --interval-domain-short-summary=1 "$T" > "$tmp/ss" 2>/dev/null ||
+	fail "--interval-domain-short-summary"
+"$VMALYZE" --scatterplot-runstate-time "$T" > "$tmp/rt" 2>/dev/null || fail "--scatterplot-runstate-time"
+"$VMALYZE" -i 0.001 --interval-domain-short-summary=1 --scatterplot-runstate-time "$T" \
+	> "$tmp/both" 2>/dev/null || fail "a scatterplot with --interval-domain-short-summary"
+[ "$(grep -c . "$tmp/ss")" -gt 2 ] && grep -q '^time running' "$tmp/ss" ||
+	fail "--interval-domain-short-summary wrote no rows"
+sort "$tmp/ss" "$tmp/rt" | cmp -s - "$(sort "$tmp/both" > "$tmp/both.sorted"; echo "$tmp/both.sorted")" ||
+	fail "a scatterplot with --interval-domain-short-summary: not both outputs, each whole"
+for refused in --scatterplot-unpin-promote; do
 	"$VMALYZE" "$refused" "$T" > /dev/null 2>&1
 	[ $? -eq 1 ] || fail "$refused is accepted but not implemented"
 done

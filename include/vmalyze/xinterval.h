@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * xenalyze's interval modes (--interval-domain-*): a row per interval of
+ * -i SEC seconds (1 by default, as xenalyze), "START V V ...", START the
+ * interval's start in seconds and each V one column of xenalyze's layout:
+ *
+ *   total-time=D[,D]  percent of the interval each domain D ran
+ *   total-time-all    the same for every domain
+ *   short-summary=D   D's running percent, then its HVM exit time by
+ *                     xenalyze's ten categories (emulate ... other)
+ *   guest-interrupt=D interrupts injected into D's vcpus, by vector
+ *   grant-maps=D      grant maps done on D's behalf
+ *
+ * Percentages are of the interval's length (above 100 when several
+ * vcpus or pcpus add up).  The header line comes first: where the columns
+ * are only known at the end (all domains, the vectors seen), rows are
+ * held and written then.  The last, partial interval is written too, its
+ * percentages of its own length.  doc/xenalyze-differences.md lists how
+ * this differs from xenalyze.
+ *
+ * The driver calls vma_xinterval_tick() before each record and
+ * vma_xinterval_finish() after the machine is finished.  Domain times,
+ * interrupts and grant maps are read from the machine's counters; the
+ * exit categories come through the state observer.
+ */
+#ifndef VMALYZE_XINTERVAL_H
+#define VMALYZE_XINTERVAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vmalyze/state.h"
+
+enum vma_xinterval_mode {
+	VMA_XINTERVAL_NONE = 0,
+	VMA_XINTERVAL_TOTAL_TIME,
+	VMA_XINTERVAL_TOTAL_TIME_ALL,
+	VMA_XINTERVAL_SHORT_SUMMARY,
+	VMA_XINTERVAL_GUEST_INTERRUPT,
+	VMA_XINTERVAL_GRANT_MAPS,
+};
+
+#define VMA_XINTERVAL_MAX_DOMAINS 32
+
+struct vma_xinterval_options {
+	enum vma_xinterval_mode mode;
+	uint32_t domains[VMA_XINTERVAL_MAX_DOMAINS]; /* the D arguments */
+	uint32_t nr_domains;
+};
+
+/* xenalyze's short-summary categories of an HVM exit's time. */
+enum vma_xinterval_category {
+	VMA_XCAT_EMULATE = 0,
+	VMA_XCAT_UNSYNC,
+	VMA_XCAT_FIXUP,
+	VMA_XCAT_MMIO,
+	VMA_XCAT_PROPAGATE,
+	VMA_XCAT_CR3,
+	VMA_XCAT_VMCALL,
+	VMA_XCAT_INTR,
+	VMA_XCAT_HLT,
+	VMA_XCAT_OTHER,
+	VMA_XCAT_COUNT
+};
+
+/* The category of an exit arc refined by @in (TRC_HVM_* handler, key). */
+enum vma_xinterval_category vma_xinterval_category(const struct vma_hvm_inflight *in);
+
+struct vma_xinterval;
+
+/* @seconds: the interval length; @hz the trace clock.  NULL when out of memory. */
+struct vma_xinterval *vma_xinterval_create(FILE *out, uint64_t hz, double seconds,
+					   const struct vma_xinterval_options *opts);
+void vma_xinterval_destroy(struct vma_xinterval *x);
+
+/* The observer the exit categories need; NULL when the mode needs none. */
+const struct vma_state_observer *vma_xinterval_observer(struct vma_xinterval *x);
+
+/* Before the record at @tsc: rows of the intervals that ended.  VMA_OK or VMA_ERR_*. */
+int vma_xinterval_tick(struct vma_xinterval *x, const struct vma_machine *m, uint64_t tsc);
+
+/* At the end: the last interval, and the held rows under their header. */
+int vma_xinterval_finish(struct vma_xinterval *x, const struct vma_machine *m);
+
+#endif /* VMALYZE_XINTERVAL_H */

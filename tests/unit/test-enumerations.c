@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Enumerations of the summary: interrupt EIPs (the sparse counts, and the EIPs external
+ * interrupts of one vector interrupt, per domain and by bucket per vcpu,
+ * from hand-built records through dispatch into the report), their text
+ * lines, and the MMIO table without the VGA window.
+ */
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmalyze/diag.h"
+#include "vmalyze/dispatch.h"
+#include "vmalyze/eips.h"
+#include "vmalyze/report.h"
+#include "vmalyze/state.h"
+#include "vmalyze/status.h"
+#include "vmalyze/trace-ids.h"
+
+Test(eips, counts_by_key_in_order)
+{
+	struct vma_eip_counts c = { 0 };
+	static const uint64_t keys[] = { 5, 1, 5, UINT64_MAX, 0, 5, 1 };
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		cr_assert_eq(vma_eip_counts_add(&c, keys[i]), VMA_OK);
+	cr_assert_eq(c.nr, 4);
+	cr_assert_eq(c.v[0].key, 0);
+	cr_assert_eq(c.v[1].key, 1);
+	cr_assert_eq(c.v[1].count, 2);
+	cr_assert_eq(c.v[2].key, 5);
+	cr_assert_eq(c.v[2].count, 3);
+	cr_assert_eq(c.v[3].key, UINT64_MAX);
+	vma_eip_counts_release(&c);
+	cr_assert_eq(c.nr, 0);
+}
+
+static struct vma_machine *m;
+
+static void feed(uint64_t tsc, uint32_t event, int n, ...)
+{
+	struct vma_record rec;
+	struct vma_outcome o;
+	va_list ap;
+	int i;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.tsc = tsc;
+	rec.event = event;
+	rec.flags = VMA_REC_HAS_TSC;
+	rec.nr_data = (uint16_t)n;
+	va_start(ap, n);
+	for (i = 0; i < n; i++)
+		rec.data[i] = va_arg(ap, uint32_t);
+	va_end(ap);
+	cr_assert_eq(vma_dispatch(m, &rec, &o), VMA_OK);
+}
+
+/* An external-interrupt exit of @vector at guest EIP @rip (64-bit record). */
+static void extint(uint64_t tsc, uint64_t rip, uint32_t vector)
+{
+	feed(tsc, TRC_HVM_VMX_EXIT64, 3, 1, (uint32_t)rip, (uint32_t)(rip >> 32));
+	feed(tsc + 10, TRC_HVM_INTR, 1, vector);
+	feed(tsc + 50, TRC_HVM_VMENTRY, 0);
+}
+
+Test(eips, interrupted_eips_per_domain_and_bucket)
+{
+	struct vma_machine_options mo = {
+		.eips = { .enumerate = true, .enumerate_vector = 0xfa, .histogram = true,
+			  .histogram_vector = 0xfa, .histogram_increment = 1 },
+	};
+	struct vma_diag *diag = vma_diag_create(VMA_LVL_MAX_TOLERABLE, VMA_VERB_QUIET);
+	struct vma_report_build how = { .hz = 1000000000u, .detail = VMA_REPORT_FULL,
+					.final = true };
+	const struct vma_report_domain *d = NULL;
+	struct vma_report *r;
+	uint32_t i;
+
+	m = vma_machine_create(diag, &mo);
+	cr_assert_not_null(m);
+	cr_assert_eq(vma_machine_add_pcpu(m, 0), VMA_OK);
+	feed(1000, TRC_SCHED_RUNSTATE_CHANGE | 1 << 8, 1, 1 << 16); /* d1v0 runs */
+	extint(2000, 0xffffffff81000010ull, 0xfa);
+	extint(3000, 0xffffffff81000010ull, 0xfa);
+	extint(4000, 0xffffffff81000020ull, 0xfa);
+	extint(5000, 0xffffffff81000030ull, 0xfb); /* another vector: not counted */
+	vma_machine_finish(m);
+	r = vma_report_create(m, &how);
+	cr_assert_not_null(r);
+	for (i = 0; i < r->nr_domains; i++) {
+		if (r->domains[i].id == 1)
+			d = &r->domains[i];
+	}
+	cr_assert_not_null(d);
+	cr_assert(d->has_interrupt_eips);
+	cr_assert_eq(d->interrupt_eip_vector, 0xfa);
+	cr_assert_eq(d->interrupt_eip_total, 3);
+	cr_assert_eq(d->nr_interrupt_eips, 2);
+	/* The most interrupted first. */
+	cr_assert_eq(d->interrupt_eips[0].eip, 0xffffffff81000010ull);
+	cr_assert_eq(d->interrupt_eips[0].count, 2);
+	cr_assert_eq(d->interrupt_eips[1].eip, 0xffffffff81000020ull);
+	/* A bucket of one byte: xenalyze would need 2^48 counters for it. */
+	cr_assert_eq(d->nr_vcpus, 1);
+	cr_assert(d->vcpus[0].has_eip_histogram);
+	cr_assert_eq(d->vcpus[0].eip_histogram_increment, 1);
+	cr_assert_eq(d->vcpus[0].nr_eip_histogram, 2);
+	cr_assert_eq(d->vcpus[0].eip_histogram[0].eip, 0xffffffff81000010ull);
+	cr_assert_eq(d->vcpus[0].eip_histogram[0].count, 2);
+	cr_assert_eq(d->vcpus[0].eip_histogram[1].eip, 0xffffffff81000020ull);
+	vma_report_destroy(r);
+	vma_machine_destroy(m);
+	vma_diag_destroy(diag);
+}
+
+/* The text summary of one Xen domain 1 with one HVM vcpu, as @opts render it. */
+static char *render_text(struct vma_report_vcpu *v, struct vma_report_domain *d,
+			 const struct vma_render_options *opts)
+{
+	struct vma_report r = { .hz = 1000000000u, .final = true };
+	struct vma_render ctx = { .opts = opts };
+	char *text = NULL;
+	size_t len = 0;
+
+	v->type = VMA_VCPU_HVM;
+	v->has_exits = true;
+	d->id = 1;
+	d->vcpus = v;
+	d->nr_vcpus = 1;
+	r.domains = d;
+	r.nr_domains = 1;
+	ctx.out = open_memstream(&text, &len);
+	cr_assert_not_null(ctx.out);
+	cr_assert_eq(vma_render_text(&ctx, &r), VMA_OK);
+	fclose(ctx.out);
+	return text;
+}
+
+Test(enumerations, mmio_table_leaves_out_vga_unless_asked)
+{
+#define ONE { .events = 1, .count = 1, .total = 100, .mean = 100, .min = 100, .max = 100 }
+	struct vma_report_address mmio[] = {
+		{ .addr = 0xa0000, .stat = ONE }, { .addr = 0xbffff, .is_write = true, .stat = ONE },
+		{ .addr = 0xfee00020, .stat = ONE },
+	};
+	struct vma_report_vcpu v = { .mmio = mmio, .nr_mmio = 3 };
+	struct vma_report_domain d = { 0 };
+	struct vma_render_options skip = { 0 }, keep = { .mmio_keep_vga = true };
+	char *text = render_text(&v, &d, &skip);
+
+	cr_assert(strstr(text, "MMIO address summary:\nfee00020:[r]"), "%s", text);
+	cr_assert_null(strstr(text, "a0000:"));
+	cr_assert_null(strstr(text, "bffff:"));
+	free(text);
+	text = render_text(&v, &d, &keep);
+	cr_assert(strstr(text, "MMIO address summary:\n   a0000:[r] "), "%s", text);
+	cr_assert(strstr(text, "   bffff:[w]"), "%s", text);
+	free(text);
+	/* Only VGA rows: no table at all. */
+	v.nr_mmio = 2;
+	text = render_text(&v, &d, &skip);
+	cr_assert_null(strstr(text, "MMIO address summary"));
+	free(text);
+}
+
+Test(enumerations, eip_lines_in_xenalyze_layout)
+{
+	struct vma_report_eip eips[] = { { 0xffffffff81000010ull, 3 }, { 0x1000, 1 } };
+	struct vma_report_eip buckets[] = { { 0x1000, 1 }, { 0xfffffffffffff000ull, 2 } };
+	struct vma_report_vcpu v = { .has_eip_histogram = true, .eip_histogram_vector = 250,
+				     .eip_histogram_increment = 0x1000,
+				     .eip_histogram = buckets, .nr_eip_histogram = 2 };
+	struct vma_report_domain d = { .has_interrupt_eips = true, .interrupt_eip_vector = 250,
+				       .interrupt_eip_total = 4, .interrupt_eips = eips,
+				       .nr_interrupt_eips = 2 };
+	struct vma_render_options o = { 0 };
+	char *text = render_text(&v, &d, &o);
+
+	cr_assert(strstr(text, "Guest interrupt counts:\nInterrupt eip histogram:\n"
+			       "[1000-1fff]: 1\n[fffffffffffff000-ffffffffffffffff]: 2\n"), "%s", text);
+	cr_assert(strstr(text, "Interrupt eip list (vector 250)\n   Total samples: 4\n"
+			       "   ffffffff81000010                                             :"
+			       "        3 75.00%\n"
+			       "           1000                                             :"
+			       "        1 25.00%\n"), "%s", text);
+	free(text);
+}
+
+Test(enumerations, pv_traps_under_trap)
+{
+	struct vma_diag *diag = vma_diag_create(VMA_LVL_MAX_TOLERABLE, VMA_VERB_QUIET);
+	struct vma_report_build how = { .hz = 1000000000u, .detail = VMA_REPORT_FULL,
+					.final = true };
+	struct vma_render_options o = { 0 };
+	struct vma_render ctx = { .opts = &o };
+	struct vma_report *r;
+	char *text = NULL;
+	size_t len = 0;
+
+	m = vma_machine_create(diag, NULL);
+	cr_assert_not_null(m);
+	cr_assert_eq(vma_machine_add_pcpu(m, 0), VMA_OK);
+	feed(1000, TRC_SCHED_RUNSTATE_CHANGE | 1 << 8, 1, 0); /* d0v0 runs */
+	/* 64-bit: eip in two words; trapnr 14 with an error code; 32-bit: trap 6. */
+	feed(2000, TRC_PV_TRAP | TRC_64_FLAG, 3, 0x81000000, 0xffffffff, 14 | 1u << 15 | 2u << 16);
+	feed(3000, TRC_PV_TRAP | TRC_64_FLAG, 3, 0x81000000, 0xffffffff, 14);
+	feed(4000, TRC_PV_TRAP, 2, 0xc0100000, 6);
+	feed(5000, TRC_PV_TRAP | TRC_64_FLAG, 3, 0x81000000, 0xffffffff, 300); /* > 19: kept */
+	vma_machine_finish(m);
+	r = vma_report_create(m, &how);
+	cr_assert_not_null(r);
+	ctx.out = open_memstream(&text, &len);
+	cr_assert_not_null(ctx.out);
+	cr_assert_eq(vma_render_text(&ctx, r), VMA_OK);
+	fclose(ctx.out);
+	cr_assert(strstr(text, "PV events:\n  trap  4\n    [6] 1\n    [14] 2\n    [300] 1\n"),
+		  "%s", text);
+	free(text);
+	vma_report_destroy(r);
+	vma_machine_destroy(m);
+	vma_diag_destroy(diag);
+}
