@@ -66,6 +66,11 @@ struct vma_capture_options {
 	const uint8_t *cpu_mask;   /* bit per pcpu; NULL = every pcpu */
 	uint32_t cpu_mask_bits;
 	uint32_t buffer_kb;        /* per-cpu buffer size; 0 = default (256 KiB) */
+	/*
+	 * Discard what the buffers hold when the capture starts (xentrace -D):
+	 * records left from before it, when tracing was already enabled.
+	 */
+	bool discard;
 };
 
 /* Where windows go: return 0, or a negative VMA_ERR_*. */
@@ -76,6 +81,7 @@ struct vma_capture_stats {
 	uint64_t windows;
 	uint64_t lost_markers;     /* TRC_LOST_RECORDS records seen */
 	uint64_t lost_records;     /* records Xen says it dropped */
+	uint64_t discarded;        /* bytes dropped at the start (discard) */
 	uint32_t nr_buffers;       /* pcpus with a trace buffer */
 	uint32_t cpu_khz;
 };
@@ -84,7 +90,8 @@ struct vma_capture;
 
 /*
  * vma_capture_start - set the buffer size and masks, enable tracing and map
- * t_info and every pcpu's buffer.  On failure everything done is undone.
+ * t_info and every pcpu's buffer, then, with @options->discard, give
+ * back what the buffers already hold.  On failure everything done is undone.
  * Return: VMA_OK and *out (owned: vma_capture_stop()), or a negative
  * VMA_ERR_* after a message on @diag.
  */

@@ -117,6 +117,27 @@ static int map_buffers(struct vma_capture *cap, uint64_t tinfo_bytes)
 	return VMA_OK;
 }
 
+/*
+ * Move every consumer index up to its producer index: what tracing left in
+ * the buffers before this capture (a previous session's tail) is dropped.
+ */
+static void discard_pending(struct vma_capture *cap)
+{
+	uint32_t x = cap->data_size, i;
+
+	for (i = 0; i < cap->nr_bufs; i++) {
+		uint32_t *cons_p = (uint32_t *)cap->bufs[i].base, *prod_p = cons_p + 1;
+		uint32_t prod = __atomic_load_n(prod_p, __ATOMIC_ACQUIRE);
+		uint32_t cons = __atomic_load_n(cons_p, __ATOMIC_RELAXED);
+
+		/* Damaged indices are left to vma_capture_drain(), which reports them. */
+		if (prod >= 2 * x || cons >= 2 * x)
+			continue;
+		cap->stats.discarded += prod >= cons ? prod - cons : prod + 2 * x - cons;
+		__atomic_store_n(cons_p, prod, __ATOMIC_RELEASE);
+	}
+}
+
 int vma_capture_start(const struct vma_tbuf_ops *ops, void *hv,
 		      const struct vma_capture_options *options, struct vma_diag *diag,
 		      struct vma_capture **out)
@@ -184,6 +205,8 @@ int vma_capture_start(const struct vma_tbuf_ops *ops, void *hv,
 	rc = map_buffers(cap, tinfo_bytes);
 	if (rc)
 		goto undo;
+	if (options->discard)
+		discard_pending(cap);
 	*out = cap;
 	return VMA_OK;
 undo:

@@ -48,6 +48,7 @@ static const char record_usage[] =
 	"  -e, --event-mask MASK   trace classes to record (TRC_* mask, default 0x0ffff000: all)\n"
 	"  -c, --cpu-mask CPUS     pcpus to trace: a hex mask (0x5) or a list (0-3,8)\n"
 	"  -S, --buffer-kb KB      per-pcpu trace buffer size in KiB (default 256; set once per boot)\n"
+	"  -D, --discard-buffers   discard what the buffers hold from before the capture\n"
 	"  -T, --time SECONDS      stop after SECONDS\n"
 	"  -o, --output FILE       write the trace to FILE (- for standard output)\n"
 	"      --live              analyse while recording: per-second view per domain and vcpu\n"
@@ -120,6 +121,7 @@ static int parse_record_opts(struct record_opts *ro, int argc, char **argv, bool
 		{ "event-mask", required_argument, NULL, 'e' },
 		{ "cpu-mask", required_argument, NULL, 'c' },
 		{ "buffer-kb", required_argument, NULL, 'S' },
+		{ "discard-buffers", no_argument, NULL, 'D' },
 		{ "time", required_argument, NULL, 'T' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "live", no_argument, NULL, 'L' },
@@ -136,7 +138,7 @@ static int parse_record_opts(struct record_opts *ro, int argc, char **argv, bool
 	optind = 1;
 	opterr = 0;
 	/* '+': options end at COMMAND, which has options of its own. */
-	while ((c = getopt_long(argc, argv, "+:e:c:S:T:o:vqh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:c:S:DT:o:vqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e': {
 			unsigned long long m = strtoull(optarg, &end, 0);
@@ -160,6 +162,9 @@ static int parse_record_opts(struct record_opts *ro, int argc, char **argv, bool
 			ro->cap.buffer_kb = (uint32_t)kb;
 			break;
 		}
+		case 'D':
+			ro->cap.discard = true;
+			break;
 		case 'T':
 			ro->seconds = strtod(optarg, &end);
 			if (*end || end == optarg || !(ro->seconds > 0) || ro->seconds > 1e9)
@@ -334,6 +339,11 @@ static void report_stats(const struct vma_capture_stats *st, struct vma_diag *di
 			"vmalyze record: %" PRIu64 " bytes in %" PRIu64 " windows from %u pcpu "
 			"buffers\n",
 			st->bytes, st->windows, st->nr_buffers);
+	if (st->discarded && verbosity >= VMA_VERB_VERBOSE)
+		fprintf(stderr,
+			"vmalyze record: discarded %" PRIu64 " bytes left in the buffers from "
+			"before the capture (-D)\n",
+			st->discarded);
 	if (st->lost_records || st->lost_markers)
 		vma_diag_report(diag, VMA_LVL_RECORD, NULL, UINT64_MAX,
 				"Xen lost %" PRIu64 " records (%" PRIu64 " lost-record markers): "

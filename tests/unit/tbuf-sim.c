@@ -22,7 +22,7 @@ static uint32_t sim_nr_cpus(void *hv)
 
 static uint32_t sim_cpu_khz(void *hv)
 {
-	return 2400000;
+	return hv_sim(hv)->khz;
 }
 
 static int sim_set_size(void *hv, uint32_t pages)
@@ -71,6 +71,8 @@ static int sim_enable(void *hv, uint32_t pages, uint64_t *mfn, uint64_t *bytes)
 		cr_assert_not_null(s->buf[cpu]);
 	}
 	s->enabled = true;
+	if (s->on_enable)
+		s->on_enable(s);
 	*mfn = TINFO_MFN;
 	*bytes = 4 * next;
 	return 0;
@@ -142,6 +144,7 @@ struct sim *sim_new(uint32_t cpus)
 	cr_assert_not_null(s);
 	s->nr_cpus = cpus;
 	s->mask = (uint8_t)((1u << cpus) - 1);
+	s->khz = 2400000;
 	return s;
 }
 

@@ -29,6 +29,9 @@ struct sim {
 	int fail_enable, fail_map_at; /* errno to fail with; map call number (1-based) */
 	/* Called by wait(): Xen producing records meanwhile.  May be NULL. */
 	void (*on_wait)(struct sim *s);
+	/* Called once enable() made the buffers: what an earlier session left there.  May be NULL. */
+	void (*on_enable)(struct sim *s);
+	uint32_t khz;                 /* what cpu_khz() says */
 	void *arg;
 	int waits;
 };

@@ -254,6 +254,54 @@ Test(capture, damaged_indices_are_reported_not_followed)
 	sim_free(s);
 }
 
+/* A previous session's tail, still in the buffers when tracing is enabled again. */
+static void leave_stale_records(struct sim *s)
+{
+	produce_rec(s, 0, TRC_SCHED_WAKE, 10, 91);
+	produce_rec(s, 1, TRC_SCHED_WAKE, 20, 92);
+	produce_rec(s, 1, TRC_SCHED_WAKE, 30, 93);
+}
+
+static void capture_after_stale(bool discard, struct got *g, uint64_t *discarded)
+{
+	struct sim *s = sim_new(2);
+	struct vma_capture_options o = { .buffer_kb = 8, .discard = discard };
+	struct vma_diag *diag = vma_diag_create(VMA_DEFAULT_TOLERANCE, VMA_VERB_QUIET);
+	struct vma_capture *cap = NULL;
+	struct mem m = { 0 };
+
+	s->on_enable = leave_stale_records;
+	cr_assert_eq(vma_capture_start(&sim_ops, s, &o, diag, &cap), VMA_OK);
+	produce_rec(s, 0, TRC_SCHED_WAKE, 100, 1);
+	produce_rec(s, 1, TRC_SCHED_WAKE, 150, 2);
+	cr_assert_gt(vma_capture_drain(cap, mem_write, &m), 0);
+	*discarded = vma_capture_stats(cap)->discarded;
+	read_back(&m, g);
+	vma_capture_stop(cap);
+	vma_diag_destroy(diag);
+	free(m.p);
+	sim_free(s);
+}
+
+Test(capture, discard_drops_what_the_buffers_held_before_the_start)
+{
+	struct got g;
+	uint64_t discarded;
+
+	capture_after_stale(false, &g, &discarded);
+	cr_assert_eq(g.n, 5, "without discard the stale records are captured");
+	cr_assert_eq(discarded, 0);
+	cr_assert_eq(g.word[0], 91);
+
+	capture_after_stale(true, &g, &discarded);
+	cr_assert_eq(discarded, 3 * 16);
+	cr_assert_eq(g.n, 2);
+	cr_assert_eq(g.tsc[0], 100);
+	cr_assert_eq(g.word[0], 1);
+	cr_assert_eq(g.tsc[1], 150);
+	cr_assert_eq(g.word[1], 2);
+}
+
 Test(capture, without_xen_one_clear_refusal)
 {
 	struct vma_diag *diag = vma_diag_create(VMA_DEFAULT_TOLERANCE, VMA_VERB_QUIET);
