@@ -59,7 +59,8 @@ static const char record_usage[] =
 	"Recording stops after -T, when COMMAND exits, or on SIGINT/SIGTERM.  Exit status:\n"
 	"0 recorded cleanly; 1 bad command line; 2 no Xen, not dom0 or no permission (one\n"
 	"line says which), or tracing could not be set up; 3 records were lost (buffers too\n"
-	"small: raise -S); 5 out of memory or the output could not be written.\n";
+	"small: raise -S); 5 out of memory or descriptors, the output could not be written,\n"
+	"or the live analysis could not start (the message says why).\n";
 
 static int record_usage_error(const char *what, const char *arg)
 {
@@ -234,39 +235,37 @@ static int sink_write(void *arg, const void *bytes, size_t len)
 
 struct live_thread {
 	struct vma_options opts;
-	int fd;                   /* read end of the pipe */
-	char path[40];            /* its name, /proc/self/fd/N */
+	int fd;                   /* read end of the pipe: the run's from the start */
+	struct vma_diag *diag;    /* the analysis's own: diags are not shared by threads */
 	int status;
 	enum vma_level worst;
 };
 
+#define LIVE_PIPE_NAME "the live analysis's pipe"
+
 /*
  * The analysis reads the pipe to its end, which comes when the capture
  * stops: it takes no stop signal itself (they go to the capture loop), so
- * that the last records are analysed too.
+ * that the last records are analysed too.  The run owns the read end and
+ * closes it when done: then nobody reads any more, the capture's writes
+ * fail (EPIPE) and it goes on.
  */
 static void *live_main(void *arg)
 {
 	struct live_thread *lt = arg;
-	struct vma_diag *diag = vma_diag_create((enum vma_level)lt->opts.tolerance,
-						lt->opts.verbosity);
+	struct vma_run_source src = { .path = LIVE_PIPE_NAME, .fd = lt->fd,
+				      .name = LIVE_PIPE_NAME };
 	sigset_t set;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	if (!diag) {
-		lt->status = VMA_ERR_NOMEM;
-	} else {
-		lt->status = vma_run_file(&lt->opts, lt->path, diag, stdout);
-		vma_diag_flush_counts(diag);
-		lt->worst = vma_diag_worst(diag);
-		vma_diag_destroy(diag);
-		fflush(stdout);
-	}
-	/* Nobody reads any more: the capture's writes fail (EPIPE) and it goes on. */
-	close(lt->fd);
+	lt->status = vma_run_source(&lt->opts, &src, NULL, lt->diag, stdout);
+	vma_diag_flush_counts(lt->diag);
+	lt->worst = vma_diag_worst(lt->diag);
+	vma_diag_destroy(lt->diag);
+	fflush(stdout);
 	return NULL;
 }
 
@@ -364,25 +363,38 @@ static void say_cpu_hz(uint32_t khz, enum vma_verbosity verbosity)
 		fprintf(stderr, "vmalyze record: the TSC frequency is unknown (xc_physinfo)\n");
 }
 
-/* --live: the analysis thread, reading the pipe @sink writes to. */
+/*
+ * --live: the analysis thread, reading the pipe @sink writes to.  What
+ * keeps it from starting is reported here, with its reason: a failure
+ * later is the analysis's, reported by its own diag.
+ */
 static int start_live(struct live_thread *lt, pthread_t *thread, struct sink *sink,
-		      uint32_t cpu_khz, enum vma_verbosity verbosity)
+		      uint32_t cpu_khz, enum vma_verbosity verbosity, struct vma_diag *diag)
 {
-	int pipefd[2];
+	int pipefd[2], err;
 
-	if (pipe(pipefd))
-		return VMA_ERR_IO;
 	memset(lt, 0, sizeof(*lt));
 	live_options(&lt->opts, cpu_khz, verbosity);
+	lt->diag = vma_diag_create((enum vma_level)lt->opts.tolerance, verbosity);
+	if (!lt->diag) {
+		vma_diag_report(diag, VMA_LVL_SYSTEM, NULL, UINT64_MAX,
+				"Out of memory starting the live analysis");
+		return VMA_ERR_NOMEM;
+	}
+	if (pipe(pipefd)) {
+		vma_diag_report(diag, VMA_LVL_SYSTEM, LIVE_PIPE_NAME, UINT64_MAX,
+				"Cannot create: %s", strerror(errno));
+		vma_diag_destroy(lt->diag);
+		return VMA_ERR_NOMEM;
+	}
 	lt->fd = pipefd[0];
-	/*
-	 * /proc/self/fd, not /dev/fd: a minimal dom0 (an initramfs, busybox
-	 * mdev) has no /dev/fd link, but Xen's tools need /proc mounted.
-	 */
-	snprintf(lt->path, sizeof(lt->path), "/proc/self/fd/%d", pipefd[0]);
-	if (pthread_create(thread, NULL, live_main, lt)) {
+	err = pthread_create(thread, NULL, live_main, lt);
+	if (err) {
+		vma_diag_report(diag, VMA_LVL_SYSTEM, NULL, UINT64_MAX,
+				"Cannot start the live analysis's thread: %s", strerror(err));
 		close(pipefd[0]);
 		close(pipefd[1]);
+		vma_diag_destroy(lt->diag);
 		return VMA_ERR_NOMEM;
 	}
 	sink->pipe_fd = pipefd[1];
@@ -443,7 +455,8 @@ int vma_record_main(int argc, char **argv, volatile sig_atomic_t *stop,
 		}
 	}
 	if (ro.live) {
-		rc = start_live(&lt, &thread, &sink, vma_capture_stats(cap)->cpu_khz, ro.verbosity);
+		rc = start_live(&lt, &thread, &sink, vma_capture_stats(cap)->cpu_khz, ro.verbosity,
+				diag);
 		if (rc)
 			goto out;
 		thread_started = true;
@@ -473,11 +486,14 @@ out:
 		close(sink.pipe_fd);
 	if (thread_started) {
 		pthread_join(thread, NULL);
-		if (lt.status && lt.status != VMA_ERR_DAMAGED && !rc)
-			rc = lt.status;
-		if (lt.worst > vma_diag_worst(diag) && lt.worst >= VMA_LVL_RECORD)
+		/* Its own messages said what went wrong: here only the status follows. */
+		if (lt.status && lt.status != VMA_ERR_DAMAGED) {
+			if (!rc)
+				rc = lt.status;
+		} else if (lt.worst > vma_diag_worst(diag) && lt.worst >= VMA_LVL_RECORD) {
 			vma_diag_report(diag, VMA_LVL_RECORD, NULL, UINT64_MAX,
-					"The live analysis skipped damage");
+					"The live analysis skipped damage (its messages above)");
+		}
 	}
 	if (child > 0) {
 		kill(child, SIGTERM);

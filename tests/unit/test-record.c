@@ -9,9 +9,11 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -237,4 +239,28 @@ Test(record, live_shows_what_live_shows_on_the_file, .init = cr_redirect_stdout)
 	cr_assert_stdout_eq_str(want);
 	free(want);
 	free(r.data);
+}
+
+/*
+ * The live analysis cannot start (here: no descriptor left for its pipe):
+ * the message names the pipe and the reason, the status is a system
+ * failure (5), and the buffers are cleaned up all the same.
+ */
+Test(record, a_live_pipe_that_cannot_be_made_is_reported_with_its_reason,
+     .init = cr_redirect_stderr)
+{
+	char *argv[] = { ARG("record"), ARG("--live"), ARG("-T"), ARG("5"), NULL };
+	struct rlimit few = { 3, 3 };
+	char err[512] = "";
+	size_t n;
+
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &few), 0);
+	cr_assert_eq(run_record(argv, 4, NULL), VMA_EXIT_SYSTEM);
+	check_cleaned_up();
+	fflush(stderr);
+	n = fread(err, 1, sizeof(err) - 1, cr_get_redirected_stderr());
+	err[n] = '\0';
+	cr_assert(strstr(err, "the live analysis's pipe") && strstr(err, strerror(EMFILE)), "%s",
+		  err);
+	cr_assert_null(strstr(err, "skipped damage"), "%s", err);
 }
