@@ -131,4 +131,25 @@ void vma_capture_stop(struct vma_capture *cap);
  */
 int vma_xen_tbuf_open(struct vma_diag *diag, const struct vma_tbuf_ops **ops, void **hv);
 
+/* How a hypervisor is reached: vma_xen_tbuf_open(), vma_xen_host_open(), or a simulation. */
+typedef int (*vma_tbuf_open_fn)(struct vma_diag *diag, const struct vma_tbuf_ops **ops,
+				void **hv);
+
+/*
+ * vma_xen_host_open - the real hypervisor for its description only:
+ * libxenctrl and xc_physinfo.  Of *ops only nr_cpus, cpu_khz and close are
+ * set.  Quiet and quick where there is no Xen (no libxenctrl call without
+ * /dev/xen/privcmd): why it failed is a vma_diag_info() line (-v).
+ * Return: VMA_OK with *ops and *hv set, VMA_ERR_IO or VMA_ERR_NOMEM.
+ */
+int vma_xen_host_open(struct vma_diag *diag, const struct vma_tbuf_ops **ops, void **hv);
+
+/*
+ * vma_capture_host_hz - the TSC frequency an analysis on this host takes
+ * when --cpu-hz is not given: the host's (ops->cpu_khz) when @open reaches
+ * a hypervisor that knows it, else @fallback.  Which one and why is a
+ * vma_diag_info() line on @diag (-v); nothing at lower verbosity.
+ */
+uint64_t vma_capture_host_hz(vma_tbuf_open_fn open, struct vma_diag *diag, uint64_t fallback);
+
 #endif /* VMALYZE_CAPTURE_H */

@@ -336,3 +336,27 @@ void vma_capture_stop(struct vma_capture *cap)
 	free(cap->bufs);
 	free(cap);
 }
+
+uint64_t vma_capture_host_hz(vma_tbuf_open_fn open, struct vma_diag *diag, uint64_t fallback)
+{
+	const struct vma_tbuf_ops *ops;
+	uint32_t khz;
+	void *hv;
+
+	if (open(diag, &ops, &hv)) {
+		vma_diag_info(diag, "--cpu-hz not given: %" PRIu64 " Hz, the default", fallback);
+		return fallback;
+	}
+	khz = ops->cpu_khz(hv);
+	ops->close(hv);
+	if (!khz) {
+		vma_diag_info(diag,
+			      "--cpu-hz not given: %" PRIu64 " Hz, the default (the Xen host does "
+			      "not say its TSC frequency)",
+			      fallback);
+		return fallback;
+	}
+	vma_diag_info(diag, "--cpu-hz not given: %" PRIu64 " Hz, this Xen host's TSC (xc_physinfo)",
+		      (uint64_t)khz * 1000);
+	return (uint64_t)khz * 1000;
+}

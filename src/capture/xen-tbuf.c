@@ -6,7 +6,8 @@
  * VIRQ_TBUF, which Xen raises when a buffer is getting full.
  *
  * Before touching libxenctrl, the environment is checked so that a host
- * without Xen, a guest or an unprivileged user gets one line saying which.
+ * without Xen, a guest or an unprivileged user gets one line saying which
+ * (vmalyze record), or nothing and no delay (the analysis's --cpu-hz default).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -162,48 +163,61 @@ static const struct vma_tbuf_ops xen_ops = {
 	.close = hv_close,
 };
 
-/* Why this process cannot use Xen's trace buffers, or NULL when it may. */
-static const char *environment_problem(void)
+/* Only the host's description (vma_xen_host_open()): no buffer calls. */
+static const struct vma_tbuf_ops host_ops = {
+	.nr_cpus = hv_nr_cpus,
+	.cpu_khz = hv_cpu_khz,
+	.close = hv_close,
+};
+
+/*
+ * Why this process cannot use Xen's hypervisor interface, or NULL when it
+ * may; *advice completes the sentence for vmalyze record.  Cheap: a host
+ * without Xen costs two access() calls, and libxenctrl is not touched.
+ */
+static const char *environment_problem(const char **advice)
 {
 	char caps[256] = "";
 	FILE *f;
 
-	if (access("/dev/xen/privcmd", F_OK) && access("/proc/xen/privcmd", F_OK))
-		return "Not running on Xen: there is no /dev/xen/privcmd (vmalyze record runs "
-		       "in a Xen dom0)";
+	if (access("/dev/xen/privcmd", F_OK) && access("/proc/xen/privcmd", F_OK)) {
+		*advice = " (vmalyze record runs in a Xen dom0)";
+		return "Not running on Xen: there is no /dev/xen/privcmd";
+	}
 	f = fopen("/proc/xen/capabilities", "r");
 	if (f) {
 		size_t n = fread(caps, 1, sizeof(caps) - 1, f);
 
 		caps[n] = '\0';
 		fclose(f);
-		if (!strstr(caps, "control_d"))
+		if (!strstr(caps, "control_d")) {
+			*advice = "; record from dom0";
 			return "Not dom0: this Xen domain has no control_d capability "
-			       "(/proc/xen/capabilities); record from dom0";
+			       "(/proc/xen/capabilities)";
+		}
 	}
-	if (access("/dev/xen/privcmd", R_OK | W_OK) && access("/proc/xen/privcmd", R_OK | W_OK))
-		return "No permission to use /dev/xen/privcmd: run vmalyze record as root in dom0";
+	if (access("/dev/xen/privcmd", R_OK | W_OK) && access("/proc/xen/privcmd", R_OK | W_OK)) {
+		*advice = ": run vmalyze record as root in dom0";
+		return "No permission to use /dev/xen/privcmd";
+	}
 	return NULL;
 }
 
-static int refuse(struct vma_diag *diag, const char *what, int err)
+/*
+ * libxenctrl and the host's description (xc_physinfo).  Return: VMA_OK
+ * with *out set, VMA_ERR_NOMEM, or VMA_ERR_IO with *why (and *advice, *err:
+ * an errno value or 0) saying what stopped it; nothing is printed.
+ */
+static int open_host(struct xen_hv **out, const char **why, const char **advice, int *err)
 {
-	if (err)
-		vma_diag_report(diag, VMA_LVL_INPUT, NULL, UINT64_MAX, "%s: %s", what,
-				strerror(err));
-	else
-		vma_diag_report(diag, VMA_LVL_INPUT, NULL, UINT64_MAX, "%s", what);
-	return VMA_ERR_IO;
-}
-
-int vma_xen_tbuf_open(struct vma_diag *diag, const struct vma_tbuf_ops **ops, void **out)
-{
-	const char *problem = environment_problem();
 	struct xen_hv *hv;
 	xc_physinfo_t info = { 0 };
 
-	if (problem)
-		return refuse(diag, problem, 0);
+	*advice = "";
+	*err = 0;
+	*why = environment_problem(advice);
+	if (*why)
+		return VMA_ERR_IO;
 	hv = calloc(1, sizeof(*hv));
 	if (!hv)
 		return VMA_ERR_NOMEM;
@@ -212,37 +226,75 @@ int vma_xen_tbuf_open(struct vma_diag *diag, const struct vma_tbuf_ops **ops, vo
 	hv->log = xtl_createlogger_stdiostream(stderr, XTL_CRITICAL, 0);
 	hv->xch = xc_interface_open((xentoollog_logger *)hv->log, NULL, 0);
 	if (!hv->xch) {
-		int err = errno;
-
+		*err = errno;
+		*why = *err == EACCES || *err == EPERM
+			       ? "No permission to open the hypervisor interface (run as root in dom0)"
+			       : "Cannot open the hypervisor interface (libxenctrl)";
 		hv_close(hv);
-		return refuse(diag,
-			      err == EACCES || err == EPERM
-				      ? "No permission to open the hypervisor interface (run as root in dom0)"
-				      : "Cannot open the hypervisor interface (libxenctrl)",
-			      err);
+		return VMA_ERR_IO;
 	}
 	if (xc_physinfo(hv->xch, &info)) {
-		int err = errno;
-
+		*err = errno;
+		*why = "xc_physinfo failed (not dom0?)";
 		hv_close(hv);
-		return refuse(diag, "xc_physinfo failed (not dom0?)", err);
+		return VMA_ERR_IO;
 	}
 	hv->nr_cpus = info.max_cpu_id + 1;
 	hv->cpu_khz = info.cpu_khz;
+	*out = hv;
+	return VMA_OK;
+}
+
+static int refuse(struct vma_diag *diag, const char *why, const char *advice, int err)
+{
+	if (err)
+		vma_diag_report(diag, VMA_LVL_INPUT, NULL, UINT64_MAX, "%s%s: %s", why, advice,
+				strerror(err));
+	else
+		vma_diag_report(diag, VMA_LVL_INPUT, NULL, UINT64_MAX, "%s%s", why, advice);
+	return VMA_ERR_IO;
+}
+
+int vma_xen_host_open(struct vma_diag *diag, const struct vma_tbuf_ops **ops, void **out)
+{
+	const char *why, *advice;
+	struct xen_hv *hv;
+	int err, rc = open_host(&hv, &why, &advice, &err);
+
+	if (rc == VMA_ERR_NOMEM)
+		return rc;
+	if (rc) {
+		vma_diag_info(diag, "Not a Xen host whose TSC frequency can be read: %s%s%s", why,
+			      err ? ": " : "", err ? strerror(err) : "");
+		return VMA_ERR_IO;
+	}
+	*ops = &host_ops;
+	*out = hv;
+	return VMA_OK;
+}
+
+int vma_xen_tbuf_open(struct vma_diag *diag, const struct vma_tbuf_ops **ops, void **out)
+{
+	const char *why, *advice;
+	struct xen_hv *hv;
+	int err, rc = open_host(&hv, &why, &advice, &err);
+
+	if (rc == VMA_ERR_NOMEM)
+		return rc;
+	if (rc)
+		return refuse(diag, why, advice, err);
 	hv->fmem = xenforeignmemory_open((xentoollog_logger *)hv->log, 0);
 	hv->xce = xenevtchn_open((xentoollog_logger *)hv->log, 0);
 	if (!hv->fmem || !hv->xce) {
-		int err = errno;
-
+		err = errno;
 		hv_close(hv);
-		return refuse(diag, "Cannot open libxenforeignmemory or libxenevtchn", err);
+		return refuse(diag, "Cannot open libxenforeignmemory or libxenevtchn", "", err);
 	}
 	hv->port = xenevtchn_bind_virq(hv->xce, VIRQ_TBUF);
 	if (hv->port < 0) {
-		int err = errno;
-
+		err = errno;
 		hv_close(hv);
-		return refuse(diag, "Cannot bind VIRQ_TBUF", err);
+		return refuse(diag, "Cannot bind VIRQ_TBUF", "", err);
 	}
 	*ops = &xen_ops;
 	*out = hv;

@@ -84,6 +84,9 @@ int main(int argc, char **argv)
 			return rc == VMA_ERR_NOMEM ? VMA_EXIT_SYSTEM : VMA_EXIT_USAGE;
 		opts.symbols = symbols;
 	}
+	/* On a Xen host its TSC frequency is the likelier clock of the traces. */
+	if (!opts.cpu_hz_given)
+		opts.cpu_hz = vma_record_default_hz(opts.verbosity, vma_xen_host_open);
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	opts.stop = vma_stop_install();
 	/* a host and its guests are one run (groups.c), the rest a batch */

@@ -82,7 +82,7 @@ static const struct option_doc table[] = {
 	{ "dump-all", 'a', no_argument, NULL,
 	  "Dump every record, human readable, in time order across pcpus (with -s: then the summary)" },
 	{ "cpu-hz", OPT_CPU_HZ, required_argument, "HZ",
-	  "TSC frequency: 2.4G, 2400M or 2400000000 (default 2.4G)" },
+	  "TSC frequency: 2.4G, 2400M or 2400000000 (default 2.4G, or a Xen dom0's own TSC)" },
 	{ "timer-hz", OPT_TIMER_HZ, required_argument, "HZ",
 	  "Frequency of the Arm generic timer, whose count Xen on Arm records as its TSC" },
 	{ "svm-mode", OPT_SVM_MODE, no_argument, NULL,
@@ -777,6 +777,7 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 			if (!opts->cpu_hz)
 				return usage_error(err, "bad --cpu-hz value '%s' (try 2.4G or 2400M)",
 						   optarg);
+			opts->cpu_hz_given = true;
 			break;
 		case OPT_TIMER_HZ:
 			opts->timer_hz = vma_parse_hz(optarg);

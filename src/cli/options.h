@@ -44,6 +44,7 @@ struct vma_options {
 	bool dump;              /* -a */
 	bool report;            /* print the summary (or interval) report */
 	uint64_t cpu_hz;        /* --cpu-hz */
+	bool cpu_hz_given;      /* else main() may take the Xen host's (record.h) */
 	uint64_t timer_hz;      /* --timer-hz: ARM generic timer */
 	bool svm_mode;          /* --svm-mode */
 	int tolerance;          /* --tolerance */

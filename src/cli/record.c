@@ -274,7 +274,7 @@ static void live_options(struct vma_options *o, uint32_t cpu_khz, enum vma_verbo
 	memset(o, 0, sizeof(*o));
 	o->mode = VMA_MODE_LIVE;
 	o->live = true;
-	o->cpu_hz = cpu_khz ? (uint64_t)cpu_khz * 1000 : 2400000000ull;
+	o->cpu_hz = cpu_khz ? (uint64_t)cpu_khz * 1000 : VMA_DEFAULT_CPU_HZ;
 	o->tolerance = VMA_DEFAULT_TOLERANCE;
 	o->verbosity = verbosity;
 }
@@ -503,4 +503,16 @@ out:
 	rc = exit_status_of(rc, diag);
 	vma_diag_destroy(diag);
 	return rc;
+}
+
+uint64_t vma_record_default_hz(enum vma_verbosity verbosity, vma_tbuf_open_fn open)
+{
+	struct vma_diag *diag = vma_diag_create(VMA_DEFAULT_TOLERANCE, verbosity);
+	uint64_t hz;
+
+	if (!diag)
+		return VMA_DEFAULT_CPU_HZ;
+	hz = vma_capture_host_hz(open, diag, VMA_DEFAULT_CPU_HZ);
+	vma_diag_destroy(diag);
+	return hz;
 }

@@ -4,12 +4,11 @@
 #define VMALYZE_CLI_RECORD_H
 
 #include <signal.h>
+#include <stdint.h>
 
 #include "vmalyze/capture.h"
 
-/* How the hypervisor is reached: vma_xen_tbuf_open(), or a simulation in tests. */
-typedef int (*vma_tbuf_open_fn)(struct vma_diag *diag, const struct vma_tbuf_ops **ops,
-				void **hv);
+#include "vmalyze/diag.h"
 
 /*
  * vma_record_main - run `vmalyze record` with @argv (argv[0] is "record").
@@ -18,5 +17,12 @@ typedef int (*vma_tbuf_open_fn)(struct vma_diag *diag, const struct vma_tbuf_ops
  */
 int vma_record_main(int argc, char **argv, volatile sig_atomic_t *stop,
 		    vma_tbuf_open_fn open_hypervisor);
+
+/*
+ * vma_record_default_hz - the --cpu-hz of an analysis that was not given
+ * one: the TSC frequency of the Xen host it runs on (reached with @open,
+ * vma_xen_host_open()), else VMA_DEFAULT_CPU_HZ.  At -v one line says which.
+ */
+uint64_t vma_record_default_hz(enum vma_verbosity verbosity, vma_tbuf_open_fn open);
 
 #endif /* VMALYZE_CLI_RECORD_H */

@@ -315,3 +315,82 @@ Test(capture, without_xen_one_clear_refusal)
 	cr_assert_eq(vma_diag_worst(diag), VMA_LVL_INPUT);
 	vma_diag_destroy(diag);
 }
+
+static struct sim *host;
+
+static int open_host_sim(struct vma_diag *diag, const struct vma_tbuf_ops **ops, void **hv)
+{
+	*ops = &sim_ops;
+	*hv = host;
+	return VMA_OK;
+}
+
+static int open_no_host(struct vma_diag *diag, const struct vma_tbuf_ops **ops, void **hv)
+{
+	return VMA_ERR_IO;
+}
+
+static uint64_t host_hz(vma_tbuf_open_fn open, enum vma_verbosity verbosity, char *said,
+			size_t size)
+{
+	FILE *err;
+	struct vma_diag *diag;
+	uint64_t hz;
+
+	memset(said, 0, size);
+	err = fmemopen(said, size - 1, "w");
+	cr_assert_not_null(err);
+	diag = vma_diag_create_to(err, VMA_DEFAULT_TOLERANCE, verbosity);
+	hz = vma_capture_host_hz(open, diag, 2400000000ull);
+	vma_diag_destroy(diag);
+	fclose(err);
+	return hz;
+}
+
+Test(capture, a_xen_hosts_tsc_is_the_default_cpu_hz)
+{
+	char said[512];
+
+	host = sim_new(2);
+	host->khz = 2893204;
+	cr_assert_eq(host_hz(open_host_sim, VMA_VERB_NORMAL, said, sizeof(said)),
+		     2893204000ull);
+	cr_assert_eq(host->closes, 1, "the host handle is closed again");
+	cr_assert_str_empty(said, "silent at the default verbosity: %s", said);
+	cr_assert_eq(host_hz(open_host_sim, VMA_VERB_VERBOSE, said, sizeof(said)),
+		     2893204000ull);
+	cr_assert(strstr(said, "2893204000 Hz, this Xen host's TSC"), "%s", said);
+	/* A host that does not know its TSC frequency: the default. */
+	host->khz = 0;
+	cr_assert_eq(host_hz(open_host_sim, VMA_VERB_VERBOSE, said, sizeof(said)),
+		     2400000000ull);
+	cr_assert(strstr(said, "the default"), "%s", said);
+	cr_assert_eq(host->maps + host->set_size_calls + host->disables, 0,
+		     "only the host's description is read");
+	sim_free(host);
+}
+
+Test(capture, without_xen_the_default_cpu_hz_quietly)
+{
+	char said[512];
+
+	cr_assert_eq(host_hz(open_no_host, VMA_VERB_NORMAL, said, sizeof(said)), 2400000000ull);
+	cr_assert_str_empty(said, "%s", said);
+	cr_assert_eq(host_hz(open_no_host, VMA_VERB_VERBOSE, said, sizeof(said)), 2400000000ull);
+	cr_assert(strstr(said, "--cpu-hz not given: 2400000000 Hz, the default"), "%s", said);
+}
+
+/* The real probe on a host without Xen: no message, and no libxenctrl call. */
+Test(capture, the_xen_host_probe_is_silent_without_xen)
+{
+	char said[512];
+
+	if (!access("/dev/xen/privcmd", F_OK) || !access("/proc/xen/privcmd", F_OK))
+		cr_skip_test("this host runs Xen");
+	cr_assert_eq(host_hz(vma_xen_host_open, VMA_VERB_NORMAL, said, sizeof(said)),
+		     2400000000ull);
+	cr_assert_str_empty(said, "%s", said);
+	cr_assert_eq(host_hz(vma_xen_host_open, VMA_VERB_VERBOSE, said, sizeof(said)),
+		     2400000000ull);
+	cr_assert(strstr(said, "Not running on Xen"), "%s", said);
+}
