@@ -10,9 +10,12 @@
  *   live 3.000 d1v0 exits/s=1234 in_exits=12.5% running=60.1% runnable=2.0%
  *     blocked=37.9% worst=123.456us:HLT top=HLT:500/s,IO_INSTRUCTION:300/s
  *
- * (one line; doc/output.md has the fields).  Runstate time is credited
- * when a stretch ends, so a stretch spanning seconds counts in the second
- * where it ends, as in interval mode.
+ * (one line; doc/output.md has the fields).  The shares are of the
+ * interval's real length (a last, partial second or a gap in the trace
+ * included), and runstate time counts in the seconds it was spent in: a
+ * stretch spanning seconds is shared out among them (unlike interval mode,
+ * which credits it where it ends), so the runstates add up to 100% at most.
+ * A vcpu that neither exited nor ran nor waited to run is left out.
  */
 #ifndef VMALYZE_LIVE_H
 #define VMALYZE_LIVE_H

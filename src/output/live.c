@@ -4,6 +4,12 @@
  * vcpu's counters are compared with a snapshot of the previous second's
  * end, as interval mode does per domain; the worst exit of the second is
  * noted as arcs close, since the summaries keep no per-second maximum.
+ *
+ * Runstate time is taken as it accrues, not when a stretch ends: the
+ * snapshot holds each runstate's cycles plus the open stretch up to the
+ * second's end, so a stretch spanning seconds is shared out among them and
+ * the shares of a second never add up past 100%, a last partial second
+ * included.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -21,7 +27,7 @@ struct vcpu_snap {
 	uint64_t *events;          /* per exit reason, at the last second's end */
 	uint32_t nr;
 	uint64_t exit_cycles;
-	uint64_t rs[VMA_RS_COUNT];
+	uint64_t rs[VMA_RS_COUNT]; /* accrued up to the last second's end */
 	uint64_t worst;            /* longest exit of this second, cycles */
 	uint32_t worst_reason;
 };
@@ -120,14 +126,28 @@ static void put_reason(FILE *out, bool svm, uint32_t r)
 		fprintf(out, "%u", r);
 }
 
-/* One vcpu's second; updates its snapshot.  Nothing when it was idle. */
+/* @v's cycles in runstate @rs up to @at: the stretches ended and the open one. */
+static uint64_t accrued(const struct vma_vcpu *v, enum vma_runstate rs, uint64_t at)
+{
+	uint64_t cycles = v->runstates[rs].cycles;
+
+	if (v->state == rs && v->state_tsc > 0 && at > v->state_tsc)
+		cycles += at - v->state_tsc;
+	return cycles;
+}
+
+/*
+ * One vcpu's second (or the @length ticks before @now, time stamp @at);
+ * updates its snapshot.  Nothing when it was idle: no exit, not running
+ * nor waiting to run.
+ */
 static void write_vcpu(struct vma_live *lv, const struct vma_machine *m,
 		       const struct vma_domain *d, const struct vma_vcpu *v, uint64_t now,
-		       uint64_t length)
+		       uint64_t length, uint64_t at)
 {
 	const struct vma_hvm_stats *st = v->type == VMA_VCPU_HVM ? v->hvm.stats : NULL;
 	struct vcpu_snap *s = snap_of(lv, v);
-	uint64_t exits = 0, exit_cycles = 0, rs[VMA_RS_COUNT], busy = 0;
+	uint64_t exits = 0, exit_cycles = 0, rs[VMA_RS_COUNT];
 	uint32_t top[TOP_REASONS], nr_top = 0, r, i;
 	uint64_t top_n[TOP_REASONS];
 	double secs = (double)length / (double)lv->hz;
@@ -169,13 +189,15 @@ static void write_vcpu(struct vma_live *lv, const struct vma_machine *m,
 		}
 	}
 	for (i = 0; i < VMA_RS_COUNT; i++) {
-		rs[i] = v->runstates[i].cycles - s->rs[i];
-		s->rs[i] = v->runstates[i].cycles;
-		busy |= rs[i];
+		uint64_t c = accrued(v, (enum vma_runstate)i, at);
+
+		/* A late record can credit less than was accrued: nothing, not a wrap. */
+		rs[i] = c > s->rs[i] ? c - s->rs[i] : 0;
+		s->rs[i] = c;
 	}
 	exit_cycles -= s->exit_cycles;
 	s->exit_cycles += exit_cycles;
-	if (!exits && !busy) {
+	if (!exits && !rs[VMA_RS_RUNNING] && !rs[VMA_RS_RUNNABLE]) {
 		s->worst = 0;
 		return;
 	}
@@ -215,7 +237,7 @@ static void write_second(struct vma_live *lv, const struct vma_machine *m, uint6
 			continue;
 		for (j = 0; j < d->nr_vcpus; j++) {
 			if (d->vcpus[j])
-				write_vcpu(lv, m, d, d->vcpus[j], now, length);
+				write_vcpu(lv, m, d, d->vcpus[j], now, length, lv->start + now);
 		}
 	}
 	fflush(lv->out);
