@@ -42,6 +42,7 @@ struct replay {
 	unsigned char *data;
 	size_t len, off;
 	bool lose;        /* write a lost-record marker at the first wait */
+	bool stale;       /* the buffers hold an earlier session's tail when enabled */
 };
 
 static int open_sim(struct vma_diag *diag, const struct vma_tbuf_ops **ops, void **hv)
@@ -99,6 +100,15 @@ static void replay_some(struct sim *s)
 		stop_flag = 1; /* all replayed: as if the user pressed Ctrl-C */
 }
 
+/* An earlier session's tail: it had lost records. */
+static void leave_tail(struct sim *s)
+{
+	uint32_t lost[7] = { TRC_LOST_RECORDS | (4u << 28) | (1u << 31), 1, 0, 7, 0, 1, 0 };
+
+	produce(s, 1, lost, sizeof(lost));
+	produce_rec(s, 1, TRC_SCHED_WAKE, 5, 1);
+}
+
 struct seq {
 	uint64_t *key;
 	size_t n, cap;
@@ -139,6 +149,7 @@ static int run_record(char **argv, int argc, struct replay *r)
 	current = sim_new(4);
 	current->arg = r;
 	current->on_wait = r ? replay_some : NULL;
+	current->on_enable = r && r->stale ? leave_tail : NULL;
 	stop_flag = 0;
 	return vma_record_main(argc, argv, &stop_flag, open_sim);
 }
@@ -188,6 +199,34 @@ Test(record, lost_records_give_exit_status_3)
 	cr_assert_eq(run_record(argv, 4, &r), VMA_EXIT_TOLERATED);
 	check_cleaned_up();
 	unlink(out);
+	free(r.data);
+}
+
+/* -D: the tail left in the buffers is not captured, nor its lost records counted. */
+Test(record, discard_buffers_leaves_out_the_earlier_sessions_tail)
+{
+	char out[] = "/tmp/vmalyze-record-XXXXXX";
+	struct replay r = { .stale = true };
+	struct seq want, got;
+	char *keep[] = { ARG("record"), ARG("-q"), ARG("-o"), out, NULL };
+	char *discard[] = { ARG("record"), ARG("-q"), ARG("-D"), ARG("-o"), out, NULL };
+	int fd = mkstemp(out);
+
+	cr_assert_geq(fd, 0);
+	close(fd);
+	r.data = slurp(SOURCE, &r.len);
+	cr_assert_eq(run_record(keep, 4, &r), VMA_EXIT_TOLERATED, "the tail's lost records");
+	check_cleaned_up();
+	r.off = 0;
+	cr_assert_eq(run_record(discard, 5, &r), VMA_EXIT_OK);
+	check_cleaned_up();
+	records_of(SOURCE, &want);
+	records_of(out, &got);
+	cr_assert_eq(got.n, want.n, "only the replayed records");
+	cr_assert(!memcmp(got.key, want.key, want.n * sizeof(*want.key)));
+	unlink(out);
+	free(want.key);
+	free(got.key);
 	free(r.data);
 }
 
