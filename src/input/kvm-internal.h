@@ -191,7 +191,10 @@ struct vma_kvmev_bind {
 	uint32_t id;                 /* VMA_KVM_* */
 	uint8_t isa;                 /* kvm_exit: enum vma_kvm_isa of the layout */
 	const struct vma_kvmev_spec *spec; /* NULL for VMA_KVM_OTHER */
-	struct tep_format_field *field[VMA_KVMEV_MAX_FIELDS];
+	/* Where each spec field lies in a record, read once from the format; size 0: absent. */
+	struct vma_kvmev_loc {
+		uint32_t offset, size;
+	} loc[VMA_KVMEV_MAX_FIELDS];
 	int64_t arm_trap;            /* arm64 kvm_exit: the "ret" value named TRAP */
 };
 
