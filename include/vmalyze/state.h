@@ -155,10 +155,10 @@ struct vma_latency_arc {
 struct vma_latency_window {
 	uint64_t exits, total, max;
 	uint64_t sum, max_window;
-	/* owned: a ring of cap arcs by end, then a min-heap of cap arcs by start */
+	/* owned: a ring of cap arcs by end, then a ring of cap starts, ascending */
 	struct vma_latency_arc *ring;
 	uint32_t head, len, cap;
-	uint32_t heap_len;            /* ring arcs that begin inside the window */
+	uint32_t starts_head, starts_len; /* the starts of ring arcs that begin inside the window */
 	uint32_t clipped;             /* ring arcs that begin before it */
 	unsigned __int128 clipped_starts; /* the sum of their starts */
 };
