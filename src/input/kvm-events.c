@@ -551,13 +551,58 @@ static void put_one_line(struct vma_strbuf *sb, struct trace_seq *seq)
 	vma_sb_puts(sb, seq->buffer);
 }
 
+/*
+ * The text buffer of the dump's lines, kept from line to line (made again
+ * after a line ran out of memory).  Return: NULL when out of memory.
+ */
+static struct trace_seq *dump_seq(struct vma_kvm_priv *priv)
+{
+	if (priv->seq && priv->seq->state != TRACE_SEQ__GOOD) {
+		trace_seq_destroy(priv->seq);
+		free(priv->seq);
+		priv->seq = NULL;
+	}
+	if (!priv->seq) {
+		priv->seq = malloc(sizeof(*priv->seq));
+		if (!priv->seq)
+			return NULL;
+		trace_seq_init(priv->seq);
+	}
+	trace_seq_reset(priv->seq);
+	return priv->seq;
+}
+
+/*
+ * trace-cmd's "%16s-%-5d [%03d] %6.1000d: %s:" (comm, pid, cpu, time in
+ * microseconds rounded to the nearest, event name), written here rather
+ * than by tep_print_event(), which parses its format string on every
+ * call.  The time is libtraceevent's "SECONDS.MICROSECONDS" past the first
+ * second; below it libtraceevent versions differ, so it prints those.
+ * Return: false when the line was left for libtraceevent.
+ */
+static bool put_task_time(const struct vma_kvmev *ev, const unsigned char *data, uint32_t size,
+			  uint32_t cpu, uint64_t ts, const char *name, struct vma_strbuf *sb)
+{
+	uint64_t us = ts / 1000 + (ts % 1000 >= 500);
+	const char *comm;
+	int pid;
+
+	if (us <= 1000000 || ts > UINT64_MAX - 500 || size < ev->pid_offset + ev->pid_size)
+		return false;
+	pid = (int)read_uint(data + ev->pid_offset, ev->pid_size, ev->big_endian);
+	comm = tep_data_comm_from_pid(ev->tep, pid);
+	vma_sb_printf(sb, "%16s-%-5d [%03d] %5llu.%06llu: %s:", comm ? comm : "", pid, (int)cpu,
+		      (unsigned long long)(us / 1000000), (unsigned long long)(us % 1000000), name);
+	return true;
+}
+
 void vma_kvmev_describe(struct vma_kvm_priv *priv, const unsigned char *data, uint32_t size,
 			uint32_t cpu, uint64_t ts, struct vma_strbuf *sb)
 {
 	struct vma_kvmev *ev = &priv->ev;
 	struct vma_kvmev_bind *b;
 	struct tep_record record;
-	struct trace_seq seq;
+	struct trace_seq *seq;
 	uint32_t type;
 	size_t pad;
 
@@ -584,37 +629,41 @@ void vma_kvmev_describe(struct vma_kvm_priv *priv, const unsigned char *data, ui
 		return;
 	}
 	vma_kvm_print_setup(priv);
+	seq = dump_seq(priv);
+	if (!seq) {
+		vma_sb_puts(sb, "(out of memory)");
+		return;
+	}
 	memset(&record, 0, sizeof(record));
 	record.ts = ts;
 	record.cpu = (int)cpu;
 	record.data = (void *)data;
 	record.size = (int)size;
 	record.record_size = (int)size;
-	trace_seq_init(&seq);
 	/* in trace-cmd's order: the comm first, before a plugin may register a new one */
-	tep_print_event(ev->tep, &seq, &record, "%16s-%-5d [%03d] %6.1000d: %s:",
-			TEP_PRINT_COMM, TEP_PRINT_PID, TEP_PRINT_CPU, TEP_PRINT_TIME,
-			TEP_PRINT_NAME);
-	trace_seq_terminate(&seq);
-	if (seq.state != TRACE_SEQ__GOOD || !seq.buffer) {
-		trace_seq_destroy(&seq);
-		vma_sb_puts(sb, "(out of memory)");
-		return;
+	if (!put_task_time(ev, data, size, cpu, ts, b->event->name, sb)) {
+		tep_print_event(ev->tep, seq, &record, "%16s-%-5d [%03d] %6.1000d: %s:",
+				TEP_PRINT_COMM, TEP_PRINT_PID, TEP_PRINT_CPU, TEP_PRINT_TIME,
+				TEP_PRINT_NAME);
+		trace_seq_terminate(seq);
+		if (seq->state != TRACE_SEQ__GOOD || !seq->buffer) {
+			vma_sb_puts(sb, "(out of memory)");
+			return;
+		}
+		vma_sb_puts(sb, seq->buffer);
+		trace_seq_reset(seq);
 	}
-	vma_sb_puts(sb, seq.buffer);
 	for (pad = strlen(b->event->name) + 1; pad < NAME_COLUMN; pad++) {
 		vma_sb_putc(sb, ' ');
 	}
 	vma_sb_putc(sb, ' ');
-	trace_seq_reset(&seq);
-	tep_print_event(ev->tep, &seq, &record, "%s", TEP_PRINT_INFO);
-	trace_seq_terminate(&seq);
-	if (seq.state == TRACE_SEQ__GOOD && seq.buffer) {
-		put_one_line(sb, &seq);
+	tep_print_event(ev->tep, seq, &record, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(seq);
+	if (seq->state == TRACE_SEQ__GOOD && seq->buffer) {
+		put_one_line(sb, seq);
 	} else {
 		vma_sb_puts(sb, "(out of memory)");
 	}
-	trace_seq_destroy(&seq);
 }
 
 /* ---- per-input names, for dump and counts --------------------------------- */

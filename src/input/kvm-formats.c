@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <traceevent/event-parse.h>
+#include <traceevent/trace-seq.h>
 
 #include "input/kvm-internal.h"
 #include "vmalyze/diag.h"
@@ -204,6 +205,11 @@ void vma_kvm_formats_free(struct vma_kvm_priv *priv)
 	if (priv->plugins && priv->tep)
 		tep_unload_plugins(priv->plugins, priv->tep);
 	priv->plugins = NULL;
+	if (priv->seq) {
+		trace_seq_destroy(priv->seq);
+		free(priv->seq);
+		priv->seq = NULL;
+	}
 	free(priv->kallsyms);
 	free(priv->printk);
 	priv->kallsyms = priv->printk = NULL;

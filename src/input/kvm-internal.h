@@ -272,6 +272,7 @@ struct vma_kvm_priv {
 	char *printk;                    /* owned text, likewise */
 	struct tep_plugin_list *plugins; /* owned, loaded at the first dump line */
 	bool print_ready;                /* the three above were handed to the tep */
+	struct trace_seq *seq;           /* owned: the dump's text buffer, made at its first line */
 };
 
 /* Forget the guest-symbol links of a parser about to be freed (kvm-link.c). */
