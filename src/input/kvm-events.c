@@ -585,14 +585,34 @@ static bool put_task_time(const struct vma_kvmev *ev, const unsigned char *data,
 {
 	uint64_t us = ts / 1000 + (ts % 1000 >= 500);
 	const char *comm;
+	size_t len, at;
 	int pid;
 
-	if (us <= 1000000 || ts > UINT64_MAX - 500 || size < ev->pid_offset + ev->pid_size)
+	if (us <= 1000000 || ts > UINT64_MAX - 500 || cpu > INT32_MAX ||
+	    size < ev->pid_offset + ev->pid_size)
 		return false;
 	pid = (int)read_uint(data + ev->pid_offset, ev->pid_size, ev->big_endian);
 	comm = tep_data_comm_from_pid(ev->tep, pid);
-	vma_sb_printf(sb, "%16s-%-5d [%03d] %5llu.%06llu: %s:", comm ? comm : "", pid, (int)cpu,
-		      (unsigned long long)(us / 1000000), (unsigned long long)(us % 1000000), name);
+	if (!comm)
+		comm = "";
+	len = strlen(comm);
+	if (len < 16)
+		vma_sb_put_fill(sb, ' ', 16 - len);
+	vma_sb_put(sb, comm, len);
+	vma_sb_putc(sb, '-');
+	at = sb->len;
+	vma_sb_put_s64(sb, pid);
+	if (sb->len - at < 5)
+		vma_sb_put_fill(sb, ' ', 5 - (sb->len - at));
+	vma_sb_putlit(sb, " [");
+	vma_sb_put_u64_pad(sb, cpu, 3, '0');
+	vma_sb_putlit(sb, "] ");
+	vma_sb_put_u64_pad(sb, us / 1000000, 5, ' ');
+	vma_sb_putc(sb, '.');
+	vma_sb_put_u64_pad(sb, us % 1000000, 6, '0');
+	vma_sb_putlit(sb, ": ");
+	vma_sb_puts(sb, name);
+	vma_sb_putc(sb, ':');
 	return true;
 }
 
@@ -653,10 +673,8 @@ void vma_kvmev_describe(struct vma_kvm_priv *priv, const unsigned char *data, ui
 		vma_sb_puts(sb, seq->buffer);
 		trace_seq_reset(seq);
 	}
-	for (pad = strlen(b->event->name) + 1; pad < NAME_COLUMN; pad++) {
-		vma_sb_putc(sb, ' ');
-	}
-	vma_sb_putc(sb, ' ');
+	pad = strlen(b->event->name) + 1;
+	vma_sb_put_fill(sb, ' ', (pad < NAME_COLUMN ? NAME_COLUMN - pad : 0) + 1);
 	tep_print_event(ev->tep, seq, &record, "%s", TEP_PRINT_INFO);
 	trace_seq_terminate(seq);
 	if (seq->state == TRACE_SEQ__GOOD && seq->buffer) {
