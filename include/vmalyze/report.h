@@ -333,6 +333,7 @@ struct vma_report_build {
 	const struct vma_report_filter *filter; /* NULL: every row */
 	const struct vma_worst *worst;         /* --top's list, or NULL */
 	bool totals;                           /* fill the VM and host-wide totals */
+	bool kvm_totals;                       /* the same, for a KVM trace only (JSON) */
 	uint64_t origin;                       /* the trace's first stamp; 0: the machine's */
 };
 

@@ -60,6 +60,7 @@ struct run_ctx {
 	const struct vma_report_filter *filter;
 	struct vma_worst *worst;  /* --top, or NULL */
 	bool totals;              /* the renderer reads the VM and host-wide totals */
+	bool kvm_totals;          /* ... those of a KVM trace (JSON) */
 	uint64_t origin;          /* the trace's first stamp, for --top's times */
 	/* --top's observer, passing the others' calls on to the one it replaced */
 	struct vma_state_observer top_observer;
@@ -163,6 +164,7 @@ static int render(struct run_ctx *ctx, const struct vma_machine *m, bool final, 
 		.filter = ctx->filter,
 		.worst = ctx->worst,
 		.totals = ctx->totals,
+		.kvm_totals = ctx->kvm_totals,
 		.origin = ctx->origin,
 	};
 	struct vma_report *report = vma_report_create(m, &how);
@@ -547,6 +549,7 @@ int vma_run_source(const struct vma_options *opts, const struct vma_run_source *
 	if (opts->report) {
 		ctx.renderer = vma_renderer_find(opts->format);
 		ctx.totals = ctx.renderer->render == vma_render_kvm_stat;
+		ctx.kvm_totals = ctx.renderer->render == vma_render_json;
 		/* The end-of-trace renderers need no call per record. */
 		if (ctx.renderer->per_interval) {
 			vma_interval_clock_init(&ctx.clock, ctx.hz, opts->interval_secs);

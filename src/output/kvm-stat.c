@@ -6,10 +6,13 @@
  * percentiles and spread perf does not print.  A renderer over the report
  * model (report.h), which sums the VM and host-wide rows (.totals).
  *
- * Times are integers in the report's unit (ns for KVM's clock, cycles for
- * a TSC clock), where perf prints microseconds; Stddev is the population
- * standard deviation of the samples, not perf's relative error of the mean.
+ * Times are microseconds with two decimals, as perf prints them (a TSC
+ * clock's cycles through its hz); the exact integers are in the JSON and
+ * CSV summaries.  Avg carries perf's "( +- N% )", the standard error of
+ * the mean relative to it; Stddev, after perf's columns, is the population
+ * standard deviation of the samples.
  */
+#include <math.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,10 +129,28 @@ static int pick(struct table *t, enum vma_stat_event ev, const struct vma_report
 	return add_addresses(t, ev, addr[ev - 1], na[ev - 1]);
 }
 
+/* Microseconds of @ticks in the report's clock. */
+static double us(const struct vma_report *r, uint64_t ticks)
+{
+	return (double)ticks / ((double)r->hz / 1e6); /* ns: ticks / 1000, exactly */
+}
+
+/*
+ * perf's "+-": the standard error of the mean (sample standard deviation
+ * over sqrt(n)) as a percentage of the mean, from the population one.
+ */
+static double rel_error(const struct vma_report_stat *s)
+{
+	if (s->count < 2 || !s->mean)
+		return 0.0;
+	return 100.0 * (double)s->stddev / sqrt((double)(s->count - 1)) / (double)s->mean;
+}
+
 static void print_table(const struct vma_summary_ctx *c, enum vma_stat_event ev,
 			enum vma_stat_sort sort, struct table *t)
 {
 	static int (*const cmp[])(const void *, const void *) = { by_count, by_time, by_max };
+	const struct vma_report *r = c->report;
 	uint64_t samples = 0, time = 0;
 	FILE *out = c->out;
 	size_t i;
@@ -139,22 +160,24 @@ static void print_table(const struct vma_summary_ctx *c, enum vma_stat_event ev,
 		time += t->rows[i].stat->total;
 	}
 	qsort(t->rows, t->n, sizeof(*t->rows), cmp[sort]);
-	fprintf(out, "%28s %9s %9s %8s %12s %12s %12s %12s %12s %12s %12s\n", event_titles[ev],
-		"Samples", "Samples%", "Time%", "Min", "Max", "Avg", "Stddev", "P5", "P50",
-		"P95");
+	/* perf's columns, then vmalyze's spread and percentiles */
+	fprintf(out, "%20s %10s %9s %9s %11s %11s %16s %9s %11s %11s %11s %11s\n\n",
+		event_titles[ev], "Samples", "Samples%", "Time%", "Min Time", "Max Time",
+		"Avg time", "", "Stddev", "P5", "P50", "P95");
 	for (i = 0; i < t->n; i++) {
 		const struct vma_report_stat *s = t->rows[i].stat;
 
 		fprintf(out,
-			"%28s %9" PRIu64 " %8.2f%% %7.2f%% %12" PRIu64 " %12" PRIu64 " %12" PRIu64
-			" %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n",
+			"%20s %10" PRIu64 " %8.2f%% %8.2f%% %9.2fus %9.2fus %9.2fus ( +-%7.2f%% )"
+			" %9.2fus %9.2fus %9.2fus %9.2fus\n",
 			t->rows[i].label, s->events,
 			samples ? 100.0 * (double)s->events / (double)samples : 0.0,
-			time ? 100.0 * (double)s->total / (double)time : 0.0, s->min, s->max,
-			s->mean, s->stddev, s->p5, s->p50, s->p95);
+			time ? 100.0 * (double)s->total / (double)time : 0.0, us(r, s->min),
+			us(r, s->max), us(r, s->mean), rel_error(s), us(r, s->stddev),
+			us(r, s->p5), us(r, s->p50), us(r, s->p95));
 	}
-	fprintf(out, "\nTotal Samples:%" PRIu64 ", Total events handled time:%" PRIu64 " %s.\n\n",
-		samples, time, c->unit);
+	fprintf(out, "\nTotal Samples:%" PRIu64 ", Total events handled time:%.2fus.\n\n",
+		samples, us(r, time));
 }
 
 static int section(const struct vma_summary_ctx *c, const struct vma_render_options *o,

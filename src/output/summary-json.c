@@ -218,6 +218,51 @@ static void json_vcpu(FILE *out, const struct vma_report *r, const struct vma_re
 	fputc('}', out);
 }
 
+/* One address table of @t under @key: perf kvm stat's --event rows. */
+static void json_addresses(FILE *out, const struct vma_report *r, const char *key,
+			   const struct vma_report_address *a, uint32_t n)
+{
+	uint32_t i;
+
+	fprintf(out, ",\"%s\":[", key);
+	for (i = 0; i < n; i++) {
+		fprintf(out, "%s{\"key\":%" PRIu64 ",\"write\":%s,\"cycles\":", i ? "," : "",
+			a[i].addr, a[i].is_write ? "true" : "false");
+		json_stat(out, r, &a[i].stat);
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
+/*
+ * KVM: the exit reasons and addresses summed over several vcpus (a VM's,
+ * or every one kept), the rows kvm-stat's VM and host-wide tables print,
+ * in exact integers of the clock's unit.
+ */
+static void json_totals(FILE *out, const struct vma_report *r, const struct vma_report_totals *t)
+{
+	uint32_t i;
+
+	if (!r->kvm)
+		return;
+	fprintf(out, ",\"exit_totals\":{\"unit\":\"%s\",\"exits\":[", unit_name(r));
+	for (i = 0; i < t->nr_exits; i++) {
+		const struct vma_report_exit *x = &t->exits[i];
+
+		fprintf(out, "%s{\"code\":%u,\"name\":", i ? "," : "", x->code);
+		json_string_or_null(out, x->name);
+		fprintf(out, ",\"cycles\":");
+		json_stat(out, r, &x->stat);
+		fputc('}', out);
+	}
+	fputc(']', out);
+	json_addresses(out, r, "mmio", t->mmio, t->nr_mmio);
+	json_addresses(out, r, "io", t->io, t->nr_io);
+	json_addresses(out, r, "msr", t->msr, t->nr_msr);
+	json_addresses(out, r, "hypercalls", t->hcall, t->nr_hcall);
+	fputc('}', out);
+}
+
 static void json_domain(FILE *out, const struct vma_report *r, const struct vma_report_domain *d)
 {
 	uint32_t i;
@@ -242,6 +287,7 @@ static void json_domain(FILE *out, const struct vma_report *r, const struct vma_
 		json_latency(out, r, "exit_latency", &d->latency);
 		json_latency(out, r, "exit_latency_nohalt", &d->latency_nohalt);
 	}
+	json_totals(out, r, &d->totals);
 	fprintf(out, ",\"vcpus\":[");
 	for (i = 0; i < d->nr_vcpus; i++) {
 		if (i)
@@ -363,6 +409,7 @@ int vma_render_json(struct vma_render *ctx, const struct vma_report *r)
 		}
 		fputc('}', out);
 	}
+	json_totals(out, r, &r->totals);
 	json_worst(out, r);
 	fprintf(out, "}\n");
 	return ferror(out) ? VMA_ERR_OUTPUT : VMA_OK;

@@ -52,7 +52,28 @@ static bool is_kvm_vm(const struct vma_domain *d)
 	return false;
 }
 
-/* The VMM of @d: its pid and name when some thread below its vcpus fits. */
+/* True when @tid is the host thread of some vcpu of some VM. */
+static bool is_vcpu_thread(const struct vma_machine *m, uint32_t tid)
+{
+	uint32_t i, j;
+
+	for (i = 0; i < m->nr_domains; i++) {
+		const struct vma_domain *d = m->domains[i];
+
+		for (j = 0; j < d->nr_vcpus; j++) {
+			if (d->vcpus[j] && d->vcpus[j]->kvm_tid == tid)
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The VMM of @d: its pid and name when some thread below its vcpus fits.
+ * A vcpu thread is never a VMM's main thread (which starts them), though
+ * it may carry the VMM's name until it renames itself: with no other
+ * candidate the VMM stays unknown.
+ */
 static void find_vmm(const struct vma_machine *m, struct vma_domain *d)
 {
 	const char *shared = NULL;
@@ -70,10 +91,10 @@ static void find_vmm(const struct vma_machine *m, struct vma_domain *d)
 		else if (!shared)
 			shared = v->kvm_comm;
 	}
-	for (pid = first; pid > 0 && first - pid <= VMM_NEAR; pid--) {
+	for (pid = first - 1; pid > 0 && first - pid <= VMM_NEAR; pid--) {
 		const char *name = thread_name(m, pid);
 
-		if (name && (known_vmm(name) || (shared && *shared && !strcmp(name, shared)))) {
+		if (name && !is_vcpu_thread(m, pid) && (known_vmm(name) || (shared && *shared && !strcmp(name, shared)))) {
 			d->kvm.vmm_pid = pid;
 			snprintf(d->kvm.vmm_comm, sizeof(d->kvm.vmm_comm), "%s", name);
 			return;
@@ -99,7 +120,7 @@ static const char *grouping_name(enum vma_kvm_grouping g)
 /* -v: what was found for @d. */
 static void tell(struct vma_machine *m, const struct vma_domain *d)
 {
-	char line[1024];
+	char line[1024], vmm[VMA_KVM_COMM_LEN + 32] = "VMM unknown";
 	size_t n = 0;
 	uint32_t i;
 
@@ -112,10 +133,11 @@ static void tell(struct vma_machine *m, const struct vma_domain *d)
 					      v->vid, v->kvm_tid, v->kvm_comm[0] ? " (" : "",
 					      v->kvm_comm, v->kvm_comm[0] ? ")" : "");
 	}
-	vma_diag_info(m->diag, "KVM VM %u%s%s%s: VMM %s (pid %u); grouped by %s;%s", d->did,
+	if (d->kvm.vmm_pid)
+		snprintf(vmm, sizeof(vmm), "VMM %s (pid %u)", d->kvm.vmm_comm, d->kvm.vmm_pid);
+	vma_diag_info(m->diag, "KVM VM %u%s%s%s: %s; grouped by %s;%s", d->did,
 		      d->kvm.name[0] ? " \"" : "", d->kvm.name, d->kvm.name[0] ? "\"" : "",
-		      d->kvm.vmm_comm[0] ? d->kvm.vmm_comm : "not known", d->kvm.vmm_pid,
-		      grouping_name(d->kvm.grouping), line);
+		      vmm, grouping_name(d->kvm.grouping), line);
 }
 
 void vma_kvm_finish(struct vma_machine *m)

@@ -936,7 +936,7 @@ struct vma_report *vma_report_create(const struct vma_machine *m,
 	r->vendor_known = m->vendor_known;
 	r->filtered = how->filter && (how->filter->domain_set || how->filter->vcpu_set);
 	build_machine_rows(&b, m);
-	if (b.full && how->totals && !b.failed)
+	if (b.full && (how->totals || (how->kvm_totals && m->kvm)) && !b.failed)
 		build_totals(&b);
 	if (how->worst && !b.failed)
 		build_worst(&b, m);

@@ -6,7 +6,9 @@
 # host-wide exit table's samples, min, max and average equal those of
 # kvm_exit/kvm_entry records paired here, per host thread, from the
 # dump's text (the relative time column and trace-cmd's event names),
-# and each vcpu's table those of its host thread.
+# and each vcpu's table those of its host thread: exactly in the JSON
+# (exit_totals, each vcpu's exits, in ns), and in kvm-stat's text as perf
+# prints them (microseconds, two decimals).
 # Rows are compared as sorted (samples, min, max, avg) tuples, so that
 # the kernel's names (SVM's "EXIT_IOIO") need not match vmalyze's.  And
 # the vcpu threads' ids and names are those trace-cmd report prints.
@@ -58,6 +60,25 @@ for f in "$top_srcdir"/traces/kvm/*.dat "$SHARED"/traces/kvm-*.dat; do
 	}' \
 		"$tmp/dump" 2>"$tmp/tpairs.raw" | sort -n >"$tmp/pairs"
 	sort "$tmp/tpairs.raw" >"$tmp/tpairs"
+	# Exact integers: the JSON's host-wide exit_totals and each vcpu's exits.
+	"$VMALYZE" --json "$f" 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+for x in d["exit_totals"]["exits"]:
+    s = x["cycles"]
+    print(s["events"], s["min"], s["max"], s["avg_cycles"])
+for dom in d["domains"]:
+    for v in dom["vcpus"]:
+        for x in v.get("exits", []):
+            s = x["cycles"]
+            print(v["thread_id"], s["events"], s["min"], s["max"], s["avg_cycles"], file=sys.stderr)
+' 2>"$tmp/tjson.raw" | sort -n >"$tmp/json"
+	sort "$tmp/tjson.raw" >"$tmp/tjson"
+	# kvm-stat's text: the same rows in microseconds, two decimals, as perf prints them.
+	to_us() { awk '{ printf "%s", $1; for (i = 2; i <= NF; i++) printf " %.2fus", $i / 1000; print "" }'; }
+	to_us <"$tmp/pairs" >"$tmp/pairs.us"
+	awk '{ printf "%s %s", $1, $2; for (i = 3; i <= NF; i++) printf " %.2fus", $i / 1000; print "" }' \
+		"$tmp/tpairs" | sort >"$tmp/tpairs.us"
 	"$VMALYZE" --format kvm-stat "$f" 2>/dev/null | awk '
 		/^Analyze events for all VMs/ { on = 1; next }
 		on && /Total Samples/ { exit }
@@ -68,6 +89,23 @@ for f in "$top_srcdir"/traces/kvm/*.dat "$SHARED"/traces/kvm-*.dat; do
 		/^Analyze events for/ { t = ""; next }
 		t != "" && /Total Samples/ { t = ""; next }
 		t != "" && $2 ~ /^[0-9]+$/ { print t, $2, $5, $6, $7 }' | sort >"$tmp/tstat"
+	checked=$((checked + 1))
+	if cmp -s "$tmp/pairs" "$tmp/json" && [ -s "$tmp/json" ]; then
+		echo "ok   $name: $(wc -l <"$tmp/json") exit reasons of the JSON's exit_totals equal the pairing (ns)"
+	else
+		echo "FAIL $name: pairing (samples min max avg) vs the JSON's exit_totals"
+		diff "$tmp/pairs" "$tmp/json" | head -10
+		fails=$((fails + 1))
+	fi
+	if cmp -s "$tmp/tpairs" "$tmp/tjson" && [ -s "$tmp/tjson" ]; then
+		echo "ok   $name: $(wc -l <"$tmp/tjson") JSON vcpu exit rows equal the pairing by thread (ns)"
+	else
+		echo "FAIL $name: pairing by thread vs the JSON's vcpu exits"
+		diff "$tmp/tpairs" "$tmp/tjson" | head -10
+		fails=$((fails + 1))
+	fi
+	sort -n "$tmp/pairs.us" >"$tmp/pairs"
+	mv "$tmp/tpairs.us" "$tmp/tpairs"
 	checked=$((checked + 1))
 	if cmp -s "$tmp/pairs" "$tmp/stat" && [ -s "$tmp/stat" ]; then
 		echo "ok   $name: $(wc -l <"$tmp/stat") exit reasons equal the pairing"
