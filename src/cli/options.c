@@ -114,7 +114,8 @@ static const struct option_doc table[] = {
 	{ "domain", OPT_DOMAIN, required_argument, "ID",
 	  "Only this domain (Xen) or VM (KVM: its number or its VMM's pid)" },
 	{ "vm", OPT_DOMAIN, required_argument, "ID", "The same as --domain" },
-	{ "vcpu", OPT_VCPU, required_argument, "ID", "Only this vcpu (of each domain kept)" },
+	{ "vcpu", OPT_VCPU, required_argument, "ID",
+	  "Only this vcpu (of each domain kept); not with --report-pcpu" },
 	{ "time", OPT_TIME, required_argument, "START,END",
 	  "Only the records from START to END seconds after the trace's first (END may "
 	  "be empty: to the end)" },
@@ -1054,6 +1055,10 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 	if (opts->live && (opts->filter.domain_set || opts->filter.vcpu_set))
 		return usage_error(err, "%s", "--live shows every domain: not with --domain, --vm or"
 				   " --vcpu");
+	/* The state keeps a host cpu's time per VM, not per vcpu. */
+	if (opts->report_pcpu && opts->filter.vcpu_set)
+		return usage_error(err, "%s", "--report-pcpu's rows are per host cpu and VM, not per"
+				   " vcpu: --vcpu cannot split them (use --vm, or leave one out)");
 	if (opts->top && vma_renderer_find(opts->format)->per_interval)
 		return usage_error(err, "--top has no place in --format %s", opts->format);
 	if ((opts->mode == VMA_MODE_LATENCY || opts->mode == VMA_MODE_PICTURE) &&

@@ -135,4 +135,7 @@ check "--event with the text summary is a usage error" usage -s --event msr
 check "--sort foo is a usage error" usage --format kvm-stat --sort foo
 check "--time 2,1 is a usage error" usage -s --time 2,1
 check "--top with -a is a usage error" usage -a --top 3
+check "--vcpu with --report-pcpu is a usage error (rows per VM, not vcpu)" usage -s --report-pcpu --vcpu 0
+"$VMALYZE" -s --report-pcpu --vcpu 0 "$kvm" 2>&1 >/dev/null | grep -q 'not per vcpu'
+check "--vcpu with --report-pcpu: the error says why" [ $? -eq 0 ]
 [ "$fails" -eq 0 ]
