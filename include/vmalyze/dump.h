@@ -50,6 +50,13 @@ typedef void vma_dump_describe_fn(const struct vma_stream *stream, struct vma_st
 struct vma_dump *vma_dump_create(FILE *out, uint64_t cpu_hz, vma_dump_describe_fn *describe);
 void vma_dump_destroy(struct vma_dump *dump);
 
+/*
+ * vma_dump_set_origin - times count from @tsc, the trace's first record,
+ * rather than from the first record the machine saw (--time's window
+ * start), as --top's and the summary's do.
+ */
+void vma_dump_set_origin(struct vma_dump *dump, uint64_t tsc);
+
 struct vma_symbols;
 
 /*

@@ -62,6 +62,9 @@ struct run_ctx {
 	bool totals;              /* the renderer reads the VM and host-wide totals */
 	bool kvm_totals;          /* ... those of a KVM trace (JSON) */
 	uint64_t origin;          /* the trace's first stamp, for --top's times */
+	/* --time with -a: the dump's times from the trace's first record too */
+	const struct vma_pipeline *pipeline;
+	bool dump_origin_pending;
 	/* --top's observer, passing the others' calls on to the one it replaced */
 	struct vma_state_observer top_observer;
 	const struct vma_state_observer *inner;
@@ -259,8 +262,14 @@ static int before_record(void *arg, const struct vma_machine *m, const struct vm
 			return rc;
 		vma_raw_reads_flush(ctx->raw_reads);
 	}
-	if (ctx->dump)
+	if (ctx->dump) {
+		/* The pipeline knows the trace's first stamp once a record passed its window. */
+		if (__builtin_expect(ctx->dump_origin_pending, 0)) {
+			vma_dump_set_origin(ctx->dump, vma_pipeline_first_tsc(ctx->pipeline));
+			ctx->dump_origin_pending = false;
+		}
 		vma_dump_begin(ctx->dump, m, &s->rec);
+	}
 	if (ctx->xinterval) {
 		int rc = vma_xinterval_tick(ctx->xinterval, m, s->rec.tsc);
 
@@ -491,6 +500,8 @@ int vma_run_source(const struct vma_options *opts, const struct vma_run_source *
 			goto out;
 		}
 		vma_dump_set_symbols(ctx.dump, opts->symbols);
+		ctx.pipeline = p;
+		ctx.dump_origin_pending = opts->filter.time_set;
 		if (opts->dump_power_states)
 			vma_dump_show_power_states(ctx.dump);
 		if (opts->dump_volume_on_lost)

@@ -114,7 +114,7 @@ struct vma_dump {
 	struct vma_strbuf alt_text;  /* SVM texts of held lines */
 	struct held_alt *alts;       /* owned, in line order */
 	size_t nr_alts, cap_alts;
-	/* Linked inputs (vma_dump_begin_linked()) */
+	/* Linked inputs (vma_dump_begin_linked()), and --time (vma_dump_set_origin()) */
 	bool have_origin;
 	uint64_t origin;             /* the first record's time stamp */
 	const char *label;           /* borrowed: the line's input, before its text */
@@ -442,7 +442,8 @@ void vma_dump_begin(struct vma_dump *d, const struct vma_machine *m, const struc
 {
 	d->label = NULL;
 	d->vcpu_fixed = false;
-	begin(d, m, rec, m->have_time ? m->first_tsc : UINT64_MAX, rec->pcpu, NULL);
+	begin(d, m, rec, d->have_origin ? d->origin : m->have_time ? m->first_tsc : UINT64_MAX,
+	      rec->pcpu, NULL);
 }
 
 /*
@@ -567,6 +568,12 @@ static void begin(struct vma_dump *d, const struct vma_machine *m, const struct 
 			d->ctx.mmio_in_arc = v->hvm.mmio_in_arc;
 		}
 	}
+}
+
+void vma_dump_set_origin(struct vma_dump *d, uint64_t tsc)
+{
+	d->have_origin = true;
+	d->origin = tsc;
 }
 
 void vma_dump_set_symbols(struct vma_dump *d, const struct vma_symbols *symbols)

@@ -91,6 +91,18 @@ check "--time 0, is the whole trace" cmp -s "$tmp/a" "$tmp/b"
 check "--time 0.01,0.03: every exit inside" awk '/^Longest exits/ { on = 1; getline; next }
 	on { if ($1 < 0.01 || $1 > 0.03) bad = 1; n++ } END { exit bad || !n }' "$tmp/b"
 
+# -a --time: the dump's times and --top's both count from the trace's first
+# record, not the window's start: the longest exit's stamp is a line of the
+# windowed dump, and the dump's first time is past the window's start.
+"$VMALYZE" -a -s --top 1 --time 0.01,0.03 "$kvm" >"$tmp/wd" 2>/dev/null
+t1=$(awk '/^Longest exits/ { getline; getline; print $1; exit }' "$tmp/wd")
+check "-a --time: --top's stamp $t1 is a kvm_exit of the dump" grep -q "^ *$t1 .*kvm_exit:" "$tmp/wd"
+check "-a --time: the dump's times count from the trace's first record" \
+	awk 'NR == 1 { exit !($1 >= 0.01 && $1 <= 0.03) }' "$tmp/wd"
+"$VMALYZE" -a -s --top 1 --time 0.001, "$xen" >"$tmp/wd" 2>/dev/null
+t1=$(awk '/^Longest exits/ { getline; getline; print $1; exit }' "$tmp/wd")
+check "-a --time on Xen: --top's stamp $t1 is a vmexit of the dump" grep -q "^\]  *$t1 .* vmexit " "$tmp/wd"
+
 # --top: longest first, the longest is the largest max, each stamp is a kvm_exit in the dump.
 "$VMALYZE" -s --top 5 "$kvm" >"$tmp/top" 2>/dev/null
 awk '/^Longest exits/ { on = 1; getline; next } on { print }' "$tmp/top" >"$tmp/rows"
