@@ -143,5 +143,24 @@ for ref in "$SHARED"/reference/trace-cmd/*.report.txt.gz; do
 		fails=$((fails + 1))
 	fi
 done
+# A vcpu thread is never its own VMM (kvm-vmx-host-2.dat's VM 1 has one
+# vcpu thread that kept QEMU's name): a VM's vmm_pid is 0 or no vcpu's thread.
+for f in "$top_srcdir"/traces/kvm/*.dat "$top_srcdir"/traces/real/kvm-*.dat "$SHARED"/traces/kvm-*.dat; do
+	[ -f "$f" ] || continue
+	"$VMALYZE" --json "$f" 2>/dev/null >"$tmp/vms.json" || true
+	bad=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+tids = {v["thread_id"] for dom in d["domains"] for v in dom["vcpus"] if "thread_id" in v}
+print(" ".join(str(dom["vmm_pid"]) for dom in d["domains"] if dom.get("vmm_pid") in tids))
+' "$tmp/vms.json" 2>&1)
+	checked=$((checked + 1))
+	if [ -z "$bad" ]; then
+		echo "ok   $(basename "$f"): no vcpu thread taken for a VMM"
+	else
+		echo "FAIL $(basename "$f"): vcpu threads taken for VMMs: $bad"
+		fails=$((fails + 1))
+	fi
+done
 [ "$checked" -gt 0 ] || { echo "no x86 KVM trace with a ns clock"; exit 77; }
 [ "$fails" -eq 0 ]
