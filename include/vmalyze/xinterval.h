@@ -18,6 +18,15 @@
  * percentages of its own length.  doc/xenalyze-differences.md lists how
  * this differs from xenalyze.
  *
+ * Empty intervals get rows, as in xenalyze, but only so many: the rows
+ * of empty intervals written in a run may total VMA_XINTERVAL_EMPTY_ROWS
+ * plus the number of records read so far.  A gap that would take more is
+ * a time jump: it is reported (file, byte offset, size of the jump, rows
+ * skipped) at the level of time going backwards, so --tolerance decides
+ * whether the input goes on, and its empty rows are not written.  Held
+ * rows go to a temporary file, not memory: output, disk and memory stay
+ * linear in the input (doc/output.md).
+ *
  * The driver calls vma_xinterval_tick() before each record and
  * vma_xinterval_finish() after the machine is finished.  Domain times,
  * interrupts and grant maps are read from the machine's counters; the
@@ -29,6 +38,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "vmalyze/diag.h"
 #include "vmalyze/state.h"
 
 enum vma_xinterval_mode {
@@ -41,6 +51,8 @@ enum vma_xinterval_mode {
 };
 
 #define VMA_XINTERVAL_MAX_DOMAINS 32
+/* Rows of empty intervals written before the records read must pay for more. */
+#define VMA_XINTERVAL_EMPTY_ROWS 10000u
 
 struct vma_xinterval_options {
 	enum vma_xinterval_mode mode;
@@ -68,16 +80,26 @@ enum vma_xinterval_category vma_xinterval_category(const struct vma_hvm_inflight
 
 struct vma_xinterval;
 
-/* @seconds: the interval length; @hz the trace clock.  NULL when out of memory. */
+/*
+ * @seconds: the interval length; @hz the trace clock; @diag and @file
+ * (borrowed) where a time jump is reported.  NULL when out of memory or
+ * when the temporary file of held rows cannot be made (errno says).
+ */
 struct vma_xinterval *vma_xinterval_create(FILE *out, uint64_t hz, double seconds,
-					   const struct vma_xinterval_options *opts);
+					   const struct vma_xinterval_options *opts,
+					   struct vma_diag *diag, const char *file);
 void vma_xinterval_destroy(struct vma_xinterval *x);
 
 /* The observer the exit categories need; NULL when the mode needs none. */
 const struct vma_state_observer *vma_xinterval_observer(struct vma_xinterval *x);
 
-/* Before the record at @tsc: rows of the intervals that ended.  VMA_OK or VMA_ERR_*. */
-int vma_xinterval_tick(struct vma_xinterval *x, const struct vma_machine *m, uint64_t tsc);
+/*
+ * Before the record at @tsc, read at byte @offset: rows of the intervals
+ * that ended.  VMA_OK, VMA_ERR_DAMAGED (a time jump above --tolerance:
+ * the input stops) or another VMA_ERR_*.
+ */
+int vma_xinterval_tick(struct vma_xinterval *x, const struct vma_machine *m, uint64_t tsc,
+		       uint64_t offset);
 
 /* At the end: the last interval, and the held rows under their header. */
 int vma_xinterval_finish(struct vma_xinterval *x, const struct vma_machine *m);

@@ -5,6 +5,8 @@
  * (report.h) at each interval's end and at the end, given to the
  * renderer the options chose.  One pass over the data.
  */
+#include <errno.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cli/raw-reads.h"
@@ -271,7 +273,7 @@ static int before_record(void *arg, const struct vma_machine *m, const struct vm
 		vma_dump_begin(ctx->dump, m, &s->rec);
 	}
 	if (ctx->xinterval) {
-		int rc = vma_xinterval_tick(ctx->xinterval, m, s->rec.tsc);
+		int rc = vma_xinterval_tick(ctx->xinterval, m, s->rec.tsc, s->rec.offset);
 
 		if (rc < 0)
 			return rc;
@@ -548,8 +550,12 @@ int vma_run_source(const struct vma_options *opts, const struct vma_run_source *
 	}
 	if (opts->xinterval.mode) {
 		ctx.xinterval = vma_xinterval_create(out, ctx.hz, opts->interval_secs,
-						     &opts->xinterval);
+						     &opts->xinterval, diag, path);
 		if (!ctx.xinterval) {
+			if (errno != ENOMEM)
+				vma_diag_report(diag, VMA_LVL_SYSTEM, NULL, UINT64_MAX,
+						"cannot make the temporary file of interval rows: %s",
+						strerror(errno));
 			status = VMA_ERR_NOMEM;
 			goto out;
 		}

@@ -6,8 +6,10 @@
  * vcpus) or this module's own (exit time by category, from the observer).
  * Like xenalyze, an interval ends before the first record more than its
  * length past its start, and running time is credited when a running
- * stretch ends.
+ * stretch ends.  A gap of more empty intervals than the rows allowed so
+ * far is reported as a time jump and its rows skipped (xinterval.h).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 
@@ -27,11 +29,10 @@ struct column {
 	uint64_t last;
 };
 
-/* A held row: its values are vals[first .. first + nr). */
+/* A held row as written to the spill file, followed by its nr values. */
 struct row {
 	uint64_t start, len;
-	size_t first;
-	uint32_t nr;
+	uint64_t nr;
 };
 
 struct vma_xinterval {
@@ -43,12 +44,14 @@ struct vma_xinterval {
 	uint64_t index;       /* the interval records are in now */
 	struct column *cols;
 	size_t nr_cols, cap_cols;
-	/* Held rows (the modes whose columns are known at the end). */
-	struct row *rows;
-	size_t nr_rows, cap_rows;
-	uint64_t *vals;
-	size_t nr_vals, cap_vals;
-	bool failed;          /* out of memory: rows were lost */
+	/* Held rows (the modes whose columns are known at the end), in a temporary file. */
+	FILE *spill;
+	bool failed;          /* out of memory or spill write failed: rows were lost */
+	int spill_errno;
+	/* Time jumps: empty rows written against what the records read allow. */
+	struct vma_diag *diag;
+	const char *file;
+	uint64_t records, empty_rows;
 	/* short-summary: exit time of the domain by category, cumulative. */
 	uint64_t category[VMA_XCAT_COUNT];
 	struct vma_state_observer observer;
@@ -92,7 +95,8 @@ static bool counts(const struct vma_xinterval *x)
 }
 
 struct vma_xinterval *vma_xinterval_create(FILE *out, uint64_t hz, double seconds,
-					   const struct vma_xinterval_options *opts)
+					   const struct vma_xinterval_options *opts,
+					   struct vma_diag *diag, const char *file)
 {
 	struct vma_xinterval *x = calloc(1, sizeof(*x));
 
@@ -104,6 +108,8 @@ struct vma_xinterval *vma_xinterval_create(FILE *out, uint64_t hz, double second
 	if (!x->length)
 		x->length = 1;
 	x->opts = *opts;
+	x->diag = diag;
+	x->file = file;
 	x->observer = (struct vma_state_observer){ .arg = x, .arc_close = on_arc_close };
 	/* The written modes' columns are known now: cols[i] holds column i's last value. */
 	if (!held(x)) {
@@ -116,6 +122,16 @@ struct vma_xinterval *vma_xinterval_create(FILE *out, uint64_t hz, double second
 			return NULL;
 		}
 		x->nr_cols = x->cap_cols = n;
+	} else {
+		/* Memory stays flat however many rows a long trace holds. */
+		x->spill = tmpfile();
+		if (!x->spill) {
+			int e = errno;
+
+			free(x);
+			errno = e;
+			return NULL;
+		}
 	}
 	return x;
 }
@@ -125,8 +141,8 @@ void vma_xinterval_destroy(struct vma_xinterval *x)
 	if (!x)
 		return;
 	free(x->cols);
-	free(x->rows);
-	free(x->vals);
+	if (x->spill)
+		fclose(x->spill);
 	free(x);
 }
 
@@ -277,19 +293,27 @@ static void end_interval(struct vma_xinterval *x, const struct vma_machine *m, u
 	uint32_t i;
 
 	if (held(x)) {
-		struct row *r;
+		struct row r = { start, len, 0 };
 
-		if (x->failed || !add_columns(x, m) ||
-		    vma_grow(x->rows, &x->cap_rows, x->nr_rows + 1, 64) ||
-		    vma_grow(x->vals, &x->cap_vals, x->nr_vals + x->nr_cols, 256)) {
+		if (x->failed)
+			return;
+		if (!add_columns(x, m)) {
 			x->failed = true;
 			return;
 		}
-		r = &x->rows[x->nr_rows++];
-		*r = (struct row){ start, len, x->nr_vals, (uint32_t)x->nr_cols };
-		for (i = 0; i < x->nr_cols; i++)
-			x->vals[x->nr_vals++] = take(&x->cols[i].last,
-						     column_now(x, m, x->cols[i].key));
+		r.nr = x->nr_cols;
+		if (fwrite(&r, sizeof(r), 1, x->spill) != 1)
+			goto spill_failed;
+		for (i = 0; i < x->nr_cols; i++) {
+			uint64_t v = take(&x->cols[i].last, column_now(x, m, x->cols[i].key));
+
+			if (fwrite(&v, sizeof(v), 1, x->spill) != 1)
+				goto spill_failed;
+		}
+		return;
+spill_failed:
+		x->failed = true;
+		x->spill_errno = errno ? errno : EIO;
 		return;
 	}
 	if (!x->header_done) {
@@ -319,31 +343,77 @@ static void end_interval(struct vma_xinterval *x, const struct vma_machine *m, u
 	fputc('\n', x->out);
 }
 
-int vma_xinterval_tick(struct vma_xinterval *x, const struct vma_machine *m, uint64_t tsc)
+static int status(const struct vma_xinterval *x)
 {
+	if (x->failed)
+		return x->spill_errno ? VMA_ERR_OUTPUT : VMA_ERR_NOMEM;
+	return ferror(x->out) ? VMA_ERR_OUTPUT : VMA_OK;
+}
+
+/*
+ * The interval records are in jumps from x->index to @target, over
+ * @empty intervals that saw none, more than the records allow: the
+ * interval that had records is written, the empty ones are not.
+ */
+static bool time_jump(struct vma_xinterval *x, const struct vma_machine *m, uint64_t target,
+		      uint64_t empty, uint64_t offset)
+{
+	uint64_t gap = (target - x->index) * x->length;
+
+	end_interval(x, m, x->index * x->length, x->length);
+	x->index = target;
+	return vma_diag_report(x->diag, VMA_LVL_SANITY, x->file, offset,
+			       "Time jumps forward by %" PRIu64 ".%09" PRIu64 " s (%" PRIu64
+			       " ticks): %" PRIu64 " empty interval rows skipped",
+			       gap / x->hz,
+			       (uint64_t)((unsigned __int128)(gap % x->hz) * 1000000000u / x->hz),
+			       gap, empty);
+}
+
+int vma_xinterval_tick(struct vma_xinterval *x, const struct vma_machine *m, uint64_t tsc,
+		       uint64_t offset)
+{
+	uint64_t d, target, empty;
+
 	if (!m->have_time)
 		return VMA_OK;
 	if (!x->started) {
 		x->started = true;
 		x->origin = m->first_tsc;
 	}
+	x->records++;
 	if (tsc < x->origin)
 		return VMA_OK; /* a late record: it belongs to the first interval */
-	while (tsc - x->origin > (x->index + 1) * x->length) {
+	/* The record's interval: the first whose end is at or after it. */
+	d = tsc - x->origin;
+	target = d ? (d - 1) / x->length : 0;
+	if (target <= x->index)
+		return VMA_OK;
+	empty = target - x->index - 1;
+	/* empty_rows never passes the allowance, which only grows. */
+	if (empty > VMA_XINTERVAL_EMPTY_ROWS + x->records - x->empty_rows) {
+		if (!time_jump(x, m, target, empty, offset))
+			return VMA_ERR_DAMAGED;
+		return status(x);
+	}
+	x->empty_rows += empty;
+	while (x->index < target) {
 		end_interval(x, m, x->index * x->length, x->length);
 		x->index++;
 	}
-	return x->failed ? VMA_ERR_NOMEM : ferror(x->out) ? VMA_ERR_OUTPUT : VMA_OK;
+	return status(x);
 }
 
 int vma_xinterval_finish(struct vma_xinterval *x, const struct vma_machine *m)
 {
 	uint64_t end, start;
-	size_t i, j;
+	size_t j;
 	int rc;
 
 	if (m->have_time && m->last_tsc > m->first_tsc) {
-		rc = vma_xinterval_tick(x, m, m->last_tsc);
+		/* The last record's time was ticked already: no jump can be found here. */
+		x->records--;
+		rc = vma_xinterval_tick(x, m, m->last_tsc, UINT64_MAX);
 		if (rc)
 			return rc;
 		end = m->last_tsc - x->origin;
@@ -353,19 +423,36 @@ int vma_xinterval_finish(struct vma_xinterval *x, const struct vma_machine *m)
 			end_interval(x, m, start, end - start);
 	}
 	if (x->failed)
-		return VMA_ERR_NOMEM;
+		return status(x);
 	if (!x->header_done) {
 		write_header(x);
 		x->header_done = true;
 	}
+	if (!x->spill)
+		return status(x);
 	/* Rows held from before a column was seen have 0 there. */
-	for (i = 0; i < x->nr_rows; i++) {
-		const struct row *r = &x->rows[i];
+	if (fflush(x->spill) || fseek(x->spill, 0, SEEK_SET))
+		goto spill_failed;
+	for (;;) {
+		struct row r;
 
-		write_start(x, r->start);
-		for (j = 0; j < x->nr_cols; j++)
-			write_value(x, j < r->nr ? x->vals[r->first + j] : 0, r->len);
+		if (fread(&r, sizeof(r), 1, x->spill) != 1)
+			break;
+		write_start(x, r.start);
+		for (j = 0; j < x->nr_cols; j++) {
+			uint64_t v = 0;
+
+			if (j < r.nr && fread(&v, sizeof(v), 1, x->spill) != 1)
+				goto spill_failed;
+			write_value(x, v, r.len);
+		}
 		fputc('\n', x->out);
 	}
-	return ferror(x->out) ? VMA_ERR_OUTPUT : VMA_OK;
+	if (ferror(x->spill))
+		goto spill_failed;
+	return status(x);
+spill_failed:
+	x->failed = true;
+	x->spill_errno = errno ? errno : EIO;
+	return VMA_ERR_OUTPUT;
 }

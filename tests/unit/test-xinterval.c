@@ -35,7 +35,7 @@ static void start(enum vma_xinterval_mode mode, uint32_t dom)
 	cr_assert_eq(vma_machine_add_pcpu(m, 0), VMA_OK);
 	out = open_memstream(&text, &text_len);
 	cr_assert_not_null(out);
-	xi = vma_xinterval_create(out, 1000000000u, 0.000001, &o);
+	xi = vma_xinterval_create(out, 1000000000u, 0.000001, &o, diag, "unit");
 	cr_assert_not_null(xi);
 	m->observer = vma_xinterval_observer(xi);
 }
@@ -73,7 +73,7 @@ static void feed(uint64_t tsc, uint32_t event, int n, ...)
 	for (i = 0; i < n; i++)
 		rec.data[i] = va_arg(ap, uint32_t);
 	va_end(ap);
-	cr_assert_eq(vma_xinterval_tick(xi, m, tsc), VMA_OK);
+	cr_assert_eq(vma_xinterval_tick(xi, m, tsc, 0), VMA_OK);
 	cr_assert_eq(vma_dispatch(m, &rec, &o), VMA_OK);
 }
 
