@@ -36,6 +36,7 @@ struct vma_eip_options {
 	bool histogram;          /* --histogram-interrupt-eip=VEC[,INCR] */
 	uint8_t histogram_vector;
 	uint64_t histogram_increment; /* > 0 */
+	bool cr3;                /* --with-cr3-enumeration: per-CR3 times (cr3.h) */
 };
 
 #endif /* VMALYZE_EIPS_H */

@@ -163,6 +163,16 @@ struct vma_report_eip {
 	uint64_t count;
 };
 
+/* A guest CR3 of a domain (--with-cr3-enumeration, cr3.h). */
+struct vma_report_cr3 {
+	uint64_t gmfn;
+	uint32_t id;
+	uint64_t first, last;     /* ticks since the first record: first load, last switch away */
+	uint64_t run_time;        /* guest + hypervisor ticks */
+	struct vma_report_stat total, guest, hv;
+	uint64_t switches, flushes;
+};
+
 struct vma_report_vcpu {
 	uint32_t id;
 	enum vma_vcpu_type type;
@@ -237,6 +247,10 @@ struct vma_report_domain {
 	uint64_t interrupt_eip_total;
 	struct vma_report_eip *interrupt_eips;
 	uint32_t nr_interrupt_eips;
+	/* --with-cr3-enumeration: its CR3s by first load. */
+	bool has_cr3s;
+	struct vma_report_cr3 *cr3s;
+	uint32_t nr_cr3s;
 };
 
 /* KVM: one VM's time on a host cpu, in guest mode and in exits. */

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "vmalyze/arm-names.h"
+#include "vmalyze/cr3.h"
 #include "vmalyze/cycles.h"
 #include "vmalyze/eips.h"
 #include "vmalyze/record.h"
@@ -130,6 +131,7 @@ struct vma_hvm {
 	struct vma_hvm_w2h *w2h;     /* owned; NULL until the first injection */
 	struct vma_hvm_stats *stats; /* owned; NULL until the first closed arc */
 	struct vma_eip_counts eip_histogram; /* --histogram-interrupt-eip: by bucket */
+	struct vma_cr3_vcpu cr3_enum; /* --with-cr3-enumeration (cr3.h) */
 };
 
 /* PV event counts (no timing: PV records carry no arcs). */
@@ -248,6 +250,7 @@ struct vma_domain {
 	struct vma_latency_window latency_nohalt; /* KVM: the same without HLT/WFx exits */
 	struct vma_kvm_vm kvm;     /* KVM: which process it is */
 	struct vma_eip_counts interrupt_eips; /* --with-interrupt-eip-enumeration */
+	struct vma_cr3_list cr3s;  /* --with-cr3-enumeration, by first load */
 };
 
 /* Trace volume by class, per pcpu (xenalyze's log volume summary). */
@@ -357,6 +360,7 @@ struct vma_machine {
 	uint32_t lost_pcpus;       /* pcpus inside a lost-records gap */
 	uint64_t records;
 	uint64_t lost_records;     /* records the tracer said it dropped */
+	uint32_t next_cr3_id;      /* the id of the next new CR3 (cr3.c) */
 	bool finished;             /* vma_machine_finish() was called */
 	bool kvm;                  /* records come from KVM (ftrace) inputs */
 	uint64_t kvm_window;       /* KVM latency window in trace ticks (1 ms) */
@@ -418,6 +422,13 @@ void vma_vendor_note(struct vma_machine *machine, const struct vma_record *rec);
 
 /* An external interrupt of @vector interrupted @v at v->hvm.rip (eips.h). */
 void vma_interrupt_eip_note(struct vma_machine *machine, struct vma_vcpu *v, uint32_t vector);
+
+/*
+ * @v's arc closes at @tsc (@final: at its vmentry) with
+ * --with-cr3-enumeration: its guest and hypervisor time and a CR3 write
+ * it carried go to its domain's CR3s (cr3.h).
+ */
+void vma_cr3_arc_close(struct vma_machine *machine, struct vma_vcpu *v, uint64_t tsc, bool final);
 
 /* Names for output. */
 const char *vma_vcpu_runstate_name(enum vma_runstate state);

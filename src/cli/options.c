@@ -252,6 +252,9 @@ static const struct xen_option xen_table[] = {
 	{ "with-interrupt-eip-enumeration", "VEC",
 	  "Per domain, the guest EIPs that external interrupts of vector VEC interrupted, most "
 	  "often first (Intel: AMD's records carry no vector)", 0 },
+	{ "with-cr3-enumeration", NULL,
+	  "Per HVM domain, each guest CR3 by first load: the time it stayed loaded, the guest and "
+	  "hypervisor time run under it, its switches and flushes", 0 },
 	{ "histogram-interrupt-eip", "VEC[,INCR]",
 	  "Per HVM vcpu, the same EIPs counted by bucket of INCR bytes (default 0x1000000); "
 	  "buckets seen only, any INCR", 0 },
@@ -694,6 +697,10 @@ static int xen_option(struct vma_options *opts, const struct xen_option *o, cons
 		opts->eips.enumerate_vector = (uint8_t)vec;
 		return VMA_OK;
 	}
+	if (!strcmp(o->name, "with-cr3-enumeration")) {
+		opts->eips.cr3 = true;
+		return VMA_OK;
+	}
 	if (!strcmp(o->name, "histogram-interrupt-eip")) {
 		const char *comma = strchr(arg, ',');
 		size_t n = comma ? (size_t)(comma - arg) : strlen(arg);
@@ -1069,11 +1076,16 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 				   : "--timeline and --svg take their window from --time-range: not "
 				     "with --domain, --vm, --vcpu or --time");
 	/* They add to the text summary (and JSON): without one they would do nothing. */
-	if ((opts->eips.enumerate || opts->eips.histogram) &&
+	if ((opts->eips.enumerate || opts->eips.histogram || opts->eips.cr3) &&
 	    !(opts->report && (!strcmp(opts->format, "text") ||
 			       !strcmp(opts->format, "histogram") || !strcmp(opts->format, "json"))))
-		return usage_error(err, "%s", "--with-interrupt-eip-enumeration and "
-				   "--histogram-interrupt-eip go with the summary (text or JSON)");
+		return usage_error(err, "%s", "--with-interrupt-eip-enumeration, "
+				   "--histogram-interrupt-eip and --with-cr3-enumeration go with the "
+				   "summary (text or JSON)");
+	/* xenalyze plots CR3 ids instead of frames then: one meaning per option here. */
+	if (opts->eips.cr3 && (opts->scatter.kinds & (1u << VMA_SCATTER_CR3_SWITCH)))
+		return usage_error(err, "%s", "--scatterplot-cr3-switch plots CR3 frames: not "
+				   "with --with-cr3-enumeration");
 	opts->files = argv + optind;
 	opts->nr_files = argc - optind;
 	if (opts->nr_files == 0)

@@ -66,6 +66,30 @@ static void json_stat(FILE *out, const struct vma_report *r, const struct vma_re
 	json_stat_unit(out, r->hz, r->kvm ? unit_name(r) : NULL, s);
 }
 
+/* --with-cr3-enumeration: the domain's CR3s by first load (doc/output.md). */
+static void json_cr3s(FILE *out, const struct vma_report *r, const struct vma_report_domain *d)
+{
+	uint32_t i;
+
+	fprintf(out, ",\"cr3s\":[");
+	for (i = 0; i < d->nr_cr3s; i++) {
+		const struct vma_report_cr3 *c = &d->cr3s[i];
+
+		fprintf(out, "%s{\"gmfn\":%" PRIu64 ",\"id\":%u,\"first_seconds\":%.9f,"
+			     "\"last_seconds\":%.9f,\"switches\":%" PRIu64 ",\"flushes\":%" PRIu64
+			     ",\"run_cycles\":%" PRIu64 ",\"total\":",
+			i ? "," : "", c->gmfn, c->id, vma_report_seconds(r, c->first),
+			vma_report_seconds(r, c->last), c->switches, c->flushes, c->run_time);
+		json_stat(out, r, &c->total);
+		fprintf(out, ",\"guest\":");
+		json_stat(out, r, &c->guest);
+		fprintf(out, ",\"hv\":");
+		json_stat(out, r, &c->hv);
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
 /* vm-trace's figures, under @key. */
 static void json_latency(FILE *out, const struct vma_report *r, const char *key,
 			 const struct vma_report_latency *l)
@@ -303,6 +327,8 @@ static void json_domain(FILE *out, const struct vma_report *r, const struct vma_
 				d->interrupt_eips[i].eip, d->interrupt_eips[i].count);
 		fprintf(out, "]}");
 	}
+	if (d->has_cr3s)
+		json_cr3s(out, r, d);
 	fputc('}', out);
 }
 

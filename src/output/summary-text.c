@@ -410,6 +410,45 @@ static void interrupt_eips(const struct vma_summary_ctx *c, const struct vma_rep
 	}
 }
 
+/* xenalyze's print_cycle_percent_summary(): "DESC: count secs pct% avg {p5|p50|p95}" of @whole. */
+static void percent_line(const struct vma_summary_ctx *c, const char *desc,
+			 const struct vma_report_stat *s, uint64_t whole)
+{
+	int digits = vma_summary_secs_digits(c->report);
+	double pct = whole ? (double)s->total * 100.0 / (double)whole : 0.0;
+
+	if (!s->count)
+		return;
+	fprintf(c->out, "%s: %7" PRIu64 " %*.*fs %5.2f%% %6" PRIu64, desc, s->count, digits + 3,
+		digits, vma_report_seconds(c->report, s->total), pct, s->mean);
+	if (!c->no_percentiles)
+		fprintf(c->out, " {%6" PRIu64 "|%6" PRIu64 "|%6" PRIu64 "}", s->p5, s->p50, s->p95);
+	fputc('\n', c->out);
+}
+
+/* xenalyze's CR3 list: each CR3 by first load, its times and its loads. */
+static void cr3_list(const struct vma_summary_ctx *c, const struct vma_report_domain *d)
+{
+	char desc[48], first[32], last[32];
+	uint32_t i;
+
+	if (!d->nr_cr3s)
+		return;
+	fprintf(c->out, "    cr3 values:\n");
+	for (i = 0; i < d->nr_cr3s; i++) {
+		const struct vma_report_cr3 *r = &d->cr3s[i];
+
+		snprintf(desc, sizeof(desc), "  %8" PRIx64 " (id %u)", r->gmfn, r->id);
+		vma_summary_cycle_line(c, desc, &r->total);
+		percent_line(c, "          guest", &r->guest, r->run_time);
+		percent_line(c, "          hv   ", &r->hv, r->run_time);
+		vma_format_time(first, sizeof(first), r->first, c->report->hz);
+		vma_format_time(last, sizeof(last), r->last, c->report->hz);
+		fprintf(c->out, "            Seen: %14s-%14s switch %" PRIu64 " flush %" PRIu64 "\n",
+			first, last, r->switches, r->flushes);
+	}
+}
+
 static void domain_section(const struct vma_summary_ctx *c, const struct vma_report_domain *d)
 {
 	char desc[40];
@@ -441,6 +480,8 @@ static void domain_section(const struct vma_summary_ctx *c, const struct vma_rep
 	vcpu_sections(c, d);
 	if (d->has_interrupt_eips)
 		interrupt_eips(c, d);
+	if (d->has_cr3s)
+		cr3_list(c, d);
 }
 
 static void vcpu_sections(const struct vma_summary_ctx *c, const struct vma_report_domain *d)

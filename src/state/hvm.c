@@ -194,7 +194,7 @@ static void w2h_vmentry(struct vma_hvm *h, uint64_t tsc)
  * Close the open arc.  At a vmentry the refinement is final; when the vcpu
  * merely became runnable, a late handler record may still refine it.
  */
-static inline uint64_t close_arc(const struct vma_machine *m, struct vma_vcpu *v,
+static inline uint64_t close_arc(struct vma_machine *m, struct vma_vcpu *v,
 				 uint64_t tsc, bool final)
 {
 	struct vma_hvm *h = &v->hvm;
@@ -214,6 +214,8 @@ static inline uint64_t close_arc(const struct vma_machine *m, struct vma_vcpu *v
 			h->pending.inflight = h->inflight;
 		}
 	}
+	if (__builtin_expect(m->options.eips.cr3, 0))
+		vma_cr3_arc_close(m, v, tsc, final);
 	if (h->inflight.handler == TRC_HVM_CR_WRITE && h->inflight.key == 3)
 		h->cr3 = h->inflight.value;
 	h->exit_tsc = 0;

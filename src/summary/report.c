@@ -585,6 +585,34 @@ static bool domain_selected(const struct builder *b, const struct vma_domain *d)
 	return false;
 }
 
+static uint64_t since_first(const struct builder *b, uint64_t tsc)
+{
+	return tsc > b->r->first_tsc ? tsc - b->r->first_tsc : 0;
+}
+
+static void build_cr3s(struct builder *b, struct vma_report_domain *rd, const struct vma_domain *d)
+{
+	uint32_t i;
+
+	rd->has_cr3s = true;
+	rd->cr3s = alloc_rows(b, d->cr3s.nr, sizeof(*rd->cr3s));
+	for (i = 0; rd->cr3s && i < d->cr3s.nr; i++) {
+		const struct vma_cr3 *c = &d->cr3s.v[i];
+		struct vma_report_cr3 *rc = &rd->cr3s[rd->nr_cr3s++];
+
+		rc->gmfn = c->gmfn;
+		rc->id = c->id;
+		rc->first = since_first(b, c->first_tsc);
+		rc->last = c->last_tsc ? since_first(b, c->last_tsc) : 0;
+		rc->run_time = c->run_time;
+		fill_stat(b, &rc->total, &c->total, VMA_CYCLES_BY_TIME);
+		fill_stat(b, &rc->guest, &c->guest, VMA_CYCLES_BY_TIME);
+		fill_stat(b, &rc->hv, &c->hv, VMA_CYCLES_BY_TIME);
+		rc->switches = c->switches;
+		rc->flushes = c->flushes;
+	}
+}
+
 static void build_domain(struct builder *b, struct vma_report_domain *rd,
 			 const struct vma_domain *d)
 {
@@ -608,6 +636,8 @@ static void build_domain(struct builder *b, struct vma_report_domain *rd,
 					      &rd->interrupt_eip_total);
 		rd->nr_interrupt_eips = rd->interrupt_eips ? d->interrupt_eips.nr : 0;
 	}
+	if (b->full && b->eips->cr3 && !b->r->kvm)
+		build_cr3s(b, rd, d);
 	for (i = 0; i < d->nr_vcpus; i++)
 		n += d->vcpus[i] != NULL;
 	rd->vcpus = alloc_rows(b, n, sizeof(*rd->vcpus));
@@ -982,6 +1012,7 @@ void vma_report_destroy(struct vma_report *r)
 		free(r->domains[i].vcpus);
 		free_totals(&r->domains[i].totals);
 		free(r->domains[i].interrupt_eips);
+		free(r->domains[i].cr3s);
 	}
 	free_totals(&r->totals);
 	free(r->worst);
@@ -991,6 +1022,7 @@ void vma_report_destroy(struct vma_report *r)
 			free_vcpu(&r->default_domain->vcpus[j]);
 		free(r->default_domain->vcpus);
 		free(r->default_domain->interrupt_eips);
+		free(r->default_domain->cr3s);
 		free(r->default_domain);
 	}
 	for (i = 0; i < r->nr_pcpus; i++)

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Per guest CR3 accounting (cr3.h), xenalyze's --with-cr3-enumeration.
+ * Fed at each arc close of an HVM vcpu: the guest time since its last
+ * vmentry goes to the CR3 it ran under, then a CR3 write the arc carried
+ * takes effect (the same value again is a flush, another a switch), then
+ * the arc's own cycles go to the CR3 now loaded -- xenalyze's order, so a
+ * CR3 write's exit is the new CR3's hypervisor time.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmalyze/cr3.h"
+#include "vmalyze/diag.h"
+#include "vmalyze/grow.h"
+#include "vmalyze/state.h"
+#include "vmalyze/status.h"
+#include "vmalyze/xen-events.h"
+
+/* @gmfn's entry in @l, added (with the next machine-wide id) when new; NULL: no memory. */
+static struct vma_cr3 *find_or_add(struct vma_machine *m, struct vma_cr3_list *l,
+				   uint64_t gmfn, uint64_t tsc, uint32_t *index)
+{
+	struct vma_cr3 *c;
+	uint32_t i;
+
+	/* A domain loads few distinct CR3s (one per process it ran): a scan is enough. */
+	for (i = 0; i < l->nr; i++) {
+		if (l->v[i].gmfn == gmfn) {
+			*index = i;
+			return &l->v[i];
+		}
+	}
+	if (l->nr == UINT32_MAX || vma_grow(l->v, &l->cap, (size_t)l->nr + 1, 16))
+		return NULL;
+	c = &l->v[l->nr];
+	memset(c, 0, sizeof(*c));
+	c->gmfn = gmfn;
+	c->id = m->next_cr3_id++;
+	c->first_tsc = tsc;
+	*index = l->nr++;
+	return c;
+}
+
+/* @v loads CR3 @val at @tsc, not the value it had loaded (xenalyze's cr3_switch()). */
+static void cr3_switch(struct vma_machine *m, struct vma_vcpu *v, uint64_t val, uint64_t tsc)
+{
+	struct vma_cr3_vcpu *s = &v->hvm.cr3_enum;
+	struct vma_cr3_list *l = &v->domain->cr3s;
+	struct vma_cr3 *c;
+
+	if (s->loaded) {
+		c = &l->v[s->cur];
+		vma_cycles_add(&c->total, tsc - s->since);
+		c->last_tsc = tsc;
+	}
+	s->loaded = false;
+	s->val = val;
+	if (!(val >> 12))
+		return;
+	c = find_or_add(m, l, val >> 12, tsc, &s->cur);
+	if (!c) {
+		vma_diag_warn_once(m->diag, "cr3-nomem", "Out of memory: CR3s are missing "
+				   "from the CR3 enumeration");
+		return;
+	}
+	c->switches++;
+	s->loaded = true;
+	s->since = tsc;
+}
+
+void vma_cr3_arc_close(struct vma_machine *m, struct vma_vcpu *v, uint64_t tsc, bool final)
+{
+	struct vma_hvm *h = &v->hvm;
+	struct vma_cr3_vcpu *s = &h->cr3_enum;
+
+	if (h->exit_tsc && h->exit_tsc <= tsc) {
+		struct vma_cr3 *c = s->loaded ? &v->domain->cr3s.v[s->cur] : NULL;
+
+		if (c && s->entry_tsc && s->entry_tsc <= h->exit_tsc) {
+			vma_cycles_add(&c->guest, h->exit_tsc - s->entry_tsc);
+			c->run_time += h->exit_tsc - s->entry_tsc;
+		}
+		s->entry_tsc = 0;
+		if (h->inflight.handler == TRC_HVM_CR_WRITE && h->inflight.key == 3) {
+			if (s->val && h->inflight.value == s->val) {
+				if (c)
+					c->flushes++;
+			} else {
+				cr3_switch(m, v, h->inflight.value, tsc);
+			}
+		}
+		c = s->loaded ? &v->domain->cr3s.v[s->cur] : NULL;
+		if (c && tsc > h->exit_tsc) {
+			vma_cycles_add(&c->hv, tsc - h->exit_tsc);
+			c->run_time += tsc - h->exit_tsc;
+		}
+	}
+	if (final)
+		s->entry_tsc = tsc;
+}
+
+void vma_cr3_list_release(struct vma_cr3_list *l)
+{
+	uint32_t i;
+
+	for (i = 0; i < l->nr; i++) {
+		vma_cycles_release(&l->v[i].total);
+		vma_cycles_release(&l->v[i].guest);
+		vma_cycles_release(&l->v[i].hv);
+	}
+	free(l->v);
+	*l = (struct vma_cr3_list){ 0 };
+}
