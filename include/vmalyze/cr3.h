@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "vmalyze/cycles.h"
+#include "vmalyze/hvm-short.h"
 
 struct vma_cr3 {
 	uint64_t gmfn;          /* the CR3 value >> 12, never 0 */
@@ -25,6 +26,7 @@ struct vma_cr3 {
 	struct vma_cycles total; /* each stay, from a switch to it to the next switch */
 	struct vma_cycles guest; /* each vmentry to vmexit under it */
 	struct vma_cycles hv;    /* each vmexit arc under it */
+	struct vma_cycles hv_by[VMA_XCAT_COUNT]; /* the same by short-summary category */
 	uint64_t switches, flushes;
 };
 

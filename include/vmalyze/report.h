@@ -170,6 +170,7 @@ struct vma_report_cr3 {
 	uint64_t first, last;     /* ticks since the first record: first load, last switch away */
 	uint64_t run_time;        /* guest + hypervisor ticks */
 	struct vma_report_stat total, guest, hv;
+	struct vma_report_stat hv_by[VMA_XCAT_COUNT]; /* by short-summary category */
 	uint64_t switches, flushes;
 };
 

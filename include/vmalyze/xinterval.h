@@ -39,6 +39,7 @@
 #include <stdio.h>
 
 #include "vmalyze/diag.h"
+#include "vmalyze/hvm-short.h"
 #include "vmalyze/state.h"
 
 enum vma_xinterval_mode {
@@ -59,24 +60,6 @@ struct vma_xinterval_options {
 	uint32_t domains[VMA_XINTERVAL_MAX_DOMAINS]; /* the D arguments */
 	uint32_t nr_domains;
 };
-
-/* xenalyze's short-summary categories of an HVM exit's time. */
-enum vma_xinterval_category {
-	VMA_XCAT_EMULATE = 0,
-	VMA_XCAT_UNSYNC,
-	VMA_XCAT_FIXUP,
-	VMA_XCAT_MMIO,
-	VMA_XCAT_PROPAGATE,
-	VMA_XCAT_CR3,
-	VMA_XCAT_VMCALL,
-	VMA_XCAT_INTR,
-	VMA_XCAT_HLT,
-	VMA_XCAT_OTHER,
-	VMA_XCAT_COUNT
-};
-
-/* The category of an exit arc refined by @in (TRC_HVM_* handler, key). */
-enum vma_xinterval_category vma_xinterval_category(const struct vma_hvm_inflight *in);
 
 struct vma_xinterval;
 

@@ -69,7 +69,7 @@ static void json_stat(FILE *out, const struct vma_report *r, const struct vma_re
 /* --with-cr3-enumeration: the domain's CR3s by first load (doc/output.md). */
 static void json_cr3s(FILE *out, const struct vma_report *r, const struct vma_report_domain *d)
 {
-	uint32_t i;
+	uint32_t i, j;
 
 	fprintf(out, ",\"cr3s\":[");
 	for (i = 0; i < d->nr_cr3s; i++) {
@@ -85,7 +85,12 @@ static void json_cr3s(FILE *out, const struct vma_report *r, const struct vma_re
 		json_stat(out, r, &c->guest);
 		fprintf(out, ",\"hv\":");
 		json_stat(out, r, &c->hv);
-		fputc('}', out);
+		fprintf(out, ",\"hv_by_category\":{");
+		for (j = 0; j < VMA_XCAT_COUNT; j++) {
+			fprintf(out, "%s\"%s\":", j ? "," : "", vma_xinterval_category_name(j));
+			json_stat(out, r, &c->hv_by[j]);
+		}
+		fputs("}}", out);
 	}
 	fputc(']', out);
 }

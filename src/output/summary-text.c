@@ -430,7 +430,7 @@ static void percent_line(const struct vma_summary_ctx *c, const char *desc,
 static void cr3_list(const struct vma_summary_ctx *c, const struct vma_report_domain *d)
 {
 	char desc[48], first[32], last[32];
-	uint32_t i;
+	uint32_t i, j;
 
 	if (!d->nr_cr3s)
 		return;
@@ -442,6 +442,10 @@ static void cr3_list(const struct vma_summary_ctx *c, const struct vma_report_do
 		vma_summary_cycle_line(c, desc, &r->total);
 		percent_line(c, "          guest", &r->guest, r->run_time);
 		percent_line(c, "          hv   ", &r->hv, r->run_time);
+		for (j = 0; j < VMA_XCAT_COUNT; j++) {
+			snprintf(desc, sizeof(desc), "           + %s", vma_xinterval_category_name(j));
+			percent_line(c, desc, &r->hv_by[j], r->run_time);
+		}
 		vma_format_time(first, sizeof(first), r->first, c->report->hz);
 		vma_format_time(last, sizeof(last), r->last, c->report->hz);
 		fprintf(c->out, "            Seen: %14s-%14s switch %" PRIu64 " flush %" PRIu64 "\n",

@@ -19,10 +19,6 @@
 #include "vmalyze/trace-ids.h"
 #include "vmalyze/xinterval.h"
 
-static const char *const category_names[VMA_XCAT_COUNT] = {
-	"emulate", "unsync", "fixup", "mmio", "propagate", "cr3", "vmcall", "intr", "hlt", "other",
-};
-
 /* One column: what it counts (a domain id or a vector) and its value at the last row. */
 struct column {
 	uint32_t key;
@@ -56,21 +52,6 @@ struct vma_xinterval {
 	uint64_t category[VMA_XCAT_COUNT];
 	struct vma_state_observer observer;
 };
-
-enum vma_xinterval_category vma_xinterval_category(const struct vma_hvm_inflight *in)
-{
-	switch (in->handler) {
-	case TRC_HVM_VMMCALL:
-		return VMA_XCAT_VMCALL;
-	case TRC_HVM_INTR:
-		return VMA_XCAT_INTR;
-	case TRC_HVM_HLT:
-		return VMA_XCAT_HLT;
-	case TRC_HVM_CR_WRITE:
-		return in->key == 3 ? VMA_XCAT_CR3 : VMA_XCAT_OTHER;
-	}
-	return VMA_XCAT_OTHER;
-}
 
 static void on_arc_close(void *arg, const struct vma_vcpu *v, uint64_t tsc, uint64_t cycles)
 {
@@ -268,7 +249,7 @@ static void write_header(struct vma_xinterval *x)
 	case VMA_XINTERVAL_SHORT_SUMMARY:
 		fputs(" running", x->out);
 		for (i = 0; i < VMA_XCAT_COUNT; i++)
-			fprintf(x->out, " %s", category_names[i]);
+			fprintf(x->out, " %s", vma_xinterval_category_name(i));
 		break;
 	case VMA_XINTERVAL_GRANT_MAPS:
 		fputs(" grant_maps", x->out);

@@ -83,6 +83,9 @@ void vma_cr3_arc_close(struct vma_machine *m, struct vma_vcpu *v, uint64_t tsc, 
 		}
 		s->entry_tsc = 0;
 		if (h->inflight.handler == TRC_HVM_CR_WRITE && h->inflight.key == 3) {
+			/* xenalyze files a CR3 write's exit under the CR3 it leaves. */
+			if (c)
+				vma_cycles_add(&c->hv_by[VMA_XCAT_CR3], tsc - h->exit_tsc);
 			if (s->val && h->inflight.value == s->val) {
 				if (c)
 					c->flushes++;
@@ -92,6 +95,10 @@ void vma_cr3_arc_close(struct vma_machine *m, struct vma_vcpu *v, uint64_t tsc, 
 		}
 		c = s->loaded ? &v->domain->cr3s.v[s->cur] : NULL;
 		if (c && tsc > h->exit_tsc) {
+			enum vma_xinterval_category cat = vma_xinterval_category(&h->inflight);
+
+			if (cat != VMA_XCAT_CR3)
+				vma_cycles_add(&c->hv_by[cat], tsc - h->exit_tsc);
 			vma_cycles_add(&c->hv, tsc - h->exit_tsc);
 			c->run_time += tsc - h->exit_tsc;
 		}
@@ -102,12 +109,14 @@ void vma_cr3_arc_close(struct vma_machine *m, struct vma_vcpu *v, uint64_t tsc, 
 
 void vma_cr3_list_release(struct vma_cr3_list *l)
 {
-	uint32_t i;
+	uint32_t i, j;
 
 	for (i = 0; i < l->nr; i++) {
 		vma_cycles_release(&l->v[i].total);
 		vma_cycles_release(&l->v[i].guest);
 		vma_cycles_release(&l->v[i].hv);
+		for (j = 0; j < VMA_XCAT_COUNT; j++)
+			vma_cycles_release(&l->v[i].hv_by[j]);
 	}
 	free(l->v);
 	*l = (struct vma_cr3_list){ 0 };

@@ -592,7 +592,7 @@ static uint64_t since_first(const struct builder *b, uint64_t tsc)
 
 static void build_cr3s(struct builder *b, struct vma_report_domain *rd, const struct vma_domain *d)
 {
-	uint32_t i;
+	uint32_t i, j;
 
 	rd->has_cr3s = true;
 	rd->cr3s = alloc_rows(b, d->cr3s.nr, sizeof(*rd->cr3s));
@@ -608,6 +608,8 @@ static void build_cr3s(struct builder *b, struct vma_report_domain *rd, const st
 		fill_stat(b, &rc->total, &c->total, VMA_CYCLES_BY_TIME);
 		fill_stat(b, &rc->guest, &c->guest, VMA_CYCLES_BY_TIME);
 		fill_stat(b, &rc->hv, &c->hv, VMA_CYCLES_BY_TIME);
+		for (j = 0; j < VMA_XCAT_COUNT; j++)
+			fill_stat(b, &rc->hv_by[j], &c->hv_by[j], VMA_CYCLES_BY_TIME);
 		rc->switches = c->switches;
 		rc->flushes = c->flushes;
 	}
