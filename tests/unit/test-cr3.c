@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The CR3 enumeration (cr3.h): hand-built VMX records through dispatch
+ * into the report, to the cycle -- which CR3 each stretch of guest and
+ * hypervisor time belongs to, switches against flushes, ids in order of
+ * first load, and nothing kept without --with-cr3-enumeration.
+ */
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "vmalyze/diag.h"
+#include "vmalyze/dispatch.h"
+#include "vmalyze/report.h"
+#include "vmalyze/state.h"
+#include "vmalyze/status.h"
+#include "vmalyze/trace-ids.h"
+
+static struct vma_machine *m;
+static struct vma_diag *diag;
+
+static void feed(uint64_t tsc, uint32_t event, int n, ...)
+{
+	struct vma_record rec;
+	struct vma_outcome o;
+	va_list ap;
+	int i;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.tsc = tsc;
+	rec.event = event;
+	rec.flags = VMA_REC_HAS_TSC;
+	rec.nr_data = (uint16_t)n;
+	va_start(ap, n);
+	for (i = 0; i < n; i++)
+		rec.data[i] = va_arg(ap, uint32_t);
+	va_end(ap);
+	cr_assert_eq(vma_dispatch(m, &rec, &o), VMA_OK);
+}
+
+/* A CR-access exit at @tsc writing @cr3, its vmentry @len later. */
+static void cr3_write(uint64_t tsc, uint32_t cr3, uint64_t len)
+{
+	feed(tsc, TRC_HVM_VMX_EXIT, 2, 28, 0x1000);
+	feed(tsc + 1, TRC_HVM_CR_WRITE, 2, 3, cr3);
+	feed(tsc + len, TRC_HVM_VMENTRY, 0);
+}
+
+/* An exit with no handler record ("other"). */
+static void plain_exit(uint64_t tsc, uint64_t len)
+{
+	feed(tsc, TRC_HVM_VMX_EXIT, 2, 10, 0x1000);
+	feed(tsc + len, TRC_HVM_VMENTRY, 0);
+}
+
+static struct vma_report *run(bool enumerate)
+{
+	struct vma_machine_options mo = { .eips = { .cr3 = enumerate } };
+	struct vma_report_build how = { .hz = 1000000000u, .detail = VMA_REPORT_FULL,
+					.final = true };
+	struct vma_report *r;
+
+	diag = vma_diag_create(VMA_LVL_MAX_TOLERABLE, VMA_VERB_QUIET);
+	m = vma_machine_create(diag, &mo);
+	cr_assert_not_null(m);
+	cr_assert_eq(vma_machine_add_pcpu(m, 0), VMA_OK);
+	feed(1000, TRC_SCHED_RUNSTATE_CHANGE | 1 << 8, 1, 1 << 16); /* d1v0 runs */
+	cr3_write(2000, 0x5000, 100);   /* switch to 5 (id 0) */
+	plain_exit(2500, 40);           /* guest 400 under 5, hv 40 */
+	cr3_write(3000, 0x5000, 20);    /* guest 460 under 5; a flush, hv 20 */
+	cr3_write(4000, 0x7000, 30);    /* guest 980 under 5; switch to 7 (id 1), hv 30 */
+	plain_exit(5000, 10);           /* guest 970 under 7, hv 10 */
+	cr3_write(6000, 0x5123, 50);    /* guest 990 under 7; back to 5 (same frame) */
+	vma_machine_finish(m);
+	r = vma_report_create(m, &how);
+	cr_assert_not_null(r);
+	return r;
+}
+
+static const struct vma_report_domain *domain1(const struct vma_report *r)
+{
+	uint32_t i;
+
+	for (i = 0; i < r->nr_domains; i++) {
+		if (r->domains[i].id == 1)
+			return &r->domains[i];
+	}
+	cr_assert_fail("no domain 1");
+	return NULL;
+}
+
+Test(cr3, times_switches_and_flushes_per_cr3)
+{
+	struct vma_report *r = run(true);
+	const struct vma_report_domain *d = domain1(r);
+	const struct vma_report_cr3 *a, *b;
+
+	cr_assert(d->has_cr3s);
+	cr_assert_eq(d->nr_cr3s, 2);
+	a = &d->cr3s[0];
+	b = &d->cr3s[1];
+	cr_assert_eq(a->gmfn, 5);
+	cr_assert_eq(a->id, 0);
+	cr_assert_eq(b->gmfn, 7);
+	cr_assert_eq(b->id, 1);
+	cr_assert_eq(a->switches, 2);
+	cr_assert_eq(a->flushes, 1);
+	cr_assert_eq(b->switches, 1);
+	cr_assert_eq(b->flushes, 0);
+	/* Stays are closed at the next switch, at its vmentry. */
+	cr_assert_eq(a->total.count, 1);
+	cr_assert_eq(a->total.total, 4030 - 2100);
+	cr_assert_eq(b->total.total, 6050 - 4030);
+	cr_assert_eq(a->first, 2100 - 1000);
+	cr_assert_eq(a->last, 4030 - 1000);
+	/* Guest time is counted from each vmentry to the next vmexit. */
+	cr_assert_eq(a->guest.count, 3);
+	cr_assert_eq(a->guest.total, 400 + 460 + 980);
+	cr_assert_eq(b->guest.total, 970 + 990);
+	/* The exit that switches is the new CR3's hypervisor time... */
+	cr_assert_eq(a->hv.count, 4);
+	cr_assert_eq(a->hv.total, 100 + 40 + 20 + 50);
+	cr_assert_eq(b->hv.total, 30 + 10);
+	cr_assert_eq(a->run_time, a->guest.total + a->hv.total);
+	/* ...but xenalyze's cr3 category files it under the one left. */
+	cr_assert_eq(a->hv_by[VMA_XCAT_CR3].total, 20 + 30);
+	cr_assert_eq(b->hv_by[VMA_XCAT_CR3].total, 50);
+	cr_assert_eq(a->hv_by[VMA_XCAT_OTHER].total, 40);
+	cr_assert_eq(b->hv_by[VMA_XCAT_OTHER].total, 10);
+	vma_report_destroy(r);
+	vma_machine_destroy(m);
+	vma_diag_destroy(diag);
+}
+
+Test(cr3, nothing_without_the_option)
+{
+	struct vma_report *r = run(false);
+	const struct vma_report_domain *d = domain1(r);
+
+	cr_assert_not(d->has_cr3s);
+	cr_assert_eq(d->nr_cr3s, 0);
+	vma_report_destroy(r);
+	vma_machine_destroy(m);
+	vma_diag_destroy(diag);
+}
