@@ -192,7 +192,25 @@ cmp -s "$tmp/e" "$tmp/s" || fail "the enumerations vmalyze makes anyway change t
 	fail "--interval-domain-short-summary wrote no rows"
 sort "$tmp/ss" "$tmp/rt" | cmp -s - "$(sort "$tmp/both" > "$tmp/both.sorted"; echo "$tmp/both.sorted")" ||
 	fail "a scatterplot with --interval-domain-short-summary: not both outputs, each whole"
-for refused in --scatterplot-unpin-promote; do
+# --with-cr3-enumeration: the summary as without it, plus each domain's CR3 list.
+"$VMALYZE" --with-cr3-enumeration "$T" > "$tmp/c" 2>/dev/null || fail "--with-cr3-enumeration"
+grep -v -e '^    cr3 values:$' -e '^  *[0-9a-f]* (id [0-9]*):' -e '^          guest: ' \
+	-e '^          hv   : ' -e '^           + [a-z0-9]*: ' -e '^            Seen: ' "$tmp/c" |
+	cmp -s - "$tmp/s" || fail "--with-cr3-enumeration changed the rest of the summary"
+[ "$(grep -c '^    cr3 values:$' "$tmp/c")" -gt 0 ] || fail "no CR3 list"
+grep -Eq '^            Seen: +[0-9]+\.[0-9]{9}- +[0-9]+\.[0-9]{9} switch [1-9][0-9]* flush [0-9]+$' \
+	"$tmp/c" || fail "no 'Seen: FIRST-LAST switch N flush N' line"
+"$VMALYZE" --json --with-cr3-enumeration "$T" 2>/dev/null | grep -q '"cr3s":\[{"gmfn":' ||
+	fail "no CR3s in the JSON"
+for bad in "-a --with-cr3-enumeration" "--csv --with-cr3-enumeration" \
+	"--with-cr3-enumeration --scatterplot-cr3-switch"; do
+	# shellcheck disable=SC2086 # two options in one word, on purpose
+	"$VMALYZE" $bad "$T" > /dev/null 2>&1
+	[ $? -eq 1 ] || fail "$bad is accepted"
+done
+for refused in --scatterplot-unpin-promote --interval-cr3-schedule-time=1 \
+	--interval-cr3-schedule-time-all --interval-cr3-schedule-ordered \
+	--interval-cr3-short-summary=1; do
 	"$VMALYZE" "$refused" "$T" > /dev/null 2>&1
 	[ $? -eq 1 ] || fail "$refused is accepted but not implemented"
 done
