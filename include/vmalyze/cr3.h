@@ -43,7 +43,6 @@ struct vma_cr3_vcpu {
 	bool loaded;            /* cur is valid */
 	uint32_t cur;           /* index of the loaded CR3 in its domain's list */
 	uint64_t since;         /* when it was switched to */
-	uint64_t entry_tsc;     /* the vmentry its guest time counts from, 0: none */
 };
 
 void vma_cr3_list_release(struct vma_cr3_list *l);

@@ -424,11 +424,12 @@ void vma_vendor_note(struct vma_machine *machine, const struct vma_record *rec);
 void vma_interrupt_eip_note(struct vma_machine *machine, struct vma_vcpu *v, uint32_t vector);
 
 /*
- * @v's arc closes at @tsc (@final: at its vmentry) with
- * --with-cr3-enumeration: its guest and hypervisor time and a CR3 write
- * it carried go to its domain's CR3s (cr3.h).
+ * With --with-cr3-enumeration (cr3.h): @v exits at @tsc, its guest time
+ * since v->hvm.entry_tsc goes to the CR3 loaded; its arc closes at @tsc,
+ * a CR3 write it carried takes effect and its cycles go to the CR3 loaded.
  */
-void vma_cr3_arc_close(struct vma_machine *machine, struct vma_vcpu *v, uint64_t tsc, bool final);
+void vma_cr3_vmexit(struct vma_vcpu *v, uint64_t tsc);
+void vma_cr3_arc_close(struct vma_machine *machine, struct vma_vcpu *v, uint64_t tsc);
 
 /* Names for output. */
 const char *vma_vcpu_runstate_name(enum vma_runstate state);

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Per guest CR3 accounting (cr3.h), xenalyze's --with-cr3-enumeration.
- * Fed at each arc close of an HVM vcpu: the guest time since its last
- * vmentry goes to the CR3 it ran under, then a CR3 write the arc carried
- * takes effect (the same value again is a flush, another a switch), then
- * the arc's own cycles go to the CR3 now loaded -- xenalyze's order, so a
- * CR3 write's exit is the new CR3's hypervisor time.
+ * Fed at each vmexit of an HVM vcpu (the guest time since its vmentry
+ * goes to the CR3 it ran under) and each arc close: a CR3 write the arc
+ * carried takes effect (the same value again is a flush, another a
+ * switch), then the arc's own cycles go to the CR3 now loaded --
+ * xenalyze's order, so a CR3 write's exit is the new CR3's hypervisor time.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -69,42 +69,48 @@ static void cr3_switch(struct vma_machine *m, struct vma_vcpu *v, uint64_t val, 
 	s->since = tsc;
 }
 
-void vma_cr3_arc_close(struct vma_machine *m, struct vma_vcpu *v, uint64_t tsc, bool final)
+void vma_cr3_vmexit(struct vma_vcpu *v, uint64_t tsc)
+{
+	const struct vma_cr3_vcpu *s = &v->hvm.cr3_enum;
+	uint64_t entry = v->hvm.entry_tsc;
+	struct vma_cr3 *c;
+
+	if (!s->loaded || !entry || entry > tsc)
+		return;
+	c = &v->domain->cr3s.v[s->cur];
+	vma_cycles_add(&c->guest, tsc - entry);
+	c->run_time += tsc - entry;
+}
+
+void vma_cr3_arc_close(struct vma_machine *m, struct vma_vcpu *v, uint64_t tsc)
 {
 	struct vma_hvm *h = &v->hvm;
 	struct vma_cr3_vcpu *s = &h->cr3_enum;
+	struct vma_cr3 *c;
 
-	if (h->exit_tsc && h->exit_tsc <= tsc) {
-		struct vma_cr3 *c = s->loaded ? &v->domain->cr3s.v[s->cur] : NULL;
-
-		if (c && s->entry_tsc && s->entry_tsc <= h->exit_tsc) {
-			vma_cycles_add(&c->guest, h->exit_tsc - s->entry_tsc);
-			c->run_time += h->exit_tsc - s->entry_tsc;
-		}
-		s->entry_tsc = 0;
-		if (h->inflight.handler == TRC_HVM_CR_WRITE && h->inflight.key == 3) {
-			/* xenalyze files a CR3 write's exit under the CR3 it leaves. */
+	if (!h->exit_tsc || h->exit_tsc > tsc)
+		return;
+	c = s->loaded ? &v->domain->cr3s.v[s->cur] : NULL;
+	if (h->inflight.handler == TRC_HVM_CR_WRITE && h->inflight.key == 3) {
+		/* xenalyze files a CR3 write's exit under the CR3 it leaves. */
+		if (c)
+			vma_cycles_add(&c->hv_by[VMA_XCAT_CR3], tsc - h->exit_tsc);
+		if (s->val && h->inflight.value == s->val) {
 			if (c)
-				vma_cycles_add(&c->hv_by[VMA_XCAT_CR3], tsc - h->exit_tsc);
-			if (s->val && h->inflight.value == s->val) {
-				if (c)
-					c->flushes++;
-			} else {
-				cr3_switch(m, v, h->inflight.value, tsc);
-			}
-		}
-		c = s->loaded ? &v->domain->cr3s.v[s->cur] : NULL;
-		if (c && tsc > h->exit_tsc) {
-			enum vma_xinterval_category cat = vma_xinterval_category(&h->inflight);
-
-			if (cat != VMA_XCAT_CR3)
-				vma_cycles_add(&c->hv_by[cat], tsc - h->exit_tsc);
-			vma_cycles_add(&c->hv, tsc - h->exit_tsc);
-			c->run_time += tsc - h->exit_tsc;
+				c->flushes++;
+		} else {
+			cr3_switch(m, v, h->inflight.value, tsc);
 		}
 	}
-	if (final)
-		s->entry_tsc = tsc;
+	c = s->loaded ? &v->domain->cr3s.v[s->cur] : NULL;
+	if (c && tsc > h->exit_tsc) {
+		enum vma_xinterval_category cat = vma_xinterval_category(&h->inflight);
+
+		if (cat != VMA_XCAT_CR3)
+			vma_cycles_add(&c->hv_by[cat], tsc - h->exit_tsc);
+		vma_cycles_add(&c->hv, tsc - h->exit_tsc);
+		c->run_time += tsc - h->exit_tsc;
+	}
 }
 
 void vma_cr3_list_release(struct vma_cr3_list *l)

@@ -215,7 +215,7 @@ static inline uint64_t close_arc(struct vma_machine *m, struct vma_vcpu *v,
 		}
 	}
 	if (__builtin_expect(m->options.eips.cr3, 0))
-		vma_cr3_arc_close(m, v, tsc, final);
+		vma_cr3_arc_close(m, v, tsc);
 	if (h->inflight.handler == TRC_HVM_CR_WRITE && h->inflight.key == 3)
 		h->cr3 = h->inflight.value;
 	h->exit_tsc = 0;
@@ -289,6 +289,8 @@ static inline __attribute__((always_inline)) void vmexit(struct vma_machine *m,
 	h->exit_reason = vma_xf_exit_reason(rec);
 	h->rip = vma_xf_exit_rip(rec);
 	h->exit_tsc = rec->tsc;
+	if (__builtin_expect(m->options.eips.cr3, 0))
+		vma_cr3_vmexit(v, rec->tsc);
 	h->entry_tsc = 0;
 	memset(&h->inflight, 0, sizeof(h->inflight));
 }
