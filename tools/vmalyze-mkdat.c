@@ -14,6 +14,7 @@
 
 #include "kvm-pair.h"
 #include "kvm-scenario.h"
+#include "xen-guest.h"
 
 static void usage(FILE *f)
 {
@@ -35,7 +36,11 @@ static void usage(FILE *f)
 		"  --summary                print the records per event on stdout\n"
 		"  --pair GUEST             instead: the host+guest agent pair of\n"
 		"                           tools/kvm-pair.h, -o the host, GUEST the guest;\n"
-		"                           prints the --latency truth on stdout\n");
+		"                           prints the --latency truth on stdout\n"
+		"  --xen-guest TSC,OFFSET[,MUL/DIV]  instead: a Xen guest's trace.dat\n"
+		"                           (tools/xen-guest.h) of --cpus cpus, x86-tsc\n"
+		"                           clock, guest TSC = host TSC x MUL/DIV + OFFSET\n"
+		"                           from host TSC; prints CPU HOST_TSC per record\n");
 }
 
 static int put_format(void *arg, const char *system, const char *name, const char *text)
@@ -102,6 +107,36 @@ static int write_file(const char *path, const unsigned char *data, size_t len)
 	return 0;
 }
 
+/* --xen-guest: the file, and the host TSC of each record. */
+static int write_xen_guest(const char *out, const char *spec, uint32_t nr_cpus)
+{
+	struct vma_xguest_opts o = { .nr_cpus = nr_cpus };
+	unsigned long long tsc;
+	long long off;
+	struct vma_xguest_rec *r;
+	unsigned char *file;
+	size_t len, n, i;
+	int rc, used = 0;
+
+	if (sscanf(spec, "%llu,%lld%n,%u/%u%n", &tsc, &off, &used, &o.mul, &o.div, &used) < 2 ||
+	    spec[used] || (o.mul && !o.div)) {
+		usage(stderr);
+		return 1;
+	}
+	o.host_tsc = tsc;
+	o.offset = off;
+	if (vma_xguest_build(&o, &file, &len, &r, &n) < 0) {
+		fprintf(stderr, "vmalyze-mkdat: cannot build the Xen guest\n");
+		return 1;
+	}
+	rc = write_file(out, file, len);
+	free(file);
+	for (i = 0; rc == 0 && i < n; i++)
+		printf("%u %llu\n", r[i].cpu, (unsigned long long)r[i].host_tsc);
+	free(r);
+	return rc ? 1 : 0;
+}
+
 /* --pair: the two files, and their truth: a line per wake-up and cause. */
 static int write_pair(const char *host, const char *guest)
 {
@@ -156,11 +191,12 @@ int main(int argc, char **argv)
 		{ "truncate", required_argument, NULL, 'T' },
 		{ "summary", no_argument, NULL, 'S' },
 		{ "pair", required_argument, NULL, 'P' },
+		{ "xen-guest", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct vma_mkdat_opts o = { .version = 7, .seed = 1 };
-	const char *out = NULL, *fdir = NULL, *pair = NULL;
+	const char *out = NULL, *fdir = NULL, *pair = NULL, *xen_guest = NULL;
 	struct vma_mkdat_rec *recs;
 	unsigned long long cut = 0;
 	bool want_summary = false;
@@ -234,6 +270,9 @@ int main(int argc, char **argv)
 		case 'P':
 			pair = optarg;
 			break;
+		case 'X':
+			xen_guest = optarg;
+			break;
 		case 'o':
 			out = optarg;
 			break;
@@ -251,6 +290,9 @@ int main(int argc, char **argv)
 	}
 	if (pair) {
 		return write_pair(out, pair);
+	}
+	if (xen_guest) {
+		return write_xen_guest(out, xen_guest, o.nr_cpus);
 	}
 	if (vma_mkdat_build(&o, &file, &len, &recs, &nrec) < 0) {
 		fprintf(stderr, "vmalyze-mkdat: cannot build this scenario (check the options)\n");

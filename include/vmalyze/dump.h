@@ -115,6 +115,13 @@ void vma_dump_begin_linked(struct vma_dump *dump, const struct vma_machine *host
 			   const struct vma_vcpu *guest_vcpu, const char *label, int label_width);
 
 /*
+ * vma_dump_set_guest_describe - a Xen host's linked dump (@dump made with
+ * no describe): guest lines (vma_dump_begin_linked()) are decoded by
+ * @describe, their input's.
+ */
+void vma_dump_set_guest_describe(struct vma_dump *dump, vma_dump_describe_fn *describe);
+
+/*
  * vma_dump_end - finish the line, now that @out says how the record was
  * taken.  Lines are written in batches of some hundred kilobytes, as
  * vma_dump_flush() writes them, after the vendor look-ahead (above).

@@ -88,6 +88,15 @@ struct vma_input_ops {
 struct vma_time_map {
 	int64_t offset;
 	uint64_t scale_num, scale_den;
+	/*
+	 * --guest-tsc: a guest recorded with a TSC clock put on a Xen host's
+	 * TSC: its stamps stay in cycles (TIME_SHIFT applied, not TSC2NSEC,
+	 * DATE or OFFSET) before the map; a clock that is not TSC is refused.
+	 */
+	bool cycles;
+	/* and, when has_domain, the Xen domain it is (the pipeline ties its cpus) */
+	bool has_domain;
+	uint32_t domain;
 };
 
 struct vma_input_options {

@@ -66,6 +66,8 @@ int vma_run_linked(const struct vma_options *opts, const char *const *paths, uin
 	struct vma_pipeline_hooks hooks = { .arg = &ctx, .before = before_linked,
 					    .after = after_linked };
 	struct vma_pipeline *p = NULL;
+	vma_dump_describe_fn *guest_describe;
+	bool xen_host;
 	uint32_t i;
 	int status;
 
@@ -86,13 +88,19 @@ int vma_run_linked(const struct vma_options *opts, const char *const *paths, uin
 	if (status)
 		goto out;
 	ctx.p = p;
-	/* one decoder for every line: the inputs must be of one format (KVM's) */
+	/*
+	 * The guests are KVM trace.dat files, of one decoder; the host is one
+	 * too, or a xentrace (decoded by the dump) with --guest-tsc guests.
+	 */
+	guest_describe = vma_pipeline_input_at(p, 1)->ops->describe;
+	xen_host = vma_pipeline_input(p)->family == VMA_FAMILY_XEN;
 	for (i = 1; i < nr; i++) {
-		if (vma_pipeline_input_at(p, i)->ops->describe != vma_pipeline_input(p)->ops->describe ||
-		    !vma_pipeline_input(p)->ops->describe) {
+		if (vma_pipeline_input_at(p, i)->ops->describe != guest_describe || !guest_describe ||
+		    (!xen_host && guest_describe != vma_pipeline_input(p)->ops->describe)) {
 			vma_diag_report(diag, VMA_LVL_INPUT, paths[i], UINT64_MAX,
 					"is not of the format of %s: linked traces are KVM "
-					"trace.dat files", paths[0]);
+					"trace.dat files (a xentrace's guests: --guest-tsc)",
+					paths[xen_host ? 1 : 0]);
 			status = VMA_ERR_USAGE;
 			goto out;
 		}
@@ -102,6 +110,8 @@ int vma_run_linked(const struct vma_options *opts, const char *const *paths, uin
 		status = VMA_ERR_NOMEM;
 		goto out;
 	}
+	if (xen_host)
+		vma_dump_set_guest_describe(ctx.dump, guest_describe);
 	status = vma_pipeline_run(p, &hooks);
 	if (vma_dump_flush(ctx.dump) && status == VMA_OK)
 		status = VMA_ERR_OUTPUT;

@@ -42,6 +42,7 @@ enum {
 	OPT_PROGRESS,
 	OPT_THREADS,
 	OPT_TIME_OFFSET,
+	OPT_GUEST_TSC,
 	OPT_LATENCY,
 	OPT_THRESHOLD,
 	OPT_LATENCY_EVENTS,
@@ -138,6 +139,10 @@ static const struct option_doc table[] = {
 	{ "time-offset", OPT_TIME_OFFSET, required_argument, "FILE=NS",
 	  "Put trace.dat FILE on the first trace's clock by hand, its times + NS "
 	  "nanoseconds (FILE=NS,SCALE: times x SCALE + NS); with -a, dumped with it" },
+	{ "guest-tsc", OPT_GUEST_TSC, required_argument, "FILE[@dN][=CYCLES[,SCALE]]",
+	  "Put trace.dat FILE, recorded with a TSC clock inside Xen domain N, on the "
+	  "first trace's (a xentrace's) TSC: guest TSC = host TSC x SCALE + CYCLES "
+	  "(default 0,1; TIME_SHIFT in FILE applies first); with -a, dumped with it" },
 	{ "latency", OPT_LATENCY, no_argument, NULL,
 	  "Guest wake-up latencies split by what the host did (HOST.dat GUEST.dat); "
 	  "text, --json or --csv" },
@@ -372,6 +377,48 @@ static int parse_time_offset(char *arg, struct vma_time_offset *t)
 	*eq = '\0';
 	t->file = arg;
 	return 0;
+}
+
+/*
+ * "FILE[@dN][=OFFSET[,SCALE]]": guest TSC = host TSC x SCALE + OFFSET
+ * cycles, as Xen sets a vcpu's TSC; kept as its inverse, the map from the
+ * guest's stamps to the host's.  Return: 0, or -1 when malformed.
+ */
+static int parse_guest_tsc(char *arg, struct vma_time_offset *t)
+{
+	char *at, *end;
+	unsigned long dom;
+	int64_t o;
+
+	if (parse_time_offset(arg, t)) {
+		t->map = (struct vma_time_map){ 0 };
+		t->file = arg;
+	}
+	o = t->map.offset;
+	if (t->map.scale_den) {
+		uint64_t num = t->map.scale_num, den = t->map.scale_den;
+		__int128 back = (__int128)o * den;
+
+		/* host = (guest - OFFSET) / SCALE, the offset rounded to a cycle */
+		t->map.scale_num = den;
+		t->map.scale_den = num;
+		back = back >= 0 ? (back + num / 2) / num : (back - num / 2) / num;
+		t->map.offset = -(int64_t)back;
+	} else {
+		t->map.offset = o == INT64_MIN ? INT64_MAX : -o;
+	}
+	t->map.cycles = true;
+	at = strrchr(arg, '@');
+	if (at && at[1] == 'd' && isdigit((unsigned char)at[2])) {
+		errno = 0;
+		dom = strtoul(at + 2, &end, 10);
+		if (*end || errno || dom > 0x7fff)
+			return -1;
+		t->map.has_domain = true;
+		t->map.domain = (uint32_t)dom;
+		*at = '\0';
+	}
+	return *t->file ? 0 : -1;
 }
 
 const struct vma_time_map *vma_options_time_map(const struct vma_options *opts, const char *path)
@@ -941,6 +988,16 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 						   "FILE=NS,SCALE: guest.dat=-1500,1.000002)", optarg);
 			opts->nr_time_offsets++;
 			break;
+		case OPT_GUEST_TSC:
+			if (opts->nr_time_offsets == VMA_MAX_TIME_OFFSETS)
+				return usage_error(err, "--time-offset and --guest-tsc are given "
+						   "more than %d times", VMA_MAX_TIME_OFFSETS);
+			if (parse_guest_tsc(optarg, &opts->time_offsets[opts->nr_time_offsets]))
+				return usage_error(err, "bad --guest-tsc '%s' (FILE, FILE@dN, "
+						   "FILE@dN=CYCLES or FILE@dN=CYCLES,SCALE: "
+						   "guest.dat@d1=-52000,1.0001)", optarg);
+			opts->nr_time_offsets++;
+			break;
 		case 'v':
 			if (opts->verbosity < VMA_VERB_DEBUG)
 				opts->verbosity++;
@@ -1099,15 +1156,21 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 		opts->threads = default_threads(opts);
 	for (c = 0; c < opts->nr_time_offsets; c++) {
 		const char *f = opts->time_offsets[c].file;
+		const char *name = opts->time_offsets[c].map.cycles ? "--guest-tsc" : "--time-offset";
 		int k;
 
 		for (k = 0; k < opts->nr_files && strcmp(opts->files[k], f); k++)
 			;
 		if (k == opts->nr_files)
-			return usage_error(err, "--time-offset names '%s', which is not a trace "
-					   "given", f);
+			return usage_error(err, "%s names '%s', which is not a trace given", name,
+					   f);
 		if (!strcmp(f, "-"))
-			return usage_error(err, "%s", "--time-offset cannot name standard input");
+			return usage_error(err, "%s cannot name standard input", name);
+		for (k = 0; k < c; k++) {
+			if (!strcmp(opts->time_offsets[k].file, f))
+				return usage_error(err, "'%s' is given a clock twice (--time-offset, "
+						   "--guest-tsc)", f);
+		}
 	}
 	return VMA_OK;
 }

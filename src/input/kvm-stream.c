@@ -183,11 +183,12 @@ uint64_t vma_kvm_time(const struct vma_kvm_priv *priv, uint64_t ts, uint32_t cpu
 	if (priv->tsync_on) {
 		ts = tsync_apply(priv, ts, cpu);
 	}
-	if (priv->info.tsc2nsec_mult) {
+	if (priv->info.tsc2nsec_mult && !priv->time_map.cycles) {
 		ts = (uint64_t)(((unsigned __int128)ts * priv->info.tsc2nsec_mult) >>
 				(priv->info.tsc2nsec_shift & 127));
 	}
-	ts += (uint64_t)priv->info.ts_offset;
+	if (!priv->time_map.cycles)
+		ts += (uint64_t)priv->info.ts_offset;
 	if (priv->time_map.scale_den) {
 		ts = (uint64_t)((unsigned __int128)ts * priv->time_map.scale_num /
 				priv->time_map.scale_den);

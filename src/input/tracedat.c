@@ -1164,6 +1164,24 @@ static void set_clock(struct dat *d)
 	}
 }
 
+/*
+ * --guest-tsc: the stamps stay TSC cycles, to be put on a Xen host's TSC;
+ * only a TSC clock has them (trace-cmd record -C x86-tsc, or tsc2nsec).
+ */
+static int keep_cycles(struct dat *d)
+{
+	const char *clock = d->priv->info.clock;
+
+	if (strcmp(clock, "x86-tsc") && strcmp(clock, "tsc2nsec") && !d->priv->info.tsc2nsec_mult) {
+		vma_diag_report(d->in->diag, VMA_LVL_INPUT, d->in->path, UINT64_MAX,
+				"--guest-tsc: trace clock %s is not a TSC clock (record the guest"
+				" with trace-cmd record -C x86-tsc)", clock);
+		return VMA_ERR_USAGE;
+	}
+	d->in->clock = VMA_CLOCK_CYCLES;
+	return VMA_OK;
+}
+
 static int add_streams(struct dat *d, struct dat_buffer *b)
 {
 	uint32_t i;
@@ -1328,6 +1346,12 @@ static int open_dat(struct dat *d)
 	set_clock(d);
 	if (d->in->options) {
 		d->priv->time_map = d->in->options->time_map;
+	}
+	if (d->priv->time_map.cycles) {
+		ret = keep_cycles(d);
+		if (ret < 0) {
+			return ret;
+		}
 	}
 	d->in->family = VMA_FAMILY_KVM;
 	d->in->clock_hz = 0;

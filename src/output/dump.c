@@ -120,6 +120,7 @@ struct vma_dump {
 	const char *label;           /* borrowed: the line's input, before its text */
 	int label_width;
 	bool vcpu_fixed;             /* a guest's line: its vcpu column stays */
+	vma_dump_describe_fn *guest_describe; /* a Xen host's guest lines, or NULL */
 };
 
 /* C-states xenalyze shows (a digit); pm_idle_start of a deeper one is ignored. */
@@ -576,6 +577,11 @@ void vma_dump_set_origin(struct vma_dump *d, uint64_t tsc)
 	d->origin = tsc;
 }
 
+void vma_dump_set_guest_describe(struct vma_dump *d, vma_dump_describe_fn *describe)
+{
+	d->guest_describe = describe;
+}
+
 void vma_dump_set_symbols(struct vma_dump *d, const struct vma_symbols *symbols)
 {
 	d->symbols = symbols;
@@ -689,7 +695,11 @@ end_line(struct vma_dump *d, const struct vma_stream *stream, const struct vma_o
 		return d->done >= FLUSH_BYTES ? flush(d, true) : VMA_OK;
 	}
 
-	if (d->describe) {
+	if (__builtin_expect(d->vcpu_fixed && d->guest_describe, 0)) {
+		if (d->label)
+			vma_sb_printf(sb, "%*s: ", d->label_width, d->label);
+		d->guest_describe(stream, sb);
+	} else if (d->describe) {
 		/*
 		 * A KVM record names its own thread, hence its vcpu: show the
 		 * vcpu the state stage found for it, not the one before.

@@ -200,6 +200,29 @@ static int make_machine(struct vma_pipeline *p, struct member *mb)
 }
 
 /*
+ * A guest on a Xen host's TSC (--guest-tsc) needs a host whose clock is
+ * cycles; a Xen host's guest needs its clock in cycles, not nanoseconds.
+ */
+static int check_guest_clock(struct vma_pipeline *p, struct member *mb)
+{
+	const struct vma_input *host = p->members[0].in;
+	bool cycles = mb->inopts.time_map.cycles;
+
+	if (cycles && host->clock != VMA_CLOCK_CYCLES) {
+		vma_diag_report(p->diag, VMA_LVL_INPUT, mb->in->path, UINT64_MAX,
+				"--guest-tsc puts a guest on a host's TSC, and %s's clock is not one",
+				host->path);
+		return VMA_ERR_USAGE;
+	}
+	if (!cycles && host->family == VMA_FAMILY_XEN) {
+		vma_diag_report(p->diag, VMA_LVL_INPUT, mb->in->path, UINT64_MAX,
+				"is put on a xentrace's clock with --guest-tsc, in TSC cycles");
+		return VMA_ERR_USAGE;
+	}
+	return VMA_OK;
+}
+
+/*
  * Open member @mb: @path, or @fd (>= 0, owned) named @name, with @map
  * (NULL: none) putting its clock on the first input's by hand.
  */
@@ -223,6 +246,8 @@ static int open_member(struct vma_pipeline *p, struct member *mb, const char *pa
 				"--time-offset applies to trace.dat files, not to this trace");
 		rc = VMA_ERR_USAGE;
 	}
+	if (rc == VMA_OK && mb != p->members)
+		rc = check_guest_clock(p, mb);
 	if (rc == VMA_OK)
 		rc = check_timer_hz(p, mb->in);
 	if (rc == VMA_OK) {
@@ -231,6 +256,26 @@ static int open_member(struct vma_pipeline *p, struct member *mb, const char *pa
 			rc = make_machine(p, mb);
 	}
 	return rc;
+}
+
+/* --guest-tsc FILE@dN: guest cpu c is vcpu c of the Xen host's domain N. */
+static int tie_xen_domain(struct member *host, struct member *mb,
+			  const struct vma_kvm_file_info *gi)
+{
+	uint32_t c, n = gi ? gi->cpu_count : 0;
+
+	if (!host->machine || !n)
+		return VMA_OK;
+	mb->host_vcpu = calloc(n, sizeof(*mb->host_vcpu));
+	if (!mb->host_vcpu)
+		return VMA_ERR_NOMEM;
+	mb->nr_host_vcpu = n;
+	for (c = 0; c < n; c++) {
+		mb->host_vcpu[c] = vma_vcpu_get(host->machine, mb->inopts.time_map.domain, c);
+		if (!mb->host_vcpu[c])
+			return VMA_ERR_NOMEM;
+	}
+	return VMA_OK;
 }
 
 /*
@@ -246,6 +291,8 @@ static int link_guest(struct vma_pipeline *p, struct member *mb)
 	const struct vma_kvm_guest *guest;
 	uint32_t g, c;
 
+	if (mb->inopts.time_map.has_domain)
+		return tie_xen_domain(host, mb, gi);
 	for (g = 0; hi && gi && g < hi->nr_guests; g++) {
 		if (hi->guests[g].trace_id == gi->trace_id)
 			break;
