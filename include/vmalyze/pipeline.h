@@ -98,7 +98,9 @@ int vma_pipeline_open_fd(int fd, const char *name, const struct vma_pipeline_opt
  * record goes to its own input's machine, and the hooks get that machine.
  * A guest whose trace id the host's GUEST option names has its cpus tied
  * to the host's vcpus (vma_pipeline_host_vcpu()) and its kallsyms name the
- * guest rips of the host's exits in the dump.  Linked inputs are read on
+ * guest rips of the host's exits in the dump; a guest of a Xen host whose
+ * time map names its domain (--guest-tsc FILE@dN) has cpu c tied to that
+ * domain's vcpu c.  Linked inputs are read on
  * the caller's thread.  With one path it is vma_pipeline_open().
  */
 int vma_pipeline_open_linked(const char *const *paths, uint32_t nr_paths,
@@ -109,9 +111,10 @@ int vma_pipeline_open_linked(const char *const *paths, uint32_t nr_paths,
  * vma_link_traces - which of the @nr traces @paths given together are one
  * system: host_of[i] is the index of the host trace.dat whose GUEST option
  * names trace i's TRACEID (trace-cmd record -A), or, when @by_hand[i] (its
- * clock mapped by hand, --time-offset), of the first trace that is neither
- * mapped by hand nor a guest; else i itself.  The one place that decides;
- * a trace that is not linked stays a trace of its own (batch semantics).
+ * clock mapped by hand, --time-offset or --guest-tsc), of the first trace
+ * that is neither mapped by hand nor a guest; else i itself.  The one
+ * place that decides; a trace that is not linked stays a trace of its own
+ * (batch semantics).
  * Unreadable files are left alone, for their own run to report.  @by_hand
  * may be NULL.  Return: VMA_OK or VMA_ERR_NOMEM.
  */

@@ -139,10 +139,11 @@ static const struct option_doc table[] = {
 	{ "time-offset", OPT_TIME_OFFSET, required_argument, "FILE=NS",
 	  "Put trace.dat FILE on the first trace's clock by hand, its times + NS "
 	  "nanoseconds (FILE=NS,SCALE: times x SCALE + NS); with -a, dumped with it" },
-	{ "guest-tsc", OPT_GUEST_TSC, required_argument, "FILE[@dN][=CYCLES[,SCALE]]",
+	{ "guest-tsc", OPT_GUEST_TSC, required_argument, "FILE@dN=C,S",
 	  "Put trace.dat FILE, recorded with a TSC clock inside Xen domain N, on the "
-	  "first trace's (a xentrace's) TSC: guest TSC = host TSC x SCALE + CYCLES "
-	  "(default 0,1; TIME_SHIFT in FILE applies first); with -a, dumped with it" },
+	  "first trace's (a xentrace's) TSC: guest TSC = host TSC x S + C cycles "
+	  "(@dN, =C and ,S may be left out: no domain, 0, 1; FILE's TIME_SHIFT "
+	  "applies first); with -a, dumped with it" },
 	{ "latency", OPT_LATENCY, no_argument, NULL,
 	  "Guest wake-up latencies split by what the host did (HOST.dat GUEST.dat); "
 	  "text, --json or --csv" },
