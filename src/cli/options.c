@@ -1167,6 +1167,10 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 					   f);
 		if (!strcmp(f, "-"))
 			return usage_error(err, "%s cannot name standard input", name);
+		/* only a run of linked traces has the xentrace whose TSC and vcpus it names */
+		if (opts->time_offsets[c].map.cycles && opts->mode != VMA_MODE_DUMP &&
+		    opts->mode != VMA_MODE_PICTURE)
+			return usage_error(err, "%s", "--guest-tsc is for -a, --timeline and --svg");
 		for (k = 0; k < c; k++) {
 			if (!strcmp(opts->time_offsets[k].file, f))
 				return usage_error(err, "'%s' is given a clock twice (--time-offset, "

@@ -77,6 +77,8 @@ for bad in "$G@dx=5" "$G@d1=5,0" "@d1" "$tmp/nosuch.dat@d1"; do
 done
 "$VMALYZE" -a --guest-tsc "$G" --time-offset "$G=5" "$H" "$G" >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] && grep -q 'clock twice' "$tmp/err" || fail "two clocks for one file are not refused"
+"$VMALYZE" -s --guest-tsc "$G@d1" "$H" "$G" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q 'guest-tsc is for' "$tmp/err" || fail "--guest-tsc with a summary is not refused"
 
 [ $fails -eq 0 ] && echo "PASS: a xentrace and a TSC-clocked guest on one timeline"
 exit $((fails > 0))
