@@ -349,6 +349,7 @@ struct vma_machine {
 	struct vma_pcpu **pcpus;   /* owned, indexed by pcpu id */
 	uint32_t nr_pcpus;         /* slots in pcpus[] */
 	uint32_t max_pcpu;         /* highest active pcpu + 1 */
+	char *columns;             /* owned, nr_pcpus long: vma_pcpu_column() of each pcpu */
 	struct vma_domain **domains; /* owned, sorted by did */
 	uint32_t nr_domains, cap_domains;
 	struct vma_domain *domain_cache[16]; /* borrowed: by did % 16, for vma_domain_get() */
@@ -385,6 +386,33 @@ int vma_machine_add_pcpu(struct vma_machine *machine, uint32_t pcpu);
 /* Lookups that create on demand; NULL only when out of memory. */
 struct vma_domain *vma_domain_get(struct vma_machine *machine, uint32_t did);
 struct vma_vcpu *vma_vcpu_get(struct vma_machine *machine, uint32_t did, uint32_t vid);
+/*
+ * A pcpu's column in the dump, from its state: ' ' inactive or nothing
+ * known running, 'l' in a lost-records gap, '.' the default domain, '-'
+ * idle, '|' a guest.  The state keeps machine->columns in step (through
+ * vma_pcpu_changed()), so a dump line copies the columns, not walks pcpus.
+ */
+static inline char vma_pcpu_column(const struct vma_pcpu *p)
+{
+	if (!p || !p->active)
+		return ' ';
+	if (p->lost.active)
+		return 'l';
+	if (!p->current)
+		return ' ';
+	if (p->current->domain->did == VMA_DEFAULT_DOMAIN)
+		return '.';
+	if (p->current->domain->did == VMA_IDLE_DOMAIN)
+		return '-';
+	return '|';
+}
+
+/* Called wherever p->active, p->lost.active or p->current changes. */
+static inline void vma_pcpu_changed(struct vma_machine *machine, const struct vma_pcpu *p)
+{
+	machine->columns[p->id] = vma_pcpu_column(p);
+}
+
 static inline struct vma_pcpu *vma_pcpu_of(struct vma_machine *machine, uint32_t id)
 {
 	return id < machine->nr_pcpus ? machine->pcpus[id] : 0;

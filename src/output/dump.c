@@ -342,26 +342,18 @@ static char *fmt_time(char *p, uint64_t cycles, const struct divisor *hz)
 	return vma_fmt_dec_fixed(p, ns, 9);
 }
 
-/*
- * A pcpu's column: ' ' inactive or nothing known running, 'l' in a
- * lost-records gap, '.' the default domain, '-' idle, '|' a guest.
- */
-static char pcpu_char(const struct vma_dump *d, const struct vma_pcpu *p)
+/* With power states shown, an idle pcpu's column is its C-state's digit. */
+static __attribute__((noinline, cold)) void power_columns(const struct vma_dump *d,
+							  const struct vma_machine *m, char *col)
 {
-	if (!p || !p->active)
-		return ' ';
-	if (p->lost.active)
-		return 'l';
-	if (!p->current)
-		return ' ';
-	if (p->current->domain->did == VMA_DEFAULT_DOMAIN)
-		return '.';
-	if (p->current->domain->did == VMA_IDLE_DOMAIN) {
-		if (__builtin_expect(d->show_power, 0))
-			return (char)('0' + (p->id < d->nr_power ? d->power[p->id] : 0));
-		return '-';
+	uint32_t i;
+
+	for (i = 0; i < m->max_pcpu; i++) {
+		const struct vma_pcpu *p = m->pcpus[i];
+
+		if (col[i] == '-' && p)
+			col[i] = (char)('0' + (p->id < d->nr_power ? d->power[p->id] : 0));
 	}
-	return '|';
 }
 
 /*
@@ -500,7 +492,6 @@ static void begin(struct vma_dump *d, const struct vma_machine *m, const struct 
 	const struct vma_pcpu *p;
 	const struct vma_vcpu *cur;
 	char *col;
-	uint32_t i;
 
 	/* Drop a line begun and never ended (its record failed). */
 	if (sb->len > d->done) {
@@ -526,8 +517,11 @@ static void begin(struct vma_dump *d, const struct vma_machine *m, const struct 
 		col += BLANK_TIME_WIDTH;
 	}
 	*col++ = ' ';
-	for (i = 0; i < nr; i++)
-		col[i] = pcpu_char(d, pcpus[i]);
+	/* The state keeps each pcpu's column (vma_pcpu_column()). */
+	if (nr)
+		memcpy(col, m->columns, nr);
+	if (__builtin_expect(d->show_power, 0))
+		power_columns(d, m, col);
 	if (x < nr)
 		col[x] = 'x';
 	col += nr;

@@ -531,6 +531,7 @@ int vma_kvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_r
 		break;
 	}
 	p->current = v;
+	vma_pcpu_changed(m, p);
 	if (!v) {
 		/* Keep an exit of a thread not yet known: its entry may name it. */
 		if (rec->event == VMA_KVM_EXIT && slot) {

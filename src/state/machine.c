@@ -156,6 +156,7 @@ void vma_machine_destroy(struct vma_machine *m)
 		free(p);
 	}
 	free(m->pcpus);
+	free(m->columns);
 	vma_kvm_threads_destroy(m->kvm_threads);
 	free(m->kvm_counts);
 	free(m);
@@ -245,9 +246,18 @@ int vma_machine_add_pcpu(struct vma_machine *m, uint32_t id)
 {
 	struct vma_pcpu *p;
 	struct vma_vcpu *v;
+	uint32_t old_nr = m->nr_pcpus;
 
 	if (!grow_ptrs((void ***)&m->pcpus, &m->nr_pcpus, id))
 		return VMA_ERR_NOMEM;
+	if (m->nr_pcpus != old_nr) {
+		char *columns = realloc(m->columns, m->nr_pcpus);
+
+		if (!columns)
+			return VMA_ERR_NOMEM;
+		memset(columns + old_nr, ' ', m->nr_pcpus - old_nr);
+		m->columns = columns;
+	}
 	if (m->pcpus[id])
 		return VMA_OK;
 	p = calloc(1, sizeof(*p));
@@ -269,5 +279,6 @@ int vma_machine_add_pcpu(struct vma_machine *m, uint32_t id)
 	v->pcpu = p;
 	v->state = VMA_RS_RUNNING;
 	p->current = v;
+	vma_pcpu_changed(m, p);
 	return VMA_OK;
 }

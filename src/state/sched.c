@@ -176,6 +176,7 @@ static void vcpu_prev_update(struct vma_machine *m, struct vma_pcpu *p, struct v
 	}
 	pcpu_stretch_end(p, tsc);
 	p->current = NULL;
+	vma_pcpu_changed(m, p);
 	runstate_update(m, prev, next_state, tsc);
 }
 
@@ -195,6 +196,7 @@ static void vcpu_next_update(struct vma_machine *m, struct vma_pcpu *p, struct v
 			runstate_update(m, p->current, VMA_RS_LOST, tsc);
 		}
 		p->current = NULL;
+		vma_pcpu_changed(m, p);
 	}
 	if (next->activated) {
 		if (next->state == VMA_RS_RUNNING && next->domain->did != VMA_DEFAULT_DOMAIN)
@@ -216,6 +218,7 @@ static void vcpu_next_update(struct vma_machine *m, struct vma_pcpu *p, struct v
 		m->observer->switch_in(m->observer->arg, next, p, tsc);
 	next->pcpu = p;
 	p->current = next;
+	vma_pcpu_changed(m, p);
 	p->time_tsc = tsc;
 	p->lost.seen_valid_schedule = true;
 }
@@ -234,6 +237,7 @@ static void vcpu_start(struct vma_machine *m, struct vma_pcpu *p, struct vma_vcp
 		}
 		runstate_update(m, p->current, VMA_RS_QUEUED, p->first_tsc);
 		p->current = NULL;
+		vma_pcpu_changed(m, p);
 	}
 	if (new_state != VMA_RS_RUNNING) {
 		v->delayed_init = true;
@@ -245,6 +249,7 @@ static void vcpu_start(struct vma_machine *m, struct vma_pcpu *p, struct vma_vcp
 	runstate_update(m, v, VMA_RS_RUNNING, tsc);
 	p->time_tsc = tsc;
 	p->current = v;
+	vma_pcpu_changed(m, p);
 	v->pcpu = p;
 }
 
@@ -384,6 +389,7 @@ static void lost_begin(struct vma_machine *m, struct vma_pcpu *p, const struct v
 	if (!p->lost.active)
 		m->lost_pcpus++;
 	p->lost.active = true;
+	vma_pcpu_changed(m, p);
 	p->lost.tsc = first_tsc;
 	for (i = 0; i < m->nr_domains; i++) {
 		struct vma_domain *d = m->domains[i];
@@ -415,6 +421,7 @@ static void lost_end(struct vma_machine *m, struct vma_pcpu *p, const struct vma
 	}
 	p->lost.domain_valid = false;
 	p->lost.active = false;
+	vma_pcpu_changed(m, p);
 	if (m->lost_pcpus)
 		m->lost_pcpus--;
 }
@@ -470,6 +477,7 @@ void vma_machine_pcpu_end(struct vma_machine *m, uint32_t id)
 		lose_vcpu(m, p->current, p->last_tsc);
 	}
 	p->active = false;
+	vma_pcpu_changed(m, p);
 }
 
 /*
