@@ -16,8 +16,7 @@
  *
  * Use: create, give vma_feed_add() as the new_stream callback of
  * vma_input_open(), vma_feed_start(), then vma_feed_next() until it returns
- * VMA_END or an error, calling vma_feed_pop_ended() after each call as with
- * the merge; vma_feed_stop() before closing the input.
+ * VMA_END or an error; vma_feed_stop() before closing the input.
  */
 #ifndef VMALYZE_FEED_H
 #define VMALYZE_FEED_H
@@ -36,15 +35,24 @@ struct vma_feed;
  */
 typedef int (*vma_feed_pcpu_fn)(void *arg, uint32_t pcpu);
 
+/*
+ * Called on the caller's thread, inside vma_feed_next(), when a stream ran
+ * out of records: after the records it delivered and before the record (or
+ * the VMA_END) that call returns.  Only @stream's pcpu and input may be read.
+ */
+typedef void (*vma_feed_ended_fn)(void *arg, const struct vma_stream *stream);
+
 /* Largest useful thread count: one reading and merging, one analyzing. */
 #define VMA_FEED_MAX_THREADS 2u
 
 /*
  * vma_feed_create - an empty feed; @on_pcpu(@arg, pcpu) is called for every
- * stream announced.
+ * stream announced, @on_ended(@arg, stream) (when not NULL) for every
+ * stream that ends.
  * Return: owned, free with vma_feed_destroy(); NULL when out of memory.
  */
-struct vma_feed *vma_feed_create(vma_feed_pcpu_fn on_pcpu, void *arg);
+struct vma_feed *vma_feed_create(vma_feed_pcpu_fn on_pcpu, vma_feed_ended_fn on_ended,
+				 void *arg);
 
 /* Stops the reader thread if it still runs, then frees the feed. */
 void vma_feed_destroy(struct vma_feed *feed);
@@ -79,12 +87,6 @@ int vma_feed_start(struct vma_feed *feed, unsigned int threads);
  * Return: VMA_OK, VMA_END, or a negative VMA_ERR_* (then stop reading).
  */
 int vma_feed_next(struct vma_feed *feed, struct vma_stream **out);
-
-/*
- * vma_feed_pop_ended - a stream that ran out since the last call, or NULL
- * (only its pcpu and input may be read).  As vma_merge_pop_ended().
- */
-struct vma_stream *vma_feed_pop_ended(struct vma_feed *feed);
 
 /*
  * vma_feed_stop - stop the reader thread, if any, and wait for it; after

@@ -58,9 +58,20 @@ int vma_merge_next(struct vma_merge *merge, struct vma_stream **out);
 /*
  * vma_merge_pop_ended - a stream that ran out of records since the last
  * call, or NULL.  Call it after vma_merge_next(): the streams it returns
- * ended before the record just delivered.
+ * ended before the record just delivered.  Not with vma_merge_on_ended().
  */
 struct vma_stream *vma_merge_pop_ended(struct vma_merge *merge);
+
+/* Told of a stream that ran out of records (@stream is borrowed). */
+typedef void (*vma_merge_ended_fn)(void *arg, const struct vma_stream *stream);
+
+/*
+ * vma_merge_on_ended - from now on, hand each stream that runs out to @fn,
+ * inside the vma_merge_next() call that finds it ended (before the record
+ * that call delivers), instead of keeping it for vma_merge_pop_ended():
+ * a caller then pays nothing per record for the few ends.  NULL: keep them.
+ */
+void vma_merge_on_ended(struct vma_merge *merge, vma_merge_ended_fn fn, void *arg);
 
 /*
  * vma_merge_shift - add @offset to the time stamps of pcpu @pcpu's streams

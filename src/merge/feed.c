@@ -32,8 +32,6 @@
 #define BATCH 1024u
 #define RING 16u
 #define WAKE (RING / 2)
-/* Streams that can end in one merge step (see merge.c), with room to spare. */
-#define MAX_ENDED 4u
 /* Not a status (those are VMA_OK, VMA_END and negative errors). */
 #define GO_ON 2
 
@@ -54,6 +52,7 @@ struct batch {
 struct vma_feed {
 	struct vma_merge *merge;
 	vma_feed_pcpu_fn on_pcpu;
+	vma_feed_ended_fn on_ended;
 	void *arg;
 	bool threaded; /* the reader thread was started */
 	bool joined;
@@ -79,11 +78,10 @@ struct vma_feed {
 	uint64_t take_seq;
 	uint32_t pos;
 	int done; /* status returned once the feed ended, 0 while it runs */
-	struct vma_stream ended[MAX_ENDED];
-	unsigned int nr_ended;
 };
 
-struct vma_feed *vma_feed_create(vma_feed_pcpu_fn on_pcpu, void *arg)
+struct vma_feed *vma_feed_create(vma_feed_pcpu_fn on_pcpu, vma_feed_ended_fn on_ended,
+				 void *arg)
 {
 	struct vma_feed *f = calloc(1, sizeof(*f));
 
@@ -95,7 +93,11 @@ struct vma_feed *vma_feed_create(vma_feed_pcpu_fn on_pcpu, void *arg)
 		return NULL;
 	}
 	f->on_pcpu = on_pcpu;
+	f->on_ended = on_ended;
 	f->arg = arg;
+	/* On one thread the merge tells the caller directly (the reader thread re-points it). */
+	if (on_ended)
+		vma_merge_on_ended(f->merge, on_ended, arg);
 	return f;
 }
 
@@ -147,23 +149,27 @@ static inline struct vma_stream *fill_item(struct vma_feed *f, enum item_kind ki
 	return &b->item[b->n++];
 }
 
+/* The merge's end of a stream, on the reader thread: an item, in order. */
+static void reader_ended(void *arg, const struct vma_stream *stream)
+{
+	struct vma_stream *item = fill_item(arg, ITEM_ENDED);
+
+	if (item) {
+		item->pcpu = stream->pcpu;
+		item->input = stream->input;
+	} /* else stopping: the next record's item fails too, and the reader ends */
+}
+
 static void *reader_main(void *arg)
 {
 	struct vma_feed *f = arg;
-	struct vma_stream *s, *e, *item;
+	struct vma_stream *s, *item;
 	int rc;
 
 	if (!fill_next(f))
 		return NULL;
 	for (;;) {
 		rc = vma_merge_next(f->merge, &s);
-		while ((e = vma_merge_pop_ended(f->merge))) {
-			item = fill_item(f, ITEM_ENDED);
-			if (!item)
-				return NULL;
-			item->pcpu = e->pcpu;
-			item->input = e->input;
-		}
 		if (rc != VMA_OK)
 			break;
 		item = fill_item(f, ITEM_RECORD);
@@ -220,9 +226,13 @@ int vma_feed_start(struct vma_feed *f, unsigned int threads)
 	if (pthread_cond_init(&f->freed, NULL))
 		goto fail_freed;
 	f->threaded = true;
+	if (f->on_ended)
+		vma_merge_on_ended(f->merge, reader_ended, f);
 	if (pthread_create(&f->thread, NULL, reader_main, f) == 0)
 		return VMA_OK;
 	f->threaded = false;
+	if (f->on_ended)
+		vma_merge_on_ended(f->merge, f->on_ended, f->arg);
 	pthread_cond_destroy(&f->freed);
 fail_freed:
 	pthread_cond_destroy(&f->filled);
@@ -264,11 +274,8 @@ static __attribute__((noinline)) int other_item(struct vma_feed *f, struct batch
 		rc = f->on_pcpu ? f->on_pcpu(f->arg, item->pcpu) : VMA_OK;
 		return rc ? (f->done = rc) : GO_ON;
 	case ITEM_ENDED:
-		if (f->nr_ended < MAX_ENDED) {
-			f->ended[f->nr_ended].pcpu = item->pcpu;
-			f->ended[f->nr_ended].input = item->input;
-			f->nr_ended++;
-		}
+		if (f->on_ended)
+			f->on_ended(f->arg, item);
 		return GO_ON;
 	case ITEM_FINAL:
 		return f->done = b->final;
@@ -326,13 +333,6 @@ bool vma_feed_shift(struct vma_feed *f, uint32_t pcpu, int64_t offset)
 		return false;
 	vma_merge_shift(f->merge, pcpu, offset);
 	return true;
-}
-
-struct vma_stream *vma_feed_pop_ended(struct vma_feed *f)
-{
-	if (!f->threaded)
-		return f->joined ? NULL : vma_merge_pop_ended(f->merge);
-	return f->nr_ended ? &f->ended[--f->nr_ended] : NULL;
 }
 
 void vma_feed_stop(struct vma_feed *f)

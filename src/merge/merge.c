@@ -77,6 +77,8 @@ struct vma_merge {
 	bool kvm_held;             /* with pcpu_ties: a stream is aside (have_current stays false) */
 	struct vma_stream *ended[2]; /* ended since the caller last asked */
 	unsigned int nr_ended;
+	vma_merge_ended_fn on_ended; /* NULL: ends kept in ended[] */
+	void *ended_arg;
 	/*
 	 * Offsets added to the streams' time stamps (vma_merge_shift), by
 	 * leaf; NULL until the first.  Kept apart so that a leaf stays 32
@@ -453,14 +455,18 @@ static __attribute__((noinline)) int next_slow(struct vma_merge *m, struct vma_s
 		return VMA_OK;
 	}
 	if (had_current) {
-		if (rc < 0 && !m->error)
-			m->error = rc;
 		/*
 		 * Only the stream held aside can end in one call.  A paused one
 		 * leaves without ending: its reader adds it again later.
 		 */
-		if (m->nr_ended < 2 && rc != VMA_PAUSED)
-			m->ended[m->nr_ended++] = m->leaf[m->current].stream;
+		struct vma_stream *ended = rc == VMA_PAUSED ? NULL : m->leaf[m->current].stream;
+
+		if (rc < 0 && !m->error)
+			m->error = rc;
+		if (ended && m->on_ended)
+			m->on_ended(m->ended_arg, ended);
+		else if (ended && m->nr_ended < 2)
+			m->ended[m->nr_ended++] = ended;
 	}
 	if (m->waiting == 0) {
 		rc = m->error;
@@ -530,6 +536,12 @@ int vma_merge_next(struct vma_merge *m, struct vma_stream **out)
 struct vma_stream *vma_merge_pop_ended(struct vma_merge *m)
 {
 	return m->nr_ended ? m->ended[--m->nr_ended] : NULL;
+}
+
+void vma_merge_on_ended(struct vma_merge *m, vma_merge_ended_fn fn, void *arg)
+{
+	m->on_ended = fn;
+	m->ended_arg = arg;
 }
 
 uint64_t vma_merge_late_count(const struct vma_merge *merge)

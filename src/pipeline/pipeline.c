@@ -53,6 +53,18 @@ struct vma_pipeline {
 	uint64_t first_tsc, from, to;
 };
 
+/* The member whose input delivered @stream: the only one, or a short search. */
+static struct member *member_of(const struct vma_pipeline *p, const struct vma_input *in)
+{
+	uint32_t i;
+
+	for (i = 1; i < p->nr_members; i++) {
+		if (p->members[i].in == in)
+			return &p->members[i];
+	}
+	return p->members;
+}
+
 /*
  * A new stream, told by the feed on the caller's thread before its records.
  * Linked inputs run on one thread, so the stream is the one being added.
@@ -71,6 +83,15 @@ static int on_new_pcpu(void *arg, uint32_t pcpu)
 		mb->early[mb->nr_early++] = pcpu;
 	}
 	return VMA_OK;
+}
+
+/* A stream ran out (told by the feed, before the next record): its pcpu is done. */
+static void on_stream_ended(void *arg, const struct vma_stream *ended)
+{
+	struct member *mb = member_of(arg, ended->input);
+
+	if (mb->machine)
+		vma_machine_pcpu_end(mb->machine, ended->pcpu);
 }
 
 /*
@@ -327,7 +348,7 @@ static int open_all(const char *const *paths, uint32_t nr, int fd, const char *n
 
 	*out = NULL;
 	if (p) {
-		p->feed = vma_feed_create(on_new_pcpu, p);
+		p->feed = vma_feed_create(on_new_pcpu, on_stream_ended, p);
 		/* every member at once: the streams' callbacks keep their addresses */
 		p->members = calloc(nr ? nr : 1, sizeof(*p->members));
 	}
@@ -374,18 +395,6 @@ int vma_pipeline_open_linked(const char *const *paths, uint32_t nr_paths,
 	return open_all(paths, nr_paths, -1, NULL, opts, diag, out);
 }
 
-/* The member whose input delivered @stream: the only one, or a short search. */
-static struct member *member_of(const struct vma_pipeline *p, const struct vma_input *in)
-{
-	uint32_t i;
-
-	for (i = 1; i < p->nr_members; i++) {
-		if (p->members[i].in == in)
-			return &p->members[i];
-	}
-	return p->members;
-}
-
 /* Progress: the furthest record offset so far, as a share of the file read. */
 static void note_progress(struct vma_pipeline *p, const struct vma_stream *stream)
 {
@@ -421,7 +430,7 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 							   const struct vma_pipeline_hooks *h,
 							   const bool windowed, bool *interrupted)
 {
-	struct vma_stream *stream, *ended;
+	struct vma_stream *stream;
 	struct vma_outcome outcome;
 	struct member *mb;
 	int rc;
@@ -433,11 +442,6 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 			return VMA_OK;
 		}
 		rc = vma_feed_next(p->feed, &stream);
-		while ((ended = vma_feed_pop_ended(p->feed))) {
-			mb = member_of(p, ended->input);
-			if (mb->machine)
-				vma_machine_pcpu_end(mb->machine, ended->pcpu);
-		}
 		if (rc == VMA_END)
 			return VMA_OK;
 		if (rc < 0)

@@ -55,7 +55,7 @@ static int fake_next(struct vma_stream *s)
 struct log {
 	char *text;
 	size_t len, cap;
-	uint32_t pcpus_seen;
+	uint32_t pcpus_seen, ends_seen;
 };
 
 static void log_add(struct log *l, const char *kind, uint32_t pcpu, uint64_t a, uint64_t b)
@@ -82,6 +82,14 @@ static int on_pcpu(void *arg, uint32_t pcpu)
 	return VMA_OK;
 }
 
+static void on_ended(void *arg, const struct vma_stream *e)
+{
+	struct log *l = arg;
+
+	l->ends_seen++;
+	log_add(l, "end", e->pcpu, 0, 0);
+}
+
 struct setup {
 	uint32_t nr_streams;
 	uint32_t records;  /* per stream */
@@ -95,9 +103,9 @@ static struct log run(const struct setup *su, unsigned int threads, int *final)
 {
 	struct fake_stream fs[MAX_STREAMS];
 	struct log log = { 0 };
-	struct vma_feed *feed = vma_feed_create(on_pcpu, &log);
-	struct vma_stream *s, *e;
-	uint32_t i, delivered = 0;
+	struct vma_feed *feed = vma_feed_create(on_pcpu, on_ended, &log);
+	struct vma_stream *s;
+	uint32_t i, delivered = 0, ends;
 	int rc;
 
 	cr_assert_not_null(feed);
@@ -120,8 +128,6 @@ static struct log run(const struct setup *su, unsigned int threads, int *final)
 	cr_assert_eq(vma_feed_threads(feed), threads);
 	for (;;) {
 		rc = vma_feed_next(feed, &s);
-		while ((e = vma_feed_pop_ended(feed)))
-			log_add(&log, "end", e->pcpu, 0, 0);
 		if (rc != VMA_OK)
 			break;
 		cr_assert_eq(s->rec.nr_data, 3);
@@ -130,8 +136,9 @@ static struct log run(const struct setup *su, unsigned int threads, int *final)
 			break;
 	}
 	vma_feed_stop(feed);
+	ends = log.ends_seen;
 	cr_assert_eq(vma_feed_next(feed, &s), VMA_END, "a stopped feed delivers nothing");
-	cr_assert_null(vma_feed_pop_ended(feed));
+	cr_assert_eq(log.ends_seen, ends, "a stopped feed tells of no more ends");
 	log_add(&log, "late", 0, vma_feed_late_count(feed), 0);
 	vma_feed_destroy(feed);
 	*final = rc;
@@ -147,6 +154,8 @@ static void same_both_ways(const struct setup *su, int want_final)
 	cr_assert_eq(rc2, rc1);
 	if (!su->stop_after)
 		cr_assert_eq(one.pcpus_seen, su->nr_streams);
+	if (!su->stop_after && su->fail_stream < 0)
+		cr_assert_eq(one.ends_seen, su->nr_streams, "every stream is told ended once");
 	cr_assert_eq(two.len, one.len, "logs of %zu and %zu bytes", one.len, two.len);
 	cr_assert(!memcmp(one.text, two.text, one.len), "the reader thread changed the order");
 	free(one.text);
