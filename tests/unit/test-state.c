@@ -278,3 +278,36 @@ Test(state, checks_refuse_hvm_records_on_a_pv_vcpu)
 	cr_assert_eq(vma_vcpu_get(m, 1, 0)->type, VMA_VCPU_PV);
 	cr_assert_eq(vma_vcpu_get(m, 1, 0)->pv.hypercalls[17], 1);
 }
+
+/* The dump's pcpu columns the state keeps agree with the pcpus at every step. */
+static void columns_agree(void)
+{
+	uint32_t i;
+
+	for (i = 0; i < m->nr_pcpus; i++)
+		cr_assert_eq(m->columns[i], vma_pcpu_column(m->pcpus[i]), "pcpu %u: '%c' kept, '%c' now",
+			     i, m->columns[i], vma_pcpu_column(m->pcpus[i]));
+}
+
+Test(state, pcpu_columns_follow_current_lost_and_end)
+{
+	cr_assert_eq(m->columns[0], '.', "the default domain until a schedule record");
+	cr_assert_eq(vma_machine_add_pcpu(m, 5), VMA_OK);
+	cr_assert_eq(m->columns[3], ' ', "a pcpu not seen");
+	cr_assert_eq(m->columns[5], '.');
+	start_running();
+	cr_assert_eq(m->columns[0], '|');
+	columns_agree();
+	feed(950, TRC_LOST_RECORDS, 4, 5u, 1u, 950u, 0u);
+	cr_assert_eq(m->columns[0], 'l');
+	feed(1000, VMA_SYNTH_LOST_END, 4, 5u, 1u, 950u, 0u);
+	columns_agree();
+	runstate(1100, 1, 0, 0, 2);
+	runstate(1100, VMA_IDLE_DOMAIN, 0, 1, 0);
+	cr_assert_eq(m->columns[0], '-');
+	columns_agree();
+	vma_pcpu_of(m, 0)->last_tsc = 1200;
+	vma_machine_pcpu_end(m, 0);
+	cr_assert_eq(m->columns[0], ' ', "an ended pcpu");
+	columns_agree();
+}
