@@ -51,7 +51,11 @@
 #define EXACT_DEFAULT_CODE 11 /* 1 << 10 == VMA_CYCLES_EXACT_DEFAULT */
 /* Values a sketch gathers before inserting them into its buckets. */
 #define PENDING 128u
+/* Buckets allocated together: a page; the pages of all groups. */
+#define PAGE 16u
+#define NPAGES (NGROUPS * SUB / PAGE)
 
+_Static_assert(NPAGES < 256 && SUB % PAGE == 0, "page numbers must fit in a byte");
 _Static_assert(SUB == 1u << SUB_BITS, "sketch resolution and its bit count disagree");
 _Static_assert(VMA_CYCLES_EXACT_DEFAULT == 1u << (EXACT_DEFAULT_CODE - 1),
 	       "default exact limit and its code disagree");
@@ -79,9 +83,11 @@ struct vma_cycles_sketch {
 	uint32_t pending[PENDING]; /* the first vma_cycles.n are not yet in the buckets */
 	uint64_t min;              /* of the values in the buckets; UINT64_MAX when none */
 	uint64_t max;              /* 0 when none */
-	void *cells;               /* buckets [base, base + len): ncell or wcell */
-	uint32_t base, len;        /* bucket numbers, multiples of SUB */
+	void *cells;               /* npages pages of PAGE buckets: ncell or wcell */
+	uint8_t npages;
 	bool wide;
+	/* 1 + the place in cells of the page of buckets [p * PAGE, (p + 1) * PAGE); 0: none */
+	uint8_t page[NPAGES];
 };
 
 static inline unsigned int top_bit(uint64_t v)
@@ -181,19 +187,33 @@ void vma_cycles_release(struct vma_cycles *s)
 
 /* ---- sketch buckets ---- */
 
+/* Index in sk->cells of bucket @b, whose page is allocated. */
+static inline uint32_t cell_at(const struct vma_cycles_sketch *sk, uint32_t b)
+{
+	return ((uint32_t)sk->page[b / PAGE] - 1) * PAGE + b % PAGE;
+}
+
 static inline uint64_t cell_count(const struct vma_cycles_sketch *sk, uint32_t b)
 {
-	uint32_t i = b - sk->base;
+	uint32_t i;
 
+	if (!sk->page[b / PAGE]) {
+		return 0;
+	}
+	i = cell_at(sk, b);
 	return sk->wide ? ((const struct wcell *)sk->cells)[i].count
 			: ((const ncell *)sk->cells)[i] >> NOFF_BITS;
 }
 
 static inline uint64_t cell_sum(const struct vma_cycles_sketch *sk, uint32_t b)
 {
-	uint32_t i = b - sk->base;
+	uint32_t i;
 	ncell c;
 
+	if (!sk->page[b / PAGE]) {
+		return 0;
+	}
+	i = cell_at(sk, b);
 	if (sk->wide) {
 		return ((const struct wcell *)sk->cells)[i].sum;
 	}
@@ -209,17 +229,27 @@ static inline size_t cell_size(const struct vma_cycles_sketch *sk)
 /* Switch @sk to 64-bit buckets.  Return: false if out of memory. */
 static bool widen(struct vma_cycles_sketch *sk)
 {
+	uint32_t i, n = (uint32_t)sk->npages * PAGE;
+	const ncell *c = sk->cells;
 	struct wcell *w;
-	uint32_t i;
+	uint32_t p;
 
-	if (sk->len) {
-		w = malloc(sizeof(*w) * sk->len);
+	if (n) {
+		w = malloc(sizeof(*w) * n);
 		if (!w) {
 			return false;
 		}
-		for (i = 0; i < sk->len; i++) {
-			w[i].count = cell_count(sk, sk->base + i);
-			w[i].sum = cell_sum(sk, sk->base + i);
+		/* Each cell's bucket number is needed for its lower bound. */
+		for (p = 0; p < NPAGES; p++) {
+			if (!sk->page[p]) {
+				continue;
+			}
+			for (i = p * PAGE; i < (p + 1) * PAGE; i++) {
+				uint32_t at = cell_at(sk, i);
+
+				w[at].count = c[at] >> NOFF_BITS;
+				w[at].sum = (c[at] >> NOFF_BITS) * bucket_lo(i) + (c[at] & NOFF_MASK);
+			}
 		}
 		free(sk->cells);
 		sk->cells = w;
@@ -229,71 +259,65 @@ static bool widen(struct vma_cycles_sketch *sk)
 }
 
 /*
- * Make the bucket array cover buckets @lo..@hi (whole groups).
- * Return: false if out of memory (the array is unchanged).
+ * Allocate the page of bucket @b (zero-filled) if it has none: the cells
+ * grow by exactly one page, which happens at most NPAGES times a sketch.
+ * Return: false if out of memory (the sketch is unchanged).
  */
-static bool cover(struct vma_cycles_sketch *sk, uint32_t lo, uint32_t hi)
+static bool page_in(struct vma_cycles_sketch *sk, uint32_t b)
 {
-	uint32_t base = lo & ~(SUB - 1), end = (hi | (SUB - 1)) + 1;
 	size_t csz = cell_size(sk);
 	unsigned char *cells;
-	uint32_t shift;
 
-	if (sk->len) {
-		if (base >= sk->base && end <= sk->base + sk->len) {
-			return true;
-		}
-		if (base > sk->base) {
-			base = sk->base;
-		}
-		if (end < sk->base + sk->len) {
-			end = sk->base + sk->len;
-		}
+	if (sk->page[b / PAGE]) {
+		return true;
 	}
-	cells = realloc(sk->cells, csz * (end - base));
+	cells = realloc(sk->cells, csz * PAGE * (sk->npages + 1u));
 	if (!cells) {
 		return false;
 	}
-	if (!sk->len) {
-		memset(cells, 0, csz * (end - base));
-	} else {
-		shift = sk->base - base;
-		memmove(cells + csz * shift, cells, csz * sk->len);
-		memset(cells, 0, csz * shift);
-		memset(cells + csz * (shift + sk->len), 0, csz * (end - base - shift - sk->len));
-	}
+	memset(cells + csz * PAGE * sk->npages, 0, csz * PAGE);
 	sk->cells = cells;
-	sk->base = base;
-	sk->len = end - base;
+	sk->page[b / PAGE] = ++sk->npages;
 	return true;
 }
 
 /*
- * Insert @n values (none zero) into the buckets of @s's sketch.  Values
- * that cannot be stored for lack of memory are dropped and @s marked failed.
+ * Insert @n values (none zero, n <= PENDING) into the buckets of @s's
+ * sketch.  Values whose page cannot be allocated are dropped and @s marked
+ * failed.
  */
 static void sketch_insert(struct vma_cycles *s, const uint64_t *v, uint32_t n)
 {
 	struct vma_cycles_sketch *sk = s->u.sketch;
-	uint64_t lo = UINT64_MAX, hi = 0;
-	uint32_t i, b;
+	uint64_t lo = UINT64_MAX, hi = 0, off[PENDING];
+	uint32_t at[PENDING], bk[PENDING], i, j;
+	ncell *cells = sk->cells;
 
-	if (!n) {
-		return;
-	}
-	for (i = 0; i < n; i++) {
+	/*
+	 * The buckets are rarely in the cache: find and ask for all of them
+	 * first, so that their misses overlap instead of queueing.
+	 */
+	for (i = 0, j = 0; i < n; i++) {
+		unsigned int sh = bucket_shift(v[i]);
+		uint32_t b = ((uint32_t)sh << SUB_BITS) + (uint32_t)(v[i] >> sh);
+
+		if (__builtin_expect(!sk->page[b / PAGE], 0)) {
+			if (!page_in(sk, b)) {
+				s->failed = 1;
+				continue;
+			}
+			cells = sk->cells;
+		}
 		lo = v[i] < lo ? v[i] : lo;
 		hi = v[i] > hi ? v[i] : hi;
+		bk[j] = b;
+		at[j] = cell_at(sk, b);
+		off[j] = v[i] & (((uint64_t)1 << sh) - 1);
+		__builtin_prefetch(&cells[at[j]], 1);
+		j++;
 	}
-	if (__builtin_expect(!cover(sk, bucket_of(lo), bucket_of(hi)), 0)) {
-		/* Keep what the buckets already cover, one value at a time. */
-		s->failed = 1;
-		for (i = 0; i < n; i++) {
-			b = bucket_of(v[i]);
-			if (sk->len && b >= sk->base && b < sk->base + sk->len) {
-				sketch_insert(s, &v[i], 1);
-			}
-		}
+	n = j;
+	if (!n) {
 		return;
 	}
 	if (lo < sk->min) {
@@ -304,28 +328,14 @@ static void sketch_insert(struct vma_cycles *s, const uint64_t *v, uint32_t n)
 	}
 	i = 0;
 	if (!sk->wide) {
-		ncell *cells = sk->cells;
+		for (; i < n; i++) {
+			ncell *c = &cells[at[i]];
 
-		/*
-		 * The buckets are rarely in the cache: ask for all of them
-		 * first, so that their misses overlap instead of queueing.
-		 */
-		for (i = 0; i < n; i++) {
-			unsigned int sh = bucket_shift(v[i]);
-
-			__builtin_prefetch(&cells[((uint32_t)sh << SUB_BITS) + (uint32_t)(v[i] >> sh) -
-						  sk->base], 1);
-		}
-		for (i = 0; i < n; i++) {
-			unsigned int sh = bucket_shift(v[i]);
-			ncell *c = &cells[((uint32_t)sh << SUB_BITS) + (uint32_t)(v[i] >> sh) - sk->base];
-			uint64_t off = v[i] & (((uint64_t)1 << sh) - 1);
-
-			if (__builtin_expect((*c & NOFF_MASK) + off > NOFF_MASK ||
+			if (__builtin_expect((*c & NOFF_MASK) + off[i] > NOFF_MASK ||
 					     *c >> NOFF_BITS == NCOUNT_MAX, 0)) {
 				break;
 			}
-			*c += NCOUNT_ONE + off;
+			*c += NCOUNT_ONE + off[i];
 		}
 		if (i == n) {
 			return;
@@ -336,10 +346,10 @@ static void sketch_insert(struct vma_cycles *s, const uint64_t *v, uint32_t n)
 		}
 	}
 	for (; i < n; i++) {
-		struct wcell *c = &((struct wcell *)sk->cells)[bucket_of(v[i]) - sk->base];
+		struct wcell *c = &((struct wcell *)sk->cells)[at[i]];
 
 		c->count++;
-		c->sum += v[i];
+		c->sum += bucket_lo(bk[i]) + off[i];
 	}
 }
 
@@ -355,53 +365,13 @@ static void sketch_insert32(struct vma_cycles *s, const uint32_t *v32, uint32_t 
 	sketch_insert(s, v, n);
 }
 
-/*
- * Insert the pending values of @s's sketch into its buckets: the common
- * case of sketch_insert(), for a full array of 32-bit values and narrow
- * buckets that cover them, with each bucket's place computed once.
- */
+/* Insert the pending values of @s's sketch into its buckets. */
 static void sketch_flush(struct vma_cycles *s)
 {
-	struct vma_cycles_sketch *sk = s->u.sketch;
-	const uint32_t *v = sk->pending;
-	uint32_t n = s->n, lo = UINT32_MAX, hi = 0, i;
-	uint32_t at[PENDING], off[PENDING];
-	ncell *cells = sk->cells;
+	uint32_t n = s->n;
 
 	s->n = 0;
-	for (i = 0; i < n; i++) {
-		lo = v[i] < lo ? v[i] : lo;
-		hi = v[i] > hi ? v[i] : hi;
-	}
-	if (sk->wide || !n || bucket_of(lo) < sk->base || bucket_of(hi) >= sk->base + sk->len) {
-		sketch_insert32(s, v, n);
-		return;
-	}
-	if (lo < sk->min) {
-		sk->min = lo;
-	}
-	if (hi > sk->max) {
-		sk->max = hi;
-	}
-	/* Ask for every bucket first, so that their cache misses overlap. */
-	for (i = 0; i < n; i++) {
-		unsigned int sh = bucket_shift(v[i]);
-
-		at[i] = ((uint32_t)sh << SUB_BITS) + (v[i] >> sh) - sk->base;
-		off[i] = v[i] & (((uint32_t)1 << sh) - 1);
-		__builtin_prefetch(&cells[at[i]], 1);
-	}
-	for (i = 0; i < n; i++) {
-		ncell *c = &cells[at[i]];
-
-		if (__builtin_expect((*c & NOFF_MASK) + off[i] > NOFF_MASK ||
-				     *c >> NOFF_BITS == NCOUNT_MAX, 0)) {
-			/* A bucket is full: the general path widens the sketch. */
-			sketch_insert32(s, v + i, n - i);
-			return;
-		}
-		*c += NCOUNT_ONE + off[i];
-	}
+	sketch_insert32(s, s->u.sketch->pending, n);
 }
 
 /* Move the exact samples of @s into a new sketch.  Return: false if out of memory. */
@@ -542,17 +512,18 @@ void vma_cycles_add(struct vma_cycles *s, uint64_t v)
 
 /* ---- merging ---- */
 
-/* Add bucket @b of @src to @dst, which covers it. */
+/* Add bucket @b of @src to @dst, whose page for it is allocated. */
 static bool cell_merge(struct vma_cycles_sketch *dst, const struct vma_cycles_sketch *src,
 		       uint32_t b)
 {
 	uint64_t count = cell_count(src, b);
+	uint32_t at = cell_at(dst, b);
 
 	if (!count) {
 		return true;
 	}
 	if (!dst->wide) {
-		ncell *d = &((ncell *)dst->cells)[b - dst->base];
+		ncell *d = &((ncell *)dst->cells)[at];
 		uint64_t off = cell_sum(src, b) - count * bucket_lo(b);
 
 		if ((*d >> NOFF_BITS) + count <= NCOUNT_MAX && (*d & NOFF_MASK) + off <= NOFF_MASK) {
@@ -563,8 +534,8 @@ static bool cell_merge(struct vma_cycles_sketch *dst, const struct vma_cycles_sk
 			return false;
 		}
 	}
-	((struct wcell *)dst->cells)[b - dst->base].count += count;
-	((struct wcell *)dst->cells)[b - dst->base].sum += cell_sum(src, b);
+	((struct wcell *)dst->cells)[at].count += count;
+	((struct wcell *)dst->cells)[at].sum += cell_sum(src, b);
 	return true;
 }
 
@@ -572,17 +543,25 @@ static bool cell_merge(struct vma_cycles_sketch *dst, const struct vma_cycles_sk
 static bool sketch_merge(struct vma_cycles *s, const struct vma_cycles_sketch *src)
 {
 	struct vma_cycles_sketch *dst = s->u.sketch;
-	uint32_t b;
+	uint32_t p, b;
 
-	if (!src->len || src->max == 0) {
+	if (src->max == 0) {
 		return true;
 	}
-	if (!cover(dst, src->base, src->base + src->len - 1) || (src->wide && !widen(dst))) {
+	if (src->wide && !widen(dst)) {
 		return false;
 	}
-	for (b = src->base; b < src->base + src->len; b++) {
-		if (!cell_merge(dst, src, b)) {
+	for (p = 0; p < NPAGES; p++) {
+		if (!src->page[p]) {
+			continue;
+		}
+		if (!page_in(dst, p * PAGE)) {
 			return false;
+		}
+		for (b = p * PAGE; b < (p + 1) * PAGE; b++) {
+			if (!cell_merge(dst, src, b)) {
+				return false;
+			}
 		}
 	}
 	if (src->min < dst->min) {
@@ -810,17 +789,25 @@ static uint64_t sketch_quantile(const struct vma_cycles_sketch *sk, enum vma_cyc
 				uint32_t num, uint32_t den)
 {
 	unsigned __int128 total = 0, cum = 0;
-	uint32_t b, end = sk->base + sk->len;
+	uint32_t b, end = NPAGES * PAGE;
 	uint64_t k, mid;
 
-	for (b = sk->base; b < end; b++) {
+	for (b = 0; b < end; b++) {
+		if (!sk->page[b / PAGE]) {
+			b += PAGE - 1; /* a page never allocated holds nothing */
+			continue;
+		}
 		total += cell_weight(sk, b, weight);
 	}
 	if (total == 0) {
 		return 0;
 	}
 	k = target(total, num, den);
-	for (b = sk->base; b < end; b++) {
+	for (b = 0; b < end; b++) {
+		if (!sk->page[b / PAGE]) {
+			b += PAGE - 1;
+			continue;
+		}
 		cum += cell_weight(sk, b, weight);
 		if (cum > k) {
 			mid = bucket_lo(b) + (bucket_width(b) - 1) / 2;
@@ -973,9 +960,15 @@ int vma_cycles_histogram(const struct vma_cycles *s, unsigned int per_octave,
 		b[idx].cycles += v;
 	}
 	/* A bucket never straddles a bin: bins are at least as wide and aligned. */
-	for (c = 0; sk && c < sk->len; c++) {
-		uint32_t bucket = sk->base + c;
-		uint64_t count = cell_count(sk, bucket);
+	for (c = 0; sk && c < NPAGES * PAGE; c++) {
+		uint32_t bucket = c;
+		uint64_t count;
+
+		if (!sk->page[c / PAGE]) {
+			c += PAGE - 1;
+			continue;
+		}
+		count = cell_count(sk, bucket);
 
 		if (!count) {
 			continue;
