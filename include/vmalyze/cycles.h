@@ -20,17 +20,19 @@
  *    within 0.79% of any value in it.  Each bucket holds a count and the
  *    exact sum of its values, so both count- and time-weighted percentiles
  *    land in the right bucket and are within 0.79% of the exact answer.
- *    Buckets are allocated one power of two at a time, for the range of
- *    magnitudes seen.
+ *    Buckets are allocated 16 at a time, when a value first falls in
+ *    one of them, so a narrow distribution or a few outliers cost a few
+ *    pages, not every power of two between them.
  *
  * Memory: sizeof(struct vma_cycles) is 40 bytes on LP64, and a zero-filled
  * struct is a valid empty summary that owns nothing.  An exact summary adds
  * 4 bytes per slot (8 once a sample needs more than 32 bits); its capacity
- * is the next power of two >= its count, at least 4: 16 B for 1..4 values,
- * 4 KiB at the default limit.  A sketch costs 560 bytes plus 512 bytes per
- * power of two from the smallest magnitude seen to the largest (typically
- * 3-8 KiB; twice that in the rare sketch whose 32-bit bucket counters would
- * overflow), whatever the number of events.
+ * is the smallest of 4, 6, 8, 12, 16, 24, ... (powers of two and 1.5 times
+ * them) >= its count: 16 B for 1..4 values, 4 KiB at the default limit.  A
+ * sketch costs 776 bytes plus 128 bytes per page of 16 adjacent buckets
+ * holding at least one value (up to 8 pages per power of two; twice that in
+ * the rare sketch whose 32-bit bucket counters would overflow), whatever the
+ * number of events.
  *
  * Adding to a sketch is batched (see cycles.c); the batch is part of the
  * summary's state and every function below accounts for it.
@@ -101,8 +103,8 @@ struct vma_cycles {
 	} u;
 	/*
 	 * Exact mode: samples in u.exact32 or u.exact64.  The array has room
-	 * for max(4, n rounded up to a power of two) samples, so no capacity
-	 * field is needed: it is full when n is a power of two >= 4.
+	 * for max(4, n rounded up to a power of two or 1.5 times one) samples, so
+	 * no capacity field is needed: it is full when n >= 4 is such a number.
 	 * Sketch mode: values added but not yet inserted into the buckets.
 	 */
 	uint32_t n;
@@ -140,7 +142,7 @@ void vma_cycles_release(struct vma_cycles *s);
  * @cycles: duration of the event; 0 counts as an event only.
  *
  * The hot path: no allocation except when the exact array doubles (a few
- * times per summary) or the sketch first sees a new power of two, no
+ * times per summary) or the sketch first sees a new page of buckets, no
  * division.  Allocation failure is sticky and silent here: the event is
  * still counted and summed but not sampled; vma_cycles_failed() tells.
  */

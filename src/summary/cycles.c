@@ -8,9 +8,12 @@
  * g >= 1 holds [2^(g+5), 2^(g+6)) in 64 buckets of width 2^(g-1), so the
  * bucket of v is found from the position of its top bit and the six bits
  * below it: no division, no logarithm.  Buckets are numbered g * 64 + sub
- * across groups; a sketch holds one array of buckets, from the first group
- * it has seen to the last (values cluster, so the groups in between are
- * almost always in use anyway).  Each bucket keeps the exact sum of its
+ * across groups.  A sketch allocates its buckets in pages of PAGE adjacent
+ * ones, the first time a value falls in a page, and finds a bucket through
+ * a directory of one byte per page (its place in the sketch's one array of
+ * pages): a distribution a few buckets wide, or one with a few outliers
+ * powers of two away, costs a few pages instead of 64 buckets for every
+ * power of two in its range.  Each bucket keeps the exact sum of its
  * values next to its count, so the bucket where a time-weighted quantile
  * falls is found exactly, as for a count-weighted one; only the position
  * inside the bucket is estimated.
@@ -89,6 +92,8 @@ struct vma_cycles_sketch {
 	/* 1 + the place in cells of the page of buckets [p * PAGE, (p + 1) * PAGE); 0: none */
 	uint8_t page[NPAGES];
 };
+_Static_assert(sizeof(void *) != 8 || sizeof(struct vma_cycles_sketch) == 776,
+	       "vmalyze/cycles.h states the size of a sketch");
 
 static inline unsigned int top_bit(uint64_t v)
 {
@@ -137,13 +142,27 @@ static uint32_t exact_limit(const struct vma_cycles *s)
 	return (uint32_t)1 << (code - 1);
 }
 
-/* Slots allocated for @n exact samples (see struct vma_cycles). */
+/*
+ * Slots allocated for @n exact samples (see struct vma_cycles): the
+ * smallest of 4, 6, 8, 12, 16, 24, ... (2^k and 3 * 2^(k-1)) that holds
+ * them.  Growing by 1.5 and 1.33 in turn wastes half what doubling does;
+ * the exact limit is a power of two, so the last step ends on it.
+ */
 static inline uint32_t exact_cap(uint32_t n)
 {
+	unsigned int k;
+
 	if (n <= EXACT_MIN_CAP) {
 		return EXACT_MIN_CAP;
 	}
-	return (uint32_t)1 << ceil_log2(n);
+	k = ceil_log2(n);
+	return n <= (3u << (k - 2)) ? 3u << (k - 2) : (uint32_t)1 << k;
+}
+
+/* True when an array of exact_cap(@n) slots holding @n samples is full (n >= 4). */
+static inline bool exact_full(uint32_t n)
+{
+	return n >> __builtin_ctz(n) <= 3;
 }
 
 static inline size_t exact_size(const struct vma_cycles *s)
@@ -193,32 +212,36 @@ static inline uint32_t cell_at(const struct vma_cycles_sketch *sk, uint32_t b)
 	return ((uint32_t)sk->page[b / PAGE] - 1) * PAGE + b % PAGE;
 }
 
-static inline uint64_t cell_count(const struct vma_cycles_sketch *sk, uint32_t b)
+/* Count and sum of bucket @b, whose page is allocated. */
+static inline uint64_t paged_count(const struct vma_cycles_sketch *sk, uint32_t b)
 {
-	uint32_t i;
+	uint32_t i = cell_at(sk, b);
 
-	if (!sk->page[b / PAGE]) {
-		return 0;
-	}
-	i = cell_at(sk, b);
 	return sk->wide ? ((const struct wcell *)sk->cells)[i].count
 			: ((const ncell *)sk->cells)[i] >> NOFF_BITS;
 }
 
-static inline uint64_t cell_sum(const struct vma_cycles_sketch *sk, uint32_t b)
+static inline uint64_t paged_sum(const struct vma_cycles_sketch *sk, uint32_t b)
 {
-	uint32_t i;
+	uint32_t i = cell_at(sk, b);
 	ncell c;
 
-	if (!sk->page[b / PAGE]) {
-		return 0;
-	}
-	i = cell_at(sk, b);
 	if (sk->wide) {
 		return ((const struct wcell *)sk->cells)[i].sum;
 	}
 	c = ((const ncell *)sk->cells)[i];
 	return (c >> NOFF_BITS) * bucket_lo(b) + (c & NOFF_MASK);
+}
+
+/* Count and sum of any bucket @b. */
+static inline uint64_t cell_count(const struct vma_cycles_sketch *sk, uint32_t b)
+{
+	return sk->page[b / PAGE] ? paged_count(sk, b) : 0;
+}
+
+static inline uint64_t cell_sum(const struct vma_cycles_sketch *sk, uint32_t b)
+{
+	return sk->page[b / PAGE] ? paged_sum(sk, b) : 0;
 }
 
 static inline size_t cell_size(const struct vma_cycles_sketch *sk)
@@ -365,13 +388,57 @@ static void sketch_insert32(struct vma_cycles *s, const uint32_t *v32, uint32_t 
 	sketch_insert(s, v, n);
 }
 
-/* Insert the pending values of @s's sketch into its buckets. */
+/*
+ * Insert the pending values of @s's sketch into its buckets: the common
+ * case of sketch_insert(), for 32-bit values falling in pages already
+ * allocated of narrow buckets, in 32-bit arithmetic.
+ */
 static void sketch_flush(struct vma_cycles *s)
 {
-	uint32_t n = s->n;
+	struct vma_cycles_sketch *sk = s->u.sketch;
+	const uint32_t *v = sk->pending;
+	uint32_t n = s->n, lo = UINT32_MAX, hi = 0, i;
+	uint32_t at[PENDING], off[PENDING];
+	ncell *cells = sk->cells;
 
 	s->n = 0;
-	sketch_insert32(s, s->u.sketch->pending, n);
+	if (sk->wide) {
+		sketch_insert32(s, v, n);
+		return;
+	}
+	/* Ask for every bucket first, so that their cache misses overlap. */
+	for (i = 0; i < n; i++) {
+		unsigned int sh = bucket_shift(v[i]);
+		uint32_t b = ((uint32_t)sh << SUB_BITS) + (v[i] >> sh);
+		uint32_t page = sk->page[b / PAGE];
+
+		if (__builtin_expect(!page, 0)) {
+			sketch_insert32(s, v, n); /* allocates the page */
+			return;
+		}
+		at[i] = (page - 1) * PAGE + b % PAGE;
+		off[i] = v[i] & (((uint32_t)1 << sh) - 1);
+		__builtin_prefetch(&cells[at[i]], 1);
+		lo = v[i] < lo ? v[i] : lo;
+		hi = v[i] > hi ? v[i] : hi;
+	}
+	if (n && lo < sk->min) {
+		sk->min = lo;
+	}
+	if (hi > sk->max) {
+		sk->max = hi;
+	}
+	for (i = 0; i < n; i++) {
+		ncell *c = &cells[at[i]];
+
+		if (__builtin_expect((*c & NOFF_MASK) + off[i] > NOFF_MASK ||
+				     *c >> NOFF_BITS == NCOUNT_MAX, 0)) {
+			/* A bucket is full: the general path widens the sketch. */
+			sketch_insert32(s, v + i, n - i);
+			return;
+		}
+		*c += NCOUNT_ONE + off[i];
+	}
 }
 
 /* Move the exact samples of @s into a new sketch.  Return: false if out of memory. */
@@ -493,8 +560,8 @@ void vma_cycles_add(struct vma_cycles *s, uint64_t v)
 		}
 		return;
 	}
-	/* Room left unless n is 0 with no array, or a power of two >= 4. */
-	if (n < EXACT_MIN_CAP ? s->u.exact32 != NULL : (n & (n - 1)) != 0) {
+	/* Room left unless n is 0 with no array, or a capacity (exact_cap()). */
+	if (n < EXACT_MIN_CAP ? s->u.exact32 != NULL : !exact_full(n)) {
 		if (!s->wide) {
 			if (v <= UINT32_MAX) {
 				s->u.exact32[n] = (uint32_t)v;
@@ -782,39 +849,36 @@ static uint64_t exact_quantile(struct vma_cycles *s, enum vma_cycles_weight weig
 static inline uint64_t cell_weight(const struct vma_cycles_sketch *sk, uint32_t b,
 				   enum vma_cycles_weight weight)
 {
-	return weight == VMA_CYCLES_BY_COUNT ? cell_count(sk, b) : cell_sum(sk, b);
+	return weight == VMA_CYCLES_BY_COUNT ? paged_count(sk, b) : paged_sum(sk, b);
 }
 
 static uint64_t sketch_quantile(const struct vma_cycles_sketch *sk, enum vma_cycles_weight weight,
 				uint32_t num, uint32_t den)
 {
 	unsigned __int128 total = 0, cum = 0;
-	uint32_t b, end = NPAGES * PAGE;
+	uint32_t p, b;
 	uint64_t k, mid;
 
-	for (b = 0; b < end; b++) {
-		if (!sk->page[b / PAGE]) {
-			b += PAGE - 1; /* a page never allocated holds nothing */
-			continue;
+	/* Pages never allocated hold nothing. */
+	for (p = 0; p < NPAGES; p++) {
+		for (b = p * PAGE; sk->page[p] && b < (p + 1) * PAGE; b++) {
+			total += cell_weight(sk, b, weight);
 		}
-		total += cell_weight(sk, b, weight);
 	}
 	if (total == 0) {
 		return 0;
 	}
 	k = target(total, num, den);
-	for (b = 0; b < end; b++) {
-		if (!sk->page[b / PAGE]) {
-			b += PAGE - 1;
-			continue;
-		}
-		cum += cell_weight(sk, b, weight);
-		if (cum > k) {
-			mid = bucket_lo(b) + (bucket_width(b) - 1) / 2;
-			if (mid < sk->min) {
-				return sk->min;
+	for (p = 0; p < NPAGES; p++) {
+		for (b = p * PAGE; sk->page[p] && b < (p + 1) * PAGE; b++) {
+			cum += cell_weight(sk, b, weight);
+			if (cum > k) {
+				mid = bucket_lo(b) + (bucket_width(b) - 1) / 2;
+				if (mid < sk->min) {
+					return sk->min;
+				}
+				return mid > sk->max ? sk->max : mid;
 			}
-			return mid > sk->max ? sk->max : mid;
 		}
 	}
 	return sk->max;

@@ -631,3 +631,85 @@ Test(cycles, memory_does_not_grow_with_events)
 	cr_expect_eq(s.count, 5000000);
 	vma_cycles_release(&s);
 }
+
+/*
+ * A sketch allocates its buckets in pages of 16 where values fall: a narrow
+ * band with outliers 2^10 and 2^40 away costs three pages, not the 64
+ * buckets of every power of two in between (some 16 KiB).
+ */
+Test(cycles, sparse_sketch_costs_its_pages_only)
+{
+	struct vma_cycles s = { 0 };
+	size_t before, after, i;
+
+	before = heap_used();
+	for (i = 0; i < 3000; i++) {
+		vma_cycles_add(&s, 1000 + i % 8);
+	}
+	vma_cycles_add(&s, 1u << 20);
+	vma_cycles_add(&s, 1ULL << 40);
+	cr_assert_eq(vma_cycles_percentile(&s, 50), 1003); /* also inserts the pending values */
+	after = heap_used();
+	cr_expect(!vma_cycles_is_exact(&s));
+	cr_expect(after - before <= 1536, "sketch holds %zu bytes", after - before);
+	cr_expect_eq(vma_cycles_max(&s), 1ULL << 40);
+	cr_expect_eq(vma_cycles_min(&s), 1000);
+	cr_expect_eq(vma_cycles_percentile(&s, 100), 1ULL << 40);
+	cr_expect_eq(vma_cycles_time_percentile(&s, 99), 1ULL << 40);
+	vma_cycles_release(&s);
+}
+
+/*
+ * Exact arrays grow in steps of 1.5 and 1.33 (4, 6, 8, 12, ...): 700
+ * samples take 768 slots, not 1024.
+ */
+Test(cycles, exact_growth_stops_near_the_count)
+{
+	struct vma_cycles s = { 0 };
+	size_t before, after, i;
+
+	before = heap_used();
+	for (i = 0; i < 700; i++) {
+		vma_cycles_add(&s, 100 + i);
+	}
+	after = heap_used();
+	cr_expect(vma_cycles_is_exact(&s));
+	cr_expect(after - before <= 768 * 4 + 64, "700 samples hold %zu bytes", after - before);
+	cr_expect_eq(vma_cycles_percentile(&s, 50), 450);
+	vma_cycles_release(&s);
+}
+
+/* Merges that end on, just before and just after every capacity step. */
+Test(cycles, merge_across_exact_capacities)
+{
+	static const size_t sizes[] = { 1, 3, 4, 5, 6, 7, 11, 12, 13, 23, 24, 25, 47, 48, 95, 96 };
+	size_t i, j;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		for (j = 0; j < sizeof(sizes) / sizeof(sizes[0]); j++) {
+			merge_case(sizes[i], sizes[j], 64, 100 + i * 17 + j);
+		}
+	}
+}
+
+/* Sketches merged into each other allocate the pages of both. */
+Test(cycles, merge_sparse_sketches)
+{
+	struct vma_cycles a = { 0 }, b = { 0 }, all = { 0 };
+	size_t i;
+
+	for (i = 0; i < 5000; i++) {
+		uint64_t va = i % 100 == 0 ? (1ULL << 33) + i : 2000 + i % 50;
+		uint64_t vb = i % 7 == 0 ? 5 : 900000 + i;
+
+		vma_cycles_add(&a, va);
+		vma_cycles_add(&b, vb);
+		vma_cycles_add(&all, va);
+		vma_cycles_add(&all, vb);
+	}
+	cr_assert_eq(vma_cycles_merge(&a, &b), 0);
+	expect_same(&a, &all);
+	vma_cycles_release(&a);
+	vma_cycles_release(&b);
+	vma_cycles_release(&all);
+}
