@@ -124,7 +124,8 @@ int vma_link_traces(const char *const *paths, uint32_t nr, const struct vma_inpu
 /*
  * vma_pipeline_run - every record in time order, then vma_machine_finish().
  * Return: VMA_OK, or the negative VMA_ERR_* that stopped it (what was read
- * is in the machine all the same).
+ * is in the machine all the same); VMA_ERR_FORMAT, reported, when the input
+ * held no record at all.
  */
 int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *hooks);
 

@@ -180,7 +180,8 @@ struct vma_report_vcpu {
 	struct vma_report_stat runstates[VMA_RS_COUNT];
 	struct vma_report_stat runnable[VMA_RUNNABLE_COUNT];
 	struct vma_report_stat affinity;       /* over all pcpus */
-	struct vma_report_stat *affinity_pcpu; /* by pcpu index */
+	struct vma_report_stat *affinity_pcpu; /* per pcpu it ran on ... */
+	uint32_t *affinity_pcpu_ids;           /* ... whose ids these are, ascending */
 	uint32_t nr_affinity_pcpu;
 	struct vma_report_latency latency;     /* exits == 0: none */
 	struct vma_report_latency latency_nohalt; /* the same without HLT/WFx exits */

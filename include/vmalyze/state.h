@@ -208,8 +208,10 @@ struct vma_vcpu {
 	struct vma_cycles runstates[VMA_RS_COUNT];
 	struct vma_cycles runnable[VMA_RUNNABLE_COUNT];
 	struct vma_cycles affinity_all;
+	/* Per pcpu it ran on, sorted by pcpu: as many as seen, whatever their ids. */
 	struct vma_cycles *affinity_pcpu; /* owned, nr_affinity entries */
-	uint32_t nr_affinity;
+	uint32_t *affinity_ids;           /* owned: the pcpu of each entry */
+	uint32_t nr_affinity, cap_affinity;
 	bool kvm_bound;            /* KVM: a host thread is this vcpu */
 	bool kvm_guest_mapped;     /* KVM: ... named by the trace's GUEST option */
 	uint32_t kvm_tid;          /* KVM: that thread's id, 0 before it is known */
@@ -239,8 +241,9 @@ struct vma_domain_mem {
 struct vma_domain {
 	uint32_t did;
 	struct vma_domain_mem mem;
-	struct vma_vcpu **vcpus; /* owned, indexed by vcpu id, may hold NULLs */
-	uint32_t nr_vcpus;       /* slots in vcpus[] */
+	struct vma_vcpu **vcpus; /* owned, the vcpus seen, sorted by id (no NULLs) */
+	uint32_t nr_vcpus;       /* vcpus in vcpus[] */
+	uint32_t cap_vcpus;      /* slots allocated */
 	enum vma_domain_runstate runstate;
 	bool runstate_valid;
 	uint64_t runstate_tsc;
@@ -413,6 +416,8 @@ static inline void vma_pcpu_changed(struct vma_machine *machine, const struct vm
 	machine->columns[p->id] = vma_pcpu_column(p);
 }
 
+/* A vcpu of @domain already seen, or NULL: never creates. */
+struct vma_vcpu *vma_vcpu_find(const struct vma_domain *domain, uint32_t vid);
 static inline struct vma_pcpu *vma_pcpu_of(struct vma_machine *machine, uint32_t id)
 {
 	return id < machine->nr_pcpus ? machine->pcpus[id] : 0;

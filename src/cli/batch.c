@@ -72,6 +72,7 @@ struct batch {
 	size_t next_job, emitted, ahead;
 	bool stop;             /* the output failed: start no more jobs */
 	bool output_failed;
+	int output_errno;     /* errno of the first failed write to stdout, once known */
 	_Atomic unsigned long traces;
 	_Atomic uint64_t bytes_done; /* of finished jobs */
 };
@@ -213,9 +214,28 @@ static int run_trace(struct batch *b, struct job *j, struct vma_run_source *src,
 		fprintf(err, "vmalyze: out of memory\n");
 		return VMA_EXIT_SYSTEM;
 	}
+	/* Opened first, so that a file that cannot be opened gets no header. */
+	if (src->fd < 0 && strcmp(src->path, "-")) {
+		int fd = open(src->path, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0) {
+			vma_diag_report(diag, VMA_LVL_INPUT, src->path, UINT64_MAX,
+					"Cannot open: %s", strerror(errno));
+			code = b->exit_status_for(VMA_ERR_IO, vma_diag_worst(diag));
+			vma_diag_destroy(diag);
+			atomic_fetch_add(&b->traces, 1);
+			return code;
+		}
+		src->fd = fd;
+		src->name = src->path;
+	}
 	if (with_header)
 		header(b, j, out, name);
+	errno = 0;
 	status = vma_run_source(b->opts, src, &rb, diag, out);
+	/* the renderers stop at the failed write: errno is still its reason */
+	if (status == VMA_ERR_OUTPUT && out == stdout && !b->output_errno)
+		b->output_errno = errno;
 	j->rendered += rb.rendered - before;
 	if (b->direct)
 		b->rendered = rb.rendered;
@@ -406,8 +426,11 @@ static void do_job(struct batch *b, struct job *j)
 		fflush(out);
 		fflush(err);
 	}
-	if (b->direct && (ferror(stdout) || fflush(stdout) != 0))
+	if (b->direct && (ferror(stdout) || fflush(stdout) != 0)) {
+		if (!b->output_errno)
+			b->output_errno = errno;
 		b->output_failed = true;
+	}
 }
 
 /* SIGINT or SIGTERM (signals.h): traces running end early, no new one starts. */
@@ -570,6 +593,8 @@ static int drive(struct batch *b, size_t nr_workers, pthread_t *threads, struct 
 			break; /* interrupted before it started */
 		pthread_mutex_unlock(&b->lock);
 		if (!emit(b, j, bar)) {
+			if (!b->output_errno)
+				b->output_errno = errno;
 			b->output_failed = true;
 			exit_status = VMA_EXIT_SYSTEM;
 		}
@@ -587,6 +612,17 @@ static int drive(struct batch *b, size_t nr_workers, pthread_t *threads, struct 
 	pthread_sigmask(SIG_SETMASK, &old_set, NULL);
 	bar_clear(bar);
 	return exit_status;
+}
+
+int vma_stdout_failed(int saved)
+{
+	clearerr(stdout);
+	errno = 0;
+	if (fflush(stdout) != 0 && errno)
+		saved = errno;
+	fprintf(stderr, "vmalyze: cannot write to standard output: %s\n",
+		saved ? strerror(saved) : "write error");
+	return VMA_EXIT_SYSTEM;
 }
 
 int vma_batch_run(const struct vma_options *opts, vma_exit_status_fn exit_status_for)
@@ -640,18 +676,19 @@ int vma_batch_run(const struct vma_options *opts, vma_exit_status_fn exit_status
 	if (b.agg && !b.output_failed &&
 	    vma_results_finish(opts, b.agg, b.rendered, b.several, stdout, stderr) != VMA_OK)
 		exit_status = VMA_EXIT_SYSTEM;
-	if (!b.output_failed && (ferror(stdout) || fflush(stdout) != 0))
+	if (!b.output_failed && (ferror(stdout) || fflush(stdout) != 0)) {
+		if (!b.output_errno)
+			b.output_errno = errno;
 		b.output_failed = true;
+	}
 	if (!b.output_failed && exit_status == VMA_EXIT_OK && atomic_load(&b.traces) == 0) {
 		/* every file was skipped: the user pointed at the wrong place */
 		fprintf(stderr, "vmalyze: no trace found in %s%s (-v tells what was skipped)\n",
 			opts->files[0], opts->nr_files > 1 ? " and the other inputs" : "");
 		exit_status = VMA_EXIT_UNREADABLE;
 	}
-	if (b.output_failed) {
-		fprintf(stderr, "vmalyze: cannot write the output\n");
-		exit_status = VMA_EXIT_SYSTEM;
-	}
+	if (b.output_failed)
+		exit_status = vma_stdout_failed(b.output_errno);
 	pthread_cond_destroy(&b.cond);
 	pthread_mutex_destroy(&b.lock);
 	pthread_mutex_destroy(&b.agg_lock);

@@ -20,4 +20,13 @@ typedef int (*vma_exit_status_fn)(int status, enum vma_level worst);
  */
 int vma_batch_run(const struct vma_options *opts, vma_exit_status_fn exit_status_for);
 
+/*
+ * vma_stdout_failed - after a failed write to stdout, say so with the
+ * system's reason: errno of the failure may be gone by now, but flushing
+ * what is still buffered fails again with it (@saved: errno when the
+ * failure was noticed, or 0).
+ * Return: VMA_EXIT_SYSTEM.
+ */
+int vma_stdout_failed(int saved);
+
 #endif /* VMALYZE_CLI_BATCH_H */

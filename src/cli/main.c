@@ -5,6 +5,7 @@
  * domain and vcpu.  This file maps outcomes to exit statuses: the only
  * place the program exits.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,10 +47,8 @@ static int merge_main(int argc, char **argv)
 
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	status = vma_merge_main(argc, argv, stdout, stderr);
-	if (fflush(stdout) != 0 && status == VMA_OK) {
-		fprintf(stderr, "vmalyze: cannot write the output\n");
-		status = VMA_ERR_OUTPUT;
-	}
+	if ((ferror(stdout) || fflush(stdout) != 0) && status == VMA_OK)
+		return vma_stdout_failed(errno);
 	return exit_status_for(status, VMA_LVL_NONE);
 }
 
@@ -67,12 +66,15 @@ int main(int argc, char **argv)
 		return vma_record_main(argc - 1, argv + 1, vma_stop_install(), vma_xen_tbuf_open);
 	if (vma_options_parse(&opts, argc, argv, stderr))
 		return VMA_EXIT_USAGE;
-	if (opts.help) {
-		vma_options_help(stdout);
-		return VMA_EXIT_OK;
-	}
-	if (opts.version) {
-		printf("vmalyze %s\n", PACKAGE_VERSION);
+	/* Their text is the output: a failed write is status 5 too. */
+	if (opts.help || opts.version) {
+		errno = 0;
+		if (opts.help)
+			vma_options_help(stdout);
+		else
+			printf("vmalyze %s\n", PACKAGE_VERSION);
+		if (ferror(stdout) || fflush(stdout) != 0)
+			return vma_stdout_failed(errno);
 		return VMA_EXIT_OK;
 	}
 	if (opts.symbol_file) {

@@ -170,6 +170,10 @@ static const struct option_doc table[] = {
 
 #define NR_OPTIONS (sizeof(table) / sizeof(table[0]))
 
+/* -i range: a microsecond to 11.5 days (at 10^12 Hz, 10^18 ticks: under 2^64). */
+#define MIN_INTERVAL_SECS 1e-6
+#define MAX_INTERVAL_SECS 1e6
+
 /*
  * xenalyze's options that the table above does not have, same spelling
  * (long options, "--name=ARG"), grouped as xenalyze's --help groups them.
@@ -533,10 +537,10 @@ void vma_options_help(FILE *out)
 	}
 	fprintf(out, "\n"
 		     "Exit status: 0 all input read cleanly; 1 bad command line; 2 an input could\n"
-		     "not be read or is not a trace; 3 damage was skipped within --tolerance;\n"
-		     "4 damage above --tolerance stopped an input early; 5 out of memory or the\n"
-		     "output could not be written.  Several traces: the worst of theirs.  See\n"
-		     "vmalyze(1).\n");
+		     "not be read, is not a trace or holds no trace record; 3 damage was skipped\n"
+		     "within --tolerance; 4 damage above --tolerance stopped an input early;\n"
+		     "5 out of memory or the output could not be written.  Several traces: the\n"
+		     "worst of theirs.  See vmalyze(1).\n");
 }
 
 /* A whole decimal number in [0, UINT32_MAX]; false when @text is not one. */
@@ -859,8 +863,11 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 			char *end;
 			double v = strtod(optarg, &end);
 
-			if (*end || end == optarg || !(v > 0) || !isfinite(v))
-				return usage_error(err, "bad --interval '%s' (seconds, > 0)", optarg);
+			/* Bounded so that the interval in clock ticks fits 64 bits at any --cpu-hz. */
+			if (*end || end == optarg || !(v >= MIN_INTERVAL_SECS) ||
+			    !(v <= MAX_INTERVAL_SECS))
+				return usage_error(err, "bad --interval '%s' (seconds, from %g to %g)",
+						   optarg, MIN_INTERVAL_SECS, MAX_INTERVAL_SECS);
 			opts->interval_secs = v;
 			break;
 		}

@@ -595,7 +595,8 @@ int vma_run_source(const struct vma_options *opts, const struct vma_run_source *
 	}
 	ctx.status = status;
 	ctx.origin = vma_pipeline_first_tsc(p);
-	if (ctx.renderer) {
+	/* No record at all (reported by the pipeline): no empty report either. */
+	if (ctx.renderer && status != VMA_ERR_FORMAT) {
 		rc = render(&ctx, machine, true, machine->have_time ? machine->last_tsc -
 							machine->first_tsc : 0);
 		if (rc < 0 && status == VMA_OK)

@@ -86,6 +86,9 @@ void vma_diag_destroy(struct vma_diag *diag)
 }
 
 static void vlog(struct vma_diag *diag, xentoollog_level level, const char *prefix,
+		 const char *fmt, va_list ap) __attribute__((format(printf, 4, 0)));
+
+static void vlog(struct vma_diag *diag, xentoollog_level level, const char *prefix,
 		 const char *fmt, va_list ap)
 {
 	char msg[1024];
@@ -112,7 +115,8 @@ bool vma_diag_report(struct vma_diag *diag, enum vma_level level, const char *fi
 	if (!tolerated)
 		diag->stopped = true;
 	va_start(ap, fmt);
-	vlog(diag, level >= VMA_LVL_RECORD ? XTL_ERROR : XTL_WARN, prefix, fmt, ap);
+	/* Labelled by what happens: skipped damage is a warning, a stop an error. */
+	vlog(diag, tolerated ? XTL_WARN : XTL_ERROR, prefix, fmt, ap);
 	va_end(ap);
 	pthread_mutex_unlock(&diag->lock);
 	return tolerated;

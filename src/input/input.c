@@ -34,6 +34,8 @@ static const struct vma_input_ops *const readers[] = {
 #define PROBE_BYTES VMA_INPUT_PROBE_BYTES
 /* Bytes a pipe must yield before its format is decided (every probe needs fewer). */
 #define PROBE_MIN 64
+/* Below a xentrace window header (12 bytes), an unclaimed file is just too short. */
+#define SHORTEST_HEADER 12
 
 /* A read that retries on EINTR unless a stop was requested. */
 static ssize_t read_some(int fd, void *buf, size_t len, volatile sig_atomic_t *stop,
@@ -292,6 +294,13 @@ int vma_input_open_fd(int fd, const char *name, const struct vma_input_options *
 		return VMA_ERR_IO;
 	}
 	in->ops = vma_input_recognise(head, (size_t)got);
+	if (!in->ops && got < SHORTEST_HEADER) {
+		vma_diag_report(diag, VMA_LVL_INPUT, name, UINT64_MAX,
+				"Is only %zd bytes long: too short to hold the header of any trace",
+				got);
+		vma_input_close(in);
+		return VMA_ERR_FORMAT;
+	}
 	if (!in->ops) {
 		report_not_a_trace(diag, name, head, (size_t)got);
 		vma_input_close(in);

@@ -273,6 +273,7 @@ struct vma_kvm_priv {
 	struct tep_plugin_list *plugins; /* owned, loaded at the first dump line */
 	bool print_ready;                /* the three above were handed to the tep */
 	struct trace_seq *seq;           /* owned: the dump's text buffer, made at its first line */
+	size_t buffered;                 /* bytes of every stream's page buffers together */
 };
 
 /* Forget the guest-symbol links of a parser about to be freed (kvm-link.c). */

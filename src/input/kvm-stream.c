@@ -27,6 +27,12 @@
 #define BLOCK_PAGES 16
 /* Largest chunk accepted, expanded or not: trace-cmd writes far smaller. */
 #define MAX_CHUNK (64u << 20)
+/*
+ * All streams' buffers together, so that a file declaring huge chunks on
+ * many cpus (a decompression bomb) cannot take more: trace-cmd's chunks
+ * are a few pages, so real files stay far below.
+ */
+#define BUFFER_BUDGET (32u << 20)
 
 struct vma_kvm_stream {
 	struct vma_stream pub;      /* first: the stream pointer is ours */
@@ -196,7 +202,7 @@ uint64_t vma_kvm_time(const struct vma_kvm_priv *priv, uint64_t ts, uint32_t cpu
 	return ts + (uint64_t)priv->time_map.offset;
 }
 
-/* pread all of @len bytes at @off: 0, or -1 (errno set; EIO on a short read). */
+/* pread all of @len bytes at @off: 0, or -1 (errno set; ENODATA on a short read). */
 static int read_at(int fd, void *buf, size_t len, uint64_t off)
 {
 	unsigned char *p = buf;
@@ -209,7 +215,7 @@ static int read_at(int fd, void *buf, size_t len, uint64_t off)
 		}
 		if (n <= 0) {
 			if (n == 0) {
-				errno = EIO;
+				errno = ENODATA;
 			}
 			return -1;
 		}
@@ -220,7 +226,15 @@ static int read_at(int fd, void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
-static int grow(unsigned char **buf, size_t *cap, size_t need)
+/* Whether growing @cap to @need keeps every stream's buffers within BUFFER_BUDGET. */
+static bool fits_budget(const struct vma_kvm_stream *s, size_t cap, size_t need)
+{
+	size_t more = need > cap ? need - cap : 0;
+
+	return s->priv->buffered + more <= BUFFER_BUDGET;
+}
+
+static int grow(struct vma_kvm_stream *s, unsigned char **buf, size_t *cap, size_t need)
 {
 	unsigned char *p;
 
@@ -231,6 +245,7 @@ static int grow(unsigned char **buf, size_t *cap, size_t need)
 	if (!p) {
 		return -1;
 	}
+	s->priv->buffered += need - *cap;
 	*buf = p;
 	*cap = need;
 	return 0;
@@ -263,6 +278,29 @@ static int report_truncated(struct vma_kvm_stream *s)
 	return finish(s, ok);
 }
 
+/*
+ * A read that came short of the size the file had at open: it shrank while
+ * being read.  Otherwise a true read error.
+ */
+static int report_read_failure(struct vma_kvm_stream *s, uint64_t at)
+{
+	bool ok;
+
+	if (errno != ENODATA) {
+		vma_diag_report(s->input->diag, VMA_LVL_INPUT, s->input->path, at,
+				"cannot read the trace data of cpu %" PRIu32 ": %s", s->pub.pcpu,
+				strerror(errno));
+		s->state = VMA_ERR_IO;
+		return s->state;
+	}
+	ok = vma_diag_report(s->input->diag, VMA_LVL_FILE, s->input->path, at,
+			     "file ends inside the trace data of cpu %" PRIu32 ", though it was %"
+			     PRIu64 " bytes long when opened: it shrank while being read; the"
+			     " rest of this cpu's events are lost (read a copy that is not being"
+			     " written to)", s->pub.pcpu, s->input->size);
+	return finish(s, ok);
+}
+
 /* Next block of an uncompressed run: 1 loaded, 0 at the end, or a status. */
 static int refill_plain(struct vma_kvm_stream *s)
 {
@@ -279,16 +317,16 @@ static int refill_plain(struct vma_kvm_stream *s)
 	if (n > (uint64_t)BLOCK_PAGES * psize) {
 		n = (uint64_t)BLOCK_PAGES * psize;
 	}
-	if (grow(&s->buf, &s->buf_cap, (size_t)BLOCK_PAGES * psize) < 0) {
+	/* Within the budget a block shrinks to one page (always allowed: reading needs one). */
+	if (s->buf_cap < n && !fits_budget(s, s->buf_cap, (size_t)n)) {
+		n = psize < n ? psize : n;
+	}
+	if (grow(s, &s->buf, &s->buf_cap, (size_t)n) < 0) {
 		s->state = VMA_ERR_NOMEM;
 		return s->state;
 	}
 	if (read_at(s->input->fd, s->buf, (size_t)n, s->next) < 0) {
-		vma_diag_report(s->input->diag, VMA_LVL_INPUT, s->input->path, s->next,
-				"cannot read the trace data of cpu %" PRIu32 ": %s", s->pub.pcpu,
-				strerror(errno));
-		s->state = VMA_ERR_IO;
-		return s->state;
+		return report_read_failure(s, s->next);
 	}
 	s->buf_off = s->next;
 	s->buf_len = (size_t)n;
@@ -359,13 +397,19 @@ static int refill_chunk(struct vma_kvm_stream *s)
 		} else if (usize % psize) {
 			why = "its expanded size is not a whole number of pages";
 		}
-		if (!why && (grow(&s->zbuf, &s->zbuf_cap, csize ? csize : 1) < 0 ||
-			     grow(&s->buf, &s->buf_cap, usize) < 0)) {
+		if (!why && !fits_budget(s, s->zbuf_cap + s->buf_cap,
+					 (csize > s->zbuf_cap ? csize : s->zbuf_cap) +
+					 (usize > s->buf_cap ? usize : s->buf_cap))) {
+			why = "with the chunks of the other cpus it would expand past the 32 MiB"
+			      " vmalyze holds for them (trace-cmd writes chunks of a few pages)";
+		}
+		if (!why && (grow(s, &s->zbuf, &s->zbuf_cap, csize ? csize : 1) < 0 ||
+			     grow(s, &s->buf, &s->buf_cap, usize) < 0)) {
 			s->state = VMA_ERR_NOMEM;
 			return s->state;
 		}
 		if (!why && read_at(s->input->fd, s->zbuf, csize, at + 8) < 0) {
-			return report_truncated(s);
+			return report_read_failure(s, at + 8);
 		}
 		if (!why && vma_decompress(s->dc, s->zbuf, csize, s->buf, usize, &why) == 0) {
 			s->buf_off = at;

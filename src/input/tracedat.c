@@ -95,7 +95,6 @@ struct dat {
 	uint32_t nr_inst;
 	bool failed;              /* a cursor reported; no second message */
 	bool nomem;
-	bool unsupported;         /* a valid file of a kind vmalyze does not read */
 	bool in_instance;         /* v6: reading an instance header, BUFFER options ignored */
 	uint32_t unnamed_formats; /* format texts without a name or id */
 };
@@ -366,7 +365,6 @@ static int read_header_info(struct dat *d, struct cur *c)
 	}
 	if (!vma_rb_header_event_ok(text, (size_t)size)) {
 		free(text);
-		d->unsupported = true;
 		return fatal(d, cur_at(c), "the recording kernel's ring-buffer event header is not"
 			     " the 5-bit type / 27-bit delta one vmalyze reads");
 	}
@@ -1031,7 +1029,6 @@ static int read_flyrecord_v6(struct dat *d, struct cur *c, struct dat_buffer *b)
 				"this trace.dat holds a latency (text) trace, which vmalyze"
 				" does not read");
 		d->failed = true;
-		d->unsupported = true;
 		return -1;
 	}
 	if (memcmp(tag, "flyrecord", 10)) {
@@ -1211,6 +1208,18 @@ static int add_streams(struct dat *d, struct dat_buffer *b)
 		}
 		r.offset = b->cpus[i].offset;
 		r.size = b->cpus[i].size;
+		/* A size running past 2^64 would wrap the end of the data to before it. */
+		if (r.size > UINT64_MAX - 8 - r.offset) {
+			if (!vma_diag_report(d->in->diag, VMA_LVL_FILE, d->in->path, b->offset,
+					     "the BUFFER option gives cpu %" PRIu32 " trace data of"
+					     " %" PRIu64 " bytes from byte %" PRIu64 ", past any file"
+					     " size: damaged (--tolerance 5 reads it up to the end of the"
+					     " file)",
+					     b->cpus[i].cpu, r.size, r.offset)) {
+				return VMA_ERR_DAMAGED;
+			}
+			r.size = d->in->size > r.offset ? d->in->size - r.offset : 0;
+		}
 		r.compressed = b->compressed;
 		r.page_size = b->page_size;
 		ret = vma_kvm_stream_add(d->in, d->priv, b->cpus[i].cpu, &r);
@@ -1307,8 +1316,12 @@ static int open_dat(struct dat *d)
 
 	cur_file(&c, d, 0, "file header");
 	ret = read_preamble(d, &c, &options_start);
+	/*
+	 * A header that cannot be read leaves no record to read: status 2, as
+	 * for a xentrace file with no complete window (doc/exit-status.md).
+	 */
 	if (ret < 0) {
-		return ret != -1 ? ret : d->nomem ? VMA_ERR_NOMEM : VMA_ERR_DAMAGED;
+		return ret != -1 ? ret : d->nomem ? VMA_ERR_NOMEM : VMA_ERR_FORMAT;
 	}
 	d->priv->info.version = d->version;
 	ret = vma_kvm_tep_new(d->priv, d->big, d->long_size, d->page_size);
@@ -1331,7 +1344,7 @@ static int open_dat(struct dat *d)
 		}
 	}
 	if (ret < 0) {
-		return d->nomem ? VMA_ERR_NOMEM : d->unsupported ? VMA_ERR_FORMAT : VMA_ERR_DAMAGED;
+		return d->nomem ? VMA_ERR_NOMEM : VMA_ERR_FORMAT;
 	}
 	if (!d->top.name && !d->nr_inst && d->version >= 7) {
 		vma_diag_report(d->in->diag, VMA_LVL_INPUT, d->in->path, options_start,

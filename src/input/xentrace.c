@@ -59,13 +59,13 @@ int xt_report(struct xt_reader *rd, enum vma_level level, uint64_t offset, const
 	return VMA_OK;
 }
 
-/* A read error: every stream ends at its next call. */
-static void stop_reading(struct xt_reader *rd)
+/* A read error: every stream ends at its next call, with @status. */
+static void stop_reading(struct xt_reader *rd, int status)
 {
 	uint32_t i;
 
 	rd->stopped = true;
-	rd->status = VMA_ERR_IO;
+	rd->status = status;
 	for (i = 0; i < rd->nr_slots; i++) {
 		if (rd->pcpus[i])
 			rd->pcpus[i]->fast_end = 0;
@@ -84,11 +84,20 @@ static int read_exact(struct xt_reader *rd, void *dst, size_t len, uint64_t off)
 				continue;
 			vma_diag_report(rd->input->diag, VMA_LVL_INPUT, rd->input->path,
 					off + done, "Cannot read: %s", strerror(errno));
-			stop_reading(rd);
+			stop_reading(rd, VMA_ERR_IO);
 			return VMA_ERR_IO;
 		}
-		if (n == 0)
-			return VMA_END;
+		if (n == 0) {
+			/* The size was taken at open: the file was cut while being read. */
+			bool ok = vma_diag_report(rd->input->diag, VMA_LVL_FILE, rd->input->path,
+						  off + done, "File ends here, though it was %" PRIu64
+						  " bytes long when opened: it shrank while being read;"
+						  " the rest of it is lost (read a copy that is not"
+						  " being written to)", rd->input->size);
+
+			stop_reading(rd, ok ? VMA_END : VMA_ERR_DAMAGED);
+			return rd->status;
+		}
 		done += (size_t)n;
 	}
 	return VMA_OK;
@@ -622,7 +631,7 @@ static __attribute__((noinline)) int stream_next_slow(struct pcpu_stream *ps)
 		}
 		rc = fill(ps, 4);
 		if (rc)
-			return rc == VMA_END ? VMA_ERR_IO : rc;
+			return rc == VMA_END && !ps->reader->stopped ? VMA_ERR_IO : rc;
 		p = ps->buf + (ps->pos - ps->buf_off);
 		header = le32(p);
 		size = 4 + (TRC_HD_INCLUDES_CYCLE_COUNT(header) ? 8 : 0) + 4 * TRC_HD_EXTRA(header);
@@ -635,7 +644,7 @@ static __attribute__((noinline)) int stream_next_slow(struct pcpu_stream *ps)
 		}
 		rc = fill(ps, size);
 		if (rc)
-			return rc == VMA_END ? VMA_ERR_IO : rc;
+			return rc == VMA_END && !ps->reader->stopped ? VMA_ERR_IO : rc;
 		p = ps->buf + (ps->pos - ps->buf_off);
 		break;
 	}

@@ -428,6 +428,14 @@ void vma_dump_raw_line(struct vma_strbuf *sb, const char *prefix, const struct v
 	vma_sb_putc(sb, '\n');
 }
 
+/*
+ * Pcpu columns shown at most: past them a line ends its columns with "+",
+ * and "+xN" when the record's pcpu N is among those not shown, so a line's
+ * length does not grow with the highest pcpu number (doc/output.md).
+ */
+#define DUMP_MAX_PCPU_COLS 256u
+#define HIDDEN_PCPU_MAX (2 + 10)
+
 static void begin(struct vma_dump *d, const struct vma_machine *m, const struct vma_record *rec,
 		  uint64_t origin, uint32_t x, const struct vma_vcpu *const *vcpu);
 
@@ -506,7 +514,9 @@ static void begin(struct vma_dump *d, const struct vma_machine *m, const struct 
 			return;
 	}
 	/* Room for the whole prefix, written through a cursor and committed once. */
-	if (!vma_sb_room(sb, PREFIX_MAX(nr)))
+	if (nr > DUMP_MAX_PCPU_COLS)
+		nr = DUMP_MAX_PCPU_COLS;
+	if (!vma_sb_room(sb, PREFIX_MAX(nr) + HIDDEN_PCPU_MAX))
 		return;
 	col = sb->buf + sb->len;
 	*col++ = ' '; /* MARK, set at the end */
@@ -525,6 +535,13 @@ static void begin(struct vma_dump *d, const struct vma_machine *m, const struct 
 	if (x < nr)
 		col[x] = 'x';
 	col += nr;
+	if (m->max_pcpu > nr) {
+		*col++ = '+';
+		if (rec->pcpu >= nr) {
+			*col++ = 'x';
+			col = vma_fmt_u64(col, rec->pcpu);
+		}
+	}
 	d->machine = m;
 	d->vcpu_col = (size_t)(col - sb->buf);
 	p = rec->pcpu < m->nr_pcpus ? pcpus[rec->pcpu] : NULL;

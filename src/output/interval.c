@@ -21,6 +21,11 @@ struct snapshot {
 	uint64_t last;
 };
 
+struct code_sum {
+	uint32_t code;
+	uint64_t events;
+};
+
 #define METRIC_RUN UINT32_MAX
 #define METRIC_EXITS (UINT32_MAX - 1)
 
@@ -29,10 +34,12 @@ struct interval_state {
 	uint64_t last_end; /* end of the last interval written, ticks since the start */
 	struct snapshot *snaps;
 	size_t nr_snaps, cap_snaps;
-	/* Exits of one domain by code, summed over its HVM vcpus (scratch). */
-	uint64_t *by_code;
-	uint8_t *seen;
-	uint32_t nr_codes;
+	/*
+	 * Exits of one domain by code, summed over its HVM vcpus, ascending
+	 * (scratch): as many as codes seen, whatever their values.
+	 */
+	struct code_sum *sums;
+	size_t cap_sums;
 };
 
 /* The change of a counter since the last interval, and remember it. */
@@ -62,44 +69,45 @@ static void write_time(FILE *out, const struct vma_report *r, uint64_t ticks)
 		(uint64_t)((unsigned __int128)(ticks % r->hz) * 1000000000u / r->hz));
 }
 
-/* Sum a domain's exits by code into the scratch table; false when out of memory. */
-static bool sum_exits(struct interval_state *st, const struct vma_report_domain *d,
-		      uint32_t *codes)
+static int by_code(const void *a, const void *b)
 {
-	uint32_t i, j, n = 0;
+	const struct code_sum *x = a, *y = b;
 
-	for (i = 0; i < d->nr_vcpus; i++) {
-		const struct vma_report_vcpu *v = &d->vcpus[i];
+	return x->code < y->code ? -1 : x->code > y->code;
+}
 
-		for (j = 0; v->type == VMA_VCPU_HVM && j < v->nr_exits; j++) {
-			if (v->exits[j].code >= n)
-				n = v->exits[j].code + 1;
-		}
+/*
+ * Sum a domain's exits by code into st->sums, ascending, and set *@nr to how
+ * many codes.  A table indexed by code would follow the largest code in the
+ * trace (2^32 from a damaged record).  Return: false when out of memory.
+ */
+static bool sum_exits(struct interval_state *st, const struct vma_report_domain *d, size_t *nr)
+{
+	size_t n = 0, i, out = 0;
+	uint32_t v, j;
+
+	for (v = 0; v < d->nr_vcpus; v++) {
+		if (d->vcpus[v].type == VMA_VCPU_HVM)
+			n += d->vcpus[v].nr_exits;
 	}
-	if (n > st->nr_codes) {
-		uint64_t *c = realloc(st->by_code, n * sizeof(*c));
-		uint8_t *s = c ? realloc(st->seen, n) : NULL;
+	if (n && vma_grow(st->sums, &st->cap_sums, n, 64))
+		return false;
+	n = 0;
+	for (v = 0; v < d->nr_vcpus; v++) {
+		const struct vma_report_vcpu *rv = &d->vcpus[v];
 
-		if (c)
-			st->by_code = c;
-		if (!s)
-			return false;
-		st->seen = s;
-		st->nr_codes = n;
+		for (j = 0; rv->type == VMA_VCPU_HVM && j < rv->nr_exits; j++)
+			st->sums[n++] = (struct code_sum){ rv->exits[j].code, rv->exits[j].stat.events };
 	}
+	if (n > 1)
+		qsort(st->sums, n, sizeof(*st->sums), by_code); /* none: sums may be NULL */
 	for (i = 0; i < n; i++) {
-		st->by_code[i] = 0;
-		st->seen[i] = 0;
+		if (out && st->sums[out - 1].code == st->sums[i].code)
+			st->sums[out - 1].events += st->sums[i].events;
+		else
+			st->sums[out++] = st->sums[i];
 	}
-	for (i = 0; i < d->nr_vcpus; i++) {
-		const struct vma_report_vcpu *v = &d->vcpus[i];
-
-		for (j = 0; v->type == VMA_VCPU_HVM && j < v->nr_exits; j++) {
-			st->by_code[v->exits[j].code] += v->exits[j].stat.events;
-			st->seen[v->exits[j].code] = 1;
-		}
-	}
-	*codes = n;
+	*nr = out;
 	return true;
 }
 
@@ -120,7 +128,8 @@ static const char *exit_name(const struct vma_report_domain *d, uint32_t code)
 static int write_interval(FILE *out, struct interval_state *st, const struct vma_report *r,
 			  uint64_t end)
 {
-	uint32_t i, code, codes;
+	uint32_t i, code;
+	size_t k, codes;
 
 	for (i = 0; i < r->nr_domains; i++) {
 		const struct vma_report_domain *d = &r->domains[i];
@@ -133,13 +142,12 @@ static int write_interval(FILE *out, struct interval_state *st, const struct vma
 		fprintf(out, ",%u,run_seconds,%.9f\n", d->id, vma_report_seconds(r, run));
 		if (!sum_exits(st, d, &codes))
 			return VMA_ERR_NOMEM;
-		for (code = 0; code < codes; code++) {
+		for (k = 0; k < codes; k++) {
 			const char *name;
 
-			if (!st->seen[code])
-				continue;
-			exits += st->by_code[code];
-			n = delta(st, d->id, code, st->by_code[code]);
+			code = st->sums[k].code;
+			exits += st->sums[k].events;
+			n = delta(st, d->id, code, st->sums[k].events);
 			if (!n)
 				continue;
 			write_time(out, r, end);
@@ -220,8 +228,7 @@ void vma_render_interval_release(struct vma_render *ctx)
 	if (!st)
 		return;
 	free(st->snaps);
-	free(st->by_code);
-	free(st->seen);
+	free(st->sums);
 	free(st);
 	ctx->priv = NULL;
 }

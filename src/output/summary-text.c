@@ -178,7 +178,7 @@ static void vcpu_runstates(const struct vma_summary_ctx *c, const struct vma_rep
 	}
 	affinity_line(c, " cpu affinity", &v->affinity);
 	for (i = 0; i < v->nr_affinity_pcpu; i++) {
-		snprintf(desc, sizeof(desc), "   [%u]", i);
+		snprintf(desc, sizeof(desc), "   [%u]", v->affinity_pcpu_ids[i]);
 		affinity_line(c, desc, &v->affinity_pcpu[i]);
 	}
 }

@@ -47,7 +47,7 @@ struct vma_pipeline {
 	uint32_t nr_members;
 	struct member *announcing; /* linked inputs: whose stream the feed is taking */
 	uint32_t nr_streams;
-	uint64_t nr_records;       /* for opts.progress */
+	uint64_t nr_records;       /* records delivered (opts.progress, none at all) */
 	/* --time: the window in ticks from the first record */
 	bool have_first;
 	uint64_t first_tsc, from, to;
@@ -446,7 +446,8 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 			return VMA_OK;
 		if (rc < 0)
 			return rc;
-		if (p->opts.progress && (++p->nr_records & 0xffff) == 0)
+		p->nr_records++; /* always: a run with none is reported */
+		if (p->opts.progress && (p->nr_records & 0xffff) == 0)
 			note_progress(p, stream);
 		if (windowed && outside_window(p, stream->rec.tsc))
 			continue;
@@ -509,6 +510,19 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 				"reorder stage) were older than records already processed; they "
 				"were processed out of time order",
 				(unsigned long long)vma_feed_late_count(p->feed));
+	}
+	/* Headers with no record after them: nothing in it, as for an empty file (status 2). */
+	if (p->nr_records == 0 && status == VMA_OK && !in->interrupted &&
+	    !vma_diag_stopped(p->diag)) {
+		if (vma_diag_worst(p->diag) >= VMA_LVL_RECORD)
+			vma_diag_report(p->diag, VMA_LVL_INPUT, in->path, UINT64_MAX,
+					"No trace record could be read: the damage reported "
+					"above left nothing to report");
+		else
+			vma_diag_report(p->diag, VMA_LVL_INPUT, in->path, UINT64_MAX,
+					"Holds no trace records, only headers or empty pages: "
+					"nothing to report (was tracing on while it was recorded?)");
+		status = VMA_ERR_FORMAT;
 	}
 	for (i = 0; i < p->nr_members; i++) {
 		if (p->members[i].machine)

@@ -43,6 +43,7 @@ struct vma_kvm_threads {
 	struct thread_slot *slots;
 	uint32_t cap, used;
 	uint32_t arm_vcpus;
+	uint32_t free_vm;      /* every VM below it has a bound vcpu */
 	uint64_t unattributed; /* records of threads not known to be vcpus */
 };
 
@@ -112,42 +113,59 @@ static struct vma_kvm_threads *threads_of(struct vma_machine *m)
 #define PID_NEAR 1024u
 #define MAX_VCPU_ID 65536u
 
+static bool vcpu_taken(const struct vma_domain *d, uint32_t vcpu_id)
+{
+	const struct vma_vcpu *v = vma_vcpu_find(d, vcpu_id);
+
+	return v && v->kvm_bound;
+}
+
+static bool domain_bound(const struct vma_domain *d)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->nr_vcpus; i++) {
+		if (d->vcpus[i]->kvm_bound)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Bounded work per new thread, however many threads and VMs there are:
+ * the pids within PID_NEAR are looked up (nearest first) rather than every
+ * thread scanned, and new VMs are searched from the lowest one that may be
+ * free (a bound vcpu stays bound).
+ */
 static struct vma_vcpu *claim_vcpu(struct vma_machine *m, struct vma_kvm_threads *t,
 				   uint32_t pid, uint32_t vcpu_id)
 {
-	uint32_t best_vm = UINT32_MAX, best_dist = PID_NEAR, vm = 0, i;
+	uint32_t best_vm = UINT32_MAX, dist, vm, side;
 	struct vma_vcpu *v;
 
-	for (i = 0; i < t->cap; i++) {
-		const struct thread_slot *s = &t->slots[i];
-		uint32_t dist;
-		struct vma_domain *d;
+	for (dist = 1; dist < PID_NEAR && best_vm == UINT32_MAX; dist++) {
+		for (side = 0; side < 2 && best_vm == UINT32_MAX; side++) {
+			uint32_t near = side ? pid + dist : pid - dist;
+			const struct thread_slot *s;
 
-		if (!s->used || !s->vcpu)
-			continue;
-		d = s->vcpu->domain;
-		if (vcpu_id < d->nr_vcpus && d->vcpus[vcpu_id] && d->vcpus[vcpu_id]->kvm_bound)
-			continue;
-		dist = s->pid > pid ? s->pid - pid : pid - s->pid;
-		if (dist < best_dist) {
-			best_dist = dist;
-			best_vm = d->did;
+			if (side ? near < pid : near > pid)
+				continue; /* past the ends of the pid range */
+			s = thread_find(t, near, false);
+			if (s && s->vcpu && !vcpu_taken(s->vcpu->domain, vcpu_id))
+				best_vm = s->vcpu->domain->did;
 		}
 	}
 	if (best_vm == UINT32_MAX) {
 		/* A new VM: the lowest id with no vcpu bound yet. */
-		for (vm = 0; vm < VMA_IDLE_DOMAIN; vm++) {
+		for (vm = t->free_vm; vm < VMA_IDLE_DOMAIN; vm++) {
 			struct vma_domain *d = vma_domain_get(m, vm);
 
 			if (!d)
 				return NULL;
-			for (i = 0; i < d->nr_vcpus; i++) {
-				if (d->vcpus[i] && d->vcpus[i]->kvm_bound)
-					break;
-			}
-			if (i == d->nr_vcpus)
+			if (!domain_bound(d))
 				break;
 		}
+		t->free_vm = vm;
 		best_vm = vm;
 	}
 	v = vma_vcpu_get(m, best_vm, vcpu_id);

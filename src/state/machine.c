@@ -120,6 +120,7 @@ static void vcpu_destroy(struct vma_vcpu *v)
 	for (i = 0; i < v->nr_affinity; i++)
 		vma_cycles_release(&v->affinity_pcpu[i]);
 	free(v->affinity_pcpu);
+	free(v->affinity_ids);
 	free(v->latency.ring);
 	free(v->latency_nohalt.ring);
 	if (v->type == VMA_VCPU_HVM || v->type == VMA_VCPU_ARM) {
@@ -220,17 +221,58 @@ struct vma_domain *vma_domain_get(struct vma_machine *m, uint32_t did)
 	return *cached = d;
 }
 
+/*
+ * Where vcpu @vid is or would go in @d's sorted table.  Vcpus 0..n-1 all
+ * seen, the usual case, sit at their own index: no search.
+ */
+static uint32_t vcpu_slot(const struct vma_domain *d, uint32_t vid)
+{
+	uint32_t lo = 0, hi = d->nr_vcpus;
+
+	if (vid < d->nr_vcpus && d->vcpus[vid]->vid == vid)
+		return vid;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (d->vcpus[mid]->vid < vid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+struct vma_vcpu *vma_vcpu_find(const struct vma_domain *d, uint32_t vid)
+{
+	uint32_t at = vcpu_slot(d, vid);
+
+	return at < d->nr_vcpus && d->vcpus[at]->vid == vid ? d->vcpus[at] : NULL;
+}
+
+/*
+ * The table holds only the vcpus seen (a vcpu id can be as high as 65535
+ * in any domain): memory follows the records, not the ids in them.
+ */
 struct vma_vcpu *vma_vcpu_get(struct vma_machine *m, uint32_t did, uint32_t vid)
 {
 	struct vma_domain *d = vma_domain_get(m, did);
 	struct vma_vcpu *v;
+	uint32_t at;
 
 	if (!d)
 		return NULL;
-	if (vid < d->nr_vcpus && d->vcpus[vid])
-		return d->vcpus[vid];
-	if (!grow_ptrs((void ***)&d->vcpus, &d->nr_vcpus, vid))
-		return NULL;
+	at = vcpu_slot(d, vid);
+	if (at < d->nr_vcpus && d->vcpus[at]->vid == vid)
+		return d->vcpus[at];
+	if (d->nr_vcpus == d->cap_vcpus) {
+		uint32_t cap = d->cap_vcpus ? d->cap_vcpus * 2 : 4;
+		struct vma_vcpu **arr = realloc(d->vcpus, cap * sizeof(*arr));
+
+		if (!arr)
+			return NULL;
+		d->vcpus = arr;
+		d->cap_vcpus = cap;
+	}
 	v = calloc(1, sizeof(*v));
 	if (!v)
 		return NULL;
@@ -238,7 +280,9 @@ struct vma_vcpu *vma_vcpu_get(struct vma_machine *m, uint32_t did, uint32_t vid)
 	v->vid = vid;
 	v->state = VMA_RS_INIT;
 	v->last_oldstate.wrong = VMA_RS_INIT;
-	d->vcpus[vid] = v;
+	memmove(d->vcpus + at + 1, d->vcpus + at, (d->nr_vcpus - at) * sizeof(*d->vcpus));
+	d->vcpus[at] = v;
+	d->nr_vcpus++;
 	return v;
 }
 

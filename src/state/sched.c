@@ -129,22 +129,49 @@ static void lose_vcpu(const struct vma_machine *m, struct vma_vcpu *v, uint64_t 
 	runstate_update(m, v, VMA_RS_LOST, tsc);
 }
 
+/*
+ * The vcpu's entry for @pcpu, made on first use: the table holds the pcpus
+ * the vcpu ran on, sorted, so a pcpu numbered 2^20 costs one entry.  Pcpus
+ * 0..n-1 all seen, the usual case, sit at their own index.
+ */
 static struct vma_cycles *affinity_slot(struct vma_vcpu *v, uint32_t pcpu)
 {
-	if (pcpu >= v->nr_affinity) {
-		uint32_t n = v->nr_affinity ? v->nr_affinity : 4;
-		struct vma_cycles *a;
+	uint32_t lo = 0, hi = v->nr_affinity;
 
-		while (n <= pcpu)
-			n *= 2;
-		a = realloc(v->affinity_pcpu, n * sizeof(*a));
+	if (pcpu < v->nr_affinity && v->affinity_ids[pcpu] == pcpu)
+		return &v->affinity_pcpu[pcpu];
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (v->affinity_ids[mid] < pcpu)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < v->nr_affinity && v->affinity_ids[lo] == pcpu)
+		return &v->affinity_pcpu[lo];
+	if (v->nr_affinity == v->cap_affinity) {
+		uint32_t cap = v->cap_affinity ? v->cap_affinity * 2 : 4;
+		struct vma_cycles *a = realloc(v->affinity_pcpu, cap * sizeof(*a));
+		uint32_t *ids;
+
 		if (!a)
 			return NULL;
-		memset(a + v->nr_affinity, 0, (n - v->nr_affinity) * sizeof(*a));
 		v->affinity_pcpu = a;
-		v->nr_affinity = n;
+		ids = realloc(v->affinity_ids, cap * sizeof(*ids));
+		if (!ids)
+			return NULL;
+		v->affinity_ids = ids;
+		v->cap_affinity = cap;
 	}
-	return &v->affinity_pcpu[pcpu];
+	memmove(v->affinity_pcpu + lo + 1, v->affinity_pcpu + lo,
+		(v->nr_affinity - lo) * sizeof(*v->affinity_pcpu));
+	memmove(v->affinity_ids + lo + 1, v->affinity_ids + lo,
+		(v->nr_affinity - lo) * sizeof(*v->affinity_ids));
+	memset(&v->affinity_pcpu[lo], 0, sizeof(*v->affinity_pcpu));
+	v->affinity_ids[lo] = pcpu;
+	v->nr_affinity++;
+	return &v->affinity_pcpu[lo];
 }
 
 static void affinity_account(struct vma_vcpu *v, uint32_t pcpu, uint64_t tsc)

@@ -510,9 +510,12 @@ static void build_vcpu(struct builder *b, struct vma_report_vcpu *rv, const stru
 		fill_stat(b, &rv->runnable[i], &v->runnable[i], VMA_CYCLES_BY_TIME);
 	fill_stat(b, &rv->affinity, &v->affinity_all, VMA_CYCLES_BY_COUNT);
 	rv->affinity_pcpu = alloc_rows(b, v->nr_affinity, sizeof(*rv->affinity_pcpu));
-	for (i = 0; rv->affinity_pcpu && i < v->nr_affinity; i++)
+	rv->affinity_pcpu_ids = alloc_rows(b, v->nr_affinity, sizeof(*rv->affinity_pcpu_ids));
+	for (i = 0; rv->affinity_pcpu && rv->affinity_pcpu_ids && i < v->nr_affinity; i++) {
 		fill_stat(b, &rv->affinity_pcpu[i], &v->affinity_pcpu[i], VMA_CYCLES_BY_COUNT);
-	rv->nr_affinity_pcpu = rv->affinity_pcpu ? v->nr_affinity : 0;
+		rv->affinity_pcpu_ids[i] = v->affinity_ids[i];
+	}
+	rv->nr_affinity_pcpu = rv->affinity_pcpu && rv->affinity_pcpu_ids ? v->nr_affinity : 0;
 	fill_latency(&rv->latency, &v->latency);
 	fill_latency(&rv->latency_nohalt, &v->latency_nohalt);
 	rv->thread_id = v->kvm_tid;
@@ -990,6 +993,7 @@ static void free_vcpu(struct vma_report_vcpu *v)
 	}
 	free(v->exits);
 	free(v->affinity_pcpu);
+	free(v->affinity_pcpu_ids);
 	free(v->irqs);
 	free(v->io);
 	free(v->mmio);

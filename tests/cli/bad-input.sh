@@ -80,28 +80,42 @@ else
 	echo "FAIL stdin-and-pipe: output differs from the file's"; fails=$((fails + 1))
 fi
 
-# Fuzzed files that once crashed or ate memory: they end cleanly now.
+# Fuzzed files that once crashed, hung or ate memory: each ends with the
+# status and message traces/bad/EXPECTED gives, within a minute and 64 MiB.
+expected="$top_srcdir/traces/bad/EXPECTED"
 for f in "$top_srcdir"/traces/bad/*; do
-	[ -f "$f" ] || continue
+	b=$(basename "$f")
+	case $b in EXPECTED | README*) continue ;; esac
+	grep -q "^$b	" "$expected" || { echo "FAIL $b: no line in traces/bad/EXPECTED"; fails=$((fails + 1)); }
+done
+tab=$(printf '\t')
+grep -v '^#' "$expected" | while IFS="$tab" read -r b want args pattern; do
+	[ -n "$b" ] || continue
+	[ "$args" = "-" ] && args=""
 	: >"$tmp/rss"
+	# shellcheck disable=SC2086
 	if [ -x /usr/bin/time ]; then
-		/usr/bin/time -f '%M' -o "$tmp/rss" timeout 60 "$VMALYZE" -s --tolerance 6 "$f" \
+		/usr/bin/time -f '%M' -o "$tmp/rss" timeout 60 "$VMALYZE" $args "$top_srcdir/traces/bad/$b" \
 			>/dev/null 2>"$tmp/err"
 	else
-		timeout 60 "$VMALYZE" -s --tolerance 6 "$f" >/dev/null 2>"$tmp/err"
+		timeout 60 "$VMALYZE" $args "$top_srcdir/traces/bad/$b" >/dev/null 2>"$tmp/err"
 	fi
 	got=$?
 	rss=$(tail -1 "$tmp/rss" 2>/dev/null | tr -dc 0-9)
-	case "$got" in
-	0 | 2 | 3 | 4)
-		if [ -n "$rss" ] && [ "$rss" -gt 65536 ]; then
-			echo "FAIL $(basename "$f"): peak memory ${rss} KiB"; fails=$((fails + 1))
-		else
-			echo "ok   $(basename "$f"): status $got"
-		fi ;;
-	*) echo "FAIL $(basename "$f"): status $got"; fails=$((fails + 1)) ;;
-	esac
+	if [ "$got" -ne "$want" ]; then
+		echo "FAIL $b $args: status $got, expected $want"; sed 's/^/  stderr: /' "$tmp/err" | head -3
+		echo x >>"$tmp/badfails"
+	elif ! grep -q -E -- "$pattern" "$tmp/err"; then
+		echo "FAIL $b $args: stderr does not match /$pattern/"; sed 's/^/  stderr: /' "$tmp/err" | head -3
+		echo x >>"$tmp/badfails"
+	elif [ -n "$rss" ] && [ "$rss" -gt 65536 ]; then
+		echo "FAIL $b $args: peak memory ${rss} KiB"
+		echo x >>"$tmp/badfails"
+	else
+		echo "ok   $b $args: status $got"
+	fi
 done
+[ -f "$tmp/badfails" ] && fails=$((fails + $(wc -l <"$tmp/badfails")))
 
 if [ "$(id -u)" -ne 0 ]; then
 	cp "$good" "$tmp/unreadable" && chmod 000 "$tmp/unreadable"

@@ -64,10 +64,13 @@ Test(strbuf_printf, signed_conversions_match_snprintf)
 	for (i = 0; i < NVALUES; i++) {
 		int d = (int)values[i];
 		long long ll = (long long)values[i];
+		/* negated through unsigned: -INT_MIN is undefined, UBSan stops on it */
+		int neg_d = (int)(0u - (unsigned int)d);
+		long long neg_ll = (long long)(0ull - (unsigned long long)ll);
 
-		EXPECT_SAME("%d %i", d, -d);
-		EXPECT_SAME("[%6d] [%06d] [%-6d] [%06d]", d, d, d, -d);
-		EXPECT_SAME("%lld %lld %25lld %025lld", ll, -ll, ll, ll);
+		EXPECT_SAME("%d %i", d, neg_d);
+		EXPECT_SAME("[%6d] [%06d] [%-6d] [%06d]", d, d, d, neg_d);
+		EXPECT_SAME("%lld %lld %25lld %025lld", ll, neg_ll, ll, ll);
 		EXPECT_SAME("%ld %zd %jd", (long)ll, (ssize_t)ll, (intmax_t)ll);
 		EXPECT_SAME("%hd %hhd", d, d);
 	}

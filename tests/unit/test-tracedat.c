@@ -602,8 +602,9 @@ Test(tracedat_damage, truncated_header)
 	struct kt_input t;
 
 	build_fpu(6, VMA_TDW_NONE, &w, &img, &len);
+	/* no record can be read: status 2 like any file that is not a whole trace */
 	kt_open_mem(&t, img, 600, NULL, NULL, VMA_LVL_MAX_TOLERABLE);
-	cr_assert_eq(t.open_ret, VMA_ERR_DAMAGED);
+	cr_assert_eq(t.open_ret, VMA_ERR_FORMAT);
 	cr_assert_eq(vma_diag_worst(t.diag), VMA_LVL_INPUT);
 	cr_assert_eq(t.nr_streams, 0);
 	kt_close(&t);
@@ -613,7 +614,7 @@ Test(tracedat_damage, truncated_header)
 	/* v7 keeps its BUFFER options at the end: without them nothing is readable */
 	build_fpu(7, VMA_TDW_ZLIB, &w, &img, &len);
 	kt_open_mem(&t, img, len - 20, NULL, NULL, VMA_LVL_MAX_TOLERABLE);
-	cr_assert_eq(t.open_ret, VMA_ERR_DAMAGED);
+	cr_assert_eq(t.open_ret, VMA_ERR_FORMAT);
 	kt_close(&t);
 	vma_tdw_free(w);
 	free(img);
@@ -783,4 +784,40 @@ Test(tracedat_golden, vmx_v6_truncated)
 				    .seed = 1 };
 
 	golden("vmx-v6-truncated.dat", &o, 40000);
+}
+
+/*
+ * A v6 file cut while it is read: the stream says the file shrank, at the
+ * byte where it now ends, and stops as for damage (no "Input/output error").
+ */
+Test(tracedat_damage, file_shrinking_while_read)
+{
+	struct vma_mkdat_opts o = { .version = 6, .exits = 3000, .seed = 1 };
+	char tmp[] = "/tmp/vma-kvmshrink-XXXXXX";
+	struct vma_mkdat_rec *recs;
+	struct kt_input t;
+	struct kt_drain d;
+	unsigned char *img;
+	size_t len, nr;
+	int fd, i, stopped = 0;
+
+	cr_assert_eq(vma_mkdat_build(&o, &img, &len, &recs, &nr), 0);
+	fd = mkstemp(tmp);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, img, len), (ssize_t)len);
+	close(fd);
+	kt_open(&t, tmp, NULL, NULL, VMA_DEFAULT_TOLERANCE);
+	cr_assert_eq(t.open_ret, VMA_OK);
+	cr_assert_eq(truncate(tmp, (off_t)(len / 2)), 0);
+	kt_drain(&t, &d);
+	for (i = 0; i < t.nr_streams; i++)
+		stopped += d.end[i] == VMA_ERR_DAMAGED;
+	cr_assert_geq(stopped, 1);
+	cr_assert_lt(d.nr, nr);
+	cr_assert_eq(vma_diag_worst(t.diag), VMA_LVL_FILE);
+	free(d.recs);
+	kt_close(&t);
+	unlink(tmp);
+	free(img);
+	free(recs);
 }

@@ -313,3 +313,52 @@ Test(xentrace, empty_and_foreign_files_are_refused)
 	read_all(&seen, 6);
 	cr_assert_eq(seen.open_status, VMA_ERR_IO);
 }
+
+/*
+ * A file cut while it is read (its size was taken at open): the reader
+ * reports where it ends and stops as for damage, not with a silent read
+ * error.  @tolerance 3 stops (VMA_ERR_DAMAGED), 6 ends the streams.
+ */
+static void read_shrinking(struct seen *seen, int tolerance, struct vma_diag **diagp)
+{
+	struct vma_diag *diag = vma_diag_create(tolerance, VMA_VERB_QUIET);
+	struct vma_pipeline_options opts = { .no_state = true };
+	struct vma_pipeline_hooks hooks = { .arg = seen, .after = see_record };
+	struct vma_pipeline *p = NULL;
+
+	memset(seen, 0, sizeof(*seen));
+	seen->open_status = vma_pipeline_open(path, &opts, diag, &p);
+	cr_assert_eq(seen->open_status, VMA_OK);
+	cr_assert_eq(truncate(path, (off_t)(vma_pipeline_input(p)->size / 3)), 0);
+	seen->status = vma_pipeline_run(p, &hooks);
+	if (seen->status == VMA_OK)
+		seen->status = VMA_END;
+	vma_pipeline_close(p);
+	*diagp = diag;
+}
+
+Test(xentrace, file_shrinking_while_read_is_damage_not_silence)
+{
+	struct vma_xtw_options o = { .window_bytes = 256 };
+	uint32_t pcpu, i, word = 0;
+	struct vma_diag *diag;
+	struct seen seen;
+	int tol;
+
+	for (tol = 3; tol <= 6; tol += 3) {
+		struct vma_xtw *w = vma_xtw_new_memory(&o);
+
+		for (i = 0; i < 2 * MAX_SEEN; i++) {
+			pcpu = i % 4;
+			cr_assert_eq(vma_xtw_record(w, pcpu, TRC_SCHED_WAKE, 100 + i, &word, 1), 0);
+		}
+		write_writer(w);
+		vma_xtw_free(w);
+		read_shrinking(&seen, tol, &diag);
+		cr_assert_lt(seen.n, MAX_SEEN);
+		cr_assert_eq(vma_diag_worst(diag), VMA_LVL_FILE);
+		cr_assert_eq(seen.status, tol == 3 ? VMA_ERR_DAMAGED : VMA_END);
+		vma_diag_destroy(diag);
+		unlink(path);
+	}
+}

@@ -1,0 +1,171 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Hostile inputs of issue 13, made here by the project's writers
+# (tests/cli/vmalyze-mkbad, tools/vmalyze-mkdat): each must end within the
+# time limit, in at most 64 MiB, with output of a size linear in the input,
+# and with the status and message doc/exit-status.md gives.
+set -u
+: "${VMALYZE:?}" "${top_srcdir:?}" "${top_builddir:?}"
+MKBAD="$top_builddir/tests/cli/vmalyze-mkbad"
+MKDAT="$top_builddir/tools/vmalyze-mkdat"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+good="$top_srcdir/traces/gen-vmx-4cpu.xentrace"
+
+fail() {
+	echo "FAIL $*"
+	fails=$((fails + 1))
+}
+
+# run NAME STATUS STDERR-PATTERN MAX-OUTPUT-BYTES -- vmalyze arguments...
+# (pattern "" : anything on stderr; "-" : stderr must be empty)
+run() {
+	name=$1 want=$2 pattern=$3 maxout=$4
+	shift 5
+	: >"$tmp/rss"
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -f '%M' -o "$tmp/rss" timeout 60 "$VMALYZE" "$@" >"$tmp/out" 2>"$tmp/err"
+	else
+		timeout 60 "$VMALYZE" "$@" >"$tmp/out" 2>"$tmp/err"
+	fi
+	got=$?
+	rss=$(tail -1 "$tmp/rss" 2>/dev/null | tr -dc 0-9)
+	size=$(wc -c <"$tmp/out")
+	if [ "$got" -ne "$want" ]; then
+		fail "$name: exit status $got, expected $want"
+		sed 's/^/  stderr: /' "$tmp/err" | head -3
+	elif [ "$pattern" = "-" ] && [ -s "$tmp/err" ]; then
+		fail "$name: unexpected stderr"
+		sed 's/^/  stderr: /' "$tmp/err" | head -3
+	elif [ -n "$pattern" ] && [ "$pattern" != "-" ] && ! grep -q -E -- "$pattern" "$tmp/err"; then
+		fail "$name: stderr does not match /$pattern/"
+		sed 's/^/  stderr: /' "$tmp/err" | head -3
+	elif [ -n "$rss" ] && [ "$rss" -gt 65536 ]; then
+		fail "$name: peak memory $rss KiB"
+	elif [ "$size" -gt "$maxout" ]; then
+		fail "$name: $size bytes of output, at most $maxout expected"
+	else
+		echo "ok   $name (status $got, ${rss:-?} KiB, $size bytes out)"
+	fi
+}
+
+mk() {
+	"$MKBAD" "$1" "$tmp/$1" || { fail "cannot make $1"; return 1; }
+}
+
+# Tables sized by what is seen, not by the highest id.
+if mk vcpu-ffff; then
+	run vcpu-ffff-summary 0 "" 10000000 -- -s "$tmp/vcpu-ffff"
+	run vcpu-ffff-json 0 "" 30000000 -- -s --json "$tmp/vcpu-ffff"
+fi
+# Dump lines: at most 256 pcpu columns, then "+xN" for a pcpu not shown;
+# per-vcpu pcpu tables hold the pcpus seen.
+if mk pcpu-far; then
+	run pcpu-far-dump 0 "" 2000000 -- -a "$tmp/pcpu-far"
+	long=$(awk 'length > 400' "$tmp/out" | wc -l)
+	[ "$long" -eq 0 ] || fail "pcpu-far-dump: $long lines longer than 400 characters"
+	grep -q '+x1048575 ' "$tmp/out" || fail "pcpu-far-dump: no '+x1048575' for pcpu 1048575"
+	run pcpu-far-summary 0 "" 1000000 -- -s --report-pcpu "$tmp/pcpu-far"
+fi
+if VMALYZE_GOOD="$good" "$MKBAD" pcpu-renamed "$tmp/pcpu-renamed"; then
+	run pcpu-renamed-summary 0 "" 1000000 -- -s --report-pcpu "$tmp/pcpu-renamed"
+	grep -q '^   \[1048575\]: ' "$tmp/out" || fail "pcpu-renamed-summary: no affinity line of pcpu 1048575"
+	run pcpu-renamed-dump 0 "" 2000000 -- -a "$tmp/pcpu-renamed"
+else
+	fail "cannot make pcpu-renamed"
+fi
+# Nothing in it: status 2, as for an empty file.
+if mk only-headers; then
+	run only-headers 2 "only-headers: Holds no trace records" 0 -- -s "$tmp/only-headers"
+	run only-headers-dump 2 "only-headers: Holds no trace records" 0 -- -a "$tmp/only-headers"
+fi
+if mk commit0; then
+	run commit0 2 "commit0: Holds no trace records" 0 -- -s "$tmp/commit0"
+fi
+if "$MKDAT" --raw --cpus 1 --formats-dir "$tmp/formats" -o "$tmp/raw" >/dev/null; then
+	head -c 8 "$tmp/raw" >"$tmp/raw-header"
+	run raw-header-only 2 "raw-header: Holds no trace records" 0 -- \
+		-s --event-formats "$tmp/formats" "$tmp/raw-header"
+else
+	fail "cannot make a raw dump"
+fi
+# KVM: one thread per event, vcpu 65535 each: bounded time and memory.
+if mk kvm-pids; then
+	run kvm-pids 0 "" 5000000 -- -s "$tmp/kvm-pids"
+	run kvm-pids-dump 0 "" 5000000 -- -a "$tmp/kvm-pids"
+fi
+# v7 chunks expanding to 64 MiB on every cpu: over the 32 MiB budget, damage.
+if mk chunk-bomb; then
+	run chunk-bomb 4 "chunk-bomb: offset [0-9]+: damaged compressed chunk .*32 MiB" 100000 -- \
+		-s "$tmp/chunk-bomb"
+	run chunk-bomb-tolerated 3 "warning: .*chunk-bomb: offset [0-9]+: damaged compressed chunk" \
+		100000 -- -s --tolerance 6 "$tmp/chunk-bomb"
+fi
+# A BUFFER size wrapping past 2^64: reported, not a silently missing cpu.
+if mk buffer-wrap; then
+	run buffer-wrap 4 "buffer-wrap: offset [0-9]+: the BUFFER option gives cpu 0 trace data of 18446744073709551615 bytes" \
+		100000 -- -s "$tmp/buffer-wrap"
+	run buffer-wrap-tolerated 3 "warning: .*buffer-wrap: offset [0-9]+: the BUFFER option" \
+		100000 -- -s --tolerance 5 "$tmp/buffer-wrap"
+	grep -q "vcpu 0\|-- v0 --" "$tmp/out" || fail "buffer-wrap-tolerated: cpu 0's events missing"
+fi
+
+# Short and truncated files.
+printf '\001\002\003' >"$tmp/three"
+run three-bytes 2 "three: Is only 3 bytes long: too short" 0 -- -s "$tmp/three"
+head -c 20 "$good" >"$tmp/xt20"
+run xentrace-20-bytes 2 "xt20: .*window" 0 -- -s "$tmp/xt20"
+if "$MKDAT" --version 6 --truncate 600 -o "$tmp/dat-header" >/dev/null; then
+	run tracedat-in-header 2 "dat-header: offset [0-9]+: file ends in the .*header cannot be read" 0 -- \
+		-s "$tmp/dat-header"
+else
+	fail "cannot make a truncated trace.dat"
+fi
+size=$(wc -c <"$good")
+head -c $((size * 2 / 3 + 5)) "$good" >"$tmp/cut"
+run truncated-tolerated-is-warning 3 "^vmalyze: warning: .*cut: offset [0-9]+:" 10000000 -- \
+	-s --tolerance 6 "$tmp/cut"
+run truncated-stopped-is-error 4 "^vmalyze: error: .*cut: offset [0-9]+:" 10000000 -- -s "$tmp/cut"
+
+# Option values: range-checked with a usage error.
+for v in 1e10 1e30 1e300 1e-12 1e-300 0 -1 nan inf; do
+	run "interval-$v" 1 "bad --interval '$v'" 0 -- -s -i "$v" "$good"
+done
+run interval-largest 0 - 100000 -- -s -i 1e6 "$good"
+
+# Writing: --help and --version to a full disk are status 5 with the reason.
+if [ -w /dev/full ]; then
+	for o in --help --version; do
+		"$VMALYZE" "$o" >/dev/full 2>"$tmp/err"
+		got=$?
+		if [ "$got" -ne 5 ] || ! grep -q "cannot write to standard output: No space left" "$tmp/err"; then
+			fail "$o >/dev/full: status $got, $(head -1 "$tmp/err")"
+		else
+			echo "ok   $o >/dev/full"
+		fi
+	done
+	"$VMALYZE" -s "$good" >/dev/full 2>"$tmp/err"
+	got=$?
+	if [ "$got" -ne 5 ] || ! grep -q "^vmalyze: cannot write to standard output: No space left" "$tmp/err" ||
+		grep -q "gen-vmx" "$tmp/err"; then
+		fail "summary >/dev/full: status $got, $(head -1 "$tmp/err")"
+	else
+		echo "ok   summary >/dev/full"
+	fi
+fi
+"$VMALYZE" --version >&- 2>"$tmp/err"
+[ $? -eq 5 ] && echo "ok   --version with stdout closed" || fail "--version with stdout closed"
+
+# A file that cannot be opened gets no === FILE === header.
+"$VMALYZE" -s "$tmp/nonexistent" "$good" >"$tmp/out" 2>"$tmp/err"
+got=$?
+if [ "$got" -ne 2 ] || grep -q "nonexistent" "$tmp/out" || ! grep -q "^=== .*gen-vmx" "$tmp/out" ||
+	[ "$(head -c 3 "$tmp/out")" != "===" ]; then
+	fail "unopenable-file header: status $got, $(head -1 "$tmp/out")"
+else
+	echo "ok   no header for a file that cannot be opened"
+fi
+
+[ "$fails" -eq 0 ]

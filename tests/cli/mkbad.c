@@ -1,0 +1,374 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vmalyze-mkbad KIND FILE: writes one hostile input of issue 13 with the
+ * project's own writers (xtwriter, tracedat-writer), for tests/cli/hostile.sh.
+ * Each is small and once made vmalyze eat memory, time or output, or exit
+ * with a wrong status:
+ *   vcpu-ffff     xentrace: runstate records of vcpu 0xffff in 8,192 domains
+ *   pcpu-far      xentrace: records on pcpus 0, 1 and 1048575
+ *   only-headers  xentrace: 100,000 window headers, no record
+ *   kvm-pids      trace.dat v6: kvm_entry from 2,000 threads, vcpu_id 65535
+ *   chunk-bomb    trace.dat v7 zstd: each cpu's first chunk expands to 64 MiB
+ *   buffer-wrap   trace.dat v7: cpu 0's data size 2^64-1 in the BUFFER option
+ *   commit0       trace.dat v6: every page's commit word 0 (no event)
+ *   pcpu-renamed  $VMALYZE_GOOD (a xentrace file) with pcpu 1 renamed 1048575
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "kvm-scenario.h"
+#include "tracedat-writer.h"
+#include "xtwriter.h"
+
+#define RUNSTATE_CHANGE 0x00021001u /* TRC_SCHED_RUNSTATE_CHANGE */
+#define PAGE 4096u
+
+static int write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	int ok = f && fwrite(data, 1, len, f) == len;
+
+	if (f && fclose(f) != 0)
+		ok = 0;
+	if (!ok)
+		perror(path);
+	return ok ? 0 : -1;
+}
+
+static int xt_done(struct vma_xtw *w, const char *path)
+{
+	const unsigned char *data;
+	size_t len;
+	int ret = -1;
+
+	if (vma_xtw_finish(w) == 0) {
+		data = vma_xtw_data(w, &len);
+		ret = write_file(path, data, len);
+	}
+	vma_xtw_free(w);
+	return ret;
+}
+
+/* Runstate changes running -> runnable of vcpu 0xffff in each of 8,192 domains. */
+static int mk_vcpu_ffff(const char *path)
+{
+	struct vma_xtw *w = vma_xtw_new_memory(NULL);
+	uint32_t dom;
+	int rc = 0;
+
+	if (!w)
+		return -1;
+	for (dom = 0; dom < 8192 && !rc; dom++) {
+		uint32_t words[3] = { dom << 16 | 0xffff, 0, 1 };
+
+		rc = vma_xtw_record(w, 0, RUNSTATE_CHANGE, 1000 + 10ull * dom, words, 3);
+	}
+	if (rc) {
+		vma_xtw_free(w);
+		return -1;
+	}
+	return xt_done(w, path);
+}
+
+/*
+ * Runstate records on pcpus 0, 1 and 2^20-1: the dump once had 2^20 columns a
+ * line, and each vcpu a table of 2^21 pcpu slots.
+ */
+static int mk_pcpu_far(const char *path)
+{
+	static const uint32_t pcpus[] = { 0, 1, 1048575 };
+	struct vma_xtw *w = vma_xtw_new_memory(NULL);
+	uint32_t i;
+	int rc = 0;
+
+	if (!w)
+		return -1;
+	for (i = 0; i < 3000 && !rc; i++) {
+		uint32_t words[3] = { 1u << 16 | (i % 3), i & 1, !(i & 1) };
+
+		rc = vma_xtw_record(w, pcpus[i % 3], RUNSTATE_CHANGE, 1000 + 100ull * i, words, 3);
+	}
+	if (rc) {
+		vma_xtw_free(w);
+		return -1;
+	}
+	return xt_done(w, path);
+}
+
+/*
+ * traces/gen-vmx-4cpu.xentrace (given as VMALYZE_GOOD) with pcpu 1's window
+ * headers renamed to pcpu 2^20-1: its vcpus then move between pcpus 0, 2,
+ * 3 and 1048575.
+ */
+static int mk_pcpu_renamed(const char *path)
+{
+	const char *good = getenv("VMALYZE_GOOD");
+	unsigned char *data = NULL;
+	size_t len = 0, off;
+	FILE *f;
+	int rc = -1;
+
+	if (!good || !(f = fopen(good, "rb")))
+		return -1;
+	data = malloc(1u << 20);
+	if (data)
+		len = fread(data, 1, 1u << 20, f);
+	fclose(f);
+	for (off = 0; data && off + 12 <= len;) {
+		uint32_t hdr, cpu, size;
+
+		memcpy(&hdr, data + off, 4);
+		memcpy(&cpu, data + off + 4, 4);
+		memcpy(&size, data + off + 8, 4);
+		if ((hdr & 0x0fffffffu) != 0x0001f003u)
+			break; /* not a window header: the walk is lost */
+		if (cpu == 1)
+			vma_tdw_put(data + off + 4, 4, 1048575, false);
+		off += 12 + (size_t)size;
+	}
+	if (data && off == len)
+		rc = write_file(path, data, len);
+	free(data);
+	return rc;
+}
+
+static int mk_only_headers(const char *path)
+{
+	struct vma_xtw *w = vma_xtw_new_memory(NULL);
+	uint32_t i;
+	int rc = 0;
+
+	if (!w)
+		return -1;
+	for (i = 0; i < 100000 && !rc; i++)
+		rc = vma_xtw_cpu_change(w, i % 4, 0);
+	if (rc) {
+		vma_xtw_free(w);
+		return -1;
+	}
+	return xt_done(w, path);
+}
+
+static int put_format(void *arg, const char *system, const char *name, const char *text)
+{
+	(void)name;
+	/* header_page and header_event: the writer has its own */
+	return system ? vma_tdw_format(arg, system, text) : 0;
+}
+
+static struct vma_tdw *tdw_kvm(unsigned int version, enum vma_tdw_codec codec, uint32_t cpus)
+{
+	struct vma_tdw_opts o = { .version = version, .codec = codec, .nr_cpus = cpus };
+	struct vma_tdw *w = vma_tdw_new(&o);
+
+	if (w && vma_mkdat_formats(VMA_MKDAT_VMX, put_format, w) < 0) {
+		vma_tdw_free(w);
+		return NULL;
+	}
+	return w;
+}
+
+/*
+ * x86 kvm_entry as the writer's format lays it out: common fields, vcpu_id,
+ * rip (scattered, so that chunks do not compress to nothing).
+ */
+static int kvm_entry(struct vma_tdw *w, uint32_t cpu, uint64_t ts, uint32_t pid, uint32_t vcpu)
+{
+	unsigned char ev[24] = { 0 };
+
+	vma_tdw_put(ev, 2, 30, false); /* the format's ID */
+	vma_tdw_put(ev + 4, 4, pid, false);
+	vma_tdw_put(ev + 8, 4, vcpu, false);
+	vma_tdw_put(ev + 16, 8, 0xffffffff81000000ull + (ts * 0x9e3779b97f4a7c15ull >> 40),
+		    false);
+	return vma_tdw_event(w, 0, cpu, ts, ev, sizeof(ev));
+}
+
+static int tdw_done(struct vma_tdw *w, unsigned char **img, size_t *len)
+{
+	int rc = vma_tdw_finish(w, img, len);
+
+	if (rc < 0)
+		vma_tdw_free(w);
+	return rc;
+}
+
+/* Every event from a thread of its own, each far from the others, all vcpu 65535. */
+static int mk_kvm_pids(const char *path)
+{
+	struct vma_tdw *w = tdw_kvm(6, VMA_TDW_NONE, 1);
+	unsigned char *img;
+	size_t len;
+	uint32_t k;
+	int rc = 0;
+
+	if (!w)
+		return -1;
+	for (k = 0; k < 2000 && !rc; k++)
+		rc = kvm_entry(w, 0, 1000000 + 1000ull * k, 100000 + k * 2000, 65535);
+	if (rc || tdw_done(w, &img, &len) < 0)
+		return -1;
+	vma_tdw_free(w);
+	rc = write_file(path, img, len);
+	free(img);
+	return rc;
+}
+
+/* A v7 file with a few events on each of @cpus cpus, the writer's layout. */
+static struct vma_tdw *small_v7(enum vma_tdw_codec codec, uint32_t cpus, unsigned char **img,
+				size_t *len)
+{
+	struct vma_tdw *w = tdw_kvm(7, codec, cpus);
+	uint32_t cpu, k;
+	int rc = 0;
+
+	if (!w)
+		return NULL;
+	for (cpu = 0; cpu < cpus; cpu++) {
+		for (k = 0; k < 2000 && !rc; k++)
+			rc = kvm_entry(w, cpu, 1000000 + 1000ull * k + cpu, 4000 + cpu, cpu);
+	}
+	if (rc || tdw_done(w, img, len) < 0)
+		return NULL;
+	return w;
+}
+
+/*
+ * Each cpu's first chunk replaced by a zstd frame of 64 MiB of zeros (a few
+ * KiB), padded to the chunk's old size with a skippable frame, its declared
+ * expanded size set to match.
+ */
+static int mk_chunk_bomb(const char *path)
+{
+	const size_t usize = 64u << 20;
+	unsigned char *img, *zeros = calloc(1, usize), *frame = NULL;
+	size_t len, cap = ZSTD_compressBound(usize), flen;
+	struct vma_tdw *w = small_v7(VMA_TDW_ZSTD, 8, &img, &len);
+	uint32_t cpu;
+	int rc = -1;
+
+	if (!w || !zeros || !(frame = malloc(cap)))
+		goto out;
+	flen = ZSTD_compress(frame, cap, zeros, usize, 1);
+	if (ZSTD_isError(flen))
+		goto out;
+	for (cpu = 0; cpu < 8; cpu++) {
+		uint64_t off, size;
+		uint32_t csize;
+
+		if (vma_tdw_cpu_data(w, 0, cpu, &off, &size) < 0 || off + 12 > len)
+			goto out;
+		/* the run: u32 chunk count, then per chunk u32 csize, u32 usize, data */
+		memcpy(&csize, img + off + 4, 4);
+		if (csize < flen + 8 || off + 12 + csize > len) {
+			fprintf(stderr, "vmalyze-mkbad: cpu %u: a chunk of %u bytes cannot hold a"
+				" frame of %zu\n", cpu, csize, flen);
+			goto out;
+		}
+		memcpy(img + off + 12, frame, flen);
+		vma_tdw_put(img + off + 12 + flen, 4, 0x184D2A50u, false);
+		vma_tdw_put(img + off + 12 + flen + 4, 4, csize - flen - 8, false);
+		memset(img + off + 12 + flen + 8, 0, csize - flen - 8);
+		vma_tdw_put(img + off + 8, 4, usize, false);
+	}
+	rc = write_file(path, img, len);
+out:
+	if (w) {
+		vma_tdw_free(w);
+		free(img);
+	}
+	free(zeros);
+	free(frame);
+	return rc;
+}
+
+/* The BUFFER option's {cpu, offset, size} of cpu 0, with size 2^64-1. */
+static int mk_buffer_wrap(const char *path)
+{
+	unsigned char *img, key[20];
+	uint64_t off, size;
+	size_t len, at;
+	struct vma_tdw *w = small_v7(VMA_TDW_NONE, 2, &img, &len);
+	int rc = -1;
+
+	if (!w)
+		return -1;
+	if (vma_tdw_cpu_data(w, 0, 0, &off, &size) < 0)
+		goto out;
+	vma_tdw_put(key, 4, 0, false);
+	vma_tdw_put(key + 4, 8, off, false);
+	vma_tdw_put(key + 12, 8, size, false);
+	for (at = 0; at + sizeof(key) <= len; at++) {
+		if (!memcmp(img + at, key, sizeof(key))) {
+			vma_tdw_put(img + at + 12, 8, UINT64_MAX, false);
+			rc = write_file(path, img, len);
+			break;
+		}
+	}
+out:
+	vma_tdw_free(w);
+	free(img);
+	return rc;
+}
+
+/* Pages whose commit word is 0: they hold no event. */
+static int mk_commit0(const char *path)
+{
+	struct vma_tdw *w = tdw_kvm(6, VMA_TDW_NONE, 2);
+	unsigned char *img;
+	uint64_t off, size, p;
+	uint32_t cpu, k;
+	size_t len;
+	int rc = 0;
+
+	if (!w)
+		return -1;
+	for (cpu = 0; cpu < 2; cpu++) {
+		for (k = 0; k < 400 && !rc; k++)
+			rc = kvm_entry(w, cpu, 1000000 + 1000ull * k, 4000 + cpu, cpu);
+	}
+	if (rc || tdw_done(w, &img, &len) < 0)
+		return -1;
+	for (cpu = 0; cpu < 2 && !rc; cpu++) {
+		rc = vma_tdw_cpu_data(w, 0, cpu, &off, &size);
+		for (p = off; !rc && p + PAGE <= off + size && p + PAGE <= len; p += PAGE)
+			memset(img + p + 8, 0, 8); /* commit: a long of 8 bytes after the time stamp */
+	}
+	vma_tdw_free(w);
+	if (!rc)
+		rc = write_file(path, img, len);
+	free(img);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *kind;
+		int (*make)(const char *path);
+	} kinds[] = {
+		{ "vcpu-ffff", mk_vcpu_ffff },       { "pcpu-far", mk_pcpu_far },
+		{ "only-headers", mk_only_headers }, { "kvm-pids", mk_kvm_pids },
+		{ "chunk-bomb", mk_chunk_bomb },     { "buffer-wrap", mk_buffer_wrap },
+		{ "commit0", mk_commit0 },           { "pcpu-renamed", mk_pcpu_renamed },
+	};
+	size_t i;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: vmalyze-mkbad KIND FILE\n");
+		return 1;
+	}
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (!strcmp(argv[1], kinds[i].kind)) {
+			if (kinds[i].make(argv[2]) < 0) {
+				fprintf(stderr, "vmalyze-mkbad: cannot make %s\n", argv[1]);
+				return 1;
+			}
+			return 0;
+		}
+	}
+	fprintf(stderr, "vmalyze-mkbad: unknown kind %s\n", argv[1]);
+	return 1;
+}

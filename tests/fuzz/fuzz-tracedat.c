@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * libFuzzer target: the trace.dat reader (v6, v7 plain/zlib/zstd: headers,
+ * options, event formats, chunks, ring-buffer pages) and the merge.
+ */
+#include "fuzz-common.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	fuzz_read_with(&vma_tracedat_ops, data, size, NULL);
+	return 0;
+}

@@ -1,0 +1,76 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# run.sh SECONDS TARGET...: runs each libFuzzer target for SECONDS, seeded
+# from traces/ (and, for the page decoder, single pages of the raw dump),
+# with the dictionary, 10 s per input and 512 MiB at most (ASan's own
+# overhead included).  Fails when a target finds a crash, a leak, a
+# timeout or an out-of-memory: the input is left as
+# tests/fuzz/findings/<target>-crash-* (or -leak-, -timeout-, -oom-) in the
+# build tree, to be kept in traces/bad/ with its expected status
+# (traces/bad/EXPECTED) once fixed.
+#
+# libtraceevent can crash on a damaged format text, so vmalyze parses each
+# format first in a forked child (src/input/kvm-formats.c); a child that
+# dies is the designed outcome (the format is refused), but the child is a
+# copy of the fuzzer and leaves an artifact too.  Those, recognised by
+# parses_safely() on the report's stack, are moved to findings/handled/ and
+# counted, not failed on.
+set -u
+secs=$1
+shift
+src=$(cd "$(dirname "$0")/../.." && pwd)
+out=tests/fuzz/findings
+mkdir -p "$out"
+export LSAN_OPTIONS="suppressions=$src/tests/lsan.supp:print_suppressions=0"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+seeds=$(mktemp -d)
+trap 'rm -rf "$seeds"' EXIT
+cp "$src"/traces/*.xentrace "$src"/traces/kvm/*.dat "$src"/traces/kvm/*.bin "$src"/traces/bad/* \
+	"$seeds/" 2>/dev/null
+rm -f "$seeds/EXPECTED"
+mkdir "$seeds/pages"
+for i in 0 1 2 3 4 5 6 7; do
+	{ printf '\000'; dd if="$src/traces/kvm/vmx-raw.bin" bs=4096 skip="$i" count=1 2>/dev/null; } \
+		>"$seeds/pages/page$i"
+done
+status=0
+for t in "$@"; do
+	name=$(basename "$t")
+	corpus=tests/fuzz/corpus-$name
+	mkdir -p "$corpus"
+	case $name in
+	fuzz-rawpage) seed="$seeds/pages" ;;
+	*) seed="$seeds" ;;
+	esac
+	"$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=512 -max_len=131072 \
+		-dict="$src/tests/fuzz/vmalyze.dict" -artifact_prefix="$out/$name-" \
+		-print_final_stats=1 "$corpus" "$seed" >"$out/$name.log" 2>&1
+	rc=$?
+	# the last count: a forked child that crashes prints its own first
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/$name.log" | tail -1)
+	# each artifact, with whether the report before it came from the forked format check
+	awk '/==[0-9]+==ERROR|runtime error|DEADLYSIGNAL/ { child = 0 }
+		/in parses_safely/ { child = 1 }
+		/Test unit written to/ { print $NF, child }' "$out/$name.log" >"$out/$name.artifacts"
+	handled=0
+	while read -r art child; do
+		[ -f "$art" ] || continue
+		if [ "$child" = 1 ]; then
+			mkdir -p "$out/handled"
+			mv "$art" "$out/handled/"
+			handled=$((handled + 1))
+		else
+			rc=1
+		fi
+	done <"$out/$name.artifacts"
+	[ "$handled" -eq 0 ] || echo "     $name: $handled inputs crashed libtraceevent in the forked format check (refused, as designed)"
+	if [ "$rc" -ne 0 ]; then
+		echo "FAIL $name: libFuzzer status $rc after ${runs:-?} runs; see $out/$name.log"
+		grep -E '^(==[0-9]+==ERROR|SUMMARY|artifact_prefix|Test unit written)' "$out/$name.log" | head -5
+		status=1
+	else
+		echo "ok   $name: ${runs:-?} runs in ${secs} s, no finding"
+	fi
+done
+exit "$status"
