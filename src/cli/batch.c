@@ -214,20 +214,32 @@ static int run_trace(struct batch *b, struct job *j, struct vma_run_source *src,
 		fprintf(err, "vmalyze: out of memory\n");
 		return VMA_EXIT_SYSTEM;
 	}
-	/* Opened first, so that a file that cannot be opened gets no header. */
+	/*
+	 * A file that cannot be opened gets no header: tried first (the run
+	 * opens it again; a FIFO or device is left to the run, which reads it
+	 * once).
+	 */
 	if (src->fd < 0 && strcmp(src->path, "-")) {
-		int fd = open(src->path, O_RDONLY | O_CLOEXEC);
+		struct stat st;
+		int fd, failed = 0;
 
-		if (fd < 0) {
+		if (stat(src->path, &st) < 0) {
+			failed = errno;
+		} else if (S_ISREG(st.st_mode)) {
+			fd = open(src->path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				failed = errno;
+			else
+				close(fd);
+		}
+		if (failed) {
 			vma_diag_report(diag, VMA_LVL_INPUT, src->path, UINT64_MAX,
-					"Cannot open: %s", strerror(errno));
+					"Cannot open: %s", strerror(failed));
 			code = b->exit_status_for(VMA_ERR_IO, vma_diag_worst(diag));
 			vma_diag_destroy(diag);
 			atomic_fetch_add(&b->traces, 1);
 			return code;
 		}
-		src->fd = fd;
-		src->name = src->path;
 	}
 	if (with_header)
 		header(b, j, out, name);
