@@ -166,7 +166,8 @@ int vma_symbols_read(FILE *in, const char *name, struct vma_symbols **out, FILE 
 		vma_symbols_destroy(s);
 		return status;
 	}
-	qsort(s->syms, s->nr, sizeof(*s->syms), by_addr);
+	if (s->nr > 1)
+		qsort(s->syms, s->nr, sizeof(*s->syms), by_addr); /* an empty table may be NULL */
 	*out = s;
 	return VMA_OK;
 }
