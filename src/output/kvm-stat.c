@@ -159,7 +159,8 @@ static void print_table(const struct vma_summary_ctx *c, enum vma_stat_event ev,
 		samples += t->rows[i].stat->events;
 		time += t->rows[i].stat->total;
 	}
-	qsort(t->rows, t->n, sizeof(*t->rows), cmp[sort]);
+	if (t->n > 1) /* none: the rows may be NULL, which qsort may not get */
+		qsort(t->rows, t->n, sizeof(*t->rows), cmp[sort]);
 	/* perf's columns, then vmalyze's spread and percentiles */
 	fprintf(out, "%20s %10s %9s %9s %11s %11s %16s %9s %11s %11s %11s %11s\n\n",
 		event_titles[ev], "Samples", "Samples%", "Time%", "Min Time", "Max Time",

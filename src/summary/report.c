@@ -738,7 +738,8 @@ static void acc_exits(struct builder *b, struct acc_set *set, struct vma_report_
 {
 	size_t i;
 
-	qsort(set->rows, set->n, sizeof(*set->rows), by_acc_key);
+	if (set->n > 1) /* none: the rows may be NULL, which qsort may not get */
+		qsort(set->rows, set->n, sizeof(*set->rows), by_acc_key);
 	*out = alloc_rows(b, set->n, sizeof(**out));
 	for (i = 0; *out && i < set->n; i++) {
 		(*out)[i].code = (uint32_t)set->rows[i].key;
@@ -754,7 +755,8 @@ static void acc_addresses(struct builder *b, struct acc_set *set, struct vma_rep
 {
 	size_t i;
 
-	qsort(set->rows, set->n, sizeof(*set->rows), by_acc_key);
+	if (set->n > 1) /* none: the rows may be NULL, which qsort may not get */
+		qsort(set->rows, set->n, sizeof(*set->rows), by_acc_key);
 	*out = alloc_rows(b, set->n, sizeof(**out));
 	for (i = 0; *out && i < set->n; i++) {
 		(*out)[i].addr = set->rows[i].key;
