@@ -301,7 +301,8 @@ int vma_timeline_sample(struct vma_timeline *tl, const struct vma_machine *m,
 	if (v->kvm_tid && strcmp(tr->label, label))
 		snprintf(tr->label, sizeof(tr->label), "%s", label); /* its thread became known */
 	kind = vcpu_state(m, v, in_vmm, name, sizeof(name), args, sizeof(args));
-	if (v->hvm.vmexit_valid && v->type != VMA_VCPU_PV && v->hvm.exit_tsc != tr->last_exit) {
+	/* the type first: a PV vcpu's union holds no hvm fields (UBSan) */
+	if (v->type != VMA_VCPU_PV && v->hvm.vmexit_valid && v->hvm.exit_tsc != tr->last_exit) {
 		tr->last_exit = v->hvm.exit_tsc;
 		rc = count_exit(tl, tr, t);
 		if (rc)
