@@ -1156,9 +1156,18 @@ int vma_options_parse(struct vma_options *opts, int argc, char **argv, FILE *err
 	if (opts->nr_files == 0)
 		return usage_error(err, "%s", "no trace file given (use - for standard input)");
 	if (opts->jobs == 0) {
+#ifdef __SANITIZE_ADDRESS__
+		/*
+		 * ASan's allocator can deadlock a child forked by a threaded
+		 * process (trace.dat formats are checked in a forked child), so
+		 * a sanitized build takes one trace at a time unless told.
+		 */
+		opts->jobs = 1;
+#else
 		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
 		opts->jobs = cpus < 1 ? 1 : cpus > 1024 ? 1024 : (unsigned int)cpus;
+#endif
 	}
 	if (opts->threads == 0)
 		opts->threads = default_threads(opts);
