@@ -19,6 +19,8 @@
 #include "vmalyze/status.h"
 #include "vmalyze/trace-ids.h"
 
+#include "test-record-util.h"
+
 Test(eips, counts_by_key_in_order)
 {
 	struct vma_eip_counts c = { 0 };
@@ -45,16 +47,9 @@ static void feed(uint64_t tsc, uint32_t event, int n, ...)
 	struct vma_record rec;
 	struct vma_outcome o;
 	va_list ap;
-	int i;
 
-	memset(&rec, 0, sizeof(rec));
-	rec.tsc = tsc;
-	rec.event = event;
-	rec.flags = VMA_REC_HAS_TSC;
-	rec.nr_data = (uint16_t)n;
 	va_start(ap, n);
-	for (i = 0; i < n; i++)
-		rec.data[i] = va_arg(ap, uint32_t);
+	vt_record(&rec, 0, tsc, event, n, ap);
 	va_end(ap);
 	cr_assert_eq(vma_dispatch(m, &rec, &o), VMA_OK);
 }
