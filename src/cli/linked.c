@@ -52,8 +52,13 @@ static int after_linked(void *arg, const struct vma_machine *m, const struct vma
 	return vma_dump_end(ctx->dump, s, out);
 }
 
-int vma_run_linked(const struct vma_options *opts, const char *const *paths, uint32_t nr,
-		   struct vma_diag *diag, FILE *out)
+/*
+ * Opens @nr linked traces (@paths[0] the host) as one pipeline, with the
+ * command line's reader options and each file's --time-offset/--guest-tsc
+ * map (the pipeline keeps copies of the maps).
+ */
+int vma_open_linked(const struct vma_options *opts, const char *const *paths, uint32_t nr,
+		    struct vma_diag *diag, struct vma_pipeline **p)
 {
 	struct vma_pipeline_options popts = {
 		.input = { .event_formats_dir = opts->event_formats },
@@ -62,6 +67,23 @@ int vma_run_linked(const struct vma_options *opts, const char *const *paths, uin
 		.timer_hz = opts->timer_hz,
 	};
 	const struct vma_time_map **maps = calloc(nr, sizeof(*maps));
+	uint32_t i;
+	int status;
+
+	*p = NULL;
+	if (!maps)
+		return VMA_ERR_NOMEM;
+	for (i = 0; i < nr; i++)
+		maps[i] = vma_options_time_map(opts, paths[i]);
+	popts.time_maps = maps;
+	status = vma_pipeline_open_linked(paths, nr, &popts, diag, p);
+	free(maps);
+	return status;
+}
+
+int vma_run_linked(const struct vma_options *opts, const char *const *paths, uint32_t nr,
+		   struct vma_diag *diag, FILE *out)
+{
 	struct linked_ctx ctx = { 0 };
 	struct vma_pipeline_hooks hooks = { .arg = &ctx, .before = before_linked,
 					    .after = after_linked };
@@ -72,19 +94,14 @@ int vma_run_linked(const struct vma_options *opts, const char *const *paths, uin
 	int status;
 
 	ctx.labels = calloc(nr, sizeof(*ctx.labels));
-	if (!ctx.labels || !maps) {
-		free(ctx.labels);
-		free(maps);
+	if (!ctx.labels)
 		return VMA_ERR_NOMEM;
-	}
-	popts.time_maps = maps;
 	for (i = 0; i < nr; i++) {
-		maps[i] = vma_options_time_map(opts, paths[i]);
 		ctx.labels[i] = base_name(paths[i]);
 		if ((int)strlen(ctx.labels[i]) > ctx.width)
 			ctx.width = (int)strlen(ctx.labels[i]);
 	}
-	status = vma_pipeline_open_linked(paths, nr, &popts, diag, &p);
+	status = vma_open_linked(opts, paths, nr, diag, &p);
 	if (status)
 		goto out;
 	ctx.p = p;
@@ -119,7 +136,6 @@ out:
 	vma_dump_destroy(ctx.dump);
 	vma_pipeline_close(p);
 	free(ctx.labels);
-	free(maps);
 	return status;
 }
 
@@ -192,27 +208,14 @@ static int tie_guests(const struct vma_pipeline *p, struct vma_latency *lat)
 int vma_run_latency(const struct vma_options *opts, const char *const *paths, uint32_t nr,
 		    struct vma_diag *diag, FILE *out)
 {
-	struct vma_pipeline_options popts = {
-		.input = { .event_formats_dir = opts->event_formats },
-		.force_svm = opts->svm_mode,
-		.cpu_hz = opts->cpu_hz,
-		.timer_hz = opts->timer_hz,
-	};
-	const struct vma_time_map **maps = calloc(nr, sizeof(*maps));
 	struct latency_ctx ctx = { 0 };
 	struct vma_pipeline_hooks hooks = { .arg = &ctx, .after = after_latency };
 	struct vma_pipeline *p = NULL;
 	struct vma_lat_report *r = NULL;
 	uint64_t hz;
-	uint32_t i;
 	int status, rc;
 
-	if (!maps)
-		return VMA_ERR_NOMEM;
-	for (i = 0; i < nr; i++)
-		maps[i] = vma_options_time_map(opts, paths[i]);
-	popts.time_maps = maps;
-	status = vma_pipeline_open_linked(paths, nr, &popts, diag, &p);
+	status = vma_open_linked(opts, paths, nr, diag, &p);
 	if (status)
 		goto out;
 	if (vma_pipeline_input(p)->family != VMA_FAMILY_KVM) {
@@ -253,6 +256,5 @@ out:
 	vma_lat_report_free(r);
 	vma_latency_destroy(ctx.lat);
 	vma_pipeline_close(p);
-	free(maps);
 	return status;
 }

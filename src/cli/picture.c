@@ -139,27 +139,14 @@ static int write_to(const char *path, const struct vma_timeline *tl, struct vma_
 int vma_run_picture(const struct vma_options *opts, const char *const *paths, uint32_t nr,
 		    struct vma_diag *diag)
 {
-	struct vma_pipeline_options popts = {
-		.input = { .event_formats_dir = opts->event_formats },
-		.force_svm = opts->svm_mode,
-		.cpu_hz = opts->cpu_hz,
-		.timer_hz = opts->timer_hz,
-	};
-	const struct vma_time_map **maps = calloc(nr, sizeof(*maps));
 	struct picture_ctx ctx = { 0 };
 	struct vma_pipeline_hooks hooks = { .arg = &ctx, .before = before_picture,
 					    .after = after_picture };
 	struct vma_pipeline *p = NULL;
 	uint64_t hz;
-	uint32_t i;
 	int status, rc;
 
-	if (!maps)
-		return VMA_ERR_NOMEM;
-	for (i = 0; i < nr; i++)
-		maps[i] = vma_options_time_map(opts, paths[i]);
-	popts.time_maps = maps;
-	status = vma_pipeline_open_linked(paths, nr, &popts, diag, &p);
+	status = vma_open_linked(opts, paths, nr, diag, &p);
 	if (status)
 		goto out;
 	hz = vma_pipeline_hz(p);
@@ -184,6 +171,5 @@ int vma_run_picture(const struct vma_options *opts, const char *const *paths, ui
 out:
 	vma_timeline_destroy(ctx.tl);
 	vma_pipeline_close(p);
-	free(maps);
 	return status;
 }

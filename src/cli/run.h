@@ -56,6 +56,16 @@ struct vma_run_source {
 /* vma_run_source - vma_run_trace() for any source (@batch may be NULL). */
 int vma_run_source(const struct vma_options *opts, const struct vma_run_source *src,
 		   struct vma_run_batch *batch, struct vma_diag *diag, FILE *out);
+struct vma_pipeline;
+
+/*
+ * vma_open_linked - @nr linked traces (vma_link_traces(): @paths[0] the
+ * host, then its guests) opened as one pipeline with the command line's
+ * reader options and time maps (linked.c).  Return: as vma_run_file().
+ */
+int vma_open_linked(const struct vma_options *opts, const char *const *paths, uint32_t nr,
+		    struct vma_diag *diag, struct vma_pipeline **p);
+
 /*
  * vma_run_linked - the dump (-a) of @nr linked traces (vma_link_traces()):
  * @paths[0] the host, then its guests, merged on one clock (linked.c).
