@@ -10,6 +10,7 @@
 
 #include "vmalyze/latency.h"
 #include "vmalyze/status.h"
+#include "output/json-string.h"
 
 static uint64_t to_ns(const struct vma_lat_report *r, uint64_t ticks)
 {
@@ -94,22 +95,6 @@ int vma_lat_render_text(FILE *out, const struct vma_lat_report *r)
 	return ferror(out) ? VMA_ERR_OUTPUT : VMA_OK;
 }
 
-static void json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
-	}
-	fputc('"', out);
-}
-
 static void json_split(FILE *out, const struct vma_lat_report *r, const struct vma_lat_share *s,
 		       uint32_t n)
 {
@@ -118,7 +103,7 @@ static void json_split(FILE *out, const struct vma_lat_report *r, const struct v
 	fputc('[', out);
 	for (i = 0; i < n; i++) {
 		fprintf(out, "%s{\"cause\": ", i ? ", " : "");
-		json_string(out, s[i].cause);
+		vma_json_string(out, s[i].cause);
 		fprintf(out, ", \"ns\": %" PRIu64 "}", to_ns(r, s[i].ticks));
 	}
 	fputc(']', out);
@@ -131,9 +116,9 @@ int vma_lat_render_json(FILE *out, const struct vma_lat_report *r)
 	fprintf(out, "{\"latency\": {\"intervals\": ");
 	if (r->marked) {
 		fprintf(out, "{\"start\": ");
-		json_string(out, r->marked);
+		vma_json_string(out, r->marked);
 		fprintf(out, ", \"end\": ");
-		json_string(out, r->marked_end);
+		vma_json_string(out, r->marked_end);
 		fputc('}', out);
 	} else {
 		fprintf(out, "\"wakeups\"");
@@ -151,7 +136,7 @@ int vma_lat_render_json(FILE *out, const struct vma_lat_report *r)
 		fprintf(out, "%s\n  {\"start_ns\": %" PRIu64 ", \"latency_ns\": %" PRIu64
 			", \"guest\": %u, \"cpu\": %u, \"pid\": %u, \"comm\": ", i ? "," : "",
 			to_ns(r, w->start), to_ns(r, w->end - w->start), w->guest, w->cpu, w->pid);
-		json_string(out, w->comm);
+		vma_json_string(out, w->comm);
 		fprintf(out, ", \"host_tid\": %u, \"causes\": ", w->host_tid);
 		json_split(out, r, w->split, w->nr_split);
 		fputc('}', out);

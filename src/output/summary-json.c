@@ -12,26 +12,11 @@
 #include "vmalyze/aggregate.h"
 #include "vmalyze/report.h"
 #include "vmalyze/status.h"
+#include "output/json-string.h"
 
 static const char *unit_name(const struct vma_report *r)
 {
 	return r->unit == VMA_REPORT_NS ? "ns" : "cycles";
-}
-
-static void json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
-	}
-	fputc('"', out);
 }
 
 /*
@@ -107,7 +92,7 @@ static void json_latency(FILE *out, const struct vma_report *r, const char *key,
 static void json_string_or_null(FILE *out, const char *s)
 {
 	if (s)
-		json_string(out, s);
+		vma_json_string(out, s);
 	else
 		fprintf(out, "null");
 }
@@ -118,7 +103,7 @@ static void json_exit(FILE *out, const struct vma_report *r, const struct vma_re
 
 	fprintf(out, "{\"code\":%u,\"name\":", x->code);
 	if (x->name)
-		json_string(out, x->name);
+		vma_json_string(out, x->name);
 	else
 		fprintf(out, "null");
 	fprintf(out, ",\"cycles\":");
@@ -128,7 +113,7 @@ static void json_exit(FILE *out, const struct vma_report *r, const struct vma_re
 		const struct vma_report_handler *h = &x->handlers[k];
 
 		fprintf(out, "%s{\"handler\":", k ? "," : "");
-		json_string(out, h->name);
+		vma_json_string(out, h->name);
 		fprintf(out, ",\"key\":%" PRIu64 ",\"write\":%s,\"cycles\":", h->key,
 			h->is_write ? "true" : "false");
 		json_stat(out, r, &h->stat);
@@ -178,10 +163,10 @@ static void json_pv(FILE *out, const struct vma_report_vcpu *v)
 		if (!first)
 			fputc(',', out);
 		if (ev->name) {
-			json_string(out, ev->name);
+			vma_json_string(out, ev->name);
 		} else {
 			snprintf(buf, sizeof(buf), "pv_event %u", ev->minor);
-			json_string(out, buf);
+			vma_json_string(out, buf);
 		}
 		fprintf(out, ":%" PRIu64, ev->count);
 		first = false;
@@ -374,7 +359,7 @@ static void json_worst(FILE *out, const struct vma_report *r)
 		json_string_or_null(out, w->reason_name);
 		vma_summary_refinement(what, sizeof(what), w);
 		fprintf(out, ",\"rip\":%" PRIu64 ",\"refinement\":", w->rip);
-		json_string(out, what);
+		vma_json_string(out, what);
 		fprintf(out, ",\"key\":%" PRIu64 ",\"write\":%s}", w->key,
 			w->is_write ? "true" : "false");
 	}
@@ -391,10 +376,10 @@ int vma_render_json(struct vma_render *ctx, const struct vma_report *r)
 	fputc('{', out);
 	if (ctx->batch) {
 		fprintf(out, "\"file\":");
-		json_string(out, ctx->file);
+		vma_json_string(out, ctx->file);
 		fprintf(out, ",\"member\":");
 		if (ctx->member)
-			json_string(out, ctx->member);
+			vma_json_string(out, ctx->member);
 		else
 			fprintf(out, "null");
 		fputc(',', out);
@@ -435,7 +420,7 @@ int vma_render_json(struct vma_render *ctx, const struct vma_report *r)
 		for (i = 0; i < r->nr_events; i++) {
 			if (i)
 				fputc(',', out);
-			json_string(out, r->events[i].name);
+			vma_json_string(out, r->events[i].name);
 			fprintf(out, ":%" PRIu64, r->events[i].count);
 		}
 		fputc('}', out);
@@ -474,7 +459,7 @@ int vma_render_aggregate_json(FILE *out, const struct vma_aggregate_view *v)
 			const struct vma_aggregate_trace *t = &v->traces[r->worst[k].trace];
 
 			fprintf(out, "%s{\"file\":", k ? "," : "");
-			json_string(out, t->file);
+			vma_json_string(out, t->file);
 			fprintf(out, ",\"member\":");
 			json_string_or_null(out, t->member);
 			fprintf(out, ",\"p95\":%" PRIu64 "}", r->worst[k].p95);
@@ -489,7 +474,7 @@ int vma_render_aggregate_json(FILE *out, const struct vma_aggregate_view *v)
 		for (j = 0; j < t->nr_vms; j++) {
 			fprintf(out, "%s{\"file\":", first ? "" : ",");
 			first = false;
-			json_string(out, t->file);
+			vma_json_string(out, t->file);
 			fprintf(out, ",\"member\":");
 			json_string_or_null(out, t->member);
 			fprintf(out, ",\"domain\":%u,\"name\":", t->vms[j].id);
@@ -507,11 +492,11 @@ int vma_render_aggregate_json(FILE *out, const struct vma_aggregate_view *v)
 			continue;
 		fprintf(out, "%s{\"file\":", first ? "" : ",");
 		first = false;
-		json_string(out, t->file);
+		vma_json_string(out, t->file);
 		fprintf(out, ",\"member\":");
 		json_string_or_null(out, t->member);
 		fprintf(out, ",\"status\":");
-		json_string(out, vma_status_str(t->status));
+		vma_json_string(out, vma_status_str(t->status));
 		fprintf(out, ",\"reported\":%s}", t->failed ? "false" : "true");
 	}
 	fprintf(out, "]}\n");

@@ -17,6 +17,7 @@
 #include "vmalyze/timeline.h"
 #include "vmalyze/trace-ids.h"
 #include "vmalyze/xen-names.h"
+#include "output/json-string.h"
 
 #define VMX_EXIT_HLT 12u
 #define SVM_EXIT_HLT 0x78u
@@ -364,22 +365,6 @@ int vma_timeline_end(struct vma_timeline *tl, uint64_t end)
 
 /* ---- Chrome JSON trace events ----------------------------------------------- */
 
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
-	}
-	fputc('"', out);
-}
-
 /* Microseconds, the format's unit, with the nanoseconds as decimals. */
 static void json_us(FILE *out, const struct vma_timeline *tl, uint64_t ticks)
 {
@@ -415,7 +400,7 @@ int vma_timeline_write_json(const struct vma_timeline *tl, FILE *out)
 			fprintf(out, "%s\n{\"ph\": \"M\", \"name\": \"process_name\", \"ts\": 0, "
 				"\"pid\": %u, \"tid\": 0, \"args\": {\"name\": ", first ? "" : ",",
 				t->pid);
-			json_str(out, group_name(t->pid, buf, sizeof(buf)));
+			vma_json_string(out, group_name(t->pid, buf, sizeof(buf)));
 			fprintf(out, "}},\n{\"ph\": \"M\", \"name\": \"process_sort_index\", "
 				"\"ts\": 0, \"pid\": %u, \"tid\": 0, \"args\": {\"sort_index\": %u}}",
 				t->pid, t->pid);
@@ -423,7 +408,7 @@ int vma_timeline_write_json(const struct vma_timeline *tl, FILE *out)
 		}
 		fprintf(out, "%s\n{\"ph\": \"M\", \"name\": \"thread_name\", \"ts\": 0, \"pid\": %u, "
 			"\"tid\": %u, \"args\": {\"name\": ", first ? "" : ",", t->pid, t->tid);
-		json_str(out, t->label);
+		vma_json_string(out, t->label);
 		fprintf(out, "}},\n{\"ph\": \"M\", \"name\": \"thread_sort_index\", \"ts\": 0, "
 			"\"pid\": %u, \"tid\": %u, \"args\": {\"sort_index\": %u}}", t->pid, t->tid,
 			t->tid);
@@ -434,7 +419,7 @@ int vma_timeline_write_json(const struct vma_timeline *tl, FILE *out)
 		const struct track *t = &tl->tracks[s->track];
 
 		fprintf(out, "%s\n{\"ph\": \"X\", \"name\": ", first ? "" : ",");
-		json_str(out, tl->strs[s->name]);
+		vma_json_string(out, tl->strs[s->name]);
 		fprintf(out, ", \"cat\": \"%s\", \"ts\": ", kind_names[s->kind]);
 		json_us(out, tl, s->start);
 		fprintf(out, ", \"dur\": ");
@@ -442,7 +427,7 @@ int vma_timeline_write_json(const struct vma_timeline *tl, FILE *out)
 		fprintf(out, ", \"pid\": %u, \"tid\": %u", t->pid, t->tid);
 		if (s->args) {
 			fprintf(out, ", \"args\": {\"refinement\": ");
-			json_str(out, tl->strs[s->args]);
+			vma_json_string(out, tl->strs[s->args]);
 			fputc('}', out);
 		}
 		fputc('}', out);
@@ -455,7 +440,7 @@ int vma_timeline_write_json(const struct vma_timeline *tl, FILE *out)
 		for (b = 0; b < t->nr_bins; b++) {
 			fprintf(out, "%s\n{\"ph\": \"C\", \"name\": ", first ? "" : ",");
 			snprintf(buf, sizeof(buf), "exits/s %.20s", t->label);
-			json_str(out, buf);
+			vma_json_string(out, buf);
 			fprintf(out, ", \"ts\": ");
 			json_us(out, tl, tl->o.from + b * tl->bin_ticks);
 			fprintf(out, ", \"pid\": %u, \"tid\": %u, \"args\": {\"exits/s\": %" PRIu64 "}}",
