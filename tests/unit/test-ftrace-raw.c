@@ -132,9 +132,8 @@ static void remove_tree(const char *path)
 	while ((e = readdir(dir))) {
 		char sub[1024];
 
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
-		}
 		snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
 		remove_tree(sub);
 	}
@@ -155,9 +154,8 @@ static void raw_roundtrip(enum vma_mkdat_arch arch, bool tree, bool builtin)
 	struct kt_drain d;
 
 	cr_assert_eq(vma_mkdat_build(&o, &img, &len, &want, &nwant), 0);
-	if (!builtin) {
+	if (!builtin)
 		make_dir(&c, arch, tree);
-	}
 	kt_open_mem(&t, img, len, NULL, builtin ? NULL : c.dir, VMA_DEFAULT_TOLERANCE);
 	cr_assert_eq(t.in.ops, &vma_ftrace_raw_ops);
 	cr_assert_eq(t.open_ret, VMA_OK);
@@ -189,9 +187,8 @@ static void raw_roundtrip(enum vma_mkdat_arch arch, bool tree, bool builtin)
 	}
 	free(d.recs);
 	kt_close(&t);
-	if (!builtin) {
+	if (!builtin)
 		remove_tree(c.dir);
-	}
 	free(img);
 	free(want);
 }
@@ -283,7 +280,7 @@ Test(ftrace_raw_golden, vmx_raw)
 	size_t len, nwant, flen, i;
 	struct kt_input t;
 	struct kt_drain d;
-	char formats[4096];
+	char formats[4096 + 256];
 	FILE *f;
 
 	cr_assert_eq(vma_mkdat_build(&o, &img, &len, &want, &nwant), 0);
