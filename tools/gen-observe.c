@@ -114,9 +114,8 @@ static void next_update(struct gen *g, uint32_t p, uint32_t vi, uint64_t tsc)
 	if (pc->view_cur != GEN_NONE) {
 		if (!pc->view_valid_schedule) {
 			/* xenalyze: "seen_valid_schedule 0.  Ignoring." */
-			if (is_vcpu(g, pc->view_cur)) {
+			if (is_vcpu(g, pc->view_cur))
 				rs_update(&g->vcpus[pc->view_cur], RS_LOST, tsc);
-			}
 			pc->view_cur = GEN_NONE;
 		} else {
 			anomaly(g, "p%u gets d%uv%u while it still runs another vcpu", p, v->dom,
@@ -151,9 +150,8 @@ static void vcpu_start(struct gen *g, uint32_t p, uint32_t vi, int old, int new_
 		}
 		pc->view_cur = GEN_NONE;
 	}
-	if (new_state != RS_RUNNING) {
+	if (new_state != RS_RUNNING)
 		return;
-	}
 	rs_update(v, RS_RUNNING, tsc);
 	pc->view_cur = vi;
 	v->view.pcpu = p;
@@ -170,14 +168,12 @@ void vma_gen_obs_runstate(struct gen *g, uint32_t p, uint32_t vi, int old, int n
 		vcpu_start(g, p, vi, old, new_state, tsc);
 		return;
 	}
-	if (new_state == RS_RUNNABLE && a->hvm && a->arc_open) {
+	if (new_state == RS_RUNNABLE && a->hvm && a->arc_open)
 		close_arc(v, tsc);
-	}
 	if (a->state != old) {
 		if (a->state == RS_LOST) {
-			if (new_state != RS_RUNNING) {
+			if (new_state != RS_RUNNING)
 				return;
-			}
 		} else {
 			anomaly(g, "d%uv%u changes %d->%d but the view has it in %d", v->dom,
 				v->vid, old, new_state, a->state);
@@ -186,9 +182,8 @@ void vma_gen_obs_runstate(struct gen *g, uint32_t p, uint32_t vi, int old, int n
 	}
 	if (old == RS_RUNNING || a->state == RS_RUNNING) {
 		prev_update(g, p, vi, new_state, tsc);
-		if (g->view_lost_cpus && v->dom != GEN_IDLE_DOMAIN) {
+		if (g->view_lost_cpus && v->dom != GEN_IDLE_DOMAIN)
 			lose_vcpu(v, tsc);
-		}
 	} else if (new_state == RS_RUNNING) {
 		next_update(g, p, vi, tsc);
 	} else {
@@ -213,9 +208,8 @@ void vma_gen_obs_vmexit(struct gen *g, uint32_t p, enum gen_exit ex, uint64_t ts
 	uint32_t cur = current_guest(g, p, "vmexit");
 	struct gen_view *a;
 
-	if (cur == GEN_NONE) {
+	if (cur == GEN_NONE)
 		return;
-	}
 	a = &g->vcpus[cur].view;
 	a->hvm = true;
 	a->arc_open = true;
@@ -228,9 +222,8 @@ void vma_gen_obs_vmcall(struct gen *g, uint32_t p, uint32_t nr)
 {
 	uint32_t cur = current_guest(g, p, "vmcall");
 
-	if (cur != GEN_NONE && g->vcpus[cur].view.arc_open) {
+	if (cur != GEN_NONE && g->vcpus[cur].view.arc_open)
 		g->vcpus[cur].view.vmcall = nr;
-	}
 }
 
 void vma_gen_obs_vmentry(struct gen *g, uint32_t p, uint64_t tsc)
@@ -238,23 +231,20 @@ void vma_gen_obs_vmentry(struct gen *g, uint32_t p, uint64_t tsc)
 	uint32_t cur = current_guest(g, p, "vmentry");
 	struct gen_vcpu *v;
 
-	if (cur == GEN_NONE) {
+	if (cur == GEN_NONE)
 		return;
-	}
 	v = &g->vcpus[cur];
 	v->view.hvm = true;
-	if (v->view.arc_open) {
+	if (v->view.arc_open)
 		close_arc(v, tsc);
-	}
 }
 
 void vma_gen_obs_hypercall(struct gen *g, uint32_t p, uint32_t op)
 {
 	uint32_t cur = current_guest(g, p, "hypercall");
 
-	if (cur != GEN_NONE && op < GEN_MAX_HCALL) {
+	if (cur != GEN_NONE && op < GEN_MAX_HCALL)
 		g->vcpus[cur].tally.hcall[op]++;
-	}
 }
 
 void vma_gen_obs_lost_start(struct gen *g, uint32_t p, uint64_t first_tsc)
@@ -281,9 +271,8 @@ void vma_gen_obs_lost_start(struct gen *g, uint32_t p, uint64_t first_tsc)
 	for (i = 0; i < g->nr_vcpus; i++) {
 		struct gen_vcpu *v = &g->vcpus[i];
 
-		if (v->view.known && v->view.state != RS_RUNNING) {
+		if (v->view.known && v->view.state != RS_RUNNING)
 			lose_vcpu(v, first_tsc);
-		}
 	}
 }
 
@@ -295,9 +284,8 @@ void vma_gen_obs_lost_end(struct gen *g, uint32_t p, uint64_t tsc, uint32_t vi)
 		anomaly(g, "gap end on p%u without a gap before it", p);
 		return;
 	}
-	if (pc->view_cur != GEN_NONE) {
+	if (pc->view_cur != GEN_NONE)
 		anomaly(g, "gap end on p%u, which has a vcpu in view", p);
-	}
 	g->vcpus[vi].view.known = true;
 	next_update(g, p, vi, tsc);
 	pc->view_valid_schedule = false;
@@ -319,8 +307,7 @@ void vma_gen_obs_finish(struct gen *g)
 	for (p = 0; p < g->opt.pcpus; p++) {
 		uint32_t cur = g->pcpus[p].view_cur;
 
-		if (is_vcpu(g, cur)) {
+		if (is_vcpu(g, cur))
 			lose_vcpu(&g->vcpus[cur], g->pcpus[p].last_tsc);
-		}
 	}
 }

@@ -186,9 +186,8 @@ static int pq_init(struct pq *q, uint32_t ids)
 {
 	q->heap = calloc(ids, sizeof(*q->heap));
 	q->pos = malloc(ids * sizeof(*q->pos));
-	if (!q->heap || !q->pos) {
+	if (!q->heap || !q->pos)
 		return VMA_ERR_NOMEM;
-	}
 	memset(q->pos, 0xff, ids * sizeof(*q->pos));
 	return 0;
 }
@@ -206,9 +205,8 @@ static void pq_up(struct pq *q, uint32_t i)
 	while (i > 0) {
 		uint32_t parent = (i - 1) / 4;
 
-		if (q->heap[parent].key <= e.key) {
+		if (q->heap[parent].key <= e.key)
 			break;
-		}
 		pq_place(q, i, q->heap[parent]);
 		i = parent;
 	}
@@ -222,20 +220,16 @@ static void pq_down(struct pq *q, uint32_t i)
 	for (;;) {
 		uint32_t c = 4 * i + 1, m = c, end = c + 4, k;
 
-		if (c >= q->len) {
+		if (c >= q->len)
 			break;
-		}
-		if (end > q->len) {
+		if (end > q->len)
 			end = q->len;
-		}
 		for (k = c + 1; k < end; k++) {
-			if (q->heap[k].key < q->heap[m].key) {
+			if (q->heap[k].key < q->heap[m].key)
 				m = k;
-			}
 		}
-		if (q->heap[m].key >= e.key) {
+		if (q->heap[m].key >= e.key)
 			break;
-		}
 		pq_place(q, i, q->heap[m]);
 		i = m;
 	}
@@ -268,14 +262,12 @@ static void pq_remove(struct pq *q, uint32_t id)
 	uint32_t i = q->pos[id];
 	struct pq_ent last;
 
-	if (i == GEN_NONE) {
+	if (i == GEN_NONE)
 		return;
-	}
 	q->pos[id] = GEN_NONE;
 	last = q->heap[--q->len];
-	if (i == q->len) {
+	if (i == q->len)
 		return;
-	}
 	pq_place(q, i, last);
 	pq_up(q, i);
 	pq_down(q, q->pos[last.id]);
@@ -304,9 +296,8 @@ static uint32_t rq_pop(struct sim *s)
 {
 	uint32_t v;
 
-	if (!s->rq_len) {
+	if (!s->rq_len)
 		return GEN_NONE;
-	}
 	v = s->rq[s->rq_head];
 	s->rq_head = (s->rq_head + 1) % s->g->nr_vcpus;
 	s->rq_len--;
@@ -330,9 +321,8 @@ static void put(struct sim *s, uint32_t event, const uint32_t *words, unsigned i
 		s->g->dropped++;
 	} else {
 		ret = vma_xtw_record(s->g->w, s->bp, event, s->bt, words, n);
-		if (ret && !s->err) {
+		if (ret && !s->err)
 			s->err = ret;
-		}
 		vma_gen_obs_tsc(s->g, s->bp, s->bt);
 	}
 }
@@ -359,9 +349,8 @@ static void rec_handler(struct sim *s, uint32_t event, const uint32_t *words, un
 		return;
 	}
 	ret = vma_xtw_record_notsc(s->g->w, s->bp, event, words, n);
-	if (ret && !s->err) {
+	if (ret && !s->err)
 		s->err = ret;
-	}
 }
 
 static void rec_runstate(struct sim *s, uint32_t v, int old, int new_state)
@@ -372,9 +361,8 @@ static void rec_runstate(struct sim *s, uint32_t v, int old, int new_state)
 
 	put(s, TRC_SCHED_RUNSTATE_CHANGE | ((uint32_t)old << 8) | ((uint32_t)new_state << 4),
 	    &word, 1);
-	if (!s->drop) {
+	if (!s->drop)
 		vma_gen_obs_runstate(s->g, s->bp, v, old, new_state, tsc);
-	}
 	vc->state = (uint8_t)new_state;
 	vc->since = tsc;
 	step(s);
@@ -417,13 +405,11 @@ static uint64_t guest_rip(struct sim *s, const struct gen_vcpu *v)
 {
 	uint64_t off = rnd_below(s, 0x400000) & ~3ull;
 
-	if (!v->is64) {
+	if (!v->is64)
 		return 0xc0100000ull + (off & 0x3fffff);
-	}
 	/* Mostly kernel, sometimes user space; always canonical. */
-	if (rnd_below(s, 4) == 0) {
+	if (rnd_below(s, 4) == 0)
 		return 0x00007f3a5c000000ull + off * 16;
-	}
 	return v->rip_base + off;
 }
 
@@ -450,9 +436,8 @@ static void rec_vmexit(struct sim *s, uint32_t v, enum gen_exit ex)
 	words[1] = (uint32_t)rip;
 	words[2] = (uint32_t)(rip >> 32);
 	put(s, event, words, vc->is64 ? 3 : 2);
-	if (!s->drop) {
+	if (!s->drop)
 		vma_gen_obs_vmexit(s->g, s->bp, ex, tsc);
-	}
 	vc->in_exit = true;
 	vc->exit = (uint8_t)ex;
 	vc->exit_block = false;
@@ -465,9 +450,8 @@ static void rec_vmentry(struct sim *s, uint32_t v)
 	uint64_t tsc = s->bt;
 
 	put(s, TRC_HVM_VMENTRY, NULL, 0);
-	if (!s->drop) {
+	if (!s->drop)
 		vma_gen_obs_vmentry(s->g, s->bp, tsc);
-	}
 	s->g->vcpus[v].in_exit = false;
 	step(s);
 }
@@ -528,9 +512,8 @@ static uint64_t rec_exit_handlers(struct sim *s, uint32_t v, enum gen_exit ex)
 	case EX_VMCALL:
 		words[0] = vmcalls[rnd_below(s, sizeof(vmcalls) / 4)];
 		rec_handler(s, TRC_HVM_VMMCALL, words, 1);
-		if (!s->drop) {
+		if (!s->drop)
 			vma_gen_obs_vmcall(s->g, s->bp, words[0]);
-		}
 		return rnd_range(s, us, 10 * us);
 	case EX_CR0:
 	case EX_CR3:
@@ -674,9 +657,8 @@ static void rec_hypercall(struct sim *s, uint32_t op, uint32_t a0, uint32_t a1, 
 		break;
 	}
 	put(s, TRC_PV_HYPERCALL_V2, words, n);
-	if (!s->drop) {
+	if (!s->drop)
 		vma_gen_obs_hypercall(s->g, s->bp, op);
-	}
 	step(s);
 }
 
@@ -723,9 +705,8 @@ static void tickle(struct sim *s, uint32_t v, uint64_t now)
 			}
 		}
 	}
-	if (p == GEN_NONE) {
+	if (p == GEN_NONE)
 		return;
-	}
 	s->g->pcpus[p].tickled = true;
 	set_action(s, p, A_SCHEDULE, now + rnd_range(s, s->us, 4 * s->us));
 }
@@ -760,9 +741,8 @@ static void do_switch(struct sim *s, uint32_t p, int prev_state)
 	uint32_t words[4];
 	uint64_t now;
 
-	if (next == GEN_NONE) {
+	if (next == GEN_NONE)
 		next = pc->idle;
-	}
 	nv = &g->vcpus[next];
 	words[0] = pv->dom;
 	words[1] = pv->vid;
@@ -807,9 +787,8 @@ static bool gap_due(struct sim *s, uint64_t now)
 {
 	uint64_t trig = s->gap_trigger[s->gap_next];
 
-	if (s->g->opt.size) {
+	if (s->g->opt.size)
 		return vma_xtw_bytes(s->g->w) >= trig;
-	}
 	return now >= trig;
 }
 
@@ -837,9 +816,8 @@ static void end_gap(struct sim *s, uint32_t p, uint64_t now)
 	int ret;
 
 	ret = vma_xtw_lost(g->w, p, now, pc->gap_dropped, cur->dom, cur->vid, pc->gap_first);
-	if (ret && !s->err) {
+	if (ret && !s->err)
 		s->err = ret;
-	}
 	vma_gen_obs_tsc(g, p, now);
 	vma_gen_obs_lost_end(g, p, now, pc->cur);
 	pc->in_gap = false;
@@ -854,15 +832,13 @@ static uint64_t burst(struct sim *s, uint32_t p, uint64_t t)
 {
 	struct gen_pcpu *pc = &s->g->pcpus[p];
 
-	if (t <= s->clock) {
+	if (t <= s->clock)
 		t = s->clock + 1;
-	}
 	s->bp = p;
 	s->bt = t;
 	s->drop = false;
-	if (!s->gap_armed && s->gap_next < s->g->opt.lost && gap_due(s, t)) {
+	if (!s->gap_armed && s->gap_next < s->g->opt.lost && gap_due(s, t))
 		arm_gap(s);
-	}
 	if (pc->in_gap) {
 		if (t >= pc->gap_until) {
 			end_gap(s, p, t);
@@ -892,24 +868,21 @@ static void act_schedule(struct sim *s, uint32_t p, uint64_t t)
 	burst(s, p, t);
 	if (!s->rq_len) {
 		/* Someone else took the work: back to sleep. */
-		if (!pc->cstate) {
+		if (!pc->cstate)
 			rec_pm_entry(s, 1 + (uint32_t)rnd_below(s, 3));
-		}
 		set_action(s, p, A_IDLE_TICK, s->bt + rnd_exp(s, 2000 * s->us));
 		return;
 	}
-	if (pc->cstate) {
+	if (pc->cstate)
 		rec_pm_exit(s);
-	}
 	do_switch(s, p, RS_RUNNABLE);
 }
 
 static void act_idle_tick(struct sim *s, uint32_t p, uint64_t t)
 {
 	burst(s, p, t);
-	if (s->g->pcpus[p].cstate) {
+	if (s->g->pcpus[p].cstate)
 		rec_pm_exit(s);
-	}
 	rec_pm_entry(s, 1 + (uint32_t)rnd_below(s, 3));
 	set_action(s, p, A_IDLE_TICK, s->bt + rnd_exp(s, 2000 * s->us));
 }
@@ -919,9 +892,8 @@ static void act_resume(struct sim *s, uint32_t p, uint64_t t)
 	uint32_t v = s->g->pcpus[p].cur;
 
 	burst(s, p, t);
-	if (rnd_below(s, 4) == 0) {
+	if (rnd_below(s, 4) == 0)
 		rec_inj_virq(s);
-	}
 	rec_vmentry(s, v);
 	schedule_guest_exit(s, p, s->bt);
 }
@@ -978,9 +950,8 @@ static void act_exit_done(struct sim *s, uint32_t p, uint64_t t)
 		arm_wake(s, v, s->bt + rnd_exp(s, 2000 * s->us));
 		return;
 	}
-	if (vc->exit == EX_VINTR || rnd_below(s, 8) == 0) {
+	if (vc->exit == EX_VINTR || rnd_below(s, 8) == 0)
 		rec_inj_virq(s);
-	}
 	rec_vmentry(s, v);
 	schedule_guest_exit(s, p, s->bt);
 }
@@ -1015,9 +986,8 @@ static void act_pv(struct sim *s, uint32_t p, uint64_t t)
 	}
 	r = (uint32_t)rnd_below(s, s->hcall_weights_total);
 	for (i = 0; i < sizeof(pv_hcalls) / sizeof(pv_hcalls[0]) - 1; i++) {
-		if (r < pv_hcalls[i].weight) {
+		if (r < pv_hcalls[i].weight)
 			break;
-		}
 		r -= pv_hcalls[i].weight;
 	}
 	switch (pv_hcalls[i].op) {
@@ -1050,12 +1020,10 @@ static void ev_wake(struct sim *s, uint32_t v, uint64_t t)
 	struct gen_pcpu *wc;
 	int old = vc->state;
 
-	if (old != RS_BLOCKED && old != RS_OFFLINE) {
+	if (old != RS_BLOCKED && old != RS_OFFLINE)
 		return;
-	}
-	if (w >= g->opt.pcpus || rnd_below(s, 10) < 3) {
+	if (w >= g->opt.pcpus || rnd_below(s, 10) < 3)
 		w = (uint32_t)rnd_below(s, g->opt.pcpus);
-	}
 	wc = &g->pcpus[w];
 	t = burst(s, w, t);
 	if (wc->action == A_GUEST_EXIT) {
@@ -1070,9 +1038,8 @@ static void ev_wake(struct sim *s, uint32_t v, uint64_t t)
 	rec_runstate(s, v, old, RS_RUNNABLE);
 	rq_push(s, v);
 	tickle(s, v, s->bt);
-	if (wc->cur == wc->idle && !wc->tickled && !wc->cstate) {
+	if (wc->cur == wc->idle && !wc->tickled && !wc->cstate)
 		rec_pm_entry(s, 1 + (uint32_t)rnd_below(s, 3));
-	}
 }
 
 /* ---- setup and main loop ---- */
@@ -1085,26 +1052,22 @@ static int setup(struct sim *s)
 
 	seed_rng(s, g->opt.seed);
 	s->us = g->opt.cpu_hz / 1000000;
-	if (s->us < 10) {
+	if (s->us < 10)
 		s->us = 10;
-	}
 	s->slice = 2000 * s->us;
 	s->pass_every = 100000 * s->us;
 	for (i = 0; i < EX_MAX; i++) {
 		uint32_t k;
 
-		for (k = 0; k < exit_weight[i]; k++) {
+		for (k = 0; k < exit_weight[i]; k++)
 			s->exit_table[s->exit_weights_total++] = (uint8_t)i;
-		}
 	}
-	for (i = 0; i < sizeof(pv_hcalls) / sizeof(pv_hcalls[0]); i++) {
+	for (i = 0; i < sizeof(pv_hcalls) / sizeof(pv_hcalls[0]); i++)
 		s->hcall_weights_total += pv_hcalls[i].weight;
-	}
 	s->rq = calloc(g->nr_vcpus, sizeof(*s->rq));
 	s->gap_trigger = calloc(g->opt.lost + 1, sizeof(*s->gap_trigger));
-	if (!s->rq || !s->gap_trigger || pq_init(&s->pq, g->opt.pcpus + g->nr_vcpus)) {
+	if (!s->rq || !s->gap_trigger || pq_init(&s->pq, g->opt.pcpus + g->nr_vcpus))
 		return VMA_ERR_NOMEM;
-	}
 	/* A host that has been up a while: time stamps above 2^32. */
 	t0 = g->opt.cpu_hz * (60 + rnd_below(s, 86400));
 	s->clock = t0;
@@ -1118,9 +1081,8 @@ static int setup(struct sim *s)
 		}
 	}
 	/* Guest and dom0 vcpus wait in the run queue, in random order. */
-	for (i = g->opt.pcpus; i < g->nr_vcpus; i++) {
+	for (i = g->opt.pcpus; i < g->nr_vcpus; i++)
 		rq_push(s, i);
-	}
 	for (i = s->rq_len; i > 1; i--) {
 		uint32_t j = (uint32_t)rnd_below(s, i), tmp = s->rq[i - 1];
 
@@ -1187,9 +1149,8 @@ int vma_gen_run(struct gen *g)
 		uint64_t when = s.pq.heap[0].key;
 		uint64_t now = when > s.clock ? when : s.clock + 1;
 
-		if (now > s.stop || (g->opt.size && vma_xtw_bytes(g->w) >= g->opt.size)) {
+		if (now > s.stop || (g->opt.size && vma_xtw_bytes(g->w) >= g->opt.size))
 			break;
-		}
 		if (now >= s.next_pass) {
 			/* xentrace's periodic pass over all cpus. */
 			s.err = vma_xtw_flush_all(g->w);
@@ -1198,9 +1159,8 @@ int vma_gen_run(struct gen *g)
 		if (id < g->opt.pcpus) {
 			/* A new action of this pcpu replaces the entry in place. */
 			dispatch(&s, id, when);
-			if (g->pcpus[id].action == A_NONE) {
+			if (g->pcpus[id].action == A_NONE)
 				pq_remove(&s.pq, id);
-			}
 		} else {
 			pq_remove(&s.pq, id);
 			ev_wake(&s, id - g->opt.pcpus, when);
@@ -1215,9 +1175,8 @@ int vma_gen_run(struct gen *g)
 	}
 	g->end_time = s.clock;
 	vma_gen_obs_finish(g);
-	if (!ret) {
+	if (!ret)
 		ret = s.err;
-	}
 	free(s.pq.heap);
 	free(s.pq.pos);
 	free(s.rq);

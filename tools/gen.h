@@ -175,12 +175,10 @@ void vma_gen_obs_finish(struct gen *g);
 static inline void vma_gen_obs_tsc(struct gen *g, uint32_t pcpu, uint64_t tsc)
 {
 	g->pcpus[pcpu].last_tsc = tsc;
-	if (tsc > g->last_tsc) {
+	if (tsc > g->last_tsc)
 		g->last_tsc = tsc;
-	}
-	if (!g->first_tsc) {
+	if (!g->first_tsc)
 		g->first_tsc = tsc;
-	}
 }
 
 #endif /* VMALYZE_GEN_H */

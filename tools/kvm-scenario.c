@@ -226,17 +226,14 @@ static struct vma_mkdat_rec *emit(struct sim *s, int inst, uint32_t cpu, uint64_
 
 	vma_tdw_put(ev, 2, id, big);
 	vma_tdw_put(ev + 4, 4, pid, big);
-	for (i = 0; i < nf; i++) {
+	for (i = 0; i < nf; i++)
 		vma_tdw_put(ev + f[i].off, f[i].size, f[i].val, big);
-	}
-	if (vma_tdw_event(s->w, inst, cpu, t, ev, len) < 0) {
+	if (vma_tdw_event(s->w, inst, cpu, t, ev, len) < 0)
 		s->failed = true;
-	}
 	r = truth(s, inst, cpu, t, pid, event, nr);
 	for (i = 0; r && i < nf; i++) {
-		if (f[i].word < 0) {
+		if (f[i].word < 0)
 			continue;
-		}
 		if (f[i].size == 8) {
 			put_u64_words(&r->data[f[i].word], f[i].val);
 		} else {
@@ -257,9 +254,8 @@ static void ev_entry(struct sim *s, uint32_t cpu, uint64_t t, uint32_t vcpu, uin
 	if (s->o->arch == VMA_MKDAT_ARM64) {
 		r = emit(s, 0, cpu, t, pid, ID_ENTRY, 16, VMA_KVM_ENTRY, 6,
 			 FIELDS({ 8, 8, rip, 1 }));
-		if (r) {
+		if (r)
 			r->data[0] = VMA_KVM_NO_VCPU;
-		}
 		return;
 	}
 	emit(s, 0, cpu, t, pid, ID_ENTRY, 24, VMA_KVM_ENTRY, 6,
@@ -335,9 +331,8 @@ static void comm_words(uint32_t *w, const char *comm)
 {
 	size_t i;
 
-	for (i = 0; i < 16 && comm[i]; i++) {
+	for (i = 0; i < 16 && comm[i]; i++)
 		w[i / 4] |= (uint32_t)(unsigned char)comm[i] << (8 * (i % 4));
-	}
 }
 
 static void ev_switch(struct sim *s, uint32_t cpu, uint64_t t, uint32_t prev, const char *pcomm,
@@ -356,9 +351,8 @@ static void ev_switch(struct sim *s, uint32_t cpu, uint64_t t, uint32_t prev, co
 	memcpy(ev + 40, ncomm, strnlen(ncomm, 15));
 	vma_tdw_put(ev + 56, 4, next, big);
 	vma_tdw_put(ev + 60, 4, 120, big);
-	if (vma_tdw_event(s->w, 0, cpu, t, ev, 64) < 0) {
+	if (vma_tdw_event(s->w, 0, cpu, t, ev, 64) < 0)
 		s->failed = true;
-	}
 	r = truth(s, 0, cpu, t, prev, VMA_KVM_SCHED_SWITCH, 12);
 	if (r) {
 		r->data[0] = prev;
@@ -387,9 +381,8 @@ static enum sim_reason pick_reason(struct sim *s)
 
 	for (r = 0; r < R_NR; r++) {
 		acc += weight[r];
-		if (x < acc) {
+		if (x < acc)
 			return (enum sim_reason)r;
-		}
 	}
 	return R_INTR;
 }
@@ -413,9 +406,8 @@ static uint64_t run_vcpu(struct sim *s, uint32_t cpu, uint32_t vcpu, uint64_t t,
 
 		t += ticks(s, 2000 + rnd(s, 300000));
 		rip = 0xffffffff81000000ull + 0x10ull * rnd(s, 4096);
-		if (!arm && r == R_MSR_W && svm) {
+		if (!arm && r == R_MSR_W && svm)
 			info1 = 1;
-		}
 		ev_exit(s, cpu, t, vcpu, code, arm_ec[r], rip, info1);
 		t += ticks(s, 500 + rnd(s, 2500));
 		switch (r) {
@@ -460,9 +452,8 @@ static uint64_t run_vcpu(struct sim *s, uint32_t cpu, uint32_t vcpu, uint64_t t,
 			break;
 		}
 		case R_APIC:
-			if (!arm) {
+			if (!arm)
 				ev_apic(s, cpu, t, pid, 0x300 + 0x10 * rnd(s, 8));
-			}
 			break;
 		case R_INTR:
 		case R_CPUID:
@@ -494,9 +485,8 @@ static int sim_formats(struct sim *s)
 /* The extras on cpu 0: a discarded event, an absolute stamp, lost events, an instance. */
 static void sim_extras_before(struct sim *s, uint64_t t)
 {
-	if (vma_tdw_discard(s->w, 0, 0, t, 24) < 0 || vma_tdw_stamp(s->w, 0, 0, t + 2) < 0) {
+	if (vma_tdw_discard(s->w, 0, 0, t, 24) < 0 || vma_tdw_stamp(s->w, 0, 0, t + 2) < 0)
 		s->failed = true;
-	}
 }
 
 static void sim_lost(struct sim *s, uint32_t cpu, uint64_t count)
@@ -523,13 +513,11 @@ static int raw_image(struct sim *s, unsigned char **file, size_t *len)
 	size_t n, i, k;
 	unsigned char *img;
 
-	if (vma_tdw_pages(s->w, 0, 0, &pages, &n) < 0) {
+	if (vma_tdw_pages(s->w, 0, 0, &pages, &n) < 0)
 		return -1;
-	}
 	img = malloc(8 + n);
-	if (!img) {
+	if (!img)
 		return -1;
-	}
 	vma_tdw_put(img, 4, 0xcce96d01u, false);
 	vma_tdw_put(img + 4, 2, ID_ENTRY, false);
 	vma_tdw_put(img + 6, 2, ID_EXIT, false);
@@ -538,9 +526,8 @@ static int raw_image(struct sim *s, unsigned char **file, size_t *len)
 	*file = img;
 	*len = 8 + n;
 	for (i = 0, k = 0; i < s->nr; i++) {
-		if (s->recs[i].cpu == 0 && s->recs[i].inst == 0) {
+		if (s->recs[i].cpu == 0 && s->recs[i].inst == 0)
 			s->recs[k++] = s->recs[i];
-		}
 	}
 	s->nr = k;
 	return 0;
@@ -589,18 +576,14 @@ int vma_mkdat_build(const struct vma_mkdat_opts *opts, unsigned char **file, siz
 	size_t i;
 	char comm[32];
 
-	if (!o.nr_cpus) {
+	if (!o.nr_cpus)
 		o.nr_cpus = 2;
-	}
-	if (!o.nr_vcpus) {
+	if (!o.nr_vcpus)
 		o.nr_vcpus = 2;
-	}
-	if (!o.exits) {
+	if (!o.exits)
 		o.exits = 200;
-	}
-	if (o.nr_cpus > 64 || (o.raw && (o.nr_cpus != 1 || o.big_endian))) {
+	if (o.nr_cpus > 64 || (o.raw && (o.nr_cpus != 1 || o.big_endian)))
 		return -1;
-	}
 	memset(&wo, 0, sizeof(wo));
 	wo.version = o.version;
 	wo.codec = o.codec;
@@ -661,9 +644,8 @@ int vma_mkdat_build(const struct vma_mkdat_opts *opts, unsigned char **file, siz
 			}
 			t += ticks(&s, 5000);
 		}
-		if (o.extras && s.inst2 > 0) {
+		if (o.extras && s.inst2 > 0)
 			ev_user_exit(&s, s.inst2, cpu, ticks(&s, SIM_START_NS + 500), 1, 0);
-		}
 	}
 	if (s.failed || vma_tdw_finish(s.w, file, len) < 0 ||
 	    (o.raw && raw_image(&s, file, len) < 0)) {

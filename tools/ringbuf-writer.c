@@ -84,9 +84,8 @@ int vma_rbw_data(struct vma_rbw *p, uint32_t delta, const void *data, uint32_t l
 	bool len0 = force_len0 || padded > MAX_SMALL || padded == 0;
 	uint32_t total = 4 + padded + (len0 ? 4 : 0);
 
-	if (delta >= 1u << TS_BITS || total > vma_rbw_room(p)) {
+	if (delta >= 1u << TS_BITS || total > vma_rbw_room(p))
 		return -1;
-	}
 	if (len0) {
 		put_header(p, 0, delta);
 		vma_tdw_put(p->page + p->pos + 4, 4, padded + 4, p->big_endian);
@@ -101,9 +100,8 @@ int vma_rbw_data(struct vma_rbw *p, uint32_t delta, const void *data, uint32_t l
 
 static int put_time(struct vma_rbw *p, uint32_t type, uint64_t value)
 {
-	if (vma_rbw_room(p) < 8 || value >> 59) {
+	if (vma_rbw_room(p) < 8 || value >> 59)
 		return -1;
-	}
 	put_header(p, type, (uint32_t)(value & ((1u << TS_BITS) - 1)));
 	vma_tdw_put(p->page + p->pos + 4, 4, value >> TS_BITS, p->big_endian);
 	p->pos += 8;
@@ -124,9 +122,8 @@ int vma_rbw_discard(struct vma_rbw *p, uint32_t delta, uint32_t len)
 {
 	uint32_t padded = (len + 3) & ~3u;
 
-	if (delta == 0 || delta >= 1u << TS_BITS || padded < 4 || 4 + padded > vma_rbw_room(p)) {
+	if (delta == 0 || delta >= 1u << TS_BITS || padded < 4 || 4 + padded > vma_rbw_room(p))
 		return -1;
-	}
 	put_header(p, TYPE_PADDING, delta);
 	vma_tdw_put(p->page + p->pos + 4, 4, padded, p->big_endian);
 	p->pos += 4 + padded;
@@ -135,9 +132,8 @@ int vma_rbw_discard(struct vma_rbw *p, uint32_t delta, uint32_t len)
 
 int vma_rbw_pad_end(struct vma_rbw *p)
 {
-	if (vma_rbw_room(p) < 4) {
+	if (vma_rbw_room(p) < 4)
 		return -1;
-	}
 	put_header(p, TYPE_PADDING, 0);
 	p->pos = p->page_size;
 	return 0;

@@ -28,9 +28,8 @@ struct buf {
 
 static unsigned char *b_room(struct buf *b, size_t n)
 {
-	if (b->oom) {
+	if (b->oom)
 		return NULL;
-	}
 	if (n > SIZE_MAX - b->len || vma_grow(b->p, &b->cap, b->len + n, 4096) < 0) {
 		b->oom = true;
 		return NULL;
@@ -43,18 +42,16 @@ static void b_put(struct buf *b, const void *d, size_t n)
 {
 	unsigned char *p = b_room(b, n);
 
-	if (p && n) {
+	if (p && n)
 		memcpy(p, d, n);
-	}
 }
 
 static void b_num(struct buf *b, uint32_t size, uint64_t v)
 {
 	unsigned char *p = b_room(b, size);
 
-	if (p) {
+	if (p)
 		vma_tdw_put(p, size, v, b->big);
-	}
 }
 
 static void b_str(struct buf *b, const char *s)
@@ -66,9 +63,8 @@ static void b_zero(struct buf *b, size_t n)
 {
 	unsigned char *p = b_room(b, n);
 
-	if (p) {
+	if (p)
 		memset(p, 0, n);
-	}
 }
 
 static void b_align(struct buf *b, size_t a)
@@ -78,9 +74,8 @@ static void b_align(struct buf *b, size_t a)
 
 static void b_patch(struct buf *b, size_t at, uint32_t size, uint64_t v)
 {
-	if (!b->oom && at + size <= b->len) {
+	if (!b->oom && at + size <= b->len)
 		vma_tdw_put(b->p + at, size, v, b->big);
-	}
 }
 
 /* ---- the trace.dat -------------------------------------------------------- */
@@ -134,13 +129,11 @@ void vma_tdw_free(struct vma_tdw *w)
 	uint32_t k;
 	size_t f;
 
-	if (!w) {
+	if (!w)
 		return;
-	}
 	for (i = 0; i < w->nr_inst; i++) {
-		for (k = 0; k < w->o.nr_cpus; k++) {
+		for (k = 0; k < w->o.nr_cpus; k++)
 			cpu_free(&w->inst[i].cpus[k]);
-		}
 		free(w->inst[i].cpus);
 		free(w->inst[i].name);
 	}
@@ -160,9 +153,8 @@ int vma_tdw_instance(struct vma_tdw *w, const char *name)
 {
 	struct inst *in = realloc(w->inst, (size_t)(w->nr_inst + 1) * sizeof(*in));
 
-	if (!in) {
+	if (!in)
 		return -1;
-	}
 	w->inst = in;
 	in = &w->inst[w->nr_inst];
 	memset(in, 0, sizeof(*in));
@@ -185,19 +177,15 @@ struct vma_tdw *vma_tdw_new(const struct vma_tdw_opts *opts)
 		return NULL;
 	}
 	w = calloc(1, sizeof(*w));
-	if (!w) {
+	if (!w)
 		return NULL;
-	}
 	w->o = *opts;
-	if (!w->o.page_size) {
+	if (!w->o.page_size)
 		w->o.page_size = 4096;
-	}
-	if (!w->o.chunk_pages) {
+	if (!w->o.chunk_pages)
 		w->o.chunk_pages = 8;
-	}
-	if (!w->o.clock) {
+	if (!w->o.clock)
 		w->o.clock = "local";
-	}
 	w->cmdlines.big = w->guests.big = w->tshift.big = opts->big_endian;
 	if (vma_tdw_instance(w, "") < 0) {
 		vma_tdw_free(w);
@@ -211,9 +199,8 @@ int vma_tdw_format(struct vma_tdw *w, const char *system, const char *text)
 	struct fmt *f;
 
 	/* doubling: 100,000 formats one realloc each copied gigabytes under ASan */
-	if (vma_grow(w->fmts, &w->cap_fmts, w->nr_fmts + 1, 64) < 0) {
+	if (vma_grow(w->fmts, &w->cap_fmts, w->nr_fmts + 1, 64) < 0)
 		return -1;
-	}
 	f = &w->fmts[w->nr_fmts];
 	f->system = strdup(system);
 	f->text = strdup(text);
@@ -231,9 +218,8 @@ int vma_tdw_cmdline(struct vma_tdw *w, uint32_t pid, const char *comm)
 	char line[64];
 	int n = snprintf(line, sizeof(line), "%u %s\n", pid, comm);
 
-	if (n < 0 || (size_t)n >= sizeof(line)) {
+	if (n < 0 || (size_t)n >= sizeof(line))
 		return -1;
-	}
 	b_put(&w->cmdlines, line, (size_t)n);
 	return w->cmdlines.oom ? -1 : 0;
 }
@@ -276,17 +262,15 @@ int vma_tdw_time_shift(struct vma_tdw *w, uint64_t peer_id, int64_t offset)
 
 static struct cpu_out *cpu_of(struct vma_tdw *w, int inst, uint32_t cpu)
 {
-	if (inst < 0 || inst >= w->nr_inst || cpu >= w->o.nr_cpus) {
+	if (inst < 0 || inst >= w->nr_inst || cpu >= w->o.nr_cpus)
 		return NULL;
-	}
 	return &w->inst[inst].cpus[cpu];
 }
 
 static void close_page(struct vma_tdw *w, struct cpu_out *c)
 {
-	if (!c->open) {
+	if (!c->open)
 		return;
-	}
 	vma_rbw_commit(&c->rbw, c->page_lost, c->page_lost_count);
 	b_put(&c->pages, c->cur, w->o.page_size);
 	c->open = false;
@@ -296,9 +280,8 @@ static int open_page(struct vma_tdw *w, struct cpu_out *c, uint64_t ts)
 {
 	if (!c->cur) {
 		c->cur = malloc(w->o.page_size);
-		if (!c->cur) {
+		if (!c->cur)
 			return -1;
-		}
 	}
 	vma_rbw_start(&c->rbw, c->cur, w->o.page_size, 8, w->o.big_endian, ts);
 	c->open = true;
@@ -313,25 +296,22 @@ static int open_page(struct vma_tdw *w, struct cpu_out *c, uint64_t ts)
 static int make_room(struct vma_tdw *w, struct cpu_out *c, uint64_t ts, uint32_t need,
 		     uint64_t *delta)
 {
-	if (c->open && ts < c->last_ts) {
+	if (c->open && ts < c->last_ts)
 		return -1;
-	}
 	if (c->open) {
 		uint64_t d = ts - c->last_ts;
 		uint32_t extra = d >= 1u << TS_BITS ? 8 : 0;
 
 		if (need + extra <= vma_rbw_room(&c->rbw)) {
-			if (extra && vma_rbw_extend(&c->rbw, d) < 0) {
+			if (extra && vma_rbw_extend(&c->rbw, d) < 0)
 				return -1;
-			}
 			*delta = extra ? 0 : d;
 			return 0;
 		}
 		close_page(w, c);
 	}
-	if (open_page(w, c, ts) < 0) {
+	if (open_page(w, c, ts) < 0)
 		return -1;
-	}
 	*delta = 0;
 	return need <= vma_rbw_room(&c->rbw) ? 0 : -1;
 }
@@ -343,12 +323,10 @@ int vma_tdw_event(struct vma_tdw *w, int inst, uint32_t cpu, uint64_t ts, const 
 	uint32_t padded = (len + 3) & ~3u;
 	uint64_t delta;
 
-	if (!c || make_room(w, c, ts, 4 + padded + (padded > MAX_SMALL ? 4 : 0), &delta) < 0) {
+	if (!c || make_room(w, c, ts, 4 + padded + (padded > MAX_SMALL ? 4 : 0), &delta) < 0)
 		return -1;
-	}
-	if (vma_rbw_data(&c->rbw, (uint32_t)delta, data, len, false) < 0) {
+	if (vma_rbw_data(&c->rbw, (uint32_t)delta, data, len, false) < 0)
 		return -1;
-	}
 	c->last_ts = ts;
 	return c->pages.oom ? -1 : 0;
 }
@@ -358,17 +336,15 @@ int vma_tdw_discard(struct vma_tdw *w, int inst, uint32_t cpu, uint64_t ts, uint
 	struct cpu_out *c = cpu_of(w, inst, cpu);
 	uint64_t delta;
 
-	if (!c || make_room(w, c, ts, 4 + ((len + 3) & ~3u), &delta) < 0) {
+	if (!c || make_room(w, c, ts, 4 + ((len + 3) & ~3u), &delta) < 0)
 		return -1;
-	}
 	/* a discarded event's delta counts, and the kernel makes it at least 1 */
 	if (delta == 0) {
 		delta = 1;
 		ts++;
 	}
-	if (vma_rbw_discard(&c->rbw, (uint32_t)delta, len) < 0) {
+	if (vma_rbw_discard(&c->rbw, (uint32_t)delta, len) < 0)
 		return -1;
-	}
 	c->last_ts = ts;
 	return 0;
 }
@@ -378,12 +354,10 @@ int vma_tdw_stamp(struct vma_tdw *w, int inst, uint32_t cpu, uint64_t ts)
 	struct cpu_out *c = cpu_of(w, inst, cpu);
 	uint64_t delta;
 
-	if (!c || make_room(w, c, ts, 8 + 8, &delta) < 0) {
+	if (!c || make_room(w, c, ts, 8 + 8, &delta) < 0)
 		return -1;
-	}
-	if (vma_rbw_stamp(&c->rbw, ts) < 0) {
+	if (vma_rbw_stamp(&c->rbw, ts) < 0)
 		return -1;
-	}
 	c->last_ts = ts;
 	return 0;
 }
@@ -392,9 +366,8 @@ int vma_tdw_lost(struct vma_tdw *w, int inst, uint32_t cpu, uint64_t count)
 {
 	struct cpu_out *c = cpu_of(w, inst, cpu);
 
-	if (!c) {
+	if (!c)
 		return -1;
-	}
 	close_page(w, c);
 	c->lost_next = true;
 	c->lost_count = count;
@@ -406,9 +379,8 @@ int vma_tdw_cpu_data(struct vma_tdw *w, int inst, uint32_t cpu, uint64_t *offset
 {
 	struct cpu_out *c = cpu_of(w, inst, cpu);
 
-	if (!c) {
+	if (!c)
 		return -1;
-	}
 	*offset = c->file_off;
 	*size = c->file_size;
 	return 0;
@@ -419,9 +391,8 @@ int vma_tdw_pages(struct vma_tdw *w, int inst, uint32_t cpu, const unsigned char
 {
 	struct cpu_out *c = cpu_of(w, inst, cpu);
 
-	if (!c) {
+	if (!c)
 		return -1;
-	}
 	close_page(w, c);
 	*pages = c->pages.p;
 	*len = c->pages.len;
@@ -448,9 +419,8 @@ static int put_compressed(struct vma_tdw *w, struct buf *b, const void *in, size
 	} else {
 		bound = ZSTD_compressBound(len);
 		out = malloc(bound);
-		if (!out) {
+		if (!out)
 			return -1;
-		}
 		csize = ZSTD_compress(out, bound, in, len, 3);
 		if (ZSTD_isError(csize)) {
 			free(out);
@@ -507,12 +477,10 @@ static void put_event_formats(struct vma_tdw *w, struct buf *b)
 
 		for (k = 0; k < i && strcmp(w->fmts[k].system, w->fmts[i].system); k++) {
 		}
-		if (k != i) {
+		if (k != i)
 			continue;
-		}
-		for (j = i; j < w->nr_fmts; j++) {
+		for (j = i; j < w->nr_fmts; j++)
 			count += !strcmp(w->fmts[j].system, w->fmts[i].system);
-		}
 		b_str(b, w->fmts[i].system);
 		b_num(b, 4, count);
 		for (j = i; j < w->nr_fmts; j++) {
@@ -550,12 +518,10 @@ static void put_common_options(struct vma_tdw *w, struct buf *b)
 {
 	size_t at = 0;
 
-	if (w->o.uname) {
+	if (w->o.uname)
 		put_option(b, 5, w->o.uname, strlen(w->o.uname) + 1);
-	}
-	if (w->o.trace_id) {
+	if (w->o.trace_id)
 		put_option_u64(b, 11, w->o.trace_id);
-	}
 	if (w->o.tsc2nsec_mult) {
 		unsigned char d[16];
 
@@ -573,9 +539,8 @@ static void put_common_options(struct vma_tdw *w, struct buf *b)
 		put_option(b, 13, w->guests.p + at + 4, n);
 		at += 4 + n;
 	}
-	if (w->tshift.len) {
+	if (w->tshift.len)
 		put_option(b, 12, w->tshift.p, w->tshift.len);
-	}
 }
 
 /* Closes every open page. */
@@ -585,9 +550,8 @@ static void close_all(struct vma_tdw *w)
 	uint32_t k;
 
 	for (i = 0; i < w->nr_inst; i++) {
-		for (k = 0; k < w->o.nr_cpus; k++) {
+		for (k = 0; k < w->o.nr_cpus; k++)
 			close_page(w, &w->inst[i].cpus[k]);
-		}
 	}
 }
 
@@ -613,9 +577,8 @@ static int put_cpu_data(struct vma_tdw *w, struct buf *b, struct inst *in, bool 
 		for (at = 0; at < c->pages.len; at += chunk) {
 			size_t n = c->pages.len - at < chunk ? c->pages.len - at : chunk;
 
-			if (put_compressed(w, b, c->pages.p + at, n) < 0) {
+			if (put_compressed(w, b, c->pages.p + at, n) < 0)
 				return -1;
-			}
 		}
 		c->file_size = b->len - c->file_off;
 		if (c->pages.len == 0) {
@@ -697,9 +660,8 @@ static int finish_v6(struct vma_tdw *w, struct buf *b)
 		put_cpu_pairs(w, b, &pairs[i]);
 	}
 	for (i = 0; i < w->nr_inst; i++) {
-		if (put_cpu_data(w, b, &w->inst[i], false) < 0) {
+		if (put_cpu_data(w, b, &w->inst[i], false) < 0)
 			break;
-		}
 		patch_cpu_pairs(w, b, i ? pairs[i] : top_pairs, &w->inst[i]);
 	}
 	free(inst_at);
@@ -721,9 +683,8 @@ static size_t put_section(struct vma_tdw *w, struct buf *b, uint32_t id, struct 
 	b_num(b, 8, 0);
 	start = b->len;
 	if (compress) {
-		if (put_compressed(w, b, body->p, body->len) < 0) {
+		if (put_compressed(w, b, body->p, body->len) < 0)
 			b->oom = true;
-		}
 	} else {
 		b_put(b, body->p, body->len);
 	}

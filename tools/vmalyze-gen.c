@@ -61,13 +61,11 @@ static int parse_u64(const char *s, uint64_t *out, bool suffix)
 	unsigned long long v;
 
 	errno = 0;
-	if (!s || !*s || *s == '-') {
+	if (!s || !*s || *s == '-')
 		return -1;
-	}
 	v = strtoull(s, &end, 0);
-	if (errno) {
+	if (errno)
 		return -1;
-	}
 	if (suffix && *end) {
 		unsigned int shift = 0;
 
@@ -78,14 +76,12 @@ static int parse_u64(const char *s, uint64_t *out, bool suffix)
 		default: return -1;
 		}
 		end++;
-		if (v > (UINT64_MAX >> shift)) {
+		if (v > (UINT64_MAX >> shift))
 			return -1;
-		}
 		v <<= shift;
 	}
-	if (*end) {
+	if (*end)
 		return -1;
-	}
 	*out = v;
 	return 0;
 }
@@ -94,9 +90,8 @@ static int parse_u32(const char *s, uint32_t *out, bool suffix)
 {
 	uint64_t v;
 
-	if (parse_u64(s, &v, suffix) || v > UINT32_MAX) {
+	if (parse_u64(s, &v, suffix) || v > UINT32_MAX)
 		return -1;
-	}
 	*out = (uint32_t)v;
 	return 0;
 }
@@ -163,9 +158,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 	while ((ch = getopt_long(argc, argv, "", long_options, NULL)) != -1) {
 		switch (ch) {
 		case OPT_SEED:
-			if (parse_u64(optarg, &c->opt.seed, false)) {
+			if (parse_u64(optarg, &c->opt.seed, false))
 				return bad("--seed", optarg);
-			}
 			break;
 		case OPT_PCPUS:
 			if (parse_u32(optarg, &c->opt.pcpus, false) || !c->opt.pcpus ||
@@ -174,9 +168,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			}
 			break;
 		case OPT_DOMAINS:
-			if (parse_u32(optarg, &c->opt.domains, false) || c->opt.domains > 32000) {
+			if (parse_u32(optarg, &c->opt.domains, false) || c->opt.domains > 32000)
 				return bad("--domains", optarg);
-			}
 			break;
 		case OPT_VCPUS:
 			if (parse_u32(optarg, &c->opt.vcpus, false) || !c->opt.vcpus ||
@@ -192,9 +185,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			c->dom0_vcpus_set = true;
 			break;
 		case OPT_PV_DOMAINS:
-			if (parse_u32(optarg, &c->opt.pv_domains, false)) {
+			if (parse_u32(optarg, &c->opt.pv_domains, false))
 				return bad("--pv-domains", optarg);
-			}
 			break;
 		case OPT_VENDOR:
 			if (!strcmp(optarg, "vmx")) {
@@ -214,14 +206,12 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			}
 			break;
 		case OPT_SIZE:
-			if (parse_u64(optarg, &c->opt.size, true) || !c->opt.size) {
+			if (parse_u64(optarg, &c->opt.size, true) || !c->opt.size)
 				return bad("--size", optarg);
-			}
 			break;
 		case OPT_LOST:
-			if (parse_u32(optarg, &c->opt.lost, false) || c->opt.lost > 1000000) {
+			if (parse_u32(optarg, &c->opt.lost, false) || c->opt.lost > 1000000)
 				return bad("--lost", optarg);
-			}
 			break;
 		case OPT_NO_TSC:
 			if (parse_double(optarg, &c->opt.no_tsc_ratio) || c->opt.no_tsc_ratio < 0 ||
@@ -269,16 +259,14 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		fprintf(stderr, "vmalyze-gen: --duration and --size exclude each other\n");
 		return -1;
 	}
-	if (!c->opt.size && !(c->opt.duration > 0)) {
+	if (!c->opt.size && !(c->opt.duration > 0))
 		c->opt.duration = 1.0;
-	}
 	if (c->opt.pv_domains > c->opt.domains) {
 		fprintf(stderr, "vmalyze-gen: --pv-domains exceeds --domains\n");
 		return -1;
 	}
-	if (!c->dom0_vcpus_set) {
+	if (!c->dom0_vcpus_set)
 		c->opt.dom0_vcpus = c->opt.vcpus;
-	}
 	if ((uint64_t)c->opt.domains * c->opt.vcpus + c->opt.dom0_vcpus + c->opt.pcpus >
 	    (1u << 24)) {
 		fprintf(stderr, "vmalyze-gen: too many vcpus\n");
@@ -313,23 +301,20 @@ static int build_host(struct gen *g)
 
 	g->vcpus = calloc(total, sizeof(*g->vcpus));
 	g->pcpus = calloc(o->pcpus, sizeof(*g->pcpus));
-	if (!g->vcpus || !g->pcpus) {
+	if (!g->vcpus || !g->pcpus)
 		return VMA_ERR_NOMEM;
-	}
 	for (p = 0; p < o->pcpus; p++) {
 		add_vcpu(g, GEN_IDLE_DOMAIN, p, GEN_IDLE);
 		g->vcpus[p].state = RS_RUNNING;
 		g->vcpus[p].pcpu = p;
 	}
-	for (v = 0; v < o->dom0_vcpus; v++) {
+	for (v = 0; v < o->dom0_vcpus; v++)
 		add_vcpu(g, 0, v, GEN_PV);
-	}
 	for (d = 1; d <= o->domains; d++) {
 		enum gen_kind kind = d > o->domains - o->pv_domains ? GEN_PV : GEN_HVM;
 
-		for (v = 0; v < o->vcpus; v++) {
+		for (v = 0; v < o->vcpus; v++)
 			add_vcpu(g, d, v, kind);
-		}
 	}
 	g->view_default = g->nr_vcpus;
 	for (p = 0; p < o->pcpus; p++) {
@@ -343,9 +328,8 @@ static int build_host(struct gen *g)
 
 		for (i = 0; i < g->nr_slots && g->slot_code[i] < code; i++) {
 		}
-		if (i < g->nr_slots && g->slot_code[i] == code) {
+		if (i < g->nr_slots && g->slot_code[i] == code)
 			continue;
-		}
 		memmove(&g->slot_code[i + 1], &g->slot_code[i],
 			(g->nr_slots - i) * sizeof(g->slot_code[0]));
 		g->slot_code[i] = code;
@@ -410,9 +394,8 @@ static void truth_header(FILE *f, int argc, char **argv)
 	      "#\n",
 	      f);
 	fputs("generator", f);
-	for (i = 1; i < argc; i++) {
+	for (i = 1; i < argc; i++)
 		fprintf(f, " %s", argv[i]);
-	}
 	fputc('\n', f);
 }
 
@@ -440,13 +423,11 @@ static int write_truth(struct gen *g, const char *path, int argc, char **argv)
 		}
 	}
 	fprintf(f, "domain %u idle vcpus %u\n", GEN_IDLE_DOMAIN, g->opt.pcpus);
-	for (p = 0; p < g->opt.pcpus; p++) {
+	for (p = 0; p < g->opt.pcpus; p++)
 		total += vma_xtw_pcpu_records(g->w, p);
-	}
 	fprintf(f, "records %" PRIu64 "\n", total);
-	for (p = 0; p < g->opt.pcpus; p++) {
+	for (p = 0; p < g->opt.pcpus; p++)
 		fprintf(f, "pcpu %u records %" PRIu64 "\n", p, vma_xtw_pcpu_records(g->w, p));
-	}
 	fprintf(f, "first-tsc %" PRIu64 "\nlast-tsc %" PRIu64 "\n", g->first_tsc, g->last_tsc);
 	fprintf(f, "lost-records %" PRIu64 "\ndropped-records %" PRIu64 "\n", g->gaps_done,
 		g->dropped);
@@ -502,9 +483,8 @@ int main(int argc, char **argv)
 	int ret;
 
 	ret = parse_args(argc, argv, &c);
-	if (ret) {
+	if (ret)
 		return ret > 0 ? 0 : 1;
-	}
 	if (!c.out || !strcmp(c.out, "-")) {
 		if (isatty(STDOUT_FILENO)) {
 			fprintf(stderr, "vmalyze-gen: not writing a binary trace to a terminal; "
@@ -530,15 +510,12 @@ int main(int argc, char **argv)
 		g.w = vma_xtw_new_stream(out, &wo);
 		ret = g.w ? 0 : VMA_ERR_NOMEM;
 	}
-	if (!ret) {
+	if (!ret)
 		ret = vma_gen_run(&g);
-	}
-	if (!ret) {
+	if (!ret)
 		ret = vma_xtw_finish(g.w);
-	}
-	if (out != stdout && fclose(out) && !ret) {
+	if (out != stdout && fclose(out) && !ret)
 		ret = VMA_ERR_OUTPUT;
-	}
 	if (ret) {
 		fprintf(stderr, "vmalyze-gen: %s\n", ret == VMA_ERR_NOMEM ? "out of memory" :
 			ret == VMA_ERR_OUTPUT ? "writing the output failed" : "failed");

@@ -87,12 +87,10 @@ static void summary(const struct vma_mkdat_rec *recs, size_t n)
 	for (k = 0; k < sizeof(ids) / sizeof(ids[0]); k++) {
 		size_t c = 0;
 
-		for (i = 0; i < n; i++) {
+		for (i = 0; i < n; i++)
 			c += recs[i].event == ids[k].id;
-		}
-		if (c) {
+		if (c)
 			printf("%-20s %zu\n", ids[k].name, c);
-		}
 	}
 }
 
@@ -152,9 +150,8 @@ static int write_pair(const char *host, const char *guest)
 	rc = write_file(host, h, hl) || write_file(guest, g, gl);
 	free(h);
 	free(g);
-	if (rc) {
+	if (rc)
 		return 1;
-	}
 	printf("# wakeup START_NS LATENCY_NS PID COMM, then CAUSE NS per cause; host thread %u\n",
 	       t.host_tid);
 	for (i = 0; i < t.nr_wakeups; i++) {
@@ -162,14 +159,12 @@ static int write_pair(const char *host, const char *guest)
 
 		printf("wakeup %llu %llu %u %s\n", (unsigned long long)w->start,
 		       (unsigned long long)(w->end - w->start), w->pid, w->comm);
-		for (k = 0; k < VMA_PAIR_MAX_CAUSES && w->split[k].cause; k++) {
+		for (k = 0; k < VMA_PAIR_MAX_CAUSES && w->split[k].cause; k++)
 			printf("  %s\t%llu\n", w->split[k].cause, (unsigned long long)w->split[k].ns);
-		}
 	}
 	printf("thread %u %llu\n", t.host_tid, (unsigned long long)(t.last - t.first));
-	for (k = 0; k < t.nr_thread; k++) {
+	for (k = 0; k < t.nr_thread; k++)
 		printf("  %s\t%llu\n", t.thread[k].cause, (unsigned long long)t.thread[k].ns);
-	}
 	return 0;
 }
 
@@ -288,19 +283,16 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 1;
 	}
-	if (pair) {
+	if (pair)
 		return write_pair(out, pair);
-	}
-	if (xen_guest) {
+	if (xen_guest)
 		return write_xen_guest(out, xen_guest, o.nr_cpus);
-	}
 	if (vma_mkdat_build(&o, &file, &len, &recs, &nrec) < 0) {
 		fprintf(stderr, "vmalyze-mkdat: cannot build this scenario (check the options)\n");
 		return 1;
 	}
-	if (cut && cut < len) {
+	if (cut && cut < len)
 		len = (size_t)cut;
-	}
 	f = fopen(out, "wb");
 	if (!f || fwrite(file, 1, len, f) != len || fclose(f) != 0) {
 		fprintf(stderr, "vmalyze-mkdat: %s: %s\n", out, strerror(errno));
@@ -319,9 +311,8 @@ int main(int argc, char **argv)
 		free(recs);
 		return 1;
 	}
-	if (want_summary) {
+	if (want_summary)
 		summary(recs, nrec);
-	}
 	free(file);
 	free(recs);
 	return 0;

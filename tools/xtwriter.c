@@ -52,9 +52,8 @@ static struct vma_xtw *new_writer(FILE *out, const struct vma_xtw_options *optio
 	struct vma_xtw_options def = { 0 };
 	struct vma_xtw *w;
 
-	if (!options) {
+	if (!options)
 		options = &def;
-	}
 	if (options->window_bytes &&
 	    (options->window_bytes < VMA_XTW_MIN_WINDOW || options->window_bytes % 4 ||
 	     options->window_bytes > UINT32_MAX)) {
@@ -65,9 +64,8 @@ static struct vma_xtw *new_writer(FILE *out, const struct vma_xtw_options *optio
 		return NULL;
 	}
 	w = calloc(1, sizeof(*w));
-	if (!w) {
+	if (!w)
 		return NULL;
-	}
 	w->out = out;
 	w->window_bytes = options->window_bytes ? options->window_bytes : VMA_XTW_DEFAULT_WINDOW;
 	w->ring_bytes = options->ring_bytes;
@@ -82,9 +80,8 @@ struct vma_xtw *vma_xtw_new_memory(const struct vma_xtw_options *options)
 
 struct vma_xtw *vma_xtw_new_stream(FILE *out, const struct vma_xtw_options *options)
 {
-	if (!out) {
+	if (!out)
 		return NULL;
-	}
 	return new_writer(out, options);
 }
 
@@ -92,12 +89,10 @@ void vma_xtw_free(struct vma_xtw *w)
 {
 	uint32_t i;
 
-	if (!w) {
+	if (!w)
 		return;
-	}
-	for (i = 0; i < w->nr_alloc; i++) {
+	for (i = 0; i < w->nr_alloc; i++)
 		free(w->pcpus[i].buf);
-	}
 	free(w->pcpus);
 	free(w->mem);
 	free(w);
@@ -106,12 +101,10 @@ void vma_xtw_free(struct vma_xtw *w)
 /* Bytes go to the end of the file: the stream, or the memory image. */
 static int file_write(struct vma_xtw *w, const void *bytes, size_t n)
 {
-	if (w->failed) {
+	if (w->failed)
 		return VMA_ERR_OUTPUT;
-	}
-	if (n == 0) {
+	if (n == 0)
 		return 0;
-	}
 	if (w->out) {
 		if (fwrite(bytes, 1, n, w->out) != n) {
 			w->failed = true;
@@ -152,9 +145,8 @@ static struct pcpu_buf *get_pcpu(struct vma_xtw *w, uint32_t pcpu, int *err)
 		uint32_t n = w->nr_alloc ? w->nr_alloc : 8;
 		struct pcpu_buf *p;
 
-		while (n <= pcpu) {
+		while (n <= pcpu)
 			n *= 2;
-		}
 		p = realloc(w->pcpus, (size_t)n * sizeof(*p));
 		if (!p) {
 			*err = VMA_ERR_NOMEM;
@@ -172,9 +164,8 @@ static struct pcpu_buf *get_pcpu(struct vma_xtw *w, uint32_t pcpu, int *err)
 			return NULL;
 		}
 	}
-	if (pcpu >= w->nr_used) {
+	if (pcpu >= w->nr_used)
 		w->nr_used = pcpu + 1;
-	}
 	return pb;
 }
 
@@ -183,20 +174,16 @@ int vma_xtw_flush_pcpu(struct vma_xtw *w, uint32_t pcpu)
 	struct pcpu_buf *pb;
 	int ret;
 
-	if (w->failed) {
+	if (w->failed)
 		return VMA_ERR_OUTPUT;
-	}
-	if (pcpu >= w->nr_used || w->pcpus[pcpu].len == 0) {
+	if (pcpu >= w->nr_used || w->pcpus[pcpu].len == 0)
 		return 0;
-	}
 	pb = &w->pcpus[pcpu];
 	ret = write_cpu_change(w, pcpu, (uint32_t)pb->len);
-	if (!ret) {
+	if (!ret)
 		ret = file_write(w, pb->buf, pb->len);
-	}
-	if (ret) {
+	if (ret)
 		return ret;
-	}
 	w->buffered -= 12 + pb->len;
 	pb->len = 0;
 	w->windows++;
@@ -210,9 +197,8 @@ int vma_xtw_flush_all(struct vma_xtw *w)
 
 	for (i = 0; i < w->nr_used; i++) {
 		ret = vma_xtw_flush_pcpu(w, i);
-		if (ret) {
+		if (ret)
 			return ret;
-		}
 	}
 	return 0;
 }
@@ -220,12 +206,10 @@ int vma_xtw_flush_all(struct vma_xtw *w)
 /* Room for @n more bytes in @pcpu's buffer, flushing as configured. */
 static int make_room(struct vma_xtw *w, uint32_t pcpu, size_t n)
 {
-	if (w->pcpus[pcpu].len + n <= w->window_bytes) {
+	if (w->pcpus[pcpu].len + n <= w->window_bytes)
 		return 0;
-	}
-	if (w->flush_all_on_full) {
+	if (w->flush_all_on_full)
 		return vma_xtw_flush_all(w);
-	}
 	return vma_xtw_flush_pcpu(w, pcpu);
 }
 
@@ -252,9 +236,8 @@ static int put_record(struct vma_xtw *w, uint32_t pcpu, uint32_t event, bool has
 	int ret;
 
 	ret = make_room(w, pcpu, len);
-	if (ret) {
+	if (ret)
 		return ret;
-	}
 	pb = &w->pcpus[pcpu];
 	if (pb->len == 0) {
 		w->buffered += 12; /* the window header it will get */
@@ -268,15 +251,13 @@ static int put_record(struct vma_xtw *w, uint32_t pcpu, uint32_t event, bool has
 		rec += 8;
 		pb->last_tsc = tsc;
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		put_le32(rec + 4 * i, words ? words[i] : 0);
-	}
 	pb->len += len;
 	w->buffered += len;
 	pb->records++;
-	if (w->ring_bytes) {
+	if (w->ring_bytes)
 		pb->ring_pos = (pb->ring_pos + len) % w->ring_bytes;
-	}
 	return 0;
 }
 
@@ -291,18 +272,15 @@ static int ring_pad(struct vma_xtw *w, uint32_t pcpu, size_t len, uint64_t tsc)
 	unsigned int words;
 	bool has_tsc;
 
-	if (!w->ring_bytes) {
+	if (!w->ring_bytes)
 		return 0;
-	}
 	left = w->ring_bytes - pb->ring_pos;
-	if (left >= len) {
+	if (left >= len)
 		return 0;
-	}
 	words = (unsigned int)((left - 4) / 4);
 	has_tsc = words > VMA_XTW_MAX_WORDS;
-	if (has_tsc) {
+	if (has_tsc)
 		words -= 2;
-	}
 	return put_record(w, pcpu, TRC_TRACE_WRAP_BUFFER, has_tsc, tsc, NULL, words);
 }
 
@@ -312,25 +290,21 @@ static int add_record(struct vma_xtw *w, uint32_t pcpu, uint32_t event, bool has
 	struct pcpu_buf *pb;
 	int ret = 0;
 
-	if (w->failed) {
+	if (w->failed)
 		return VMA_ERR_OUTPUT;
-	}
-	if (n > VMA_XTW_MAX_WORDS) {
+	if (n > VMA_XTW_MAX_WORDS)
 		return VMA_ERR_USAGE;
-	}
 	if (pcpu < w->nr_used && w->pcpus[pcpu].buf) {
 		pb = &w->pcpus[pcpu];
 	} else {
 		pb = get_pcpu(w, pcpu, &ret);
-		if (!pb) {
+		if (!pb)
 			return ret;
-		}
 	}
 	ret = ring_pad(w, pcpu, 4 + (has_tsc ? 8 : 0) + 4 * (size_t)n,
 		       has_tsc ? tsc : pb->last_tsc);
-	if (ret) {
+	if (ret)
 		return ret;
-	}
 	return put_record(w, pcpu, event, has_tsc, tsc, words, n);
 }
 
@@ -365,18 +339,15 @@ int vma_xtw_wrap(struct vma_xtw *w, uint32_t pcpu, unsigned int bytes, uint64_t 
 	bool has_tsc;
 	int ret = 0;
 
-	if (bytes < 4 || bytes > VMA_XTW_MAX_RECORD || bytes % 4) {
+	if (bytes < 4 || bytes > VMA_XTW_MAX_RECORD || bytes % 4)
 		return VMA_ERR_USAGE;
-	}
 	pb = get_pcpu(w, pcpu, &ret);
-	if (!pb) {
+	if (!pb)
 		return ret;
-	}
 	words = (bytes - 4) / 4;
 	has_tsc = words > VMA_XTW_MAX_WORDS;
-	if (has_tsc) {
+	if (has_tsc)
 		words -= 2;
-	}
 	return put_record(w, pcpu, TRC_TRACE_WRAP_BUFFER, has_tsc, tsc, NULL, words);
 }
 
@@ -386,21 +357,18 @@ int vma_xtw_pcpu_raw(struct vma_xtw *w, uint32_t pcpu, const void *bytes, size_t
 	struct pcpu_buf *pb;
 	int ret = 0;
 
-	if (w->failed) {
+	if (w->failed)
 		return VMA_ERR_OUTPUT;
-	}
 	pb = get_pcpu(w, pcpu, &ret);
-	if (!pb) {
+	if (!pb)
 		return ret;
-	}
 	while (n > 0) {
 		size_t room, chunk;
 
 		if (pb->len == w->window_bytes) {
 			ret = vma_xtw_flush_pcpu(w, pcpu);
-			if (ret) {
+			if (ret)
 				return ret;
-			}
 		}
 		room = w->window_bytes - pb->len;
 		chunk = n < room ? n : room;
@@ -425,9 +393,8 @@ int vma_xtw_finish(struct vma_xtw *w)
 {
 	int ret = vma_xtw_flush_all(w);
 
-	if (ret) {
+	if (ret)
 		return ret;
-	}
 	if (w->out && fflush(w->out) != 0) {
 		w->failed = true;
 		return VMA_ERR_OUTPUT;

@@ -149,9 +149,8 @@ char *vma_fmt_dec_fixed(char *p, uint64_t v, unsigned int n)
 		memcpy(q, pairs + 2 * (w % 100), 2);
 		w /= 100;
 	}
-	if (q > p) {
+	if (q > p)
 		*--q = (char)('0' + w % 10);
-	}
 	return p + n;
 }
 

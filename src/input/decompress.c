@@ -37,9 +37,8 @@ struct vma_decomp *vma_decomp_new(enum vma_codec codec)
 {
 	struct vma_decomp *dc = calloc(1, sizeof(*dc));
 
-	if (!dc) {
+	if (!dc)
 		return NULL;
-	}
 	dc->codec = codec;
 	if (codec == VMA_CODEC_ZSTD) {
 		dc->zstd = ZSTD_createDCtx();
@@ -53,9 +52,8 @@ struct vma_decomp *vma_decomp_new(enum vma_codec codec)
 
 void vma_decomp_free(struct vma_decomp *dc)
 {
-	if (!dc) {
+	if (!dc)
 		return;
-	}
 	ZSTD_freeDCtx(dc->zstd);
 	free(dc);
 }
@@ -82,9 +80,8 @@ static int inflate_all(const void *in, size_t in_len, void *out, size_t out_len,
 	ret = inflate(&zs, Z_FINISH);
 	inflateEnd(&zs);
 	if (ret == Z_STREAM_END) {
-		if (zs.total_out == out_len) {
+		if (zs.total_out == out_len)
 			return 0;
-		}
 		*why = "expands to less than the size it declares";
 		return -1;
 	}

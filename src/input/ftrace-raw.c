@@ -47,38 +47,32 @@ static char *slurp(int dirfd, const char *name, size_t *len)
 	char *buf = NULL;
 	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0) {
+	if (fd < 0)
 		return NULL;
-	}
 	for (;;) {
 		ssize_t got;
 
 		if (n + 1 >= cap || !buf) {
 			char *p;
 
-			if (buf) {
+			if (buf)
 				cap *= 2;
-			}
 			if (cap > MAX_FORMAT_FILE) {
 				errno = EFBIG;
 				goto fail;
 			}
 			p = realloc(buf, cap);
-			if (!p) {
+			if (!p)
 				goto fail;
-			}
 			buf = p;
 		}
 		got = read(fd, buf + n, cap - n - 1);
-		if (got < 0 && errno == EINTR) {
+		if (got < 0 && errno == EINTR)
 			continue;
-		}
-		if (got < 0) {
+		if (got < 0)
 			goto fail;
-		}
-		if (got == 0) {
+		if (got == 0)
 			break;
-		}
 		n += (size_t)got;
 	}
 	close(fd);
@@ -129,9 +123,8 @@ static void add_system_dir(struct fmt_dir *fd, int dirfd, const char *system)
 	struct dirent **ents;
 	int n, i;
 
-	if (sysfd < 0) {
+	if (sysfd < 0)
 		return;
-	}
 	n = scandirat(sysfd, ".", &ents, NULL, by_name);
 	for (i = 0; i < n; i++) {
 		char rel[512], shown[600];
@@ -145,9 +138,8 @@ static void add_system_dir(struct fmt_dir *fd, int dirfd, const char *system)
 		}
 		free(ents[i]);
 	}
-	if (n >= 0) {
+	if (n >= 0)
 		free(ents);
-	}
 	close(sysfd);
 }
 
@@ -216,9 +208,8 @@ static int load_dir(struct vma_input *in, struct vma_kvm_priv *priv, const char 
 		}
 		free(ents[i]);
 	}
-	if (n >= 0) {
+	if (n >= 0)
 		free(ents);
-	}
 	close(dirfd);
 	if (fd.loaded == 0) {
 		vma_diag_report(in->diag, VMA_LVL_INPUT, path, UINT64_MAX,
@@ -276,9 +267,8 @@ static int ftrace_raw_open(struct vma_input *input)
 	exit_id = vma_get16(head + 6, false);
 
 	priv = vma_kvm_priv_new();
-	if (!priv) {
+	if (!priv)
 		return VMA_ERR_NOMEM;
-	}
 	input->priv = priv;
 	/* trace_pipe_raw pages are in the host's order; vm-trace ran on x86-64 */
 	ret = vma_kvm_tep_new(priv, false, 8, 4096);
@@ -313,9 +303,8 @@ static int ftrace_raw_open(struct vma_input *input)
 	region.size = (data + psize - 1) / psize * psize;
 	region.compressed = false;
 	region.page_size = psize;
-	if (region.size == 0) {
+	if (region.size == 0)
 		return VMA_OK;
-	}
 	ret = vma_kvm_stream_add(input, priv, 0, &region);
 	if (ret < 0) {
 		ftrace_raw_close(input);

@@ -237,9 +237,8 @@ static const struct vma_kvmev_spec *spec_for(struct tep_event *event)
 		    (event->system && strcmp(s->system, event->system))) {
 			continue;
 		}
-		if (s->detect && !has_field(event, s->detect)) {
+		if (s->detect && !has_field(event, s->detect))
 			continue;
-		}
 		return s;
 	}
 	return NULL;
@@ -356,9 +355,8 @@ int vma_kvmev_init(struct vma_kvmev *ev, struct vma_kvm_priv *priv, bool big_end
 	memset(ev, 0, sizeof(*ev));
 	ev->tep = priv->tep;
 	ev->big_endian = big_endian;
-	if (nr == 0) {
+	if (nr == 0)
 		return VMA_OK;
-	}
 	ev->bind = calloc(nr, sizeof(*ev->bind));
 	order = malloc(nr * sizeof(*order));
 	if (!ev->bind || !order) {
@@ -366,29 +364,25 @@ int vma_kvmev_init(struct vma_kvmev *ev, struct vma_kvm_priv *priv, bool big_end
 		vma_kvmev_fini(ev);
 		return VMA_ERR_NOMEM;
 	}
-	for (i = 0; i < nr; i++) {
+	for (i = 0; i < nr; i++)
 		order[i] = i;
-	}
 	qsort_r(order, nr, sizeof(*order), by_format_id, priv->formats);
 	for (i = 0; i < nr; i++) {
 		const struct vma_kvm_format *f = &priv->formats[order[i]];
 		struct vma_kvmev_bind *b = &ev->bind[ev->nr_bind];
 		struct tep_event *event;
 
-		if (f->id < 0 || f->id > 0xffff) {
+		if (f->id < 0 || f->id > 0xffff)
 			continue;
-		}
 		b->name = f->name;
 		b->format = order[i];
 		b->id = VMA_KVM_OTHER;
 		event = parsed_event(priv->tep, f);
-		if (event) {
+		if (event)
 			bind_event(b, event);
-		}
 		/* ftrace ids are small; a corrupt format must not size the table. */
-		if (f->id > max_id && f->id < MAX_EVENT_ID) {
+		if (f->id > max_id && f->id < MAX_EVENT_ID)
 			max_id = f->id;
-		}
 		ev->nr_bind++;
 	}
 	free(order);
@@ -406,9 +400,8 @@ int vma_kvmev_init(struct vma_kvmev *ev, struct vma_kvm_priv *priv, bool big_end
 		for (i = 0; i < ev->nr_bind; i++) {
 			int32_t id = priv->formats[ev->bind[i].format].id;
 
-			if ((uint32_t)id < ev->nr_ids && ev->by_id[id] < 0) {
+			if ((uint32_t)id < ev->nr_ids && ev->by_id[id] < 0)
 				ev->by_id[id] = (int32_t)i;
-			}
 		}
 	}
 	return VMA_OK;
@@ -454,12 +447,10 @@ static void put_field(const struct fspec *f, const struct vma_kvmev_loc *loc, bo
 	if (f->kind == F_BYTES) {
 		uint32_t n = present ? loc->size : 0, i;
 
-		if (n > f->arg) {
+		if (n > f->arg)
 			n = f->arg;
-		}
-		for (i = 0; i < n; i++) {
+		for (i = 0; i < n; i++)
 			w[i / 4] |= (uint32_t)data[loc->offset + i] << (8 * (i % 4));
-		}
 		return;
 	}
 	if (present) {
@@ -479,9 +470,8 @@ static void put_field(const struct fspec *f, const struct vma_kvmev_loc *loc, bo
 		w[0] = present ? (uint32_t)val : f->missing;
 		break;
 	case F_U64:
-		if (!present) {
+		if (!present)
 			val = f->missing;
-		}
 		w[0] = (uint32_t)val;
 		w[1] = (uint32_t)(val >> 32);
 		break;
@@ -503,15 +493,13 @@ int vma_kvmev_fill(const struct vma_kvmev *ev, const unsigned char *data, uint32
 	const struct vma_kvmev_bind *b = NULL;
 	uint32_t type, i;
 
-	if (size < ev->type_offset + ev->type_size || size < ev->pid_offset + ev->pid_size) {
+	if (size < ev->type_offset + ev->type_size || size < ev->pid_offset + ev->pid_size)
 		return -1;
-	}
 	type = (uint32_t)read_uint(data + ev->type_offset, ev->type_size, ev->big_endian);
 	rec->ctx = (uint32_t)read_uint(data + ev->pid_offset, ev->pid_size, ev->big_endian);
 	memset(rec->data, 0, sizeof(rec->data));
-	if (type < ev->nr_ids && ev->by_id[type] >= 0) {
+	if (type < ev->nr_ids && ev->by_id[type] >= 0)
 		b = &ev->bind[ev->by_id[type]];
-	}
 	if (!b || !b->spec) {
 		rec->event = VMA_KVM_OTHER;
 		rec->data[VMA_KVM_OTHER_INDEX] = b ? (uint32_t)(b - ev->bind) : UINT32_MAX;
@@ -521,9 +509,8 @@ int vma_kvmev_fill(const struct vma_kvmev *ev, const unsigned char *data, uint32
 	}
 	rec->event = b->id;
 	rec->nr_data = b->spec->nr_data;
-	for (i = 0; i < b->spec->nr_fields; i++) {
+	for (i = 0; i < b->spec->nr_fields; i++)
 		put_field(&b->spec->fields[i], &b->loc[i], ev->big_endian, data, size, rec);
-	}
 	if (b->id == VMA_KVM_EXIT && b->isa == VMA_KVM_ISA_ARM64)
 		rec->data[VMA_KVM_EXIT_ARM_TRAP] = (int64_t)rec->data[VMA_KVM_EXIT_REASON] == b->arm_trap;
 	return 0;
@@ -537,16 +524,14 @@ static void put_one_line(struct vma_strbuf *sb, struct trace_seq *seq)
 {
 	size_t n = seq->len, i;
 
-	while (n > 0 && (seq->buffer[n - 1] == '\n' || seq->buffer[n - 1] == ' ')) {
+	while (n > 0 && (seq->buffer[n - 1] == '\n' || seq->buffer[n - 1] == ' '))
 		n--;
-	}
 	seq->buffer[n] = '\0';
 	for (i = 0; i < n; i++) {
 		char c = seq->buffer[i];
 
-		if (c == '\n' || c == '\t' || c == '\r') {
+		if (c == '\n' || c == '\t' || c == '\r')
 			seq->buffer[i] = ' ';
-		}
 	}
 	vma_sb_puts(sb, seq->buffer);
 }
@@ -640,9 +625,8 @@ void vma_kvmev_describe(struct vma_kvm_priv *priv, const unsigned char *data, ui
 		struct tep_event *event = parsed_event(priv->tep, &priv->formats[b->format]);
 
 		/* a format parsed this late is one vmalyze does not analyse */
-		if (event) {
+		if (event)
 			b->event = event;
-		}
 	}
 	if (!b->event) {
 		vma_sb_printf(sb, "%s: (format not understood; %u bytes)", b->name, size);
@@ -693,9 +677,8 @@ const char *vma_kvm_record_name(const struct vma_input *input, const struct vma_
 
 		return name ? name : "unknown";
 	}
-	if (vma_id_is_kvm(rec->event)) {
+	if (vma_id_is_kvm(rec->event))
 		return vma_kvm_event_name(rec->event);
-	}
 	return "unknown";
 }
 
@@ -710,9 +693,8 @@ const char *vma_kvm_event_table_name(const struct vma_input *input, uint32_t ind
 {
 	struct vma_kvm_priv *priv = vma_kvm_priv_of(input);
 
-	if (!priv || index >= priv->ev.nr_bind) {
+	if (!priv || index >= priv->ev.nr_bind)
 		return NULL;
-	}
 	return priv->ev.bind[index].name;
 }
 
@@ -721,12 +703,10 @@ const char *vma_kvm_comm(const struct vma_input *input, uint32_t pid)
 	struct vma_kvm_priv *priv = vma_kvm_priv_of(input);
 	const char *comm;
 
-	if (!priv || !priv->tep || pid > INT32_MAX) {
+	if (!priv || !priv->tep || pid > INT32_MAX)
 		return NULL;
-	}
-	if (!tep_is_pid_registered(priv->tep, (int)pid)) {
+	if (!tep_is_pid_registered(priv->tep, (int)pid))
 		return NULL;
-	}
 	comm = tep_data_comm_from_pid(priv->tep, (int)pid);
 	return comm;
 }

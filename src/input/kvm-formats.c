@@ -41,9 +41,8 @@ int vma_kvm_tep_new(struct vma_kvm_priv *priv, bool big_endian, uint32_t long_si
 		    uint32_t page_size)
 {
 	priv->tep = tep_alloc();
-	if (!priv->tep) {
+	if (!priv->tep)
 		return VMA_ERR_NOMEM;
-	}
 	tep_set_file_bigendian(priv->tep, big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(priv->tep, host_big_endian() ? TEP_BIG_ENDIAN :
 				TEP_LITTLE_ENDIAN);
@@ -59,15 +58,13 @@ int vma_kvm_header_page(struct vma_kvm_priv *priv, const char *text, size_t len,
 	struct vma_rb_layout layout = priv->layout;
 	char *copy;
 
-	if (vma_rb_layout_parse(&layout, text, len, set_page_size) < 0) {
+	if (vma_rb_layout_parse(&layout, text, len, set_page_size) < 0)
 		return -1;
-	}
 	priv->layout = layout;
 	/* libtraceevent keeps the kernel's long size from it for "long" fields */
 	copy = malloc(len + 1);
-	if (!copy) {
+	if (!copy)
 		return VMA_ERR_NOMEM;
-	}
 	memcpy(copy, text, len);
 	copy[len] = '\0';
 	tep_parse_header_page(priv->tep, copy, len, (int)layout.commit_size);

@@ -34,9 +34,8 @@ static inline uint16_t vma_get16(const unsigned char *p, bool big)
 
 static inline uint32_t vma_get32(const unsigned char *p, bool big)
 {
-	if (big) {
+	if (big)
 		return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-	}
 	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
 }
 

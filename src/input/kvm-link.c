@@ -40,9 +40,8 @@ const char *tep_plugin_kvm_get_func(struct tep_event *event, struct tep_record *
 	size_t i;
 
 	for (i = 0; i < nr_links; i++) {
-		if (links[i].host != event->tep || links[i].pid != pid) {
+		if (links[i].host != event->tep || links[i].pid != pid)
 			continue;
-		}
 		func = tep_find_function(links[i].guest, *val);
 		if (func) {
 			/* the plugin prints the offset from the function's start */
@@ -60,18 +59,15 @@ int vma_kvm_link_guest(struct vma_input *host, struct vma_input *guest, const ui
 	struct vma_kvm_priv *g = vma_kvm_priv_of(guest);
 	uint32_t i;
 
-	if (!h || !g || !h->tep || !g->tep) {
+	if (!h || !g || !h->tep || !g->tep)
 		return VMA_OK;
-	}
 	/* the guest's kallsyms go into its parser now, not at its first dump line */
 	vma_kvm_print_setup(g);
 	for (i = 0; i < nr_pids; i++) {
-		if (!pids[i] || pids[i] > INT32_MAX) {
+		if (!pids[i] || pids[i] > INT32_MAX)
 			continue;
-		}
-		if (vma_grow(links, &cap_links, nr_links + 1, 8)) {
+		if (vma_grow(links, &cap_links, nr_links + 1, 8))
 			return VMA_ERR_NOMEM;
-		}
 		links[nr_links++] = (struct guest_link){ h->tep, (int)pids[i], g->tep };
 	}
 	return VMA_OK;
@@ -82,9 +78,8 @@ void vma_kvm_unlink(const struct tep_handle *tep)
 	size_t i, kept = 0;
 
 	for (i = 0; i < nr_links; i++) {
-		if (links[i].host != tep && links[i].guest != tep) {
+		if (links[i].host != tep && links[i].guest != tep)
 			links[kept++] = links[i];
-		}
 	}
 	nr_links = kept;
 	if (!nr_links) {

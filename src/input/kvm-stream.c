@@ -71,9 +71,8 @@ struct vma_kvm_priv *vma_kvm_priv_new(void)
 
 static void stream_free(struct vma_kvm_stream *s)
 {
-	if (!s) {
+	if (!s)
 		return;
-	}
 	vma_decomp_free(s->dc);
 	free(s->buf);
 	free(s->zbuf);
@@ -84,9 +83,8 @@ void vma_kvm_priv_free(struct vma_kvm_priv *priv)
 {
 	uint32_t i;
 
-	if (!priv) {
+	if (!priv)
 		return;
-	}
 	for (i = 0; i < priv->nr_streams; i++) {
 		const struct vma_kvm_stream *s = priv->streams[i];
 
@@ -110,9 +108,8 @@ void vma_kvm_priv_free(struct vma_kvm_priv *priv)
 		free(priv->guests[i].vcpu_pid);
 	}
 	free(priv->guests);
-	for (i = 0; i < priv->info.tsync_nr_cpus; i++) {
+	for (i = 0; i < priv->info.tsync_nr_cpus; i++)
 		free(priv->tsync[i]);
-	}
 	free(priv->tsync);
 	free(priv->tsync_count);
 	free(priv->clock_name);
@@ -122,9 +119,8 @@ void vma_kvm_priv_free(struct vma_kvm_priv *priv)
 
 struct vma_kvm_priv *vma_kvm_priv_of(const struct vma_input *input)
 {
-	if (!input || (input->ops != &vma_tracedat_ops && input->ops != &vma_ftrace_raw_ops)) {
+	if (!input || (input->ops != &vma_tracedat_ops && input->ops != &vma_ftrace_raw_ops))
 		return NULL;
-	}
 	return input->priv;
 }
 
@@ -152,23 +148,18 @@ static uint64_t tsync_apply(const struct vma_kvm_priv *priv, uint64_t ts, uint32
 	const struct vma_kvm_tsync_sample *s;
 	uint32_t n, lo, hi;
 
-	if (cpu >= priv->info.tsync_nr_cpus) {
+	if (cpu >= priv->info.tsync_nr_cpus)
 		return ts;
-	}
 	n = priv->tsync_count[cpu];
 	s = priv->tsync[cpu];
-	if (n == 0) {
+	if (n == 0)
 		return ts;
-	}
-	if (n == 1) {
+	if (n == 1)
 		return ts + (uint64_t)s[0].offset;
-	}
-	if (ts <= s[0].time) {
+	if (ts <= s[0].time)
 		return tsync_between(ts, priv->info.tsync_flags, &s[0], &s[1]);
-	}
-	if (ts >= s[n - 1].time) {
+	if (ts >= s[n - 1].time)
 		return tsync_between(ts, priv->info.tsync_flags, &s[n - 2], &s[n - 1]);
-	}
 	/* the pair with s[lo].time <= ts < s[lo + 1].time */
 	lo = 0;
 	hi = n - 1;
@@ -186,9 +177,8 @@ static uint64_t tsync_apply(const struct vma_kvm_priv *priv, uint64_t ts, uint32
 
 uint64_t vma_kvm_time(const struct vma_kvm_priv *priv, uint64_t ts, uint32_t cpu)
 {
-	if (priv->tsync_on) {
+	if (priv->tsync_on)
 		ts = tsync_apply(priv, ts, cpu);
-	}
 	if (priv->info.tsc2nsec_mult && !priv->time_map.cycles) {
 		ts = (uint64_t)(((unsigned __int128)ts * priv->info.tsc2nsec_mult) >>
 				(priv->info.tsc2nsec_shift & 127));
@@ -210,13 +200,11 @@ static int read_at(int fd, void *buf, size_t len, uint64_t off)
 	while (len > 0) {
 		ssize_t n = pread(fd, p, len, (off_t)off);
 
-		if (n < 0 && errno == EINTR) {
+		if (n < 0 && errno == EINTR)
 			continue;
-		}
 		if (n <= 0) {
-			if (n == 0) {
+			if (n == 0)
 				errno = ENODATA;
-			}
 			return -1;
 		}
 		p += n;
@@ -238,13 +226,11 @@ static int grow(struct vma_kvm_stream *s, unsigned char **buf, size_t *cap, size
 {
 	unsigned char *p;
 
-	if (*cap >= need) {
+	if (*cap >= need)
 		return 0;
-	}
 	p = realloc(*buf, need);
-	if (!p) {
+	if (!p)
 		return -1;
-	}
 	s->priv->buffered += need - *cap;
 	*buf = p;
 	*cap = need;
@@ -307,27 +293,22 @@ static int refill_plain(struct vma_kvm_stream *s)
 	uint32_t psize = s->layout.page_size;
 	uint64_t stop = avail_end(s), n;
 
-	if (s->next >= s->end) {
+	if (s->next >= s->end)
 		return 0;
-	}
-	if (s->next >= stop) {
+	if (s->next >= stop)
 		return report_truncated(s);
-	}
 	n = stop - s->next;
-	if (n > (uint64_t)BLOCK_PAGES * psize) {
+	if (n > (uint64_t)BLOCK_PAGES * psize)
 		n = (uint64_t)BLOCK_PAGES * psize;
-	}
 	/* Within the budget a block shrinks to one page (always allowed: reading needs one). */
-	if (s->buf_cap < n && !fits_budget(s, s->buf_cap, (size_t)n)) {
+	if (s->buf_cap < n && !fits_budget(s, s->buf_cap, (size_t)n))
 		n = psize < n ? psize : n;
-	}
 	if (grow(s, &s->buf, &s->buf_cap, (size_t)n) < 0) {
 		s->state = VMA_ERR_NOMEM;
 		return s->state;
 	}
-	if (read_at(s->input->fd, s->buf, (size_t)n, s->next) < 0) {
+	if (read_at(s->input->fd, s->buf, (size_t)n, s->next) < 0)
 		return report_read_failure(s, s->next);
-	}
 	s->buf_off = s->next;
 	s->buf_len = (size_t)n;
 	s->buf_page = 0;
@@ -360,26 +341,21 @@ static int refill_chunk(struct vma_kvm_stream *s)
 		int ret;
 
 		if (!s->chunks_counted) {
-			if (s->next + 4 > stop) {
+			if (s->next + 4 > stop)
 				return s->next + 4 > s->end ? 0 : report_truncated(s);
-			}
-			if (read_at(s->input->fd, hdr, 4, s->next) < 0) {
+			if (read_at(s->input->fd, hdr, 4, s->next) < 0)
 				return report_truncated(s);
-			}
 			s->chunks_left = vma_get32(hdr, big);
 			s->chunks_counted = true;
 			s->next += 4;
 			continue;
 		}
-		if (s->chunks_left == 0 || s->next >= s->end) {
+		if (s->chunks_left == 0 || s->next >= s->end)
 			return 0;
-		}
-		if (at + 8 > stop) {
+		if (at + 8 > stop)
 			return report_truncated(s);
-		}
-		if (read_at(s->input->fd, hdr, 8, at) < 0) {
+		if (read_at(s->input->fd, hdr, 8, at) < 0)
 			return report_truncated(s);
-		}
 		csize = vma_get32(hdr, big);
 		usize = vma_get32(hdr + 4, big);
 		if (at + 8 + csize > s->end) {
@@ -387,9 +363,8 @@ static int refill_chunk(struct vma_kvm_stream *s)
 			ret = bad_chunk(s, at, "its size runs past the end of the cpu's data");
 			return ret ? ret : finish(s, true);
 		}
-		if (at + 8 + csize > stop) {
+		if (at + 8 + csize > stop)
 			return report_truncated(s);
-		}
 		s->next = at + 8 + csize;
 		s->chunks_left--;
 		if (usize == 0 || usize > MAX_CHUNK || csize > MAX_CHUNK) {
@@ -408,9 +383,8 @@ static int refill_chunk(struct vma_kvm_stream *s)
 			s->state = VMA_ERR_NOMEM;
 			return s->state;
 		}
-		if (!why && read_at(s->input->fd, s->zbuf, csize, at + 8) < 0) {
+		if (!why && read_at(s->input->fd, s->zbuf, csize, at + 8) < 0)
 			return report_read_failure(s, at + 8);
-		}
 		if (!why && vma_decompress(s->dc, s->zbuf, csize, s->buf, usize, &why) == 0) {
 			s->buf_off = at;
 			s->buf_len = usize;
@@ -418,9 +392,8 @@ static int refill_chunk(struct vma_kvm_stream *s)
 			return 1;
 		}
 		ret = bad_chunk(s, at, why);
-		if (ret) {
+		if (ret)
 			return ret;
-		}
 	}
 }
 
@@ -448,9 +421,8 @@ static int next_page(struct vma_kvm_stream *s)
 
 		if (left == 0) {
 			ret = s->region.compressed ? refill_chunk(s) : refill_plain(s);
-			if (ret <= 0) {
+			if (ret <= 0)
 				return ret;
-			}
 			continue;
 		}
 		s->page_off = s->region.compressed ? s->buf_off : s->buf_off + s->buf_page;
@@ -462,9 +434,8 @@ static int next_page(struct vma_kvm_stream *s)
 			if (s->pg.cut) {
 				continue; /* the truncation is reported by the refill */
 			}
-			if (!bad_page(s, "page skipped")) {
+			if (!bad_page(s, "page skipped"))
 				return finish(s, false);
-			}
 			continue;
 		}
 		if (s->pg.missed) {
@@ -557,9 +528,8 @@ static int stream_next(struct vma_stream *stream)
 {
 	struct vma_kvm_stream *s = (struct vma_kvm_stream *)stream;
 
-	if (s->state) {
+	if (s->state)
 		return s->state;
-	}
 	if (!s->started) {
 		s->started = true;
 		if (s->region.offset > s->input->size) {
@@ -583,13 +553,11 @@ static int stream_next(struct vma_stream *stream)
 		}
 		if (!s->in_page) {
 			ret = next_page(s);
-			if (ret < 0) {
+			if (ret < 0)
 				return ret;
-			}
 			if (ret == 0) {
-				if (!s->state) {
+				if (!s->state)
 					s->state = VMA_END;
-				}
 				return s->state;
 			}
 			continue;
@@ -597,16 +565,14 @@ static int stream_next(struct vma_stream *stream)
 		ret = vma_rb_page_next(&s->pg);
 		if (ret == VMA_RB_EVENT) {
 			ret = deliver(s);
-			if (ret == 0) {
+			if (ret == 0)
 				continue;
-			}
 			return ret < 0 ? ret : VMA_OK;
 		}
 		s->in_page = false;
 		if (ret == VMA_RB_BAD) {
-			if (!bad_page(s, "rest of the page skipped")) {
+			if (!bad_page(s, "rest of the page skipped"))
 				return finish(s, false);
-			}
 		}
 	}
 }
@@ -621,9 +587,8 @@ int vma_kvm_stream_add(struct vma_input *input, struct vma_kvm_priv *priv, uint3
 	streams = realloc(priv->streams, (priv->nr_streams + 1) * sizeof(*streams));
 	if (!s || !streams) {
 		free(s);
-		if (streams) {
+		if (streams)
 			priv->streams = streams;
-		}
 		return VMA_ERR_NOMEM;
 	}
 	priv->streams = streams;
@@ -631,18 +596,16 @@ int vma_kvm_stream_add(struct vma_input *input, struct vma_kvm_priv *priv, uint3
 	s->priv = priv;
 	s->region = *region;
 	s->layout = priv->layout;
-	if (region->page_size) {
+	if (region->page_size)
 		s->layout.page_size = region->page_size;
-	}
 	s->next = region->offset;
 	s->end = region->offset + region->size;
 	if (region->compressed) {
 		/* trace-cmd 3.1 leaves the 4-byte chunk count out of the size */
 		s->end += 4;
 	}
-	if (s->end < region->offset) {
+	if (s->end < region->offset)
 		s->end = UINT64_MAX;
-	}
 	s->pub.next = stream_next;
 	s->pub.input = input;
 	s->pub.pcpu = cpu;
@@ -657,9 +620,8 @@ int vma_kvm_stream_add(struct vma_input *input, struct vma_kvm_priv *priv, uint3
 	priv->streams[priv->nr_streams++] = s;
 	if (input->new_stream) {
 		ret = input->new_stream(input->new_stream_arg, &s->pub);
-		if (ret < 0) {
+		if (ret < 0)
 			return ret;
-		}
 	}
 	return VMA_OK;
 }

@@ -53,37 +53,30 @@ static bool parse_field_line(const char *line, size_t len, char *name, size_t na
 	const char *end = line + len;
 	size_t n;
 
-	if (!p) {
+	if (!p)
 		return false;
-	}
 	p += 6;
 	semi = memchr(p, ';', (size_t)(end - p));
-	if (!semi) {
+	if (!semi)
 		return false;
-	}
 	start = semi;
-	while (start > p && (start[-1] == ' ' || start[-1] == '\t')) {
+	while (start > p && (start[-1] == ' ' || start[-1] == '\t'))
 		start--;
-	}
 	semi = start;
-	while (start > p && start[-1] != ' ' && start[-1] != '\t') {
+	while (start > p && start[-1] != ' ' && start[-1] != '\t')
 		start--;
-	}
 	n = (size_t)(semi - start);
-	if (n == 0 || n >= name_cap) {
+	if (n == 0 || n >= name_cap)
 		return false;
-	}
 	memcpy(name, start, n);
 	name[n] = '\0';
 
 	p = memmem(line, len, "offset:", 7);
-	if (!p || sscanf(p + 7, "%u", offset) != 1) {
+	if (!p || sscanf(p + 7, "%u", offset) != 1)
 		return false;
-	}
 	p = memmem(line, len, "size:", 5);
-	if (!p || sscanf(p + 5, "%u", size) != 1) {
+	if (!p || sscanf(p + 5, "%u", size) != 1)
 		return false;
-	}
 	return true;
 }
 
@@ -116,17 +109,15 @@ int vma_rb_layout_parse(struct vma_rb_layout *layout, const char *text, size_t l
 		}
 		p += llen + 1;
 	}
-	if (!have_ts || !have_commit || !have_data) {
+	if (!have_ts || !have_commit || !have_data)
 		return -1;
-	}
 	if (layout->ts_offset + 8 > layout->data_offset ||
 	    layout->commit_offset + layout->commit_size > layout->data_offset) {
 		return -1;
 	}
 	if (set_page_size) {
-		if (data_size == 0 || data_size > (1u << 24)) {
+		if (data_size == 0 || data_size > (1u << 24))
 			return -1;
-		}
 		layout->page_size = layout->data_offset + data_size;
 	}
 	return 0;
@@ -138,16 +129,13 @@ static bool bits_of(const char *text, size_t len, const char *name, unsigned int
 	const char *p = memmem(text, len, name, strlen(name));
 	const char *end = text + len;
 
-	if (!p) {
+	if (!p)
 		return false;
-	}
 	p += strlen(name);
-	while (p < end && (*p == ' ' || *p == '\t' || *p == ':')) {
+	while (p < end && (*p == ' ' || *p == '\t' || *p == ':'))
 		p++;
-	}
-	if (p >= end || *p < '0' || *p > '9') {
+	if (p >= end || *p < '0' || *p > '9')
 		return false;
-	}
 	*bits = 0;
 	while (p < end && *p >= '0' && *p <= '9' && *bits < 1000) {
 		*bits = *bits * 10 + (unsigned int)(*p - '0');
@@ -196,9 +184,8 @@ int vma_rb_page_load(struct vma_rb_page *pg, const struct vma_rb_layout *layout,
 		commit = vma_get32(page + layout->commit_offset, layout->big_endian);
 	}
 	len = commit & VMA_RB_COMMIT_MASK;
-	if (len > layout->page_size - layout->data_offset) {
+	if (len > layout->page_size - layout->data_offset)
 		return bad(pg, "commit size larger than the page", layout->commit_offset);
-	}
 	pg->commit = (uint32_t)len;
 	pg->missed = (commit & VMA_RB_MISSED_EVENTS) != 0;
 	if (pg->missed && (commit & VMA_RB_MISSED_STORED)) {
@@ -221,9 +208,8 @@ int vma_rb_page_load(struct vma_rb_page *pg, const struct vma_rb_layout *layout,
 /* Bytes that must be present from pg->pos on; marks a cut page when not. */
 static bool have(struct vma_rb_page *pg, uint32_t end, uint32_t need)
 {
-	if ((uint64_t)pg->pos + need > end) {
+	if ((uint64_t)pg->pos + need > end)
 		return false;
-	}
 	if ((uint64_t)pg->pos + need > pg->avail) {
 		pg->cut = true;
 		return false;
@@ -272,9 +258,8 @@ int vma_rb_page_next(struct vma_rb_page *pg)
 		switch (type_len) {
 		case VMA_RB_TYPE_PADDING:
 			/* a discarded event: array[0] is its length after the header */
-			if (arg < 4 || arg > end - pg->pos - 4) {
+			if (arg < 4 || arg > end - pg->pos - 4)
 				return bad(pg, "padding length out of the page", pg->pos);
-			}
 			pg->ts += delta;
 			pg->pos += 4 + arg;
 			continue;
@@ -289,9 +274,8 @@ int vma_rb_page_next(struct vma_rb_page *pg)
 				uint64_t prev = pg->ts;
 
 				abs |= prev & TS_MSB;
-				if (abs < prev) {
+				if (abs < prev)
 					abs += 1ull << 59;
-				}
 			}
 			pg->ts = abs;
 			pg->pos += 8;
@@ -299,27 +283,22 @@ int vma_rb_page_next(struct vma_rb_page *pg)
 		}
 		case 0:
 			/* array[0] counts itself and the payload after it */
-			if (arg < 4) {
+			if (arg < 4)
 				return bad(pg, "event length too small", pg->pos);
-			}
-			if (arg > end - pg->pos - 4 || 4 + ((arg + 3) & ~3u) > end - pg->pos) {
+			if (arg > end - pg->pos - 4 || 4 + ((arg + 3) & ~3u) > end - pg->pos)
 				return bad(pg, "event crosses the commit end", pg->pos);
-			}
 			total = 4 + ((arg + 3) & ~3u);
-			if (!have(pg, end, total)) {
+			if (!have(pg, end, total))
 				return VMA_RB_DONE;
-			}
 			pg->ev = p + 8;
 			pg->ev_size = arg - 4;
 			break;
 		default:
 			total = 4 + type_len * 4;
-			if (total > end - pg->pos) {
+			if (total > end - pg->pos)
 				return bad(pg, "event crosses the commit end", pg->pos);
-			}
-			if (!have(pg, end, total)) {
+			if (!have(pg, end, total))
 				return VMA_RB_DONE;
-			}
 			pg->ev = p + 4;
 			pg->ev_size = type_len * 4;
 			break;

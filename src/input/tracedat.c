@@ -168,9 +168,8 @@ static int cur_short(struct cur *c, uint64_t need)
 {
 	struct dat *d = c->d;
 
-	if (d->failed) {
+	if (d->failed)
 		return -1;
-	}
 	d->failed = true;
 	if (c->mem) {
 		vma_diag_report(d->in->diag, VMA_LVL_INPUT, d->in->path, c->base,
@@ -187,12 +186,10 @@ static int cur_short(struct cur *c, uint64_t need)
 
 static int cur_need(struct cur *c, uint64_t n)
 {
-	if (c->d->failed) {
+	if (c->d->failed)
 		return -1;
-	}
-	if (c->pos > c->end || n > c->end - c->pos) {
+	if (c->pos > c->end || n > c->end - c->pos)
 		return cur_short(c, n);
-	}
 	return 0;
 }
 
@@ -203,9 +200,8 @@ static int pread_all(struct dat *d, void *buf, size_t len, uint64_t off)
 	while (len > 0) {
 		ssize_t n = pread(d->in->fd, p, len, (off_t)off);
 
-		if (n < 0 && errno == EINTR) {
+		if (n < 0 && errno == EINTR)
 			continue;
-		}
 		if (n <= 0) {
 			if (!d->failed) {
 				vma_diag_report(d->in->diag, VMA_LVL_INPUT, d->in->path, off,
@@ -225,9 +221,8 @@ static int pread_all(struct dat *d, void *buf, size_t len, uint64_t off)
 
 static int cur_read(struct cur *c, void *buf, size_t n)
 {
-	if (cur_need(c, n) < 0) {
+	if (cur_need(c, n) < 0)
 		return -1;
-	}
 	if (c->mem) {
 		memcpy(buf, c->mem + c->pos, n);
 	} else if (pread_all(c->d, buf, n, c->pos) < 0) {
@@ -241,9 +236,8 @@ static int cur_u16(struct cur *c, uint32_t *v)
 {
 	unsigned char b[2];
 
-	if (cur_read(c, b, 2) < 0) {
+	if (cur_read(c, b, 2) < 0)
 		return -1;
-	}
 	*v = vma_get16(b, c->d->big);
 	return 0;
 }
@@ -252,9 +246,8 @@ static int cur_u32(struct cur *c, uint32_t *v)
 {
 	unsigned char b[4];
 
-	if (cur_read(c, b, 4) < 0) {
+	if (cur_read(c, b, 4) < 0)
 		return -1;
-	}
 	*v = vma_get32(b, c->d->big);
 	return 0;
 }
@@ -263,9 +256,8 @@ static int cur_u64(struct cur *c, uint64_t *v)
 {
 	unsigned char b[8];
 
-	if (cur_read(c, b, 8) < 0) {
+	if (cur_read(c, b, 8) < 0)
 		return -1;
-	}
 	*v = vma_get64(b, c->d->big);
 	return 0;
 }
@@ -282,9 +274,8 @@ static char *cur_text(struct cur *c, uint64_t n)
 		fatal(c->d, cur_at(c), "implausible size of the %s", c->what);
 		return NULL;
 	}
-	if (cur_need(c, n) < 0) {
+	if (cur_need(c, n) < 0)
 		return NULL;
-	}
 	buf = malloc((size_t)n + 1);
 	if (!buf) {
 		oom(c->d);
@@ -304,16 +295,13 @@ static char *cur_str(struct cur *c, size_t max)
 	char buf[256];
 	size_t len = 0;
 
-	if (max > sizeof(buf)) {
+	if (max > sizeof(buf))
 		max = sizeof(buf);
-	}
 	for (;;) {
-		if (cur_read(c, &buf[len], 1) < 0) {
+		if (cur_read(c, &buf[len], 1) < 0)
 			return NULL;
-		}
-		if (buf[len] == '\0') {
+		if (buf[len] == '\0')
 			break;
-		}
 		if (++len >= max) {
 			fatal(c->d, cur_at(c), "unterminated string in the %s", c->what);
 			return NULL;
@@ -332,20 +320,16 @@ static int read_header_info(struct dat *d, struct cur *c)
 	int ret;
 
 	c->what = "header_page";
-	if (cur_read(c, magic, 12) < 0) {
+	if (cur_read(c, magic, 12) < 0)
 		return -1;
-	}
-	if (memcmp(magic, "header_page", 12)) {
+	if (memcmp(magic, "header_page", 12))
 		return fatal(d, cur_at(c), "no header_page where the trace.dat header needs it");
-	}
-	if (cur_u64(c, &size) < 0 || !(text = cur_text(c, size))) {
+	if (cur_u64(c, &size) < 0 || !(text = cur_text(c, size)))
 		return -1;
-	}
 	ret = vma_kvm_header_page(d->priv, text, (size_t)size, false);
 	free(text);
-	if (ret == VMA_ERR_NOMEM) {
+	if (ret == VMA_ERR_NOMEM)
 		return oom(d);
-	}
 	if (ret < 0 && !vma_diag_report(d->in->diag, VMA_LVL_WARN, d->in->path, cur_at(c),
 					"header_page text not understood; assuming the usual"
 					" page layout")) {
@@ -354,15 +338,12 @@ static int read_header_info(struct dat *d, struct cur *c)
 	}
 
 	c->what = "header_event";
-	if (cur_read(c, magic, 13) < 0) {
+	if (cur_read(c, magic, 13) < 0)
 		return -1;
-	}
-	if (memcmp(magic, "header_event", 13)) {
+	if (memcmp(magic, "header_event", 13))
 		return fatal(d, cur_at(c), "no header_event where the trace.dat header needs it");
-	}
-	if (cur_u64(c, &size) < 0 || !(text = cur_text(c, size))) {
+	if (cur_u64(c, &size) < 0 || !(text = cur_text(c, size)))
 		return -1;
-	}
 	if (!vma_rb_header_event_ok(text, (size_t)size)) {
 		free(text);
 		return fatal(d, cur_at(c), "the recording kernel's ring-buffer event header is not"
@@ -381,14 +362,12 @@ static int read_formats(struct dat *d, struct cur *c, const char *system, uint32
 		uint64_t size, at;
 		char *text;
 
-		if (cur_u64(c, &size) < 0) {
+		if (cur_u64(c, &size) < 0)
 			return -1;
-		}
 		at = cur_at(c);
 		text = cur_text(c, size);
-		if (!text) {
+		if (!text)
 			return -1;
-		}
 		ret = vma_kvm_add_format(d->priv, system, text, (size_t)size, at);
 		if (ret == VMA_ERR_NOMEM) {
 			free(text);
@@ -412,12 +391,10 @@ static int read_ftrace_formats(struct dat *d, struct cur *c)
 	uint32_t count;
 
 	c->what = "ftrace event formats";
-	if (cur_u32(c, &count) < 0) {
+	if (cur_u32(c, &count) < 0)
 		return -1;
-	}
-	if (count > MAX_FORMATS) {
+	if (count > MAX_FORMATS)
 		return fatal(d, cur_at(c), "implausible number of ftrace event formats");
-	}
 	return read_formats(d, c, "ftrace", count);
 }
 
@@ -426,20 +403,17 @@ static int read_event_formats(struct dat *d, struct cur *c)
 	uint32_t nsys, i;
 
 	c->what = "event formats";
-	if (cur_u32(c, &nsys) < 0) {
+	if (cur_u32(c, &nsys) < 0)
 		return -1;
-	}
-	if (nsys > MAX_FORMATS) {
+	if (nsys > MAX_FORMATS)
 		return fatal(d, cur_at(c), "implausible number of event systems");
-	}
 	for (i = 0; i < nsys; i++) {
 		uint32_t count;
 		char *sys = cur_str(c, 256);
 		int ret;
 
-		if (!sys) {
+		if (!sys)
 			return -1;
-		}
 		if (cur_u32(c, &count) < 0 || count > MAX_FORMATS) {
 			fatal(d, cur_at(c), "implausible number of events in system %s", sys);
 			free(sys);
@@ -447,9 +421,8 @@ static int read_event_formats(struct dat *d, struct cur *c)
 		}
 		ret = read_formats(d, c, sys, count);
 		free(sys);
-		if (ret < 0) {
+		if (ret < 0)
 			return -1;
-		}
 	}
 	return 0;
 }
@@ -459,9 +432,8 @@ static int read_symbols(struct dat *d, struct cur *c, uint64_t size, char **keep
 {
 	char *text = cur_text(c, size);
 
-	if (!text) {
+	if (!text)
 		return -1;
-	}
 	free(*keep);
 	*keep = text;
 	return 0;
@@ -473,9 +445,8 @@ static int read_cmdlines(struct dat *d, struct cur *c)
 	char *text;
 
 	c->what = "saved command lines";
-	if (cur_u64(c, &size) < 0 || !(text = cur_text(c, size))) {
+	if (cur_u64(c, &size) < 0 || !(text = cur_text(c, size)))
 		return -1;
-	}
 	tep_parse_saved_cmdlines(d->priv->tep, text);
 	free(text);
 	return 0;
@@ -488,13 +459,11 @@ static char *selected_clock(const char *text, size_t len)
 {
 	const char *open = memchr(text, '[', len), *close;
 
-	if (!open) {
+	if (!open)
 		return NULL;
-	}
 	close = memchr(open, ']', len - (size_t)(open - text));
-	if (!close || close == open + 1) {
+	if (!close || close == open + 1)
 		return NULL;
-	}
 	return strndup(open + 1, (size_t)(close - open - 1));
 }
 
@@ -505,13 +474,11 @@ static int opt_buffer(struct dat *d, struct cur *c, bool text_only)
 
 	memset(&b, 0, sizeof(b));
 	c->what = "BUFFER option";
-	if (cur_u64(c, &b.offset) < 0 || !(b.name = cur_str(c, 256))) {
+	if (cur_u64(c, &b.offset) < 0 || !(b.name = cur_str(c, 256)))
 		goto fail;
-	}
 	if (d->version >= 7) {
-		if (!(b.clock = cur_str(c, 256))) {
+		if (!(b.clock = cur_str(c, 256)))
 			goto fail;
-		}
 		if (text_only) {
 			vma_diag_report(d->in->diag, VMA_LVL_WARN, d->in->path, cur_at(c),
 					"instance \"%s\" holds a latency (text) trace,"
@@ -520,9 +487,8 @@ static int opt_buffer(struct dat *d, struct cur *c, bool text_only)
 			free(b.clock);
 			return 0;
 		}
-		if (cur_u32(c, &b.page_size) < 0 || cur_u32(c, &b.nr_cpus) < 0) {
+		if (cur_u32(c, &b.page_size) < 0 || cur_u32(c, &b.nr_cpus) < 0)
 			goto fail;
-		}
 		if (b.nr_cpus > MAX_CPUS) {
 			fatal(d, cur_at(c), "implausible cpu count in BUFFER option \"%s\"",
 			      b.name);
@@ -582,48 +548,40 @@ static int opt_time_shift(struct dat *d, struct cur *c)
 	    cur_u32(c, &ncpu) < 0) {
 		return -1;
 	}
-	if (ncpu > MAX_CPUS || p->tsync) {
+	if (ncpu > MAX_CPUS || p->tsync)
 		return fatal(d, cur_at(c), "implausible or repeated TIME_SHIFT option");
-	}
 	p->tsync = calloc(ncpu ? ncpu : 1, sizeof(*p->tsync));
 	p->tsync_count = calloc(ncpu ? ncpu : 1, sizeof(*p->tsync_count));
-	if (!p->tsync || !p->tsync_count) {
+	if (!p->tsync || !p->tsync_count)
 		return oom(d);
-	}
 	p->info.tsync_nr_cpus = ncpu;
 	for (i = 0; i < ncpu; i++) {
 		uint32_t n;
 
-		if (cur_u32(c, &n) < 0) {
+		if (cur_u32(c, &n) < 0)
 			return -1;
-		}
-		if ((uint64_t)n * 24 > c->end - c->pos) {
+		if ((uint64_t)n * 24 > c->end - c->pos)
 			return cur_short(c, (uint64_t)n * 24);
-		}
 		p->tsync[i] = calloc(n ? n : 1, sizeof(**p->tsync));
-		if (!p->tsync[i]) {
+		if (!p->tsync[i])
 			return oom(d);
-		}
 		p->tsync_count[i] = n;
-		for (k = 0; k < n; k++) {
+		for (k = 0; k < n; k++)
 			cur_u64(c, &p->tsync[i][k].time);
-		}
 		for (k = 0; k < n; k++) {
 			uint64_t v;
 
 			cur_u64(c, &v);
 			p->tsync[i][k].offset = (int64_t)v;
 		}
-		for (k = 0; k < n; k++) {
+		for (k = 0; k < n; k++)
 			cur_u64(c, &p->tsync[i][k].scaling);
-		}
 	}
 	/* fraction bits came later: absent in older files, where none applies */
 	for (i = 0; i < ncpu && c->pos < c->end; i++) {
 		for (k = 0; k < p->tsync_count[i]; k++) {
-			if (cur_u64(c, &p->tsync[i][k].fraction) < 0) {
+			if (cur_u64(c, &p->tsync[i][k].fraction) < 0)
 				return -1;
-			}
 		}
 	}
 	/* sorted by time, one sample per time, as trace-cmd uses them */
@@ -634,15 +592,13 @@ static int opt_time_shift(struct dat *d, struct cur *c)
 		for (k = 1; k < n; k++) {
 			struct vma_kvm_tsync_sample t = s[k];
 
-			for (j = k; j > 0 && s[j - 1].time > t.time; j--) {
+			for (j = k; j > 0 && s[j - 1].time > t.time; j--)
 				s[j] = s[j - 1];
-			}
 			s[j] = t;
 		}
 		for (k = 0, j = 0; k < n; k++) {
-			if (k == 0 || s[k].time != s[j - 1].time) {
+			if (k == 0 || s[k].time != s[j - 1].time)
 				s[j++] = s[k];
-			}
 		}
 		p->tsync_count[i] = j;
 	}
@@ -676,12 +632,10 @@ static int opt_guest(struct dat *d, struct cur *c)
 	for (i = 0; i < g.nr_vcpus; i++) {
 		uint32_t vcpu, pid;
 
-		if (cur_u32(c, &vcpu) < 0 || cur_u32(c, &pid) < 0) {
+		if (cur_u32(c, &vcpu) < 0 || cur_u32(c, &pid) < 0)
 			goto fail;
-		}
-		if (vcpu < g.nr_vcpus) {
+		if (vcpu < g.nr_vcpus)
 			g.vcpu_pid[vcpu] = pid;
-		}
 	}
 	guests = realloc(p->guests, (p->info.nr_guests + 1) * sizeof(*guests));
 	if (!guests) {
@@ -718,9 +672,8 @@ static int handle_option(struct dat *d, uint32_t id, const unsigned char *data, 
 	cur_mem(&c, d, data, size, at, "option");
 	switch (id) {
 	case OPT_DONE:
-		if (d->version >= 7 && size >= 8) {
+		if (d->version >= 7 && size >= 8)
 			*next_options = vma_get64(data, d->big);
-		}
 		return 0;
 	case OPT_DATE:
 		/* microseconds from the trace clock to the time of day, in hex */
@@ -735,12 +688,10 @@ static int handle_option(struct dat *d, uint32_t id, const unsigned char *data, 
 	case OPT_BUFFER_TEXT:
 		return opt_buffer(d, &c, id == OPT_BUFFER_TEXT);
 	case OPT_TRACECLOCK:
-		if (d->version < 7) {
+		if (d->version < 7)
 			d->trace_clock_follows = true;
-		}
-		if (size && !d->trace_clock) {
+		if (size && !d->trace_clock)
 			d->trace_clock = selected_clock((const char *)data, size);
-		}
 		return 0;
 	case OPT_UNAME:
 		if (!p->uname && size) {
@@ -755,9 +706,8 @@ static int handle_option(struct dat *d, uint32_t id, const unsigned char *data, 
 		}
 		return 0;
 	case OPT_TRACEID:
-		if (size >= 8) {
+		if (size >= 8)
 			p->info.trace_id = vma_get64(data, d->big);
-		}
 		return 0;
 	case OPT_TIME_SHIFT:
 		return size >= 16 ? opt_time_shift(d, &c) : 0;
@@ -771,9 +721,8 @@ static int handle_option(struct dat *d, uint32_t id, const unsigned char *data, 
 		}
 		return 0;
 	default:
-		if (id >= OPT_HEADER_INFO && id < OPT_MAX_SECTION && size >= 8) {
+		if (id >= OPT_HEADER_INFO && id < OPT_MAX_SECTION && size >= 8)
 			d->section[id] = vma_get64(data, d->big);
-		}
 		return 0;
 	}
 }
@@ -795,28 +744,22 @@ static int read_options(struct dat *d, struct cur *c, uint64_t *next_options)
 		if (d->version >= 7 && c->mem && c->pos == c->end) {
 			return 0; /* a section may end without DONE */
 		}
-		if (cur_u16(c, &id) < 0) {
+		if (cur_u16(c, &id) < 0)
 			return -1;
-		}
-		if (d->version < 7 && id == OPT_DONE) {
+		if (d->version < 7 && id == OPT_DONE)
 			return 0;
-		}
-		if (cur_u32(c, &size) < 0) {
+		if (cur_u32(c, &size) < 0)
 			return -1;
-		}
 		at = c->mem ? c->base : c->pos;
 		data = (unsigned char *)cur_text(c, size);
-		if (!data) {
+		if (!data)
 			return -1;
-		}
 		ret = handle_option(d, id, data, size, at, next_options);
 		free(data);
-		if (ret < 0) {
+		if (ret < 0)
 			return -1;
-		}
-		if (id == OPT_DONE) {
+		if (id == OPT_DONE)
 			return 0;
-		}
 	}
 }
 
@@ -854,9 +797,8 @@ static unsigned char *load_section(struct dat *d, uint64_t offset, uint32_t id,
 		      " compression", what);
 		return NULL;
 	}
-	if (cur_u32(&c, &csize) < 0 || cur_u32(&c, &usize) < 0) {
+	if (cur_u32(&c, &csize) < 0 || cur_u32(&c, &usize) < 0)
 		return NULL;
-	}
 	if (usize > MAX_TEXT) {
 		fatal(d, offset, "implausible expanded size of the %s section", what);
 		return NULL;
@@ -866,9 +808,8 @@ static unsigned char *load_section(struct dat *d, uint64_t offset, uint32_t id,
 	if (!raw || !out) {
 		free(raw);
 		free(out);
-		if (!d->failed) {
+		if (!d->failed)
 			oom(d);
-		}
 		return NULL;
 	}
 	if (vma_decompress(d->dc, raw, csize, out, usize, &why) < 0) {
@@ -895,24 +836,20 @@ static int read_options_v7(struct dat *d, uint64_t first)
 		int ret;
 
 		for (i = 0; i < n; i++) {
-			if (seen[i] == offset) {
+			if (seen[i] == offset)
 				return fatal(d, offset, "options sections form a loop");
-			}
 		}
-		if (n == MAX_SECTIONS) {
+		if (n == MAX_SECTIONS)
 			return fatal(d, offset, "too many options sections");
-		}
 		seen[n++] = offset;
 		data = load_section(d, offset, OPT_DONE, "options", &len);
-		if (!data) {
+		if (!data)
 			return -1;
-		}
 		cur_mem(&c, d, data, len, offset, "options");
 		ret = read_options(d, &c, &next);
 		free(data);
-		if (ret < 0) {
+		if (ret < 0)
 			return -1;
-		}
 		offset = next;
 	}
 	return 0;
@@ -949,9 +886,8 @@ static int read_meta_v7(struct dat *d)
 			continue;
 		}
 		data = load_section(d, off, parts[i].id, parts[i].what, &len);
-		if (!data) {
+		if (!data)
 			return -1;
-		}
 		cur_mem(&c, d, data, len, off, parts[i].what);
 		switch (parts[i].id) {
 		case OPT_HEADER_INFO:
@@ -976,9 +912,8 @@ static int read_meta_v7(struct dat *d)
 			break;
 		}
 		free(data);
-		if (ret < 0) {
+		if (ret < 0)
 			return -1;
-		}
 	}
 	return 0;
 }
@@ -990,9 +925,8 @@ static int buffer_section_v7(struct dat *d, struct dat_buffer *b)
 	uint32_t sid, flags;
 
 	cur_file(&c, d, b->offset, "BUFFER section header");
-	if (cur_u16(&c, &sid) < 0 || cur_u16(&c, &flags) < 0) {
+	if (cur_u16(&c, &sid) < 0 || cur_u16(&c, &flags) < 0)
 		return -1;
-	}
 	b->compressed = (flags & SEC_FL_COMPRESSED) != 0;
 	if (b->compressed && !d->dc) {
 		return fatal(d, b->offset, "trace data of instance \"%s\" is compressed but the"
@@ -1010,19 +944,16 @@ static int read_flyrecord_v6(struct dat *d, struct cur *c, struct dat_buffer *b)
 	uint32_t i;
 
 	c->what = "options";
-	if (cur_read(c, tag, 10) < 0) {
+	if (cur_read(c, tag, 10) < 0)
 		return -1;
-	}
 	if (!memcmp(tag, "options  ", 10)) {
 		uint64_t ignore;
 
-		if (read_options(d, c, &ignore) < 0) {
+		if (read_options(d, c, &ignore) < 0)
 			return -1;
-		}
 		c->what = "flyrecord tag";
-		if (cur_read(c, tag, 10) < 0) {
+		if (cur_read(c, tag, 10) < 0)
 			return -1;
-		}
 	}
 	if (!memcmp(tag, "latency  ", 10)) {
 		vma_diag_report(d->in->diag, VMA_LVL_INPUT, d->in->path, c->pos - 10,
@@ -1035,21 +966,18 @@ static int read_flyrecord_v6(struct dat *d, struct cur *c, struct dat_buffer *b)
 		return fatal(d, c->pos - 10, "no flyrecord tag where the trace.dat header"
 			     " needs it");
 	}
-	if (d->cpus > MAX_CPUS) {
+	if (d->cpus > MAX_CPUS)
 		return fatal(d, c->pos, "implausible cpu count");
-	}
 	b->nr_cpus = d->cpus;
 	b->page_size = d->priv->layout.page_size;
 	b->cpus = calloc(d->cpus ? d->cpus : 1, sizeof(*b->cpus));
-	if (!b->cpus) {
+	if (!b->cpus)
 		return oom(d);
-	}
 	c->what = "cpu data offsets";
 	for (i = 0; i < d->cpus; i++) {
 		b->cpus[i].cpu = i;
-		if (cur_u64(c, &b->cpus[i].offset) < 0 || cur_u64(c, &b->cpus[i].size) < 0) {
+		if (cur_u64(c, &b->cpus[i].offset) < 0 || cur_u64(c, &b->cpus[i].size) < 0)
 			return -1;
-		}
 	}
 	return 0;
 }
@@ -1064,31 +992,25 @@ static int read_v6(struct dat *d, struct cur *c)
 		return -1;
 	}
 	c->what = "kallsyms";
-	if (cur_u32(c, &size32) < 0 || read_symbols(d, c, size32, &d->priv->kallsyms) < 0) {
+	if (cur_u32(c, &size32) < 0 || read_symbols(d, c, size32, &d->priv->kallsyms) < 0)
 		return -1;
-	}
 	c->what = "printk formats";
-	if (cur_u32(c, &size32) < 0 || read_symbols(d, c, size32, &d->priv->printk) < 0) {
+	if (cur_u32(c, &size32) < 0 || read_symbols(d, c, size32, &d->priv->printk) < 0)
 		return -1;
-	}
-	if (read_cmdlines(d, c) < 0) {
+	if (read_cmdlines(d, c) < 0)
 		return -1;
-	}
 	c->what = "cpu count";
-	if (cur_u32(c, &d->cpus) < 0) {
+	if (cur_u32(c, &d->cpus) < 0)
 		return -1;
-	}
 	d->priv->info.cpu_count = d->cpus;
-	if (read_flyrecord_v6(d, c, &d->top) < 0) {
+	if (read_flyrecord_v6(d, c, &d->top) < 0)
 		return -1;
-	}
 	if (d->trace_clock_follows) {
 		char *text;
 
 		c->what = "trace clock";
-		if (cur_u64(c, &size) < 0 || !(text = cur_text(c, size))) {
+		if (cur_u64(c, &size) < 0 || !(text = cur_text(c, size)))
 			return -1;
-		}
 		free(d->trace_clock);
 		d->trace_clock = selected_clock(text, (size_t)size);
 		free(text);
@@ -1100,9 +1022,8 @@ static int read_v6(struct dat *d, struct cur *c)
 
 		cur_file(&ic, d, b->offset, "instance header");
 		d->in_instance = true;
-		if (read_flyrecord_v6(d, &ic, b) < 0) {
+		if (read_flyrecord_v6(d, &ic, b) < 0)
 			return -1;
-		}
 		d->in_instance = false;
 	}
 	return 0;
@@ -1122,9 +1043,8 @@ bool vma_kvm_is_tracedat(const char *path)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	bool yes;
 
-	if (fd < 0) {
+	if (fd < 0)
 		return false;
-	}
 	yes = read(fd, head, sizeof(head)) == (ssize_t)sizeof(head) &&
 	      tracedat_probe(head, sizeof(head));
 	close(fd);
@@ -1203,9 +1123,8 @@ static int add_streams(struct dat *d, struct dat_buffer *b)
 		int ret;
 
 		/* an empty cpu has nothing to stream unless its data went missing */
-		if (b->cpus[i].size == 0 && b->cpus[i].offset <= d->in->size) {
+		if (b->cpus[i].size == 0 && b->cpus[i].offset <= d->in->size)
 			continue;
-		}
 		r.offset = b->cpus[i].offset;
 		r.size = b->cpus[i].size;
 		/* A size running past 2^64 would wrap the end of the data to before it. */
@@ -1223,9 +1142,8 @@ static int add_streams(struct dat *d, struct dat_buffer *b)
 		r.compressed = b->compressed;
 		r.page_size = b->page_size;
 		ret = vma_kvm_stream_add(d->in, d->priv, b->cpus[i].cpu, &r);
-		if (ret < 0) {
+		if (ret < 0)
 			return ret;
-		}
 	}
 	return VMA_OK;
 }
@@ -1237,9 +1155,8 @@ static int read_preamble(struct dat *d, struct cur *c, uint64_t *options_start)
 	enum vma_codec codec;
 
 	c->what = "file header";
-	if (cur_read(c, magic, 10) < 0 || !(ver = cur_str(c, 16))) {
+	if (cur_read(c, magic, 10) < 0 || !(ver = cur_str(c, 16)))
 		return -1;
-	}
 	d->version = (unsigned int)strtoul(ver, NULL, 10);
 	free(ver);
 	if (d->version != 6 && d->version != 7) {
@@ -1248,9 +1165,8 @@ static int read_preamble(struct dat *d, struct cur *c, uint64_t *options_start)
 		d->failed = true;
 		return VMA_ERR_FORMAT;
 	}
-	if (cur_read(c, b, 6) < 0) {
+	if (cur_read(c, b, 6) < 0)
 		return -1;
-	}
 	/* the endianness byte decides how every number after it is read */
 	d->big = b[0] != 0;
 	d->long_size = b[1];
@@ -1260,9 +1176,8 @@ static int read_preamble(struct dat *d, struct cur *c, uint64_t *options_start)
 		return fatal(d, c->pos - 6, "implausible long size or page size in the trace.dat"
 			     " header");
 	}
-	if (d->version < 7) {
+	if (d->version < 7)
 		return 0;
-	}
 	if (!(zname = cur_str(c, 64)) || !(zver = cur_str(c, 64)) ||
 	    cur_u64(c, options_start) < 0) {
 		free(zname);
@@ -1283,9 +1198,8 @@ static int read_preamble(struct dat *d, struct cur *c, uint64_t *options_start)
 	d->priv->codec = codec;
 	if (codec != VMA_CODEC_NONE) {
 		d->dc = vma_decomp_new(codec);
-		if (!d->dc) {
+		if (!d->dc)
 			return VMA_ERR_NOMEM;
-		}
 	}
 	return 0;
 }
@@ -1320,32 +1234,27 @@ static int open_dat(struct dat *d)
 	 * A header that cannot be read leaves no record to read: status 2, as
 	 * for a xentrace file with no complete window (doc/exit-status.md).
 	 */
-	if (ret < 0) {
+	if (ret < 0)
 		return ret != -1 ? ret : d->nomem ? VMA_ERR_NOMEM : VMA_ERR_FORMAT;
-	}
 	d->priv->info.version = d->version;
 	ret = vma_kvm_tep_new(d->priv, d->big, d->long_size, d->page_size);
-	if (ret < 0) {
+	if (ret < 0)
 		return ret;
-	}
 	if (d->version < 7) {
 		ret = read_v6(d, &c);
 	} else {
 		ret = read_options_v7(d, options_start);
-		if (ret == 0) {
+		if (ret == 0)
 			ret = read_meta_v7(d);
-		}
 		for (i = 0; ret == 0 && i < d->nr_inst + 1; i++) {
 			struct dat_buffer *b = i ? &d->inst[i - 1] : &d->top;
 
-			if (b->name) {
+			if (b->name)
 				ret = buffer_section_v7(d, b);
-			}
 		}
 	}
-	if (ret < 0) {
+	if (ret < 0)
 		return d->nomem ? VMA_ERR_NOMEM : VMA_ERR_FORMAT;
-	}
 	if (!d->top.name && !d->nr_inst && d->version >= 7) {
 		vma_diag_report(d->in->diag, VMA_LVL_INPUT, d->in->path, options_start,
 				"this trace.dat has no binary trace data (no BUFFER option)");
@@ -1357,29 +1266,24 @@ static int open_dat(struct dat *d)
 				d->unnamed_formats - 1);
 	}
 	set_clock(d);
-	if (d->in->options) {
+	if (d->in->options)
 		d->priv->time_map = d->in->options->time_map;
-	}
 	if (d->priv->time_map.cycles) {
 		ret = keep_cycles(d);
-		if (ret < 0) {
+		if (ret < 0)
 			return ret;
-		}
 	}
 	d->in->family = VMA_FAMILY_KVM;
 	d->in->clock_hz = 0;
 	tep_set_cpus(d->priv->tep, (int)d->cpus);
 	ret = vma_kvm_formats_load(d->priv, d->in->diag, d->in->path, d->big);
-	if (ret < 0) {
+	if (ret < 0)
 		return ret;
-	}
 	ret = add_streams(d, &d->top);
-	for (i = 0; ret == VMA_OK && i < d->nr_inst; i++) {
+	for (i = 0; ret == VMA_OK && i < d->nr_inst; i++)
 		ret = add_streams(d, &d->inst[i]);
-	}
-	if (ret == VMA_OK) {
+	if (ret == VMA_OK)
 		vma_kvm_tell(d->in, d->priv);
-	}
 	return ret;
 }
 
@@ -1397,15 +1301,13 @@ static int tracedat_open(struct vma_input *input)
 	memset(&d, 0, sizeof(d));
 	d.in = input;
 	d.priv = vma_kvm_priv_new();
-	if (!d.priv) {
+	if (!d.priv)
 		return VMA_ERR_NOMEM;
-	}
 	input->priv = d.priv;
 	ret = open_dat(&d);
 	dat_free(&d);
-	if (ret < 0) {
+	if (ret < 0)
 		tracedat_close(input);
-	}
 	return ret;
 }
 

@@ -331,12 +331,10 @@ static char *fmt_time(char *p, uint64_t cycles, const struct divisor *hz)
 	uint64_t secs, ns;
 
 	split_time(hz, cycles, &secs, &ns);
-	if (secs < 10) {
+	if (secs < 10)
 		*p++ = ' ';
-	}
-	if (secs < 100) {
+	if (secs < 100)
 		*p++ = ' ';
-	}
 	p = vma_fmt_u64(p, secs);
 	*p++ = '.';
 	return vma_fmt_dec_fixed(p, ns, 9);

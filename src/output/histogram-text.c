@@ -35,9 +35,8 @@ static unsigned int bar_len(uint64_t w, uint64_t max, unsigned int bar)
 {
 	unsigned __int128 scaled;
 
-	if (max == 0) {
+	if (max == 0)
 		return 0;
-	}
 	scaled = ((unsigned __int128)w * bar * 2 + max) / ((unsigned __int128)max * 2);
 	return (unsigned int)scaled;
 }
@@ -51,44 +50,35 @@ int vma_histogram_print(FILE *f, const struct vma_cycles_bin *bins, size_t nbins
 	char line[512];
 	size_t b;
 
-	if (nbins == 0) {
+	if (nbins == 0)
 		return 0;
-	}
-	if (width == 0) {
+	if (width == 0)
 		width = VMA_HISTOGRAM_WIDTH;
-	}
 	for (b = 0; b < nbins; b++) {
 		w = bin_weight(&bins[b], weight);
 		total += w;
-		if (w > max) {
+		if (w > max)
 			max = w;
-		}
-		if (digits(bins[b].lo) > lo_w) {
+		if (digits(bins[b].lo) > lo_w)
 			lo_w = digits(bins[b].lo);
-		}
-		if (digits(bins[b].hi) > hi_w) {
+		if (digits(bins[b].hi) > hi_w)
 			hi_w = digits(bins[b].hi);
-		}
-		if (digits(w) > val_w) {
+		if (digits(w) > val_w)
 			val_w = digits(w);
-		}
 	}
 	/* "  [" lo ", " hi ") " bar " " value " " "100.0%" */
 	fixed = (unsigned int)strlen(INDENT) + 1 + lo_w + 2 + hi_w + 2 + 1 + val_w + 1 + 6;
 	bar = width > fixed + MIN_BAR ? width - fixed : MIN_BAR;
-	if (bar > sizeof(line) - 1) {
+	if (bar > sizeof(line) - 1)
 		bar = sizeof(line) - 1;
-	}
 
 	for (b = 0; b < nbins; b++) {
 		w = bin_weight(&bins[b], weight);
 		len = bar_len(w, max, bar);
-		for (i = 0; i < bar; i++) {
+		for (i = 0; i < bar; i++)
 			line[i] = i < len ? '#' : ' ';
-		}
-		if (len == 0 && w != 0) {
+		if (len == 0 && w != 0)
 			line[0] = '.';
-		}
 		line[bar] = '\0';
 		fprintf(f, INDENT "[%*" PRIu64 ", %*" PRIu64 ") %s %*" PRIu64 " %5.1f%%\n",
 			(int)lo_w, bins[b].lo, (int)hi_w, bins[b].hi, line, (int)val_w, w,

@@ -37,63 +37,55 @@ void xd_printf(struct xd_out *o, const char *fmt, ...) __attribute__((format(pri
 
 static inline void xd_put(struct xd_out *o, const char *s, size_t n)
 {
-	if (o->sb) {
+	if (o->sb)
 		vma_sb_put(o->sb, s, n);
-	}
 }
 
 static inline void xd_puts(struct xd_out *o, const char *s)
 {
-	if (o->sb) {
+	if (o->sb)
 		vma_sb_puts(o->sb, s);
-	}
 }
 
 static inline void xd_putc(struct xd_out *o, char c)
 {
-	if (o->sb) {
+	if (o->sb)
 		vma_sb_putc(o->sb, c);
-	}
 }
 
 /* "%u" ("%llu"): pass the value at its own width. */
 static inline void xd_u64(struct xd_out *o, uint64_t v)
 {
-	if (o->sb) {
+	if (o->sb)
 		vma_sb_put_u64(o->sb, v);
-	}
 }
 
 /* "%d" ("%lld"): pass (int32_t) of a word printed with "%d". */
 static inline void xd_s64(struct xd_out *o, int64_t v)
 {
-	if (o->sb) {
+	if (o->sb)
 		vma_sb_put_s64(o->sb, v);
-	}
 }
 
 /* "%x" ("%llx"): pass a word as uint32_t, never a sign-extended int. */
 static inline void xd_x64(struct xd_out *o, uint64_t v)
 {
-	if (o->sb) {
+	if (o->sb)
 		vma_sb_put_x64(o->sb, v);
-	}
 }
 
 /* "%*u" ("%0*u" with @pad '0'). */
 static inline void xd_u64_pad(struct xd_out *o, uint64_t v, unsigned int width, char pad)
 {
-	if (o->sb) {
+	if (o->sb)
 		vma_sb_put_u64_pad(o->sb, v, width, pad);
-	}
 }
 
 /* "%*x" ("%0*x" with @pad '0'). */
 static inline void xd_x64_pad(struct xd_out *o, uint64_t v, unsigned int width, char pad)
 {
-	if (o->sb) {
+	if (o->sb)
 		vma_sb_put_x64_pad(o->sb, v, width, pad);
-	}
 }
 
 /* "dNvM", the way records name a vcpu. */

@@ -152,9 +152,8 @@ static inline uint32_t exact_cap(uint32_t n)
 {
 	unsigned int k;
 
-	if (n <= EXACT_MIN_CAP) {
+	if (n <= EXACT_MIN_CAP)
 		return EXACT_MIN_CAP;
-	}
 	k = ceil_log2(n);
 	return n <= (3u << (k - 2)) ? 3u << (k - 2) : (uint32_t)1 << k;
 }
@@ -178,12 +177,10 @@ static inline uint64_t exact_at(const struct vma_cycles *s, uint32_t i)
 void vma_cycles_init(struct vma_cycles *s, uint32_t exact_limit_wanted)
 {
 	memset(s, 0, sizeof(*s));
-	if (exact_limit_wanted == 0) {
+	if (exact_limit_wanted == 0)
 		return;
-	}
-	if (exact_limit_wanted > VMA_CYCLES_EXACT_MAX) {
+	if (exact_limit_wanted > VMA_CYCLES_EXACT_MAX)
 		exact_limit_wanted = VMA_CYCLES_EXACT_MAX;
-	}
 	if (exact_limit_wanted < EXACT_MIN_CAP) {
 		exact_limit_wanted = EXACT_MIN_CAP; /* the smallest array holds 4 */
 	}
@@ -226,9 +223,8 @@ static inline uint64_t paged_sum(const struct vma_cycles_sketch *sk, uint32_t b)
 	uint32_t i = cell_at(sk, b);
 	ncell c;
 
-	if (sk->wide) {
+	if (sk->wide)
 		return ((const struct wcell *)sk->cells)[i].sum;
-	}
 	c = ((const ncell *)sk->cells)[i];
 	return (c >> NOFF_BITS) * bucket_lo(b) + (c & NOFF_MASK);
 }
@@ -259,14 +255,12 @@ static bool widen(struct vma_cycles_sketch *sk)
 
 	if (n) {
 		w = malloc(sizeof(*w) * n);
-		if (!w) {
+		if (!w)
 			return false;
-		}
 		/* Each cell's bucket number is needed for its lower bound. */
 		for (p = 0; p < NPAGES; p++) {
-			if (!sk->page[p]) {
+			if (!sk->page[p])
 				continue;
-			}
 			for (i = p * PAGE; i < (p + 1) * PAGE; i++) {
 				uint32_t at = cell_at(sk, i);
 
@@ -291,13 +285,11 @@ static bool page_in(struct vma_cycles_sketch *sk, uint32_t b)
 	size_t csz = cell_size(sk);
 	unsigned char *cells;
 
-	if (sk->page[b / PAGE]) {
+	if (sk->page[b / PAGE])
 		return true;
-	}
 	cells = realloc(sk->cells, csz * PAGE * (sk->npages + 1u));
-	if (!cells) {
+	if (!cells)
 		return false;
-	}
 	memset(cells + csz * PAGE * sk->npages, 0, csz * PAGE);
 	sk->cells = cells;
 	sk->page[b / PAGE] = ++sk->npages;
@@ -340,15 +332,12 @@ static void sketch_insert(struct vma_cycles *s, const uint64_t *v, uint32_t n)
 		j++;
 	}
 	n = j;
-	if (!n) {
+	if (!n)
 		return;
-	}
-	if (lo < sk->min) {
+	if (lo < sk->min)
 		sk->min = lo;
-	}
-	if (hi > sk->max) {
+	if (hi > sk->max)
 		sk->max = hi;
-	}
 	i = 0;
 	if (!sk->wide) {
 		for (; i < n; i++) {
@@ -360,9 +349,8 @@ static void sketch_insert(struct vma_cycles *s, const uint64_t *v, uint32_t n)
 			}
 			*c += NCOUNT_ONE + off[i];
 		}
-		if (i == n) {
+		if (i == n)
 			return;
-		}
 		if (!widen(sk)) {
 			s->failed = 1;
 			return;
@@ -382,9 +370,8 @@ static void sketch_insert32(struct vma_cycles *s, const uint32_t *v32, uint32_t 
 	uint64_t v[PENDING];
 	uint32_t i;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		v[i] = v32[i];
-	}
 	sketch_insert(s, v, n);
 }
 
@@ -422,12 +409,10 @@ static void sketch_flush(struct vma_cycles *s)
 		lo = v[i] < lo ? v[i] : lo;
 		hi = v[i] > hi ? v[i] : hi;
 	}
-	if (n && lo < sk->min) {
+	if (n && lo < sk->min)
 		sk->min = lo;
-	}
-	if (hi > sk->max) {
+	if (hi > sk->max)
 		sk->max = hi;
-	}
 	for (i = 0; i < n; i++) {
 		ncell *c = &cells[at[i]];
 
@@ -450,9 +435,8 @@ static bool to_sketch(struct vma_cycles *s)
 	bool wide = s->wide;
 	uint32_t n = s->n, i, j, k;
 
-	if (!sk) {
+	if (!sk)
 		return false;
-	}
 	sk->min = UINT64_MAX;
 	s->u.sketch = sk;
 	s->sketch = 1;
@@ -460,9 +444,8 @@ static bool to_sketch(struct vma_cycles *s)
 	s->n = 0;
 	for (i = 0; i < n; i += k) {
 		k = n - i < 64 ? n - i : 64;
-		for (j = 0; j < k; j++) {
+		for (j = 0; j < k; j++)
 			chunk[j] = wide ? ((uint64_t *)exact)[i + j] : ((uint32_t *)exact)[i + j];
-		}
 		sketch_insert(s, chunk, k);
 	}
 	free(exact);
@@ -476,13 +459,11 @@ static bool exact_reserve(struct vma_cycles *s, uint32_t need, size_t width)
 {
 	void *p;
 
-	if (need <= exact_cap(s->n) && s->u.exact32 && width == exact_size(s)) {
+	if (need <= exact_cap(s->n) && s->u.exact32 && width == exact_size(s))
 		return true;
-	}
 	p = realloc(s->u.exact32, width * exact_cap(need > s->n ? need : s->n));
-	if (!p) {
+	if (!p)
 		return false;
-	}
 	s->u.exact32 = p;
 	return true;
 }
@@ -492,17 +473,14 @@ static bool exact_widen(struct vma_cycles *s)
 {
 	uint32_t i;
 
-	if (s->wide) {
+	if (s->wide)
 		return true;
-	}
 	if (s->u.exact32) {
-		if (!exact_reserve(s, s->n, sizeof(uint64_t))) {
+		if (!exact_reserve(s, s->n, sizeof(uint64_t)))
 			return false;
-		}
 		/* In place, from the end: each 64-bit slot covers its 32-bit source or later. */
-		for (i = s->n; i-- > 0;) {
+		for (i = s->n; i-- > 0;)
 			s->u.exact64[i] = s->u.exact32[i];
-		}
 	}
 	s->wide = 1;
 	return true;
@@ -542,9 +520,8 @@ void vma_cycles_add(struct vma_cycles *s, uint64_t v)
 	uint32_t n;
 
 	s->events++;
-	if (!v) {
+	if (!v)
 		return;
-	}
 	s->count++;
 	s->cycles += v;
 	n = s->n;
@@ -555,9 +532,8 @@ void vma_cycles_add(struct vma_cycles *s, uint64_t v)
 		}
 		s->u.sketch->pending[n++] = (uint32_t)v;
 		s->n = n;
-		if (n == PENDING) {
+		if (n == PENDING)
 			sketch_flush(s);
-		}
 		return;
 	}
 	/* Room left unless n is 0 with no array, or a capacity (exact_cap()). */
@@ -586,9 +562,8 @@ static bool cell_merge(struct vma_cycles_sketch *dst, const struct vma_cycles_sk
 	uint64_t count = cell_count(src, b);
 	uint32_t at = cell_at(dst, b);
 
-	if (!count) {
+	if (!count)
 		return true;
-	}
 	if (!dst->wide) {
 		ncell *d = &((ncell *)dst->cells)[at];
 		uint64_t off = cell_sum(src, b) - count * bucket_lo(b);
@@ -597,9 +572,8 @@ static bool cell_merge(struct vma_cycles_sketch *dst, const struct vma_cycles_sk
 			*d += count * NCOUNT_ONE + off;
 			return true;
 		}
-		if (!widen(dst)) {
+		if (!widen(dst))
 			return false;
-		}
 	}
 	((struct wcell *)dst->cells)[at].count += count;
 	((struct wcell *)dst->cells)[at].sum += cell_sum(src, b);
@@ -612,31 +586,24 @@ static bool sketch_merge(struct vma_cycles *s, const struct vma_cycles_sketch *s
 	struct vma_cycles_sketch *dst = s->u.sketch;
 	uint32_t p, b;
 
-	if (src->max == 0) {
+	if (src->max == 0)
 		return true;
-	}
-	if (src->wide && !widen(dst)) {
+	if (src->wide && !widen(dst))
 		return false;
-	}
 	for (p = 0; p < NPAGES; p++) {
-		if (!src->page[p]) {
+		if (!src->page[p])
 			continue;
-		}
-		if (!page_in(dst, p * PAGE)) {
+		if (!page_in(dst, p * PAGE))
 			return false;
-		}
 		for (b = p * PAGE; b < (p + 1) * PAGE; b++) {
-			if (!cell_merge(dst, src, b)) {
+			if (!cell_merge(dst, src, b))
 				return false;
-			}
 		}
 	}
-	if (src->min < dst->min) {
+	if (src->min < dst->min)
 		dst->min = src->min;
-	}
-	if (src->max > dst->max) {
+	if (src->max > dst->max)
 		dst->max = src->max;
-	}
 	return true;
 }
 
@@ -648,9 +615,8 @@ static void sketch_insert_exact(struct vma_cycles *s, const struct vma_cycles *s
 
 	for (i = 0; i < src->n; i += k) {
 		k = src->n - i < 64 ? src->n - i : 64;
-		for (j = 0; j < k; j++) {
+		for (j = 0; j < k; j++)
 			chunk[j] = exact_at(src, i + j);
-		}
 		sketch_insert(s, chunk, k);
 	}
 }
@@ -680,9 +646,8 @@ int vma_cycles_merge_samples(struct vma_cycles *dst, const struct vma_cycles *sr
 				       src->u.exact32, exact_size(src) * src->n);
 				dst->n = (uint32_t)need;
 			} else {
-				for (i = 0; i < src->n; i++) {
+				for (i = 0; i < src->n; i++)
 					exact_store(dst, exact_at(src, i));
-				}
 			}
 			dst->failed = failed;
 			return 0;
@@ -693,16 +658,14 @@ int vma_cycles_merge_samples(struct vma_cycles *dst, const struct vma_cycles *sr
 		return VMA_ERR_NOMEM;
 	}
 	if (src->sketch) {
-		if (!sketch_merge(dst, src->u.sketch)) {
+		if (!sketch_merge(dst, src->u.sketch))
 			dst->failed = 1;
-		}
 		sketch_insert32(dst, src->u.sketch->pending, src->n);
 	} else {
 		sketch_insert_exact(dst, src);
 	}
-	if (dst->failed) {
+	if (dst->failed)
 		return VMA_ERR_NOMEM;
-	}
 	dst->failed = failed;
 	return 0;
 }
@@ -764,9 +727,8 @@ static void radix_sort(void *keys, void *tmp, uint32_t n, size_t width)
 		src = dst;
 		dst = t;
 	}
-	if (src != keys) {
+	if (src != keys)
 		memcpy(keys, src, width * n);
-	}
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -791,32 +753,27 @@ static void exact_sort(struct vma_cycles *s)
 	uint32_t i;
 
 	for (i = 1; i < s->n; i++) {
-		if (exact_at(s, i - 1) > exact_at(s, i)) {
+		if (exact_at(s, i - 1) > exact_at(s, i))
 			break;
-		}
 	}
-	if (i >= s->n) {
+	if (i >= s->n)
 		return;
-	}
-	if (width * s->n > sizeof(stack_tmp)) {
+	if (width * s->n > sizeof(stack_tmp))
 		tmp = malloc(width * s->n);
-	}
 	if (tmp) {
 		radix_sort(s->u.exact32, tmp, s->n, width);
 	} else {
 		qsort(s->u.exact32, s->n, width, s->wide ? cmp_u64 : cmp_u32);
 	}
-	if (tmp != stack_tmp) {
+	if (tmp != stack_tmp)
 		free(tmp);
-	}
 }
 
 /* floor(total * num / den), or UINT64_MAX meaning "past the end" when num >= den. */
 static uint64_t target(unsigned __int128 total, uint32_t num, uint32_t den)
 {
-	if (num >= den) {
+	if (num >= den)
 		return UINT64_MAX;
-	}
 	return (uint64_t)(total * num / den);
 }
 
@@ -832,16 +789,14 @@ static uint64_t exact_quantile(struct vma_cycles *s, enum vma_cycles_weight weig
 		k = target(s->n, num, den);
 		return exact_at(s, k < s->n ? (uint32_t)k : s->n - 1);
 	}
-	for (i = 0; i < s->n; i++) {
+	for (i = 0; i < s->n; i++)
 		sum += exact_at(s, i);
-	}
 	k = target(sum, num, den);
 	sum = 0;
 	for (i = 0; i < s->n; i++) {
 		sum += exact_at(s, i);
-		if (sum > k) {
+		if (sum > k)
 			return exact_at(s, i);
-		}
 	}
 	return exact_at(s, s->n - 1);
 }
@@ -861,22 +816,19 @@ static uint64_t sketch_quantile(const struct vma_cycles_sketch *sk, enum vma_cyc
 
 	/* Pages never allocated hold nothing. */
 	for (p = 0; p < NPAGES; p++) {
-		for (b = p * PAGE; sk->page[p] && b < (p + 1) * PAGE; b++) {
+		for (b = p * PAGE; sk->page[p] && b < (p + 1) * PAGE; b++)
 			total += cell_weight(sk, b, weight);
-		}
 	}
-	if (total == 0) {
+	if (total == 0)
 		return 0;
-	}
 	k = target(total, num, den);
 	for (p = 0; p < NPAGES; p++) {
 		for (b = p * PAGE; sk->page[p] && b < (p + 1) * PAGE; b++) {
 			cum += cell_weight(sk, b, weight);
 			if (cum > k) {
 				mid = bucket_lo(b) + (bucket_width(b) - 1) / 2;
-				if (mid < sk->min) {
+				if (mid < sk->min)
 					return sk->min;
-				}
 				return mid > sk->max ? sk->max : mid;
 			}
 		}
@@ -887,16 +839,14 @@ static uint64_t sketch_quantile(const struct vma_cycles_sketch *sk, enum vma_cyc
 uint64_t vma_cycles_quantile(struct vma_cycles *s, enum vma_cycles_weight weight,
 			     uint32_t num, uint32_t den)
 {
-	if (den == 0) {
+	if (den == 0)
 		return 0;
-	}
 	if (s->sketch) {
 		sketch_flush(s);
 		return sketch_quantile(s->u.sketch, weight, num, den);
 	}
-	if (s->n == 0) {
+	if (s->n == 0)
 		return 0;
-	}
 	return exact_quantile(s, weight, num, den);
 }
 
@@ -908,19 +858,16 @@ uint64_t vma_cycles_min(const struct vma_cycles *s)
 	if (s->sketch) {
 		m = s->u.sketch->min;
 		for (i = 0; i < s->n; i++) {
-			if (s->u.sketch->pending[i] < m) {
+			if (s->u.sketch->pending[i] < m)
 				m = s->u.sketch->pending[i];
-			}
 		}
 		return s->n || s->u.sketch->max ? m : 0;
 	}
-	if (s->n == 0) {
+	if (s->n == 0)
 		return 0;
-	}
 	for (i = 0; i < s->n; i++) {
-		if (exact_at(s, i) < m) {
+		if (exact_at(s, i) < m)
 			m = exact_at(s, i);
-		}
 	}
 	return m;
 }
@@ -933,16 +880,14 @@ uint64_t vma_cycles_max(const struct vma_cycles *s)
 	if (s->sketch) {
 		m = s->u.sketch->max;
 		for (i = 0; i < s->n; i++) {
-			if (s->u.sketch->pending[i] > m) {
+			if (s->u.sketch->pending[i] > m)
 				m = s->u.sketch->pending[i];
-			}
 		}
 		return m;
 	}
 	for (i = 0; i < s->n; i++) {
-		if (exact_at(s, i) > m) {
+		if (exact_at(s, i) > m)
 			m = exact_at(s, i);
-		}
 	}
 	return m;
 }
@@ -957,9 +902,8 @@ static size_t bin_index(uint64_t v, unsigned int k)
 {
 	unsigned int e;
 
-	if (v < ((uint64_t)1 << k)) {
+	if (v < ((uint64_t)1 << k))
 		return (size_t)(v - 1);
-	}
 	e = top_bit(v);
 	return ((size_t)1 << k) - 1 + ((size_t)(e - k) << k) +
 	       (size_t)((v - ((uint64_t)1 << e)) >> (e - k));
@@ -999,23 +943,19 @@ int vma_cycles_histogram(const struct vma_cycles *s, unsigned int per_octave,
 
 	*bins = NULL;
 	*nbins = 0;
-	while (k < SUB_BITS && (2u << k) <= per_octave) {
+	while (k < SUB_BITS && (2u << k) <= per_octave)
 		k++;
-	}
 	hi = vma_cycles_max(s);
-	if (hi == 0) {
+	if (hi == 0)
 		return 0;
-	}
 	lo = vma_cycles_min(s);
 	first = bin_index(lo, k);
 	n = bin_index(hi, k) - first + 1;
 	b = calloc(n, sizeof(*b));
-	if (!b) {
+	if (!b)
 		return VMA_ERR_NOMEM;
-	}
-	for (idx = 0; idx < n; idx++) {
+	for (idx = 0; idx < n; idx++)
 		bin_bounds(first + idx, k, &b[idx]);
-	}
 	/* Exact samples, or a sketch's pending values. */
 	for (i = 0; i < s->n; i++) {
 		v = sk ? sk->pending[i] : exact_at(s, i);
@@ -1034,9 +974,8 @@ int vma_cycles_histogram(const struct vma_cycles *s, unsigned int per_octave,
 		}
 		count = cell_count(sk, bucket);
 
-		if (!count) {
+		if (!count)
 			continue;
-		}
 		idx = bin_index(bucket_lo(bucket), k) - first;
 		b[idx].count += count;
 		b[idx].cycles += cell_sum(sk, bucket);

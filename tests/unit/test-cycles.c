@@ -56,9 +56,8 @@ static size_t ref_sorted(const uint64_t *v, size_t n, uint64_t **out)
 
 	cr_assert_not_null(s);
 	for (i = 0; i < n; i++) {
-		if (v[i]) {
+		if (v[i])
 			s[m++] = v[i];
-		}
 	}
 	qsort(s, m, sizeof(*s), cmp_u64);
 	*out = s;
@@ -70,9 +69,8 @@ static uint64_t ref_count_q(const uint64_t *sorted, size_t m, uint32_t num, uint
 {
 	size_t k;
 
-	if (m == 0) {
+	if (m == 0)
 		return 0;
-	}
 	k = (size_t)((unsigned __int128)m * num / den);
 	return sorted[k < m ? k : m - 1];
 }
@@ -83,18 +81,15 @@ static uint64_t ref_time_q(const uint64_t *sorted, size_t m, uint32_t num, uint3
 	unsigned __int128 w = 0, k, c = 0;
 	size_t i;
 
-	if (m == 0) {
+	if (m == 0)
 		return 0;
-	}
-	for (i = 0; i < m; i++) {
+	for (i = 0; i < m; i++)
 		w += sorted[i];
-	}
 	k = w * num / den;
 	for (i = 0; i < m; i++) {
 		c += sorted[i];
-		if (c > k) {
+		if (c > k)
 			return sorted[i];
-		}
 	}
 	return sorted[m - 1];
 }
@@ -103,9 +98,8 @@ static void fill(struct vma_cycles *s, const uint64_t *v, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		vma_cycles_add(s, v[i]);
-	}
 }
 
 Test(cycles, zero_filled_is_empty)
@@ -175,9 +169,8 @@ Test(cycles, xenalyze_index_rule)
 	uint64_t i;
 
 	/* 17 samples 10..170 arriving in reverse: p5 -> index 0, p50 -> 8, p95 -> 16 */
-	for (i = 17; i >= 1; i--) {
+	for (i = 17; i >= 1; i--)
 		vma_cycles_add(&s, i * 10);
-	}
 	cr_expect_eq(vma_cycles_percentile(&s, 50), 90);
 	cr_expect_eq(vma_cycles_percentile(&s, 5), 10);
 	cr_expect_eq(vma_cycles_percentile(&s, 95), 170);
@@ -273,9 +266,8 @@ Test(cycles, exact_limit_then_sketch)
 	uint64_t i;
 
 	vma_cycles_init(&s, 16);
-	for (i = 1; i <= 16; i++) {
+	for (i = 1; i <= 16; i++)
 		vma_cycles_add(&s, i * 1000);
-	}
 	cr_expect(vma_cycles_is_exact(&s));
 	cr_expect_eq(vma_cycles_percentile(&s, 50), 9000);
 	vma_cycles_add(&s, 0); /* an event, not a sample: stays exact */
@@ -289,17 +281,15 @@ Test(cycles, exact_limit_then_sketch)
 	/* release keeps the limit */
 	vma_cycles_release(&s);
 	cr_expect_eq(s.count, 0);
-	for (i = 1; i <= 17; i++) {
+	for (i = 1; i <= 17; i++)
 		vma_cycles_add(&s, i);
-	}
 	cr_expect_not(vma_cycles_is_exact(&s));
 	vma_cycles_release(&s);
 
 	/* the default limit is VMA_CYCLES_EXACT_DEFAULT */
 	memset(&s, 0, sizeof(s));
-	for (i = 1; i <= VMA_CYCLES_EXACT_DEFAULT; i++) {
+	for (i = 1; i <= VMA_CYCLES_EXACT_DEFAULT; i++)
 		vma_cycles_add(&s, i);
-	}
 	cr_expect(vma_cycles_is_exact(&s));
 	vma_cycles_add(&s, 1);
 	cr_expect_not(vma_cycles_is_exact(&s));
@@ -316,9 +306,8 @@ Test(cycles, small_values_are_exact_in_sketch)
 
 	/* below 128 every value has its own bucket: the sketch is still exact */
 	vma_cycles_init(&s, 4);
-	for (i = 0; i < 1000; i++) {
+	for (i = 0; i < 1000; i++)
 		v[i] = 1 + (i * 37) % 127;
-	}
 	fill(&s, v, 1000);
 	cr_assert_not(vma_cycles_is_exact(&s));
 	m = ref_sorted(v, 1000, &sorted);
@@ -341,16 +330,14 @@ static uint64_t draw(struct rng *r, enum dist d)
 		return 1 + (uint64_t)exp(9.0 + 2.0 * rng_normal(r));
 	case BIMODAL:
 		/* exits of ~5000 cycles, 3% of them blocked for seconds */
-		if (rng_next(r) % 100 < 3) {
+		if (rng_next(r) % 100 < 3)
 			return 2000000000ULL + rng_next(r) % 20000000000ULL;
-		}
 		return 4000 + rng_next(r) % 2000;
 	case TINY_AND_HUGE:
 	default:
 		/* minutes-long outliers: sums stay far below 2^64 */
-		if (rng_next(r) % 2) {
+		if (rng_next(r) % 2)
 			return 1 + rng_next(r) % 200;
-		}
 		return (1ULL << 38) + rng_next(r) % (1ULL << 40);
 	}
 }
@@ -374,9 +361,8 @@ static void check_large(enum dist d, size_t n, uint64_t seed)
 	size_t i, m;
 
 	cr_assert_not_null(v);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		v[i] = draw(&r, d);
-	}
 	fill(&s, v, n);
 	cr_assert_not(vma_cycles_is_exact(&s));
 	m = ref_sorted(v, n, &sorted);
@@ -419,9 +405,8 @@ Test(cycles, sketch_within_1pct_many_seeds_small)
 	uint64_t seed;
 
 	/* just past the exact limit, where a sketch has few samples per bucket */
-	for (seed = 10; seed < 40; seed++) {
+	for (seed = 10; seed < 40; seed++)
 		check_large((enum dist)(seed % 4), VMA_CYCLES_EXACT_DEFAULT + 1 + seed * 37, seed);
-	}
 }
 
 static void expect_same(struct vma_cycles *a, struct vma_cycles *b)
@@ -518,9 +503,8 @@ Test(cycles, histogram_sums_and_bounds)
 		cr_assert_neq(be[ne - 1].count, 0);
 		for (j = 0; j < ne; j++) {
 			cr_assert_lt(be[j].lo, be[j].hi);
-			if (j) {
+			if (j)
 				cr_assert_eq(be[j].lo, be[j - 1].hi, "bins contiguous");
-			}
 			/* octave-aligned: a bin never crosses a power of two */
 			cr_assert_leq(be[j].hi - be[j].lo, be[j].lo);
 			cr_assert(be[j].count || !be[j].cycles);
@@ -641,13 +625,11 @@ Test(cycles, memory_does_not_grow_with_events)
 	struct vma_cycles s = { 0 };
 	size_t before, after, i;
 
-	for (i = 0; i < 1000000; i++) {
+	for (i = 0; i < 1000000; i++)
 		vma_cycles_add(&s, 1000 + rng_next(&r) % 10000000);
-	}
 	before = heap_used();
-	for (i = 0; i < 4000000; i++) {
+	for (i = 0; i < 4000000; i++)
 		vma_cycles_add(&s, 1000 + rng_next(&r) % 10000000);
-	}
 	after = heap_used();
 	cr_expect_eq(after, before, "heap grew from %zu to %zu", before, after);
 	cr_expect_eq(s.count, 5000000);
@@ -665,9 +647,8 @@ Test(cycles, sparse_sketch_costs_its_pages_only)
 	size_t before, after, i;
 
 	before = heap_used();
-	for (i = 0; i < 3000; i++) {
+	for (i = 0; i < 3000; i++)
 		vma_cycles_add(&s, 1000 + i % 8);
-	}
 	vma_cycles_add(&s, 1u << 20);
 	vma_cycles_add(&s, 1ULL << 40);
 	cr_assert_eq(vma_cycles_percentile(&s, 50), 1003); /* also inserts the pending values */
@@ -691,9 +672,8 @@ Test(cycles, exact_growth_stops_near_the_count)
 	size_t before, after, i;
 
 	before = heap_used();
-	for (i = 0; i < 700; i++) {
+	for (i = 0; i < 700; i++)
 		vma_cycles_add(&s, 100 + i);
-	}
 	after = heap_used();
 	cr_expect(vma_cycles_is_exact(&s));
 	cr_expect(after - before <= 768 * 4 + 64, "700 samples hold %zu bytes", after - before);
@@ -708,9 +688,8 @@ Test(cycles, merge_across_exact_capacities)
 	size_t i, j;
 
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		for (j = 0; j < sizeof(sizes) / sizeof(sizes[0]); j++) {
+		for (j = 0; j < sizeof(sizes) / sizeof(sizes[0]); j++)
 			merge_case(sizes[i], sizes[j], 64, 100 + i * 17 + j);
-		}
 	}
 }
 

@@ -76,9 +76,8 @@ static void fill_words(uint32_t *w, unsigned int n)
 {
 	unsigned int i;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		w[i] = word();
-	}
 }
 
 TestSuite(describe_fast, .init = setup, .fini = teardown);

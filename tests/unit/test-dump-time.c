@@ -41,9 +41,8 @@ Test(dump_time, matches_division_for_every_rate)
 			UINT64_MAX / hz * hz - 1,
 		};
 
-		for (i = 0; i < (int)(sizeof(edges) / sizeof(edges[0])); i++) {
+		for (i = 0; i < (int)(sizeof(edges) / sizeof(edges[0])); i++)
 			expect_time(edges[i], hz);
-		}
 		for (i = 0; i < 2000; i++) {
 			/* xorshift: counts of every size */
 			x ^= x << 13;

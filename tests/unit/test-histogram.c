@@ -131,9 +131,8 @@ Test(histogram, write_error_is_reported)
 {
 	FILE *f = fopen("/dev/full", "w");
 
-	if (!f) {
+	if (!f)
 		cr_skip_test("no /dev/full");
-	}
 	setvbuf(f, NULL, _IONBF, 0);
 	cr_expect_eq(vma_histogram_print(f, known, 4, VMA_CYCLES_BY_COUNT, 80), VMA_ERR_OUTPUT);
 	fclose(f);
@@ -147,14 +146,12 @@ Test(histogram, renders_a_summary)
 	char *out, *p;
 	uint64_t i;
 
-	for (i = 1; i <= 3000; i++) {
+	for (i = 1; i <= 3000; i++)
 		vma_cycles_add(&s, 1000 + i * 7);
-	}
 	cr_assert_eq(vma_cycles_histogram(&s, 2, &bins, &n), 0);
 	out = render(bins, n, VMA_CYCLES_BY_COUNT, 80);
-	for (p = out; *p; p++) {
+	for (p = out; *p; p++)
 		lines += *p == '\n';
-	}
 	cr_expect_eq(lines, n);
 	cr_expect_not_null(strstr(out, "  [ 1024,  1536) "), "got:\n%s", out);
 	free(out);

@@ -360,9 +360,8 @@ static void fill_plain(void)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(plain); i++) {
+	for (i = 0; i < sizeof(plain); i++)
 		plain[i] = (unsigned char)((i * 7) ^ (i >> 9));
-	}
 }
 
 static void roundtrip(enum vma_codec codec, const unsigned char *z, size_t zlen, size_t bad_at)

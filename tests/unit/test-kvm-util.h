@@ -66,9 +66,8 @@ static const char *kt_srcdir(void)
 	const char *env = getenv("top_srcdir");
 	char *p;
 
-	if (env && *env) {
+	if (env && *env)
 		return env;
-	}
 	snprintf(dir, sizeof(dir), "%s", __FILE__);
 	p = strstr(dir, "/tests/unit/");
 	if (p) {
@@ -150,12 +149,10 @@ static void kt_open_mem(struct kt_input *t, const void *data, size_t len,
 
 static void kt_close(struct kt_input *t)
 {
-	if (t->in.ops && t->open_ret == VMA_OK) {
+	if (t->in.ops && t->open_ret == VMA_OK)
 		t->in.ops->close(&t->in);
-	}
-	if (t->in.fd >= 0) {
+	if (t->in.fd >= 0)
 		close(t->in.fd);
-	}
 	free(t->in.path);
 	vma_diag_destroy(t->diag);
 	memset(t, 0, sizeof(*t));
@@ -195,9 +192,8 @@ static size_t kt_count(const struct kt_drain *d, const char *name)
 {
 	size_t i, n = 0;
 
-	for (i = 0; i < d->nr; i++) {
+	for (i = 0; i < d->nr; i++)
 		n += !strcmp(d->recs[i].name, name);
-	}
 	return n;
 }
 

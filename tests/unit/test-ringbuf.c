@@ -31,9 +31,8 @@ static void payload(unsigned char *buf, uint32_t len, unsigned char seed)
 {
 	uint32_t i;
 
-	for (i = 0; i < len; i++) {
+	for (i = 0; i < len; i++)
 		buf[i] = (unsigned char)(seed + i);
-	}
 }
 
 Test(ringbuf, data_events_accumulate_deltas)
@@ -289,9 +288,8 @@ Test(ringbuf, cut_page_delivers_what_is_present)
 
 	/* 16 header bytes + 10 events of 44 bytes + half an event */
 	cr_assert_eq(vma_rb_page_load(&pg, &lo, page, 16 + 10 * 44 + 20), VMA_RB_DONE);
-	while (vma_rb_page_next(&pg) == VMA_RB_EVENT) {
+	while (vma_rb_page_next(&pg) == VMA_RB_EVENT)
 		n++;
-	}
 	cr_assert_eq(n, 10);
 	cr_assert(pg.cut);
 

@@ -47,9 +47,8 @@ static uint64_t min_time(const struct kt_drain *d)
 	size_t i;
 
 	for (i = 0; i < d->nr; i++) {
-		if (d->recs[i].rec.tsc < t) {
+		if (d->recs[i].rec.tsc < t)
 			t = d->recs[i].rec.tsc;
-		}
 	}
 	return t;
 }
@@ -99,9 +98,8 @@ Test(tracedat_real, vmx_host_matches_trace_cmd_report)
 	kt_open(&t, path, &vma_tracedat_ops, NULL, VMA_DEFAULT_TOLERANCE);
 	kt_drain(&t, &d);
 	cr_assert_eq(t.nr_streams, 15);
-	for (i = 0; i < t.nr_streams; i++) {
+	for (i = 0; i < t.nr_streams; i++)
 		cr_assert_eq(d.end[i], VMA_END);
-	}
 	cr_assert_eq(kt_count(&d, "kvm_exit"), 5860);
 	cr_assert_eq(kt_count(&d, "kvm_entry"), 5861);
 	cr_assert_eq(d.nr, 5860 + 5861);
@@ -227,9 +225,8 @@ static uint32_t stream_inst(const struct kt_input *t, int s)
 	uint32_t n = 0;
 	int i;
 
-	for (i = 0; i < s; i++) {
+	for (i = 0; i < s; i++)
 		n += t->streams[i]->pcpu == t->streams[s]->pcpu;
-	}
 	return n;
 }
 
@@ -252,12 +249,10 @@ static void check_truth(const struct kt_input *t, const struct kt_drain *d,
 			const struct vma_mkdat_rec *w;
 			uint16_t j;
 
-			if (d->recs[i].stream != s) {
+			if (d->recs[i].stream != s)
 				continue;
-			}
-			while (k < nwant && (want[k].cpu != cpu || want[k].inst != inst)) {
+			while (k < nwant && (want[k].cpu != cpu || want[k].inst != inst))
 				k++;
-			}
 			cr_assert_lt(k, nwant, "stream %d has more records than written", s);
 			w = &want[k++];
 			cr_assert_eq(r->event, w->event, "record %zu of stream %d", i, s);
@@ -281,9 +276,8 @@ static void check_truth(const struct kt_input *t, const struct kt_drain *d,
 			}
 			matched++;
 		}
-		while (k < nwant && (want[k].cpu != cpu || want[k].inst != inst)) {
+		while (k < nwant && (want[k].cpu != cpu || want[k].inst != inst))
 			k++;
-		}
 		cr_assert(prefix || k == nwant, "stream %d has fewer records than written", s);
 	}
 	cr_assert(prefix || matched == nwant);
@@ -305,9 +299,8 @@ static void roundtrip(const struct vma_mkdat_opts *o)
 	cr_assert_eq(t.in.clock, VMA_CLOCK_NS);
 	cr_assert_eq(vma_kvm_file_info(&t.in)->version, o->version);
 	kt_drain(&t, &d);
-	for (i = 0; i < t.nr_streams; i++) {
+	for (i = 0; i < t.nr_streams; i++)
 		cr_assert_eq(d.end[i], VMA_END);
-	}
 	check_truth(&t, &d, want, nwant, false);
 	/* lost events are worth a warning, nothing else is */
 	cr_assert_eq(vma_diag_worst(t.diag), o->extras ? VMA_LVL_WARN : VMA_LVL_NONE);
@@ -707,9 +700,8 @@ static void golden(const char *name, const struct vma_mkdat_opts *o, size_t cut)
 	FILE *f;
 
 	cr_assert_eq(vma_mkdat_build(o, &img, &len, &want, &nwant), 0);
-	if (cut) {
+	if (cut)
 		len = cut;
-	}
 	/*
 	 * Uncompressed fixtures must be what the writer makes today, byte for
 	 * byte; compressed bytes depend on the zlib/zstd release, so those are
@@ -733,9 +725,8 @@ static void golden(const char *name, const struct vma_mkdat_opts *o, size_t cut)
 	/* a truncated file: what is read is what was written there, up to the cut */
 	check_truth(&t, &d, want, nwant, cut != 0);
 	if (cut) {
-		for (i = 0; i < d.nr; i++) {
+		for (i = 0; i < d.nr; i++)
 			kept += d.recs[i].rec.event == VMA_KVM_EXIT;
-		}
 		cr_assert_gt(kept, 0);
 		cr_assert_lt(d.nr, nwant);
 		cr_assert_eq(vma_diag_worst(t.diag), VMA_LVL_FILE);

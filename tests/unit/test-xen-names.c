@@ -76,9 +76,8 @@ static bool in_list(const struct code_name *list, size_t n, uint32_t code)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (list[i].code == code) {
+		if (list[i].code == code)
 			return true;
-		}
 	}
 	return false;
 }
@@ -102,14 +101,12 @@ Test(xen_names, unnamed_vmx_reasons_are_null)
 	uint32_t code;
 	size_t i;
 
-	for (i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++) {
+	for (i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
 		cr_expect_null(vma_vmx_exit_name(reserved[i]), "VMX reason %u", reserved[i]);
-	}
 	/* Nothing but the list is named, below the limit and beyond it. */
 	for (code = 0; code < 0x1000; code++) {
-		if (!in_list(vmx_named, sizeof(vmx_named) / sizeof(vmx_named[0]), code)) {
+		if (!in_list(vmx_named, sizeof(vmx_named) / sizeof(vmx_named[0]), code))
 			cr_expect_null(vma_vmx_exit_name(code), "VMX reason %u", code);
-		}
 	}
 	cr_expect_null(vma_vmx_exit_name(VMA_VMX_EXIT_LIMIT));
 	cr_expect_null(vma_vmx_exit_name(UINT32_MAX));
@@ -153,22 +150,18 @@ Test(xen_names, svm_names_are_dense_below_the_gap_and_unique)
 	uint32_t a, b;
 
 	/* 0x00-0xa6 are all named; 0xa7-0x3ff and 0x404 on are not. */
-	for (a = 0; a <= 0xa6; a++) {
+	for (a = 0; a <= 0xa6; a++)
 		cr_expect_not_null(vma_svm_exit_name(a), "SVM code %#x", a);
-	}
-	for (a = 0xa7; a < 0x400; a++) {
+	for (a = 0xa7; a < 0x400; a++)
 		cr_expect_null(vma_svm_exit_name(a), "SVM code %#x", a);
-	}
-	for (a = 0x404; a < 0x2000; a++) {
+	for (a = 0x404; a < 0x2000; a++)
 		cr_expect_null(vma_svm_exit_name(a), "SVM code %#x", a);
-	}
 	cr_expect_null(vma_svm_exit_name(0xfffffffeu));
 	for (a = 0; a < VMA_SVM_EXIT_LIMIT; a++) {
 		const char *na = vma_svm_exit_name(a);
 
-		if (!na) {
+		if (!na)
 			continue;
-		}
 		cr_expect_eq(strncmp(na, "VMEXIT_", 7), 0, "%s", na);
 		for (b = a + 1; b < VMA_SVM_EXIT_LIMIT; b++) {
 			const char *nb = vma_svm_exit_name(b);

@@ -39,9 +39,8 @@ static void check_bytes(struct vma_xtw *w, const struct expect *e)
 	const unsigned char *d = vma_xtw_data(w, &len);
 
 	cr_assert_eq(len, e->len, "file has %zu bytes, expected %zu", len, e->len);
-	for (size_t i = 0; i < len; i++) {
+	for (size_t i = 0; i < len; i++)
 		cr_assert_eq(d[i], e->b[i], "byte %zu is %02x, expected %02x", i, d[i], e->b[i]);
-	}
 }
 
 Test(xtwriter, header_encoding)
@@ -114,25 +113,22 @@ Test(xtwriter, full_buffer_flushes_only_its_pcpu)
 		ew(&e, TRC_SCHED_WAKE | (4u << 28) | 0x80000000u);
 		ew(&e, t);
 		ew(&e, 0);
-		for (uint32_t i = 1; i <= 4; i++) {
+		for (uint32_t i = 1; i <= 4; i++)
 			ew(&e, i);
-		}
 	}
 	/* finish flushes in pcpu order: 0 then 1 */
 	ewin(&e, 0, 28);
 	ew(&e, TRC_SCHED_WAKE | (4u << 28) | 0x80000000u);
 	ew(&e, 101);
 	ew(&e, 0);
-	for (uint32_t i = 1; i <= 4; i++) {
+	for (uint32_t i = 1; i <= 4; i++)
 		ew(&e, i);
-	}
 	ewin(&e, 1, 28);
 	ew(&e, TRC_SCHED_WAKE | (4u << 28) | 0x80000000u);
 	ew(&e, 103);
 	ew(&e, 0);
-	for (uint32_t i = 1; i <= 4; i++) {
+	for (uint32_t i = 1; i <= 4; i++)
 		ew(&e, i);
-	}
 	check_bytes(w, &e);
 	cr_assert_eq(vma_xtw_windows(w), 3);
 	vma_xtw_free(w);
@@ -159,9 +155,8 @@ Test(xtwriter, full_buffer_flushes_all_in_pcpu_order)
 		ew(&e, TRC_SCHED_SWITCH | (5u << 28) | 0x80000000u);
 		ew(&e, t);
 		ew(&e, 0);
-		for (int i = 0; i < 5; i++) {
+		for (int i = 0; i < 5; i++)
 			ew(&e, 0);
-		}
 	}
 	check_bytes(w, &e);
 	cr_assert_eq(vma_xtw_bytes(w), e.len + 12 + 32);
@@ -229,9 +224,8 @@ Test(xtwriter, explicit_wrap_records)
 	ew(&e, TRC_TRACE_WRAP_BUFFER | (6u << 28) | 0x80000000u);
 	ew(&e, 0x55);
 	ew(&e, 0);
-	for (int i = 0; i < 6; i++) {
+	for (int i = 0; i < 6; i++)
 		ew(&e, 0);
-	}
 	check_bytes(w, &e);
 	vma_xtw_free(w);
 }
@@ -255,9 +249,8 @@ Test(xtwriter, ring_emulation_pads_before_the_ring_end)
 	ew(&e, TRC_SCHED_WAKE | (4u << 28) | 0x80000000u);
 	ew(&e, 11);
 	ew(&e, 0);
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 4; i++)
 		ew(&e, 0);
-	}
 	ew(&e, TRC_TRACE_WRAP_BUFFER | (1u << 28));
 	ew(&e, 0);
 	ew(&e, TRC_HVM_VMENTRY | 0x80000000u);
@@ -316,9 +309,8 @@ Test(xtwriter, damaged_record_overruns_window)
 
 	/* A header announcing tsc + 7 words, with only the tsc in the window. */
 	memset(bad, 0, sizeof(bad));
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 4; i++)
 		bad[i] = (unsigned char)(hdr >> (8 * i));
-	}
 	cr_assert_eq(vma_xtw_record(w, 0, TRC_HVM_VMENTRY, 1, NULL, 0), 0);
 	cr_assert_eq(vma_xtw_pcpu_raw(w, 0, bad, sizeof(bad)), 0);
 	cr_assert_eq(vma_xtw_flush_pcpu(w, 0), 0);
