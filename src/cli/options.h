@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Command-line configuration of one vmalyze run, parsed from argv by
- * vma_options_parse() from one option table, which also prints --help.
+ * vma_options_parse() from the option tables (vmalyze's, options.c, and
+ * xenalyze's, options-xen.c), which also print --help.
  */
 #ifndef VMALYZE_CLI_OPTIONS_H
 #define VMALYZE_CLI_OPTIONS_H
@@ -59,7 +60,7 @@ struct vma_options {
 	struct vma_xinterval_options xinterval; /* --interval-domain-*: mode 0 = none */
 	const char *format;     /* the summary's renderer (report.h), never NULL after parsing */
 	const char *event_formats;  /* --event-formats DIR */
-	/* xenalyze's options (the second block of the option table). */
+	/* xenalyze's options (options-xen.c's table). */
 	struct vma_scatter_options scatter; /* --scatterplot-*: kinds 0 = none */
 	const char *symbol_file;    /* --symbol-file */
 	const struct vma_symbols *symbols; /* its table, loaded by main() */
