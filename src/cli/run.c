@@ -405,6 +405,191 @@ int vma_run_trace(const struct vma_options *opts, const char *path, struct vma_r
 	return vma_run_source(opts, &src, batch, diag, out);
 }
 
+/* The pipeline's options, from the command line's. */
+static struct vma_pipeline_options pipeline_options(const struct vma_options *opts,
+						    const struct vma_run_source *src,
+						    struct run_ctx *ctx)
+{
+	struct vma_pipeline_options popts = {
+		.input = { .event_formats_dir = opts->event_formats,
+			   .stop = opts->stop,
+			   .idle = flush_output,
+			   .idle_arg = ctx },
+		.force_svm = opts->svm_mode,
+		.cpu_hz = opts->cpu_hz,
+		.timer_hz = opts->timer_hz,
+		.no_state = opts->dump_no_processing,
+		.default_paging_levels = opts->default_paging_levels,
+		.eips = opts->eips,
+		.tsc_loop_fatal = opts->tsc_loop_fatal,
+		.tsc_skew_correct = opts->tsc_skew_correct,
+		.progress = src->progress,
+		.threads = opts->threads,
+		.time_set = opts->filter.time_set,
+		.time_start = opts->filter.start,
+		.time_end = opts->filter.end,
+	};
+	const struct vma_time_map *map = src->path ? vma_options_time_map(opts, src->path) : NULL;
+
+	if (map)
+		popts.input.time_map = *map;
+	return popts;
+}
+
+/* What is made before the input is opened: --dump-raw-reads' wrapper, --top's list. */
+static int set_up_before_open(struct run_ctx *ctx, const struct vma_options *opts,
+			      struct vma_pipeline_options *popts)
+{
+	if (opts->dump_raw_reads) {
+		/* Reads begin while the input is opened: the lines go out as made. */
+		ctx->raw_reads = vma_raw_reads_create(ctx->out);
+		if (!ctx->raw_reads)
+			return VMA_ERR_NOMEM;
+		popts->wrap_stream = wrap_stream;
+		popts->wrap_arg = ctx->raw_reads;
+	}
+	if (opts->top && opts->report) {
+		ctx->worst = vma_worst_create(opts->top);
+		if (!ctx->worst)
+			return VMA_ERR_NOMEM;
+	}
+	return VMA_OK;
+}
+
+/* A line per record: -a (or --dump-raw-process), or --live's views. */
+static int set_up_record_lines(struct run_ctx *ctx, const struct vma_options *opts,
+			       const struct vma_pipeline *p, struct vma_pipeline_hooks *hooks)
+{
+	if (opts->dump || opts->dump_raw_process) {
+		ctx->dump = vma_dump_create(ctx->out, ctx->hz, ctx->in->ops->describe);
+		if (!ctx->dump)
+			return VMA_ERR_NOMEM;
+		vma_dump_set_symbols(ctx->dump, opts->symbols);
+		ctx->pipeline = p;
+		ctx->dump_origin_pending = opts->filter.time_set;
+		if (opts->dump_power_states)
+			vma_dump_show_power_states(ctx->dump);
+		if (opts->dump_volume_on_lost)
+			vma_dump_volume_on_lost(ctx->dump);
+		if (opts->dump_raw_process)
+			vma_dump_raw_process(ctx->dump, opts->dump);
+		hooks->before = before_record;
+		hooks->after = after_record;
+		if (ctx->raw_reads)
+			vma_raw_reads_hold(ctx->raw_reads);
+		hooks->describe = true; /* vma_dump_end() has KVM records described */
+	} else if (opts->mode == VMA_MODE_LIVE) {
+		ctx->live = vma_live_create(ctx->out, ctx->hz, isatty(fileno(ctx->out)));
+		if (!ctx->live)
+			return VMA_ERR_NOMEM;
+		hooks->before = before_record;
+		hooks->after = after_record;
+	}
+	return VMA_OK;
+}
+
+/* xenalyze's outputs written as records are read: scatterplots, IPI latency, interval rows. */
+static int set_up_xen_outputs(struct run_ctx *ctx, const struct vma_options *opts,
+			      struct vma_machine *machine, struct vma_pipeline_hooks *hooks,
+			      struct vma_diag *diag, const char *path)
+{
+	if (opts->scatter.kinds) {
+		struct vma_scatter_options sopts = opts->scatter;
+
+		sopts.symbols = opts->symbols;
+		ctx->scatter = vma_scatter_create(ctx->out, ctx->hz, machine, &sopts);
+		if (!ctx->scatter)
+			return VMA_ERR_NOMEM;
+		if (ctx->dump)
+			vma_scatter_hold(ctx->scatter);
+		machine->observer = vma_scatter_observer(ctx->scatter);
+		hooks->after = after_record;
+	}
+	if (opts->dump_ipi_latency) {
+		ctx->ipi = vma_ipi_create(ctx->out, ctx->hz, machine);
+		if (!ctx->ipi)
+			return VMA_ERR_NOMEM;
+		if (ctx->dump)
+			vma_ipi_hold(ctx->ipi);
+		hooks->after = after_record;
+	}
+	if (opts->xinterval.mode) {
+		ctx->xinterval = vma_xinterval_create(ctx->out, ctx->hz, opts->interval_secs,
+						      &opts->xinterval, diag, path);
+		if (!ctx->xinterval) {
+			if (errno != ENOMEM)
+				vma_diag_report(diag, VMA_LVL_SYSTEM, NULL, UINT64_MAX,
+						"cannot make the temporary file of interval rows: %s",
+						strerror(errno));
+			return VMA_ERR_NOMEM;
+		}
+		if (vma_xinterval_observer(ctx->xinterval))
+			add_observer(ctx, machine, vma_xinterval_observer(ctx->xinterval));
+		hooks->before = before_record;
+	}
+	return VMA_OK;
+}
+
+/* The summary's renderer; an interval series needs a call per record. */
+static void set_up_report(struct run_ctx *ctx, const struct vma_options *opts,
+			  struct vma_pipeline_hooks *hooks)
+{
+	ctx->renderer = vma_renderer_find(opts->format);
+	ctx->totals = ctx->renderer->render == vma_render_kvm_stat;
+	ctx->kvm_totals = ctx->renderer->render == vma_render_json;
+	/* The end-of-trace renderers need no call per record. */
+	if (ctx->renderer->per_interval) {
+		vma_interval_clock_init(&ctx->clock, ctx->hz, opts->interval_secs);
+		hooks->before = before_record;
+	}
+}
+
+/* After the records: the outputs' last lines, then the final report.  Return: @status or worse. */
+static int finish_run(struct run_ctx *ctx, struct vma_machine *machine,
+		      const struct vma_pipeline *p, int status)
+{
+	int rc = finish_extras(ctx, machine);
+
+	if (rc < 0 && status == VMA_OK)
+		status = rc;
+	if (ctx->live) {
+		rc = vma_live_finish(ctx->live, machine);
+		if (rc < 0 && status == VMA_OK)
+			status = rc;
+	}
+	if (ctx->xinterval) {
+		machine->observer = NULL;
+		/* As xenalyze: the interval rows, then the summary. */
+		rc = vma_xinterval_finish(ctx->xinterval, machine);
+		if (rc < 0 && status == VMA_OK)
+			status = rc;
+	}
+	ctx->status = status;
+	ctx->origin = vma_pipeline_first_tsc(p);
+	/* No record at all (reported by the pipeline): no empty report either. */
+	if (ctx->renderer && status != VMA_ERR_FORMAT) {
+		rc = render(ctx, machine, true, machine->have_time ? machine->last_tsc -
+							machine->first_tsc : 0);
+		if (rc < 0 && status == VMA_OK)
+			status = rc;
+	}
+	return status;
+}
+
+static void release_run(struct run_ctx *ctx, struct vma_pipeline *p)
+{
+	if (ctx->renderer && ctx->renderer->release)
+		ctx->renderer->release(&ctx->render);
+	vma_dump_destroy(ctx->dump);
+	vma_live_destroy(ctx->live);
+	vma_scatter_destroy(ctx->scatter);
+	vma_ipi_destroy(ctx->ipi);
+	vma_worst_destroy(ctx->worst);
+	vma_xinterval_destroy(ctx->xinterval);
+	vma_pipeline_close(p);
+	vma_raw_reads_destroy(ctx->raw_reads); /* after the merge that holds its streams */
+}
+
 int vma_run_source(const struct vma_options *opts, const struct vma_run_source *src,
 		   struct vma_run_batch *batch, struct vma_diag *diag, FILE *out)
 {
@@ -429,51 +614,14 @@ int vma_run_source(const struct vma_options *opts, const struct vma_run_source *
 		.default_domain = opts->show_default_domain,
 		.filter = f->domain_set || f->vcpu_set || f->time_set ? f : NULL,
 	};
-	struct vma_pipeline_options popts = {
-		.input = { .event_formats_dir = opts->event_formats,
-			   .stop = opts->stop,
-			   .idle = flush_output,
-			   .idle_arg = &ctx },
-		.force_svm = opts->svm_mode,
-		.cpu_hz = opts->cpu_hz,
-		.timer_hz = opts->timer_hz,
-		.no_state = opts->dump_no_processing,
-		.default_paging_levels = opts->default_paging_levels,
-		.eips = opts->eips,
-		.tsc_loop_fatal = opts->tsc_loop_fatal,
-		.tsc_skew_correct = opts->tsc_skew_correct,
-		.progress = src->progress,
-		.threads = opts->threads,
-		.time_set = opts->filter.time_set,
-		.time_start = opts->filter.start,
-		.time_end = opts->filter.end,
-	};
-	const struct vma_time_map *map = src->path ? vma_options_time_map(opts, src->path) : NULL;
+	struct vma_pipeline_options popts = pipeline_options(opts, src, &ctx);
 	struct vma_pipeline_hooks hooks = { .arg = &ctx };
 	struct vma_pipeline *p = NULL;
 	struct vma_machine *machine;
-	int rc, status;
+	int status = set_up_before_open(&ctx, opts, &popts);
 
-	if (map)
-		popts.input.time_map = *map;
-
-	if (opts->dump_raw_reads) {
-		/* Reads begin while the input is opened: the lines go out as made. */
-		ctx.raw_reads = vma_raw_reads_create(out);
-		if (!ctx.raw_reads) {
-			status = VMA_ERR_NOMEM;
-			goto out;
-		}
-		popts.wrap_stream = wrap_stream;
-		popts.wrap_arg = ctx.raw_reads;
-	}
-	if (opts->top && opts->report) {
-		ctx.worst = vma_worst_create(opts->top);
-		if (!ctx.worst) {
-			status = VMA_ERR_NOMEM;
-			goto out;
-		}
-	}
+	if (status)
+		goto out;
 	if (src->fd >= 0)
 		status = vma_pipeline_open_fd(src->fd, src->name, &popts, diag, &p);
 	else
@@ -489,129 +637,26 @@ int vma_run_source(const struct vma_options *opts, const struct vma_run_source *
 	ctx.hz = vma_pipeline_hz(p);
 	if (opts->dump_no_processing) {
 		/* Read, not analyzed: the reads are the output. */
+		int rc;
+
 		status = vma_pipeline_run(p, NULL);
 		rc = finish_extras(&ctx, machine);
 		if (rc < 0 && status == VMA_OK)
 			status = rc;
 		goto out;
 	}
-	if (opts->dump || opts->dump_raw_process) {
-		ctx.dump = vma_dump_create(out, ctx.hz, ctx.in->ops->describe);
-		if (!ctx.dump) {
-			status = VMA_ERR_NOMEM;
-			goto out;
-		}
-		vma_dump_set_symbols(ctx.dump, opts->symbols);
-		ctx.pipeline = p;
-		ctx.dump_origin_pending = opts->filter.time_set;
-		if (opts->dump_power_states)
-			vma_dump_show_power_states(ctx.dump);
-		if (opts->dump_volume_on_lost)
-			vma_dump_volume_on_lost(ctx.dump);
-		if (opts->dump_raw_process)
-			vma_dump_raw_process(ctx.dump, opts->dump);
-		hooks.before = before_record;
-		hooks.after = after_record;
-		if (ctx.raw_reads)
-			vma_raw_reads_hold(ctx.raw_reads);
-		hooks.describe = true; /* vma_dump_end() has KVM records described */
-	} else if (opts->mode == VMA_MODE_LIVE) {
-		ctx.live = vma_live_create(out, ctx.hz, isatty(fileno(out)));
-		if (!ctx.live) {
-			status = VMA_ERR_NOMEM;
-			goto out;
-		}
-		hooks.before = before_record;
-		hooks.after = after_record;
-	}
-	if (opts->scatter.kinds) {
-		struct vma_scatter_options sopts = opts->scatter;
-
-		sopts.symbols = opts->symbols;
-		ctx.scatter = vma_scatter_create(out, ctx.hz, machine, &sopts);
-		if (!ctx.scatter) {
-			status = VMA_ERR_NOMEM;
-			goto out;
-		}
-		if (ctx.dump)
-			vma_scatter_hold(ctx.scatter);
-		machine->observer = vma_scatter_observer(ctx.scatter);
-		hooks.after = after_record;
-	}
-	if (opts->dump_ipi_latency) {
-		ctx.ipi = vma_ipi_create(out, ctx.hz, machine);
-		if (!ctx.ipi) {
-			status = VMA_ERR_NOMEM;
-			goto out;
-		}
-		if (ctx.dump)
-			vma_ipi_hold(ctx.ipi);
-		hooks.after = after_record;
-	}
-	if (opts->xinterval.mode) {
-		ctx.xinterval = vma_xinterval_create(out, ctx.hz, opts->interval_secs,
-						     &opts->xinterval, diag, path);
-		if (!ctx.xinterval) {
-			if (errno != ENOMEM)
-				vma_diag_report(diag, VMA_LVL_SYSTEM, NULL, UINT64_MAX,
-						"cannot make the temporary file of interval rows: %s",
-						strerror(errno));
-			status = VMA_ERR_NOMEM;
-			goto out;
-		}
-		if (vma_xinterval_observer(ctx.xinterval))
-			add_observer(&ctx, machine, vma_xinterval_observer(ctx.xinterval));
-		hooks.before = before_record;
-	}
-	if (opts->report) {
-		ctx.renderer = vma_renderer_find(opts->format);
-		ctx.totals = ctx.renderer->render == vma_render_kvm_stat;
-		ctx.kvm_totals = ctx.renderer->render == vma_render_json;
-		/* The end-of-trace renderers need no call per record. */
-		if (ctx.renderer->per_interval) {
-			vma_interval_clock_init(&ctx.clock, ctx.hz, opts->interval_secs);
-			hooks.before = before_record;
-		}
-	}
+	status = set_up_record_lines(&ctx, opts, p, &hooks);
+	if (!status)
+		status = set_up_xen_outputs(&ctx, opts, machine, &hooks, diag, path);
+	if (status)
+		goto out;
+	if (opts->report)
+		set_up_report(&ctx, opts, &hooks);
 	if (ctx.worst && machine)
 		watch_arcs(&ctx, machine);
-
 	ctx.extras = ctx.scatter || ctx.ipi || ctx.raw_reads;
-	status = vma_pipeline_run(p, &hooks);
-	rc = finish_extras(&ctx, machine);
-	if (rc < 0 && status == VMA_OK)
-		status = rc;
-	if (ctx.live) {
-		rc = vma_live_finish(ctx.live, machine);
-		if (rc < 0 && status == VMA_OK)
-			status = rc;
-	}
-	if (ctx.xinterval) {
-		machine->observer = NULL;
-		/* As xenalyze: the interval rows, then the summary. */
-		rc = vma_xinterval_finish(ctx.xinterval, machine);
-		if (rc < 0 && status == VMA_OK)
-			status = rc;
-	}
-	ctx.status = status;
-	ctx.origin = vma_pipeline_first_tsc(p);
-	/* No record at all (reported by the pipeline): no empty report either. */
-	if (ctx.renderer && status != VMA_ERR_FORMAT) {
-		rc = render(&ctx, machine, true, machine->have_time ? machine->last_tsc -
-							machine->first_tsc : 0);
-		if (rc < 0 && status == VMA_OK)
-			status = rc;
-	}
+	status = finish_run(&ctx, machine, p, vma_pipeline_run(p, &hooks));
 out:
-	if (ctx.renderer && ctx.renderer->release)
-		ctx.renderer->release(&ctx.render);
-	vma_dump_destroy(ctx.dump);
-	vma_live_destroy(ctx.live);
-	vma_scatter_destroy(ctx.scatter);
-	vma_ipi_destroy(ctx.ipi);
-	vma_worst_destroy(ctx.worst);
-	vma_xinterval_destroy(ctx.xinterval);
-	vma_pipeline_close(p);
-	vma_raw_reads_destroy(ctx.raw_reads); /* after the merge that holds its streams */
+	release_run(&ctx, p);
 	return status;
 }
