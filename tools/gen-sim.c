@@ -481,6 +481,48 @@ static const uint32_t msrs[] = { 0x10, 0x1b, 0x3a, 0x48, 0x6e0, 0x830, 0x838, 0x
 				 0xc0000100, 0xc0000102 };
 static const uint32_t vmcalls[] = { 12, 17, 20, 24, 29, 32, 34, 34, 32, 24 };
 
+/* An emulated MMIO access: the nested page fault, then the access. */
+static void rec_mmio(struct sim *s)
+{
+	uint64_t gpa = 0xfeb00000ull + 0x1000 * rnd_below(s, 16) + 4 * rnd_below(s, 64);
+	bool write = rnd_below(s, 2);
+	uint32_t words[6];
+
+	words[0] = (uint32_t)gpa;
+	words[1] = (uint32_t)(gpa >> 32);
+	words[2] = UINT32_MAX; /* INVALID_MFN: emulated MMIO */
+	words[3] = UINT32_MAX;
+	/* VMX passes the EPT exit qualification, SVM 0. */
+	words[4] = s->g->opt.vendor != GEN_VMX ? 0 : write ? 0x182 : 0x181;
+	words[5] = 4; /* p2m_mmio_dm */
+	rec_handler(s, TRC_HVM_NPF, words, 6);
+	words[0] = (uint32_t)gpa;
+	words[1] = (uint32_t)rnd(s);
+	rec_handler(s, write ? TRC_HVM_IOMEM_WRITE : TRC_HVM_IOMEM_READ, words, 2);
+}
+
+static void rec_page_fault(struct sim *s, const struct gen_vcpu *vc)
+{
+	/*
+	 * Xen writes {error_code, va} (va 64-bit in PF_XEN64); xenalyze reads
+	 * {va, error_code}.  Keeping the low half of a 64-bit va under 0x8000
+	 * keeps xenalyze's misreading a canonical address, so it does not
+	 * warn about every fault.
+	 */
+	uint64_t va = vc->is64 ? ((0x7f00ull + rnd_below(s, 0x100)) << 32) +
+				 0x1000 * rnd_below(s, 8) :
+		      0x08048000ull + 0x1000 * rnd_below(s, 1 << 16);
+	uint32_t words[3];
+
+	words[0] = (uint32_t)rnd_below(s, 8) | 4;
+	words[1] = (uint32_t)va;
+	words[2] = (uint32_t)(va >> 32);
+	if (vc->is64)
+		rec_handler(s, TRC_HVM_PF_XEN64, words, 3);
+	else
+		rec_handler(s, TRC_HVM_PF_XEN, words, 2);
+}
+
 /* Handler records Xen writes for an exit, and the exit's processing time. */
 static uint64_t rec_exit_handlers(struct sim *s, uint32_t v, enum gen_exit ex)
 {
@@ -545,45 +587,13 @@ static uint64_t rec_exit_handlers(struct sim *s, uint32_t v, enum gen_exit ex)
 		rec_handler(s, ex == EX_MSR_READ ? TRC_HVM_MSR_READ : TRC_HVM_MSR_WRITE, words, 3);
 		return rnd_range(s, us / 2, 3 * us);
 	}
-	case EX_MMIO: {
-		uint64_t gpa = 0xfeb00000ull + 0x1000 * rnd_below(s, 16) + 4 * rnd_below(s, 64);
-		bool write = rnd_below(s, 2);
-
-		words[0] = (uint32_t)gpa;
-		words[1] = (uint32_t)(gpa >> 32);
-		words[2] = UINT32_MAX; /* INVALID_MFN: emulated MMIO */
-		words[3] = UINT32_MAX;
-		/* VMX passes the EPT exit qualification, SVM 0. */
-		words[4] = s->g->opt.vendor != GEN_VMX ? 0 : write ? 0x182 : 0x181;
-		words[5] = 4; /* p2m_mmio_dm */
-		rec_handler(s, TRC_HVM_NPF, words, 6);
-		words[0] = (uint32_t)gpa;
-		words[1] = (uint32_t)rnd(s);
-		rec_handler(s, write ? TRC_HVM_IOMEM_WRITE : TRC_HVM_IOMEM_READ, words, 2);
+	case EX_MMIO:
+		rec_mmio(s);
 		return rnd_range(s, 3 * us, 20 * us);
-	}
 	case EX_PF:
-	default: {
-		/*
-		 * Xen writes {error_code, va} (va 64-bit in PF_XEN64); xenalyze
-		 * reads {va, error_code}.  Keeping the low half of a 64-bit va
-		 * under 0x8000 keeps xenalyze's misreading a canonical address,
-		 * so it does not warn about every fault.
-		 */
-		uint64_t va = vc->is64 ? ((0x7f00ull + rnd_below(s, 0x100)) << 32) +
-					 0x1000 * rnd_below(s, 8) :
-			      0x08048000ull + 0x1000 * rnd_below(s, 1 << 16);
-
-		words[0] = (uint32_t)rnd_below(s, 8) | 4;
-		words[1] = (uint32_t)va;
-		words[2] = (uint32_t)(va >> 32);
-		if (vc->is64) {
-			rec_handler(s, TRC_HVM_PF_XEN64, words, 3);
-		} else {
-			rec_handler(s, TRC_HVM_PF_XEN, words, 2);
-		}
+	default:
+		rec_page_fault(s, vc);
 		return rnd_range(s, us, 8 * us);
-	}
 	}
 }
 

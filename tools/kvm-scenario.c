@@ -566,15 +566,107 @@ int vma_mkdat_formats(enum vma_mkdat_arch arch, int (*put)(void *arg, const char
 	return 0;
 }
 
+/* The container's options for scenario @o. */
+static struct vma_tdw_opts writer_options(const struct vma_mkdat_opts *o)
+{
+	struct vma_tdw_opts wo;
+
+	memset(&wo, 0, sizeof(wo));
+	wo.version = o->version;
+	wo.codec = o->codec;
+	wo.big_endian = o->big_endian;
+	wo.nr_cpus = o->nr_cpus;
+	wo.clock = o->tsc ? "x86-tsc" : "local";
+	wo.tsc2nsec_mult = o->tsc ? SIM_TSC_MULT : 0;
+	wo.tsc2nsec_shift = o->tsc ? SIM_TSC_SHIFT : 0;
+	wo.trace_id = 0x766d616c797a6500ull | o->seed;
+	wo.compress_meta = o->extras;
+	wo.uname = o->arch == VMA_MKDAT_ARM64 ? "Linux fixture 6.6.0 aarch64" :
+		"Linux fixture 6.6.0 x86_64";
+	return wo;
+}
+
+/* The vcpu threads' names, the guest's record (x86) and --extras' second instance. */
+static int sim_header(struct sim *s)
+{
+	const struct vma_mkdat_opts *o = s->o;
+	uint32_t v, *pids = calloc(o->nr_vcpus, sizeof(*pids));
+	char comm[32];
+
+	if (!pids)
+		return -1;
+	for (v = 0; v < o->nr_vcpus; v++) {
+		pids[v] = SIM_PID_BASE + v;
+		snprintf(comm, sizeof(comm), "CPU %u/KVM", v);
+		s->failed |= vma_tdw_cmdline(s->w, pids[v], comm) < 0;
+	}
+	if (o->arch != VMA_MKDAT_ARM64) {
+		s->failed |= vma_tdw_guest(s->w, "fixture-guest", 0x6775657374ull, o->nr_vcpus,
+					   pids) < 0;
+	}
+	free(pids);
+	if (o->extras) {
+		s->inst2 = vma_tdw_instance(s->w, "vmexit");
+		s->failed |= s->inst2 < 0;
+	}
+	return 0;
+}
+
+/* Each cpu runs its vcpus in turn; --extras adds its oddities at fixed places. */
+static void sim_cpus(struct sim *s)
+{
+	const struct vma_mkdat_opts *o = s->o;
+	uint32_t cpu, v;
+
+	for (cpu = 0; cpu < o->nr_cpus && !s->failed; cpu++) {
+		uint64_t t = ticks(s, SIM_START_NS + 1000ull * cpu);
+
+		if (o->extras && cpu == 0) {
+			sim_extras_before(s, t);
+			t += 10;
+		}
+		for (v = cpu; v < o->nr_vcpus; v += o->nr_cpus) {
+			if (o->extras && cpu == o->nr_cpus - 1 && v + o->nr_cpus >= o->nr_vcpus) {
+				/* lost events half-way through the last cpu's last vcpu */
+				t = run_vcpu(s, cpu, v, t, o->exits / 2, true);
+				sim_lost(s, cpu, 17);
+				t += ticks(s, 100000);
+				t = run_vcpu(s, cpu, v, t, o->exits - o->exits / 2, true);
+			} else {
+				t = run_vcpu(s, cpu, v, t, o->exits, o->extras);
+			}
+			t += ticks(s, 5000);
+		}
+		if (o->extras && s->inst2 > 0)
+			ev_user_exit(s, s->inst2, cpu, ticks(s, SIM_START_NS + 500), 1, 0);
+	}
+}
+
+/* A lost record takes the time of the event after it on its cpu and instance. */
+static void date_lost_records(struct sim *s)
+{
+	size_t i, k;
+
+	for (i = 0; i < s->nr; i++) {
+		if (s->recs[i].event != VMA_KVM_LOST)
+			continue;
+		for (k = i + 1; k < s->nr; k++) {
+			const struct vma_mkdat_rec *n = &s->recs[k];
+
+			if (n->cpu == s->recs[i].cpu && n->inst == s->recs[i].inst) {
+				s->recs[i].time = s->recs[k].time;
+				break;
+			}
+		}
+	}
+}
+
 int vma_mkdat_build(const struct vma_mkdat_opts *opts, unsigned char **file, size_t *len,
 		    struct vma_mkdat_rec **recs, size_t *nr_recs)
 {
 	struct vma_mkdat_opts o = *opts;
 	struct vma_tdw_opts wo;
 	struct sim s;
-	uint32_t cpu, v, *pids;
-	size_t i;
-	char comm[32];
 
 	if (!o.nr_cpus)
 		o.nr_cpus = 2;
@@ -584,90 +676,24 @@ int vma_mkdat_build(const struct vma_mkdat_opts *opts, unsigned char **file, siz
 		o.exits = 200;
 	if (o.nr_cpus > 64 || (o.raw && (o.nr_cpus != 1 || o.big_endian)))
 		return -1;
-	memset(&wo, 0, sizeof(wo));
-	wo.version = o.version;
-	wo.codec = o.codec;
-	wo.big_endian = o.big_endian;
-	wo.nr_cpus = o.nr_cpus;
-	wo.clock = o.tsc ? "x86-tsc" : "local";
-	wo.tsc2nsec_mult = o.tsc ? SIM_TSC_MULT : 0;
-	wo.tsc2nsec_shift = o.tsc ? SIM_TSC_SHIFT : 0;
-	wo.trace_id = 0x766d616c797a6500ull | o.seed;
-	wo.compress_meta = o.extras;
-	wo.uname = o.arch == VMA_MKDAT_ARM64 ? "Linux fixture 6.6.0 aarch64" :
-		"Linux fixture 6.6.0 x86_64";
+	wo = writer_options(&o);
 	memset(&s, 0, sizeof(s));
 	s.o = &o;
 	s.rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)o.seed << 17 | o.arch);
 	s.inst2 = -1;
 	s.w = vma_tdw_new(&wo);
-	if (!s.w || sim_formats(&s) < 0) {
+	if (!s.w || sim_formats(&s) < 0 || sim_header(&s) < 0) {
 		vma_tdw_free(s.w);
 		return -1;
 	}
-	pids = calloc(o.nr_vcpus, sizeof(*pids));
-	if (!pids) {
-		vma_tdw_free(s.w);
-		return -1;
-	}
-	for (v = 0; v < o.nr_vcpus; v++) {
-		pids[v] = SIM_PID_BASE + v;
-		snprintf(comm, sizeof(comm), "CPU %u/KVM", v);
-		s.failed |= vma_tdw_cmdline(s.w, pids[v], comm) < 0;
-	}
-	if (o.arch != VMA_MKDAT_ARM64) {
-		s.failed |= vma_tdw_guest(s.w, "fixture-guest", 0x6775657374ull, o.nr_vcpus,
-					  pids) < 0;
-	}
-	free(pids);
-	if (o.extras) {
-		s.inst2 = vma_tdw_instance(s.w, "vmexit");
-		s.failed |= s.inst2 < 0;
-	}
-
-	for (cpu = 0; cpu < o.nr_cpus && !s.failed; cpu++) {
-		uint64_t t = ticks(&s, SIM_START_NS + 1000ull * cpu);
-
-		if (o.extras && cpu == 0) {
-			sim_extras_before(&s, t);
-			t += 10;
-		}
-		for (v = cpu; v < o.nr_vcpus; v += o.nr_cpus) {
-			if (o.extras && cpu == o.nr_cpus - 1 && v + o.nr_cpus >= o.nr_vcpus) {
-				/* lost events half-way through the last cpu's last vcpu */
-				t = run_vcpu(&s, cpu, v, t, o.exits / 2, true);
-				sim_lost(&s, cpu, 17);
-				t += ticks(&s, 100000);
-				t = run_vcpu(&s, cpu, v, t, o.exits - o.exits / 2, true);
-			} else {
-				t = run_vcpu(&s, cpu, v, t, o.exits, o.extras);
-			}
-			t += ticks(&s, 5000);
-		}
-		if (o.extras && s.inst2 > 0)
-			ev_user_exit(&s, s.inst2, cpu, ticks(&s, SIM_START_NS + 500), 1, 0);
-	}
+	sim_cpus(&s);
 	if (s.failed || vma_tdw_finish(s.w, file, len) < 0 ||
 	    (o.raw && raw_image(&s, file, len) < 0)) {
 		vma_tdw_free(s.w);
 		free(s.recs);
 		return -1;
 	}
-	/* a lost record takes the time of the event after it; OTHER the table index */
-	for (i = 0; i < s.nr; i++) {
-		if (s.recs[i].event == VMA_KVM_LOST) {
-			size_t k;
-
-			for (k = i + 1; k < s.nr; k++) {
-				const struct vma_mkdat_rec *n = &s.recs[k];
-
-				if (n->cpu == s.recs[i].cpu && n->inst == s.recs[i].inst) {
-					s.recs[i].time = s.recs[k].time;
-					break;
-				}
-			}
-		}
-	}
+	date_lost_records(&s);
 	vma_tdw_free(s.w);
 	*recs = s.recs;
 	*nr_recs = s.nr;

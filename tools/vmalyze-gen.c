@@ -145,116 +145,115 @@ static int bad(const char *opt, const char *arg)
 	return -1;
 }
 
-/* Return: 0 to run, 1 when --help was answered, -1 on a usage error. */
-static int parse_args(int argc, char **argv, struct cli *c)
+/* The machine's shape: seed, cpus, domains, vcpus, vendor.  Return: 0, -1, or 1: not one. */
+static int take_machine_option(struct cli *c, int ch, const char *arg)
 {
-	int ch;
-
-	c->opt = (struct gen_options){
-		.seed = 1, .pcpus = 4, .domains = 2, .vcpus = 2, .vendor = GEN_VMX,
-		.no_tsc_ratio = 1.0, .cpu_hz = 2400000000ull, .window = 32768,
-	};
-	c->ring = DEFAULT_RING;
-	while ((ch = getopt_long(argc, argv, "", long_options, NULL)) != -1) {
-		switch (ch) {
-		case OPT_SEED:
-			if (parse_u64(optarg, &c->opt.seed, false))
-				return bad("--seed", optarg);
-			break;
-		case OPT_PCPUS:
-			if (parse_u32(optarg, &c->opt.pcpus, false) || !c->opt.pcpus ||
-			    c->opt.pcpus > 32767) {
-				return bad("--pcpus", optarg);
-			}
-			break;
-		case OPT_DOMAINS:
-			if (parse_u32(optarg, &c->opt.domains, false) || c->opt.domains > 32000)
-				return bad("--domains", optarg);
-			break;
-		case OPT_VCPUS:
-			if (parse_u32(optarg, &c->opt.vcpus, false) || !c->opt.vcpus ||
-			    c->opt.vcpus > 65535) {
-				return bad("--vcpus", optarg);
-			}
-			break;
-		case OPT_DOM0_VCPUS:
-			if (parse_u32(optarg, &c->opt.dom0_vcpus, false) || !c->opt.dom0_vcpus ||
-			    c->opt.dom0_vcpus > 65535) {
-				return bad("--dom0-vcpus", optarg);
-			}
-			c->dom0_vcpus_set = true;
-			break;
-		case OPT_PV_DOMAINS:
-			if (parse_u32(optarg, &c->opt.pv_domains, false))
-				return bad("--pv-domains", optarg);
-			break;
-		case OPT_VENDOR:
-			if (!strcmp(optarg, "vmx")) {
-				c->opt.vendor = GEN_VMX;
-			} else if (!strcmp(optarg, "svm")) {
-				c->opt.vendor = GEN_SVM;
-			} else if (!strcmp(optarg, "svm-4.17")) {
-				c->opt.vendor = GEN_SVM417;
-			} else {
-				return bad("--vendor", optarg);
-			}
-			break;
-		case OPT_DURATION:
-			if (parse_double(optarg, &c->opt.duration) || !(c->opt.duration > 0) ||
-			    c->opt.duration > 1e6) {
-				return bad("--duration", optarg);
-			}
-			break;
-		case OPT_SIZE:
-			if (parse_u64(optarg, &c->opt.size, true) || !c->opt.size)
-				return bad("--size", optarg);
-			break;
-		case OPT_LOST:
-			if (parse_u32(optarg, &c->opt.lost, false) || c->opt.lost > 1000000)
-				return bad("--lost", optarg);
-			break;
-		case OPT_NO_TSC:
-			if (parse_double(optarg, &c->opt.no_tsc_ratio) || c->opt.no_tsc_ratio < 0 ||
-			    c->opt.no_tsc_ratio > 1) {
-				return bad("--no-tsc-ratio", optarg);
-			}
-			break;
-		case OPT_CPU_HZ:
-			if (parse_u64(optarg, &c->opt.cpu_hz, false) || c->opt.cpu_hz < 10000000 ||
-			    c->opt.cpu_hz > 100000000000ull) {
-				return bad("--cpu-hz", optarg);
-			}
-			break;
-		case OPT_WINDOW:
-			if (parse_u32(optarg, &c->opt.window, true) || c->opt.window < 64 ||
-			    c->opt.window % 4 || c->opt.window > (1u << 30)) {
-				return bad("--window", optarg);
-			}
-			break;
-		case OPT_RING:
-			if (parse_u32(optarg, &c->ring, true) || (c->ring && (c->ring < 64 ||
-			    c->ring % 4))) {
-				return bad("--ring", optarg);
-			}
-			break;
-		case OPT_OUT:
-			c->out = optarg;
-			break;
-		case OPT_TRUTH:
-			c->truth = optarg;
-			break;
-		case OPT_HELP:
-			usage(stdout);
-			return 1;
-		default:
-			usage(stderr);
-			return -1;
+	switch (ch) {
+	case OPT_SEED:
+		if (parse_u64(arg, &c->opt.seed, false))
+			return bad("--seed", arg);
+		break;
+	case OPT_PCPUS:
+		if (parse_u32(arg, &c->opt.pcpus, false) || !c->opt.pcpus ||
+		    c->opt.pcpus > 32767) {
+			return bad("--pcpus", arg);
 		}
+		break;
+	case OPT_DOMAINS:
+		if (parse_u32(arg, &c->opt.domains, false) || c->opt.domains > 32000)
+			return bad("--domains", arg);
+		break;
+	case OPT_VCPUS:
+		if (parse_u32(arg, &c->opt.vcpus, false) || !c->opt.vcpus ||
+		    c->opt.vcpus > 65535) {
+			return bad("--vcpus", arg);
+		}
+		break;
+	case OPT_DOM0_VCPUS:
+		if (parse_u32(arg, &c->opt.dom0_vcpus, false) || !c->opt.dom0_vcpus ||
+		    c->opt.dom0_vcpus > 65535) {
+			return bad("--dom0-vcpus", arg);
+		}
+		c->dom0_vcpus_set = true;
+		break;
+	case OPT_PV_DOMAINS:
+		if (parse_u32(arg, &c->opt.pv_domains, false))
+			return bad("--pv-domains", arg);
+		break;
+	case OPT_VENDOR:
+		if (!strcmp(arg, "vmx")) {
+			c->opt.vendor = GEN_VMX;
+		} else if (!strcmp(arg, "svm")) {
+			c->opt.vendor = GEN_SVM;
+		} else if (!strcmp(arg, "svm-4.17")) {
+			c->opt.vendor = GEN_SVM417;
+		} else {
+			return bad("--vendor", arg);
+		}
+		break;
+	default:
+		return 1;
 	}
-	if (optind < argc) {
-		fprintf(stderr, "vmalyze-gen: unexpected argument '%s'\n", argv[optind]);
-		return -1;
+	return 0;
+}
+
+/* How much trace, on what clock, into which files.  Return: 0, -1, or 1: not one. */
+static int take_trace_option(struct cli *c, int ch, const char *arg)
+{
+	switch (ch) {
+	case OPT_DURATION:
+		if (parse_double(arg, &c->opt.duration) || !(c->opt.duration > 0) ||
+		    c->opt.duration > 1e6) {
+			return bad("--duration", arg);
+		}
+		break;
+	case OPT_SIZE:
+		if (parse_u64(arg, &c->opt.size, true) || !c->opt.size)
+			return bad("--size", arg);
+		break;
+	case OPT_LOST:
+		if (parse_u32(arg, &c->opt.lost, false) || c->opt.lost > 1000000)
+			return bad("--lost", arg);
+		break;
+	case OPT_NO_TSC:
+		if (parse_double(arg, &c->opt.no_tsc_ratio) || c->opt.no_tsc_ratio < 0 ||
+		    c->opt.no_tsc_ratio > 1) {
+			return bad("--no-tsc-ratio", arg);
+		}
+		break;
+	case OPT_CPU_HZ:
+		if (parse_u64(arg, &c->opt.cpu_hz, false) || c->opt.cpu_hz < 10000000 ||
+		    c->opt.cpu_hz > 100000000000ull) {
+			return bad("--cpu-hz", arg);
+		}
+		break;
+	case OPT_WINDOW:
+		if (parse_u32(arg, &c->opt.window, true) || c->opt.window < 64 ||
+		    c->opt.window % 4 || c->opt.window > (1u << 30)) {
+			return bad("--window", arg);
+		}
+		break;
+	case OPT_RING:
+		if (parse_u32(arg, &c->ring, true) || (c->ring && (c->ring < 64 ||
+		    c->ring % 4))) {
+			return bad("--ring", arg);
+		}
+		break;
+	case OPT_OUT:
+		c->out = arg;
+		break;
+	case OPT_TRUTH:
+		c->truth = arg;
+		break;
+	default:
+		return 1;
 	}
+	return 0;
+}
+
+/* What the options say together; the defaults that depend on several. */
+static int check_args(struct cli *c)
+{
 	if (c->opt.duration > 0 && c->opt.size) {
 		fprintf(stderr, "vmalyze-gen: --duration and --size exclude each other\n");
 		return -1;
@@ -273,6 +272,37 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		return -1;
 	}
 	return 0;
+}
+
+
+/* Return: 0 to run, 1 when --help was answered, -1 on a usage error. */
+static int parse_args(int argc, char **argv, struct cli *c)
+{
+	int ch, rc;
+
+	c->opt = (struct gen_options){
+		.seed = 1, .pcpus = 4, .domains = 2, .vcpus = 2, .vendor = GEN_VMX,
+		.no_tsc_ratio = 1.0, .cpu_hz = 2400000000ull, .window = 32768,
+	};
+	c->ring = DEFAULT_RING;
+	while ((ch = getopt_long(argc, argv, "", long_options, NULL)) != -1) {
+		if (ch == OPT_HELP) {
+			usage(stdout);
+			return 1;
+		}
+		rc = take_machine_option(c, ch, optarg);
+		if (rc > 0)
+			rc = take_trace_option(c, ch, optarg);
+		if (rc > 0)
+			usage(stderr);
+		if (rc)
+			return -1;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "vmalyze-gen: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	return check_args(c);
 }
 
 static void add_vcpu(struct gen *g, uint32_t dom, uint32_t vid, enum gen_kind kind)

@@ -168,7 +168,104 @@ static int write_pair(const char *host, const char *guest)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* What the command line asks for. */
+struct mkdat_cli {
+	struct vma_mkdat_opts o;
+	const char *out, *fdir, *pair, *xen_guest;
+	unsigned long long cut;
+	bool summary;
+};
+
+/* @text among @names (NULL-ended): its index, or -1. */
+static int pick(const char *text, const char *const *names)
+{
+	int i;
+
+	for (i = 0; names[i]; i++) {
+		if (!strcmp(text, names[i]))
+			return i;
+	}
+	return -1;
+}
+
+/* One option into @cli.  Return: 0, or -1 when its argument is not one of its words. */
+static int take_option(struct mkdat_cli *cli, int c, const char *arg)
+{
+	/* In the order of enum vma_mkdat_arch and of the codecs below. */
+	static const char *const archs[] = { "vmx", "svm", "arm64", NULL };
+	static const char *const codecs[] = { "none", "zlib", "zstd", NULL };
+	static const enum vma_tdw_codec codec_ids[] = { VMA_TDW_NONE, VMA_TDW_ZLIB, VMA_TDW_ZSTD };
+	static const enum vma_mkdat_arch arch_ids[] = { VMA_MKDAT_VMX, VMA_MKDAT_SVM,
+							VMA_MKDAT_ARM64 };
+	struct vma_mkdat_opts *o = &cli->o;
+	int k;
+
+	switch (c) {
+	case 'a':
+		k = pick(arg, archs);
+		if (k < 0)
+			return -1;
+		o->arch = arch_ids[k];
+		break;
+	case 'c':
+		k = pick(arg, codecs);
+		if (k < 0)
+			return -1;
+		o->codec = codec_ids[k];
+		break;
+	case 'V':
+		o->version = (unsigned int)strtoul(arg, NULL, 10);
+		break;
+	case 'C':
+		o->nr_cpus = (uint32_t)strtoul(arg, NULL, 10);
+		break;
+	case 'v':
+		o->nr_vcpus = (uint32_t)strtoul(arg, NULL, 10);
+		break;
+	case 'e':
+		o->exits = (uint32_t)strtoul(arg, NULL, 10);
+		break;
+	case 's':
+		o->seed = (uint32_t)strtoul(arg, NULL, 10);
+		break;
+	case 't':
+		o->tsc = true;
+		break;
+	case 'x':
+		o->extras = true;
+		break;
+	case 'b':
+		o->big_endian = true;
+		break;
+	case 'r':
+		o->raw = true;
+		break;
+	case 'f':
+		cli->fdir = arg;
+		break;
+	case 'T':
+		cli->cut = strtoull(arg, NULL, 10);
+		break;
+	case 'S':
+		cli->summary = true;
+		break;
+	case 'P':
+		cli->pair = arg;
+		break;
+	case 'X':
+		cli->xen_guest = arg;
+		break;
+	case 'o':
+		cli->out = arg;
+		break;
+	default:
+		return -1;
+	}
+	return 0;
+}
+
+/* Return: 0, 1 for --help (printed), or -1 after the usage on stderr. */
+static int parse_args(struct mkdat_cli *cli, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "arch", required_argument, NULL, 'a' },
@@ -190,130 +287,66 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct vma_mkdat_opts o = { .version = 7, .seed = 1 };
-	const char *out = NULL, *fdir = NULL, *pair = NULL, *xen_guest = NULL;
-	struct vma_mkdat_rec *recs;
-	unsigned long long cut = 0;
-	bool want_summary = false;
-	unsigned char *file;
-	size_t len, nrec;
-	FILE *f;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'a':
-			if (!strcmp(optarg, "vmx")) {
-				o.arch = VMA_MKDAT_VMX;
-			} else if (!strcmp(optarg, "svm")) {
-				o.arch = VMA_MKDAT_SVM;
-			} else if (!strcmp(optarg, "arm64")) {
-				o.arch = VMA_MKDAT_ARM64;
-			} else {
-				usage(stderr);
-				return 1;
-			}
-			break;
-		case 'V':
-			o.version = (unsigned int)strtoul(optarg, NULL, 10);
-			break;
-		case 'c':
-			if (!strcmp(optarg, "none")) {
-				o.codec = VMA_TDW_NONE;
-			} else if (!strcmp(optarg, "zlib")) {
-				o.codec = VMA_TDW_ZLIB;
-			} else if (!strcmp(optarg, "zstd")) {
-				o.codec = VMA_TDW_ZSTD;
-			} else {
-				usage(stderr);
-				return 1;
-			}
-			break;
-		case 'C':
-			o.nr_cpus = (uint32_t)strtoul(optarg, NULL, 10);
-			break;
-		case 'v':
-			o.nr_vcpus = (uint32_t)strtoul(optarg, NULL, 10);
-			break;
-		case 'e':
-			o.exits = (uint32_t)strtoul(optarg, NULL, 10);
-			break;
-		case 's':
-			o.seed = (uint32_t)strtoul(optarg, NULL, 10);
-			break;
-		case 't':
-			o.tsc = true;
-			break;
-		case 'x':
-			o.extras = true;
-			break;
-		case 'b':
-			o.big_endian = true;
-			break;
-		case 'r':
-			o.raw = true;
-			break;
-		case 'f':
-			fdir = optarg;
-			break;
-		case 'T':
-			cut = strtoull(optarg, NULL, 10);
-			break;
-		case 'S':
-			want_summary = true;
-			break;
-		case 'P':
-			pair = optarg;
-			break;
-		case 'X':
-			xen_guest = optarg;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'h':
+		if (c == 'h') {
 			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
 			return 1;
 		}
+		if (take_option(cli, c, optarg) < 0) {
+			usage(stderr);
+			return -1;
+		}
 	}
-	if (!out || optind != argc) {
+	if (!cli->out || optind != argc) {
 		usage(stderr);
-		return 1;
+		return -1;
 	}
-	if (pair)
-		return write_pair(out, pair);
-	if (xen_guest)
-		return write_xen_guest(out, xen_guest, o.nr_cpus);
-	if (vma_mkdat_build(&o, &file, &len, &recs, &nrec) < 0) {
+	return 0;
+}
+
+/* The scenario's file (cut to --truncate), its --formats-dir and --summary. */
+static int write_scenario(const struct mkdat_cli *cli)
+{
+	struct vma_mkdat_rec *recs;
+	unsigned char *file;
+	size_t len, nrec;
+	int rc = 1;
+
+	if (vma_mkdat_build(&cli->o, &file, &len, &recs, &nrec) < 0) {
 		fprintf(stderr, "vmalyze-mkdat: cannot build this scenario (check the options)\n");
 		return 1;
 	}
-	if (cut && cut < len)
-		len = (size_t)cut;
-	f = fopen(out, "wb");
-	if (!f || fwrite(file, 1, len, f) != len || fclose(f) != 0) {
-		fprintf(stderr, "vmalyze-mkdat: %s: %s\n", out, strerror(errno));
-		free(file);
-		free(recs);
-		return 1;
+	if (cli->cut && cli->cut < len)
+		len = (size_t)cli->cut;
+	if (write_file(cli->out, file, len) < 0)
+		goto out;
+	if (cli->fdir && (mkdir(cli->fdir, 0777) < 0 && errno != EEXIST)) {
+		fprintf(stderr, "vmalyze-mkdat: %s: %s\n", cli->fdir, strerror(errno));
+		goto out;
 	}
-	if (fdir && (mkdir(fdir, 0777) < 0 && errno != EEXIST)) {
-		fprintf(stderr, "vmalyze-mkdat: %s: %s\n", fdir, strerror(errno));
-		free(file);
-		free(recs);
-		return 1;
-	}
-	if (fdir && vma_mkdat_formats(o.arch, put_format, (void *)fdir) < 0) {
-		free(file);
-		free(recs);
-		return 1;
-	}
-	if (want_summary)
+	if (cli->fdir && vma_mkdat_formats(cli->o.arch, put_format, (void *)cli->fdir) < 0)
+		goto out;
+	if (cli->summary)
 		summary(recs, nrec);
+	rc = 0;
+out:
 	free(file);
 	free(recs);
-	return 0;
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct mkdat_cli cli = { .o = { .version = 7, .seed = 1 } };
+	int rc = parse_args(&cli, argc, argv);
+
+	if (rc)
+		return rc < 0 ? 1 : 0;
+	if (cli.pair)
+		return write_pair(cli.out, cli.pair);
+	if (cli.xen_guest)
+		return write_xen_guest(cli.out, cli.xen_guest, cli.o.nr_cpus);
+	return write_scenario(&cli);
 }
