@@ -409,6 +409,10 @@ int vma_kvmev_init(struct vma_kvmev *ev, struct vma_kvm_priv *priv, bool big_end
 
 void vma_kvmev_fini(struct vma_kvmev *ev)
 {
+	uint32_t i;
+
+	for (i = 0; ev->bind && i < ev->nr_bind; i++)
+		vma_kvmtext_free(ev->bind[i].text);
 	free(ev->bind);
 	free(ev->by_id);
 	ev->bind = NULL;
@@ -569,45 +573,125 @@ static bool put_task_time(const struct vma_kvmev *ev, const unsigned char *data,
 			  uint32_t cpu, uint64_t ts, const char *name, struct vma_strbuf *sb)
 {
 	uint64_t us = ts / 1000 + (ts % 1000 >= 500);
+	char num[24], *d;
+	size_t len, name_len, n;
 	const char *comm;
-	size_t len, at;
-	int pid;
+	int64_t pid;
+	char *p;
 
 	if (us <= 1000000 || ts > UINT64_MAX - 500 || cpu > INT32_MAX ||
 	    size < ev->pid_offset + ev->pid_size)
 		return false;
 	pid = (int)read_uint(data + ev->pid_offset, ev->pid_size, ev->big_endian);
-	comm = tep_data_comm_from_pid(ev->tep, pid);
+	comm = tep_data_comm_from_pid(ev->tep, (int)pid);
 	if (!comm)
 		comm = "";
 	len = strlen(comm);
-	if (len < 16)
-		vma_sb_put_fill(sb, ' ', 16 - len);
-	vma_sb_put(sb, comm, len);
-	vma_sb_putc(sb, '-');
-	at = sb->len;
-	vma_sb_put_s64(sb, pid);
-	if (sb->len - at < 5)
-		vma_sb_put_fill(sb, ' ', 5 - (sb->len - at));
-	vma_sb_putlit(sb, " [");
-	vma_sb_put_u64_pad(sb, cpu, 3, '0');
-	vma_sb_putlit(sb, "] ");
-	vma_sb_put_u64_pad(sb, us / 1000000, 5, ' ');
-	vma_sb_putc(sb, '.');
-	vma_sb_put_u64_pad(sb, us % 1000000, 6, '0');
-	vma_sb_putlit(sb, ": ");
-	vma_sb_puts(sb, name);
-	vma_sb_putc(sb, ':');
+	name_len = strlen(name);
+	/* comm, pid, cpu and seconds: at most 16 + 20 + 20 + 26 bytes beside the names */
+	if (!vma_sb_room(sb, len + name_len + 96))
+		return true;
+	p = sb->buf + sb->len;
+	if (len < 16) {
+		memset(p, ' ', 16 - len);
+		p += 16 - len;
+	}
+	memcpy(p, comm, len);
+	p += len;
+	*p++ = '-';
+	d = vma_fmt_u64(num, (uint64_t)(pid < 0 ? -pid : pid));
+	n = (size_t)(d - num) + (pid < 0);
+	if (pid < 0)
+		*p++ = '-';
+	memcpy(p, num, (size_t)(d - num));
+	p += d - num;
+	for (; n < 5; n++)
+		*p++ = ' ';
+	*p++ = ' ';
+	*p++ = '[';
+	d = vma_fmt_u64(num, cpu);
+	for (n = (size_t)(d - num); n < 3; n++)
+		*p++ = '0';
+	memcpy(p, num, (size_t)(d - num));
+	p += d - num;
+	*p++ = ']';
+	*p++ = ' ';
+	d = vma_fmt_u64(num, us / 1000000);
+	for (n = (size_t)(d - num); n < 5; n++)
+		*p++ = ' ';
+	memcpy(p, num, (size_t)(d - num));
+	p += d - num;
+	*p++ = '.';
+	p = vma_fmt_dec_fixed(p, us % 1000000, 6);
+	*p++ = ':';
+	*p++ = ' ';
+	memcpy(p, name, name_len);
+	p += name_len;
+	*p++ = ':';
+	sb->len = (size_t)(p - sb->buf);
+	sb->buf[sb->len] = '\0';
 	return true;
+}
+
+static void set_record(struct tep_record *record, const struct vma_kvm_line *line)
+{
+	memset(record, 0, sizeof(*record));
+	record->ts = line->ts;
+	record->cpu = (int)line->cpu;
+	record->data = (void *)line->data;
+	record->size = (int)line->size;
+	record->record_size = (int)line->size;
+}
+
+void vma_kvmev_info_text(struct vma_kvm_priv *priv, struct tep_event *event,
+			 const struct vma_kvm_line *line, struct vma_strbuf *sb)
+{
+	struct tep_record record;
+	struct trace_seq *seq = dump_seq(priv);
+
+	if (!seq) {
+		vma_sb_puts(sb, "(out of memory)");
+		return;
+	}
+	set_record(&record, line);
+	tep_print_event(event->tep, seq, &record, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(seq);
+	if (seq->state == TRACE_SEQ__GOOD && seq->buffer) {
+		put_one_line(sb, seq);
+	} else {
+		vma_sb_puts(sb, "(out of memory)");
+	}
+}
+
+/* libtraceevent's "COMM-PID [CPU] TIME: NAME:", for the lines put_task_time() leaves. */
+static void put_task_time_tep(struct vma_kvm_priv *priv, struct tep_event *event,
+			      const struct vma_kvm_line *line, struct vma_strbuf *sb)
+{
+	struct tep_record record;
+	struct trace_seq *seq = dump_seq(priv);
+
+	if (!seq) {
+		vma_sb_puts(sb, "(out of memory)");
+		return;
+	}
+	set_record(&record, line);
+	tep_print_event(event->tep, seq, &record, "%16s-%-5d [%03d] %6.1000d: %s:",
+			TEP_PRINT_COMM, TEP_PRINT_PID, TEP_PRINT_CPU, TEP_PRINT_TIME,
+			TEP_PRINT_NAME);
+	trace_seq_terminate(seq);
+	if (seq->state != TRACE_SEQ__GOOD || !seq->buffer) {
+		vma_sb_puts(sb, "(out of memory)");
+		return;
+	}
+	vma_sb_puts(sb, seq->buffer);
 }
 
 void vma_kvmev_describe(struct vma_kvm_priv *priv, const unsigned char *data, uint32_t size,
 			uint32_t cpu, uint64_t ts, struct vma_strbuf *sb)
 {
+	const struct vma_kvm_line line = { data, size, cpu, ts };
 	struct vma_kvmev *ev = &priv->ev;
 	struct vma_kvmev_bind *b;
-	struct tep_record record;
-	struct trace_seq *seq;
 	uint32_t type;
 	size_t pad;
 
@@ -633,39 +717,13 @@ void vma_kvmev_describe(struct vma_kvm_priv *priv, const unsigned char *data, ui
 		return;
 	}
 	vma_kvm_print_setup(priv);
-	seq = dump_seq(priv);
-	if (!seq) {
-		vma_sb_puts(sb, "(out of memory)");
-		return;
-	}
-	memset(&record, 0, sizeof(record));
-	record.ts = ts;
-	record.cpu = (int)cpu;
-	record.data = (void *)data;
-	record.size = (int)size;
-	record.record_size = (int)size;
 	/* in trace-cmd's order: the comm first, before a plugin may register a new one */
-	if (!put_task_time(ev, data, size, cpu, ts, b->event->name, sb)) {
-		tep_print_event(ev->tep, seq, &record, "%16s-%-5d [%03d] %6.1000d: %s:",
-				TEP_PRINT_COMM, TEP_PRINT_PID, TEP_PRINT_CPU, TEP_PRINT_TIME,
-				TEP_PRINT_NAME);
-		trace_seq_terminate(seq);
-		if (seq->state != TRACE_SEQ__GOOD || !seq->buffer) {
-			vma_sb_puts(sb, "(out of memory)");
-			return;
-		}
-		vma_sb_puts(sb, seq->buffer);
-		trace_seq_reset(seq);
-	}
+	if (!put_task_time(ev, data, size, cpu, ts, b->event->name, sb))
+		put_task_time_tep(priv, b->event, &line, sb);
 	pad = strlen(b->event->name) + 1;
 	vma_sb_put_fill(sb, ' ', (pad < NAME_COLUMN ? NAME_COLUMN - pad : 0) + 1);
-	tep_print_event(ev->tep, seq, &record, "%s", TEP_PRINT_INFO);
-	trace_seq_terminate(seq);
-	if (seq->state == TRACE_SEQ__GOOD && seq->buffer) {
-		put_one_line(sb, seq);
-	} else {
-		vma_sb_puts(sb, "(out of memory)");
-	}
+	if (!vma_kvmtext_put(priv, b, &line, sb))
+		vma_kvmev_info_text(priv, b->event, &line, sb);
 }
 
 /* ---- per-input names, for dump and counts --------------------------------- */

@@ -195,6 +195,7 @@ struct vma_kvmev_bind {
 		uint32_t offset, size;
 	} loc[VMA_KVMEV_MAX_FIELDS];
 	int64_t arm_trap;            /* arm64 kvm_exit: the "ret" value named TRAP */
+	struct vma_kvmtext *text;    /* owned: its dump text compiled (kvm-text.c), at its first line */
 };
 
 struct vma_kvmev {
@@ -236,6 +237,39 @@ int vma_kvmev_fill(const struct vma_kvmev *ev, const unsigned char *data, uint32
  */
 void vma_kvmev_describe(struct vma_kvm_priv *priv, const unsigned char *data, uint32_t size,
 			uint32_t cpu, uint64_t ts, struct vma_strbuf *sb);
+
+/* One raw event to print: its payload from common_type on, cpu and time. */
+struct vma_kvm_line {
+	const unsigned char *data;
+	uint32_t size;
+	uint32_t cpu;
+	uint64_t ts;
+};
+
+/*
+ * vma_kvmev_info_text - append libtraceevent's text of @line (an event of
+ * @event) to @sb as one line, as the dump prints it after "NAME:".
+ */
+void vma_kvmev_info_text(struct vma_kvm_priv *priv, struct tep_event *event,
+			 const struct vma_kvm_line *line, struct vma_strbuf *sb);
+
+/* ---- the dump's event text written by vmalyze (kvm-text.c) ---------------- */
+
+struct vma_kvmtext;
+
+/*
+ * vma_kvmtext_put - append the text of @line, an event of @b, as
+ * vma_kvmev_info_text() would, without libtraceevent when the event's
+ * format allows (compiled at its first call; checked against
+ * libtraceevent's text on its first records).
+ * Return: false when nothing was written: then libtraceevent prints it.
+ */
+bool vma_kvmtext_put(struct vma_kvm_priv *priv, struct vma_kvmev_bind *b,
+		     const struct vma_kvm_line *line, struct vma_strbuf *sb);
+void vma_kvmtext_free(struct vma_kvmtext *t);
+
+/* True when a guest trace was linked to @host (kvm-link.c): its rips may be named. */
+bool vma_kvm_has_guest_links(const struct tep_handle *host);
 
 /* ---- the per-input state both readers share (kvm-stream.c) ---------------- */
 

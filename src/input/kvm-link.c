@@ -52,6 +52,17 @@ const char *tep_plugin_kvm_get_func(struct tep_event *event, struct tep_record *
 	return NULL;
 }
 
+bool vma_kvm_has_guest_links(const struct tep_handle *host)
+{
+	size_t i;
+
+	for (i = 0; i < nr_links; i++) {
+		if (links[i].host == host)
+			return true;
+	}
+	return false;
+}
+
 int vma_kvm_link_guest(struct vma_input *host, struct vma_input *guest, const uint32_t *pids,
 		       uint32_t nr_pids)
 {
