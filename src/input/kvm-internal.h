@@ -268,6 +268,9 @@ bool vma_kvmtext_put(struct vma_kvm_priv *priv, struct vma_kvmev_bind *b,
 		     const struct vma_kvm_line *line, struct vma_strbuf *sb);
 void vma_kvmtext_free(struct vma_kvmtext *t);
 
+/* True when vmalyze writes the text of @t's event itself (for tests). */
+bool vma_kvmtext_fast(const struct vma_kvmtext *t);
+
 /* True when a guest trace was linked to @host (kvm-link.c): its rips may be named. */
 bool vma_kvm_has_guest_links(const struct tep_handle *host);
 

@@ -32,7 +32,7 @@
 
 /* Records of each event whose text is compared with libtraceevent's. */
 #define CHECKS 16
-#define MAX_OPS 32
+#define MAX_OPS 64
 #define MAX_NODES 48
 /* Distinct symbolic values learned per event; later ones go to libtraceevent. */
 #define MAX_SYMS 64
@@ -799,6 +799,11 @@ static struct vma_kvmtext *text_new(struct tep_event *event)
 	t->max_len = max_len(t);
 	t->dirty = is_dirty(t);
 	return t;
+}
+
+bool vma_kvmtext_fast(const struct vma_kvmtext *t)
+{
+	return t && t->style == S_FAST;
 }
 
 void vma_kvmtext_free(struct vma_kvmtext *t)
