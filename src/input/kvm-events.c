@@ -280,9 +280,14 @@ static void bind_fields(struct vma_kvmev_bind *b)
 
 			/* dynamic (__data_loc) fields hold an offset, not the value */
 			if (tf && !(tf->flags & TEP_FIELD_IS_DYNAMIC)) {
-				if (tf->offset >= 0 && tf->size > 0) {
+				/* a number of another size reads as absent, as it would per record */
+				if (tf->offset >= 0 && tf->size > 0 &&
+				    (f->kind == F_BYTES || tf->size == 1 || tf->size == 2 ||
+				     tf->size == 4 || tf->size == 8)) {
 					b->loc[i].offset = (uint32_t)tf->offset;
 					b->loc[i].size = (uint32_t)tf->size;
+					if (b->loc[i].offset + b->loc[i].size > b->need)
+						b->need = b->loc[i].offset + b->loc[i].size;
 				}
 				break;
 			}
@@ -421,7 +426,7 @@ void vma_kvmev_fini(struct vma_kvmev *ev)
 	ev->nr_ids = 0;
 }
 
-static uint64_t read_uint(const unsigned char *p, uint32_t size, bool big)
+static inline uint64_t read_uint(const unsigned char *p, uint32_t size, bool big)
 {
 	switch (size) {
 	case 1:
@@ -441,12 +446,13 @@ static uint64_t read_uint(const unsigned char *p, uint32_t size, bool big)
  * bytes, in the file's byte order), as tep_read_number_field() would, but
  * without a call and a pointer chase per field of every record.
  */
-static void put_field(const struct fspec *f, const struct vma_kvmev_loc *loc, bool big,
-		      const unsigned char *data, uint32_t size, struct vma_record *rec)
+static inline __attribute__((always_inline)) void
+put_field(const struct fspec *f, const struct vma_kvmev_loc *loc, bool big,
+	  const unsigned char *data, uint32_t size, bool whole, struct vma_record *rec)
 {
 	uint32_t *w = &rec->data[f->word];
 	uint64_t val = 0;
-	bool present = loc->size && (uint64_t)loc->offset + loc->size <= size;
+	bool present = loc->size && (whole || (uint64_t)loc->offset + loc->size <= size);
 
 	if (f->kind == F_BYTES) {
 		uint32_t n = present ? loc->size : 0, i;
@@ -513,8 +519,14 @@ int vma_kvmev_fill(const struct vma_kvmev *ev, const unsigned char *data, uint32
 	}
 	rec->event = b->id;
 	rec->nr_data = b->spec->nr_data;
-	for (i = 0; i < b->spec->nr_fields; i++)
-		put_field(&b->spec->fields[i], &b->loc[i], ev->big_endian, data, size, rec);
+	/* the usual record holds every field: no bounds check per field */
+	if (size >= b->need) {
+		for (i = 0; i < b->spec->nr_fields; i++)
+			put_field(&b->spec->fields[i], &b->loc[i], ev->big_endian, data, size, true, rec);
+	} else {
+		for (i = 0; i < b->spec->nr_fields; i++)
+			put_field(&b->spec->fields[i], &b->loc[i], ev->big_endian, data, size, false, rec);
+	}
 	if (b->id == VMA_KVM_EXIT && b->isa == VMA_KVM_ISA_ARM64)
 		rec->data[VMA_KVM_EXIT_ARM_TRAP] = (int64_t)rec->data[VMA_KVM_EXIT_REASON] == b->arm_trap;
 	return 0;

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "vmalyze/input.h"
 #include "vmalyze/kvm-input.h"
@@ -27,24 +28,31 @@ struct vma_diag;
 
 /* ---- byte order ---------------------------------------------------------- */
 
+/* One load and, when the file's order is not the host's, a byte swap. */
+#define VMA_HOST_BIG (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+
 static inline uint16_t vma_get16(const unsigned char *p, bool big)
 {
-	return big ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[1] << 8 | p[0]);
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return big != VMA_HOST_BIG ? __builtin_bswap16(v) : v;
 }
 
 static inline uint32_t vma_get32(const unsigned char *p, bool big)
 {
-	if (big)
-		return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return big != VMA_HOST_BIG ? __builtin_bswap32(v) : v;
 }
 
 static inline uint64_t vma_get64(const unsigned char *p, bool big)
 {
-	uint64_t hi = vma_get32(big ? p : p + 4, big);
-	uint64_t lo = vma_get32(big ? p + 4 : p, big);
+	uint64_t v;
 
-	return hi << 32 | lo;
+	memcpy(&v, p, sizeof(v));
+	return big != VMA_HOST_BIG ? __builtin_bswap64(v) : v;
 }
 
 /* ---- ring-buffer pages (ringbuf.c) --------------------------------------- */
@@ -194,6 +202,7 @@ struct vma_kvmev_bind {
 	struct vma_kvmev_loc {
 		uint32_t offset, size;
 	} loc[VMA_KVMEV_MAX_FIELDS];
+	uint32_t need;               /* bytes a record needs to hold every field found */
 	int64_t arm_trap;            /* arm64 kvm_exit: the "ret" value named TRAP */
 	struct vma_kvmtext *text;    /* owned: its dump text compiled (kvm-text.c), at its first line */
 };

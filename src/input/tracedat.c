@@ -569,7 +569,7 @@ static int opt_time_shift(struct dat *d, struct cur *c)
 		for (k = 0; k < n; k++)
 			cur_u64(c, &p->tsync[i][k].time);
 		for (k = 0; k < n; k++) {
-			uint64_t v;
+			uint64_t v = 0;
 
 			cur_u64(c, &v);
 			p->tsync[i][k].offset = (int64_t)v;
