@@ -280,7 +280,7 @@ static void bind_fields(struct vma_kvmev_bind *b)
 
 			/* dynamic (__data_loc) fields hold an offset, not the value */
 			if (tf && !(tf->flags & TEP_FIELD_IS_DYNAMIC)) {
-				/* a number of another size reads as absent, as it would per record */
+				/* a number of another size reads as absent, as per record */
 				if (tf->offset >= 0 && tf->size > 0 &&
 				    (f->kind == F_BYTES || tf->size == 1 || tf->size == 2 ||
 				     tf->size == 4 || tf->size == 8)) {
@@ -502,6 +502,7 @@ int vma_kvmev_fill(const struct vma_kvmev *ev, const unsigned char *data, uint32
 {
 	const struct vma_kvmev_bind *b = NULL;
 	uint32_t type, i;
+	bool whole;
 
 	if (size < ev->type_offset + ev->type_size || size < ev->pid_offset + ev->pid_size)
 		return -1;
@@ -520,13 +521,9 @@ int vma_kvmev_fill(const struct vma_kvmev *ev, const unsigned char *data, uint32
 	rec->event = b->id;
 	rec->nr_data = b->spec->nr_data;
 	/* the usual record holds every field: no bounds check per field */
-	if (size >= b->need) {
-		for (i = 0; i < b->spec->nr_fields; i++)
-			put_field(&b->spec->fields[i], &b->loc[i], ev->big_endian, data, size, true, rec);
-	} else {
-		for (i = 0; i < b->spec->nr_fields; i++)
-			put_field(&b->spec->fields[i], &b->loc[i], ev->big_endian, data, size, false, rec);
-	}
+	whole = size >= b->need;
+	for (i = 0; i < b->spec->nr_fields; i++)
+		put_field(&b->spec->fields[i], &b->loc[i], ev->big_endian, data, size, whole, rec);
 	if (b->id == VMA_KVM_EXIT && b->isa == VMA_KVM_ISA_ARM64)
 		rec->data[VMA_KVM_EXIT_ARM_TRAP] = (int64_t)rec->data[VMA_KVM_EXIT_REASON] == b->arm_trap;
 	return 0;

@@ -204,7 +204,7 @@ struct vma_kvmev_bind {
 	} loc[VMA_KVMEV_MAX_FIELDS];
 	uint32_t need;               /* bytes a record needs to hold every field found */
 	int64_t arm_trap;            /* arm64 kvm_exit: the "ret" value named TRAP */
-	struct vma_kvmtext *text;    /* owned: its dump text compiled (kvm-text.c), at its first line */
+	struct vma_kvmtext *text;    /* owned: its dump text (kvm-text.c), from its first line */
 };
 
 struct vma_kvmev {

@@ -350,15 +350,21 @@ static bool num_op(struct vma_kvmtext *t, int node, char conv, bool wide)
  * %llx %llx" (NAME by exit reason and isa, 1 when the format has none),
  * kvm_entry " vcpu %u rip 0x%llx"; both add a linked guest's function.
  */
+/* A conversion of the unsigned number field @name. */
+static bool num_field(struct vma_kvmtext *t, struct tep_event *event, const char *name,
+		      char conv, bool wide)
+{
+	return num_op(t, field_node(t, field(event, name), false), conv, wide);
+}
+
 static bool compile_kvm_plugin(struct vma_kvmtext *t, struct tep_event *event, bool exit)
 {
 	int reason, isa = -1;
 
 	t->guest_rip = true;
 	if (!exit) {
-		return LIT(t, " vcpu ") && num_op(t, field_node(t, field(event, "vcpu_id"), false), 'u',
-						   false) &&
-		       LIT(t, " rip 0x") && num_op(t, field_node(t, field(event, "rip"), false), 'x', true);
+		return LIT(t, " vcpu ") && num_field(t, event, "vcpu_id", 'u', false) &&
+		       LIT(t, " rip 0x") && num_field(t, event, "rip", 'x', true);
 	}
 	reason = field_node(t, field(event, "exit_reason"), false);
 	if (reason < 0 || t->nodes[reason].size > 4)
@@ -371,11 +377,11 @@ static bool compile_kvm_plugin(struct vma_kvmtext *t, struct tep_event *event, b
 	t->sym_node = (int16_t)add_node(t, (struct node){ .kind = N_SYM, .a = (int16_t)reason,
 							  .b = (int16_t)isa, .c = -1 });
 	return t->sym_node >= 0 && LIT(t, "reason ") &&
-	       add_op(t, (struct op){ .kind = O_STR, .conv = 's', .node = t->sym_node, .pid = -1 }) &&
-	       LIT(t, " rip 0x") &&
-	       num_op(t, field_node(t, field(event, "guest_rip"), false), 'x', true) &&
-	       LIT(t, " info ") && num_op(t, field_node(t, field(event, "info1"), false), 'x', true) &&
-	       LIT(t, " ") && num_op(t, field_node(t, field(event, "info2"), false), 'x', true);
+	       add_op(t, (struct op){ .kind = O_STR, .conv = 's', .node = t->sym_node,
+				      .pid = -1 }) &&
+	       LIT(t, " rip 0x") && num_field(t, event, "guest_rip", 'x', true) &&
+	       LIT(t, " info ") && num_field(t, event, "info1", 'x', true) &&
+	       LIT(t, " ") && num_field(t, event, "info2", 'x', true);
 }
 
 static bool comm_op(struct vma_kvmtext *t, struct tep_format_field *f, int pid)
@@ -464,7 +470,9 @@ static uint64_t eval(const struct vma_kvmtext *t, int i, const unsigned char *da
 	case N_CONST:
 		return n->val;
 	case N_COND:
-		return eval(t, n->a, data, big) ? eval(t, n->b, data, big) : eval(t, n->c, data, big);
+		if (eval(t, n->a, data, big))
+			return eval(t, n->b, data, big);
+		return eval(t, n->c, data, big);
 	case N_BIN:
 		a = eval(t, n->a, data, big);
 		b = eval(t, n->b, data, big);

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * trace.dat reader: the cursor every part of the file is read with, over
+ * the file (pread) or a section held in memory, bounded by its end; the
+ * first read past it reports where the data stop (see tracedat-internal.h).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <traceevent/event-parse.h>
+
+#include "input/tracedat-internal.h"
+#include "vmalyze/diag.h"
+#include "vmalyze/status.h"
+
+void td_cur_file(struct cur *c, struct dat *d, uint64_t pos, const char *what)
+{
+	c->d = d;
+	c->mem = NULL;
+	c->pos = pos;
+	c->end = d->in->size;
+	c->base = 0;
+	c->what = what;
+}
+
+void td_cur_mem(struct cur *c, struct dat *d, const unsigned char *mem, uint64_t len,
+		uint64_t base, const char *what)
+{
+	c->d = d;
+	c->mem = mem;
+	c->pos = 0;
+	c->end = len;
+	c->base = base;
+	c->what = what;
+}
+
+uint64_t td_cur_at(const struct cur *c)
+{
+	return c->mem ? c->base : c->pos;
+}
+
+/* Damage that leaves the whole file unreadable: never tolerated. */
+int td_fatal(struct dat *d, uint64_t offset, const char *fmt, ...)
+{
+	if (!d->failed) {
+		char msg[512];
+		va_list ap;
+
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+		vma_diag_report(d->in->diag, VMA_LVL_INPUT, d->in->path, offset, "%s", msg);
+		d->failed = true;
+	}
+	return -1;
+}
+
+/* Out of memory while reading the header. */
+int td_oom(struct dat *d)
+{
+	d->nomem = true;
+	d->failed = true;
+	return -1;
+}
+
+int td_cur_short(struct cur *c, uint64_t need)
+{
+	struct dat *d = c->d;
+
+	if (d->failed)
+		return -1;
+	d->failed = true;
+	if (c->mem) {
+		vma_diag_report(d->in->diag, VMA_LVL_INPUT, d->in->path, c->base,
+				"trace.dat section is shorter than its %s (needs %" PRIu64
+				" more bytes at its byte %" PRIu64 ")", c->what, need, c->pos);
+	} else {
+		vma_diag_report(d->in->diag, VMA_LVL_INPUT, d->in->path, d->in->size,
+				"file ends in the %s (%" PRIu64 " bytes needed from byte %" PRIu64
+				"): truncated, the trace.dat header cannot be read",
+				c->what, need, c->pos);
+	}
+	return -1;
+}
+
+static int cur_need(struct cur *c, uint64_t n)
+{
+	if (c->d->failed)
+		return -1;
+	if (c->pos > c->end || n > c->end - c->pos)
+		return td_cur_short(c, n);
+	return 0;
+}
+
+static int pread_all(struct dat *d, void *buf, size_t len, uint64_t off)
+{
+	unsigned char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = pread(d->in->fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!d->failed) {
+				vma_diag_report(d->in->diag, VMA_LVL_INPUT, d->in->path, off,
+						"cannot read: %s",
+						n == 0 ? "unexpected end of file" :
+						strerror(errno));
+				d->failed = true;
+			}
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+int td_cur_read(struct cur *c, void *buf, size_t n)
+{
+	if (cur_need(c, n) < 0)
+		return -1;
+	if (c->mem) {
+		memcpy(buf, c->mem + c->pos, n);
+	} else if (pread_all(c->d, buf, n, c->pos) < 0) {
+		return -1;
+	}
+	c->pos += n;
+	return 0;
+}
+
+int td_cur_u16(struct cur *c, uint32_t *v)
+{
+	unsigned char b[2];
+
+	if (td_cur_read(c, b, 2) < 0)
+		return -1;
+	*v = vma_get16(b, c->d->big);
+	return 0;
+}
+
+int td_cur_u32(struct cur *c, uint32_t *v)
+{
+	unsigned char b[4];
+
+	if (td_cur_read(c, b, 4) < 0)
+		return -1;
+	*v = vma_get32(b, c->d->big);
+	return 0;
+}
+
+int td_cur_u64(struct cur *c, uint64_t *v)
+{
+	unsigned char b[8];
+
+	if (td_cur_read(c, b, 8) < 0)
+		return -1;
+	*v = vma_get64(b, c->d->big);
+	return 0;
+}
+
+/*
+ * @n bytes as a NUL-terminated copy (the texts are handed to parsers that
+ * want strings).  Return: owned, or NULL after a report.
+ */
+char *td_cur_text(struct cur *c, uint64_t n)
+{
+	char *buf;
+
+	if (n > MAX_TEXT) {
+		td_fatal(c->d, td_cur_at(c), "implausible size of the %s", c->what);
+		return NULL;
+	}
+	if (cur_need(c, n) < 0)
+		return NULL;
+	buf = malloc((size_t)n + 1);
+	if (!buf) {
+		td_oom(c->d);
+		return NULL;
+	}
+	if (td_cur_read(c, buf, (size_t)n) < 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/* A NUL-terminated string of at most @max bytes.  Return: owned, or NULL. */
+char *td_cur_str(struct cur *c, size_t max)
+{
+	char buf[256];
+	size_t len = 0;
+
+	if (max > sizeof(buf))
+		max = sizeof(buf);
+	for (;;) {
+		if (td_cur_read(c, &buf[len], 1) < 0)
+			return NULL;
+		if (buf[len] == '\0')
+			break;
+		if (++len >= max) {
+			td_fatal(c->d, td_cur_at(c), "unterminated string in the %s", c->what);
+			return NULL;
+		}
+	}
+	return strdup(buf);
+}

@@ -1,0 +1,433 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * trace.dat reader: the parts v6 and v7 share (ring-buffer headers, event
+ * formats, kallsyms, printk formats, saved cmdlines), v7's sections
+ * (compressed whole or not) and v6's sequential layout up to each cpu's
+ * flyrecord data.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <traceevent/event-parse.h>
+
+#include "input/tracedat-internal.h"
+#include "vmalyze/diag.h"
+#include "vmalyze/status.h"
+
+/* ---- ring-buffer headers, formats, cmdlines (same in v6 and v7) ---------- */
+
+int td_read_header_info(struct dat *d, struct cur *c)
+{
+	char magic[13];
+	uint64_t size;
+	char *text;
+	int ret;
+
+	c->what = "header_page";
+	if (td_cur_read(c, magic, 12) < 0)
+		return -1;
+	if (memcmp(magic, "header_page", 12))
+		return td_fatal(d, td_cur_at(c),
+				"no header_page where the trace.dat header needs it");
+	if (td_cur_u64(c, &size) < 0 || !(text = td_cur_text(c, size)))
+		return -1;
+	ret = vma_kvm_header_page(d->priv, text, (size_t)size, false);
+	free(text);
+	if (ret == VMA_ERR_NOMEM)
+		return td_oom(d);
+	if (ret < 0 && !vma_diag_report(d->in->diag, VMA_LVL_WARN, d->in->path, td_cur_at(c),
+					"header_page text not understood; assuming the usual"
+					" page layout")) {
+		d->failed = true;
+		return -1;
+	}
+
+	c->what = "header_event";
+	if (td_cur_read(c, magic, 13) < 0)
+		return -1;
+	if (memcmp(magic, "header_event", 13))
+		return td_fatal(d, td_cur_at(c),
+				"no header_event where the trace.dat header needs it");
+	if (td_cur_u64(c, &size) < 0 || !(text = td_cur_text(c, size)))
+		return -1;
+	if (!vma_rb_header_event_ok(text, (size_t)size)) {
+		free(text);
+		return td_fatal(d, td_cur_at(c),
+				"the recording kernel's ring-buffer event header is not"
+				" the 5-bit type / 27-bit delta one vmalyze reads");
+	}
+	free(text);
+	return 0;
+}
+
+static int read_formats(struct dat *d, struct cur *c, const char *system, uint32_t count)
+{
+	uint32_t i;
+	int ret;
+
+	for (i = 0; i < count; i++) {
+		uint64_t size, at;
+		char *text;
+
+		if (td_cur_u64(c, &size) < 0)
+			return -1;
+		at = td_cur_at(c);
+		text = td_cur_text(c, size);
+		if (!text)
+			return -1;
+		ret = vma_kvm_add_format(d->priv, system, text, (size_t)size, at);
+		if (ret == VMA_ERR_NOMEM) {
+			free(text);
+			return td_oom(d);
+		}
+		/* the first such format is reported, the others counted (open_dat) */
+		if (ret < 0 && d->unnamed_formats++ == 0 &&
+		    !vma_diag_report(d->in->diag, VMA_LVL_WARN, d->in->path, at,
+				     "event format %" PRIu32 " of system %s names no event"
+				     " or id; its events will be unnamed", i, system)) {
+			free(text);
+			return td_fatal(d, at, "stopped at an unparsable event format");
+		}
+		free(text);
+	}
+	return 0;
+}
+
+int td_read_ftrace_formats(struct dat *d, struct cur *c)
+{
+	uint32_t count;
+
+	c->what = "ftrace event formats";
+	if (td_cur_u32(c, &count) < 0)
+		return -1;
+	if (count > MAX_FORMATS)
+		return td_fatal(d, td_cur_at(c), "implausible number of ftrace event formats");
+	return read_formats(d, c, "ftrace", count);
+}
+
+int td_read_event_formats(struct dat *d, struct cur *c)
+{
+	uint32_t nsys, i;
+
+	c->what = "event formats";
+	if (td_cur_u32(c, &nsys) < 0)
+		return -1;
+	if (nsys > MAX_FORMATS)
+		return td_fatal(d, td_cur_at(c), "implausible number of event systems");
+	for (i = 0; i < nsys; i++) {
+		uint32_t count;
+		char *sys = td_cur_str(c, 256);
+		int ret;
+
+		if (!sys)
+			return -1;
+		if (td_cur_u32(c, &count) < 0 || count > MAX_FORMATS) {
+			td_fatal(d, td_cur_at(c), "implausible number of events in system %s", sys);
+			free(sys);
+			return -1;
+		}
+		ret = read_formats(d, c, sys, count);
+		free(sys);
+		if (ret < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* kallsyms or printk formats: kept as text for the dump (kvm-formats.c). */
+int td_read_symbols(struct dat *d, struct cur *c, uint64_t size, char **keep)
+{
+	char *text = td_cur_text(c, size);
+
+	if (!text)
+		return -1;
+	free(*keep);
+	*keep = text;
+	return 0;
+}
+
+int td_read_cmdlines(struct dat *d, struct cur *c)
+{
+	uint64_t size;
+	char *text;
+
+	c->what = "saved command lines";
+	if (td_cur_u64(c, &size) < 0 || !(text = td_cur_text(c, size)))
+		return -1;
+	tep_parse_saved_cmdlines(d->priv->tep, text);
+	free(text);
+	return 0;
+}
+
+
+/* ---- v7 sections ------------------------------------------------------- */
+
+/*
+ * Load the section at @offset, expanding it when compressed.  @id is the
+ * section id expected there.  Return: owned payload, or NULL after a report.
+ */
+static unsigned char *load_section(struct dat *d, uint64_t offset, uint32_t id,
+				   const char *what, uint64_t *len)
+{
+	struct cur c;
+	uint32_t sid, flags, desc, csize, usize;
+	uint64_t size;
+	unsigned char *raw = NULL, *out;
+	const char *why = NULL;
+
+	td_cur_file(&c, d, offset, what);
+	if (td_cur_u16(&c, &sid) < 0 || td_cur_u16(&c, &flags) < 0 || td_cur_u32(&c, &desc) < 0 ||
+	    td_cur_u64(&c, &size) < 0) {
+		return NULL;
+	}
+	if (sid != id) {
+		td_fatal(d, offset, "no %s section where the options point", what);
+		return NULL;
+	}
+	if (!(flags & SEC_FL_COMPRESSED)) {
+		out = (unsigned char *)td_cur_text(&c, size);
+		*len = size;
+		return out;
+	}
+	if (!d->dc) {
+		td_fatal(d, offset, "the %s section is compressed but the file names no"
+			 " compression", what);
+		return NULL;
+	}
+	if (td_cur_u32(&c, &csize) < 0 || td_cur_u32(&c, &usize) < 0)
+		return NULL;
+	if (usize > MAX_TEXT) {
+		td_fatal(d, offset, "implausible expanded size of the %s section", what);
+		return NULL;
+	}
+	raw = (unsigned char *)td_cur_text(&c, csize);
+	out = malloc((size_t)usize + 1);
+	if (!raw || !out) {
+		free(raw);
+		free(out);
+		if (!d->failed)
+			td_oom(d);
+		return NULL;
+	}
+	if (vma_decompress(d->dc, raw, csize, out, usize, &why) < 0) {
+		free(raw);
+		free(out);
+		td_fatal(d, offset, "the compressed %s section is damaged: %s", what, why);
+		return NULL;
+	}
+	free(raw);
+	out[usize] = '\0';
+	*len = usize;
+	return out;
+}
+
+int td_read_options_v7(struct dat *d, uint64_t first)
+{
+	uint64_t offset = first, seen[MAX_SECTIONS];
+	uint32_t n = 0, i;
+
+	while (offset) {
+		unsigned char *data;
+		uint64_t len, next = 0;
+		struct cur c;
+		int ret;
+
+		for (i = 0; i < n; i++) {
+			if (seen[i] == offset)
+				return td_fatal(d, offset, "options sections form a loop");
+		}
+		if (n == MAX_SECTIONS)
+			return td_fatal(d, offset, "too many options sections");
+		seen[n++] = offset;
+		data = load_section(d, offset, OPT_DONE, "options", &len);
+		if (!data)
+			return -1;
+		td_cur_mem(&c, d, data, len, offset, "options");
+		ret = td_read_options(d, &c, &next);
+		free(data);
+		if (ret < 0)
+			return -1;
+		offset = next;
+	}
+	return 0;
+}
+
+int td_read_meta_v7(struct dat *d)
+{
+	static const struct {
+		uint32_t id;
+		const char *what;
+		bool needed;
+	} parts[] = {
+		{ OPT_HEADER_INFO, "header info", true },
+		{ OPT_FTRACE_EVENTS, "ftrace event formats", false },
+		{ OPT_EVENT_FORMATS, "event formats", true },
+		{ OPT_KALLSYMS, "kallsyms", false },
+		{ OPT_PRINTK, "printk formats", false },
+		{ OPT_CMDLINES, "saved command lines", false },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		uint64_t off = d->section[parts[i].id], len;
+		unsigned char *data;
+		uint32_t size32;
+		struct cur c;
+		int ret = 0;
+
+		if (!off) {
+			if (parts[i].needed) {
+				return td_fatal(d, 0, "the options name no %s section",
+						parts[i].what);
+			}
+			continue;
+		}
+		data = load_section(d, off, parts[i].id, parts[i].what, &len);
+		if (!data)
+			return -1;
+		td_cur_mem(&c, d, data, len, off, parts[i].what);
+		switch (parts[i].id) {
+		case OPT_HEADER_INFO:
+			ret = td_read_header_info(d, &c);
+			break;
+		case OPT_FTRACE_EVENTS:
+			ret = td_read_ftrace_formats(d, &c);
+			break;
+		case OPT_EVENT_FORMATS:
+			ret = td_read_event_formats(d, &c);
+			break;
+		case OPT_KALLSYMS:
+			ret = td_cur_u32(&c, &size32) < 0 ? -1 :
+				td_read_symbols(d, &c, size32, &d->priv->kallsyms);
+			break;
+		case OPT_PRINTK:
+			ret = td_cur_u32(&c, &size32) < 0 ? -1 :
+				td_read_symbols(d, &c, size32, &d->priv->printk);
+			break;
+		case OPT_CMDLINES:
+			ret = td_read_cmdlines(d, &c);
+			break;
+		}
+		free(data);
+		if (ret < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The BUFFER section header of a v7 instance says whether its pages are compressed. */
+int td_buffer_section_v7(struct dat *d, struct dat_buffer *b)
+{
+	struct cur c;
+	uint32_t sid, flags;
+
+	td_cur_file(&c, d, b->offset, "BUFFER section header");
+	if (td_cur_u16(&c, &sid) < 0 || td_cur_u16(&c, &flags) < 0)
+		return -1;
+	b->compressed = (flags & SEC_FL_COMPRESSED) != 0;
+	if (b->compressed && !d->dc) {
+		return td_fatal(d, b->offset, "trace data of instance \"%s\" is compressed but the"
+				" file names no compression", b->name);
+	}
+	return 0;
+}
+
+
+/* ---- v6 ------------------------------------------------------------------ */
+
+/* "options  ", "latency  " or "flyrecord" and what follows, up to the cpu pairs. */
+static int read_flyrecord_v6(struct dat *d, struct cur *c, struct dat_buffer *b)
+{
+	char tag[10];
+	uint32_t i;
+
+	c->what = "options";
+	if (td_cur_read(c, tag, 10) < 0)
+		return -1;
+	if (!memcmp(tag, "options  ", 10)) {
+		uint64_t ignore;
+
+		if (td_read_options(d, c, &ignore) < 0)
+			return -1;
+		c->what = "flyrecord tag";
+		if (td_cur_read(c, tag, 10) < 0)
+			return -1;
+	}
+	if (!memcmp(tag, "latency  ", 10)) {
+		vma_diag_report(d->in->diag, VMA_LVL_INPUT, d->in->path, c->pos - 10,
+				"this trace.dat holds a latency (text) trace, which vmalyze"
+				" does not read");
+		d->failed = true;
+		return -1;
+	}
+	if (memcmp(tag, "flyrecord", 10)) {
+		return td_fatal(d, c->pos - 10, "no flyrecord tag where the trace.dat header"
+				" needs it");
+	}
+	if (d->cpus > MAX_CPUS)
+		return td_fatal(d, c->pos, "implausible cpu count");
+	b->nr_cpus = d->cpus;
+	b->page_size = d->priv->layout.page_size;
+	b->cpus = calloc(d->cpus ? d->cpus : 1, sizeof(*b->cpus));
+	if (!b->cpus)
+		return td_oom(d);
+	c->what = "cpu data offsets";
+	for (i = 0; i < d->cpus; i++) {
+		b->cpus[i].cpu = i;
+		if (td_cur_u64(c, &b->cpus[i].offset) < 0 || td_cur_u64(c, &b->cpus[i].size) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int td_read_v6(struct dat *d, struct cur *c)
+{
+	uint32_t size32, i;
+	uint64_t size;
+
+	if (td_read_header_info(d, c) < 0 || td_read_ftrace_formats(d, c) < 0 ||
+	    td_read_event_formats(d, c) < 0) {
+		return -1;
+	}
+	c->what = "kallsyms";
+	if (td_cur_u32(c, &size32) < 0 || td_read_symbols(d, c, size32, &d->priv->kallsyms) < 0)
+		return -1;
+	c->what = "printk formats";
+	if (td_cur_u32(c, &size32) < 0 || td_read_symbols(d, c, size32, &d->priv->printk) < 0)
+		return -1;
+	if (td_read_cmdlines(d, c) < 0)
+		return -1;
+	c->what = "cpu count";
+	if (td_cur_u32(c, &d->cpus) < 0)
+		return -1;
+	d->priv->info.cpu_count = d->cpus;
+	if (read_flyrecord_v6(d, c, &d->top) < 0)
+		return -1;
+	if (d->trace_clock_follows) {
+		char *text;
+
+		c->what = "trace clock";
+		if (td_cur_u64(c, &size) < 0 || !(text = td_cur_text(c, size)))
+			return -1;
+		free(d->trace_clock);
+		d->trace_clock = td_selected_clock(text, (size_t)size);
+		free(text);
+	}
+	/* instances: their own flyrecord, same cpu count, at the BUFFER offset */
+	for (i = 0; i < d->nr_inst; i++) {
+		struct dat_buffer *b = &d->inst[i];
+		struct cur ic;
+
+		td_cur_file(&ic, d, b->offset, "instance header");
+		d->in_instance = true;
+		if (read_flyrecord_v6(d, &ic, b) < 0)
+			return -1;
+		d->in_instance = false;
+	}
+	return 0;
+}
