@@ -295,6 +295,27 @@ static void bind_fields(struct vma_kvmev_bind *b)
 	}
 }
 
+/*
+ * The steps vma_kvmev_fill() takes on a record holding every field: the
+ * present fields, and the absent ones that set a word (the others leave it 0).
+ */
+static void bind_steps(struct vma_kvmev_bind *b)
+{
+	unsigned int i;
+
+	b->nr_steps = 0;
+	for (i = 0; i < b->spec->nr_fields && i < VMA_KVMEV_MAX_FIELDS; i++) {
+		const struct fspec *f = &b->spec->fields[i];
+		const struct vma_kvmev_loc *loc = &b->loc[i];
+
+		if (!loc->size && !((f->kind == F_U32 || f->kind == F_U64) && f->missing))
+			continue;
+		b->step[b->nr_steps++] = (struct vma_kvmev_step){
+			.offset = loc->offset, .size = loc->size, .kind = f->kind, .word = f->word,
+			.arg = f->arg, .missing = f->missing };
+	}
+}
+
 /* Offset and size of a common field, from any parsed event (they all share them). */
 static void common_field(const struct vma_kvmev *ev, const char *name, uint32_t *offset,
 			 uint32_t *size, uint32_t def_off, uint32_t def_size)
@@ -338,6 +359,7 @@ static void bind_event(struct vma_kvmev_bind *b, struct tep_event *event)
 		b->id = b->spec->id;
 		b->isa = b->spec->isa;
 		bind_fields(b);
+		bind_steps(b);
 	}
 }
 
@@ -446,13 +468,12 @@ static inline uint64_t read_uint(const unsigned char *p, uint32_t size, bool big
  * bytes, in the file's byte order), as tep_read_number_field() would, but
  * without a call and a pointer chase per field of every record.
  */
-static inline __attribute__((always_inline)) void
-put_field(const struct fspec *f, const struct vma_kvmev_loc *loc, bool big,
-	  const unsigned char *data, uint32_t size, bool whole, struct vma_record *rec)
+static void put_field(const struct fspec *f, const struct vma_kvmev_loc *loc, bool big,
+		      const unsigned char *data, uint32_t size, struct vma_record *rec)
 {
 	uint32_t *w = &rec->data[f->word];
 	uint64_t val = 0;
-	bool present = loc->size && (whole || (uint64_t)loc->offset + loc->size <= size);
+	bool present = loc->size && (uint64_t)loc->offset + loc->size <= size;
 
 	if (f->kind == F_BYTES) {
 		uint32_t n = present ? loc->size : 0, i;
@@ -497,12 +518,79 @@ put_field(const struct fspec *f, const struct vma_kvmev_loc *loc, bool big,
 	}
 }
 
+/* A number of 1, 2, 4 or 8 bytes (0: absent) in the host's byte order. */
+static inline uint64_t load_host(const unsigned char *p, uint32_t size)
+{
+	uint64_t v8;
+	uint32_t v4;
+	uint16_t v2;
+
+	switch (size) {
+	case 1:
+		return p[0];
+	case 2:
+		memcpy(&v2, p, 2);
+		return v2;
+	case 4:
+		memcpy(&v4, p, 4);
+		return v4;
+	case 8:
+		memcpy(&v8, p, 8);
+		return v8;
+	}
+	return 0;
+}
+
+/* put_field() for a record holding every field, in the host's byte order. */
+static void fill_steps(const struct vma_kvmev_bind *b, const unsigned char *data,
+		       struct vma_record *rec)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->nr_steps; i++) {
+		const struct vma_kvmev_step *st = &b->step[i];
+		uint32_t *w = &rec->data[st->word];
+		uint64_t val = st->size ? load_host(data + st->offset, st->size) : st->missing;
+		uint32_t n;
+
+		switch (st->kind) {
+		case F_U32:
+			w[0] = (uint32_t)val;
+			break;
+		case F_U64:
+			w[0] = (uint32_t)val;
+			w[1] = (uint32_t)(val >> 32);
+			break;
+		case F_BIT:
+			w[0] |= (uint32_t)(val != 0) << st->arg;
+			break;
+		case F_LO16:
+			w[0] |= (uint32_t)(val & 0xffff);
+			break;
+		case F_HI16:
+			w[0] |= (uint32_t)(val & 0xffff) << 16;
+			break;
+		case F_BYTES:
+			n = st->size < st->arg ? st->size : st->arg;
+			if (VMA_HOST_BIG) {
+				uint32_t k;
+
+				for (k = 0; k < n; k++)
+					w[k / 4] |= (uint32_t)data[st->offset + k] << (8 * (k % 4));
+			} else {
+				/* byte k in bits 8 * (k % 4) of word k / 4: the host's own layout */
+				memcpy(w, data + st->offset, n);
+			}
+			break;
+		}
+	}
+}
+
 int vma_kvmev_fill(const struct vma_kvmev *ev, const unsigned char *data, uint32_t size,
 		   struct vma_record *rec)
 {
 	const struct vma_kvmev_bind *b = NULL;
 	uint32_t type, i;
-	bool whole;
 
 	if (size < ev->type_offset + ev->type_size || size < ev->pid_offset + ev->pid_size)
 		return -1;
@@ -520,10 +608,13 @@ int vma_kvmev_fill(const struct vma_kvmev *ev, const unsigned char *data, uint32
 	}
 	rec->event = b->id;
 	rec->nr_data = b->spec->nr_data;
-	/* the usual record holds every field: no bounds check per field */
-	whole = size >= b->need;
-	for (i = 0; i < b->spec->nr_fields; i++)
-		put_field(&b->spec->fields[i], &b->loc[i], ev->big_endian, data, size, whole, rec);
+	/* the usual record: every field in it, in the host's byte order */
+	if (size >= b->need && ev->big_endian == VMA_HOST_BIG) {
+		fill_steps(b, data, rec);
+	} else {
+		for (i = 0; i < b->spec->nr_fields; i++)
+			put_field(&b->spec->fields[i], &b->loc[i], ev->big_endian, data, size, rec);
+	}
 	if (b->id == VMA_KVM_EXIT && b->isa == VMA_KVM_ISA_ARM64)
 		rec->data[VMA_KVM_EXIT_ARM_TRAP] = (int64_t)rec->data[VMA_KVM_EXIT_REASON] == b->arm_trap;
 	return 0;

@@ -203,6 +203,13 @@ struct vma_kvmev_bind {
 		uint32_t offset, size;
 	} loc[VMA_KVMEV_MAX_FIELDS];
 	uint32_t need;               /* bytes a record needs to hold every field found */
+	/* The fields as steps for a record that holds them all, in the host's byte order. */
+	struct vma_kvmev_step {
+		uint32_t offset, size;
+		uint8_t kind, word, arg;
+		uint32_t missing;
+	} step[VMA_KVMEV_MAX_FIELDS];
+	uint8_t nr_steps;
 	int64_t arm_trap;            /* arm64 kvm_exit: the "ret" value named TRAP */
 	struct vma_kvmtext *text;    /* owned: its dump text (kvm-text.c), from its first line */
 };
