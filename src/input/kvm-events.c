@@ -669,9 +669,33 @@ static struct trace_seq *dump_seq(struct vma_kvm_priv *priv)
  * second; below it libtraceevent versions differ, so it prints those.
  * Return: false when the line was left for libtraceevent.
  */
-static bool put_task_time(const struct vma_kvmev *ev, const unsigned char *data, uint32_t size,
+/* libtraceevent's comm of @pid, through priv->comms. */
+static const char *comm_of(struct vma_kvm_priv *priv, int pid, size_t *len)
+{
+	struct vma_kvm_comm *c = &priv->comms[(uint32_t)pid % 64];
+	const char *comm;
+
+	if (c->gen == priv->comm_gen + 1 && c->pid == pid) {
+		*len = c->len;
+		return c->comm;
+	}
+	comm = tep_data_comm_from_pid(priv->tep, pid);
+	if (!comm)
+		comm = "";
+	*len = strlen(comm);
+	if (*len < sizeof(c->comm)) {
+		c->pid = pid;
+		c->gen = priv->comm_gen + 1;
+		c->len = (uint8_t)*len;
+		memcpy(c->comm, comm, *len + 1);
+	}
+	return comm;
+}
+
+static bool put_task_time(struct vma_kvm_priv *priv, const unsigned char *data, uint32_t size,
 			  uint32_t cpu, uint64_t ts, const char *name, struct vma_strbuf *sb)
 {
+	const struct vma_kvmev *ev = &priv->ev;
 	uint64_t us = ts / 1000 + (ts % 1000 >= 500);
 	char num[24], *d;
 	size_t len, name_len, n;
@@ -683,10 +707,7 @@ static bool put_task_time(const struct vma_kvmev *ev, const unsigned char *data,
 	    size < ev->pid_offset + ev->pid_size)
 		return false;
 	pid = (int)read_uint(data + ev->pid_offset, ev->pid_size, ev->big_endian);
-	comm = tep_data_comm_from_pid(ev->tep, (int)pid);
-	if (!comm)
-		comm = "";
-	len = strlen(comm);
+	comm = comm_of(priv, (int)pid, &len);
 	name_len = strlen(name);
 	/* comm, pid, cpu and seconds: at most 16 + 20 + 20 + 26 bytes beside the names */
 	if (!vma_sb_room(sb, len + name_len + 96))
@@ -696,7 +717,7 @@ static bool put_task_time(const struct vma_kvmev *ev, const unsigned char *data,
 		memset(p, ' ', 16 - len);
 		p += 16 - len;
 	}
-	memcpy(p, comm, len);
+	vma_copy_short(p, comm, len);
 	p += len;
 	*p++ = '-';
 	d = vma_fmt_u64(num, (uint64_t)(pid < 0 ? -pid : pid));
@@ -725,7 +746,7 @@ static bool put_task_time(const struct vma_kvmev *ev, const unsigned char *data,
 	p = vma_fmt_dec_fixed(p, us % 1000000, 6);
 	*p++ = ':';
 	*p++ = ' ';
-	memcpy(p, name, name_len);
+	vma_copy_short(p, name, name_len);
 	p += name_len;
 	*p++ = ':';
 	sb->len = (size_t)(p - sb->buf);
@@ -749,6 +770,8 @@ void vma_kvmev_info_text(struct vma_kvm_priv *priv, struct tep_event *event,
 	struct tep_record record;
 	struct trace_seq *seq = dump_seq(priv);
 
+	/* a plugin may register a comm as it prints */
+	vma_kvm_comms_stale(priv);
 	if (!seq) {
 		vma_sb_puts(sb, "(out of memory)");
 		return;
@@ -774,6 +797,7 @@ static void put_task_time_tep(struct vma_kvm_priv *priv, struct tep_event *event
 		vma_sb_puts(sb, "(out of memory)");
 		return;
 	}
+	vma_kvm_comms_stale(priv);
 	set_record(&record, line);
 	tep_print_event(event->tep, seq, &record, "%16s-%-5d [%03d] %6.1000d: %s:",
 			TEP_PRINT_COMM, TEP_PRINT_PID, TEP_PRINT_CPU, TEP_PRINT_TIME,
@@ -818,7 +842,7 @@ void vma_kvmev_describe(struct vma_kvm_priv *priv, const unsigned char *data, ui
 	}
 	vma_kvm_print_setup(priv);
 	/* in trace-cmd's order: the comm first, before a plugin may register a new one */
-	if (!put_task_time(ev, data, size, cpu, ts, b->event->name, sb))
+	if (!put_task_time(priv, data, size, cpu, ts, b->event->name, sb))
 		put_task_time_tep(priv, b->event, &line, sb);
 	pad = strlen(b->event->name) + 1;
 	vma_sb_put_fill(sb, ' ', (pad < NAME_COLUMN ? NAME_COLUMN - pad : 0) + 1);

@@ -26,7 +26,31 @@ struct tep_format_field;
 struct tep_plugin_list;
 struct vma_diag;
 
-/* ---- byte order ---------------------------------------------------------- */
+/* ---- byte order and short copies ---------------------------------------- */
+
+/* memcpy of the few bytes of a dump's piece of text, without a call. */
+static inline void vma_copy_short(char *p, const char *s, size_t n)
+{
+	uint64_t a, b;
+	uint32_t c, d;
+
+	if (n >= 8 && n <= 16) {
+		memcpy(&a, s, 8);
+		memcpy(&b, s + n - 8, 8);
+		memcpy(p, &a, 8);
+		memcpy(p + n - 8, &b, 8);
+	} else if (n >= 4 && n < 8) {
+		memcpy(&c, s, 4);
+		memcpy(&d, s + n - 4, 4);
+		memcpy(p, &c, 4);
+		memcpy(p + n - 4, &d, 4);
+	} else if (n < 4) {
+		while (n--)
+			*p++ = *s++;
+	} else {
+		memcpy(p, s, n);
+	}
+}
 
 /* One load and, when the file's order is not the host's, a byte swap. */
 #define VMA_HOST_BIG (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
@@ -325,8 +349,30 @@ struct vma_kvm_priv {
 	struct tep_plugin_list *plugins; /* owned, loaded at the first dump line */
 	bool print_ready;                /* the three above were handed to the tep */
 	struct trace_seq *seq;           /* owned: the dump's text buffer, made at its first line */
+	/*
+	 * The dump's comm of recent pids, as libtraceevent names them.  Any
+	 * print through libtraceevent or a comm registered may name a pid
+	 * anew: comm_gen counts those, and older entries are stale.
+	 */
+	struct vma_kvm_comm {
+		int32_t pid;
+		uint32_t gen;            /* comm_gen + 1 when filled; 0: empty */
+		uint8_t len;
+		char comm[31];
+	} comms[64];
+	uint32_t comm_gen;
 	size_t buffered;                 /* bytes of every stream's page buffers together */
 };
+
+/* The comms kept for the dump may be stale now: a comm may have been registered. */
+static inline void vma_kvm_comms_stale(struct vma_kvm_priv *priv)
+{
+	/* entries hold comm_gen + 1: before it wraps to one of them, forget them all */
+	if (++priv->comm_gen == UINT32_MAX) {
+		memset(priv->comms, 0, sizeof(priv->comms));
+		priv->comm_gen = 0;
+	}
+}
 
 /* Forget the guest-symbol links of a parser about to be freed (kvm-link.c). */
 void vma_kvm_unlink(const struct tep_handle *tep);

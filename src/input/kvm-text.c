@@ -567,8 +567,8 @@ static char *put_num(char *p, const struct op *o, uint64_t v)
 	}
 	n = (size_t)(end - d);
 	if (o->width <= n + plen) {
-		memcpy(p, prefix, plen);
-		memcpy(p + plen, d, n);
+		vma_copy_short(p, prefix, plen);
+		vma_copy_short(p + plen, d, n);
 		return p + plen + n;
 	}
 	fill = o->width - n - plen;
@@ -589,7 +589,7 @@ static char *put_str(char *p, const struct op *o, const char *s, size_t n)
 
 	if (!o->left)
 		p = put_fill(p, ' ', fill);
-	memcpy(p, s, n);
+	vma_copy_short(p, s, n);
 	p += n;
 	return o->left ? put_fill(p, ' ', fill) : p;
 }
@@ -633,7 +633,7 @@ static char *put_state(char *p, uint32_t state)
 	return p;
 }
 
-static char *put_comm(struct tep_handle *tep, char *p, const struct op *o,
+static char *put_comm(struct vma_kvm_priv *priv, char *p, const struct op *o,
 		      const unsigned char *data, int pid)
 {
 	size_t n = strnlen((const char *)data + o->width, o->len);
@@ -641,7 +641,8 @@ static char *put_comm(struct tep_handle *tep, char *p, const struct op *o,
 	memcpy(p, data + o->width, n);
 	p[n] = '\0';
 	/* as the plugin: the comm names the pid from here on (a known pid keeps its own) */
-	tep_register_comm(tep, p, pid);
+	tep_register_comm(priv->tep, p, pid);
+	vma_kvm_comms_stale(priv);
 	return p + n;
 }
 
@@ -680,8 +681,8 @@ static size_t max_len(const struct vma_kvmtext *t)
 	return n;
 }
 
-static void put_ops(const struct vma_kvmtext *t, struct tep_handle *tep, const unsigned char *data,
-		    bool big, const struct sym *sym, struct vma_strbuf *sb)
+static void put_ops(const struct vma_kvmtext *t, struct vma_kvm_priv *priv,
+		    const unsigned char *data, bool big, const struct sym *sym, struct vma_strbuf *sb)
 {
 	uint32_t i;
 	char *p;
@@ -696,7 +697,7 @@ static void put_ops(const struct vma_kvmtext *t, struct tep_handle *tep, const u
 
 		switch (o->kind) {
 		case O_LIT:
-			memcpy(p, o->str, o->len);
+			vma_copy_short(p, o->str, o->len);
 			p += o->len;
 			break;
 		case O_NUM:
@@ -707,7 +708,7 @@ static void put_ops(const struct vma_kvmtext *t, struct tep_handle *tep, const u
 			p = put_str(p, o, s, n);
 			break;
 		case O_COMM:
-			p = put_comm(tep, p, o, data, (int)eval(t, o->pid, data, big));
+			p = put_comm(priv, p, o, data, (int)eval(t, o->pid, data, big));
 			break;
 		case O_STATE:
 			p = put_state(p, (uint32_t)eval(t, o->node, data, big));
@@ -839,7 +840,7 @@ static void check(struct vma_kvmtext *t, struct vma_kvm_priv *priv, struct vma_k
 
 	vma_kvmev_info_text(priv, b->event, line, sb);
 	vma_sb_init(&ours);
-	put_ops(t, priv->tep, line->data, priv->ev.big_endian, learning ? NULL : sym, &ours);
+	put_ops(t, priv, line->data, priv->ev.big_endian, learning ? NULL : sym, &ours);
 	tidy(&ours, 0, true);
 	if (ours.failed || sb->failed) {
 		vma_sb_free(&ours);
@@ -887,7 +888,7 @@ bool vma_kvmtext_put(struct vma_kvm_priv *priv, struct vma_kvmev_bind *b,
 		return true;
 	}
 	at = sb->len;
-	put_ops(t, priv->tep, line->data, priv->ev.big_endian, sym, sb);
+	put_ops(t, priv, line->data, priv->ev.big_endian, sym, sb);
 	tidy(sb, at, t->dirty);
 	return true;
 }

@@ -167,3 +167,61 @@ Test(kvm_text, records_too_short_for_a_field_stay_with_libtraceevent)
 	cr_assert_eq(sb.len, 0);
 	vma_sb_free(&sb);
 }
+
+static const char switch_fmt[] =
+	"name: sched_switch\n" COMMON(22)
+	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
+	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
+	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n"
+	"\nprint fmt: \"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s ==> next_comm=%s"
+	" next_pid=%d next_prio=%d\", REC->prev_comm, REC->prev_pid, REC->prev_prio,"
+	" REC->prev_state ? \"S\" : \"R\", REC->next_comm, REC->next_pid, REC->next_prio\n";
+
+/*
+ * The comm column of a pid follows what libtraceevent knows when the line
+ * is printed: a comm registered by an earlier line (the sched_switch
+ * plugin's, when installed) shows on the later ones.
+ */
+Test(kvm_text, comm_column_follows_registered_comms)
+{
+	unsigned char ev[64];
+	struct vma_strbuf sb;
+	const char *comm;
+	int round;
+
+	priv = vma_kvm_priv_new();
+	cr_assert_not_null(priv);
+	cr_assert_eq(vma_kvm_tep_new(priv, false, 8, 4096), VMA_OK);
+	cr_assert_eq(vma_kvm_add_format(priv, "sched", switch_fmt, strlen(switch_fmt),
+					UINT64_MAX), 0);
+	cr_assert_eq(vma_kvm_formats_load(priv, NULL, "test", false), VMA_OK);
+	vma_sb_init(&sb);
+	for (round = 0; round < 40; round++) {
+		uint32_t pid = 4000 + (uint32_t)round;
+		char name[16];
+
+		memset(ev, 0, sizeof(ev));
+		vma_tdw_put(ev, 2, 22, false);
+		vma_tdw_put(ev + 4, 4, pid, false);
+		/* pid's own line first, then a switch naming it, then its line again */
+		vma_sb_reset(&sb);
+		vma_kvmev_describe(priv, ev, sizeof(ev), 0, 5000000000ull, &sb);
+		snprintf(name, sizeof(name), "task%d", round);
+		memcpy(ev + 40, name, strlen(name));
+		vma_tdw_put(ev + 56, 4, pid, false);
+		vma_tdw_put(ev + 60, 4, 120, false);
+		vma_sb_reset(&sb);
+		vma_kvmev_describe(priv, ev, sizeof(ev), 0, 5000000001ull, &sb);
+		vma_sb_reset(&sb);
+		vma_kvmev_describe(priv, ev, sizeof(ev), 0, 5000000002ull, &sb);
+		comm = tep_data_comm_from_pid(priv->tep, (int)pid);
+		cr_assert(!strncmp(sb.buf + 16 - (strlen(comm) < 16 ? strlen(comm) : 16), comm,
+				   strlen(comm)), "round %d: %s (libtraceevent: %s)", round, sb.buf,
+			  comm);
+	}
+	vma_sb_free(&sb);
+}
