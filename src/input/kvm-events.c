@@ -295,9 +295,36 @@ static void bind_fields(struct vma_kvmev_bind *b)
 	}
 }
 
+/* A step that copies bytes straight into the words (see bind_steps()). */
+#define F_COPY 0xff
+
+/* Turns @st into a copy of its bytes when they are its words' bytes on this host. */
+static void as_copy(struct vma_kvmev_step *st)
+{
+	uint32_t n = 0;
+
+	if (VMA_HOST_BIG || !st->size)
+		return;
+	if (st->kind == F_U32 || st->kind == F_U64) {
+		/* little-endian: the low 4 bytes are the low word */
+		n = st->kind == F_U32 || st->size == 4 ? 4 : st->size == 8 ? 8 : 0;
+		if (st->size < n)
+			n = 0;
+	} else if (st->kind == F_BYTES) {
+		n = st->size < st->arg ? st->size : st->arg;
+	}
+	if (n) {
+		st->kind = F_COPY;
+		st->size = n;
+	}
+}
+
 /*
- * The steps vma_kvmev_fill() takes on a record holding every field: the
- * present fields, and the absent ones that set a word (the others leave it 0).
+ * The steps vma_kvmev_fill() takes on a record holding every field, in the
+ * host's byte order: the present fields, and the absent ones that set a
+ * word (the others leave it 0).  Fields whose bytes are their words' bytes
+ * become copies, and copies that continue each other in the record and in
+ * the words become one.
  */
 static void bind_steps(struct vma_kvmev_bind *b)
 {
@@ -307,12 +334,22 @@ static void bind_steps(struct vma_kvmev_bind *b)
 	for (i = 0; i < b->spec->nr_fields && i < VMA_KVMEV_MAX_FIELDS; i++) {
 		const struct fspec *f = &b->spec->fields[i];
 		const struct vma_kvmev_loc *loc = &b->loc[i];
+		struct vma_kvmev_step st, *prev;
 
 		if (!loc->size && !((f->kind == F_U32 || f->kind == F_U64) && f->missing))
 			continue;
-		b->step[b->nr_steps++] = (struct vma_kvmev_step){
-			.offset = loc->offset, .size = loc->size, .kind = f->kind, .word = f->word,
-			.arg = f->arg, .missing = f->missing };
+		st = (struct vma_kvmev_step){ .offset = loc->offset, .size = loc->size,
+					      .kind = f->kind, .word = f->word, .arg = f->arg,
+					      .missing = f->missing };
+		as_copy(&st);
+		prev = b->nr_steps ? &b->step[b->nr_steps - 1] : NULL;
+		if (prev && st.kind == F_COPY && prev->kind == F_COPY &&
+		    prev->offset + prev->size == st.offset &&
+		    prev->word * 4u + prev->size == st.word * 4u && prev->size % 4 == 0) {
+			prev->size += st.size;
+			continue;
+		}
+		b->step[b->nr_steps++] = st;
 	}
 }
 
@@ -550,9 +587,14 @@ static void fill_steps(const struct vma_kvmev_bind *b, const unsigned char *data
 	for (i = 0; i < b->nr_steps; i++) {
 		const struct vma_kvmev_step *st = &b->step[i];
 		uint32_t *w = &rec->data[st->word];
-		uint64_t val = st->size ? load_host(data + st->offset, st->size) : st->missing;
+		uint64_t val;
 		uint32_t n;
 
+		if (st->kind == F_COPY) {
+			vma_copy_short((char *)w, (const char *)data + st->offset, st->size);
+			continue;
+		}
+		val = st->size ? load_host(data + st->offset, st->size) : st->missing;
 		switch (st->kind) {
 		case F_U32:
 			w[0] = (uint32_t)val;

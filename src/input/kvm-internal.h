@@ -34,7 +34,10 @@ static inline void vma_copy_short(char *p, const char *s, size_t n)
 	uint64_t a, b;
 	uint32_t c, d;
 
-	if (n >= 8 && n <= 16) {
+	if (n > 16 && n <= 32) {
+		vma_copy_short(p, s, 16);
+		vma_copy_short(p + n - 16, s + n - 16, 16);
+	} else if (n >= 8 && n <= 16) {
 		memcpy(&a, s, 8);
 		memcpy(&b, s + n - 8, 8);
 		memcpy(p, &a, 8);
