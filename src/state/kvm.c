@@ -361,8 +361,14 @@ static void take_comm(struct vma_vcpu *v, const struct vma_record *rec, enum vma
 	char comm[VMA_KVM_COMM_LEN];
 	uint32_t i;
 
-	for (i = 0; i < VMA_KVM_COMM_LEN - 1; i++)
-		comm[i] = (char)(vma_kvm_word(rec, w + i / 4) >> (8 * (i % 4)));
+	/* byte i is in bits 8 * (i % 4) of word w + i / 4: in order on a little-endian host */
+	if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ &&
+	    (uint32_t)w + VMA_KVM_COMM_LEN / 4 <= rec->nr_data) {
+		memcpy(comm, &rec->data[w], VMA_KVM_COMM_LEN - 1);
+	} else {
+		for (i = 0; i < VMA_KVM_COMM_LEN - 1; i++)
+			comm[i] = (char)(vma_kvm_word(rec, w + i / 4) >> (8 * (i % 4)));
+	}
 	comm[VMA_KVM_COMM_LEN - 1] = '\0';
 	if (comm[0])
 		memcpy(v->kvm_comm, comm, sizeof(comm));
