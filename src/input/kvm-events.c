@@ -740,7 +740,7 @@ static bool put_task_time(struct vma_kvm_priv *priv, const unsigned char *data, 
 	const struct vma_kvmev *ev = &priv->ev;
 	uint64_t us = ts / 1000 + (ts % 1000 >= 500);
 	char num[24], *d;
-	size_t len, name_len, n;
+	size_t len, name_len, n, pad;
 	const char *comm;
 	int64_t pid;
 	char *p;
@@ -751,8 +751,8 @@ static bool put_task_time(struct vma_kvm_priv *priv, const unsigned char *data, 
 	pid = (int)read_uint(data + ev->pid_offset, ev->pid_size, ev->big_endian);
 	comm = comm_of(priv, (int)pid, &len);
 	name_len = strlen(name);
-	/* comm, pid, cpu and seconds: at most 16 + 20 + 20 + 26 bytes beside the names */
-	if (!vma_sb_room(sb, len + name_len + 96))
+	/* comm, pid, cpu, seconds and padding: at most 16 + 20 + 20 + 26 + 22 bytes beside the names */
+	if (!vma_sb_room(sb, len + name_len + 128))
 		return true;
 	p = sb->buf + sb->len;
 	if (len < 16) {
@@ -791,6 +791,9 @@ static bool put_task_time(struct vma_kvm_priv *priv, const unsigned char *data, 
 	vma_copy_short(p, name, name_len);
 	p += name_len;
 	*p++ = ':';
+	pad = (name_len + 1 < NAME_COLUMN ? NAME_COLUMN - name_len - 1 : 0) + 1;
+	memset(p, ' ', pad);
+	p += pad;
 	sb->len = (size_t)(p - sb->buf);
 	sb->buf[sb->len] = '\0';
 	return true;
@@ -884,10 +887,11 @@ void vma_kvmev_describe(struct vma_kvm_priv *priv, const unsigned char *data, ui
 	}
 	vma_kvm_print_setup(priv);
 	/* in trace-cmd's order: the comm first, before a plugin may register a new one */
-	if (!put_task_time(priv, data, size, cpu, ts, b->event->name, sb))
+	if (!put_task_time(priv, data, size, cpu, ts, b->event->name, sb)) {
 		put_task_time_tep(priv, b->event, &line, sb);
-	pad = strlen(b->event->name) + 1;
-	vma_sb_put_fill(sb, ' ', (pad < NAME_COLUMN ? NAME_COLUMN - pad : 0) + 1);
+		pad = strlen(b->event->name) + 1;
+		vma_sb_put_fill(sb, ' ', (pad < NAME_COLUMN ? NAME_COLUMN - pad : 0) + 1);
+	}
 	if (!vma_kvmtext_put(priv, b, &line, sb))
 		vma_kvmev_info_text(priv, b->event, &line, sb);
 }

@@ -499,6 +499,15 @@ static uint64_t eval(const struct vma_kvmtext *t, int i, const unsigned char *da
 }
 
 /* The symbol's key: its value, and for kvm_exit the isa in the high word. */
+/* A node's value, a field read without a call. */
+static inline uint64_t value(const struct vma_kvmtext *t, int i, const unsigned char *data,
+			     bool big)
+{
+	const struct node *n = &t->nodes[i];
+
+	return n->kind == N_FIELD ? rd(n, data, big) : eval(t, i, data, big);
+}
+
 static uint64_t sym_key(const struct vma_kvmtext *t, const unsigned char *data, bool big)
 {
 	const struct node *n = &t->nodes[t->sym_node];
@@ -636,13 +645,18 @@ static char *put_state(char *p, uint32_t state)
 static char *put_comm(struct vma_kvm_priv *priv, char *p, const struct op *o,
 		      const unsigned char *data, int pid)
 {
-	size_t n = strnlen((const char *)data + o->width, o->len);
+	size_t n = strnlen((const char *)data + o->width, o->len), i;
 
 	memcpy(p, data + o->width, n);
 	p[n] = '\0';
 	/* as the plugin: the comm names the pid from here on (a known pid keeps its own) */
 	tep_register_comm(priv->tep, p, pid);
 	vma_kvm_comms_stale(priv);
+	/* what the dump makes of a newline or tab in the text (tidy()) */
+	for (i = 0; i < n; i++) {
+		if (p[i] == '\n' || p[i] == '\t' || p[i] == '\r')
+			p[i] = ' ';
+	}
 	return p + n;
 }
 
@@ -701,17 +715,17 @@ static void put_ops(const struct vma_kvmtext *t, struct vma_kvm_priv *priv,
 			p += o->len;
 			break;
 		case O_NUM:
-			p = put_num(p, o, eval(t, o->node, data, big));
+			p = put_num(p, o, value(t, o->node, data, big));
 			break;
 		case O_STR:
 			str_of(t, o->node, data, big, sym, &s, &n);
 			p = put_str(p, o, s, n);
 			break;
 		case O_COMM:
-			p = put_comm(priv, p, o, data, (int)eval(t, o->pid, data, big));
+			p = put_comm(priv, p, o, data, (int)value(t, o->pid, data, big));
 			break;
 		case O_STATE:
-			p = put_state(p, (uint32_t)eval(t, o->node, data, big));
+			p = put_state(p, (uint32_t)value(t, o->node, data, big));
 			break;
 		}
 	}
@@ -780,14 +794,13 @@ static bool has_blank(const char *s, size_t n)
 	return memchr(s, '\n', n) || memchr(s, '\t', n) || memchr(s, '\r', n);
 }
 
-/* Whether the text can hold a newline or tab: a comm, or one in the format's strings. */
+/* Whether the text can hold a newline or tab: one in the format's strings (comms are tidied). */
 static bool is_dirty(const struct vma_kvmtext *t)
 {
 	uint32_t i;
 
 	for (i = 0; i < t->nr_ops; i++) {
-		if (t->ops[i].kind == O_COMM ||
-		    (t->ops[i].kind == O_LIT && has_blank(t->ops[i].str, t->ops[i].len)))
+		if (t->ops[i].kind == O_LIT && has_blank(t->ops[i].str, t->ops[i].len))
 			return true;
 	}
 	for (i = 0; i < t->nr_nodes; i++) {
