@@ -27,6 +27,7 @@
 #include <traceevent/event-parse.h>
 
 #include "input/kvm-internal.h"
+#include "vmalyze/grow.h"
 #include "vmalyze/diag.h"
 #include "vmalyze/status.h"
 
@@ -43,7 +44,7 @@ static bool ftrace_raw_probe(const unsigned char *head, size_t len)
 /* Whole small file at @dirfd/@name.  Return: owned, NULL with errno set. */
 static char *slurp(int dirfd, const char *name, size_t *len)
 {
-	size_t cap = 4096, n = 0;
+	size_t cap = 0, n = 0;
 	char *buf = NULL;
 	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
 
@@ -52,19 +53,15 @@ static char *slurp(int dirfd, const char *name, size_t *len)
 	for (;;) {
 		ssize_t got;
 
-		if (n + 1 >= cap || !buf) {
-			char *p;
-
-			if (buf)
-				cap *= 2;
-			if (cap > MAX_FORMAT_FILE) {
+		if (n + 1 >= cap) {
+			if (n + 2 > MAX_FORMAT_FILE) {
 				errno = EFBIG;
 				goto fail;
 			}
-			p = realloc(buf, cap);
-			if (!p)
+			if (vma_grow(buf, &cap, n + 2, 4096)) {
+				errno = ENOMEM;
 				goto fail;
-			buf = p;
+			}
 		}
 		got = read(fd, buf + n, cap - n - 1);
 		if (got < 0 && errno == EINTR)

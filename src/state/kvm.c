@@ -45,6 +45,8 @@ struct vma_kvm_threads {
 	uint32_t arm_vcpus;
 	uint32_t free_vm;      /* every VM below it has a bound vcpu */
 	uint64_t unattributed; /* records of threads not known to be vcpus */
+	/* The slot of each pcpu's last thread (by pcpu % 16): a pcpu runs one for a while. */
+	uint32_t recent[16];
 };
 
 static uint32_t pid_hash(uint32_t pid)
@@ -86,6 +88,21 @@ static struct thread_slot *thread_find(struct vma_kvm_threads *t, uint32_t pid, 
 	t->slots[at].used = true;
 	t->used++;
 	return &t->slots[at];
+}
+
+/* thread_find(t, pid, true), first trying the last thread seen on @pcpu. */
+static struct thread_slot *thread_on(struct vma_kvm_threads *t, uint32_t pcpu, uint32_t pid)
+{
+	uint32_t *at = &t->recent[pcpu % 16];
+	struct thread_slot *slot;
+
+	/* an index, checked: the table may have grown since */
+	if (*at < t->cap && t->slots[*at].used && t->slots[*at].pid == pid)
+		return &t->slots[*at];
+	slot = thread_find(t, pid, true);
+	if (slot)
+		*at = (uint32_t)(slot - t->slots);
+	return slot;
 }
 
 void vma_kvm_threads_destroy(struct vma_kvm_threads *t)
@@ -204,7 +221,7 @@ int vma_machine_name_vm(struct vma_machine *m, uint32_t vm, const char *name)
 
 /* The vcpu a thread is, learning it from @vcpu_id when the record names one. */
 static struct vma_vcpu *vcpu_of_thread(struct vma_machine *m, struct thread_slot **slotp,
-				       uint32_t pid, uint32_t vcpu_id, bool arm)
+				       uint32_t pcpu, uint32_t pid, uint32_t vcpu_id, bool arm)
 {
 	struct vma_kvm_threads *t = threads_of(m);
 	struct thread_slot *slot;
@@ -213,7 +230,7 @@ static struct vma_vcpu *vcpu_of_thread(struct vma_machine *m, struct thread_slot
 	*slotp = NULL;
 	if (!t)
 		return NULL;
-	slot = thread_find(t, pid, true);
+	slot = thread_on(t, pcpu, pid);
 	if (!slot)
 		return NULL;
 	*slotp = slot;
@@ -412,19 +429,16 @@ static void count_event(struct vma_machine *m, const struct vma_record *rec)
 		kind = index == UINT32_MAX ? VMA_KVM_OTHER - VMA_ID_KVM_BASE : VMA_KVM_KINDS + index;
 	}
 	if (kind >= m->nr_kvm_counts) {
-		uint32_t n = m->nr_kvm_counts ? m->nr_kvm_counts : VMA_KVM_KINDS * 2;
-		uint64_t *c;
+		size_t cap = m->nr_kvm_counts;
 
-		while (n <= kind)
-			n *= 2;
-		if (n > (1u << 20))
+		/* event tables are small: a bigger index is a damaged record */
+		if (kind >= (1u << 20) ||
+		    vma_grow(m->kvm_counts, &cap, (size_t)kind + 1, VMA_KVM_KINDS * 2)) {
 			return;
-		c = realloc(m->kvm_counts, n * sizeof(*c));
-		if (!c)
-			return;
-		memset(c + m->nr_kvm_counts, 0, (n - m->nr_kvm_counts) * sizeof(*c));
-		m->kvm_counts = c;
-		m->nr_kvm_counts = n;
+		}
+		memset(m->kvm_counts + m->nr_kvm_counts, 0,
+		       (cap - m->nr_kvm_counts) * sizeof(*m->kvm_counts));
+		m->nr_kvm_counts = (uint32_t)cap;
 	}
 	m->kvm_counts[kind]++;
 }
@@ -543,15 +557,15 @@ int vma_kvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_r
 		return VMA_OK;
 	case VMA_KVM_EXIT:
 		arm_exit = exit_isa(rec) == VMA_KVM_ISA_ARM64;
-		v = vcpu_of_thread(m, &slot, rec->ctx, vma_kvm_word(rec, VMA_KVM_EXIT_VCPU),
-				   arm_exit);
+		v = vcpu_of_thread(m, &slot, rec->pcpu, rec->ctx,
+				   vma_kvm_word(rec, VMA_KVM_EXIT_VCPU), arm_exit);
 		break;
 	case VMA_KVM_ENTRY:
-		v = vcpu_of_thread(m, &slot, rec->ctx, vma_kvm_word(rec, VMA_KVM_ENTRY_VCPU),
-				   false);
+		v = vcpu_of_thread(m, &slot, rec->pcpu, rec->ctx,
+				   vma_kvm_word(rec, VMA_KVM_ENTRY_VCPU), false);
 		break;
 	default:
-		v = vcpu_of_thread(m, &slot, rec->ctx, VMA_KVM_NO_VCPU, false);
+		v = vcpu_of_thread(m, &slot, rec->pcpu, rec->ctx, VMA_KVM_NO_VCPU, false);
 		break;
 	}
 	p->current = v;
