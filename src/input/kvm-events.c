@@ -591,7 +591,23 @@ static void fill_steps(const struct vma_kvmev_bind *b, const unsigned char *data
 		uint32_t n;
 
 		if (st->kind == F_COPY) {
-			vma_copy_short((char *)w, (const char *)data + st->offset, st->size);
+			/* the usual sizes as moves of a known size */
+			switch (st->size) {
+			case 4:
+				memcpy(w, data + st->offset, 4);
+				break;
+			case 8:
+				memcpy(w, data + st->offset, 8);
+				break;
+			case 16:
+				memcpy(w, data + st->offset, 16);
+				break;
+			case 24:
+				memcpy(w, data + st->offset, 24);
+				break;
+			default:
+				memcpy(w, data + st->offset, st->size);
+			}
 			continue;
 		}
 		val = st->size ? load_host(data + st->offset, st->size) : st->missing;
