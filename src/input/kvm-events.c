@@ -485,19 +485,41 @@ void vma_kvmev_fini(struct vma_kvmev *ev)
 	ev->nr_ids = 0;
 }
 
-static inline uint64_t read_uint(const unsigned char *p, uint32_t size, bool big)
+/* A number field's value into its words at @w, by its kind (not F_BYTES). */
+static inline void put_value(uint8_t kind, uint8_t arg, uint32_t *w, uint64_t val)
 {
-	switch (size) {
-	case 1:
-		return p[0];
-	case 2:
-		return vma_get16(p, big);
-	case 4:
-		return vma_get32(p, big);
-	case 8:
-		return vma_get64(p, big);
+	switch (kind) {
+	case F_U32:
+		w[0] = (uint32_t)val;
+		break;
+	case F_U64:
+		w[0] = (uint32_t)val;
+		w[1] = (uint32_t)(val >> 32);
+		break;
+	case F_BIT:
+		w[0] |= (uint32_t)(val != 0) << arg;
+		break;
+	case F_LO16:
+		w[0] |= (uint32_t)(val & 0xffff);
+		break;
+	case F_HI16:
+		w[0] |= (uint32_t)(val & 0xffff) << 16;
+		break;
 	}
-	return 0;
+}
+
+/* @n raw bytes into the words at @w: byte i in bits 8 * (i % 4) of word i / 4. */
+static inline void put_bytes(uint32_t *w, const unsigned char *src, uint32_t n)
+{
+	uint32_t i;
+
+	if (!VMA_HOST_BIG) {
+		/* the host's own layout of the words */
+		memcpy(w, src, n);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		w[i / 4] |= (uint32_t)src[i] << (8 * (i % 4));
 }
 
 /*
@@ -513,69 +535,16 @@ static void put_field(const struct fspec *f, const struct vma_kvmev_loc *loc, bo
 	bool present = loc->size && (uint64_t)loc->offset + loc->size <= size;
 
 	if (f->kind == F_BYTES) {
-		uint32_t n = present ? loc->size : 0, i;
-
-		if (n > f->arg)
-			n = f->arg;
-		for (i = 0; i < n; i++)
-			w[i / 4] |= (uint32_t)data[loc->offset + i] << (8 * (i % 4));
+		if (present)
+			put_bytes(w, data + loc->offset, loc->size < f->arg ? loc->size : f->arg);
 		return;
 	}
-	if (present) {
-		switch (loc->size) {
-		case 1:
-		case 2:
-		case 4:
-		case 8:
-			val = read_uint(data + loc->offset, loc->size, big);
-			break;
-		default:
-			present = false;
-		}
+	if (present && (loc->size == 1 || loc->size == 2 || loc->size == 4 || loc->size == 8)) {
+		val = vma_get_uint(data + loc->offset, loc->size, big);
+	} else if (f->kind == F_U32 || f->kind == F_U64) {
+		val = f->missing;
 	}
-	switch (f->kind) {
-	case F_U32:
-		w[0] = present ? (uint32_t)val : f->missing;
-		break;
-	case F_U64:
-		if (!present)
-			val = f->missing;
-		w[0] = (uint32_t)val;
-		w[1] = (uint32_t)(val >> 32);
-		break;
-	case F_BIT:
-		w[0] |= (uint32_t)(present && val != 0) << f->arg;
-		break;
-	case F_LO16:
-		w[0] |= (uint32_t)(val & 0xffff);
-		break;
-	case F_HI16:
-		w[0] |= (uint32_t)(val & 0xffff) << 16;
-		break;
-	}
-}
-
-/* A number of 1, 2, 4 or 8 bytes (0: absent) in the host's byte order. */
-static inline uint64_t load_host(const unsigned char *p, uint32_t size)
-{
-	uint64_t v8;
-	uint32_t v4;
-	uint16_t v2;
-
-	switch (size) {
-	case 1:
-		return p[0];
-	case 2:
-		memcpy(&v2, p, 2);
-		return v2;
-	case 4:
-		memcpy(&v4, p, 4);
-		return v4;
-	case 8:
-		memcpy(&v8, p, 8);
-		return v8;
-	}
-	return 0;
+	put_value(f->kind, f->arg, w, val);
 }
 
 /* put_field() for a record holding every field, in the host's byte order. */
@@ -588,7 +557,6 @@ static void fill_steps(const struct vma_kvmev_bind *b, const unsigned char *data
 		const struct vma_kvmev_step *st = &b->step[i];
 		uint32_t *w = &rec->data[st->word];
 		uint64_t val;
-		uint32_t n;
 
 		if (st->kind == F_COPY) {
 			/* the usual sizes as moves of a known size */
@@ -610,37 +578,13 @@ static void fill_steps(const struct vma_kvmev_bind *b, const unsigned char *data
 			}
 			continue;
 		}
-		val = st->size ? load_host(data + st->offset, st->size) : st->missing;
-		switch (st->kind) {
-		case F_U32:
-			w[0] = (uint32_t)val;
-			break;
-		case F_U64:
-			w[0] = (uint32_t)val;
-			w[1] = (uint32_t)(val >> 32);
-			break;
-		case F_BIT:
-			w[0] |= (uint32_t)(val != 0) << st->arg;
-			break;
-		case F_LO16:
-			w[0] |= (uint32_t)(val & 0xffff);
-			break;
-		case F_HI16:
-			w[0] |= (uint32_t)(val & 0xffff) << 16;
-			break;
-		case F_BYTES:
-			n = st->size < st->arg ? st->size : st->arg;
-			if (VMA_HOST_BIG) {
-				uint32_t k;
-
-				for (k = 0; k < n; k++)
-					w[k / 4] |= (uint32_t)data[st->offset + k] << (8 * (k % 4));
-			} else {
-				/* byte k in bits 8 * (k % 4) of word k / 4: the host's own layout */
-				memcpy(w, data + st->offset, n);
-			}
-			break;
+		if (st->kind == F_BYTES) {
+			put_bytes(w, data + st->offset, st->size < st->arg ? st->size : st->arg);
+			continue;
 		}
+		/* the file's order is the host's: the swap folds away */
+		val = st->size ? vma_get_uint(data + st->offset, st->size, VMA_HOST_BIG) : st->missing;
+		put_value(st->kind, st->arg, w, val);
 	}
 }
 
@@ -652,8 +596,8 @@ int vma_kvmev_fill(const struct vma_kvmev *ev, const unsigned char *data, uint32
 
 	if (size < ev->type_offset + ev->type_size || size < ev->pid_offset + ev->pid_size)
 		return -1;
-	type = (uint32_t)read_uint(data + ev->type_offset, ev->type_size, ev->big_endian);
-	rec->ctx = (uint32_t)read_uint(data + ev->pid_offset, ev->pid_size, ev->big_endian);
+	type = (uint32_t)vma_get_uint(data + ev->type_offset, ev->type_size, ev->big_endian);
+	rec->ctx = (uint32_t)vma_get_uint(data + ev->pid_offset, ev->pid_size, ev->big_endian);
 	memset(rec->data, 0, sizeof(rec->data));
 	if (type < ev->nr_ids && ev->by_id[type] >= 0)
 		b = &ev->bind[ev->by_id[type]];
@@ -764,7 +708,7 @@ static bool put_task_time(struct vma_kvm_priv *priv, const unsigned char *data, 
 	if (us <= 1000000 || ts > UINT64_MAX - 500 || cpu > INT32_MAX ||
 	    size < ev->pid_offset + ev->pid_size)
 		return false;
-	pid = (int)read_uint(data + ev->pid_offset, ev->pid_size, ev->big_endian);
+	pid = (int)vma_get_uint(data + ev->pid_offset, ev->pid_size, ev->big_endian);
 	comm = comm_of(priv, (int)pid, &len);
 	name_len = strlen(name);
 	/* comm, pid, cpu, seconds and padding: at most 16 + 20 + 20 + 26 + 22 bytes beside the names */
@@ -884,7 +828,7 @@ void vma_kvmev_describe(struct vma_kvm_priv *priv, const unsigned char *data, ui
 		vma_sb_puts(sb, "(event too short to decode)");
 		return;
 	}
-	type = (uint32_t)read_uint(data + ev->type_offset, ev->type_size, ev->big_endian);
+	type = (uint32_t)vma_get_uint(data + ev->type_offset, ev->type_size, ev->big_endian);
 	if (type >= ev->nr_ids || ev->by_id[type] < 0) {
 		vma_sb_printf(sb, "unknown event id %u (%u bytes)", type, size);
 		return;

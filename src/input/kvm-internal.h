@@ -82,6 +82,22 @@ static inline uint64_t vma_get64(const unsigned char *p, bool big)
 	return big != VMA_HOST_BIG ? __builtin_bswap64(v) : v;
 }
 
+/* A number of 1, 2, 4 or 8 bytes at @p in the given byte order; 0 for another size. */
+static inline uint64_t vma_get_uint(const unsigned char *p, uint32_t size, bool big)
+{
+	switch (size) {
+	case 1:
+		return p[0];
+	case 2:
+		return vma_get16(p, big);
+	case 4:
+		return vma_get32(p, big);
+	case 8:
+		return vma_get64(p, big);
+	}
+	return 0;
+}
+
 /* ---- ring-buffer pages (ringbuf.c) --------------------------------------- */
 
 /* The event header's type_len values above the data lengths. */

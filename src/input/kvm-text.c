@@ -443,20 +443,9 @@ static bool compile(struct vma_kvmtext *t, struct tep_event *event)
 
 /* ---- writing ------------------------------------------------------------- */
 
-static uint64_t rd(const struct node *n, const unsigned char *data, bool big)
+static inline uint64_t rd(const struct node *n, const unsigned char *data, bool big)
 {
-	const unsigned char *p = data + n->off;
-
-	switch (n->size) {
-	case 1:
-		return p[0];
-	case 2:
-		return vma_get16(p, big);
-	case 4:
-		return vma_get32(p, big);
-	default:
-		return vma_get64(p, big);
-	}
+	return vma_get_uint(data + n->off, n->size, big);
 }
 
 static uint64_t eval(const struct vma_kvmtext *t, int i, const unsigned char *data, bool big)
