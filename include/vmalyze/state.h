@@ -190,6 +190,7 @@ struct vma_vcpu {
 	struct vma_domain *domain; /* borrowed: owns this vcpu */
 	uint32_t vid;
 	enum vma_vcpu_type type;
+	bool idle;                 /* of the idle domain (set at creation, for dispatch) */
 	/* Scheduling. */
 	enum vma_runstate state;
 	enum vma_runnable_kind runnable_kind;

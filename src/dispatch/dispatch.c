@@ -104,20 +104,35 @@ static inline int handle(struct vma_machine *m, struct vma_pcpu *p, const struct
 	return t->handler(m, p, rec, out);
 }
 
-/* The vcpu's type is not the class's: fine if either is none yet. */
-static __attribute__((noinline)) int check_type(struct vma_machine *m, struct vma_pcpu *p,
+/*
+ * A class that needs a vcpu, and the running one is missing, idle or of
+ * another type (or untyped): the checks in their order.
+ */
+static __attribute__((noinline)) int check_vcpu(struct vma_machine *m, struct vma_pcpu *p,
 						const struct triage *t,
 						const struct vma_record *rec,
 						struct vma_outcome *out, uint32_t bytes)
 {
-	if (t->type != VMA_VCPU_NONE && p->current->type != VMA_VCPU_NONE)
+	struct vma_vcpu *v = p->current;
+
+	if (!v)
+		return check_failed(m, p, t, rec, out);
+	/* HVM emulation records are taken whatever runs. */
+	if (t->volume == VMA_VOL_HVM && VMA_TRC_SUB(rec->event) == VMA_TRC_SUB(TRC_HVM_EMUL))
+		return handle(m, p, t, rec, out, bytes);
+	if (t->not_idle && v->idle)
+		return check_failed(m, p, t, rec, out);
+	/* An untyped vcpu passes (the handler gives it the class's type), as does any class type. */
+	if (t->type != VMA_VCPU_NONE && v->type != VMA_VCPU_NONE && v->type != t->type)
 		return check_failed(m, p, t, rec, out);
 	return handle(m, p, t, rec, out, bytes);
 }
 
 /*
  * The class's checks, then its handler.  Every call here is a tail call,
- * so that the path of most records needs no stack frame.
+ * so that the path of most records needs no stack frame.  Classes that
+ * need a vcpu all want it typed and not idle: one test passes a vcpu
+ * that is both, every other case is check_vcpu()'s.
  */
 static inline int check_and_handle(struct vma_machine *m, struct vma_pcpu *p,
 				   const struct triage *t, const struct vma_record *rec,
@@ -126,17 +141,9 @@ static inline int check_and_handle(struct vma_machine *m, struct vma_pcpu *p,
 	struct vma_vcpu *v = p->current;
 
 	if (!t->needs_current)
-		return handle(m, p, t, rec, out, bytes);
-	if (__builtin_expect(!v, 0))
-		return check_failed(m, p, t, rec, out);
-	/* HVM emulation records are taken whatever runs. */
-	if (t->volume == VMA_VOL_HVM && VMA_TRC_SUB(rec->event) == VMA_TRC_SUB(TRC_HVM_EMUL))
-		return handle(m, p, t, rec, out, bytes);
-	if (t->not_idle && __builtin_expect(v->domain->did == VMA_IDLE_DOMAIN, 0))
-		return check_failed(m, p, t, rec, out);
-	/* An untyped vcpu passes: the handler gives it the class's type. */
-	if (__builtin_expect(v->type != t->type, 0))
-		return check_type(m, p, t, rec, out, bytes);
+		return t->handler(m, p, rec, out);
+	if (__builtin_expect(!v || v->idle || v->type != t->type, 0))
+		return check_vcpu(m, p, t, rec, out, bytes);
 	return handle(m, p, t, rec, out, bytes);
 }
 

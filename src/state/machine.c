@@ -277,6 +277,7 @@ struct vma_vcpu *vma_vcpu_get(struct vma_machine *m, uint32_t did, uint32_t vid)
 	if (!v)
 		return NULL;
 	v->domain = d;
+	v->idle = d->did == VMA_IDLE_DOMAIN;
 	v->vid = vid;
 	v->state = VMA_RS_INIT;
 	v->last_oldstate.wrong = VMA_RS_INIT;
