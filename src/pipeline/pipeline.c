@@ -422,6 +422,9 @@ static bool outside_window(struct vma_pipeline *p, uint64_t tsc)
 	return tsc - p->first_tsc < p->from || tsc - p->first_tsc > p->to;
 }
 
+/* Records between two looks at the stop flag and the progress counter. */
+#define POLL_RECORDS 256u
+
 /*
  * The record loop, made twice by the compiler: with --time's window test
  * and without, so that a run without --time pays nothing for it.
@@ -433,13 +436,20 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 	struct vma_stream *stream;
 	struct vma_outcome outcome;
 	struct member *mb;
+	uint32_t poll = 1;
 	int rc;
 
 	for (;;) {
-		/* SIGINT/SIGTERM: the input ends here, and what was read is reported. */
-		if (p->opts.input.stop && *p->opts.input.stop) {
-			*interrupted = true;
-			return VMA_OK;
+		/*
+		 * Every POLL_RECORDS records (and before the first), SIGINT/SIGTERM:
+		 * the input ends here, and what was read is reported.
+		 */
+		if (__builtin_expect(--poll == 0, 0)) {
+			poll = POLL_RECORDS;
+			if (p->opts.input.stop && *p->opts.input.stop) {
+				*interrupted = true;
+				return VMA_OK;
+			}
 		}
 		rc = vma_feed_next(p->feed, &stream);
 		if (rc == VMA_END)
@@ -447,7 +457,7 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 		if (rc < 0)
 			return rc;
 		p->nr_records++; /* always: a run with none is reported */
-		if (p->opts.progress && (p->nr_records & 0xffff) == 0)
+		if (__builtin_expect(poll == POLL_RECORDS, 0) && p->opts.progress)
 			note_progress(p, stream);
 		if (windowed && outside_window(p, stream->rec.tsc))
 			continue;
