@@ -48,7 +48,9 @@ void vma_hvm_stats_destroy(struct vma_hvm_stats *stats)
 	free(stats);
 }
 
-static struct vma_exit_stats *reason_slot(struct vma_hvm_stats *stats, uint32_t reason)
+/* reason_slot() for a reason not seen before (or out of memory: NULL). */
+static __attribute__((noinline)) struct vma_exit_stats *new_reason_slot(struct vma_hvm_stats *stats,
+									  uint32_t reason)
 {
 	uint32_t idx = reason < MAX_DIRECT_REASON ? reason : MAX_DIRECT_REASON;
 
@@ -71,6 +73,14 @@ static struct vma_exit_stats *reason_slot(struct vma_hvm_stats *stats, uint32_t 
 			stats->by_reason[idx]->reason = reason;
 	}
 	return stats->by_reason[idx];
+}
+
+static inline struct vma_exit_stats *reason_slot(struct vma_hvm_stats *stats, uint32_t reason)
+{
+	if (__builtin_expect(reason < stats->nr_slots && reason < MAX_DIRECT_REASON, 1) &&
+	    __builtin_expect(stats->by_reason[reason] != NULL, 1))
+		return stats->by_reason[reason];
+	return new_reason_slot(stats, reason);
 }
 
 static uint32_t sub_hash(uint32_t handler, uint64_t key, bool is_write)
@@ -111,18 +121,16 @@ static inline void remember(struct vma_exit_stats *e, uint32_t i)
 }
 
 /*
- * The sub-summary for a refinement: found through the hash index, or
- * added; past VMA_MAX_SUBS, new keys share the handler's "other" entry.
+ * The sub-summary for a refinement other than the last one found: through
+ * the hash index, or added; past VMA_MAX_SUBS, new keys share the
+ * handler's "other" entry.
  */
-static struct vma_exit_sub *sub_slot(struct vma_exit_stats *e, uint32_t handler, uint64_t key,
-				     bool is_write)
+static __attribute__((noinline)) struct vma_exit_sub *find_sub(struct vma_exit_stats *e,
+								uint32_t handler, uint64_t key,
+								bool is_write)
 {
 	uint32_t slots, at, i;
 
-	/* The last sub's key is kept here, so that a miss does not load the sub. */
-	if (e->nr_subs && e->last_key == key && e->last_handler == handler &&
-	    e->last_write == is_write)
-		return &e->subs[e->last_sub];
 	for (;;) {
 		if (e->index) {
 			slots = 2 * e->cap_subs;
@@ -164,6 +172,17 @@ static struct vma_exit_sub *sub_slot(struct vma_exit_stats *e, uint32_t handler,
 	e->index[at] = i;
 	remember(e, i);
 	return &e->subs[i];
+}
+
+/* The sub-summary for a refinement: most arcs repeat the last one found. */
+static inline struct vma_exit_sub *sub_slot(struct vma_exit_stats *e, uint32_t handler,
+					    uint64_t key, bool is_write)
+{
+	/* The last sub's key is kept here, so that a miss does not load the sub. */
+	if (e->nr_subs && e->last_key == key && e->last_handler == handler &&
+	    e->last_write == is_write)
+		return &e->subs[e->last_sub];
+	return find_sub(e, handler, key, is_write);
 }
 
 void vma_hvm_stats_add_exit(struct vma_hvm_stats *stats, uint32_t reason, uint64_t cycles)
