@@ -169,19 +169,35 @@ static inline bool before(const struct vma_merge *m, uint32_t a, uint32_t b)
 
 /* ---- sorted array ---- */
 
+/*
+ * Where leaf @l, of stamp @tsc, goes among order[0..pos) whose stamps are
+ * @tsc or more, the streams moved up past it as it moves down: the full
+ * tie-break, out of the common path (equal stamps are rare).
+ */
+static __attribute__((noinline)) uint32_t sorted_tie(struct vma_merge *m, uint32_t l,
+						     uint64_t tsc, uint32_t pos)
+{
+	while (pos > 0 && m->order_tsc[pos - 1] == tsc && before(m, m->order[pos - 1], l)) {
+		m->order[pos] = m->order[pos - 1];
+		m->order_tsc[pos] = m->order_tsc[pos - 1];
+		pos--;
+	}
+	return pos;
+}
+
 /* Leaf @l waits: moved down past the streams that come before it. */
 static inline void sorted_insert(struct vma_merge *m, uint32_t l)
 {
 	uint64_t tsc = m->leaf[l].tsc;
 	uint32_t pos = m->waiting++;
 
-	/* Equal stamps are rare: only they need the full tie-break. */
-	while (pos > 0 && (m->order_tsc[pos - 1] < tsc ||
-			   (m->order_tsc[pos - 1] == tsc && before(m, m->order[pos - 1], l)))) {
+	while (pos > 0 && m->order_tsc[pos - 1] < tsc) {
 		m->order[pos] = m->order[pos - 1];
 		m->order_tsc[pos] = m->order_tsc[pos - 1];
 		pos--;
 	}
+	if (__builtin_expect(pos > 0 && m->order_tsc[pos - 1] == tsc, 0))
+		pos = sorted_tie(m, l, tsc, pos);
 	m->order[pos] = l;
 	m->order_tsc[pos] = tsc;
 	m->top_tsc = m->order_tsc[m->waiting - 1];

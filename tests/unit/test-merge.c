@@ -242,3 +242,61 @@ Test(merge, ended_streams_are_reported_once)
 	cr_assert_eq(ended_b, 1);
 	vma_merge_destroy(m);
 }
+
+/*
+ * Random streams with many equal stamps, from 2 streams (the sorted array)
+ * to 40 (the tree of losers), against a brute-force merge of the contract:
+ * the smallest stamp first; on equal stamps the stream that delivered last
+ * goes on, otherwise the lower pcpu, then the stream added first.
+ */
+Test(merge, random_ties_match_brute_force)
+{
+	enum { MAX_STREAMS = 40, PER = 60 };
+	static uint64_t tsc[MAX_STREAMS][PER];
+	static uint32_t got_pcpu[MAX_STREAMS * PER];
+	static uint64_t got_idx[MAX_STREAMS * PER], got_tsc[MAX_STREAMS * PER];
+	struct fake_stream f[MAX_STREAMS];
+	uint32_t seed = 12345, nstreams, i, j;
+	size_t got, k;
+
+	for (nstreams = 2; nstreams <= MAX_STREAMS; nstreams += 3) {
+		struct vma_merge *m = vma_merge_create();
+		size_t pos[MAX_STREAMS] = { 0 };
+		uint32_t pcpu[MAX_STREAMS], last = UINT32_MAX;
+
+		for (i = 0; i < nstreams; i++) {
+			uint64_t t = 0;
+
+			for (j = 0; j < PER; j++) {
+				seed = seed * 1103515245u + 12345u;
+				t += (seed >> 16) % 3; /* steps of 0, 1 or 2: ties everywhere */
+				tsc[i][j] = t;
+			}
+			/* pcpus out of insertion order, some shared */
+			pcpu[i] = (i * 7u) % (nstreams / 2 + 1);
+			fake_init(&f[i], pcpu[i], tsc[i], PER);
+			vma_merge_add(m, &f[i].stream);
+		}
+		cr_assert_eq(drain(m, got_pcpu, got_idx, got_tsc, MAX_STREAMS * PER, &got), VMA_END);
+		cr_assert_eq(got, (size_t)nstreams * PER);
+		for (k = 0; k < got; k++) {
+			uint32_t best = UINT32_MAX;
+
+			for (i = 0; i < nstreams; i++) {
+				if (pos[i] == PER)
+					continue;
+				if (best == UINT32_MAX || tsc[i][pos[i]] < tsc[best][pos[best]] ||
+				    (tsc[i][pos[i]] == tsc[best][pos[best]] && i != best &&
+				     (i == last || (best != last && pcpu[i] < pcpu[best]))))
+					best = i;
+			}
+			cr_assert_eq(got_tsc[k], tsc[best][pos[best]], "%u streams, record %zu", nstreams,
+				     k);
+			cr_assert_eq(got_pcpu[k], pcpu[best], "%u streams, record %zu", nstreams, k);
+			cr_assert_eq(got_idx[k], pos[best], "%u streams, record %zu", nstreams, k);
+			pos[best]++;
+			last = best;
+		}
+		vma_merge_destroy(m);
+	}
+}
