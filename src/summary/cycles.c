@@ -375,12 +375,19 @@ static void sketch_insert32(struct vma_cycles *s, const uint32_t *v32, uint32_t 
 	sketch_insert(s, v, n);
 }
 
+/* One value (too large for the pending array) into @s's sketch. */
+static __attribute__((noinline)) void sketch_insert_one(struct vma_cycles *s, uint64_t v)
+{
+	sketch_insert(s, &v, 1);
+}
+
 /*
  * Insert the pending values of @s's sketch into its buckets: the common
  * case of sketch_insert(), for 32-bit values falling in pages already
- * allocated of narrow buckets, in 32-bit arithmetic.
+ * allocated of narrow buckets, in 32-bit arithmetic.  Out of line, so that
+ * vma_cycles_add() needs no stack frame.
  */
-static void sketch_flush(struct vma_cycles *s)
+static __attribute__((noinline)) void sketch_flush(struct vma_cycles *s)
 {
 	struct vma_cycles_sketch *sk = s->u.sketch;
 	const uint32_t *v = sk->pending;
@@ -496,7 +503,7 @@ static void exact_store(struct vma_cycles *s, uint64_t v)
 }
 
 /* Exact mode with a full (or absent) array, or a value too large: the slow cases. */
-static void add_slow(struct vma_cycles *s, uint64_t v)
+static __attribute__((noinline)) void add_slow(struct vma_cycles *s, uint64_t v)
 {
 	if (s->n < exact_limit(s)) {
 		if ((v <= UINT32_MAX || exact_widen(s)) &&
@@ -527,7 +534,7 @@ void vma_cycles_add(struct vma_cycles *s, uint64_t v)
 	n = s->n;
 	if (s->sketch) {
 		if (__builtin_expect(v > UINT32_MAX, 0)) {
-			sketch_insert(s, &v, 1);
+			sketch_insert_one(s, v);
 			return;
 		}
 		s->u.sketch->pending[n++] = (uint32_t)v;
