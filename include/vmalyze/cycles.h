@@ -108,7 +108,8 @@ struct vma_cycles {
 	 * Sketch mode: values added but not yet inserted into the buckets.
 	 */
 	uint32_t n;
-	uint8_t limit_code; /* 0: default exact limit; else 1 << (limit_code - 1) */
+	uint8_t limit_code : 7; /* 0: default exact limit; else 1 << (limit_code - 1) */
+	uint8_t sorted : 1;     /* exact mode: the samples are in ascending order */
 	uint8_t sketch;     /* true once in sketch mode */
 	uint8_t wide;       /* exact samples are 64-bit (one did not fit in 32) */
 	uint8_t failed;     /* an allocation failed: some samples were dropped */

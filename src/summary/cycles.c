@@ -495,6 +495,7 @@ static bool exact_widen(struct vma_cycles *s)
 
 static void exact_store(struct vma_cycles *s, uint64_t v)
 {
+	s->sorted = 0;
 	if (s->wide) {
 		s->u.exact64[s->n++] = v;
 	} else {
@@ -545,6 +546,7 @@ void vma_cycles_add(struct vma_cycles *s, uint64_t v)
 	}
 	/* Room left unless n is 0 with no array, or a capacity (exact_cap()). */
 	if (n < EXACT_MIN_CAP ? s->u.exact32 != NULL : !exact_full(n)) {
+		s->sorted = 0;
 		if (!s->wide) {
 			if (v <= UINT32_MAX) {
 				s->u.exact32[n] = (uint32_t)v;
@@ -652,6 +654,7 @@ int vma_cycles_merge_samples(struct vma_cycles *dst, const struct vma_cycles *sr
 				memcpy((char *)dst->u.exact32 + exact_size(dst) * dst->n,
 				       src->u.exact32, exact_size(src) * src->n);
 				dst->n = (uint32_t)need;
+				dst->sorted = 0;
 			} else {
 				for (i = 0; i < src->n; i++)
 					exact_store(dst, exact_at(src, i));
@@ -759,6 +762,10 @@ static void exact_sort(struct vma_cycles *s)
 	void *tmp = stack_tmp;
 	uint32_t i;
 
+	/* Quantiles come in threes or more: sort (or look) once. */
+	if (s->sorted)
+		return;
+	s->sorted = 1;
 	for (i = 1; i < s->n; i++) {
 		if (exact_at(s, i - 1) > exact_at(s, i))
 			break;

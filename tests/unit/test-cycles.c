@@ -260,6 +260,39 @@ Test(cycles, exact_matches_reference)
 	}
 }
 
+/*
+ * Quantiles between adds: a summary sorted by a quantile and then given
+ * more samples (smaller ones, a 64-bit one, merged ones) is sorted again.
+ */
+Test(cycles, quantiles_between_adds)
+{
+	struct rng r = { 0x5DEECE66DULL };
+	static uint64_t v[VMA_CYCLES_EXACT_DEFAULT];
+	struct vma_cycles s = { 0 }, part = { 0 };
+	size_t n = 0, i;
+
+	while (n + 40 <= VMA_CYCLES_EXACT_DEFAULT / 2) {
+		for (i = 0; i < 20; i++, n++) {
+			v[n] = 1 + rng_next(&r) % (n < 200 ? 1000000 : 50);
+			vma_cycles_add(&s, v[n]);
+		}
+		check_exact_against_ref(&s, v, n);
+		if (n == 300) {
+			v[n] = 1ULL << 40; /* the samples go to 64 bits */
+			vma_cycles_add(&s, v[n++]);
+			check_exact_against_ref(&s, v, n);
+		}
+		for (i = 0; i < 20; i++, n++) {
+			v[n] = 1 + rng_next(&r) % 30;
+			vma_cycles_add(&part, v[n]);
+		}
+		cr_assert_eq(vma_cycles_merge(&s, &part), 0);
+		vma_cycles_release(&part);
+		check_exact_against_ref(&s, v, n);
+	}
+	vma_cycles_release(&s);
+}
+
 Test(cycles, exact_limit_then_sketch)
 {
 	struct vma_cycles s;
