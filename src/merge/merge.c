@@ -64,6 +64,7 @@ struct vma_merge {
 	/* Tree of losers. */
 	uint32_t *slot;            /* width slots: the leaf waiting there, or EMPTY */
 	uint32_t *node;            /* node[0]: the first stream; node[1..width): losers */
+	uint64_t *node_tsc;        /* the time stamp of each node's stream, beside it */
 	uint32_t width;            /* slots, a power of two, at least 2 */
 	uint32_t waiting;          /* streams waiting */
 	uint64_t top_tsc;          /* time stamp of the first one; UINT64_MAX if none */
@@ -148,6 +149,7 @@ void vma_merge_destroy(struct vma_merge *merge)
 	free(merge->leaf);
 	free(merge->slot);
 	free(merge->node);
+	free(merge->node_tsc);
 	free(merge->offset);
 	free(merge);
 }
@@ -220,24 +222,30 @@ static inline uint32_t sorted_take(struct vma_merge *m)
  */
 static void replay(struct vma_merge *m, uint32_t s, uint32_t l)
 {
-	uint32_t n, cand = l, o, sel;
-	uint64_t cand_tsc = m->leaf[l].tsc, o_tsc, sel64;
+	uint32_t n, cand = l, o, d;
+	uint64_t cand_tsc = m->leaf[l].tsc, o_tsc, d_tsc, mask;
+	bool o_first;
 
 	m->slot[s] = l;
 	m->leaf[l].slot = s;
 	for (n = (m->width + s) / 2; n >= 1; n /= 2) {
 		o = m->node[n];
-		o_tsc = m->leaf[o].tsc;
-		/* Branch-free select: which of two streams leads is a coin toss. */
+		o_tsc = m->node_tsc[n];
 		if (__builtin_expect(o_tsc != cand_tsc, 1))
-			sel = o_tsc < cand_tsc;
+			o_first = o_tsc < cand_tsc;
 		else
-			sel = before(m, o, cand);
-		sel = -sel;
-		sel64 = (uint64_t)(int64_t)(int32_t)sel;
-		m->node[n] = (cand & sel) | (o & ~sel);
-		cand = (o & sel) | (cand & ~sel);
-		cand_tsc = (o_tsc & sel64) | (cand_tsc & ~sel64);
+			o_first = before(m, o, cand);
+		/*
+		 * Swap the two when @o leads, without a branch: which of two
+		 * streams leads is a coin toss.
+		 */
+		mask = -(uint64_t)o_first;
+		d = (cand ^ o) & (uint32_t)mask;
+		d_tsc = (cand_tsc ^ o_tsc) & mask;
+		m->node[n] = o ^ d;
+		m->node_tsc[n] = o_tsc ^ d_tsc;
+		cand ^= d;
+		cand_tsc ^= d_tsc;
 	}
 	m->node[0] = cand;
 	m->top_tsc = cand_tsc;
@@ -256,6 +264,7 @@ static int rebuild(struct vma_merge *m)
 		b = 2 * n + 1 >= m->width ? m->slot[2 * n + 1 - m->width] : win[2 * n + 1];
 		win[n] = before(m, b, a) ? b : a;
 		m->node[n] = win[n] == a ? b : a;
+		m->node_tsc[n] = m->leaf[m->node[n]].tsc;
 	}
 	m->node[0] = win[1];
 	m->top_tsc = m->leaf[win[1]].tsc;
@@ -269,11 +278,15 @@ static int widen(struct vma_merge *m)
 	uint32_t width = m->width ? 2 * m->width : 2;
 	uint32_t *slot = calloc(width, sizeof(*slot));
 	uint32_t *node = realloc(m->node, width * sizeof(*node));
+	uint64_t *node_tsc;
 
-	if (!slot || !node) {
+	if (node)
+		m->node = node;
+	node_tsc = node ? realloc(m->node_tsc, width * sizeof(*node_tsc)) : NULL;
+	if (node_tsc)
+		m->node_tsc = node_tsc;
+	if (!slot || !node || !node_tsc) {
 		free(slot);
-		if (node)
-			m->node = node;
 		return VMA_ERR_NOMEM;
 	}
 	if (m->width)
