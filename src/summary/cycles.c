@@ -879,6 +879,8 @@ uint64_t vma_cycles_min(const struct vma_cycles *s)
 	}
 	if (s->n == 0)
 		return 0;
+	if (s->sorted)
+		return exact_at(s, 0);
 	for (i = 0; i < s->n; i++) {
 		if (exact_at(s, i) < m)
 			m = exact_at(s, i);
@@ -899,6 +901,8 @@ uint64_t vma_cycles_max(const struct vma_cycles *s)
 		}
 		return m;
 	}
+	if (s->sorted && s->n)
+		return exact_at(s, s->n - 1);
 	for (i = 0; i < s->n; i++) {
 		if (exact_at(s, i) > m)
 			m = exact_at(s, i);
