@@ -815,31 +815,57 @@ static uint64_t exact_quantile(struct vma_cycles *s, enum vma_cycles_weight weig
 	return exact_at(s, s->n - 1);
 }
 
-static inline uint64_t cell_weight(const struct vma_cycles_sketch *sk, uint32_t b,
-				   enum vma_cycles_weight weight)
+/*
+ * The weights of the PAGE buckets of allocated page @p into @w: counts, or
+ * sums.  A page lies inside one group, so its buckets are of one width.
+ */
+static void page_weights(const struct vma_cycles_sketch *sk, uint32_t p,
+			 enum vma_cycles_weight weight, uint64_t w[PAGE])
 {
-	return weight == VMA_CYCLES_BY_COUNT ? paged_count(sk, b) : paged_sum(sk, b);
+	uint32_t base = ((uint32_t)sk->page[p] - 1) * PAGE, j;
+	uint64_t lo = bucket_lo(p * PAGE), width = bucket_width(p * PAGE);
+
+	if (sk->wide) {
+		const struct wcell *c = (const struct wcell *)sk->cells + base;
+
+		for (j = 0; j < PAGE; j++)
+			w[j] = weight == VMA_CYCLES_BY_COUNT ? c[j].count : c[j].sum;
+		return;
+	}
+	for (j = 0; j < PAGE; j++) {
+		ncell c = ((const ncell *)sk->cells)[base + j];
+
+		w[j] = weight == VMA_CYCLES_BY_COUNT ? c >> NOFF_BITS
+						      : (c >> NOFF_BITS) * (lo + j * width) + (c & NOFF_MASK);
+	}
 }
 
 static uint64_t sketch_quantile(const struct vma_cycles_sketch *sk, enum vma_cycles_weight weight,
 				uint32_t num, uint32_t den)
 {
 	unsigned __int128 total = 0, cum = 0;
-	uint32_t p, b;
-	uint64_t k, mid;
+	uint64_t k, mid, w[PAGE];
+	uint32_t p, j, b;
 
 	/* Pages never allocated hold nothing. */
 	for (p = 0; p < NPAGES; p++) {
-		for (b = p * PAGE; sk->page[p] && b < (p + 1) * PAGE; b++)
-			total += cell_weight(sk, b, weight);
+		if (!sk->page[p])
+			continue;
+		page_weights(sk, p, weight, w);
+		for (j = 0; j < PAGE; j++)
+			total += w[j];
 	}
 	if (total == 0)
 		return 0;
 	k = target(total, num, den);
 	for (p = 0; p < NPAGES; p++) {
-		for (b = p * PAGE; sk->page[p] && b < (p + 1) * PAGE; b++) {
-			cum += cell_weight(sk, b, weight);
+		if (!sk->page[p])
+			continue;
+		page_weights(sk, p, weight, w);
+		for (j = 0; j < PAGE; j++) {
+			cum += w[j];
 			if (cum > k) {
+				b = p * PAGE + j;
 				mid = bucket_lo(b) + (bucket_width(b) - 1) / 2;
 				if (mid < sk->min)
 					return sk->min;
