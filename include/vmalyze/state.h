@@ -245,6 +245,8 @@ struct vma_domain {
 	struct vma_vcpu **vcpus; /* owned, the vcpus seen, sorted by id (no NULLs) */
 	uint32_t nr_vcpus;       /* vcpus in vcpus[] */
 	uint32_t cap_vcpus;      /* slots allocated */
+	/* How many of vcpus[] are in each runstate (vma_vcpu_set_state()). */
+	uint32_t vcpus_in[VMA_RS_COUNT];
 	enum vma_domain_runstate runstate;
 	bool runstate_valid;
 	uint64_t runstate_tsc;
@@ -256,6 +258,14 @@ struct vma_domain {
 	struct vma_eip_counts interrupt_eips; /* --with-interrupt-eip-enumeration */
 	struct vma_cr3_list cr3s;  /* --with-cr3-enumeration, by first load */
 };
+
+/* The one place a vcpu's runstate changes: its domain's counts follow. */
+static inline void vma_vcpu_set_state(struct vma_vcpu *v, enum vma_runstate next)
+{
+	v->domain->vcpus_in[v->state]--;
+	v->domain->vcpus_in[next]++;
+	v->state = next;
+}
 
 /* Trace volume by class, per pcpu (xenalyze's log volume summary). */
 enum vma_volume_class {

@@ -280,6 +280,7 @@ struct vma_vcpu *vma_vcpu_get(struct vma_machine *m, uint32_t did, uint32_t vid)
 	v->idle = d->did == VMA_IDLE_DOMAIN;
 	v->vid = vid;
 	v->state = VMA_RS_INIT;
+	d->vcpus_in[VMA_RS_INIT]++;
 	v->last_oldstate.wrong = VMA_RS_INIT;
 	memmove(d->vcpus + at + 1, d->vcpus + at, (d->nr_vcpus - at) * sizeof(*d->vcpus));
 	d->vcpus[at] = v;
@@ -322,7 +323,7 @@ int vma_machine_add_pcpu(struct vma_machine *m, uint32_t id)
 		return VMA_ERR_NOMEM;
 	v->activated = true;
 	v->pcpu = p;
-	v->state = VMA_RS_RUNNING;
+	vma_vcpu_set_state(v, VMA_RS_RUNNING);
 	p->current = v;
 	vma_pcpu_changed(m, p);
 	return VMA_OK;

@@ -31,17 +31,12 @@
 #include "vmalyze/trace-ids.h"
 #include "vmalyze/xen-events.h"
 
+/* The domain's state from how many of its vcpus are in each runstate. */
 static enum vma_domain_runstate domain_runstate(struct vma_domain *d, bool *valid)
 {
-	uint32_t counts[VMA_RS_COUNT] = { 0 };
-	uint32_t i, known = 0;
+	const uint32_t *counts = d->vcpus_in;
+	uint32_t known = d->nr_vcpus - counts[VMA_RS_INIT];
 
-	for (i = 0; i < d->nr_vcpus; i++) {
-		if (d->vcpus[i] && d->vcpus[i]->state != VMA_RS_INIT) {
-			known++;
-			counts[d->vcpus[i]->state]++;
-		}
-	}
 	*valid = true;
 	if (counts[VMA_RS_LOST] == known)
 		return VMA_DRS_LOST;
@@ -99,7 +94,7 @@ static void runstate_update(const struct vma_machine *m, struct vma_vcpu *v,
 	} else {
 		v->runnable_kind = VMA_RUNNABLE_COUNT;
 	}
-	v->state = next;
+	vma_vcpu_set_state(v, next);
 	v->state_tsc = tsc;
 
 	if (d->did == VMA_DEFAULT_DOMAIN)
