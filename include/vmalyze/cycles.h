@@ -29,7 +29,7 @@
  * 4 bytes per slot (8 once a sample needs more than 32 bits); its capacity
  * is the smallest of 4, 6, 8, 12, 16, 24, ... (powers of two and 1.5 times
  * them) >= its count: 16 B for 1..4 values, 4 KiB at the default limit.  A
- * sketch costs 776 bytes plus 128 bytes per page of 16 adjacent buckets
+ * sketch costs 392 bytes plus 128 bytes per page of 16 adjacent buckets
  * holding at least one value (up to 8 pages per power of two; twice that in
  * the rare sketch whose 32-bit bucket counters would overflow), whatever the
  * number of events.

@@ -53,7 +53,7 @@
 #define EXACT_MIN_CAP 4u
 #define EXACT_DEFAULT_CODE 11 /* 1 << 10 == VMA_CYCLES_EXACT_DEFAULT */
 /* Values a sketch gathers before inserting them into its buckets. */
-#define PENDING 128u
+#define PENDING 32u
 /* Buckets allocated together: a page; the pages of all groups. */
 #define PAGE 16u
 #define NPAGES (NGROUPS * SUB / PAGE)
@@ -92,7 +92,7 @@ struct vma_cycles_sketch {
 	/* 1 + the place in cells of the page of buckets [p * PAGE, (p + 1) * PAGE); 0: none */
 	uint8_t page[NPAGES];
 };
-_Static_assert(sizeof(void *) != 8 || sizeof(struct vma_cycles_sketch) == 776,
+_Static_assert(sizeof(void *) != 8 || sizeof(struct vma_cycles_sketch) == 392,
 	       "vmalyze/cycles.h states the size of a sketch");
 
 static inline unsigned int top_bit(uint64_t v)
@@ -437,7 +437,7 @@ static __attribute__((noinline)) void sketch_flush(struct vma_cycles *s)
 static bool to_sketch(struct vma_cycles *s)
 {
 	struct vma_cycles_sketch *sk = calloc(1, sizeof(*sk));
-	uint64_t chunk[64];
+	uint64_t chunk[PENDING];
 	void *exact = s->u.exact32;
 	bool wide = s->wide;
 	uint32_t n = s->n, i, j, k;
@@ -450,7 +450,7 @@ static bool to_sketch(struct vma_cycles *s)
 	s->wide = 0;
 	s->n = 0;
 	for (i = 0; i < n; i += k) {
-		k = n - i < 64 ? n - i : 64;
+		k = n - i < PENDING ? n - i : PENDING;
 		for (j = 0; j < k; j++)
 			chunk[j] = wide ? ((uint64_t *)exact)[i + j] : ((uint32_t *)exact)[i + j];
 		sketch_insert(s, chunk, k);
@@ -619,11 +619,11 @@ static bool sketch_merge(struct vma_cycles *s, const struct vma_cycles_sketch *s
 /* Insert the exact samples of @src into @s's sketch. */
 static void sketch_insert_exact(struct vma_cycles *s, const struct vma_cycles *src)
 {
-	uint64_t chunk[64];
+	uint64_t chunk[PENDING];
 	uint32_t i, j, k;
 
 	for (i = 0; i < src->n; i += k) {
-		k = src->n - i < 64 ? src->n - i : 64;
+		k = src->n - i < PENDING ? src->n - i : PENDING;
 		for (j = 0; j < k; j++)
 			chunk[j] = exact_at(src, i + j);
 		sketch_insert(s, chunk, k);
