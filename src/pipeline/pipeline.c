@@ -433,6 +433,15 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 							   const struct vma_pipeline_hooks *h,
 							   const bool windowed, bool *interrupted)
 {
+	/*
+	 * Read once: the calls below could change anything behind @p and @h
+	 * as far as the compiler knows, and would have them read again.
+	 */
+	struct vma_feed *feed = p->feed;
+	struct member *only = p->nr_members > 1 ? NULL : p->members;
+	__typeof__(h->before) before = h->before;
+	__typeof__(h->after) after = h->after;
+	void *arg = h->arg;
 	struct vma_stream *stream;
 	struct vma_outcome outcome;
 	struct member *mb;
@@ -451,7 +460,7 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 				return VMA_OK;
 			}
 		}
-		rc = vma_feed_next(p->feed, &stream);
+		rc = vma_feed_next(feed, &stream);
 		if (rc == VMA_END)
 			return VMA_OK;
 		if (rc < 0)
@@ -461,9 +470,9 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 			note_progress(p, stream);
 		if (windowed && outside_window(p, stream->rec.tsc))
 			continue;
-		mb = p->nr_members > 1 ? member_of(p, stream->input) : p->members;
-		if (h->before) {
-			rc = h->before(h->arg, mb->machine, stream);
+		mb = only ? only : member_of(p, stream->input);
+		if (before) {
+			rc = before(arg, mb->machine, stream);
 			if (rc < 0)
 				return rc;
 		}
@@ -472,8 +481,8 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 			if (rc < 0)
 				return rc;
 		}
-		if (h->after) {
-			rc = h->after(h->arg, mb->machine, stream, mb->machine ? &outcome : NULL);
+		if (after) {
+			rc = after(arg, mb->machine, stream, mb->machine ? &outcome : NULL);
 			if (rc < 0)
 				return rc;
 		}
