@@ -69,6 +69,7 @@ struct vma_merge {
 	uint32_t waiting;          /* streams waiting */
 	uint64_t top_tsc;          /* time stamp of the first one; UINT64_MAX if none */
 	uint32_t current;          /* leaf of the last delivered record */
+	struct vma_stream *current_stream; /* its stream */
 	bool have_current;
 	uint32_t joined;           /* leaves [joined, nr_leaves) do not wait yet */
 	uint64_t last_tsc;
@@ -446,6 +447,7 @@ static inline struct vma_stream *deliver(struct vma_merge *m, uint32_t l)
 	struct vma_record *rec = &m->leaf[l].stream->rec;
 
 	m->current = l;
+	m->current_stream = m->leaf[l].stream;
 	/* KVM keeps off the fast path, which lets the stream aside win ties */
 	m->have_current = !m->pcpu_ties;
 	m->kvm_held = m->pcpu_ties;
@@ -506,9 +508,14 @@ static __attribute__((noinline)) int next_slow(struct vma_merge *m, struct vma_s
 	return VMA_OK;
 }
 
-/* The stream aside has a record later than the first waiting one: they swap. */
+/*
+ * The stream aside has a record later than the first waiting one: they
+ * swap.  The fast path of vma_merge_next() left the stream's stamp in its
+ * record only: its leaf gets it here, before it waits.
+ */
 static __attribute__((noinline)) struct vma_stream *swap_with_first(struct vma_merge *m)
 {
+	m->leaf[m->current].tsc = m->current_stream->rec.tsc;
 	return deliver(m, swap_first(m, m->current));
 }
 
@@ -539,13 +546,16 @@ int vma_merge_next(struct vma_merge *m, struct vma_stream **out)
 	if (__builtin_expect(!m->have_current, 0))
 		return m->kvm_held ? next_kvm(m, out) : next_slow(m, out, false, VMA_END);
 	m->have_current = false;
-	s = m->leaf[m->current].stream;
+	s = m->current_stream;
 	rc = s->next(s);
 	/* Streams that joined, and shifted ones (TSC skew correction), go the slow way. */
 	if (__builtin_expect(rc != VMA_OK || m->slow, 0))
 		return next_slow(m, out, true, rc);
+	/*
+	 * The stream aside waits for no one: its leaf's stamp is set only
+	 * when it does (swap_with_first(), next_slow()).
+	 */
 	tsc = s->rec.tsc;
-	m->leaf[m->current].tsc = tsc;
 	/* Equal stamps: the same stream goes on (KVM streams go by next_kvm()). */
 	if (__builtin_expect(tsc > m->top_tsc, 0)) {
 		*out = swap_with_first(m);
