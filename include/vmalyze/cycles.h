@@ -29,10 +29,12 @@
  * 4 bytes per slot (8 once a sample needs more than 32 bits); its capacity
  * is the smallest of 4, 6, 8, 12, 16, 24, ... (powers of two and 1.5 times
  * them) >= its count: 16 B for 1..4 values, 4 KiB at the default limit.  A
- * sketch costs 392 bytes plus 128 bytes per page of 16 adjacent buckets
- * holding at least one value (up to 8 pages per power of two; twice that in
- * the rare sketch whose 32-bit bucket counters would overflow), whatever the
- * number of events.
+ * sketch costs 392 bytes plus a page of 16 adjacent buckets for each page
+ * holding at least one value (up to 8 pages per power of two): 64 bytes a
+ * page while every bucket holds fewer than 2048 values whose offsets in
+ * their bucket sum below 2^21, then 128 bytes a page, and 256 in the rare
+ * sketch whose 24-bit counts or 40-bit sums would overflow; whatever the
+ * number of events, a sketch is at most 392 + 236 * 256 bytes.
  *
  * Adding to a sketch is batched (see cycles.c); the batch is part of the
  * summary's state and every function below accounts for it.

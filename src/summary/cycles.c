@@ -18,15 +18,16 @@
  * falls is found exactly, as for a count-weighted one; only the position
  * inside the bucket is estimated.
  *
- * Compact buckets.  A bucket is one 64-bit word: its count (24 bits) and
- * the sum of its values' offsets from the bucket's lower bound (40 bits),
- * half the size of a 64-bit count and a 64-bit sum.  The offsets are below
- * the bucket's width, so neither field overflows before some 16 million
- * values in one bucket (or a million values of over a minute each).  The
- * first value that would overflow one switches the whole sketch to 64-bit
- * counts and sums.  Halving the buckets halves the memory of the thousands
- * of summaries a long trace turns into sketches, and doubles the share of
- * them that fits in the caches.
+ * Compact buckets.  A bucket is one word: its count and the sum of its
+ * values' offsets from the bucket's lower bound.  A sketch starts with
+ * 32-bit words (11 bits of count, 21 of offsets: most of the thousands of
+ * summaries a long trace turns into sketches fill slowly, and stay there
+ * for gigabytes), and the first value that would overflow one moves the
+ * whole sketch to 64-bit words (24 and 40 bits: some 16 million values in
+ * one bucket, or a million of over a minute each), then to a 64-bit count
+ * and a 64-bit sum.  A quarter of the size of a count and a sum is a
+ * quarter of the memory, and four times the share of the summaries that
+ * fits in the caches.
  *
  * Batched inserts.  Adding to a sketch only appends the value to a small
  * pending array at the start of the sketch (in 32 bits; the rare larger
@@ -63,11 +64,26 @@ _Static_assert(SUB == 1u << SUB_BITS, "sketch resolution and its bit count disag
 _Static_assert(VMA_CYCLES_EXACT_DEFAULT == 1u << (EXACT_DEFAULT_CODE - 1),
 	       "default exact limit and its code disagree");
 
+/* How a sketch's buckets are stored: every sketch starts tiny. */
+enum cell_kind {
+	CELLS_TINY,   /* tcell: 32 bits */
+	CELLS_NARROW, /* ncell: 64 bits */
+	CELLS_WIDE,   /* struct wcell: a 64-bit count and a 64-bit sum */
+};
+
 /*
- * A narrow bucket: its count in the top NCOUNT_BITS bits, the sum of its
+ * A tiny bucket: its count in the top TCOUNT_BITS bits, the sum of its
  * values' offsets from the bucket's lower bound in the others, so that
- * adding a value is adding NCOUNT_ONE + offset.
+ * adding a value is adding TCOUNT_ONE + offset.
  */
+typedef uint32_t tcell;
+#define TCOUNT_BITS 11
+#define TOFF_BITS (32 - TCOUNT_BITS)
+#define TCOUNT_ONE ((uint32_t)1 << TOFF_BITS)
+#define TOFF_MASK (TCOUNT_ONE - 1)
+#define TCOUNT_MAX (((uint32_t)1 << TCOUNT_BITS) - 1)
+
+/* A narrow bucket: the same in 64 bits. */
 typedef uint64_t ncell;
 #define NCOUNT_BITS 24
 #define NOFF_BITS (64 - NCOUNT_BITS)
@@ -86,9 +102,9 @@ struct vma_cycles_sketch {
 	uint32_t pending[PENDING]; /* the first vma_cycles.n are not yet in the buckets */
 	uint64_t min;              /* of the values in the buckets; UINT64_MAX when none */
 	uint64_t max;              /* 0 when none */
-	void *cells;               /* npages pages of PAGE buckets: ncell or wcell */
+	void *cells;               /* npages pages of PAGE buckets: tcell, ncell or wcell */
 	uint8_t npages;
-	bool wide;
+	uint8_t kind;              /* enum cell_kind of cells */
 	/* 1 + the place in cells of the page of buckets [p * PAGE, (p + 1) * PAGE); 0: none */
 	uint8_t page[NPAGES];
 };
@@ -209,24 +225,35 @@ static inline uint32_t cell_at(const struct vma_cycles_sketch *sk, uint32_t b)
 	return ((uint32_t)sk->page[b / PAGE] - 1) * PAGE + b % PAGE;
 }
 
+/* Count and offset sum of cell @i of a tiny or narrow sketch. */
+static inline uint64_t packed_count(const struct vma_cycles_sketch *sk, uint32_t i)
+{
+	return sk->kind == CELLS_TINY ? ((const tcell *)sk->cells)[i] >> TOFF_BITS
+				      : ((const ncell *)sk->cells)[i] >> NOFF_BITS;
+}
+
+static inline uint64_t packed_off(const struct vma_cycles_sketch *sk, uint32_t i)
+{
+	return sk->kind == CELLS_TINY ? ((const tcell *)sk->cells)[i] & TOFF_MASK
+				      : ((const ncell *)sk->cells)[i] & NOFF_MASK;
+}
+
 /* Count and sum of bucket @b, whose page is allocated. */
 static inline uint64_t paged_count(const struct vma_cycles_sketch *sk, uint32_t b)
 {
 	uint32_t i = cell_at(sk, b);
 
-	return sk->wide ? ((const struct wcell *)sk->cells)[i].count
-			: ((const ncell *)sk->cells)[i] >> NOFF_BITS;
+	return sk->kind == CELLS_WIDE ? ((const struct wcell *)sk->cells)[i].count
+				      : packed_count(sk, i);
 }
 
 static inline uint64_t paged_sum(const struct vma_cycles_sketch *sk, uint32_t b)
 {
 	uint32_t i = cell_at(sk, b);
-	ncell c;
 
-	if (sk->wide)
+	if (sk->kind == CELLS_WIDE)
 		return ((const struct wcell *)sk->cells)[i].sum;
-	c = ((const ncell *)sk->cells)[i];
-	return (c >> NOFF_BITS) * bucket_lo(b) + (c & NOFF_MASK);
+	return packed_count(sk, i) * bucket_lo(b) + packed_off(sk, i);
 }
 
 /* Count and sum of any bucket @b. */
@@ -240,21 +267,29 @@ static inline uint64_t cell_sum(const struct vma_cycles_sketch *sk, uint32_t b)
 	return sk->page[b / PAGE] ? paged_sum(sk, b) : 0;
 }
 
-static inline size_t cell_size(const struct vma_cycles_sketch *sk)
+static inline size_t kind_size(unsigned int kind)
 {
-	return sk->wide ? sizeof(struct wcell) : sizeof(ncell);
+	return kind == CELLS_TINY ? sizeof(tcell) : kind == CELLS_NARROW ? sizeof(ncell)
+									  : sizeof(struct wcell);
 }
 
-/* Switch @sk to 64-bit buckets.  Return: false if out of memory. */
+static inline size_t cell_size(const struct vma_cycles_sketch *sk)
+{
+	return kind_size(sk->kind);
+}
+
+/*
+ * Store @sk's buckets in the next wider kind (tiny to narrow, narrow to
+ * wide).  Return: false if out of memory (the sketch is unchanged).
+ */
 static bool widen(struct vma_cycles_sketch *sk)
 {
 	uint32_t i, n = (uint32_t)sk->npages * PAGE;
-	const ncell *c = sk->cells;
-	struct wcell *w;
+	unsigned char *w;
 	uint32_t p;
 
 	if (n) {
-		w = malloc(sizeof(*w) * n);
+		w = malloc(kind_size(sk->kind + 1u) * n);
 		if (!w)
 			return false;
 		/* Each cell's bucket number is needed for its lower bound. */
@@ -263,15 +298,20 @@ static bool widen(struct vma_cycles_sketch *sk)
 				continue;
 			for (i = p * PAGE; i < (p + 1) * PAGE; i++) {
 				uint32_t at = cell_at(sk, i);
+				uint64_t count = packed_count(sk, at), off = packed_off(sk, at);
 
-				w[at].count = c[at] >> NOFF_BITS;
-				w[at].sum = (c[at] >> NOFF_BITS) * bucket_lo(i) + (c[at] & NOFF_MASK);
+				if (sk->kind == CELLS_TINY) {
+					((ncell *)w)[at] = count << NOFF_BITS | off;
+				} else {
+					((struct wcell *)w)[at].count = count;
+					((struct wcell *)w)[at].sum = count * bucket_lo(i) + off;
+				}
 			}
 		}
 		free(sk->cells);
 		sk->cells = w;
 	}
-	sk->wide = true;
+	sk->kind++;
 	return true;
 }
 
@@ -297,6 +337,41 @@ static bool page_in(struct vma_cycles_sketch *sk, uint32_t b)
 }
 
 /*
+ * Add the values at @at (cells) and @off (offsets) to the buckets of @sk,
+ * of tiny or narrow cells (@kind, a constant: one loop each).
+ * Return: how many were added before one did not fit its bucket.
+ */
+static inline __attribute__((always_inline)) uint32_t add_packed(struct vma_cycles_sketch *sk,
+								  const uint32_t *at,
+								  const uint64_t *off,
+								  uint32_t n,
+								  enum cell_kind kind)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		if (kind == CELLS_TINY) {
+			tcell *c = &((tcell *)sk->cells)[at[i]];
+
+			if (__builtin_expect((*c & TOFF_MASK) + off[i] > TOFF_MASK ||
+					     *c >> TOFF_BITS == TCOUNT_MAX, 0)) {
+				break;
+			}
+			*c += TCOUNT_ONE + (uint32_t)off[i];
+		} else {
+			ncell *c = &((ncell *)sk->cells)[at[i]];
+
+			if (__builtin_expect((*c & NOFF_MASK) + off[i] > NOFF_MASK ||
+					     *c >> NOFF_BITS == NCOUNT_MAX, 0)) {
+				break;
+			}
+			*c += NCOUNT_ONE + off[i];
+		}
+	}
+	return i;
+}
+
+/*
  * Insert @n values (none zero, n <= PENDING) into the buckets of @s's
  * sketch.  Values whose page cannot be allocated are dropped and @s marked
  * failed.
@@ -306,7 +381,7 @@ static void sketch_insert(struct vma_cycles *s, const uint64_t *v, uint32_t n)
 	struct vma_cycles_sketch *sk = s->u.sketch;
 	uint64_t lo = UINT64_MAX, hi = 0, off[PENDING];
 	uint32_t at[PENDING], bk[PENDING], i, j;
-	ncell *cells = sk->cells;
+	unsigned char *cells = sk->cells;
 
 	/*
 	 * The buckets are rarely in the cache: find and ask for all of them
@@ -328,7 +403,7 @@ static void sketch_insert(struct vma_cycles *s, const uint64_t *v, uint32_t n)
 		bk[j] = b;
 		at[j] = cell_at(sk, b);
 		off[j] = v[i] & (((uint64_t)1 << sh) - 1);
-		__builtin_prefetch(&cells[at[j]], 1);
+		__builtin_prefetch(cells + cell_size(sk) * at[j], 1);
 		j++;
 	}
 	n = j;
@@ -338,17 +413,11 @@ static void sketch_insert(struct vma_cycles *s, const uint64_t *v, uint32_t n)
 		sk->min = lo;
 	if (hi > sk->max)
 		sk->max = hi;
+	/* A value that does not fit its bucket widens them all, and goes on. */
 	i = 0;
-	if (!sk->wide) {
-		for (; i < n; i++) {
-			ncell *c = &cells[at[i]];
-
-			if (__builtin_expect((*c & NOFF_MASK) + off[i] > NOFF_MASK ||
-					     *c >> NOFF_BITS == NCOUNT_MAX, 0)) {
-				break;
-			}
-			*c += NCOUNT_ONE + off[i];
-		}
+	while (sk->kind != CELLS_WIDE) {
+		i += sk->kind == CELLS_TINY ? add_packed(sk, at + i, off + i, n - i, CELLS_TINY)
+					    : add_packed(sk, at + i, off + i, n - i, CELLS_NARROW);
 		if (i == n)
 			return;
 		if (!widen(sk)) {
@@ -384,19 +453,21 @@ static __attribute__((noinline)) void sketch_insert_one(struct vma_cycles *s, ui
 /*
  * Insert the pending values of @s's sketch into its buckets: the common
  * case of sketch_insert(), for 32-bit values falling in pages already
- * allocated of narrow buckets, in 32-bit arithmetic.  Out of line, so that
- * vma_cycles_add() needs no stack frame.
+ * allocated of tiny or narrow buckets, in 32-bit arithmetic.  Out of line,
+ * so that vma_cycles_add() needs no stack frame.
  */
 static __attribute__((noinline)) void sketch_flush(struct vma_cycles *s)
 {
 	struct vma_cycles_sketch *sk = s->u.sketch;
 	const uint32_t *v = sk->pending;
 	uint32_t n = s->n, lo = UINT32_MAX, hi = 0, i;
-	uint32_t at[PENDING], off[PENDING];
-	ncell *cells = sk->cells;
+	uint32_t at[PENDING];
+	uint64_t off[PENDING];
+	unsigned char *cells = sk->cells;
+	size_t csz = cell_size(sk);
 
 	s->n = 0;
-	if (sk->wide) {
+	if (sk->kind == CELLS_WIDE) {
 		sketch_insert32(s, v, n);
 		return;
 	}
@@ -412,7 +483,7 @@ static __attribute__((noinline)) void sketch_flush(struct vma_cycles *s)
 		}
 		at[i] = (page - 1) * PAGE + b % PAGE;
 		off[i] = v[i] & (((uint32_t)1 << sh) - 1);
-		__builtin_prefetch(&cells[at[i]], 1);
+		__builtin_prefetch(cells + csz * at[i], 1);
 		lo = v[i] < lo ? v[i] : lo;
 		hi = v[i] > hi ? v[i] : hi;
 	}
@@ -420,17 +491,11 @@ static __attribute__((noinline)) void sketch_flush(struct vma_cycles *s)
 		sk->min = lo;
 	if (hi > sk->max)
 		sk->max = hi;
-	for (i = 0; i < n; i++) {
-		ncell *c = &cells[at[i]];
-
-		if (__builtin_expect((*c & NOFF_MASK) + off[i] > NOFF_MASK ||
-				     *c >> NOFF_BITS == NCOUNT_MAX, 0)) {
-			/* A bucket is full: the general path widens the sketch. */
-			sketch_insert32(s, v + i, n - i);
-			return;
-		}
-		*c += NCOUNT_ONE + off[i];
-	}
+	i = sk->kind == CELLS_TINY ? add_packed(sk, at, off, n, CELLS_TINY)
+				   : add_packed(sk, at, off, n, CELLS_NARROW);
+	/* A bucket is full: the general path widens the sketch. */
+	if (i < n)
+		sketch_insert32(s, v + i, n - i);
 }
 
 /* Move the exact samples of @s into a new sketch.  Return: false if out of memory. */
@@ -568,17 +633,23 @@ void vma_cycles_add(struct vma_cycles *s, uint64_t v)
 static bool cell_merge(struct vma_cycles_sketch *dst, const struct vma_cycles_sketch *src,
 		       uint32_t b)
 {
-	uint64_t count = cell_count(src, b);
+	uint64_t count = cell_count(src, b), off;
 	uint32_t at = cell_at(dst, b);
 
 	if (!count)
 		return true;
-	if (!dst->wide) {
-		ncell *d = &((ncell *)dst->cells)[at];
-		uint64_t off = cell_sum(src, b) - count * bucket_lo(b);
+	off = cell_sum(src, b) - count * bucket_lo(b);
+	while (dst->kind != CELLS_WIDE) {
+		uint64_t have = packed_count(dst, at), have_off = packed_off(dst, at);
 
-		if ((*d >> NOFF_BITS) + count <= NCOUNT_MAX && (*d & NOFF_MASK) + off <= NOFF_MASK) {
-			*d += count * NCOUNT_ONE + off;
+		if (dst->kind == CELLS_TINY && have + count <= TCOUNT_MAX &&
+		    have_off + off <= TOFF_MASK) {
+			((tcell *)dst->cells)[at] += (uint32_t)(count * TCOUNT_ONE + off);
+			return true;
+		}
+		if (dst->kind == CELLS_NARROW && have + count <= NCOUNT_MAX &&
+		    have_off + off <= NOFF_MASK) {
+			((ncell *)dst->cells)[at] += count * NCOUNT_ONE + off;
 			return true;
 		}
 		if (!widen(dst))
@@ -597,8 +668,10 @@ static bool sketch_merge(struct vma_cycles *s, const struct vma_cycles_sketch *s
 
 	if (src->max == 0)
 		return true;
-	if (src->wide && !widen(dst))
-		return false;
+	while (dst->kind < src->kind) {
+		if (!widen(dst))
+			return false;
+	}
 	for (p = 0; p < NPAGES; p++) {
 		if (!src->page[p])
 			continue;
@@ -825,7 +898,7 @@ static void page_weights(const struct vma_cycles_sketch *sk, uint32_t p,
 	uint32_t base = ((uint32_t)sk->page[p] - 1) * PAGE, j;
 	uint64_t lo = bucket_lo(p * PAGE), width = bucket_width(p * PAGE);
 
-	if (sk->wide) {
+	if (sk->kind == CELLS_WIDE) {
 		const struct wcell *c = (const struct wcell *)sk->cells + base;
 
 		for (j = 0; j < PAGE; j++)
@@ -833,10 +906,11 @@ static void page_weights(const struct vma_cycles_sketch *sk, uint32_t p,
 		return;
 	}
 	for (j = 0; j < PAGE; j++) {
-		ncell c = ((const ncell *)sk->cells)[base + j];
+		uint64_t count = packed_count(sk, base + j);
 
-		w[j] = weight == VMA_CYCLES_BY_COUNT ? c >> NOFF_BITS
-						      : (c >> NOFF_BITS) * (lo + j * width) + (c & NOFF_MASK);
+		w[j] = weight == VMA_CYCLES_BY_COUNT
+			       ? count
+			       : count * (lo + j * width) + packed_off(sk, base + j);
 	}
 }
 

@@ -598,6 +598,75 @@ Test(cycles, histogram_power_of_two_bins)
 	vma_cycles_release(&s);
 }
 
+/* @s and @ref (exact) have the same finest histogram and quantiles' buckets. */
+static void check_like_exact(struct vma_cycles *s, struct vma_cycles *ref)
+{
+	struct vma_cycles_bin *bs, *br;
+	size_t ns, nr;
+
+	cr_assert(vma_cycles_is_exact(ref));
+	cr_assert_eq(vma_cycles_histogram(s, 64, &bs, &ns), 0);
+	cr_assert_eq(vma_cycles_histogram(ref, 64, &br, &nr), 0);
+	cr_assert_eq(ns, nr);
+	cr_assert_eq(memcmp(bs, br, ns * sizeof(*bs)), 0);
+	free(bs);
+	free(br);
+	cr_assert_eq(vma_cycles_min(s), vma_cycles_min(ref));
+	cr_assert_eq(vma_cycles_max(s), vma_cycles_max(ref));
+	cr_assert_eq(s->count, ref->count);
+	cr_assert_eq(s->cycles, ref->cycles);
+}
+
+/*
+ * A sketch's buckets start at 32 bits and widen when a count or a sum
+ * would not fit: by adding (2047 values in one bucket, then offsets of
+ * 2^40) and by merging; nothing is lost on the way.
+ */
+Test(cycles, buckets_widen_without_loss)
+{
+	struct vma_cycles a, b, ref_a, ref_b;
+	uint32_t i;
+
+	vma_cycles_init(&a, 4);
+	vma_cycles_init(&b, 4);
+	vma_cycles_init(&ref_a, VMA_CYCLES_EXACT_MAX);
+	vma_cycles_init(&ref_b, VMA_CYCLES_EXACT_MAX);
+	for (i = 0; i < 1500; i++) {
+		vma_cycles_add(&a, 1000 + i % 7);
+		vma_cycles_add(&ref_a, 1000 + i % 7);
+		vma_cycles_add(&b, 1003);
+		vma_cycles_add(&ref_b, 1003);
+	}
+	check_like_exact(&a, &ref_a);
+	/* tiny + tiny: 1500 + 1500 values in bucket 1003's, past 2047 */
+	cr_assert_eq(vma_cycles_merge(&a, &b), 0);
+	cr_assert_eq(vma_cycles_merge(&ref_a, &ref_b), 0);
+	check_like_exact(&a, &ref_a);
+	/* by adding: one bucket past 2047 values, then past 2^40 of offsets */
+	for (i = 0; i < 3000; i++) {
+		vma_cycles_add(&b, 1003);
+		vma_cycles_add(&ref_b, 1003);
+	}
+	check_like_exact(&b, &ref_b);
+	for (i = 0; i < 8; i++) {
+		uint64_t v = (1ULL << 45) + (1ULL << 38) * 3 + i;
+
+		vma_cycles_add(&a, v);
+		vma_cycles_add(&ref_a, v);
+	}
+	check_like_exact(&a, &ref_a);
+	/* a wide sketch merged into a narrower one */
+	cr_assert_eq(vma_cycles_merge(&b, &a), 0);
+	cr_assert_eq(vma_cycles_merge(&ref_b, &ref_a), 0);
+	check_like_exact(&b, &ref_b);
+	cr_assert_not(vma_cycles_failed(&a));
+	cr_assert_not(vma_cycles_failed(&b));
+	vma_cycles_release(&a);
+	vma_cycles_release(&b);
+	vma_cycles_release(&ref_a);
+	vma_cycles_release(&ref_b);
+}
+
 Test(cycles, extreme_values)
 {
 	struct vma_cycles s;
