@@ -447,9 +447,10 @@ hvm_row(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
 	struct vma_outcome *out, enum vma_xe_index row, unsigned int words, unsigned int flags,
 	hvm_event_fn *state)
 {
-	/* Exits tell the vendor, short ones too. */
-	if (state == vmexit && !m->vendor_known) {
-		vma_vendor_note(m, rec);
+	/* Exits tell the vendor, short ones too; Xen >= 4.19's SVM exits say it. */
+	if (state == vmexit) {
+		if (!m->vendor_known)
+			vma_vendor_note(m, rec);
 		out->svm = exit_is_svm(m, rec->event);
 	}
 	if ((flags & VMA_XE_EXIT) && !v->hvm.vmexit_valid) {
@@ -467,10 +468,14 @@ hvm_row(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
 	state(m, v, rec, out);
 }
 
-int vma_hvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
-		   struct vma_outcome *out)
+/*
+ * Records of no row of the HVM list: emulation records (whatever runs),
+ * nested ones, unknown handlers; out of vma_hvm_record()'s common path.
+ */
+static __attribute__((noinline)) void hvm_other(struct vma_machine *m, struct vma_vcpu *v,
+						const struct vma_record *rec,
+						struct vma_outcome *out)
 {
-	struct vma_vcpu *v = p->current;
 	enum vma_xe_index row;
 
 	out->svm = exit_is_svm(m, rec->event);
@@ -479,28 +484,55 @@ int vma_hvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_r
 		row = vma_xen_event_index(rec->event);
 		if (row != VMA_XE_NONE && vma_xen_event_short(row, rec))
 			vma_state_refuse_short(m, row, rec, out);
-		return VMA_OK;
+		return;
 	}
 	/* Dispatch let an untyped vcpu through: its first HVM record types it. */
-	if (__builtin_expect(v->type != VMA_VCPU_HVM, 0))
+	if (v->type != VMA_VCPU_HVM)
 		vma_vcpu_set_type(v, VMA_VCPU_HVM);
 	if (rec->event & TRC_HVM_NESTEDFLAG) {
 		/* Nested exits are shown, not yet folded into arcs. */
 		vma_diag_warn_once(m->diag, "hvm-nested",
 				   "Nested-virtualization HVM records are shown but not "
 				   "analysed yet");
-		return VMA_OK;
+		return;
 	}
+	if (VMA_TRC_SUB(rec->event) == VMA_TRC_SUB(TRC_HVM_HANDLER))
+		unknown_handler(v, rec, out);
+}
+
+/* No nested id is a row: vma_hvm_record() leaves them all to hvm_other(). */
+#define NOT_NESTED(sym, id, ...) \
+	_Static_assert(!((id) & TRC_HVM_NESTEDFLAG), "the row " #sym " has a nested id");
+VMA_XEN_HVM_EVENTS(NOT_NESTED)
+#undef NOT_NESTED
+
+int vma_hvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
+		   struct vma_outcome *out)
+{
+	struct vma_vcpu *v = p->current;
+
+	/*
+	 * Rows of the HVM list (emulation rows go the way of every emulation
+	 * record: hvm_other()); no nested id is a row.  out->svm, as dispatch
+	 * set it, is the machine's vendor: only exit rows can tell otherwise
+	 * (hvm_row()).  Dispatch let an untyped vcpu through: its first HVM
+	 * record types it.
+	 */
 	switch (rec->event) {
-#define HVM_CASE(sym, id, name, words, flags, state, describe) \
-	case (id):                                              \
-		hvm_row(m, v, rec, out, VMA_XE_##sym, words, flags, state); \
+#define HVM_CASE(sym, id, name, words, flags, state, describe)                  \
+	case (id):                                                                \
+		if (VMA_TRC_SUB(id) == VMA_TRC_SUB(TRC_HVM_EMUL)) {               \
+			hvm_other(m, v, rec, out);                                \
+			break;                                                    \
+		}                                                                 \
+		if (__builtin_expect(v->type != VMA_VCPU_HVM, 0))                 \
+			vma_vcpu_set_type(v, VMA_VCPU_HVM);                       \
+		hvm_row(m, v, rec, out, VMA_XE_##sym, words, flags, state);       \
 		break;
 		VMA_XEN_HVM_EVENTS(HVM_CASE)
 #undef HVM_CASE
 	default:
-		if (VMA_TRC_SUB(rec->event) == VMA_TRC_SUB(TRC_HVM_HANDLER))
-			unknown_handler(v, rec, out);
+		hvm_other(m, v, rec, out);
 		break;
 	}
 	return VMA_OK;
