@@ -354,3 +354,24 @@ Test(xen_events, dump_without_evidence_reads_vmx)
 	cr_expect(strstr(text, "intr vec 31\n") != NULL, "%s", text);
 	free(text);
 }
+
+/*
+ * Emulation records are taken whatever runs, and do not make the vcpu an
+ * HVM one (dom0 runs the device models): rows of the list and others.
+ */
+Test(xen_events, emulation_rows_do_not_type_the_vcpu)
+{
+	struct vma_record rs = record(TRC_SCHED_RUNSTATE_CHANGE | 1u << 8 | 0u << 4, 1);
+	struct vma_record pit = record(TRC_HVM_EMUL_PIT_START_TIMER, 2);
+	struct vma_record other = record(TRC_HVM_EMUL + 0xfff, 0);
+	struct vma_vcpu *v;
+
+	rs.data[0] = 0; /* d0v0 */
+	feed(&rs);
+	v = m->pcpus[0]->current;
+	cr_assert_not_null(v);
+	cr_assert_eq(v->domain->did, 0);
+	cr_assert_not(feed(&pit).unprocessed);
+	cr_assert_not(feed(&other).unprocessed);
+	cr_assert_eq(v->type, VMA_VCPU_NONE);
+}
