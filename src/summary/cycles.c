@@ -828,6 +828,35 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/*
+ * Sort @n keys of @width bytes ascending by insertion: for the few samples
+ * of most summaries, where a radix sort's 256-entry counts cost more than
+ * the keys.
+ */
+static void insertion_sort(void *keys, uint32_t n, size_t width)
+{
+	uint32_t i, j;
+
+	for (i = 1; i < n; i++) {
+		if (width == 8) {
+			uint64_t *k = keys, key = k[i];
+
+			for (j = i; j > 0 && k[j - 1] > key; j--)
+				k[j] = k[j - 1];
+			k[j] = key;
+		} else {
+			uint32_t *k = keys, key = k[i];
+
+			for (j = i; j > 0 && k[j - 1] > key; j--)
+				k[j] = k[j - 1];
+			k[j] = key;
+		}
+	}
+}
+
+/* Below this many samples, an insertion sort is the cheaper. */
+#define INSERTION_SORT_MAX 48u
+
 static void exact_sort(struct vma_cycles *s)
 {
 	size_t width = exact_size(s);
@@ -845,6 +874,10 @@ static void exact_sort(struct vma_cycles *s)
 	}
 	if (i >= s->n)
 		return;
+	if (s->n <= INSERTION_SORT_MAX) {
+		insertion_sort(s->u.exact32, s->n, width);
+		return;
+	}
 	if (width * s->n > sizeof(stack_tmp))
 		tmp = malloc(width * s->n);
 	if (tmp) {
