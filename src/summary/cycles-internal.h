@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Cycle summaries' private layout, shared by cycles.c (adding, merging)
+ * and cycles-query.c (sorting, quantiles, histograms); the layout and
+ * its reasons are described at the top of cycles.c.
+ */
+#ifndef VMALYZE_CYCLES_INTERNAL_H
+#define VMALYZE_CYCLES_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vmalyze/cycles.h"
+
+#define SUB VMA_CYCLES_SKETCH_SUB
+#define SUB_BITS 6
+#define NGROUPS (64 - SUB_BITS + 1) /* group 58 ends at 2^64 */
+#define EXACT_MIN_CAP 4u
+#define EXACT_DEFAULT_CODE 11 /* 1 << 10 == VMA_CYCLES_EXACT_DEFAULT */
+/* Values a sketch gathers before inserting them into its buckets. */
+#define PENDING 32u
+/* Buckets allocated together: a page; the pages of all groups. */
+#define PAGE 16u
+#define NPAGES (NGROUPS * SUB / PAGE)
+
+_Static_assert(NPAGES < 256 && SUB % PAGE == 0, "page numbers must fit in a byte");
+_Static_assert(SUB == 1u << SUB_BITS, "sketch resolution and its bit count disagree");
+_Static_assert(VMA_CYCLES_EXACT_DEFAULT == 1u << (EXACT_DEFAULT_CODE - 1),
+	       "default exact limit and its code disagree");
+
+/* How a sketch's buckets are stored: every sketch starts tiny. */
+enum cell_kind {
+	CELLS_TINY,   /* tcell: 32 bits */
+	CELLS_NARROW, /* ncell: 64 bits */
+	CELLS_WIDE,   /* struct wcell: a 64-bit count and a 64-bit sum */
+};
+
+/*
+ * A tiny bucket: its count in the top TCOUNT_BITS bits, the sum of its
+ * values' offsets from the bucket's lower bound in the others, so that
+ * adding a value is adding TCOUNT_ONE + offset.
+ */
+typedef uint32_t tcell;
+#define TCOUNT_BITS 11
+#define TOFF_BITS (32 - TCOUNT_BITS)
+#define TCOUNT_ONE ((uint32_t)1 << TOFF_BITS)
+#define TOFF_MASK (TCOUNT_ONE - 1)
+#define TCOUNT_MAX (((uint32_t)1 << TCOUNT_BITS) - 1)
+
+/* A narrow bucket: the same in 64 bits. */
+typedef uint64_t ncell;
+#define NCOUNT_BITS 24
+#define NOFF_BITS (64 - NCOUNT_BITS)
+#define NCOUNT_ONE ((uint64_t)1 << NOFF_BITS)
+#define NOFF_MASK (NCOUNT_ONE - 1)
+#define NCOUNT_MAX (((uint64_t)1 << NCOUNT_BITS) - 1)
+
+/* A bucket of a wide sketch. */
+struct wcell {
+	uint64_t count;
+	uint64_t sum;
+};
+
+struct vma_cycles_sketch {
+	/* First, so that the add path finds it from the pointer alone. */
+	uint32_t pending[PENDING]; /* the first vma_cycles.n are not yet in the buckets */
+	uint64_t min;              /* of the values in the buckets; UINT64_MAX when none */
+	uint64_t max;              /* 0 when none */
+	void *cells;               /* npages pages of PAGE buckets: tcell, ncell or wcell */
+	uint8_t npages;
+	uint8_t kind;              /* enum cell_kind of cells */
+	/* 1 + the place in cells of the page of buckets [p * PAGE, (p + 1) * PAGE); 0: none */
+	uint8_t page[NPAGES];
+};
+_Static_assert(sizeof(void *) != 8 || sizeof(struct vma_cycles_sketch) == 392,
+	       "vmalyze/cycles.h states the size of a sketch");
+
+static inline unsigned int top_bit(uint64_t v)
+{
+	return 63 - (unsigned int)__builtin_clzll(v);
+}
+
+static inline unsigned int ceil_log2(uint64_t v)
+{
+	return v <= 1 ? 0 : top_bit(v - 1) + 1;
+}
+
+/* log2 of the width of @v's bucket (v > 0). */
+static inline unsigned int bucket_shift(uint64_t v)
+{
+	unsigned int e = top_bit(v);
+
+	return e > SUB_BITS ? e - SUB_BITS : 0;
+}
+
+/* Bucket number g * SUB + sub of @v (v > 0); see the layout above. */
+static inline uint32_t bucket_of(uint64_t v)
+{
+	unsigned int sh = bucket_shift(v);
+
+	return ((uint32_t)sh << SUB_BITS) + (uint32_t)(v >> sh);
+}
+
+static inline uint64_t bucket_lo(uint32_t b)
+{
+	unsigned int g = b >> SUB_BITS, sub = b & (SUB - 1);
+
+	return g ? (uint64_t)(SUB + sub) << (g - 1) : sub;
+}
+
+static inline uint64_t bucket_width(uint32_t b)
+{
+	unsigned int g = b >> SUB_BITS;
+
+	return g ? (uint64_t)1 << (g - 1) : 1;
+}
+
+static inline uint32_t exact_limit(const struct vma_cycles *s)
+{
+	unsigned int code = s->limit_code ? s->limit_code : EXACT_DEFAULT_CODE;
+
+	return (uint32_t)1 << (code - 1);
+}
+
+/*
+ * Slots allocated for @n exact samples (see struct vma_cycles): the
+ * smallest of 4, 6, 8, 12, 16, 24, ... (2^k and 3 * 2^(k-1)) that holds
+ * them.  Growing by 1.5 and 1.33 in turn wastes half what doubling does;
+ * the exact limit is a power of two, so the last step ends on it.
+ */
+static inline uint32_t exact_cap(uint32_t n)
+{
+	unsigned int k;
+
+	if (n <= EXACT_MIN_CAP)
+		return EXACT_MIN_CAP;
+	k = ceil_log2(n);
+	return n <= (3u << (k - 2)) ? 3u << (k - 2) : (uint32_t)1 << k;
+}
+
+/* True when an array of exact_cap(@n) slots holding @n samples is full (n >= 4). */
+static inline bool exact_full(uint32_t n)
+{
+	return n >> __builtin_ctz(n) <= 3;
+}
+
+static inline size_t exact_size(const struct vma_cycles *s)
+{
+	return s->wide ? sizeof(uint64_t) : sizeof(uint32_t);
+}
+
+static inline uint64_t exact_at(const struct vma_cycles *s, uint32_t i)
+{
+	return s->wide ? s->u.exact64[i] : s->u.exact32[i];
+}
+
+/* Index in sk->cells of bucket @b, whose page is allocated. */
+static inline uint32_t cell_at(const struct vma_cycles_sketch *sk, uint32_t b)
+{
+	return ((uint32_t)sk->page[b / PAGE] - 1) * PAGE + b % PAGE;
+}
+
+/* Count and offset sum of cell @i of a tiny or narrow sketch. */
+static inline uint64_t packed_count(const struct vma_cycles_sketch *sk, uint32_t i)
+{
+	return sk->kind == CELLS_TINY ? ((const tcell *)sk->cells)[i] >> TOFF_BITS
+				      : ((const ncell *)sk->cells)[i] >> NOFF_BITS;
+}
+
+static inline uint64_t packed_off(const struct vma_cycles_sketch *sk, uint32_t i)
+{
+	return sk->kind == CELLS_TINY ? ((const tcell *)sk->cells)[i] & TOFF_MASK
+				      : ((const ncell *)sk->cells)[i] & NOFF_MASK;
+}
+
+/* Count and sum of bucket @b, whose page is allocated. */
+static inline uint64_t paged_count(const struct vma_cycles_sketch *sk, uint32_t b)
+{
+	uint32_t i = cell_at(sk, b);
+
+	return sk->kind == CELLS_WIDE ? ((const struct wcell *)sk->cells)[i].count
+				      : packed_count(sk, i);
+}
+
+static inline uint64_t paged_sum(const struct vma_cycles_sketch *sk, uint32_t b)
+{
+	uint32_t i = cell_at(sk, b);
+
+	if (sk->kind == CELLS_WIDE)
+		return ((const struct wcell *)sk->cells)[i].sum;
+	return packed_count(sk, i) * bucket_lo(b) + packed_off(sk, i);
+}
+
+/* Count and sum of any bucket @b. */
+static inline uint64_t cell_count(const struct vma_cycles_sketch *sk, uint32_t b)
+{
+	return sk->page[b / PAGE] ? paged_count(sk, b) : 0;
+}
+
+static inline uint64_t cell_sum(const struct vma_cycles_sketch *sk, uint32_t b)
+{
+	return sk->page[b / PAGE] ? paged_sum(sk, b) : 0;
+}
+
+static inline size_t kind_size(unsigned int kind)
+{
+	return kind == CELLS_TINY ? sizeof(tcell) : kind == CELLS_NARROW ? sizeof(ncell)
+									  : sizeof(struct wcell);
+}
+
+static inline size_t cell_size(const struct vma_cycles_sketch *sk)
+{
+	return kind_size(sk->kind);
+}
+
+/* Insert the pending values of @s's sketch into its buckets (cycles.c). */
+void vma_cycles_sketch_flush(struct vma_cycles *s);
+
+#endif /* VMALYZE_CYCLES_INTERNAL_H */

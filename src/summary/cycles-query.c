@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Cycle summaries, the reading side (contract in vmalyze/cycles.h, layout
+ * in cycles.c): sorting exact samples, count- and time-weighted quantiles
+ * from either mode, minimum, maximum and log-scale histograms.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cycles-internal.h"
+#include "vmalyze/cycles.h"
+#include "vmalyze/status.h"
+
+/*
+ * Sort @n keys of @width bytes ascending: least-significant-digit radix
+ * sort, 8 bits a pass, skipping the passes where every key has the same
+ * digit (most of them: cycle counts are small).  @tmp has room for @n keys.
+ */
+static void radix_sort(void *keys, void *tmp, uint32_t n, size_t width)
+{
+	uint32_t count[256];
+	unsigned int pass, shift;
+	void *src = keys, *dst = tmp, *t;
+	uint32_t i, sum;
+
+	for (pass = 0; pass < width; pass++) {
+		shift = 8 * pass;
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++) {
+			uint64_t k = width == 8 ? ((uint64_t *)src)[i] : ((uint32_t *)src)[i];
+
+			count[(k >> shift) & 0xff]++;
+		}
+		if (count[width == 8 ? (((uint64_t *)src)[0] >> shift) & 0xff
+				     : (((uint32_t *)src)[0] >> shift) & 0xff] == n) {
+			continue;
+		}
+		for (i = 0, sum = 0; i < 256; i++) {
+			uint32_t c = count[i];
+
+			count[i] = sum;
+			sum += c;
+		}
+		if (width == 8) {
+			for (i = 0; i < n; i++) {
+				uint64_t k = ((uint64_t *)src)[i];
+
+				((uint64_t *)dst)[count[(k >> shift) & 0xff]++] = k;
+			}
+		} else {
+			for (i = 0; i < n; i++) {
+				uint32_t k = ((uint32_t *)src)[i];
+
+				((uint32_t *)dst)[count[(k >> shift) & 0xff]++] = k;
+			}
+		}
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != keys)
+		memcpy(keys, src, width * n);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Sort @n keys of @width bytes ascending by insertion: for the few samples
+ * of most summaries, where a radix sort's 256-entry counts cost more than
+ * the keys.
+ */
+static void insertion_sort(void *keys, uint32_t n, size_t width)
+{
+	uint32_t i, j;
+
+	for (i = 1; i < n; i++) {
+		if (width == 8) {
+			uint64_t *k = keys, key = k[i];
+
+			for (j = i; j > 0 && k[j - 1] > key; j--)
+				k[j] = k[j - 1];
+			k[j] = key;
+		} else {
+			uint32_t *k = keys, key = k[i];
+
+			for (j = i; j > 0 && k[j - 1] > key; j--)
+				k[j] = k[j - 1];
+			k[j] = key;
+		}
+	}
+}
+
+/* Below this many samples, an insertion sort is the cheaper. */
+#define INSERTION_SORT_MAX 48u
+
+static void exact_sort(struct vma_cycles *s)
+{
+	size_t width = exact_size(s);
+	uint64_t stack_tmp[VMA_CYCLES_EXACT_DEFAULT];
+	void *tmp = stack_tmp;
+	uint32_t i;
+
+	/* Quantiles come in threes or more: sort (or look) once. */
+	if (s->sorted)
+		return;
+	s->sorted = 1;
+	for (i = 1; i < s->n; i++) {
+		if (exact_at(s, i - 1) > exact_at(s, i))
+			break;
+	}
+	if (i >= s->n)
+		return;
+	if (s->n <= INSERTION_SORT_MAX) {
+		insertion_sort(s->u.exact32, s->n, width);
+		return;
+	}
+	if (width * s->n > sizeof(stack_tmp))
+		tmp = malloc(width * s->n);
+	if (tmp) {
+		radix_sort(s->u.exact32, tmp, s->n, width);
+	} else {
+		qsort(s->u.exact32, s->n, width, s->wide ? cmp_u64 : cmp_u32);
+	}
+	if (tmp != stack_tmp)
+		free(tmp);
+}
+
+/* floor(total * num / den), or UINT64_MAX meaning "past the end" when num >= den. */
+static uint64_t target(unsigned __int128 total, uint32_t num, uint32_t den)
+{
+	if (num >= den)
+		return UINT64_MAX;
+	return (uint64_t)(total * num / den);
+}
+
+static uint64_t exact_quantile(struct vma_cycles *s, enum vma_cycles_weight weight,
+			       uint32_t num, uint32_t den)
+{
+	unsigned __int128 sum = 0;
+	uint64_t k;
+	uint32_t i;
+
+	exact_sort(s);
+	if (weight == VMA_CYCLES_BY_COUNT) {
+		k = target(s->n, num, den);
+		return exact_at(s, k < s->n ? (uint32_t)k : s->n - 1);
+	}
+	for (i = 0; i < s->n; i++)
+		sum += exact_at(s, i);
+	k = target(sum, num, den);
+	sum = 0;
+	for (i = 0; i < s->n; i++) {
+		sum += exact_at(s, i);
+		if (sum > k)
+			return exact_at(s, i);
+	}
+	return exact_at(s, s->n - 1);
+}
+
+/*
+ * The weights of the PAGE buckets of allocated page @p into @w: counts, or
+ * sums.  A page lies inside one group, so its buckets are of one width.
+ */
+static void page_weights(const struct vma_cycles_sketch *sk, uint32_t p,
+			 enum vma_cycles_weight weight, uint64_t w[PAGE])
+{
+	uint32_t base = ((uint32_t)sk->page[p] - 1) * PAGE, j;
+	uint64_t lo = bucket_lo(p * PAGE), width = bucket_width(p * PAGE);
+
+	if (sk->kind == CELLS_WIDE) {
+		const struct wcell *c = (const struct wcell *)sk->cells + base;
+
+		for (j = 0; j < PAGE; j++)
+			w[j] = weight == VMA_CYCLES_BY_COUNT ? c[j].count : c[j].sum;
+		return;
+	}
+	for (j = 0; j < PAGE; j++) {
+		uint64_t count = packed_count(sk, base + j);
+
+		w[j] = weight == VMA_CYCLES_BY_COUNT
+			       ? count
+			       : count * (lo + j * width) + packed_off(sk, base + j);
+	}
+}
+
+static uint64_t sketch_quantile(const struct vma_cycles_sketch *sk, enum vma_cycles_weight weight,
+				uint32_t num, uint32_t den)
+{
+	unsigned __int128 total = 0, cum = 0;
+	uint64_t k, mid, w[PAGE];
+	uint32_t p, j, b;
+
+	/* Pages never allocated hold nothing. */
+	for (p = 0; p < NPAGES; p++) {
+		if (!sk->page[p])
+			continue;
+		page_weights(sk, p, weight, w);
+		for (j = 0; j < PAGE; j++)
+			total += w[j];
+	}
+	if (total == 0)
+		return 0;
+	k = target(total, num, den);
+	for (p = 0; p < NPAGES; p++) {
+		if (!sk->page[p])
+			continue;
+		page_weights(sk, p, weight, w);
+		for (j = 0; j < PAGE; j++) {
+			cum += w[j];
+			if (cum > k) {
+				b = p * PAGE + j;
+				mid = bucket_lo(b) + (bucket_width(b) - 1) / 2;
+				if (mid < sk->min)
+					return sk->min;
+				return mid > sk->max ? sk->max : mid;
+			}
+		}
+	}
+	return sk->max;
+}
+
+uint64_t vma_cycles_quantile(struct vma_cycles *s, enum vma_cycles_weight weight,
+			     uint32_t num, uint32_t den)
+{
+	if (den == 0)
+		return 0;
+	if (s->sketch) {
+		vma_cycles_sketch_flush(s);
+		return sketch_quantile(s->u.sketch, weight, num, den);
+	}
+	if (s->n == 0)
+		return 0;
+	return exact_quantile(s, weight, num, den);
+}
+
+uint64_t vma_cycles_min(const struct vma_cycles *s)
+{
+	uint64_t m = UINT64_MAX;
+	uint32_t i;
+
+	if (s->sketch) {
+		m = s->u.sketch->min;
+		for (i = 0; i < s->n; i++) {
+			if (s->u.sketch->pending[i] < m)
+				m = s->u.sketch->pending[i];
+		}
+		return s->n || s->u.sketch->max ? m : 0;
+	}
+	if (s->n == 0)
+		return 0;
+	if (s->sorted)
+		return exact_at(s, 0);
+	for (i = 0; i < s->n; i++) {
+		if (exact_at(s, i) < m)
+			m = exact_at(s, i);
+	}
+	return m;
+}
+
+uint64_t vma_cycles_max(const struct vma_cycles *s)
+{
+	uint64_t m = 0;
+	uint32_t i;
+
+	if (s->sketch) {
+		m = s->u.sketch->max;
+		for (i = 0; i < s->n; i++) {
+			if (s->u.sketch->pending[i] > m)
+				m = s->u.sketch->pending[i];
+		}
+		return m;
+	}
+	if (s->sorted && s->n)
+		return exact_at(s, s->n - 1);
+	for (i = 0; i < s->n; i++) {
+		if (exact_at(s, i) > m)
+			m = exact_at(s, i);
+	}
+	return m;
+}
+
+/* ---- histograms ---- */
+
+/*
+ * Histogram bins with 2^@k per octave: values below 2^k get a bin each
+ * (index v - 1); octave e >= k is cut into 2^k bins of width 2^(e-k).
+ */
+static size_t bin_index(uint64_t v, unsigned int k)
+{
+	unsigned int e;
+
+	if (v < ((uint64_t)1 << k))
+		return (size_t)(v - 1);
+	e = top_bit(v);
+	return ((size_t)1 << k) - 1 + ((size_t)(e - k) << k) +
+	       (size_t)((v - ((uint64_t)1 << e)) >> (e - k));
+}
+
+static void bin_bounds(size_t idx, unsigned int k, struct vma_cycles_bin *b)
+{
+	size_t first = ((size_t)1 << k) - 1, j, r;
+	unsigned int e;
+	uint64_t w;
+
+	if (idx < first) {
+		b->lo = idx + 1;
+		b->hi = idx + 2;
+		return;
+	}
+	j = idx - first;
+	e = k + (unsigned int)(j >> k);
+	r = j & (((size_t)1 << k) - 1);
+	w = (uint64_t)1 << (e - k);
+	b->lo = ((uint64_t)1 << e) + r * w;
+	b->hi = b->lo + w;
+	if (b->hi < b->lo) {
+		b->hi = UINT64_MAX; /* the bin ending at 2^64 */
+	}
+}
+
+int vma_cycles_histogram(const struct vma_cycles *s, unsigned int per_octave,
+			 struct vma_cycles_bin **bins, size_t *nbins)
+{
+	const struct vma_cycles_sketch *sk = s->sketch ? s->u.sketch : NULL;
+	struct vma_cycles_bin *b;
+	unsigned int k = 0;
+	size_t first, n, idx;
+	uint64_t lo, hi, v;
+	uint32_t i, c;
+
+	*bins = NULL;
+	*nbins = 0;
+	while (k < SUB_BITS && (2u << k) <= per_octave)
+		k++;
+	hi = vma_cycles_max(s);
+	if (hi == 0)
+		return 0;
+	lo = vma_cycles_min(s);
+	first = bin_index(lo, k);
+	n = bin_index(hi, k) - first + 1;
+	b = calloc(n, sizeof(*b));
+	if (!b)
+		return VMA_ERR_NOMEM;
+	for (idx = 0; idx < n; idx++)
+		bin_bounds(first + idx, k, &b[idx]);
+	/* Exact samples, or a sketch's pending values. */
+	for (i = 0; i < s->n; i++) {
+		v = sk ? sk->pending[i] : exact_at(s, i);
+		idx = bin_index(v, k) - first;
+		b[idx].count++;
+		b[idx].cycles += v;
+	}
+	/* A bucket never straddles a bin: bins are at least as wide and aligned. */
+	for (c = 0; sk && c < NPAGES * PAGE; c++) {
+		uint32_t bucket = c;
+		uint64_t count;
+
+		if (!sk->page[c / PAGE]) {
+			c += PAGE - 1;
+			continue;
+		}
+		count = cell_count(sk, bucket);
+
+		if (!count)
+			continue;
+		idx = bin_index(bucket_lo(bucket), k) - first;
+		b[idx].count += count;
+		b[idx].cycles += cell_sum(sk, bucket);
+	}
+	*bins = b;
+	*nbins = n;
+	return 0;
+}
