@@ -106,8 +106,28 @@ void vma_sb_put_x64_pad(struct vma_strbuf *sb, uint64_t v, unsigned int width, c
  * once (the dump line's columns).  Each writes at @p, without a NUL, and
  * returns the end.
  */
-char *vma_fmt_u64(char *p, uint64_t v); /* "%llu": at most 20 bytes */
+char *vma_fmt_u64_long(char *p, uint64_t v); /* vma_fmt_u64() of @v >= 10 */
+
+/* "%llu": at most 20 bytes.  Ids are mostly one digit: that case inline. */
+static inline char *vma_fmt_u64(char *p, uint64_t v)
+{
+	if (v < 10) {
+		*p = (char)('0' + v);
+		return p + 1;
+	}
+	return vma_fmt_u64_long(p, v);
+}
+
+char *vma_fmt_x64(char *p, uint64_t v); /* "%llx": at most 16 bytes */
 /* Exactly @n digits: the last @n of @v, zero-filled ("%09llu" of v < 10^9). */
 char *vma_fmt_dec_fixed(char *p, uint64_t v, unsigned int n);
+/*
+ * "%*llu" and "%*llx" (@pad '0': "%0*llu"...), as vma_sb_put_u64_pad().
+ * They may store up to VMA_FMT_PAD_MAX(@width) bytes at @p, past the
+ * field's end (a short fill is one 8-byte store the digits then overwrite).
+ */
+#define VMA_FMT_PAD_MAX(width) (((width) > 20u ? (width) : 20u) + 8u)
+char *vma_fmt_u64_pad(char *p, uint64_t v, unsigned int width, char pad);
+char *vma_fmt_x64_pad(char *p, uint64_t v, unsigned int width, char pad);
 
 #endif /* VMALYZE_STRBUF_H */

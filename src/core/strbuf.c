@@ -80,6 +80,17 @@ static const char pairs[] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
+/* The same for hex: a byte's two digits per step. */
+static const char hex_pairs[] =
+	"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+	"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+	"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+	"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+	"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
 /* Writes the decimal digits of @v to end at @end. */
 static inline void dec_digits(char *end, uint64_t v)
 {
@@ -109,18 +120,61 @@ static inline void dec_digits(char *end, uint64_t v)
 	}
 }
 
-char *vma_fmt_u64(char *p, uint64_t v)
+/* Writes the lowercase hex digits of @v to end at @end. */
+static inline void hex_digits(char *end, uint64_t v)
 {
-	unsigned int n;
+	char *p = end;
 
-	/* Domain and vcpu ids, mostly. */
-	if (v < 10) {
-		*p = (char)('0' + v);
-		return p + 1;
+	while (v > 0xff) {
+		p -= 2;
+		memcpy(p, hex_pairs + 2 * (v & 0xff), 2);
+		v >>= 8;
 	}
-	n = dec_len(v);
+	if (v > 0xf) {
+		memcpy(p - 2, hex_pairs + 2 * v, 2);
+	} else {
+		p[-1] = hex_pairs[2 * v + 1]; /* the second digit of "0v" */
+	}
+}
+
+char *vma_fmt_u64_long(char *p, uint64_t v)
+{
+	unsigned int n = dec_len(v);
+
 	dec_digits(p + n, v);
 	return p + n;
+}
+
+char *vma_fmt_x64(char *p, uint64_t v)
+{
+	unsigned int n = hex_len(v);
+
+	hex_digits(p + n, v);
+	return p + n;
+}
+
+/*
+ * The nine digits of @v < 10^9 (a time's nanoseconds) without a division:
+ * @v * ceil(2^57 / 10^8) holds v / 10^8 in its top 7 bits and the other
+ * digits as a binary fraction below them, of which each multiplication by
+ * 100 lifts two into the top bits (the method of jeaiii's itoa).  The
+ * constant's rounding never reaches a digit below 10^9: checked for every
+ * value when this was written; the unit test checks edges and a sample.
+ */
+static void dec9(char *p, uint32_t v)
+{
+	const uint64_t frac = (UINT64_C(1) << 57) - 1;
+	uint64_t y = (uint64_t)v * UINT64_C(1441151881);
+
+	p[0] = (char)('0' + (y >> 57));
+	y = (y & frac) * 100;
+	memcpy(p + 1, pairs + 2 * (y >> 57), 2);
+	y = (y & frac) * 100;
+	memcpy(p + 3, pairs + 2 * (y >> 57), 2);
+	y = (y & frac) * 100;
+	memcpy(p + 5, pairs + 2 * (y >> 57), 2);
+	y = (y & frac) * 100;
+	memcpy(p + 7, pairs + 2 * (y >> 57), 2);
 }
 
 char *vma_fmt_dec_fixed(char *p, uint64_t v, unsigned int n)
@@ -128,15 +182,16 @@ char *vma_fmt_dec_fixed(char *p, uint64_t v, unsigned int n)
 	char *q = p + n;
 	uint32_t w;
 
+	if (n == 9 && v < 1000000000u) {
+		dec9(p, (uint32_t)v);
+		return q;
+	}
 	for (; v > UINT32_MAX && q - p >= 2; v /= 100) {
 		q -= 2;
 		memcpy(q, pairs + 2 * (v % 100), 2);
 	}
 	w = (uint32_t)(v > UINT32_MAX ? v % 10 : v);
-	/*
-	 * Four digits per step in 32 bits: the pairs of a step do not wait
-	 * for each other, and a time's nine digits take two steps.
-	 */
+	/* Four digits per step in 32 bits: the pairs of a step do not wait for each other. */
 	for (; q - p >= 4; w /= 10000) {
 		uint32_t r = w % 10000;
 
@@ -154,18 +209,6 @@ char *vma_fmt_dec_fixed(char *p, uint64_t v, unsigned int n)
 	return p + n;
 }
 
-/* Writes the lowercase hex digits of @v to end at @end. */
-static inline void hex_digits(char *end, uint64_t v)
-{
-	static const char digit[] = "0123456789abcdef";
-	char *p = end;
-
-	do {
-		*--p = digit[v & 0xf];
-		v >>= 4;
-	} while (v);
-}
-
 static void put_chars(char *p, char c, size_t n)
 {
 	while (n--)
@@ -173,27 +216,20 @@ static void put_chars(char *p, char c, size_t n)
 }
 
 /*
- * Append @v in @base (10 or 16), right-aligned in a field of @width filled
- * with @pad.  Always inlined, so each caller gets a copy specialized for its
- * base and, where constant, its width: these are the hottest few
- * instructions of dump mode.
+ * @v in @base (10 or 16), right-aligned in a field of @width filled with
+ * @pad, at @p; returns the field's end.  A short fill is one 8-byte store,
+ * which may pass the field's end (see vma_fmt_u64_pad()).  Always inlined,
+ * so each caller gets a copy specialized for its base and, where constant,
+ * its width: these are the hottest few instructions of dump mode.
  */
-static inline __attribute__((always_inline)) void
-put_unsigned(struct vma_strbuf *sb, uint64_t v, unsigned int base, unsigned int width, char pad)
+static inline __attribute__((always_inline)) char *
+fmt_unsigned(char *p, uint64_t v, unsigned int base, unsigned int width, char pad)
 {
 	unsigned int digits = base == 16 ? hex_len(v) : dec_len(v);
 	unsigned int n = width > digits ? width : digits;
-	char *p;
 
-	/* 8 more bytes of room for the fill below */
-	if (!vma_sb_room(sb, n + 8))
-		return;
-	p = sb->buf + sb->len;
 	if (n > digits) {
-		/*
-		 * Short fills (time columns, "%08x") as one 8-byte store that
-		 * the digits then partly overwrite, rather than a memset call.
-		 */
+		/* the digits then overwrite the store's end, rather than a memset call */
 		if (n - digits <= 8) {
 			memcpy(p, pad == '0' ? "00000000" : "        ", 8);
 		} else {
@@ -204,8 +240,30 @@ put_unsigned(struct vma_strbuf *sb, uint64_t v, unsigned int base, unsigned int 
 		hex_digits(p + n, v);
 	else
 		dec_digits(p + n, v);
-	p[n] = '\0';
-	sb->len += n;
+	return p + n;
+}
+
+char *vma_fmt_u64_pad(char *p, uint64_t v, unsigned int width, char pad)
+{
+	return fmt_unsigned(p, v, 10, width, pad);
+}
+
+char *vma_fmt_x64_pad(char *p, uint64_t v, unsigned int width, char pad)
+{
+	return fmt_unsigned(p, v, 16, width, pad);
+}
+
+/* fmt_unsigned() at the end of @sb. */
+static inline __attribute__((always_inline)) void
+put_unsigned(struct vma_strbuf *sb, uint64_t v, unsigned int base, unsigned int width, char pad)
+{
+	char *p;
+
+	if (!vma_sb_room(sb, VMA_FMT_PAD_MAX(width)))
+		return;
+	p = fmt_unsigned(sb->buf + sb->len, v, base, width, pad);
+	*p = '\0';
+	sb->len = (size_t)(p - sb->buf);
 }
 
 void vma_sb_put_u64(struct vma_strbuf *sb, uint64_t v)

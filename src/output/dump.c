@@ -331,13 +331,30 @@ static char *fmt_time(char *p, uint64_t cycles, const struct divisor *hz)
 	uint64_t secs, ns;
 
 	split_time(hz, cycles, &secs, &ns);
-	if (secs < 10)
-		*p++ = ' ';
-	if (secs < 100)
-		*p++ = ' ';
-	p = vma_fmt_u64(p, secs);
+	if (secs < 1000) {
+		/* the three columns of "%3llu", the common case, without a call */
+		uint32_t s = (uint32_t)secs;
+
+		p[0] = s >= 100 ? (char)('0' + s / 100) : ' ';
+		p[1] = s >= 10 ? (char)('0' + s / 10 % 10) : ' ';
+		p[2] = (char)('0' + s % 10);
+		p += 3;
+	} else {
+		p = vma_fmt_u64(p, secs);
+	}
 	*p++ = '.';
 	return vma_fmt_dec_fixed(p, ns, 9);
+}
+
+/* @n bytes from @src to @dst, 8 at a time: a dump line's pcpu columns. */
+static inline void copy_columns(char *dst, const char *src, uint32_t n)
+{
+	uint32_t i = 0;
+
+	for (; i + 8 <= n; i += 8)
+		memcpy(dst + i, src + i, 8);
+	for (; i < n; i++)
+		dst[i] = src[i];
 }
 
 /* With power states shown, an idle pcpu's column is its C-state's digit. */
@@ -526,8 +543,7 @@ static void begin(struct vma_dump *d, const struct vma_machine *m, const struct 
 	}
 	*col++ = ' ';
 	/* The state keeps each pcpu's column (vma_pcpu_column()). */
-	if (nr)
-		memcpy(col, m->columns, nr);
+	copy_columns(col, m->columns, nr);
 	if (__builtin_expect(d->show_power, 0))
 		power_columns(d, m, col);
 	if (x < nr)

@@ -4,14 +4,14 @@
  * per record class.  Each decoder writes through a struct xd_out, which
  * also carries the dump-line facts xenalyze ties to the record (its mark
  * column and line layout), so one walk of the decoding logic answers both
- * "what is the text" and "how is the line laid out"; with no buffer the
- * walk only classifies.
+ * "what is the text" and "how is the line laid out".
  */
 #ifndef VMALYZE_XEN_DESCRIBE_INTERNAL_H
 #define VMALYZE_XEN_DESCRIBE_INTERNAL_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "vmalyze/describe.h"
 #include "vmalyze/record.h"
@@ -19,84 +19,121 @@
 #include "vmalyze/trace-ids.h"
 #include "vmalyze/xen-names.h"
 
+/*
+ * The text is written at a cursor into its strbuf's spare room, which is
+ * checked by a compare per piece: no call, length update or NUL per piece.
+ * The strbuf's length is brought up to the cursor (xd_sync()) by printf-
+ * style pieces and at the end of the record.
+ */
 struct xd_out {
-	struct vma_strbuf *sb;          /* NULL: classify only, print nothing */
+	struct vma_strbuf *sb;          /* the text is appended to it */
+	char *p;                        /* the text's end so far */
+	char *end;                      /* room up to here (the NUL excluded) */
 	char mark;                      /* first dump column, ' ' by default */
 	enum vma_xen_dump_layout layout;
 };
+
+/*
+ * Room for @n more bytes at the cursor, growing the strbuf (out of line,
+ * rare).  False when it cannot grow; the strbuf is then failed and every
+ * later piece is dropped.
+ */
+bool xd_grow(struct xd_out *o, size_t n);
+
+static inline bool xd_room(struct xd_out *o, size_t n)
+{
+	return (size_t)(o->end - o->p) >= n || xd_grow(o, n);
+}
+
+/* The strbuf's length and NUL brought up to the cursor. */
+static inline void xd_sync(struct xd_out *o)
+{
+	o->sb->len = (size_t)(o->p - o->sb->buf);
+	*o->p = '\0';
+}
 
 void xd_printf(struct xd_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
  * Appending without a format, for the records that make up most of a trace
  * (exits, entries, scheduling): each piece costs a few instructions where
- * even the strbuf's own printf parses a format.  Like xd_printf(), they
- * print nothing when the walk only classifies.
+ * even the strbuf's own printf parses a format.
  */
 #define xd_lit(o, lit) xd_put((o), "" lit, sizeof(lit) - 1)
 
 static inline void xd_put(struct xd_out *o, const char *s, size_t n)
 {
-	if (o->sb)
-		vma_sb_put(o->sb, s, n);
+	if (xd_room(o, n)) {
+		memcpy(o->p, s, n);
+		o->p += n;
+	}
 }
 
 static inline void xd_puts(struct xd_out *o, const char *s)
 {
-	if (o->sb)
-		vma_sb_puts(o->sb, s);
+	xd_put(o, s, strlen(s));
 }
 
 static inline void xd_putc(struct xd_out *o, char c)
 {
-	if (o->sb)
-		vma_sb_putc(o->sb, c);
+	if (xd_room(o, 1))
+		*o->p++ = c;
 }
 
 /* "%u" ("%llu"): pass the value at its own width. */
 static inline void xd_u64(struct xd_out *o, uint64_t v)
 {
-	if (o->sb)
-		vma_sb_put_u64(o->sb, v);
+	if (xd_room(o, 20))
+		o->p = vma_fmt_u64(o->p, v);
 }
 
 /* "%d" ("%lld"): pass (int32_t) of a word printed with "%d". */
 static inline void xd_s64(struct xd_out *o, int64_t v)
 {
-	if (o->sb)
-		vma_sb_put_s64(o->sb, v);
+	if (!xd_room(o, 21))
+		return;
+	if (v < 0) {
+		*o->p++ = '-';
+		/* the magnitude in unsigned arithmetic, so INT64_MIN is no overflow */
+		o->p = vma_fmt_u64(o->p, -(uint64_t)v);
+	} else {
+		o->p = vma_fmt_u64(o->p, (uint64_t)v);
+	}
 }
 
 /* "%x" ("%llx"): pass a word as uint32_t, never a sign-extended int. */
 static inline void xd_x64(struct xd_out *o, uint64_t v)
 {
-	if (o->sb)
-		vma_sb_put_x64(o->sb, v);
+	if (xd_room(o, 16))
+		o->p = vma_fmt_x64(o->p, v);
 }
 
 /* "%*u" ("%0*u" with @pad '0'). */
 static inline void xd_u64_pad(struct xd_out *o, uint64_t v, unsigned int width, char pad)
 {
-	if (o->sb)
-		vma_sb_put_u64_pad(o->sb, v, width, pad);
+	if (xd_room(o, VMA_FMT_PAD_MAX(width)))
+		o->p = vma_fmt_u64_pad(o->p, v, width, pad);
 }
 
 /* "%*x" ("%0*x" with @pad '0'). */
 static inline void xd_x64_pad(struct xd_out *o, uint64_t v, unsigned int width, char pad)
 {
-	if (o->sb)
-		vma_sb_put_x64_pad(o->sb, v, width, pad);
+	if (xd_room(o, VMA_FMT_PAD_MAX(width)))
+		o->p = vma_fmt_x64_pad(o->p, v, width, pad);
 }
 
 /* "dNvM", the way records name a vcpu. */
 static inline void xd_vcpu(struct xd_out *o, uint32_t dom, uint32_t vcpu)
 {
-	if (o->sb) {
-		vma_sb_putc(o->sb, 'd');
-		vma_sb_put_u64(o->sb, dom);
-		vma_sb_putc(o->sb, 'v');
-		vma_sb_put_u64(o->sb, vcpu);
-	}
+	char *p;
+
+	if (!xd_room(o, 2 + 2 * 10))
+		return;
+	p = o->p;
+	*p++ = 'd';
+	p = vma_fmt_u64(p, dom);
+	*p++ = 'v';
+	o->p = vma_fmt_u64(p, vcpu);
 }
 
 /* Payload word @i, or 0 past the end of the record. */

@@ -12,26 +12,45 @@
 #include "output/xen-describe-internal.h"
 #include "vmalyze/xen-events.h"
 
+/* Cursor and room from the strbuf's length and capacity; it has a buffer. */
+static void attach(struct xd_out *o)
+{
+	o->p = o->sb->buf + o->sb->len;
+	o->end = o->sb->buf + o->sb->cap - 1;
+}
+
+bool xd_grow(struct xd_out *o, size_t n)
+{
+	xd_sync(o);
+	if (!vma_sb_room(o->sb, n)) {
+		o->end = o->p; /* the strbuf is failed: every later piece comes here */
+		return false;
+	}
+	attach(o);
+	return true;
+}
+
 void xd_printf(struct xd_out *o, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!o->sb)
-		return;
+	xd_sync(o);
 	va_start(ap, fmt);
 	vma_sb_vprintf(o->sb, fmt, ap);
 	va_end(ap);
+	if (vma_sb_failed(o->sb))
+		o->end = o->p;
+	else
+		attach(o);
 }
 
 void xd_words(struct xd_out *o, const struct vma_record *rec)
 {
 	unsigned int i;
 
-	if (!o->sb)
-		return;
 	for (i = 0; i < rec->nr_data; i++) {
-		vma_sb_putc(o->sb, ' ');
-		vma_sb_put_x64(o->sb, rec->data[i]);
+		xd_putc(o, ' ');
+		xd_x64(o, rec->data[i]);
 	}
 }
 
@@ -144,9 +163,6 @@ static void describe(struct xd_out *o, const struct vma_record *rec,
 {
 	bool done = false;
 
-	o->mark = ' ';
-	o->layout = VMA_XEN_DUMP_NORMAL;
-
 	if (ctx->unprocessed) {
 		done = false;
 	} else if (rec->event == VMA_SYNTH_LOST_END) {
@@ -191,36 +207,65 @@ static void describe(struct xd_out *o, const struct vma_record *rec,
 		xd_raw(o, rec);
 }
 
+/*
+ * Room most records' text fits in, made once, so that their pieces never
+ * grow the strbuf.
+ */
+#define TEXT_ROOM 256u
+
+/* Decode @rec at the end of @sb: its text there, its mark and layout in *@o. */
+static void describe_into(struct xd_out *o, struct vma_strbuf *sb, const struct vma_record *rec,
+			  const struct vma_describe_ctx *ctx)
+{
+	o->sb = sb;
+	o->mark = ' ';
+	o->layout = VMA_XEN_DUMP_NORMAL;
+	if (!vma_sb_room(sb, TEXT_ROOM))
+		return;
+	attach(o);
+	describe(o, rec, ctx);
+	/* A failed strbuf's cursor stayed where it failed: at its length. */
+	xd_sync(o);
+}
+
 void vma_describe_xen(struct vma_strbuf *sb, const struct vma_record *rec,
 		      const struct vma_describe_ctx *ctx)
 {
-	struct xd_out o = { .sb = sb };
+	struct xd_out o;
 
-	describe(&o, rec, ctx);
+	describe_into(&o, sb, rec, ctx);
 }
 
 char vma_describe_xen_marked(struct vma_strbuf *sb, const struct vma_record *rec,
 			     const struct vma_describe_ctx *ctx)
 {
-	struct xd_out o = { .sb = sb };
+	struct xd_out o;
 
-	describe(&o, rec, ctx);
+	describe_into(&o, sb, rec, ctx);
 	return o.mark;
+}
+
+/* The layout and mark, from the text's walk into a scratch buffer. */
+static struct xd_out classify(const struct vma_record *rec, const struct vma_describe_ctx *ctx)
+{
+	struct vma_strbuf scratch;
+	struct xd_out o;
+
+	vma_sb_init(&scratch);
+	describe_into(&o, &scratch, rec, ctx);
+	vma_sb_free(&scratch);
+	o.sb = NULL;
+	o.p = o.end = NULL;
+	return o;
 }
 
 enum vma_xen_dump_layout vma_xen_dump_layout(const struct vma_record *rec,
 					     const struct vma_describe_ctx *ctx)
 {
-	struct xd_out o = { .sb = NULL };
-
-	describe(&o, rec, ctx);
-	return o.layout;
+	return classify(rec, ctx).layout;
 }
 
 char vma_xen_dump_mark(const struct vma_record *rec, const struct vma_describe_ctx *ctx)
 {
-	struct xd_out o = { .sb = NULL };
-
-	describe(&o, rec, ctx);
-	return o.mark;
+	return classify(rec, ctx).mark;
 }
