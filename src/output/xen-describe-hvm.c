@@ -205,6 +205,7 @@ static bool pf_xen(struct xd_out *o, const struct vma_record *rec,
 	unsigned int levels = ctx->guest_paging_levels;
 	uint64_t va = vma_xf_pf_va(rec);
 	uint32_t ec = vma_xf_pf_ec(rec);
+	unsigned int i;
 
 	if (levels == 0)
 		levels = vma_xe_wide(rec) ? 4 : 2;
@@ -212,15 +213,28 @@ static bool pf_xen(struct xd_out *o, const struct vma_record *rec,
 	if (!ctx->mmio_in_arc)
 		xd_pt_walk(&pt, va, levels);
 	o->mark = ']';
+	/* "pf_xen:emulate va %llx ec %x level %d corr %llx", or "pf_xen va %llx ec %x" */
+	if (pt.level > 0)
+		xd_lit(o, "pf_xen:emulate va ");
+	else
+		xd_lit(o, "pf_xen va ");
+	xd_x64(o, va);
+	xd_lit(o, " ec ");
+	xd_x64(o, ec);
 	if (pt.level > 0) {
-		xd_printf(o, "pf_xen:emulate va %llx ec %x level %d corr %llx",
-			  (unsigned long long)va, ec, pt.level,
-			  (unsigned long long)pt.corresponding);
-	} else {
-		xd_printf(o, "pf_xen va %llx ec %x", (unsigned long long)va, ec);
+		xd_lit(o, " level ");
+		xd_s64(o, pt.level);
+		xd_lit(o, " corr ");
+		xd_x64(o, pt.corresponding);
 	}
-	xd_printf(o, " e->pt_index[%u %u %u %u %u]", pt.index[0], pt.index[1], pt.index[2],
-		  pt.index[3], pt.index[4]);
+	/* " e->pt_index[%u %u %u %u %u]" */
+	xd_lit(o, " e->pt_index[");
+	for (i = 0; i < 5; i++) {
+		if (i)
+			xd_putc(o, ' ');
+		xd_u64(o, pt.index[i]);
+	}
+	xd_putc(o, ']');
 	return true;
 }
 
@@ -272,8 +286,15 @@ static bool cr_write(struct xd_out *o, const struct vma_record *rec,
 
 	if (cr == 3 && ctx->cr3) {
 		o->mark = ']';
-		xd_printf(o, "cr_write cr3 val %llx oval %llx %s", (unsigned long long)val,
-			  (unsigned long long)ctx->cr3, ctx->cr3 == val ? "flush" : "switch");
+		/* "cr_write cr3 val %llx oval %llx %s" */
+		xd_lit(o, "cr_write cr3 val ");
+		xd_x64(o, val);
+		xd_lit(o, " oval ");
+		xd_x64(o, ctx->cr3);
+		if (ctx->cr3 == val)
+			xd_lit(o, " flush");
+		else
+			xd_lit(o, " switch");
 	} else {
 		/* "cr_write cr%d val %llx" */
 		xd_lit(o, "cr_write cr");

@@ -95,7 +95,10 @@ static bool pm_freq(struct xd_out *o, const struct vma_record *rec, const char *
 /* {C-state, ...} */
 static bool pm_idle(struct xd_out *o, const struct vma_record *rec, const char *name)
 {
-	xd_printf(o, "%s c%d", name, (int)rec->data[0]);
+	/* "%s c%d" */
+	xd_puts(o, name);
+	xd_lit(o, " c");
+	xd_s64(o, (int32_t)rec->data[0]);
 	return true;
 }
 

@@ -7,7 +7,6 @@
  * (xen-events.h) gives its decoder here and its size; bit 8 (TRC_64_FLAG)
  * says addresses are 64-bit.
  */
-#include <inttypes.h>
 
 #include "output/xen-describe-internal.h"
 #include "vmalyze/xen-events.h"
@@ -66,9 +65,13 @@ static void print_args(struct xd_out *o, const struct vma_record *rec)
 		if (kind == XD_ARG_MISSING) {
 			xd_puts(o, " ??");
 		} else if (kind == XD_ARG_32) {
-			xd_printf(o, " %08x", rec->data[word]);
+			/* " %08x" */
+			xd_putc(o, ' ');
+			xd_x64_pad(o, rec->data[word], 8, '0');
 		} else if (kind == XD_ARG_64) {
-			xd_printf(o, " %016" PRIu64, xd_q(rec, word));
+			/* " %016llu" */
+			xd_putc(o, ' ');
+			xd_u64_pad(o, xd_q(rec, word), 16, '0');
 		}
 		word += kind;
 	}
@@ -77,10 +80,22 @@ static void print_args(struct xd_out *o, const struct vma_record *rec)
 /* A sub-operation name, or "unknown (N)". */
 static void op_name(struct xd_out *o, const char *name, uint32_t cmd)
 {
-	if (name)
+	if (name) {
 		xd_puts(o, name);
-	else
-		xd_printf(o, "unknown (%d)", (int)cmd);
+	} else {
+		/* "unknown (%d)" */
+		xd_lit(o, "unknown (");
+		xd_s64(o, (int32_t)cmd);
+		xd_putc(o, ')');
+	}
+}
+
+/* " <what> %d<after>", the count a hypercall's argument gives */
+static void count_arg(struct xd_out *o, const char *what, uint64_t arg, const char *after)
+{
+	xd_puts(o, what);
+	xd_s64(o, (int32_t)(uint32_t)arg);
+	xd_puts(o, after);
 }
 
 static bool hypercall(struct xd_out *o, const struct vma_record *rec, bool subcall)
@@ -110,20 +125,20 @@ static bool hypercall(struct xd_out *o, const struct vma_record *rec, bool subca
 			xd_lit(o, " (preempted)");
 		break;
 	case XD_HC_MULTICALL:
-		xd_printf(o, " %d calls", (int)(uint32_t)args[1]);
+		count_arg(o, " ", args[1], " calls");
 		break;
 	case XD_HC_GRANT_TABLE_OP:
-		xd_puts(o, " ");
+		xd_putc(o, ' ');
 		op_name(o, vma_grant_table_op_name((uint32_t)args[0]), (uint32_t)args[0]);
-		xd_printf(o, " %d ops", (int)(uint32_t)args[2]);
+		count_arg(o, " ", args[2], " ops");
 		break;
 	case XD_HC_VCPU_OP:
-		xd_puts(o, " ");
+		xd_putc(o, ' ');
 		op_name(o, vma_vcpu_op_name((uint32_t)args[0]), (uint32_t)args[0]);
-		xd_printf(o, " vcpu %d", (int)(uint32_t)args[1]);
+		count_arg(o, " vcpu ", args[1], "");
 		break;
 	case XD_HC_MMUEXT_OP:
-		xd_printf(o, " %d ops", (int)(uint32_t)args[1]);
+		count_arg(o, " ", args[1], " ops");
 		break;
 	case XD_HC_SCHED_OP:
 		xd_puts(o, " ");
@@ -179,9 +194,15 @@ static bool trap(struct xd_out *o, const struct vma_record *rec,
 {
 	uint32_t info = vma_xf_trap_info(rec);
 
-	xd_printf(o, "trap %x eip %llx", info & 0x7fffu, (unsigned long long)vma_xf_trap_eip(rec));
-	if (info & 0x8000u)
-		xd_printf(o, " ec %x", info >> 16);
+	/* "trap %x eip %llx", then " ec %x" */
+	xd_lit(o, "trap ");
+	xd_x64(o, info & 0x7fffu);
+	xd_lit(o, " eip ");
+	xd_x64(o, vma_xf_trap_eip(rec));
+	if (info & 0x8000u) {
+		xd_lit(o, " ec ");
+		xd_x64(o, info >> 16);
+	}
 	return true;
 }
 
@@ -189,9 +210,13 @@ static bool trap(struct xd_out *o, const struct vma_record *rec,
 static bool ptwr(struct xd_out *o, const struct vma_record *rec,
 		 const struct vma_describe_ctx *ctx)
 {
-	xd_printf(o, "ptwr l1e %llx eip %llx addr %llx", (unsigned long long)vma_xf_ptwr_pte(rec),
-		  (unsigned long long)vma_xf_ptwr_eip(rec),
-		  (unsigned long long)vma_xf_ptwr_addr(rec));
+	/* "ptwr l1e %llx eip %llx addr %llx" */
+	xd_lit(o, "ptwr l1e ");
+	xd_x64(o, vma_xf_ptwr_pte(rec));
+	xd_lit(o, " eip ");
+	xd_x64(o, vma_xf_ptwr_eip(rec));
+	xd_lit(o, " addr ");
+	xd_x64(o, vma_xf_ptwr_addr(rec));
 	return true;
 }
 

@@ -342,3 +342,68 @@ Test(describe_fast, pv_hypercalls)
 		expect(TRC_PV_PAGE_FAULT, 3, w, &ctx, "page_fault[ %x %x %x ]", w[0], w[1], w[2]);
 	}
 }
+
+/* The texts that were printf formats before the cursor writers took them over. */
+Test(describe_fast, former_printf_texts)
+{
+	struct vma_describe_ctx ctx = { .mmio_in_arc = true };
+	uint32_t w[8];
+	int i;
+
+	for (i = 0; i < ROUNDS; i++) {
+		fill_words(w, 8);
+		/* after an MMIO record no page-table walk: every index 0 */
+		expect(TRC_HVM_PF_XEN64, 3, w, &ctx, "pf_xen va %llx ec %x e->pt_index[0 0 0 0 0]",
+		       (unsigned long long)q(w, 0), w[2]);
+		ctx.cr3 = q(w, 4) | 1;
+		w[0] = 3;
+		expect(TRC_HVM_CR_WRITE64, 3, w, &ctx, "cr_write cr3 val %llx oval %llx %s",
+		       (unsigned long long)q(w, 1), (unsigned long long)ctx.cr3,
+		       q(w, 1) == ctx.cr3 ? "flush" : "switch");
+		ctx.cr3 = 0;
+		/* without the error code, then with it */
+		w[2] &= ~0x8000u;
+		expect(TRC_PV_TRAP | TRC_64_FLAG, 3, w, &ctx, "trap %x eip %llx", w[2] & 0x7fffu,
+		       (unsigned long long)q(w, 0));
+		w[2] |= 0x8000u;
+		expect(TRC_PV_TRAP | TRC_64_FLAG, 3, w, &ctx, "trap %x eip %llx ec %x",
+		       w[2] & 0x7fffu, (unsigned long long)q(w, 0), w[2] >> 16);
+		expect(TRC_PV_PTWR_EMULATION, 6, w, &ctx, "ptwr l1e %llx eip %llx addr %llx",
+		       (unsigned long long)q(w, 0), (unsigned long long)q(w, 4),
+		       (unsigned long long)q(w, 2));
+		w[0] %= 8;
+		expect(TRC_PM_IDLE_ENTRY, 1, w, &ctx, "pm_idle_start c%d", (int)w[0]);
+	}
+}
+
+/* v2 hypercalls: the counts of their arguments, unknown sub-operations, raw arguments. */
+Test(describe_fast, pv_hypercall_arguments)
+{
+	struct vma_describe_ctx ctx = { 0 };
+	/* two 32-bit arguments; two 64-bit ones */
+	const uint32_t two32 = (1u << 20) | (1u << 22), two64 = (2u << 20) | (2u << 22);
+	uint32_t w[8];
+	int i;
+
+	for (i = 0; i < ROUNDS; i++) {
+		fill_words(w, 8);
+		w[0] = 13 | two32;
+		expect(TRC_PV_HYPERCALL_V2, 3, w, &ctx, "hypercall  d (multicall) %d calls",
+		       (int)w[2]);
+		w[0] = 26 | two32;
+		expect(TRC_PV_HYPERCALL_V2, 3, w, &ctx, "hypercall %2x (%s) %d ops", 26,
+		       vma_hypercall_name(26), (int)w[2]);
+		/* vcpu_op, its command unnamed */
+		w[0] = 24 | two32;
+		w[1] = 0x7fff0000u | w[1];
+		expect(TRC_PV_HYPERCALL_V2, 3, w, &ctx, "hypercall %2x (%s) unknown (%d) vcpu %d",
+		       24, vma_hypercall_name(24), (int)w[1], (int)w[2]);
+		/* an op xenalyze has no decoder for: the arguments as they are */
+		w[0] = 2 | two64;
+		expect(TRC_PV_HYPERCALL_V2, 5, w, &ctx, "hypercall %2x (%s) %016" PRIu64 " %016" PRIu64,
+		       2, vma_hypercall_name(2), q(w, 1), q(w, 3));
+		w[0] = 2 | two32;
+		expect(TRC_PV_HYPERCALL_V2, 3, w, &ctx, "hypercall %2x (%s) %08x %08x", 2,
+		       vma_hypercall_name(2), w[1], w[2]);
+	}
+}

@@ -229,6 +229,63 @@ Test(strbuf_fmt, cursor_writers_match_printf)
 	}
 }
 
+/* "%llx" and the padded fields at a cursor; nine digits over a sample of 10^9. */
+Test(strbuf_fmt, hex_padded_and_nine_digits_match_printf)
+{
+	static const unsigned int widths[] = { 0, 1, 2, 3, 8, 9, 16, 17, 20, 24 };
+	char got[64], want[64];
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	size_t i, j;
+	uint32_t k;
+
+	for (i = 0; i < NVALUES; i++) {
+		uint64_t v = values[i];
+
+		*vma_fmt_x64(got, v) = '\0';
+		snprintf(want, sizeof(want), "%" PRIx64, v);
+		cr_expect_str_eq(got, want);
+		for (j = 0; j < sizeof(widths) / sizeof(widths[0]); j++) {
+			int w = (int)widths[j];
+
+			cr_assert_leq(VMA_FMT_PAD_MAX(widths[j]), sizeof(got));
+			*vma_fmt_u64_pad(got, v, widths[j], '0') = '\0';
+			snprintf(want, sizeof(want), "%0*" PRIu64, w, v);
+			cr_expect_str_eq(got, want);
+			*vma_fmt_u64_pad(got, v, widths[j], ' ') = '\0';
+			snprintf(want, sizeof(want), "%*" PRIu64, w, v);
+			cr_expect_str_eq(got, want);
+			*vma_fmt_x64_pad(got, v, widths[j], '0') = '\0';
+			snprintf(want, sizeof(want), "%0*" PRIx64, w, v);
+			cr_expect_str_eq(got, want);
+			*vma_fmt_x64_pad(got, v, widths[j], ' ') = '\0';
+			snprintf(want, sizeof(want), "%*" PRIx64, w, v);
+			cr_expect_str_eq(got, want);
+		}
+	}
+	/* every 10^k boundary's neighbours, then pseudo-random values */
+	for (k = 1; k < 1000000000u; k *= 10) {
+		uint32_t edge[3] = { k - 1, k, k + 1 };
+
+		for (j = 0; j < 3; j++) {
+			*vma_fmt_dec_fixed(got, edge[j], 9) = '\0';
+			snprintf(want, sizeof(want), "%09u", edge[j]);
+			cr_expect_str_eq(got, want);
+		}
+	}
+	for (i = 0; i < 200000; i++) {
+		uint32_t v;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		v = (uint32_t)(x % 1000000000u);
+		*vma_fmt_dec_fixed(got, v, 9) = '\0';
+		snprintf(want, sizeof(want), "%09u", v);
+		if (strcmp(got, want) != 0)
+			cr_assert_str_eq(got, want, "nine digits of %u", v);
+	}
+}
+
 Test(strbuf_put, pieces_append_in_order_across_growth)
 {
 	struct vma_strbuf sb;
