@@ -76,6 +76,30 @@ static uint64_t divide(const struct divisor *dv, uint64_t n)
 	return (t + ((n - t) >> dv->sh1)) >> dv->sh2;
 }
 
+/*
+ * The second the last line's time fell in.  Lines come in time order, so
+ * most fall in the same one: they skip its division and its digits.
+ */
+struct time_second {
+	uint64_t start;  /* its first cycle (since the origin) */
+	char text[24];   /* its "%3llu." */
+	unsigned int len;
+};
+
+/*
+ * The " dNvM " vcpu columns lately written, by (domain, vcpu) id in a small
+ * direct-mapped table: a line copies its column rather than formatting two
+ * numbers (the idle and default domains' ids have five digits).
+ */
+#define VCPU_COL_SLOTS 32u
+#define VCPU_COL_MAX (2 + 10 + 1 + 10 + 1)
+
+struct vcpu_col {
+	uint32_t did, vid;
+	uint8_t len;     /* 0: empty */
+	char text[VCPU_COL_MAX];
+};
+
 /* A held line whose text is another under SVM (offsets in the dump's lines). */
 struct held_alt {
 	size_t line;     /* the line's first byte, its mark */
@@ -91,6 +115,8 @@ struct vma_dump {
 	vma_dump_describe_fn *describe; /* NULL: Xen records, decoded here */
 	uint64_t cpu_hz;
 	struct divisor hz;           /* cpu_hz, to divide by quickly */
+	struct time_second second;   /* of the last line's time */
+	struct vcpu_col vcpu_cols[VCPU_COL_SLOTS];
 	struct vma_strbuf lines;     /* finished lines, then the one being built */
 	size_t done;                 /* bytes of finished lines in @lines */
 	struct vma_describe_ctx ctx; /* analysis state before the record */
@@ -137,6 +163,9 @@ struct vma_dump *vma_dump_create(FILE *out, uint64_t cpu_hz, vma_dump_describe_f
 	d->describe = describe;
 	d->holding = !describe;
 	divisor_init(&d->hz, cpu_hz);
+	/* second 0 */
+	memcpy(d->second.text, "  0.", 4);
+	d->second.len = 4;
 	vma_sb_init(&d->lines);
 	vma_sb_init(&d->alt_text);
 	return d;
@@ -322,17 +351,10 @@ void vma_format_time(char *buf, size_t len, uint64_t cycles, uint64_t hz)
 	snprintf(buf, len, "%3llu.%09llu", (unsigned long long)secs, (unsigned long long)ns);
 }
 
-/*
- * vma_format_time() at @p, returning the end: "%3llu.%09llu" without
- * printf, as it is on every line.
- */
-static char *fmt_time(char *p, uint64_t cycles, const struct divisor *hz)
+/* "%3llu." of @secs at @p, returning the end. */
+static char *fmt_seconds(char *p, uint64_t secs)
 {
-	uint64_t secs, ns;
-
-	split_time(hz, cycles, &secs, &ns);
 	if (secs < 1000) {
-		/* the three columns of "%3llu", the common case, without a call */
 		uint32_t s = (uint32_t)secs;
 
 		p[0] = s >= 100 ? (char)('0' + s / 100) : ' ';
@@ -343,6 +365,33 @@ static char *fmt_time(char *p, uint64_t cycles, const struct divisor *hz)
 		p = vma_fmt_u64(p, secs);
 	}
 	*p++ = '.';
+	return p;
+}
+
+/*
+ * vma_format_time() at @p, returning the end: "%3llu.%09llu" without
+ * printf, as it is on every line, the seconds from @d's last line while
+ * @cycles is in the same second.
+ */
+static char *fmt_time(struct vma_dump *d, char *p, uint64_t cycles)
+{
+	struct time_second *sec = &d->second;
+	uint64_t rem = cycles - sec->start, ns;
+
+	/* unsigned: a time before the second's start is as far as one after it */
+	if (__builtin_expect(rem >= d->hz.d, 0)) {
+		uint64_t secs = divide(&d->hz, cycles);
+
+		sec->start = secs * d->hz.d;
+		rem = cycles - sec->start;
+		sec->len = (unsigned int)(fmt_seconds(sec->text, secs) - sec->text);
+	}
+	memcpy(p, sec->text, sizeof(sec->text));
+	p += sec->len;
+	if (d->hz.d <= UINT64_MAX / 1000000000u)
+		ns = divide(&d->hz, rem * 1000000000u);
+	else
+		ns = (uint64_t)((unsigned __int128)rem * 1000000000u / d->hz.d);
 	return vma_fmt_dec_fixed(p, ns, 9);
 }
 
@@ -501,6 +550,29 @@ void vma_dump_begin_linked(struct vma_dump *d, const struct vma_machine *host,
 	begin(d, host, rec, d->origin, x, guest ? &guest_vcpu : NULL);
 }
 
+/* " dNvM " at @p, returning the end; @p has room for 24 more bytes than it. */
+static char *vcpu_column(struct vma_dump *d, char *p, uint32_t did, uint32_t vid)
+{
+	struct vcpu_col *c = &d->vcpu_cols[(did * 7u + vid) % VCPU_COL_SLOTS];
+	char *q;
+
+	if (c->len && c->did == did && c->vid == vid) {
+		memcpy(p, c->text, sizeof(c->text));
+		return p + c->len;
+	}
+	q = c->text;
+	memcpy(q, " d", 2);
+	q = vma_fmt_u64(q + 2, did);
+	*q++ = 'v';
+	q = vma_fmt_u64(q, vid);
+	*q++ = ' ';
+	c->did = did;
+	c->vid = vid;
+	c->len = (uint8_t)(q - c->text);
+	memcpy(p, c->text, c->len);
+	return p + c->len;
+}
+
 /*
  * The prefix: time since @origin (UINT64_MAX: none yet), @m's pcpus with
  * 'x' at @x, and the vcpu running on the record's pcpu, or *@vcpu when
@@ -536,7 +608,7 @@ static void begin(struct vma_dump *d, const struct vma_machine *m, const struct 
 	col = sb->buf + sb->len;
 	*col++ = ' '; /* MARK, set at the end */
 	if (origin != UINT64_MAX && rec->tsc > origin) {
-		col = fmt_time(col, rec->tsc - origin, &d->hz);
+		col = fmt_time(d, col, rec->tsc - origin);
 	} else {
 		memset(col, ' ', BLANK_TIME_WIDTH);
 		col += BLANK_TIME_WIDTH;
@@ -563,11 +635,7 @@ static void begin(struct vma_dump *d, const struct vma_machine *m, const struct 
 	if (vcpu)
 		p = NULL; /* a guest's record: no host pcpu's analysis state */
 	if (cur) {
-		memcpy(col, " d", 2);
-		col = vma_fmt_u64(col + 2, cur->domain->did);
-		*col++ = 'v';
-		col = vma_fmt_u64(col, cur->vid);
-		*col++ = ' ';
+		col = vcpu_column(d, col, cur->domain->did, cur->vid);
 	} else {
 		memcpy(col, " d?v? ", 6);
 		col += 6;
