@@ -262,6 +262,18 @@ Test(strbuf_fmt, hex_padded_and_nine_digits_match_printf)
 			cr_expect_str_eq(got, want);
 		}
 	}
+	/* every hex length, all digits and both ends of each */
+	for (k = 0; k < 64; k++) {
+		uint64_t edge[4] = { 1ull << k, (1ull << k) - 1, (2ull << k) - 1,
+				     0xfedcba9876543210ull >> k };
+
+		for (j = 0; j < 4; j++) {
+			memset(got, '#', sizeof(got));
+			*vma_fmt_x64(got, edge[j]) = '\0';
+			snprintf(want, sizeof(want), "%" PRIx64, edge[j]);
+			cr_expect_str_eq(got, want);
+		}
+	}
 	/* every 10^k boundary's neighbours, then pseudo-random values */
 	for (k = 1; k < 1000000000u; k *= 10) {
 		uint32_t edge[3] = { k - 1, k, k + 1 };
