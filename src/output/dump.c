@@ -91,7 +91,7 @@ struct time_second {
  * direct-mapped table: a line copies its column rather than formatting two
  * numbers (the idle and default domains' ids have five digits).
  */
-#define VCPU_COL_SLOTS 32u
+#define VCPU_COL_SLOTS_LOG2 8
 #define VCPU_COL_MAX (2 + 10 + 1 + 10 + 1)
 
 struct vcpu_col {
@@ -116,7 +116,7 @@ struct vma_dump {
 	uint64_t cpu_hz;
 	struct divisor hz;           /* cpu_hz, to divide by quickly */
 	struct time_second second;   /* of the last line's time */
-	struct vcpu_col vcpu_cols[VCPU_COL_SLOTS];
+	struct vcpu_col vcpu_cols[1u << VCPU_COL_SLOTS_LOG2];
 	struct vma_strbuf lines;     /* finished lines, then the one being built */
 	size_t done;                 /* bytes of finished lines in @lines */
 	struct vma_describe_ctx ctx; /* analysis state before the record */
@@ -553,7 +553,9 @@ void vma_dump_begin_linked(struct vma_dump *d, const struct vma_machine *host,
 /* " dNvM " at @p, returning the end; @p has room for 24 more bytes than it. */
 static char *vcpu_column(struct vma_dump *d, char *p, uint32_t did, uint32_t vid)
 {
-	struct vcpu_col *c = &d->vcpu_cols[(did * 7u + vid) % VCPU_COL_SLOTS];
+	/* multiplicative hashing: the idle and default domains' vcpus spread */
+	uint32_t h = (did * 0x9e3779b1u + vid) * 0x85ebca6bu;
+	struct vcpu_col *c = &d->vcpu_cols[h >> (32 - VCPU_COL_SLOTS_LOG2)];
 	char *q;
 
 	if (c->len && c->did == did && c->vid == vid) {
