@@ -6,8 +6,9 @@
  *
  * A large trace has hundreds of millions of lines, so each costs what it
  * must and no more: the prefix is written in place through a cursor, the
- * time without a division, the text by the decoders' appending primitives,
- * and lines leave in batches.
+ * time without a division (its second, and the vcpu column, as the lines
+ * before had them), the text by the decoders' cursor, and lines leave in
+ * batches.
  *
  * A Xen trace says whether its exit codes are VMX's or SVM's only at its
  * first SVM-only exit code (vma_vendor_note()), so the first lines are held
@@ -550,7 +551,7 @@ void vma_dump_begin_linked(struct vma_dump *d, const struct vma_machine *host,
 	begin(d, host, rec, d->origin, x, guest ? &guest_vcpu : NULL);
 }
 
-/* " dNvM " at @p, returning the end; @p has room for 24 more bytes than it. */
+/* " dNvM " at @p, returning the end; @p has room for a whole slot's text. */
 static char *vcpu_column(struct vma_dump *d, char *p, uint32_t did, uint32_t vid)
 {
 	/* multiplicative hashing: the idle and default domains' vcpus spread */

@@ -400,8 +400,9 @@ Test(describe_fast, pv_hypercall_arguments)
 		       24, vma_hypercall_name(24), (int)w[1], (int)w[2]);
 		/* an op xenalyze has no decoder for: the arguments as they are */
 		w[0] = 2 | two64;
-		expect(TRC_PV_HYPERCALL_V2, 5, w, &ctx, "hypercall %2x (%s) %016" PRIu64 " %016" PRIu64,
-		       2, vma_hypercall_name(2), q(w, 1), q(w, 3));
+		expect(TRC_PV_HYPERCALL_V2, 5, w, &ctx,
+		       "hypercall %2x (%s) %016" PRIu64 " %016" PRIu64, 2, vma_hypercall_name(2),
+		       q(w, 1), q(w, 3));
 		w[0] = 2 | two32;
 		expect(TRC_PV_HYPERCALL_V2, 3, w, &ctx, "hypercall %2x (%s) %08x %08x", 2,
 		       vma_hypercall_name(2), w[1], w[2]);
