@@ -128,6 +128,7 @@ struct vma_hvm {
 	uint64_t last_rdtsc;         /* value of the last RDTSC handler record */
 	uint8_t paging_levels;       /* 4 after a 64-bit exit, 2 after a 32-bit one */
 	bool mmio_in_arc;            /* an MMIO record with data in the open exit */
+	bool no_stats;               /* the vcpu's no_stats: @stats stays NULL */
 	struct vma_hvm_w2h *w2h;     /* owned; NULL until the first injection */
 	struct vma_hvm_stats *stats; /* owned; NULL until the first closed arc */
 	struct vma_eip_counts eip_histogram; /* --histogram-interrupt-eip: by bucket */
@@ -191,6 +192,7 @@ struct vma_vcpu {
 	uint32_t vid;
 	enum vma_vcpu_type type;
 	bool idle;                 /* of the idle domain (set at creation, for dispatch) */
+	bool no_stats;             /* the machine's no_stats (set at creation) */
 	/* Scheduling. */
 	enum vma_runstate state;
 	enum vma_runnable_kind runnable_kind;
@@ -354,6 +356,8 @@ struct vma_machine_options {
 	void (*tsc_offset)(void *arg, uint32_t pcpu, int64_t offset);
 	void *tsc_offset_arg;
 	bool tsc_loop_fatal;        /* --tsc-loop-fatal: a loop of corrections stops the input */
+	/* No report is built from this machine (-a alone): exits keep no statistics. */
+	bool no_stats;
 };
 
 struct vma_machine {

@@ -405,6 +405,17 @@ int vma_run_trace(const struct vma_options *opts, const char *path, struct vma_r
 	return vma_run_source(opts, &src, batch, diag, out);
 }
 
+/*
+ * -a with nothing built from the state at the end (no summary, interval
+ * table, scatterplot or worst-exit list): the exits' statistics, about a
+ * sixth of the dump's time, would be kept for no one.
+ */
+static bool keeps_no_stats(const struct vma_options *opts)
+{
+	return opts->mode == VMA_MODE_DUMP && !opts->report && !opts->xinterval.mode &&
+	       !opts->scatter.kinds && !opts->top && !opts->dump_ipi_latency;
+}
+
 /* The pipeline's options, from the command line's. */
 static struct vma_pipeline_options pipeline_options(const struct vma_options *opts,
 						    const struct vma_run_source *src,
@@ -423,6 +434,7 @@ static struct vma_pipeline_options pipeline_options(const struct vma_options *op
 		.eips = opts->eips,
 		.tsc_loop_fatal = opts->tsc_loop_fatal,
 		.tsc_skew_correct = opts->tsc_skew_correct,
+		.no_stats = keeps_no_stats(opts),
 		.progress = src->progress,
 		.threads = opts->threads,
 		.time_set = opts->filter.time_set,

@@ -192,6 +192,7 @@ static int make_machine(struct vma_pipeline *p, struct member *mb)
 	struct vma_machine_options mopts = {
 		.force_svm = p->opts.force_svm,
 		.default_paging_levels = p->opts.default_paging_levels,
+		.no_stats = p->opts.no_stats,
 		.eips = p->opts.eips,
 		.tsc_loop_fatal = p->opts.tsc_loop_fatal,
 	};

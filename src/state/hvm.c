@@ -33,16 +33,19 @@ bool vma_vcpu_set_type(struct vma_vcpu *v, enum vma_vcpu_type type)
 		return false;
 	v->type = type;
 	/* arm vcpus (KVM arm64) keep their exit arcs in the same structure. */
-	if (type == VMA_VCPU_HVM || type == VMA_VCPU_ARM)
+	if (type == VMA_VCPU_HVM || type == VMA_VCPU_ARM) {
 		memset(&v->hvm, 0, sizeof(v->hvm));
-	else if (type == VMA_VCPU_PV)
+		v->hvm.no_stats = v->no_stats;
+	} else if (type == VMA_VCPU_PV) {
 		memset(&v->pv, 0, sizeof(v->pv));
+	}
 	return true;
 }
 
 static struct vma_hvm_stats *stats_of(struct vma_hvm *h)
 {
-	if (!h->stats)
+	/* -a alone prints no summary: its arcs need no statistics. */
+	if (!h->stats && !h->no_stats)
 		h->stats = vma_hvm_stats_create();
 	return h->stats;
 }

@@ -278,6 +278,7 @@ struct vma_vcpu *vma_vcpu_get(struct vma_machine *m, uint32_t did, uint32_t vid)
 		return NULL;
 	v->domain = d;
 	v->idle = d->did == VMA_IDLE_DOMAIN;
+	v->no_stats = m->options.no_stats;
 	v->vid = vid;
 	v->state = VMA_RS_INIT;
 	d->vcpus_in[VMA_RS_INIT]++;
