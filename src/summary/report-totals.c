@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The report's VM and host-wide totals (perf kvm stat's tables, KVM's
+ * JSON): the vcpus' exit and address rows summed per key, their
+ * distributions merged into summaries the report owns.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmalyze/grow.h"
+#include "summary/report-build.h"
+
+/* A row of totals being summed: its key and the merge of its members. */
+struct acc {
+	uint64_t key;
+	bool is_write;
+	const char *name;
+	struct vma_cycles *sum;
+	uint64_t bare_events;  /* events of members with no distribution (all zero-length) */
+};
+
+struct acc_set {
+	struct acc *rows;
+	size_t n, cap;
+};
+
+static void acc_add(struct vma_report_builder *b, struct acc_set *set, uint64_t key, bool is_write,
+		    const char *name, const struct vma_report_stat *st)
+{
+	size_t i;
+
+	for (i = 0; i < set->n; i++) {
+		if (set->rows[i].key == key && set->rows[i].is_write == is_write)
+			break;
+	}
+	if (i == set->n) {
+		if (vma_grow(set->rows, &set->cap, set->n + 1, 16)) {
+			b->failed = true;
+			return;
+		}
+		memset(&set->rows[i], 0, sizeof(set->rows[i]));
+		set->rows[i].key = key;
+		set->rows[i].is_write = is_write;
+		set->rows[i].name = name;
+		set->rows[i].sum = vma_report_owned_cycles(b);
+		if (!set->rows[i].sum)
+			return;
+		set->n++;
+	}
+	if (st->dist)
+		vma_cycles_merge(set->rows[i].sum, st->dist);
+	else
+		set->rows[i].bare_events += st->events;
+}
+
+static int by_acc_key(const void *pa, const void *pb)
+{
+	const struct acc *x = pa, *y = pb;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (int)x->is_write - (int)y->is_write;
+}
+
+static void acc_stat(struct vma_report_builder *b, struct vma_report_stat *st, const struct acc *a)
+{
+	vma_report_fill_stat(b, st, a->sum, VMA_CYCLES_BY_COUNT);
+	st->events += a->bare_events;
+}
+
+static void acc_exits(struct vma_report_builder *b, struct acc_set *set,
+		      struct vma_report_exit **out, uint32_t *nr)
+{
+	size_t i;
+
+	if (set->n > 1) /* none: the rows may be NULL, which qsort may not get */
+		qsort(set->rows, set->n, sizeof(*set->rows), by_acc_key);
+	*out = vma_report_rows(b, set->n, sizeof(**out));
+	for (i = 0; *out && i < set->n; i++) {
+		(*out)[i].code = (uint32_t)set->rows[i].key;
+		(*out)[i].name = set->rows[i].name;
+		acc_stat(b, &(*out)[i].stat, &set->rows[i]);
+	}
+	*nr = *out ? (uint32_t)set->n : 0;
+	free(set->rows);
+}
+
+static void acc_addresses(struct vma_report_builder *b, struct acc_set *set,
+			  struct vma_report_address **out, uint32_t *nr)
+{
+	size_t i;
+
+	if (set->n > 1) /* none: the rows may be NULL, which qsort may not get */
+		qsort(set->rows, set->n, sizeof(*set->rows), by_acc_key);
+	*out = vma_report_rows(b, set->n, sizeof(**out));
+	for (i = 0; *out && i < set->n; i++) {
+		(*out)[i].addr = set->rows[i].key;
+		(*out)[i].is_write = set->rows[i].is_write;
+		acc_stat(b, &(*out)[i].stat, &set->rows[i]);
+	}
+	*nr = *out ? (uint32_t)set->n : 0;
+	free(set->rows);
+}
+
+/* The five tables of struct vma_report_totals, being summed. */
+struct acc_totals {
+	struct acc_set exits, io, mmio, msr, hcall;
+};
+
+static void acc_address_rows(struct vma_report_builder *b, struct acc_set *set,
+			     const struct vma_report_address *rows, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		acc_add(b, set, rows[i].addr, rows[i].is_write, NULL, &rows[i].stat);
+}
+
+static void acc_totals_add(struct vma_report_builder *b, struct acc_totals *t,
+			   const struct vma_report_exit *exits, uint32_t nr_exits,
+			   const struct vma_report_address *const rows[4], const uint32_t nr[4])
+{
+	struct acc_set *sets[4] = { &t->io, &t->mmio, &t->msr, &t->hcall };
+	uint32_t i;
+
+	for (i = 0; i < nr_exits; i++)
+		acc_add(b, &t->exits, exits[i].code, false, exits[i].name, &exits[i].stat);
+	for (i = 0; i < 4; i++)
+		acc_address_rows(b, sets[i], rows[i], nr[i]);
+}
+
+static void acc_totals_end(struct vma_report_builder *b, struct acc_totals *t,
+			   struct vma_report_totals *out)
+{
+	acc_exits(b, &t->exits, &out->exits, &out->nr_exits);
+	acc_addresses(b, &t->io, &out->io, &out->nr_io);
+	acc_addresses(b, &t->mmio, &out->mmio, &out->nr_mmio);
+	acc_addresses(b, &t->msr, &out->msr, &out->nr_msr);
+	acc_addresses(b, &t->hcall, &out->hcall, &out->nr_hcall);
+}
+
+/* perf kvm stat's VM and host-wide tables: the vcpus' rows summed. */
+void vma_report_build_totals(struct vma_report_builder *b)
+{
+	struct vma_report *r = b->r;
+	struct acc_totals host = { 0 };
+	uint32_t i, j;
+
+	for (i = 0; i < r->nr_domains; i++) {
+		struct vma_report_domain *d = &r->domains[i];
+		struct acc_totals dom = { 0 };
+
+		for (j = 0; j < d->nr_vcpus; j++) {
+			const struct vma_report_vcpu *v = &d->vcpus[j];
+			const struct vma_report_address *const rows[4] = { v->io, v->mmio, v->msr,
+									  v->hcall };
+			const uint32_t nr[4] = { v->nr_io, v->nr_mmio, v->nr_msr, v->nr_hcall };
+
+			acc_totals_add(b, &dom, v->exits, v->nr_exits, rows, nr);
+		}
+		acc_totals_end(b, &dom, &d->totals);
+		{
+			const struct vma_report_totals *t = &d->totals;
+			const struct vma_report_address *const rows[4] = { t->io, t->mmio, t->msr,
+									  t->hcall };
+			const uint32_t nr[4] = { t->nr_io, t->nr_mmio, t->nr_msr, t->nr_hcall };
+
+			acc_totals_add(b, &host, t->exits, t->nr_exits, rows, nr);
+		}
+	}
+	acc_totals_end(b, &host, &r->totals);
+}
+
+void vma_report_free_totals(struct vma_report_totals *t)
+{
+	free(t->exits);
+	free(t->io);
+	free(t->mmio);
+	free(t->msr);
+	free(t->hcall);
+}

@@ -1,0 +1,481 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A vcpu's rows of the report (report.h): its exits with their handler
+ * sub-lines, I/O, MMIO, MSR and hypercall addresses, IRQs, PV events and
+ * EIP tables.  Which handlers make a sub-line, how they group and which
+ * exits need no handler are xenalyze's choices, made here for every
+ * renderer.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmalyze/arm-names.h"
+#include "vmalyze/grow.h"
+#include "vmalyze/hvm-stats.h"
+#include "vmalyze/kvm-events.h"
+#include "vmalyze/trace-ids.h"
+#include "vmalyze/xen-names.h"
+#include "summary/report-build.h"
+
+static const char *kvm_name(const struct vma_report_builder *b, uint32_t id)
+{
+	if (!b->how->kvm_name)
+		return NULL;
+	return b->how->kvm_name(b->how->kvm_name_arg, id - VMA_ID_KVM_BASE);
+}
+
+static bool is_kvm_id(uint32_t id)
+{
+	return !vma_id_is_xen(id) && id < VMA_ID_SYNTH_BASE;
+}
+
+/* Handlers, raw and in the model's order (JSON's "handlers"). */
+static void build_handlers(struct vma_report_builder *b, struct vma_report_exit *x,
+			   const struct vma_exit_stats *e)
+{
+	uint32_t k;
+
+	x->handlers = vma_report_rows(b, e->nr_subs, sizeof(*x->handlers));
+	if (!x->handlers)
+		return;
+	for (k = 0; k < e->nr_subs; k++) {
+		const struct vma_exit_sub *s = &e->subs[k];
+		struct vma_report_handler *h = &x->handlers[x->nr_handlers++];
+		const char *name;
+
+		if (!s->handler)
+			name = "(no handler)";
+		else if (is_kvm_id(s->handler))
+			name = kvm_name(b, s->handler);
+		else
+			name = vma_hvm_handler_name((s->handler - TRC_HVM_HANDLER) & 0xff);
+		h->id = s->handler;
+		h->name = name ? name : "unknown";
+		h->key = s->key;
+		h->is_write = s->is_write;
+		vma_report_fill_stat(b, &h->stat, &s->cycles, VMA_CYCLES_BY_COUNT);
+	}
+}
+
+/* Exits that need no handler: no "(no handler)" sub-line for them. */
+static bool handler_expected(bool svm, uint32_t reason)
+{
+	/* PENDING_VIRT_INTR, TPR_BELOW_THRESHOLD, PAUSE, WBINVD */
+	static const uint32_t vmx_none[] = { 7, 43, 40, 54 };
+	static const uint32_t svm_none[] = { 0x64, 0x77 }; /* VINTR, PAUSE */
+	const uint32_t *list = svm ? svm_none : vmx_none;
+	size_t i, n = svm ? 2 : 4;
+
+	for (i = 0; i < n; i++) {
+		if (list[i] == reason)
+			return false;
+	}
+	return true;
+}
+
+/* What a sub-line means; subs that mean the same are one sub-line. */
+static void classify(const struct vma_report_builder *b, const struct vma_exit_sub *s,
+		     struct vma_report_subline *l)
+{
+	uint32_t minor = s->handler ? s->handler - TRC_HVM_HANDLER : 0;
+
+	memset(l, 0, sizeof(*l));
+	l->key = s->key;
+	if (is_kvm_id(s->handler)) {
+		l->kind = VMA_SUB_KVM;
+		l->name = kvm_name(b, s->handler);
+		return;
+	}
+	switch (s->handler) {
+	case 0:
+		l->kind = VMA_SUB_NONE;
+		l->key = 0;
+		return;
+	case TRC_HVM_CR_WRITE:
+		l->kind = VMA_SUB_CR;
+		return;
+	case TRC_HVM_VMMCALL:
+		l->kind = VMA_SUB_HYPERCALL;
+		l->name = s->key == VMA_SUB_OTHER ? "other" : vma_hypercall_name((uint32_t)s->key);
+		return;
+	case TRC_HVM_IOMEM_READ:
+	case TRC_HVM_IOMEM_WRITE:
+		l->kind = VMA_SUB_MMIO;
+		l->key = 0;
+		return;
+	}
+	l->kind = VMA_SUB_HANDLER;
+	l->minor = minor;
+	l->name = vma_hvm_handler_name(minor & 0xff);
+}
+
+static bool same_name(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static bool same_subline(const struct vma_report_subline *a, const struct vma_report_subline *b)
+{
+	if (a->kind != b->kind || !same_name(a->name, b->name))
+		return false;
+	switch (a->kind) {
+	case VMA_SUB_CR:
+	case VMA_SUB_KVM:
+		return a->key == b->key;
+	case VMA_SUB_HYPERCALL:
+		return a->name || a->key == b->key;
+	case VMA_SUB_HANDLER:
+		return a->name || a->minor == b->minor;
+	case VMA_SUB_NONE:
+	case VMA_SUB_MMIO:
+		break;
+	}
+	return true;
+}
+
+static int by_handler_key(const void *pa, const void *pb)
+{
+	const struct vma_exit_sub *x = *(const struct vma_exit_sub *const *)pa;
+	const struct vma_exit_sub *y = *(const struct vma_exit_sub *const *)pb;
+
+	if (x->handler != y->handler)
+		return x->handler < y->handler ? -1 : 1;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (int)x->is_write - (int)y->is_write;
+}
+
+/*
+ * xenalyze's sub-lines: handlers in id order, keys ascending, those of
+ * the same meaning summed; external interrupts as a count per vector; I/O
+ * ports left to the address table.
+ */
+static void build_sublines(struct vma_report_builder *b, struct vma_report_exit *x,
+			   const struct vma_exit_stats *e)
+{
+	const struct vma_exit_sub **order;
+	struct vma_report_subline *lines;
+	bool *done;
+	uint32_t i, j, n = e->nr_subs;
+
+	if (!n)
+		return;
+	order = calloc(n, sizeof(*order));
+	done = calloc(n, sizeof(*done));
+	lines = calloc(n, sizeof(*lines));
+	x->vectors = vma_report_rows(b, n, sizeof(*x->vectors));
+	if (!order || !done || !lines || !x->vectors) {
+		b->failed = true;
+		free(lines);
+		goto out;
+	}
+	x->sublines = lines;
+	for (i = 0; i < n; i++)
+		order[i] = &e->subs[i];
+	qsort(order, n, sizeof(*order), by_handler_key);
+	for (i = 0; i < n; i++) {
+		const struct vma_exit_sub *s = order[i];
+		struct vma_report_subline *l = &lines[x->nr_sublines];
+		struct vma_report_subline other;
+		struct vma_cycles *sum = NULL;
+		uint32_t members = 0, first = i;
+
+		if (s->handler == TRC_HVM_INTR) {
+			x->vectors[x->nr_vectors].vector = s->key;
+			x->vectors[x->nr_vectors++].events = s->cycles.events;
+			continue;
+		}
+		if (done[i] || s->handler == TRC_HVM_IOPORT_READ ||
+		    s->handler == TRC_HVM_IOPORT_WRITE)
+			continue;
+		/* KVM refinement events are optional: their absence says nothing. */
+		if (!s->handler && (b->r->kvm || !handler_expected(b->r->svm, e->reason)))
+			continue;
+		classify(b, s, l);
+		for (j = i; j < n; j++) {
+			if (done[j])
+				continue;
+			classify(b, order[j], &other);
+			if (!same_subline(l, &other))
+				continue;
+			done[j] = true;
+			if (++members == 1) {
+				first = j;
+				continue;
+			}
+			if (members == 2) {
+				sum = vma_report_owned_cycles(b);
+				if (!sum)
+					goto out;
+				vma_cycles_merge(sum, &order[first]->cycles);
+			}
+			vma_cycles_merge(sum, &order[j]->cycles);
+		}
+		vma_report_fill_stat(b, &l->stat, sum ? sum : &order[first]->cycles,
+				     VMA_CYCLES_BY_COUNT);
+		x->nr_sublines++;
+	}
+out:
+	free(order);
+	free(done);
+}
+
+static void build_exits(struct vma_report_builder *b, struct vma_report_vcpu *rv,
+			const struct vma_vcpu *v)
+{
+	const struct vma_hvm_stats *st = v->hvm.stats;
+	uint32_t r, n = 0;
+
+	for (r = 0; r < st->nr_slots; r++)
+		n += st->by_reason[r] != NULL;
+	rv->exits = vma_report_rows(b, n, sizeof(*rv->exits));
+	if (!rv->exits)
+		return;
+	for (r = 0; r < st->nr_slots; r++) {
+		const struct vma_exit_stats *e = st->by_reason[r];
+		struct vma_report_exit *x;
+
+		if (!e)
+			continue;
+		x = &rv->exits[rv->nr_exits++];
+		x->code = e->reason;
+		x->name = v->type == VMA_VCPU_ARM ? vma_arm_exit_name(e->reason)
+						  : vma_hvm_exit_name(b->r->svm, e->reason);
+		vma_report_fill_stat(b, &x->stat, &e->cycles, VMA_CYCLES_BY_COUNT);
+		if (!b->full)
+			continue;
+		build_handlers(b, x, e);
+		build_sublines(b, x, e);
+	}
+}
+
+static int by_address(const void *pa, const void *pb)
+{
+	const struct vma_report_address *x = pa, *y = pb;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return (int)x->is_write - (int)y->is_write;
+}
+
+/* Accesses by address and direction, summed over the exit reasons. */
+static void build_addresses(struct vma_report_builder *b, const struct vma_hvm_stats *st,
+			    uint32_t read_id, uint32_t write_id, struct vma_report_address **out,
+			    uint32_t *nr)
+{
+	struct vma_report_address *rows = NULL;
+	struct vma_cycles **sums = NULL;
+	size_t n = 0, cap_rows = 0, cap_sums = 0, i;
+	uint32_t r, k;
+
+	for (r = 0; r < st->nr_slots; r++) {
+		const struct vma_exit_stats *e = st->by_reason[r];
+
+		for (k = 0; e && k < e->nr_subs; k++) {
+			const struct vma_exit_sub *s = &e->subs[k];
+
+			if (s->handler != read_id && s->handler != write_id)
+				continue;
+			for (i = 0; i < n; i++) {
+				if (rows[i].addr == s->key && rows[i].is_write == s->is_write)
+					break;
+			}
+			if (i == n) {
+				if (vma_grow(rows, &cap_rows, n + 1, 16) ||
+				    vma_grow(sums, &cap_sums, n + 1, 16)) {
+					b->failed = true;
+					goto out;
+				}
+				memset(&rows[n], 0, sizeof(rows[n]));
+				rows[n].addr = s->key;
+				rows[n].is_write = s->is_write;
+				sums[n] = vma_report_owned_cycles(b);
+				if (!sums[n])
+					goto out;
+				n++;
+			}
+			vma_cycles_merge(sums[i], &s->cycles);
+		}
+	}
+	for (i = 0; i < n; i++)
+		vma_report_fill_stat(b, &rows[i].stat, sums[i], VMA_CYCLES_BY_COUNT);
+	if (n)
+		qsort(rows, n, sizeof(*rows), by_address);
+	*out = rows;
+	*nr = (uint32_t)n;
+	rows = NULL;
+out:
+	free(rows);
+	free(sums);
+}
+
+static void build_irqs(struct vma_report_builder *b, struct vma_report_vcpu *rv,
+		       const struct vma_hvm_stats *st)
+{
+	uint32_t r, k, n = 0;
+
+	for (r = 0; r <= VMA_GUEST_VECTORS; r++)
+		n += st->guest_irqs[r] != 0;
+	rv->irqs = vma_report_rows(b, n, sizeof(*rv->irqs));
+	if (!rv->irqs)
+		return;
+	for (r = 0; r <= VMA_GUEST_VECTORS; r++) {
+		struct vma_report_irq *q;
+
+		if (!st->guest_irqs[r])
+			continue;
+		q = &rv->irqs[rv->nr_irqs++];
+		q->vector = r;
+		q->count = st->guest_irqs[r];
+		q->has_w2h = r < VMA_GUEST_VECTORS && st->w2h[r];
+		for (k = 0; q->has_w2h && k < VMA_REPORT_W2H_CASES; k++)
+			vma_report_fill_stat(b, &q->w2h[k], &st->w2h[r]->cases[k],
+					     VMA_CYCLES_BY_TIME);
+	}
+}
+
+static void build_pv(struct vma_report_builder *b, struct vma_report_vcpu *rv,
+		     const struct vma_pv *pv)
+{
+	uint32_t i, sub = TRC_PV_HYPERCALL_SUBCALL - TRC_PV_SUBCALL;
+
+	rv->pv_events = vma_report_rows(b, pv->nr_counts, sizeof(*rv->pv_events));
+	rv->hypercalls = vma_report_rows(b, pv->nr_hypercalls, sizeof(*rv->hypercalls));
+	for (i = 0; rv->pv_events && i < pv->nr_counts; i++) {
+		struct vma_report_pv_event *ev = &rv->pv_events[rv->nr_pv_events];
+		uint32_t id = i + TRC_PV_ENTRY;
+
+		ev->minor = i;
+		ev->name = vma_pv_event_name(i);
+		ev->count = pv->counts[i];
+		/* As xenalyze: the v2 hypercall line includes multicall subcalls. */
+		if (id == TRC_PV_HYPERCALL_V2 && sub < pv->nr_counts)
+			ev->subcalls = pv->counts[sub];
+		ev->lists_hypercalls = id == TRC_PV_HYPERCALL_V2 || id == TRC_PV_HYPERCALL;
+		ev->lists_traps = id == TRC_PV_TRAP;
+		if (ev->count || ev->subcalls)
+			rv->nr_pv_events++;
+	}
+	for (i = 0; rv->hypercalls && i < pv->nr_hypercalls; i++) {
+		if (!pv->hypercalls[i])
+			continue;
+		rv->hypercalls[rv->nr_hypercalls].op = i;
+		rv->hypercalls[rv->nr_hypercalls].name = vma_hypercall_name(i);
+		rv->hypercalls[rv->nr_hypercalls++].count = pv->hypercalls[i];
+	}
+	rv->traps = vma_report_rows(b, pv->nr_traps, sizeof(*rv->traps));
+	for (i = 0; rv->traps && i < pv->nr_traps; i++) {
+		if (pv->traps[i])
+			rv->traps[rv->nr_traps++] = (struct vma_report_trap){ i, pv->traps[i] };
+	}
+}
+
+static int eip_by_count(const void *pa, const void *pb)
+{
+	const struct vma_report_eip *a = pa, *b = pb;
+
+	if (a->count != b->count)
+		return a->count < b->count ? 1 : -1;
+	return a->eip < b->eip ? -1 : a->eip > b->eip;
+}
+
+/* Rows of @c, keys times @scale; the most counted first when @by_count, else by key. */
+struct vma_report_eip *vma_report_eip_rows(struct vma_report_builder *b,
+					   const struct vma_eip_counts *c, uint64_t scale,
+					   bool by_count, uint64_t *total)
+{
+	struct vma_report_eip *rows = vma_report_rows(b, c->nr, sizeof(*rows));
+	uint32_t i;
+
+	*total = 0;
+	for (i = 0; rows && i < c->nr; i++) {
+		rows[i] = (struct vma_report_eip){ c->v[i].key * scale, c->v[i].count };
+		*total += c->v[i].count;
+	}
+	if (rows && by_count)
+		qsort(rows, c->nr, sizeof(*rows), eip_by_count);
+	return rows;
+}
+
+void vma_report_build_vcpu(struct vma_report_builder *b, struct vma_report_vcpu *rv,
+			   const struct vma_vcpu *v)
+{
+	uint32_t i;
+
+	rv->id = v->vid;
+	rv->type = v->type;
+	for (i = 0; i < VMA_RS_COUNT; i++)
+		vma_report_fill_stat(b, &rv->runstates[i], &v->runstates[i], VMA_CYCLES_BY_TIME);
+	for (i = 0; i < VMA_RUNNABLE_COUNT; i++)
+		vma_report_fill_stat(b, &rv->runnable[i], &v->runnable[i], VMA_CYCLES_BY_TIME);
+	vma_report_fill_stat(b, &rv->affinity, &v->affinity_all, VMA_CYCLES_BY_COUNT);
+	rv->affinity_pcpu = vma_report_rows(b, v->nr_affinity, sizeof(*rv->affinity_pcpu));
+	rv->affinity_pcpu_ids = vma_report_rows(b, v->nr_affinity, sizeof(*rv->affinity_pcpu_ids));
+	for (i = 0; rv->affinity_pcpu && rv->affinity_pcpu_ids && i < v->nr_affinity; i++) {
+		vma_report_fill_stat(b, &rv->affinity_pcpu[i], &v->affinity_pcpu[i],
+				     VMA_CYCLES_BY_COUNT);
+		rv->affinity_pcpu_ids[i] = v->affinity_ids[i];
+	}
+	rv->nr_affinity_pcpu = rv->affinity_pcpu && rv->affinity_pcpu_ids ? v->nr_affinity : 0;
+	vma_report_fill_latency(&rv->latency, &v->latency);
+	vma_report_fill_latency(&rv->latency_nohalt, &v->latency_nohalt);
+	rv->thread_id = v->kvm_tid;
+	rv->thread_name = v->kvm_comm[0] ? v->kvm_comm : NULL;
+	rv->guest_mapped = v->kvm_guest_mapped;
+	if (v->type == VMA_VCPU_HVM || v->type == VMA_VCPU_ARM) {
+		const struct vma_hvm_stats *st = v->hvm.stats;
+
+		rv->has_exits = st != NULL;
+		if (!st)
+			return;
+		build_exits(b, rv, v);
+		if (!b->full)
+			return;
+		build_irqs(b, rv, st);
+		if (b->eips->histogram && v->type == VMA_VCPU_HVM) {
+			uint64_t total;
+
+			rv->has_eip_histogram = true;
+			rv->eip_histogram_vector = b->eips->histogram_vector;
+			rv->eip_histogram_increment = b->eips->histogram_increment;
+			rv->eip_histogram = vma_report_eip_rows(b, &v->hvm.eip_histogram,
+								b->eips->histogram_increment,
+								false, &total);
+			rv->nr_eip_histogram = rv->eip_histogram ? v->hvm.eip_histogram.nr : 0;
+		}
+		build_addresses(b, st, TRC_HVM_IOPORT_READ, TRC_HVM_IOPORT_WRITE, &rv->io,
+				&rv->nr_io);
+		build_addresses(b, st, TRC_HVM_IOMEM_READ, TRC_HVM_IOMEM_WRITE, &rv->mmio,
+				&rv->nr_mmio);
+		if (!b->r->kvm)
+			return;
+		build_addresses(b, st, TRC_HVM_MSR_READ, TRC_HVM_MSR_WRITE, &rv->msr, &rv->nr_msr);
+		build_addresses(b, st, VMA_KVM_HYPERCALL, VMA_KVM_HYPERCALL, &rv->hcall,
+				&rv->nr_hcall);
+	} else if (v->type == VMA_VCPU_PV && b->full) {
+		build_pv(b, rv, &v->pv);
+	}
+}
+
+void vma_report_free_vcpu(struct vma_report_vcpu *v)
+{
+	uint32_t i;
+
+	for (i = 0; i < v->nr_exits; i++) {
+		free(v->exits[i].handlers);
+		free(v->exits[i].sublines);
+		free(v->exits[i].vectors);
+	}
+	free(v->exits);
+	free(v->affinity_pcpu);
+	free(v->affinity_pcpu_ids);
+	free(v->irqs);
+	free(v->io);
+	free(v->mmio);
+	free(v->msr);
+	free(v->hcall);
+	free(v->pv_events);
+	free(v->hypercalls);
+	free(v->traps);
+	free(v->eip_histogram);
+}
