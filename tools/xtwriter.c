@@ -142,19 +142,14 @@ static struct pcpu_buf *get_pcpu(struct vma_xtw *w, uint32_t pcpu, int *err)
 		return NULL;
 	}
 	if (pcpu >= w->nr_alloc) {
-		uint32_t n = w->nr_alloc ? w->nr_alloc : 8;
-		struct pcpu_buf *p;
+		size_t cap = w->nr_alloc;
 
-		while (n <= pcpu)
-			n *= 2;
-		p = realloc(w->pcpus, (size_t)n * sizeof(*p));
-		if (!p) {
+		if (vma_grow(w->pcpus, &cap, (size_t)pcpu + 1, 8)) {
 			*err = VMA_ERR_NOMEM;
 			return NULL;
 		}
-		memset(p + w->nr_alloc, 0, (size_t)(n - w->nr_alloc) * sizeof(*p));
-		w->pcpus = p;
-		w->nr_alloc = n;
+		memset(w->pcpus + w->nr_alloc, 0, (cap - w->nr_alloc) * sizeof(*w->pcpus));
+		w->nr_alloc = (uint32_t)cap;
 	}
 	pb = &w->pcpus[pcpu];
 	if (!pb->buf) {

@@ -41,7 +41,11 @@ static FILE *temp_file(void)
 	return f;
 }
 
-/* Room for @n more bytes in memory, within the budget. */
+/*
+ * Room for @n more bytes in memory, within the budget.  The doubled size
+ * is charged to the budget before it is allocated, so this loop is not
+ * vma_grow(), which allocates at once.
+ */
 static int reserve(struct vma_spill *sp, size_t n)
 {
 	size_t want = sp->len + n, cap = sp->cap ? sp->cap : 4096;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vmalyze/grow.h"
 #include "vmalyze/hvm-stats.h"
 #include "vmalyze/live.h"
 #include "vmalyze/status.h"
@@ -79,15 +80,8 @@ static struct vcpu_snap *snap_of(struct vma_live *lv, const struct vma_vcpu *v)
 			return &lv->snaps[i];
 		}
 	}
-	if (lv->nr_snaps == lv->cap_snaps) {
-		size_t cap = lv->cap_snaps ? 2 * lv->cap_snaps : 16;
-		struct vcpu_snap *s = realloc(lv->snaps, cap * sizeof(*s));
-
-		if (!s)
-			return NULL;
-		lv->snaps = s;
-		lv->cap_snaps = cap;
-	}
+	if (vma_grow(lv->snaps, &lv->cap_snaps, lv->nr_snaps + 1, 16))
+		return NULL;
 	lv->snaps[lv->nr_snaps] = (struct vcpu_snap){ .v = v };
 	lv->last_hit = lv->nr_snaps;
 	return &lv->snaps[lv->nr_snaps++];

@@ -16,6 +16,7 @@
 
 #include "vmalyze/capture.h"
 #include "vmalyze/diag.h"
+#include "vmalyze/grow.h"
 #include "vmalyze/input.h"
 #include "vmalyze/merge.h"
 #include "vmalyze/status.h"
@@ -33,11 +34,7 @@ static int mem_write(void *arg, const void *bytes, size_t len)
 {
 	struct mem *m = arg;
 
-	if (m->len + len > m->cap) {
-		m->cap = (m->len + len) * 2;
-		m->p = realloc(m->p, m->cap);
-		cr_assert_not_null(m->p);
-	}
+	cr_assert_eq(vma_grow(m->p, &m->cap, m->len + len, 4096), VMA_OK);
 	memcpy(m->p + m->len, bytes, len);
 	m->len += len;
 	return 0;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "vmalyze/feed.h"
+#include "vmalyze/grow.h"
 #include "vmalyze/status.h"
 
 #define MAX_STREAMS 24
@@ -64,11 +65,7 @@ static void log_add(struct log *l, const char *kind, uint32_t pcpu, uint64_t a, 
 	int n = snprintf(line, sizeof(line), "%s %u %llu %llu\n", kind, pcpu, (unsigned long long)a,
 			 (unsigned long long)b);
 
-	if (l->len + (size_t)n + 1 > l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 1 << 16;
-		l->text = realloc(l->text, l->cap);
-		cr_assert_not_null(l->text);
-	}
+	cr_assert_eq(vma_grow(l->text, &l->cap, l->len + (size_t)n + 1, 1 << 16), VMA_OK);
 	memcpy(l->text + l->len, line, (size_t)n + 1);
 	l->len += (size_t)n;
 }

@@ -18,6 +18,7 @@
 
 #include "input/kvm-internal.h"
 #include "vmalyze/diag.h"
+#include "vmalyze/grow.h"
 #include "vmalyze/input.h"
 #include "vmalyze/kvm-input.h"
 #include "vmalyze/status.h"
@@ -171,11 +172,7 @@ static void kt_drain(struct kt_input *t, struct kt_drain *d)
 		while ((ret = t->streams[i]->next(t->streams[i])) == VMA_OK) {
 			struct kt_rec *r;
 
-			if (d->nr == cap) {
-				cap = cap ? cap * 2 : 4096;
-				d->recs = realloc(d->recs, cap * sizeof(*d->recs));
-				cr_assert_not_null(d->recs);
-			}
+			cr_assert_eq(vma_grow(d->recs, &cap, d->nr + 1, 4096), VMA_OK);
 			r = &d->recs[d->nr++];
 			r->rec = t->streams[i]->rec;
 			r->stream = i;

@@ -22,6 +22,7 @@
 #include "cli/run.h"
 #include "tbuf-sim.h"
 #include "vmalyze/diag.h"
+#include "vmalyze/grow.h"
 #include "vmalyze/input.h"
 #include "vmalyze/merge.h"
 #include "vmalyze/status.h"
@@ -131,11 +132,7 @@ static void records_of(const char *path, struct seq *q)
 	memset(q, 0, sizeof(*q));
 	cr_assert_eq(vma_input_open(path, &o, diag, add, m, &in), VMA_OK, "%s", path);
 	while (vma_merge_next(m, &st) == VMA_OK) {
-		if (q->n == q->cap) {
-			q->cap = q->cap ? 2 * q->cap : 4096;
-			q->key = realloc(q->key, q->cap * sizeof(*q->key));
-			cr_assert_not_null(q->key);
-		}
+		cr_assert_eq(vma_grow(q->key, &q->cap, q->n + 1, 4096), VMA_OK);
 		q->key[q->n++] = st->rec.tsc * 1000003u ^ (uint64_t)st->rec.pcpu << 56 ^
 				 (uint64_t)st->rec.event << 20 ^ (st->rec.nr_data ? st->rec.data[0] : 0);
 	}

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "vmalyze/diag.h"
+#include "vmalyze/grow.h"
 #include "vmalyze/input.h"
 #include "vmalyze/merge.h"
 #include "vmalyze/status.h"
@@ -63,11 +64,7 @@ static void read_all(const char *name, struct seen *seen, int tolerance,
 	seen->open_status = vma_input_open(name, opts, diag, add_stream, m, &in);
 	if (seen->open_status == VMA_OK) {
 		while ((rc = vma_merge_next(m, &s)) == VMA_OK) {
-			if (seen->n == seen->cap) {
-				seen->cap = seen->cap ? 2 * seen->cap : 1024;
-				seen->r = realloc(seen->r, seen->cap * sizeof(*seen->r));
-				cr_assert_not_null(seen->r);
-			}
+			cr_assert_eq(vma_grow(seen->r, &seen->cap, seen->n + 1, 1024), VMA_OK);
 			seen->r[seen->n++] = (struct rec){
 				s->rec.tsc, s->rec.offset, s->rec.event, s->rec.pcpu,
 				s->rec.nr_data ? s->rec.data[0] : 0, s->rec.flags,
