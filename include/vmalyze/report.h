@@ -364,6 +364,15 @@ struct vma_report *vma_report_create(const struct vma_machine *machine,
 				     const struct vma_report_build *how);
 void vma_report_destroy(struct vma_report *report);
 
+/*
+ * vma_report_stat_fill - @st from the summary @c, weighted by @w: counts
+ * and mean, and with @full the percentiles, min, max and @c as its
+ * distribution (no stddev).  Exact samples are sorted in place to answer.
+ * The one way a stat row is made, for the report and the batch aggregate.
+ */
+void vma_report_stat_fill(struct vma_report_stat *st, const struct vma_cycles *c,
+			  enum vma_cycles_weight w, bool full);
+
 /* Seconds of a duration in the report's clock. */
 static inline double vma_report_seconds(const struct vma_report *r, uint64_t ticks)
 {

@@ -52,6 +52,11 @@ static int after_linked(void *arg, const struct vma_machine *m, const struct vma
 	return vma_dump_end(ctx->dump, s, out);
 }
 
+uint64_t vma_run_ticks(uint64_t ns, uint64_t hz)
+{
+	return (uint64_t)((unsigned __int128)ns * hz / 1000000000u);
+}
+
 /*
  * Opens @nr linked traces (@paths[0] the host) as one pipeline, with the
  * command line's reader options and each file's --time-offset/--guest-tsc
@@ -232,7 +237,7 @@ int vma_run_latency(const struct vma_options *opts, const char *const *paths, ui
 		.hz = hz,
 		.marked = opts->latency_start,
 		.marked_end = opts->latency_end,
-		.threshold = (uint64_t)((unsigned __int128)opts->threshold_ns * hz / 1000000000u),
+		.threshold = vma_run_ticks(opts->threshold_ns, hz),
 	});
 	if (!ctx.lat || tie_guests(p, ctx.lat)) {
 		status = VMA_ERR_NOMEM;

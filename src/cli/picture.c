@@ -153,8 +153,8 @@ int vma_run_picture(const struct vma_options *opts, const char *const *paths, ui
 	ctx.p = p;
 	ctx.tl = vma_timeline_create(&(struct vma_timeline_options){
 		.hz = hz,
-		.from = (uint64_t)((unsigned __int128)opts->range_from_ns * hz / 1000000000u),
-		.to = (uint64_t)((unsigned __int128)opts->range_to_ns * hz / 1000000000u),
+		.from = vma_run_ticks(opts->range_from_ns, hz),
+		.to = vma_run_ticks(opts->range_to_ns, hz),
 	});
 	if (!ctx.tl) {
 		status = VMA_ERR_NOMEM;

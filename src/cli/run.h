@@ -66,6 +66,9 @@ struct vma_pipeline;
 int vma_open_linked(const struct vma_options *opts, const char *const *paths, uint32_t nr,
 		    struct vma_diag *diag, struct vma_pipeline **p);
 
+/* A duration of the command line's (--threshold, --time-range) in ticks of @hz. */
+uint64_t vma_run_ticks(uint64_t ns, uint64_t hz);
+
 /*
  * vma_run_linked - the dump (-a) of @nr linked traces (vma_link_traces()):
  * @paths[0] the host, then its guests, merged on one clock (linked.c).

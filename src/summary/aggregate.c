@@ -289,24 +289,6 @@ static int trace_cmp(const void *pa, const void *pb)
 	return c ? c : cmp_u64(a->seq, b->seq);
 }
 
-static void stat_of(struct vma_report_stat *st, struct vma_cycles *c)
-{
-	memset(st, 0, sizeof(*st));
-	st->events = c->events;
-	st->count = c->count;
-	st->total = c->cycles;
-	st->mean = vma_cycles_mean(c);
-	st->weight = VMA_CYCLES_BY_COUNT;
-	if (!c->count)
-		return;
-	st->p5 = vma_cycles_percentile(c, 5);
-	st->p50 = vma_cycles_percentile(c, 50);
-	st->p95 = vma_cycles_percentile(c, 95);
-	st->min = vma_cycles_min(c);
-	st->max = vma_cycles_max(c);
-	st->dist = c;
-}
-
 /* Keep @r's VMA_AGGREGATE_WORST highest p95s, ties to the earlier trace. */
 static void note_worst(struct vma_aggregate_reason *r, uint32_t trace, uint64_t p95)
 {
@@ -439,7 +421,7 @@ static int fill_traces(struct vma_agg_trace **order, size_t n, struct view_mem *
 			struct vma_aggregate_reason *r = &m->reasons[k];
 
 			x->reason = k;
-			stat_of(&x->stat, &t->exits[j].dist);
+			vma_report_stat_fill(&x->stat, &t->exits[j].dist, VMA_CYCLES_BY_COUNT, true);
 			if (vma_cycles_merge(&m->dists[k], &t->exits[j].dist))
 				return VMA_ERR_NOMEM;
 			r->nr_traces++;
@@ -450,7 +432,7 @@ static int fill_traces(struct vma_agg_trace **order, size_t n, struct view_mem *
 		}
 	}
 	for (i = 0; i < nr_reasons; i++)
-		stat_of(&m->reasons[i].stat, &m->dists[i]);
+		vma_report_stat_fill(&m->reasons[i].stat, &m->dists[i], VMA_CYCLES_BY_COUNT, true);
 	return VMA_OK;
 }
 

@@ -83,8 +83,8 @@ static uint64_t stddev_of(const struct vma_cycles *c)
  * accumulator sorts its samples to answer; that reorders, but does not
  * change, what it holds.
  */
-void vma_report_fill_stat(const struct vma_report_builder *b, struct vma_report_stat *st,
-			  const struct vma_cycles *c, enum vma_cycles_weight w)
+void vma_report_stat_fill(struct vma_report_stat *st, const struct vma_cycles *c,
+			  enum vma_cycles_weight w, bool full)
 {
 	struct vma_cycles *s = (struct vma_cycles *)c;
 
@@ -94,16 +94,22 @@ void vma_report_fill_stat(const struct vma_report_builder *b, struct vma_report_
 	st->total = c->cycles;
 	st->mean = vma_cycles_mean(c);
 	st->weight = w;
-	if (!b->full || !c->count)
+	if (!full || !c->count)
 		return;
 	st->p5 = vma_cycles_quantile(s, w, 5, 100);
 	st->p50 = vma_cycles_quantile(s, w, 50, 100);
 	st->p95 = vma_cycles_quantile(s, w, 95, 100);
 	st->min = vma_cycles_min(c);
 	st->max = vma_cycles_max(c);
-	if (b->spread)
-		st->stddev = stddev_of(c);
 	st->dist = c;
+}
+
+void vma_report_fill_stat(const struct vma_report_builder *b, struct vma_report_stat *st,
+			  const struct vma_cycles *c, enum vma_cycles_weight w)
+{
+	vma_report_stat_fill(st, c, w, b->full);
+	if (b->full && c->count && b->spread)
+		st->stddev = stddev_of(c);
 }
 
 void vma_report_fill_latency(struct vma_report_latency *l, const struct vma_latency_window *w)

@@ -19,6 +19,27 @@ trap 'rm -rf "$tmp"' EXIT
 fails=0
 checked=0
 
+# same EXPECTED GOT OK-TEXT FAIL-TEXT: one check of $name, GOT non-empty and equal.
+same() {
+	checked=$((checked + 1))
+	if cmp -s "$1" "$2" && [ -s "$2" ]; then
+		echo "ok   $name: $(wc -l <"$2") $3"
+	else
+		echo "FAIL $name: $4"
+		diff "$1" "$2" | head -10
+		fails=$((fails + 1))
+	fi
+}
+
+# to_us FIRST: fields from FIRST on, nanoseconds, as perf's microseconds with two decimals.
+to_us() {
+	awk -v first="$1" '{
+		for (i = 1; i < first; i++) printf "%s%s", (i > 1 ? " " : ""), $i
+		for (i = first; i <= NF; i++) printf " %.2fus", $i / 1000
+		print ""
+	}'
+}
+
 for f in "$top_srcdir"/traces/kvm/*.dat "$SHARED"/traces/kvm-*.dat; do
 	[ -f "$f" ] || continue
 	name=$(basename "$f")
@@ -75,52 +96,27 @@ for dom in d["domains"]:
 ' 2>"$tmp/tjson.raw" | sort -n >"$tmp/json"
 	sort "$tmp/tjson.raw" >"$tmp/tjson"
 	# kvm-stat's text: the same rows in microseconds, two decimals, as perf prints them.
-	to_us() { awk '{ printf "%s", $1; for (i = 2; i <= NF; i++) printf " %.2fus", $i / 1000; print "" }'; }
-	to_us <"$tmp/pairs" >"$tmp/pairs.us"
-	awk '{ printf "%s %s", $1, $2; for (i = 3; i <= NF; i++) printf " %.2fus", $i / 1000; print "" }' \
-		"$tmp/tpairs" | sort >"$tmp/tpairs.us"
-	"$VMALYZE" --format kvm-stat "$f" 2>/dev/null | awk '
+	to_us 2 <"$tmp/pairs" | sort -n >"$tmp/pairs.us"
+	to_us 3 <"$tmp/tpairs" | sort >"$tmp/tpairs.us"
+	"$VMALYZE" --format kvm-stat "$f" 2>/dev/null >"$tmp/kvm-stat"
+	awk '
 		/^Analyze events for all VMs/ { on = 1; next }
 		on && /Total Samples/ { exit }
-		on && $2 ~ /^[0-9]+$/ { print $2, $5, $6, $7 }' | sort -n >"$tmp/stat"
+		on && $2 ~ /^[0-9]+$/ { print $2, $5, $6, $7 }' "$tmp/kvm-stat" | sort -n >"$tmp/stat"
 	# Per vcpu: its thread's pairs against its own table.
-	"$VMALYZE" --format kvm-stat "$f" 2>/dev/null | awk '
+	awk '
 		/^Analyze events for .*, VCPU [0-9]+ \(thread [0-9]+/ { t = $0; sub(/.*\(thread /, "", t); sub(/[^0-9].*/, "", t); next }
 		/^Analyze events for/ { t = ""; next }
 		t != "" && /Total Samples/ { t = ""; next }
-		t != "" && $2 ~ /^[0-9]+$/ { print t, $2, $5, $6, $7 }' | sort >"$tmp/tstat"
-	checked=$((checked + 1))
-	if cmp -s "$tmp/pairs" "$tmp/json" && [ -s "$tmp/json" ]; then
-		echo "ok   $name: $(wc -l <"$tmp/json") exit reasons of the JSON's exit_totals equal the pairing (ns)"
-	else
-		echo "FAIL $name: pairing (samples min max avg) vs the JSON's exit_totals"
-		diff "$tmp/pairs" "$tmp/json" | head -10
-		fails=$((fails + 1))
-	fi
-	if cmp -s "$tmp/tpairs" "$tmp/tjson" && [ -s "$tmp/tjson" ]; then
-		echo "ok   $name: $(wc -l <"$tmp/tjson") JSON vcpu exit rows equal the pairing by thread (ns)"
-	else
-		echo "FAIL $name: pairing by thread vs the JSON's vcpu exits"
-		diff "$tmp/tpairs" "$tmp/tjson" | head -10
-		fails=$((fails + 1))
-	fi
-	sort -n "$tmp/pairs.us" >"$tmp/pairs"
-	mv "$tmp/tpairs.us" "$tmp/tpairs"
-	checked=$((checked + 1))
-	if cmp -s "$tmp/pairs" "$tmp/stat" && [ -s "$tmp/stat" ]; then
-		echo "ok   $name: $(wc -l <"$tmp/stat") exit reasons equal the pairing"
-	else
-		echo "FAIL $name: pairing (samples min max avg) vs kvm-stat"
-		diff "$tmp/pairs" "$tmp/stat" | head -10
-		fails=$((fails + 1))
-	fi
-	if cmp -s "$tmp/tpairs" "$tmp/tstat" && [ -s "$tmp/tstat" ]; then
-		echo "ok   $name: $(wc -l <"$tmp/tstat") vcpu rows equal the pairing by thread"
-	else
-		echo "FAIL $name: pairing by thread (thread samples min max avg) vs kvm-stat's vcpu tables"
-		diff "$tmp/tpairs" "$tmp/tstat" | head -10
-		fails=$((fails + 1))
-	fi
+		t != "" && $2 ~ /^[0-9]+$/ { print t, $2, $5, $6, $7 }' "$tmp/kvm-stat" | sort >"$tmp/tstat"
+	same "$tmp/pairs" "$tmp/json" "exit reasons of the JSON's exit_totals equal the pairing (ns)" \
+		"pairing (samples min max avg) vs the JSON's exit_totals"
+	same "$tmp/tpairs" "$tmp/tjson" "JSON vcpu exit rows equal the pairing by thread (ns)" \
+		"pairing by thread vs the JSON's vcpu exits"
+	same "$tmp/pairs.us" "$tmp/stat" "exit reasons equal the pairing" \
+		"pairing (samples min max avg) vs kvm-stat"
+	same "$tmp/tpairs.us" "$tmp/tstat" "vcpu rows equal the pairing by thread" \
+		"pairing by thread (thread samples min max avg) vs kvm-stat's vcpu tables"
 done
 # Names as the trace says: each vcpu thread the summary names is the task
 # trace-cmd report prints for that thread id ("CPU 0/KVM-60250 [...]").
