@@ -160,9 +160,10 @@ int vma_capture_start(const struct vma_tbuf_ops *ops, void *hv,
 		pages = UINT16_MAX; /* t_info holds the size in 16 bits */
 	/* The size can be set once per boot: a second capture keeps the first size. */
 	rc = ops->set_size(hv, pages);
-	if (rc)
+	if (rc) {
 		vma_diag_info(diag, "trace buffers: size not changed (%s): it is set once per boot",
 			      strerror(-rc));
+	}
 	rc = ops->set_evt_mask(hv, options->evt_mask ? options->evt_mask : TRC_ALL);
 	if (rc) {
 		rc = fail(cap, rc, "Cannot set the event mask");

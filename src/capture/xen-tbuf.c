@@ -247,11 +247,12 @@ static int open_host(struct xen_hv **out, const char **why, const char **advice,
 
 static int refuse(struct vma_diag *diag, const char *why, const char *advice, int err)
 {
-	if (err)
+	if (err) {
 		vma_diag_report(diag, VMA_LVL_INPUT, NULL, UINT64_MAX, "%s%s: %s", why, advice,
 				strerror(err));
-	else
+	} else {
 		vma_diag_report(diag, VMA_LVL_INPUT, NULL, UINT64_MAX, "%s%s", why, advice);
+	}
 	return VMA_ERR_IO;
 }
 

@@ -244,10 +244,11 @@ int vma_run_latency(const struct vma_options *opts, const char *const *paths, ui
 		goto out;
 	}
 	status = vma_pipeline_run(p, &hooks);
-	if (ctx.start && !ctx.marks && nr > 1)
+	if (ctx.start && !ctx.marks && nr > 1) {
 		vma_diag_report(diag, VMA_LVL_WARN, paths[1], UINT64_MAX,
 				"no %s or %s record in the guest traces (--latency-events)",
 				ctx.start, ctx.end);
+	}
 	r = vma_latency_report(ctx.lat, ctx.last);
 	if (!r) {
 		status = status ? status : VMA_ERR_NOMEM;

@@ -41,17 +41,19 @@ static int pick_format(struct vma_options *opts, FILE *err)
 			      : opts->json ? "json"
 			      : opts->csv ? "csv" : NULL;
 
-	if (opts->format && implied && strcmp(opts->format, implied))
+	if (opts->format && implied && strcmp(opts->format, implied)) {
 		return vma_usage_error(err, "--format %s and --%s choose different outputs",
 				       opts->format, implied);
+	}
 	if (!opts->format)
 		opts->format = implied ? implied : "text";
 	if (!strcmp(opts->format, "text") && opts->histogram)
 		opts->format = "histogram";
 	if (vma_renderer_find(opts->format)->per_interval &&
-	    !(opts->interval_secs > 0 && !opts->xinterval.mode))
+	    !(opts->interval_secs > 0 && !opts->xinterval.mode)) {
 		return vma_usage_error(err, "--format %s needs -i SEC (the interval length)",
 				       opts->format);
+	}
 	return VMA_OK;
 }
 
@@ -60,19 +62,22 @@ static int check_dump(const struct vma_options *opts, FILE *err)
 {
 	/* As xenalyze: -s and -a together print the dump, then the summary. */
 	if (opts->dump && !opts->summary && (opts->json || opts->interval_secs > 0 ||
-					     opts->histogram))
+					     opts->histogram)) {
 		return vma_usage_error(err, "%s", "--json, --interval and --histogram go with the "
 				       "summary (-a with them needs -s too)");
-	if (!opts->dump && (opts->dump_volume_on_lost || opts->dump_power_states))
+	}
+	if (!opts->dump && (opts->dump_volume_on_lost || opts->dump_power_states)) {
 		return vma_usage_error(err, "%s", opts->dump_volume_on_lost
 				       ? "--dump-trace-volume-on-lost-record goes with -a"
 				       : "--dump-show-power-states goes with -a");
+	}
 	if (opts->dump_no_processing &&
 	    (opts->summary || opts->dump || opts->json || opts->interval_secs > 0 ||
 	     opts->histogram || opts->scatter.kinds || opts->dump_raw_process ||
-	     opts->dump_ipi_latency || opts->report_pcpu))
+	     opts->dump_ipi_latency || opts->report_pcpu)) {
 		return vma_usage_error(err, "%s", "--dump-no-processing reads without analyzing: "
 				       "it goes with no output but --dump-raw-reads");
+	}
 	return VMA_OK;
 }
 
@@ -90,9 +95,10 @@ static int check_one_output(const struct vma_options *opts, FILE *err)
 	/* Interval rows are written as time passes: they cannot share stdout with -a. */
 	if (opts->dump && opts->interval_secs > 0)
 		return vma_usage_error(err, "%s", "--interval goes with the summary, not -a");
-	if (opts->dump && !opts->summary && opts->format)
-		return vma_usage_error(err, "%s", "--format goes with the summary (-a with it needs "
-				       "-s too)");
+	if (opts->dump && !opts->summary && opts->format) {
+		return vma_usage_error(err, "%s", "--format goes with the summary (-a with it "
+				       "needs -s too)");
+	}
 	return VMA_OK;
 }
 
@@ -101,34 +107,39 @@ static int check_modes(const struct vma_options *opts, FILE *err)
 {
 	if (opts->live && (opts->summary || opts->dump || opts->json || opts->csv || opts->save ||
 			   opts->interval_secs > 0 || opts->histogram || opts->report_pcpu ||
-			   opts->format))
+			   opts->format)) {
 		return vma_usage_error(err, "%s", "--live is a mode of its own: not with -s, -a, "
-				       "--json, --csv, --save, --format, --interval, --histogram or "
-				       "--report-pcpu");
+				       "--json, --csv, --save, --format, --interval, --histogram "
+				       "or --report-pcpu");
+	}
 	if (opts->live && (opts->scatter.kinds || opts->dump_raw_process || opts->dump_raw_reads ||
 			   opts->dump_ipi_latency || opts->no_percentiles ||
-			   opts->show_default_domain))
-		return vma_usage_error(err, "%s", "--live is a mode of its own: not with xenalyze's "
-				       "output options");
+			   opts->show_default_domain)) {
+		return vma_usage_error(err, "%s", "--live is a mode of its own: not with "
+				       "xenalyze's output options");
+	}
 	if (opts->time_range && !opts->timeline && !opts->svg)
 		return vma_usage_error(err, "%s", "--time-range goes with --timeline and --svg");
 	if ((opts->timeline || opts->svg) &&
 	    (opts->dump || opts->summary || opts->latency || opts->live || opts->histogram ||
 	     opts->json || opts->csv || opts->interval_secs > 0 || opts->save ||
 	     opts->report_pcpu || opts->format || opts->scatter.kinds || opts->dump_raw_process ||
-	     opts->dump_raw_reads || opts->dump_ipi_latency))
+	     opts->dump_raw_reads || opts->dump_ipi_latency)) {
 		return vma_usage_error(err, "%s", "--timeline and --svg write pictures: only "
 				       "--time-range goes with them");
-	if ((opts->threshold_ns || opts->latency_start) && !opts->latency)
+	}
+	if ((opts->threshold_ns || opts->latency_start) && !opts->latency) {
 		return vma_usage_error(err, "%s", "--threshold and --latency-events go with "
 				       "--latency");
+	}
 	if (opts->latency && (opts->dump || opts->summary || opts->live || opts->histogram ||
 			      opts->interval_secs > 0 || opts->save || opts->report_pcpu ||
-			      opts->scatter.kinds || opts->dump_raw_process || opts->dump_raw_reads ||
-			      opts->dump_ipi_latency ||
-			      (opts->format && strcmp(opts->format, "text"))))
+			      opts->scatter.kinds || opts->dump_raw_process ||
+			      opts->dump_raw_reads || opts->dump_ipi_latency ||
+			      (opts->format && strcmp(opts->format, "text")))) {
 		return vma_usage_error(err, "%s", "--latency is its own report: only --json, --csv "
 				       "and --threshold go with it");
+	}
 	return VMA_OK;
 }
 
@@ -137,10 +148,11 @@ static int settle_format_and_mode(struct vma_options *opts, FILE *err)
 {
 	if (opts->xinterval.mode) {
 		/* Its rows go out as time passes. */
-		if (opts->dump || opts->live || opts->json || opts->csv || opts->format)
-			return vma_usage_error(err, "%s", "--interval-domain-* options go with -s and "
-					       "the text summary, not -a, --live, --json, --csv or "
-					       "--format");
+		if (opts->dump || opts->live || opts->json || opts->csv || opts->format) {
+			return vma_usage_error(err, "%s", "--interval-domain-* options go with -s "
+					       "and the text summary, not -a, --live, --json, "
+					       "--csv or --format");
+		}
 		if (!(opts->interval_secs > 0))
 			opts->interval_secs = 1.0; /* xenalyze's default */
 	}
@@ -150,13 +162,16 @@ static int settle_format_and_mode(struct vma_options *opts, FILE *err)
 	if (opts->live)
 		opts->format = "text";
 	if (!strcmp(opts->format, "json") || !strcmp(opts->format, "csv")) {
-		if (opts->no_percentiles)
-			return vma_usage_error(err, "%s", "--sample-size=0 takes the text summary's "
-					       "percentiles away; JSON and CSV keep them");
+		if (opts->no_percentiles) {
+			return vma_usage_error(err, "%s", "--sample-size=0 takes the text "
+					       "summary's percentiles away; JSON and CSV keep "
+					       "them");
+		}
 		if (opts->dump_ipi_latency || opts->scatter.kinds || opts->dump_raw_process ||
-		    opts->dump_raw_reads || (opts->dump && opts->summary))
-			return vma_usage_error(err, "%s", "JSON and CSV cannot share the output with "
-					       "other lines (-a, --scatterplot-*, --dump-*)");
+		    opts->dump_raw_reads || (opts->dump && opts->summary)) {
+			return vma_usage_error(err, "%s", "JSON and CSV cannot share the output "
+					       "with other lines (-a, --scatterplot-*, --dump-*)");
+		}
 	}
 	opts->mode = opts->live ? VMA_MODE_LIVE : opts->latency ? VMA_MODE_LATENCY
 		   : opts->timeline || opts->svg ? VMA_MODE_PICTURE
@@ -174,37 +189,44 @@ static int check_report(const struct vma_options *opts, FILE *err)
 {
 	if ((opts->stat_event_set || opts->stat_sort_set) && strcmp(opts->format, "kvm-stat"))
 		return vma_usage_error(err, "%s", "--event and --sort go with --format kvm-stat");
-	if (opts->top && !opts->report)
-		return vma_usage_error(err, "%s", "--top goes with the summary (-a with it needs -s "
-				       "too)");
-	if (opts->live && (opts->filter.domain_set || opts->filter.vcpu_set))
+	if (opts->top && !opts->report) {
+		return vma_usage_error(err, "%s", "--top goes with the summary (-a with it needs "
+				       "-s too)");
+	}
+	if (opts->live && (opts->filter.domain_set || opts->filter.vcpu_set)) {
 		return vma_usage_error(err, "%s", "--live shows every domain: not with --domain, "
 				       "--vm or --vcpu");
+	}
 	/* The state keeps a host cpu's time per VM, not per vcpu. */
-	if (opts->report_pcpu && opts->filter.vcpu_set)
+	if (opts->report_pcpu && opts->filter.vcpu_set) {
 		return vma_usage_error(err, "%s", "--report-pcpu's rows are per host cpu and VM, "
 				       "not per vcpu: --vcpu cannot split them (use --vm, or leave "
 				       "one out)");
+	}
 	if (opts->top && vma_renderer_find(opts->format)->per_interval)
 		return vma_usage_error(err, "--top has no place in --format %s", opts->format);
 	if ((opts->mode == VMA_MODE_LATENCY || opts->mode == VMA_MODE_PICTURE) &&
-	    (opts->filter.domain_set || opts->filter.vcpu_set || opts->filter.time_set))
+	    (opts->filter.domain_set || opts->filter.vcpu_set || opts->filter.time_set)) {
 		return vma_usage_error(err, "%s", opts->mode == VMA_MODE_LATENCY
 				       ? "--latency reports every guest: not with --domain, --vm, "
 					 "--vcpu or --time"
-				       : "--timeline and --svg take their window from --time-range: "
-					 "not with --domain, --vm, --vcpu or --time");
+				       : "--timeline and --svg take their window from "
+					 "--time-range: not with --domain, --vm, --vcpu or --time");
+	}
 	/* They add to the text summary (and JSON): without one they would do nothing. */
 	if ((opts->eips.enumerate || opts->eips.histogram || opts->eips.cr3) &&
 	    !(opts->report && (!strcmp(opts->format, "text") ||
-			       !strcmp(opts->format, "histogram") || !strcmp(opts->format, "json"))))
+			       !strcmp(opts->format, "histogram") ||
+			       !strcmp(opts->format, "json")))) {
 		return vma_usage_error(err, "%s", "--with-interrupt-eip-enumeration, "
-				       "--histogram-interrupt-eip and --with-cr3-enumeration go with "
-				       "the summary (text or JSON)");
+				       "--histogram-interrupt-eip and --with-cr3-enumeration go "
+				       "with the summary (text or JSON)");
+	}
 	/* xenalyze plots CR3 ids instead of frames then: one meaning per option here. */
-	if (opts->eips.cr3 && (opts->scatter.kinds & (1u << VMA_SCATTER_CR3_SWITCH)))
+	if (opts->eips.cr3 && (opts->scatter.kinds & (1u << VMA_SCATTER_CR3_SWITCH))) {
 		return vma_usage_error(err, "%s", "--scatterplot-cr3-switch plots CR3 frames: not "
 				       "with --with-cr3-enumeration");
+	}
 	return VMA_OK;
 }
 
@@ -232,24 +254,28 @@ static int check_time_offsets(const struct vma_options *opts, FILE *err)
 
 	for (c = 0; c < opts->nr_time_offsets; c++) {
 		const char *f = opts->time_offsets[c].file;
-		const char *name = opts->time_offsets[c].map.cycles ? "--guest-tsc" : "--time-offset";
+		const char *name = opts->time_offsets[c].map.cycles ? "--guest-tsc"
+								    : "--time-offset";
 
 		for (k = 0; k < opts->nr_files && strcmp(opts->files[k], f); k++)
 			;
-		if (k == opts->nr_files)
-			return vma_usage_error(err, "%s names '%s', which is not a trace given", name,
-					       f);
+		if (k == opts->nr_files) {
+			return vma_usage_error(err, "%s names '%s', which is not a trace given",
+					       name, f);
+		}
 		if (!strcmp(f, "-"))
 			return vma_usage_error(err, "%s cannot name standard input", name);
 		/* only a run of linked traces has the xentrace whose TSC and vcpus it names */
 		if (opts->time_offsets[c].map.cycles && opts->mode != VMA_MODE_DUMP &&
-		    opts->mode != VMA_MODE_PICTURE)
+		    opts->mode != VMA_MODE_PICTURE) {
 			return vma_usage_error(err, "%s", "--guest-tsc is for -a, --timeline and "
 					       "--svg");
+		}
 		for (k = 0; k < c; k++) {
-			if (!strcmp(opts->time_offsets[k].file, f))
+			if (!strcmp(opts->time_offsets[k].file, f)) {
 				return vma_usage_error(err, "'%s' is given a clock twice "
 						       "(--time-offset, --guest-tsc)", f);
+			}
 		}
 	}
 	return VMA_OK;

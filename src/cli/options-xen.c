@@ -23,10 +23,11 @@ static int set_scatter(struct vma_options *opts, const struct vma_option_row *ro
 			: kind == VMA_SCATTER_INTERRUPT_EIP ? &opts->scatter.interrupt_vector
 			: NULL;
 
-	if (value && !vma_parse_number(arg, kind == VMA_SCATTER_IO ? 0xffff : 0xff, value))
+	if (value && !vma_parse_number(arg, kind == VMA_SCATTER_IO ? 0xffff : 0xff, value)) {
 		return vma_usage_error(err, "bad --%s value '%s' (%s)", row->name, arg,
 				       kind == VMA_SCATTER_IO ? "a port, 0 to 0xffff"
 							      : "a vector, 0 to 0xff");
+	}
 	opts->scatter.kinds |= 1u << kind;
 	return VMA_OK;
 }
@@ -39,9 +40,10 @@ static int set_xinterval(struct vma_options *opts, const struct vma_option_row *
 	bool list = row->value == VMA_XINTERVAL_TOTAL_TIME;
 	char buf[16];
 
-	if (x->mode)
+	if (x->mode) {
 		return vma_usage_error(err, "--%s: one --interval-domain-* option per run",
 				       row->name);
+	}
 	x->mode = (enum vma_xinterval_mode)row->value;
 	while (arg) {
 		const char *comma = strchr(arg, ',');
@@ -51,10 +53,11 @@ static int set_xinterval(struct vma_options *opts, const struct vma_option_row *
 			return vma_usage_error(err, "bad --%s value '%s'", row->name, arg);
 		memcpy(buf, arg, n);
 		buf[n] = '\0';
-		if (!vma_parse_number(buf, VMA_DEFAULT_DOMAIN, &x->domains[x->nr_domains]))
+		if (!vma_parse_number(buf, VMA_DEFAULT_DOMAIN, &x->domains[x->nr_domains])) {
 			return vma_usage_error(err, "bad --%s value '%s' (%s)", row->name, buf,
 					       list ? "domain ids, 0 to 32768, comma separated"
 						    : "a domain id, 0 to 32768");
+		}
 		x->nr_domains++;
 		if (comma && !list)
 			return vma_usage_error(err, "--%s takes one domain", row->name);
@@ -132,9 +135,10 @@ static int set_eip_enumeration(struct vma_options *opts, const struct vma_option
 {
 	uint32_t vec;
 
-	if (!vma_parse_number(arg, 0xff, &vec))
+	if (!vma_parse_number(arg, 0xff, &vec)) {
 		return vma_usage_error(err, "bad --%s value '%s' (a vector, 0 to 0xff)", row->name,
 				       arg);
+	}
 	opts->eips.enumerate = true;
 	opts->eips.enumerate_vector = (uint8_t)vec;
 	return VMA_OK;
@@ -155,16 +159,19 @@ static int set_eip_histogram(struct vma_options *opts, const struct vma_option_r
 	memcpy(vec_text, arg, n);
 	vec_text[n] = '\0';
 	if (!vma_parse_number(vec_text, 0xff, &vec))
-		return vma_usage_error(err, "bad --%s vector '%s' (0 to 0xff)", row->name, vec_text);
+		return vma_usage_error(err, "bad --%s vector '%s' (0 to 0xff)", row->name,
+				       vec_text);
 	opts->eips.histogram = true;
 	opts->eips.histogram_vector = (uint8_t)vec;
 	opts->eips.histogram_increment = 0x1000000; /* xenalyze's default */
 	if (comma) {
 		errno = 0;
 		opts->eips.histogram_increment = strtoull(comma + 1, &end, 0);
-		if (!comma[1] || *end || comma[1] == '-' || errno || !opts->eips.histogram_increment)
+		if (!comma[1] || *end || comma[1] == '-' || errno ||
+		    !opts->eips.histogram_increment) {
 			return vma_usage_error(err, "bad --%s increment '%s' (bytes, 1 or more)",
 					       row->name, comma + 1);
+		}
 	}
 	return VMA_OK;
 }

@@ -78,9 +78,10 @@ static int set_interval(struct vma_options *opts, const struct vma_option_row *r
 
 	(void)row;
 	/* Bounded so that the interval in clock ticks fits 64 bits at any --cpu-hz. */
-	if (*end || end == arg || !(v >= MIN_INTERVAL_SECS) || !(v <= MAX_INTERVAL_SECS))
+	if (*end || end == arg || !(v >= MIN_INTERVAL_SECS) || !(v <= MAX_INTERVAL_SECS)) {
 		return vma_usage_error(err, "bad --interval '%s' (seconds, from %g to %g)", arg,
 				       MIN_INTERVAL_SECS, MAX_INTERVAL_SECS);
+	}
 	opts->interval_secs = v;
 	return VMA_OK;
 }
@@ -103,9 +104,10 @@ static int set_stat_event(struct vma_options *opts, const struct vma_option_row 
 	int k = vma_pick_name(arg, kinds, 5);
 
 	(void)row;
-	if (k < 0)
+	if (k < 0) {
 		return vma_usage_error(err, "bad --event '%s' (exit, mmio, ioport, msr or"
 				       " hypercall)", arg);
+	}
 	opts->stat_event = (enum vma_stat_event)k;
 	opts->stat_event_set = true;
 	return VMA_OK;
@@ -159,9 +161,10 @@ static int set_time(struct vma_options *opts, const struct vma_option_row *row, 
 		    FILE *err)
 {
 	(void)row;
-	if (!vma_parse_time_window(arg, &opts->filter))
+	if (!vma_parse_time_window(arg, &opts->filter)) {
 		return vma_usage_error(err, "bad --time '%s' (START,END in seconds, START < END;"
 				       " END may be empty)", arg);
+	}
 	return VMA_OK;
 }
 
@@ -194,9 +197,10 @@ static int set_latency_events(struct vma_options *opts, const struct vma_option_
 	char *comma = strchr(arg, ',');
 
 	(void)row;
-	if (!comma || comma == arg || !comma[1] || strchr(comma + 1, ','))
+	if (!comma || comma == arg || !comma[1] || strchr(comma + 1, ',')) {
 		return vma_usage_error(err, "bad --latency-events '%s' (A,B: two guest event "
 				       "names)", arg);
+	}
 	*comma = '\0';
 	opts->latency_start = arg;
 	opts->latency_end = comma + 1;
@@ -217,9 +221,10 @@ static int set_time_range(struct vma_options *opts, const struct vma_option_row 
 			  FILE *err)
 {
 	(void)row;
-	if (vma_parse_range(arg, &opts->range_from_ns, &opts->range_to_ns))
+	if (vma_parse_range(arg, &opts->range_from_ns, &opts->range_to_ns)) {
 		return vma_usage_error(err, "bad --time-range '%s' (FROM,TO after the first "
 				       "record: 10ms,20ms; either may be empty)", arg);
+	}
 	opts->time_range = true;
 	return VMA_OK;
 }
@@ -228,12 +233,14 @@ static int set_time_offset(struct vma_options *opts, const struct vma_option_row
 			   char *arg, FILE *err)
 {
 	(void)row;
-	if (opts->nr_time_offsets == VMA_MAX_TIME_OFFSETS)
+	if (opts->nr_time_offsets == VMA_MAX_TIME_OFFSETS) {
 		return vma_usage_error(err, "--time-offset is given more than %d times",
 				       VMA_MAX_TIME_OFFSETS);
-	if (vma_parse_time_offset(arg, &opts->time_offsets[opts->nr_time_offsets]))
+	}
+	if (vma_parse_time_offset(arg, &opts->time_offsets[opts->nr_time_offsets])) {
 		return vma_usage_error(err, "bad --time-offset '%s' (FILE=NS or FILE=NS,SCALE: "
 				       "guest.dat=-1500,1.000002)", arg);
+	}
 	opts->nr_time_offsets++;
 	return VMA_OK;
 }
@@ -242,12 +249,14 @@ static int set_guest_tsc(struct vma_options *opts, const struct vma_option_row *
 			 FILE *err)
 {
 	(void)row;
-	if (opts->nr_time_offsets == VMA_MAX_TIME_OFFSETS)
+	if (opts->nr_time_offsets == VMA_MAX_TIME_OFFSETS) {
 		return vma_usage_error(err, "--time-offset and --guest-tsc are given more than %d "
 				       "times", VMA_MAX_TIME_OFFSETS);
-	if (vma_parse_guest_tsc(arg, &opts->time_offsets[opts->nr_time_offsets]))
+	}
+	if (vma_parse_guest_tsc(arg, &opts->time_offsets[opts->nr_time_offsets])) {
 		return vma_usage_error(err, "bad --guest-tsc '%s' (FILE, FILE@dN, FILE@dN=CYCLES "
 				       "or FILE@dN=CYCLES,SCALE: guest.dat@d1=-52000,1.0001)", arg);
+	}
 	opts->nr_time_offsets++;
 	return VMA_OK;
 }
@@ -278,7 +287,8 @@ static const struct vma_option_row table[] = {
 	  "Summary per domain and vcpu: runstates, exit reasons with cycle summaries (the default)",
 	  VMA_OPTION_FLAG(summary) },
 	{ "dump-all", 'a', NULL,
-	  "Dump every record, human readable, in time order across pcpus (with -s: then the summary)",
+	  "Dump every record, human readable, in time order across pcpus (with -s: then the "
+	  "summary)",
 	  VMA_OPTION_FLAG(dump) },
 	{ "cpu-hz", 0, "HZ",
 	  "TSC frequency: 2.4G, 2400M or 2400000000 (default 2.4G, or a Xen dom0's own TSC)",
@@ -449,22 +459,23 @@ void vma_options_help(FILE *out)
 
 	fprintf(out, "Usage: vmalyze [OPTION]... PATH...\n"
 		     "       vmalyze merge [--json | --csv] [--save FILE] SAVE...\n"
-		     "       vmalyze record [OPTION]... [-- COMMAND...]  (see vmalyze record --help)\n"
-		     "Analyze Xen xentrace files and KVM trace-cmd trace.dat or raw ftrace\n"
-		     "ring-buffer dumps: where did the guest's time go?  A PATH is a trace, a\n"
-		     "folder of them, a compressed trace or an archive (tar, zip, cpio) of\n"
-		     "traces; - reads standard input.\n"
+		     "       vmalyze record [OPTION]... [-- COMMAND...]  (see vmalyze record "
+		     "--help)\nAnalyze Xen xentrace files and KVM trace-cmd trace.dat or raw "
+		     "ftrace\nring-buffer dumps: where did the guest's time go?  A PATH is a "
+		     "trace, a\nfolder of them, a compressed trace or an archive (tar, zip, cpio) "
+		     "of\ntraces; - reads standard input.\n"
 		     "\n");
 	for (i = 0; i < NR_OPTIONS; i++) {
 		char left[64];
 
-		if (table[i].short_name)
+		if (table[i].short_name) {
 			snprintf(left, sizeof(left), "-%c, --%s%s%s", table[i].short_name,
 				 table[i].name, table[i].arg ? " " : "",
 				 table[i].arg ? table[i].arg : "");
-		else
+		} else {
 			snprintf(left, sizeof(left), "    --%s%s%s", table[i].name,
 				 table[i].arg ? " " : "", table[i].arg ? table[i].arg : "");
+		}
 		fprintf(out, "  %-*s ", HELP_LEFT - 3, left);
 		put_wrapped(out, table[i].doc);
 	}
@@ -474,7 +485,8 @@ void vma_options_help(FILE *out)
 		char left[64];
 
 		if (!xen_table[i].name) {
-			fprintf(out, " %s\n", xen_table[i].doc); /* a group heading: one short line */
+			/* a group heading: one short line */
+			fprintf(out, " %s\n", xen_table[i].doc);
 			continue;
 		}
 		snprintf(left, sizeof(left), "    --%s%s%s", xen_table[i].name,
@@ -520,10 +532,11 @@ static void getopt_tables(struct option *longopts, char *shortopts,
 	}
 	/* Group headings are not options. */
 	for (i = 0; i < nr_xen; i++) {
-		if (xen[i].name)
+		if (xen[i].name) {
 			longopts[nr_long++] = (struct option){
 				xen[i].name, xen[i].arg ? required_argument : no_argument, NULL,
 				OPT_XEN + (int)i };
+		}
 	}
 	longopts[nr_long] = (struct option){ 0 };
 	shortopts[n] = '\0';
@@ -559,8 +572,10 @@ static int read_options(struct vma_options *opts, int argc, char **argv,
 		const struct vma_option_row *row = c == ':' ? NULL : row_of(c, xen, nr_xen);
 		int rc;
 
-		if (c == ':')
-			return vma_usage_error(err, "option '%s' needs an argument", argv[optind - 1]);
+		if (c == ':') {
+			return vma_usage_error(err, "option '%s' needs an argument",
+					       argv[optind - 1]);
+		}
 		if (!row)
 			return vma_usage_error(err, "unknown option '%s'", argv[optind - 1]);
 		rc = row->set(opts, row, optarg, err);

@@ -76,9 +76,10 @@ static int guest_record(struct picture_ctx *ctx, uint32_t guest, const struct vm
 
 	if (rec->event != VMA_KVM_SCHED_SWITCH)
 		return VMA_OK;
-	for (i = 0; i < 15; i++)
+	for (i = 0; i < 15; i++) {
 		comm[i] = (char)(vma_kvm_word(rec, VMA_KVM_SCHED_SWITCH_NEXT_COMM + i / 4) >>
 				 (8 * (i % 4)));
+	}
 	comm[15] = '\0';
 	return vma_timeline_guest_task(ctx->tl, guest, rec->pcpu,
 				       vma_pipeline_host_vcpu(ctx->p, guest, rec->pcpu),
@@ -107,9 +108,10 @@ static int after_picture(void *arg, const struct vma_machine *m, const struct vm
 	rc = ctx->before && ctx->before != p->current ?
 		vma_timeline_sample(ctx->tl, m, ctx->before, vmm_has(ctx, ctx->before), s->rec.tsc)
 		: VMA_OK;
-	if (rc == VMA_OK && p->current)
+	if (rc == VMA_OK && p->current) {
 		rc = vma_timeline_sample(ctx->tl, m, p->current, vmm_has(ctx, p->current),
 					 s->rec.tsc);
+	}
 	if (rc == VMA_OK)
 		rc = vma_timeline_pcpu(ctx->tl, p->id, p->current, s->rec.tsc);
 	return rc;

@@ -157,9 +157,10 @@ static int parse_record_opts(struct record_opts *ro, int argc, char **argv, bool
 		case 'S': {
 			unsigned long kb = strtoul(optarg, &end, 10);
 
-			if (*end || end == optarg || kb < 4 || kb > 256u * 1024)
+			if (*end || end == optarg || kb < 4 || kb > 256u * 1024) {
 				return record_usage_error("bad buffer size in KiB (4 to 262144)",
 							  optarg);
+			}
 			ro->cap.buffer_kb = (uint32_t)kb;
 			break;
 		}
@@ -197,9 +198,10 @@ static int parse_record_opts(struct record_opts *ro, int argc, char **argv, bool
 		ro->command = argv + optind;
 	if (!ro->output && !ro->live)
 		return record_usage_error("give -o FILE, --live or both", NULL);
-	if (ro->live && ro->output && !strcmp(ro->output, "-"))
+	if (ro->live && ro->output && !strcmp(ro->output, "-")) {
 		return record_usage_error("--live writes to standard output: -o - does not go with it",
 					  NULL);
+	}
 	return VMA_OK;
 }
 
@@ -324,43 +326,48 @@ static pid_t start_command(char **command, struct vma_diag *diag)
 		fprintf(stderr, "vmalyze record: cannot run %s: %s\n", command[0], strerror(errno));
 		_exit(127);
 	}
-	if (pid < 0)
+	if (pid < 0) {
 		vma_diag_report(diag, VMA_LVL_SYSTEM, NULL, UINT64_MAX, "Cannot start %s: %s",
 				command[0], strerror(errno));
+	}
 	return pid;
 }
 
 static void report_stats(const struct vma_capture_stats *st, struct vma_diag *diag,
 			 enum vma_verbosity verbosity)
 {
-	if (verbosity >= VMA_VERB_NORMAL)
+	if (verbosity >= VMA_VERB_NORMAL) {
 		fprintf(stderr,
 			"vmalyze record: %" PRIu64 " bytes in %" PRIu64 " windows from %u pcpu "
 			"buffers\n",
 			st->bytes, st->windows, st->nr_buffers);
-	if (st->discarded && verbosity >= VMA_VERB_VERBOSE)
+	}
+	if (st->discarded && verbosity >= VMA_VERB_VERBOSE) {
 		fprintf(stderr,
 			"vmalyze record: discarded %" PRIu64 " bytes left in the buffers from "
 			"before the capture (-D)\n",
 			st->discarded);
-	if (st->lost_records || st->lost_markers)
+	}
+	if (st->lost_records || st->lost_markers) {
 		vma_diag_report(diag, VMA_LVL_RECORD, NULL, UINT64_MAX,
 				"Xen lost %" PRIu64 " records (%" PRIu64 " lost-record markers): "
 				"the buffers filled up; record with a larger -S",
 				st->lost_records, st->lost_markers);
+	}
 }
 
 static void say_cpu_hz(uint32_t khz, enum vma_verbosity verbosity)
 {
 	if (verbosity < VMA_VERB_NORMAL)
 		return;
-	if (khz)
+	if (khz) {
 		fprintf(stderr,
 			"vmalyze record: TSC %u.%03u MHz (xc_physinfo): analyse with --cpu-hz %" PRIu64
 			"\n",
 			khz / 1000, khz % 1000, (uint64_t)khz * 1000);
-	else
+	} else {
 		fprintf(stderr, "vmalyze record: the TSC frequency is unknown (xc_physinfo)\n");
+	}
 }
 
 /*

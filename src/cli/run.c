@@ -118,9 +118,10 @@ static void both_halt(void *arg, const struct vma_vcpu *v, uint32_t vector, bool
 	int i;
 
 	for (i = 0; i < 2; i++) {
-		if (ctx->observers[i]->halt)
+		if (ctx->observers[i]->halt) {
 			ctx->observers[i]->halt(ctx->observers[i]->arg, v, vector, is_wake, cycles,
 						tsc);
+		}
 	}
 }
 
@@ -529,10 +530,11 @@ static int set_up_xen_outputs(struct run_ctx *ctx, const struct vma_options *opt
 		ctx->xinterval = vma_xinterval_create(ctx->out, ctx->hz, opts->interval_secs,
 						      &opts->xinterval, diag, path);
 		if (!ctx->xinterval) {
-			if (errno != ENOMEM)
+			if (errno != ENOMEM) {
 				vma_diag_report(diag, VMA_LVL_SYSTEM, NULL, UINT64_MAX,
-						"cannot make the temporary file of interval rows: %s",
-						strerror(errno));
+						"cannot make the temporary file of interval "
+						"rows: %s", strerror(errno));
+			}
 			return VMA_ERR_NOMEM;
 		}
 		if (vma_xinterval_observer(ctx->xinterval))

@@ -39,9 +39,10 @@ static void text_split(FILE *out, const struct vma_lat_report *r, const struct v
 {
 	uint32_t i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		fprintf(out, "%s%s %.1f%% %.1f us", i ? ", " : "", s[i].cause,
 			pct(s[i].ticks, whole), us(r, s[i].ticks));
+	}
 	fputc('\n', out);
 }
 
@@ -50,12 +51,13 @@ int vma_lat_render_text(FILE *out, const struct vma_lat_report *r)
 	uint32_t i;
 
 	if (r->have_guest) {
-		if (r->marked)
+		if (r->marked) {
 			fprintf(out, "Guest intervals (%s to the next %s on its cpu), split by what "
 				"the host thread of its vcpu did:\n", r->marked, r->marked_end);
-		else
+		} else {
 			fprintf(out, "Guest wake-up latency (sched_waking to the sched_switch that "
 				"runs the task), split by what the host thread of its vcpu did:\n");
+		}
 		const char *what = r->marked ? "intervals" : "wake-ups";
 
 		fprintf(out, "  %s %" PRIu64 "  p50 %.1f us  p99 %.1f us  max %.1f us\n", what,
@@ -76,10 +78,11 @@ int vma_lat_render_text(FILE *out, const struct vma_lat_report *r)
 		if (r->above) {
 			fprintf(out, "  Share of latency by cause, over those %" PRIu64 " (%.1f us):\n",
 				r->above, us(r, r->aggregate_ticks));
-			for (i = 0; i < r->nr_aggregate; i++)
+			for (i = 0; i < r->nr_aggregate; i++) {
 				fprintf(out, "    %-40s %6.1f%% %12.1f us\n", r->aggregate[i].cause,
 					pct(r->aggregate[i].ticks, r->aggregate_ticks),
 					us(r, r->aggregate[i].ticks));
+			}
 		}
 	} else {
 		fprintf(out, "No guest trace: no guest wake-ups to split (give the guest's "
@@ -204,8 +207,9 @@ int vma_lat_render_csv(FILE *out, const struct vma_lat_report *r)
 	}
 	csv_rows(out, r, "aggregate", 0, 0, "", 0, 0, r->aggregate_ticks, r->aggregate,
 		 r->nr_aggregate);
-	for (i = 0; i < r->nr_threads; i++)
+	for (i = 0; i < r->nr_threads; i++) {
 		csv_rows(out, r, "host_thread", 0, 0, "", 0, r->threads[i].tid, r->threads[i].ticks,
 			 r->threads[i].split, r->threads[i].nr_split);
+	}
 	return ferror(out) ? VMA_ERR_OUTPUT : VMA_OK;
 }

@@ -219,11 +219,12 @@ static void write_second(struct vma_live *lv, const struct vma_machine *m, uint6
 {
 	uint32_t i, j;
 
-	if (lv->terminal)
+	if (lv->terminal) {
 		fprintf(lv->out, "\033[H\033[2J" /* home, clear */
 				 "vmalyze --live  %" PRIu64 ".%03" PRIu64 " s of trace time"
 				 "  (per vcpu, over the last %.3f s)\n",
 			now / lv->hz, now % lv->hz * 1000 / lv->hz, (double)length / (double)lv->hz);
+	}
 	for (i = 0; i < m->nr_domains; i++) {
 		const struct vma_domain *d = m->domains[i];
 
@@ -257,8 +258,9 @@ int vma_live_advance(struct vma_live *lv, const struct vma_machine *m, uint64_t 
 
 int vma_live_finish(struct vma_live *lv, const struct vma_machine *m)
 {
-	if (m->have_time && m->last_tsc > lv->start + lv->index * lv->hz)
+	if (m->have_time && m->last_tsc > lv->start + lv->index * lv->hz) {
 		write_second(lv, m, m->last_tsc - lv->start,
 			     m->last_tsc - lv->start - lv->index * lv->hz);
+	}
 	return ferror(lv->out) ? VMA_ERR_OUTPUT : VMA_OK;
 }

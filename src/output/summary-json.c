@@ -141,9 +141,10 @@ static void json_hvm(FILE *out, const struct vma_report *r, const struct vma_rep
 	if (v->has_eip_histogram) {
 		fprintf(out, ",\"interrupt_eip_histogram\":{\"vector\":%u,\"increment\":%" PRIu64
 			     ",\"buckets\":[", v->eip_histogram_vector, v->eip_histogram_increment);
-		for (i = 0; i < v->nr_eip_histogram; i++)
+		for (i = 0; i < v->nr_eip_histogram; i++) {
 			fprintf(out, "%s{\"start\":%" PRIu64 ",\"count\":%" PRIu64 "}", i ? "," : "",
 				v->eip_histogram[i].eip, v->eip_histogram[i].count);
+		}
 		fprintf(out, "]}");
 	}
 }
@@ -312,9 +313,10 @@ static void json_domain(FILE *out, const struct vma_report *r, const struct vma_
 	if (d->has_interrupt_eips) {
 		fprintf(out, ",\"interrupt_eips\":{\"vector\":%u,\"samples\":%" PRIu64 ",\"eips\":[",
 			d->interrupt_eip_vector, d->interrupt_eip_total);
-		for (i = 0; i < d->nr_interrupt_eips; i++)
+		for (i = 0; i < d->nr_interrupt_eips; i++) {
 			fprintf(out, "%s{\"eip\":%" PRIu64 ",\"count\":%" PRIu64 "}", i ? "," : "",
 				d->interrupt_eips[i].eip, d->interrupt_eips[i].count);
+		}
 		fprintf(out, "]}");
 	}
 	if (d->has_cr3s)

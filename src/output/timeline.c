@@ -337,11 +337,12 @@ int vma_timeline_guest_task(struct vma_timeline *tl, uint32_t guest, uint32_t cp
 	char label[80], name[48];
 	struct track *tr;
 
-	if (host)
+	if (host) {
 		snprintf(label, sizeof(label), "guest %u cpu %u (d%uv%u)", guest, cpu,
 			 host->domain->did, host->vid);
-	else
+	} else {
 		snprintf(label, sizeof(label), "guest %u cpu %u", guest, cpu);
+	}
 	tr = track_of(tl, G_GUEST + guest - 1, NULL, guest << 16 | cpu, label);
 	if (!tr)
 		return VMA_ERR_NOMEM;

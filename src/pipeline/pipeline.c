@@ -181,10 +181,11 @@ static void tsc_offset(void *arg, uint32_t pcpu, int64_t offset)
 {
 	struct vma_pipeline *p = arg;
 
-	if (!vma_feed_shift(p->feed, pcpu, offset))
+	if (!vma_feed_shift(p->feed, pcpu, offset)) {
 		vma_diag_warn_once(p->diag, "tsc-skew-threads", "TSC skew between pcpus is not "
 				   "corrected with a reader thread: run with --threads 1 to "
 				   "correct it");
+	}
 }
 
 static int make_machine(struct vma_pipeline *p, struct member *mb)
@@ -534,14 +535,15 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 	/* Headers with no record after them: nothing in it, as for an empty file (status 2). */
 	if (p->nr_records == 0 && status == VMA_OK && !in->interrupted &&
 	    !vma_diag_stopped(p->diag)) {
-		if (vma_diag_worst(p->diag) >= VMA_LVL_RECORD)
+		if (vma_diag_worst(p->diag) >= VMA_LVL_RECORD) {
 			vma_diag_report(p->diag, VMA_LVL_INPUT, in->path, UINT64_MAX,
 					"No trace record could be read: the damage reported "
 					"above left nothing to report");
-		else
+		} else {
 			vma_diag_report(p->diag, VMA_LVL_INPUT, in->path, UINT64_MAX,
 					"Holds no trace records, only headers or empty pages: "
 					"nothing to report (was tracing on while it was recorded?)");
+		}
 		status = VMA_ERR_FORMAT;
 	}
 	for (i = 0; i < p->nr_members; i++) {

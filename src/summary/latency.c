@@ -284,9 +284,10 @@ static uint32_t switched_out(struct vma_latency *lat, const struct thread *th,
 			return CAUSE_VMM;
 		return th->in_exit && th->halt_exit ? CAUSE_HALTED : CAUSE_BLOCKED;
 	}
-	for (i = 0; i < 16; i++)
+	for (i = 0; i < 16; i++) {
 		comm[i] = (char)(vma_kvm_word(rec, VMA_KVM_SCHED_SWITCH_NEXT_COMM + i / 4) >>
 				 (8 * (i % 4)));
+	}
 	if (!comm[0])
 		return CAUSE_PREEMPTED;
 	snprintf(buf, sizeof(buf), "preempted by %s", comm);
@@ -314,9 +315,10 @@ static uint32_t next_cause(struct vma_latency *lat, struct thread *th,
 			th->exit_cause = refined(lat, th, "port", vma_kvm_word(rec, VMA_KVM_PIO_PORT));
 		break;
 	case VMA_KVM_MMIO:
-		if (th->in_exit)
+		if (th->in_exit) {
 			th->exit_cause = refined(lat, th, "mmio",
 						 vma_kvm_word64(rec, VMA_KVM_MMIO_GPA));
+		}
 		break;
 	case VMA_KVM_MSR:
 		if (th->in_exit)
@@ -382,9 +384,10 @@ int vma_latency_host(struct vma_latency *lat, const struct vma_record *rec)
 	default:
 		return VMA_OK;
 	}
-	if (!th)
+	if (!th) {
 		return rec->event == VMA_KVM_EXIT || rec->event == VMA_KVM_ENTRY ? VMA_ERR_NOMEM
 										  : VMA_OK;
+	}
 	cause = next_cause(lat, th, rec);
 	if (cause == UINT32_MAX)
 		return VMA_ERR_NOMEM;

@@ -328,9 +328,10 @@ static void build_irqs(struct vma_report_builder *b, struct vma_report_vcpu *rv,
 		q->vector = r;
 		q->count = st->guest_irqs[r];
 		q->has_w2h = r < VMA_GUEST_VECTORS && st->w2h[r];
-		for (k = 0; q->has_w2h && k < VMA_REPORT_W2H_CASES; k++)
+		for (k = 0; q->has_w2h && k < VMA_REPORT_W2H_CASES; k++) {
 			vma_report_fill_stat(b, &q->w2h[k], &st->w2h[r]->cases[k],
 					     VMA_CYCLES_BY_TIME);
+		}
 	}
 }
 
