@@ -159,7 +159,11 @@ static void kt_close(struct kt_input *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* Reads every stream to its end, stream by stream. */
+/*
+ * Reads every stream to its end, stream by stream: not the pipeline's run,
+ * as each stream's own order and end status are what reader tests check
+ * (doc/design.md, "The pipeline").
+ */
 static void kt_drain(struct kt_input *t, struct kt_drain *d)
 {
 	size_t cap = 0;
