@@ -63,14 +63,7 @@ static const struct vma_pair_share thread_total[] = {
 
 /* sched_waking and sched_wakeup share the kernel's layout; only name and id differ. */
 #define WAKE_FORMAT(name, id)                                                           \
-	"name: " name "\n"                                                              \
-	"ID: " #id "\n"                                                                 \
-	"format:\n"                                                                     \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"          \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"          \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"  \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"                      \
-	"\n"                                                                            \
+	"name: " name "\n" VMA_MKDAT_COMMON_FIELDS(id)                                   \
 	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"                      \
 	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"                          \
 	"\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"                           \

@@ -23,24 +23,15 @@ enum {
 	ID_SWITCH = 300,
 };
 
-#define COMMON_FIELDS(id)                                                               \
-	"ID: " #id "\n"                                                                 \
-	"format:\n"                                                                     \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"          \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"          \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"  \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"                      \
-	"\n"
-
 static const char fmt_entry_x86[] =
-	"name: kvm_entry\n" COMMON_FIELDS(30)
+	"name: kvm_entry\n" VMA_MKDAT_COMMON_FIELDS(30)
 	"\tfield:unsigned int vcpu_id;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:unsigned long rip;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\n"
 	"print fmt: \"vcpu %u, rip 0x%lx\", REC->vcpu_id, REC->rip\n";
 
 static const char fmt_exit_x86[] =
-	"name: kvm_exit\n" COMMON_FIELDS(31)
+	"name: kvm_exit\n" VMA_MKDAT_COMMON_FIELDS(31)
 	"\tfield:unsigned int exit_reason;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:unsigned long guest_rip;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:u32 isa;\toffset:24;\tsize:4;\tsigned:0;\n"
@@ -62,13 +53,13 @@ static const char fmt_exit_x86[] =
 	" REC->info1, REC->info2, REC->intr_info, REC->error_code\n";
 
 static const char fmt_entry_arm64[] =
-	"name: kvm_entry\n" COMMON_FIELDS(30)
+	"name: kvm_entry\n" VMA_MKDAT_COMMON_FIELDS(30)
 	"\tfield:unsigned long vcpu_pc;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\n"
 	"print fmt: \"PC: 0x%016lx\", REC->vcpu_pc\n";
 
 static const char fmt_exit_arm64[] =
-	"name: kvm_exit\n" COMMON_FIELDS(31)
+	"name: kvm_exit\n" VMA_MKDAT_COMMON_FIELDS(31)
 	"\tfield:int ret;\toffset:8;\tsize:4;\tsigned:1;\n"
 	"\tfield:unsigned int esr_ec;\toffset:12;\tsize:4;\tsigned:0;\n"
 	"\tfield:unsigned long vcpu_pc;\toffset:16;\tsize:8;\tsigned:0;\n"
@@ -79,7 +70,7 @@ static const char fmt_exit_arm64[] =
 	" { 0x18, \"SYS64\" }, { 0x24, \"DABT_LOW\" }), REC->vcpu_pc\n";
 
 static const char fmt_pio[] =
-	"name: kvm_pio\n" COMMON_FIELDS(32)
+	"name: kvm_pio\n" VMA_MKDAT_COMMON_FIELDS(32)
 	"\tfield:unsigned int rw;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:unsigned int port;\toffset:12;\tsize:4;\tsigned:0;\n"
 	"\tfield:unsigned int size;\toffset:16;\tsize:4;\tsigned:0;\n"
@@ -90,7 +81,7 @@ static const char fmt_pio[] =
 	" \"read\", REC->port, REC->size, REC->count, REC->val\n";
 
 static const char fmt_mmio[] =
-	"name: kvm_mmio\n" COMMON_FIELDS(33)
+	"name: kvm_mmio\n" VMA_MKDAT_COMMON_FIELDS(33)
 	"\tfield:u32 type;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:u32 len;\toffset:12;\tsize:4;\tsigned:0;\n"
 	"\tfield:u64 gpa;\toffset:16;\tsize:8;\tsigned:0;\n"
@@ -101,7 +92,7 @@ static const char fmt_mmio[] =
 	" REC->gpa, REC->val\n";
 
 static const char fmt_msr[] =
-	"name: kvm_msr\n" COMMON_FIELDS(34)
+	"name: kvm_msr\n" VMA_MKDAT_COMMON_FIELDS(34)
 	"\tfield:unsigned int write;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:u32 ecx;\toffset:12;\tsize:4;\tsigned:0;\n"
 	"\tfield:u64 data;\toffset:16;\tsize:8;\tsigned:0;\n"
@@ -111,7 +102,7 @@ static const char fmt_msr[] =
 	" REC->data, REC->exception ? \" (#GP)\" : \"\"\n";
 
 static const char fmt_user_exit[] =
-	"name: kvm_userspace_exit\n" COMMON_FIELDS(35)
+	"name: kvm_userspace_exit\n" VMA_MKDAT_COMMON_FIELDS(35)
 	"\tfield:__u32 reason;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:int errno;\toffset:12;\tsize:4;\tsigned:1;\n"
 	"\n"
@@ -119,7 +110,7 @@ static const char fmt_user_exit[] =
 	" { 2, \"KVM_EXIT_IO\" }, { 6, \"KVM_EXIT_MMIO\" }), REC->errno\n";
 
 static const char fmt_apic[] =
-	"name: kvm_apic\n" COMMON_FIELDS(36)
+	"name: kvm_apic\n" VMA_MKDAT_COMMON_FIELDS(36)
 	"\tfield:unsigned int rw;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:unsigned int reg;\toffset:12;\tsize:4;\tsigned:0;\n"
 	"\tfield:unsigned int val;\toffset:16;\tsize:4;\tsigned:0;\n"
@@ -127,7 +118,7 @@ static const char fmt_apic[] =
 	"print fmt: \"apic_%s 0x%x = 0x%x\", REC->rw ? \"write\" : \"read\", REC->reg, REC->val\n";
 
 static const char fmt_switch[] =
-	"name: sched_switch\n" COMMON_FIELDS(300)
+	"name: sched_switch\n" VMA_MKDAT_COMMON_FIELDS(300)
 	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
 	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
 	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"

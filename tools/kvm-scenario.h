@@ -16,6 +16,16 @@
 #include "vmalyze/kvm-events.h"
 #include "tracedat-writer.h"
 
+/* An event format's ID line and ftrace's common fields, after its "name:" line. */
+#define VMA_MKDAT_COMMON_FIELDS(id)                                                     \
+	"ID: " #id "\n"                                                                 \
+	"format:\n"                                                                     \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"          \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"          \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"  \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"                      \
+	"\n"
+
 enum vma_mkdat_arch {
 	VMA_MKDAT_VMX = 0,
 	VMA_MKDAT_SVM,

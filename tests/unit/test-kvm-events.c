@@ -12,18 +12,12 @@
 #include <zstd.h>
 
 #include "input/kvm-internal.h"
+#include "kvm-scenario.h"
 #include "ringbuf-writer.h"
-
-#define COMMON(id)                                                                      \
-	"ID: " #id "\nformat:\n"                                                        \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"          \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"          \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"  \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
 
 /* kvm_exit with its fields shuffled and resized against the usual layout. */
 static const char exit_shuffled[] =
-	"name: kvm_exit\n" COMMON(7)
+	"name: kvm_exit\n" VMA_MKDAT_COMMON_FIELDS(7)
 	"\tfield:u64 info2;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:unsigned int vcpu_id;\toffset:16;\tsize:4;\tsigned:0;\n"
 	"\tfield:u32 isa;\toffset:20;\tsize:4;\tsigned:0;\n"
@@ -37,20 +31,20 @@ static const char exit_shuffled[] =
 
 /* An old kvm_exit: no isa, no vcpu_id, no intr_info/error_code. */
 static const char exit_old[] =
-	"name: kvm_exit\n" COMMON(8)
+	"name: kvm_exit\n" VMA_MKDAT_COMMON_FIELDS(8)
 	"\tfield:unsigned int exit_reason;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:unsigned long guest_rip;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\nprint fmt: \"reason %u rip 0x%lx\", REC->exit_reason, REC->guest_rip\n";
 
 static const char exit_arm64[] =
-	"name: kvm_exit\n" COMMON(9)
+	"name: kvm_exit\n" VMA_MKDAT_COMMON_FIELDS(9)
 	"\tfield:int ret;\toffset:8;\tsize:4;\tsigned:1;\n"
 	"\tfield:unsigned int esr_ec;\toffset:12;\tsize:4;\tsigned:0;\n"
 	"\tfield:unsigned long vcpu_pc;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\nprint fmt: \"%d ec 0x%x pc 0x%lx\", REC->ret, REC->esr_ec, REC->vcpu_pc\n";
 
 static const char entry_new[] =
-	"name: kvm_entry\n" COMMON(10)
+	"name: kvm_entry\n" VMA_MKDAT_COMMON_FIELDS(10)
 	"\tfield:unsigned int vcpu_id;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:unsigned long rip;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:bool immediate_exit;\toffset:24;\tsize:1;\tsigned:0;\n"
@@ -60,7 +54,7 @@ static const char entry_new[] =
 	"\nprint fmt: \"vcpu %u, rip 0x%lx\", REC->vcpu_id, REC->rip\n";
 
 static const char sched_switch_fmt[] =
-	"name: sched_switch\n" COMMON(11)
+	"name: sched_switch\n" VMA_MKDAT_COMMON_FIELDS(11)
 	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
 	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
 	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
@@ -72,7 +66,7 @@ static const char sched_switch_fmt[] =
 	" REC->next_pid\n";
 
 static const char other_fmt[] =
-	"name: kvm_apic\n" COMMON(12)
+	"name: kvm_apic\n" VMA_MKDAT_COMMON_FIELDS(12)
 	"\tfield:unsigned int reg;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\nprint fmt: \"reg 0x%x\", REC->reg\n";
 

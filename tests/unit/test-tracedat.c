@@ -390,11 +390,7 @@ Test(tracedat_written, instance_and_lost_records)
 /* ---- damage --------------------------------------------------------------- */
 
 static const char fpu_format[] =
-	"name: kvm_fpu\nID: 37\nformat:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"name: kvm_fpu\n" VMA_MKDAT_COMMON_FIELDS(37)
 	"\tfield:u32 load;\toffset:8;\tsize:4;\tsigned:0;\n\n"
 	"print fmt: \"%s\", __print_symbolic(REC->load, {0, \"unload\"}, {1, \"load\"})\n";
 
