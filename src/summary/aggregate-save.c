@@ -131,24 +131,25 @@ static void put_u8(FILE *out, uint8_t v)
 	fputc(v, out);
 }
 
+/* @v in @n bytes, little-endian, as every number of the file is. */
+static void put_le(FILE *out, uint64_t v, unsigned int n)
+{
+	unsigned char b[8];
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		b[i] = (unsigned char)(v >> (8 * i));
+	fwrite(b, 1, n, out);
+}
+
 static void put_u32(FILE *out, uint32_t v)
 {
-	unsigned char b[4];
-	int i;
-
-	for (i = 0; i < 4; i++)
-		b[i] = (unsigned char)(v >> (8 * i));
-	fwrite(b, 1, sizeof(b), out);
+	put_le(out, v, 4);
 }
 
 static void put_u64(FILE *out, uint64_t v)
 {
-	unsigned char b[8];
-	int i;
-
-	for (i = 0; i < 8; i++)
-		b[i] = (unsigned char)(v >> (8 * i));
-	fwrite(b, 1, sizeof(b), out);
+	put_le(out, v, 8);
 }
 
 /* A string, or NULL as the length NO_STRING. */
