@@ -569,13 +569,14 @@ static int read_options(struct vma_options *opts, int argc, char **argv,
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		const struct vma_option_row *row = c == ':' ? NULL : row_of(c, xen, nr_xen);
+		const struct vma_option_row *row;
 		int rc;
 
 		if (c == ':') {
 			return vma_usage_error(err, "option '%s' needs an argument",
 					       argv[optind - 1]);
 		}
+		row = row_of(c, xen, nr_xen);
 		if (!row)
 			return vma_usage_error(err, "unknown option '%s'", argv[optind - 1]);
 		rc = row->set(opts, row, optarg, err);
