@@ -27,6 +27,14 @@
  * far below it, and pcpu tables are sized by the highest number seen.
  */
 #define MAX_PCPU_ID (1u << 20)
+/*
+ * Distinct pcpus with records a file may have: Xen's NR_CPUS is at most
+ * 16383.  Each costs a stream, a read buffer and the analysis' tables, so
+ * this bounds memory; windows of pcpus past it are reported and skipped.
+ */
+#define XT_MAX_PCPUS 16384u
+/* Read buffers of all pcpus together, past 128 pcpus (512 bytes each at least). */
+#define BUFFER_BUDGET (8u << 20)
 /* Windows the scan at open queues, in all pcpus. */
 #define INDEX_BUDGET (1u << 16)
 /*
@@ -104,6 +112,8 @@ struct xt_reader {
 	struct pcpu_stream **pcpus; /* indexed by pcpu number */
 	uint32_t nr_slots;
 	uint32_t nr_pcpus;
+	uint32_t pcpus_dropped;     /* pcpus past XT_MAX_PCPUS, whose windows were skipped */
+	uint64_t windows;           /* window headers the scan found, empty or not */
 	struct chain_walk scan;     /* the walk at open, which reports damage */
 	uint32_t indexed;           /* windows it queued */
 	uint64_t lazy_queued;       /* windows the lazy walk holds queued */
@@ -120,7 +130,14 @@ struct xt_reader {
 
 /* xentrace.c, for the stream source. */
 int xt_report(struct xt_reader *rd, enum vma_level level, uint64_t offset, const char *what);
-struct pcpu_stream *xt_pcpu_get(struct xt_reader *rd, uint32_t cpu);
+/*
+ * xt_pcpu_for - the stream of pcpu @cpu, for a window (header at @off) that
+ * holds records: made at its first.  Past XT_MAX_PCPUS pcpus, *@ps is NULL
+ * (skip the window); the first such pcpu is reported (VMA_LVL_LIMIT).
+ * Return: VMA_OK, VMA_ERR_DAMAGED (the limit is above the tolerance: stop
+ * reading windows) or VMA_ERR_NOMEM.
+ */
+int xt_pcpu_for(struct xt_reader *rd, uint32_t cpu, uint64_t off, struct pcpu_stream **ps);
 int xt_queue_window(struct pcpu_stream *ps, const struct window *w);
 uint32_t xt_le32(const unsigned char *p);
 

@@ -188,9 +188,8 @@ static int read_window(struct xt_reader *rd, struct pcpu_stream **owner)
 	wsize = xt_le32(rd->src.buf + rd->src.pos + 8);
 	rd->src.pos += CPU_CHANGE_SIZE;
 	start = off + CPU_CHANGE_SIZE;
-	*owner = xt_pcpu_get(rd, cpu);
-	if (!*owner)
-		return VMA_ERR_NOMEM;
+	rd->windows++;
+	*owner = NULL;
 	if (wsize > rd->src.cap) {
 		snprintf(msg, sizeof(msg),
 			 "Window of pcpu %u claims %u bytes, more than the reorder stage holds "
@@ -222,9 +221,11 @@ static int read_window(struct xt_reader *rd, struct pcpu_stream **owner)
 			return rc;
 		}
 	}
-	if (!got) {
+	/* Only a window with records makes its pcpu (none past XT_MAX_PCPUS). */
+	rc = got ? xt_pcpu_for(rd, cpu, off, owner) : VMA_OK;
+	if (rc || !*owner) {
 		free(data);
-		return VMA_OK;
+		return rc;
 	}
 	rc = xt_queue_window(*owner, &(struct window){ .start = start, .end = start + got,
 						       .cut = got < wsize, .data = data });
@@ -318,7 +319,7 @@ int xt_stream_open(struct xt_reader *rd)
 		}
 		if (rc)
 			goto out;
-		if (!ps->announced) {
+		if (ps && !ps->announced) {
 			struct pcpu_stream **o = realloc(order, (nr + 1) * sizeof(*o));
 
 			if (!o) {
@@ -410,7 +411,7 @@ int xt_stream_next_window(struct pcpu_stream *ps)
 		}
 		if (rc)
 			return end_stream(ps, rc);
-		if (owner != ps && owner->q_len && (!owner->announced || owner->paused)) {
+		if (owner && owner != ps && owner->q_len && (!owner->announced || owner->paused)) {
 			rc = announce(rd, owner, ps->last_tsc);
 			if (rc)
 				return end_stream(ps, rc);

@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "vmalyze/diag.h"
+#include "vmalyze/grow.h"
 #include "vmalyze/input.h"
 #include "vmalyze/status.h"
 #include "vmalyze/trace-ids.h"
@@ -146,39 +147,40 @@ uint32_t xt_le32(const unsigned char *p)
 
 static int stream_next(struct vma_stream *stream);
 
-/* Buffer size per pcpu: fewer, larger reads when there are few pcpus. */
+/*
+ * Buffer size per pcpu: fewer, larger reads when there are few pcpus, and
+ * at most BUFFER_BUDGET in all (XT_MAX_PCPUS of 512 bytes each).
+ */
 static size_t buffer_size_for(uint32_t nr_pcpus)
 {
+	size_t size = 16 * 1024;
+
 	if (nr_pcpus <= 16)
 		return 256 * 1024;
 	if (nr_pcpus <= 128)
 		return 64 * 1024;
-	return 16 * 1024;
+	while (size > 512 && size * nr_pcpus > BUFFER_BUDGET)
+		size /= 2;
+	return size;
 }
 
-struct pcpu_stream *xt_pcpu_get(struct xt_reader *rd, uint32_t cpu)
+static struct pcpu_stream *pcpu_new(struct xt_reader *rd, uint32_t cpu)
 {
 	struct pcpu_stream *ps;
 
 	if (cpu >= rd->nr_slots) {
-		uint32_t slots = rd->nr_slots ? rd->nr_slots : 8;
-		struct pcpu_stream **arr;
+		size_t slots = rd->nr_slots;
 
-		while (slots <= cpu)
-			slots *= 2;
-		arr = realloc(rd->pcpus, slots * sizeof(*arr));
-		if (!arr)
+		if (vma_grow(rd->pcpus, &slots, (size_t)cpu + 1, 8) != VMA_OK)
 			return NULL;
-		memset(arr + rd->nr_slots, 0, (slots - rd->nr_slots) * sizeof(*arr));
-		rd->pcpus = arr;
-		rd->nr_slots = slots;
+		memset(rd->pcpus + rd->nr_slots, 0, (slots - rd->nr_slots) * sizeof(*rd->pcpus));
+		rd->nr_slots = (uint32_t)slots;
 	}
 	if (rd->pcpus[cpu])
 		return rd->pcpus[cpu];
 	ps = calloc(1, sizeof(*ps));
 	if (!ps)
 		return NULL;
-	ps->buf_cap = buffer_size_for(rd->nr_pcpus + 1);
 	ps->reader = rd;
 	ps->stream.next = stream_next;
 	ps->stream.input = rd->input;
@@ -190,10 +192,32 @@ struct pcpu_stream *xt_pcpu_get(struct xt_reader *rd, uint32_t cpu)
 	return ps;
 }
 
+int xt_pcpu_for(struct xt_reader *rd, uint32_t cpu, uint64_t off, struct pcpu_stream **ps)
+{
+	*ps = cpu < rd->nr_slots ? rd->pcpus[cpu] : NULL;
+	if (*ps)
+		return VMA_OK;
+	if (rd->nr_pcpus >= XT_MAX_PCPUS) {
+		char msg[300];
+
+		rd->pcpus_dropped++;
+		if (rd->pcpus_dropped > 1)
+			return VMA_OK;
+		snprintf(msg, sizeof(msg),
+			 "Window of pcpu %u: more than %u distinct pcpus hold records (Xen has at "
+			 "most %u): the file is damaged; the windows of pcpus past the first %u are "
+			 "skipped (--tolerance %d reads on without them)",
+			 cpu, XT_MAX_PCPUS, XT_MAX_PCPUS - 1, XT_MAX_PCPUS, VMA_LVL_LIMIT);
+		return xt_report(rd, VMA_LVL_LIMIT, off, msg);
+	}
+	*ps = pcpu_new(rd, cpu);
+	return *ps ? VMA_OK : VMA_ERR_NOMEM;
+}
+
 int xt_queue_window(struct pcpu_stream *ps, const struct window *w)
 {
 	if (ps->q_len == ps->q_cap) {
-		size_t cap = ps->q_cap ? ps->q_cap * 2 : 16;
+		size_t cap = ps->q_cap ? ps->q_cap * 2 : 4;
 		struct window *q = malloc(cap * sizeof(*q));
 		size_t i;
 
@@ -330,6 +354,7 @@ static int scan_all(struct xt_reader *rd)
 	struct pcpu_stream *ps, **order;
 	uint64_t start, end, hdr_off;
 	uint32_t nr = 0, i, cpu;
+	size_t order_cap = 0;
 	bool cut;
 	int rc = VMA_OK, walk;
 
@@ -339,28 +364,34 @@ static int scan_all(struct xt_reader *rd)
 		walk = chain_next(rd, &rd->scan, true, &cpu, &start, &end, &cut);
 		if (walk != VMA_OK)
 			break;
-		ps = xt_pcpu_get(rd, cpu);
-		if (!ps) {
-			rd->status = VMA_ERR_NOMEM;
+		rd->windows++;
+		/* A window with no records makes no pcpu: nothing would come of it. */
+		if (start >= end)
+			continue;
+		rc = xt_pcpu_for(rd, cpu, hdr_off, &ps);
+		if (rc == VMA_ERR_DAMAGED) {
+			/* As damage in the chain: it ends before this window. */
+			rd->scan.off = hdr_off;
+			walk = rc;
+			rc = VMA_OK;
+			break;
+		}
+		if (rc) {
+			rd->status = rc;
 			rd->stopped = true;
-			rc = VMA_ERR_NOMEM;
 			goto out;
 		}
+		if (!ps)
+			continue;
 		if (!ps->announced) {
-			struct pcpu_stream **o = realloc(order, (nr + 1) * sizeof(*o));
-
-			if (!o) {
-				rc = VMA_ERR_NOMEM;
+			rc = vma_grow(order, &order_cap, (size_t)nr + 1, 16);
+			if (rc)
 				goto out;
-			}
-			order = o;
 			order[nr++] = ps;
 			ps->announced = true;
 			vma_diag_info(in->diag, "%s: pcpu %u starts at offset %" PRIu64, in->path,
 				      cpu, hdr_off);
 		}
-		if (start >= end)
-			continue;
 		ps->last_window = start;
 		/* Past the budget only a pcpu's first window is queued now. */
 		if (rd->indexed < INDEX_BUDGET || !ps->queued_upto) {
@@ -396,8 +427,13 @@ static int fill(struct pcpu_stream *ps, size_t need)
 
 	if (ps->pos >= ps->buf_off && ps->pos + need <= avail_end && ps->buf)
 		return VMA_OK;
-	if (!ps->buf && !(ps->buf = malloc(ps->buf_cap)))
-		return VMA_ERR_NOMEM;
+	/* Sized at the first read, when the scan has found every pcpu. */
+	if (!ps->buf) {
+		ps->buf_cap = buffer_size_for(ps->reader->nr_pcpus);
+		ps->buf = malloc(ps->buf_cap);
+		if (!ps->buf)
+			return VMA_ERR_NOMEM;
+	}
 	want = ps->buf_cap;
 	if (ps->end - ps->pos < want)
 		want = (size_t)(ps->end - ps->pos);
@@ -692,7 +728,8 @@ static int xentrace_open(struct vma_input *in)
 	rc = in->streaming ? xt_stream_open(rd) : scan_all(rd);
 	if (rc)
 		return rc;
-	if (rd->nr_pcpus == 0) {
+	/* Only empty windows: no stream, and the pipeline says there is nothing in it. */
+	if (rd->nr_pcpus == 0 && !rd->windows) {
 		vma_diag_report(in->diag, VMA_LVL_INPUT, in->path, UINT64_MAX,
 				"Holds no complete window of trace records");
 		return VMA_ERR_FORMAT;

@@ -84,6 +84,26 @@ if mk only-headers; then
 	run only-headers 2 "only-headers: Holds no trace records" 0 -- -s "$tmp/only-headers"
 	run only-headers-dump 2 "only-headers: Holds no trace records" 0 -- -a "$tmp/only-headers"
 fi
+# Empty windows of 2^20-1 distinct pcpus make no pcpu; records on more than
+# 16384 pcpus (Xen's limit) are damage: the first 16384 are read.
+if mk headers-1m; then
+	run headers-1m 2 "headers-1m: Holds no trace records" 0 -- -s "$tmp/headers-1m"
+	run headers-1m-dump 2 "headers-1m: Holds no trace records" 0 -- -a "$tmp/headers-1m"
+	mkfifo "$tmp/fifo" && { cat "$tmp/headers-1m" >"$tmp/fifo" & }
+	run headers-1m-fifo 2 "fifo: Holds no trace records" 0 -- -s "$tmp/fifo"
+	wait
+fi
+if mk pcpus-20k; then
+	cap="pcpus-20k: offset [0-9]+: Window of pcpu 16384: more than 16384 distinct pcpus"
+	run pcpus-20k 4 "$cap" 2000000 -- -s "$tmp/pcpus-20k"
+	run pcpus-20k-dump 4 "$cap" 8000000 -- -a "$tmp/pcpus-20k"
+	{ cat "$tmp/pcpus-20k" >"$tmp/fifo" & }
+	run pcpus-20k-fifo 4 "fifo: offset [0-9]+: Window of pcpu 16384: more than 16384" 2000000 \
+		-- -s "$tmp/fifo"
+	wait
+	run pcpus-20k-tolerated 3 "warning: .*more than 16384 distinct pcpus" 2000000 -- \
+		-s --tolerance 6 "$tmp/pcpus-20k"
+fi
 if mk commit0; then
 	run commit0 2 "commit0: Holds no trace records" 0 -- -s "$tmp/commit0"
 fi

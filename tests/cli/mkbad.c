@@ -7,6 +7,8 @@
  *   vcpu-ffff     xentrace: runstate records of vcpu 0xffff in 8,192 domains
  *   pcpu-far      xentrace: records on pcpus 0, 1 and 1048575
  *   only-headers  xentrace: 100,000 window headers, no record
+ *   headers-1m    xentrace: empty windows of 1,048,575 distinct pcpus (12 MB)
+ *   pcpus-20k     xentrace: one record on each of 20,000 pcpus, past the cap
  *   kvm-pids      trace.dat v6: kvm_entry from 2,000 threads, vcpu_id 65535
  *   chunk-bomb    trace.dat v7 zstd: each cpu's first chunk expands to 64 MiB
  *   buffer-wrap   trace.dat v7: cpu 0's data size 2^64-1 in the BUFFER option
@@ -144,6 +146,48 @@ static int mk_only_headers(const char *path)
 		return -1;
 	for (i = 0; i < 100000 && !rc; i++)
 		rc = vma_xtw_cpu_change(w, i % 4, 0);
+	if (rc) {
+		vma_xtw_free(w);
+		return -1;
+	}
+	return xt_done(w, path);
+}
+
+/* A window header for each pcpu 0 .. 2^20-2, none with a record. */
+static int mk_headers_1m(const char *path)
+{
+	struct vma_xtw *w = vma_xtw_new_memory(NULL);
+	uint32_t cpu;
+	int rc = 0;
+
+	if (!w)
+		return -1;
+	for (cpu = 0; cpu < (1u << 20) - 1 && !rc; cpu++)
+		rc = vma_xtw_cpu_change(w, cpu, 0);
+	if (rc) {
+		vma_xtw_free(w);
+		return -1;
+	}
+	return xt_done(w, path);
+}
+
+/* One runstate record in a window of its own on each of 20,000 pcpus. */
+static int mk_pcpus_20k(const char *path)
+{
+	struct vma_xtw_options o = { .window_bytes = VMA_XTW_MIN_WINDOW };
+	struct vma_xtw *w = vma_xtw_new_memory(&o);
+	uint32_t cpu;
+	int rc = 0;
+
+	if (!w)
+		return -1;
+	for (cpu = 0; cpu < 20000 && !rc; cpu++) {
+		uint32_t words[3] = { 1u << 16 | (cpu % 8), 0, 1 };
+
+		rc = vma_xtw_record(w, cpu, RUNSTATE_CHANGE, 1000 + 10ull * cpu, words, 3);
+		if (!rc)
+			rc = vma_xtw_flush_pcpu(w, cpu);
+	}
 	if (rc) {
 		vma_xtw_free(w);
 		return -1;
@@ -351,6 +395,7 @@ int main(int argc, char **argv)
 	} kinds[] = {
 		{ "vcpu-ffff", mk_vcpu_ffff },       { "pcpu-far", mk_pcpu_far },
 		{ "only-headers", mk_only_headers }, { "kvm-pids", mk_kvm_pids },
+		{ "headers-1m", mk_headers_1m },     { "pcpus-20k", mk_pcpus_20k },
 		{ "chunk-bomb", mk_chunk_bomb },     { "buffer-wrap", mk_buffer_wrap },
 		{ "commit0", mk_commit0 },           { "pcpu-renamed", mk_pcpu_renamed },
 	};
