@@ -18,6 +18,7 @@
 #include "cli/signals.h"
 #include "config.h"
 #include "vmalyze/diag.h"
+#include "vmalyze/format-check.h"
 #include "vmalyze/status.h"
 #include "vmalyze/symbols.h"
 
@@ -60,6 +61,9 @@ int main(int argc, char **argv)
 	bool handled;
 	int exit_status;
 
+	/* The event-format check's helper: this program again, started by itself. */
+	if (argc == 2 && !strcmp(argv[1], VMA_FORMAT_CHECK_ARG))
+		return vma_format_check_serve();
 	if (argc > 1 && !strcmp(argv[1], "merge"))
 		return merge_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "record"))
@@ -91,10 +95,16 @@ int main(int argc, char **argv)
 		opts.cpu_hz = vma_record_default_hz(opts.verbosity, vma_xen_host_open);
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	opts.stop = vma_stop_install();
+	if (vma_format_check_use("/proc/self/exe") != VMA_OK) {
+		fprintf(stderr, "vmalyze: out of memory\n");
+		vma_symbols_destroy(symbols);
+		return VMA_EXIT_SYSTEM;
+	}
 	/* a host and its guests are one run (groups.c), the rest a batch */
 	exit_status = vma_run_groups(&opts, exit_status_for, &handled);
 	if (!handled)
 		exit_status = vma_batch_run(&opts, exit_status_for);
+	vma_format_check_end();
 	vma_symbols_destroy(symbols);
 	return exit_status;
 }

@@ -233,18 +233,9 @@ static int check_report(const struct vma_options *opts, FILE *err)
 /* Traces at once by default: the online cpus. */
 static unsigned int default_jobs(void)
 {
-#ifdef __SANITIZE_ADDRESS__
-	/*
-	 * ASan's allocator can deadlock a child forked by a threaded process
-	 * (trace.dat formats are checked in a forked child), so a sanitized
-	 * build takes one trace at a time unless told.
-	 */
-	return 1;
-#else
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
 	return cpus < 1 ? 1 : cpus > 1024 ? 1024 : (unsigned int)cpus;
-#endif
 }
 
 /* Each --time-offset and --guest-tsc names a trace given, once, and fits the mode. */

@@ -16,21 +16,16 @@
  * vcpu_id and rip); a dump from a kernel with another layout needs
  * --event-formats, since a raw dump does not carry its formats.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
 
 #include "input/kvm-internal.h"
 #include "vmalyze/diag.h"
 
-static bool host_big_endian(void)
+bool vma_kvm_host_big_endian(void)
 {
 	const uint16_t one = 1;
 
@@ -44,10 +39,13 @@ int vma_kvm_tep_new(struct vma_kvm_priv *priv, bool big_endian, uint32_t long_si
 	if (!priv->tep)
 		return VMA_ERR_NOMEM;
 	tep_set_file_bigendian(priv->tep, big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(priv->tep, host_big_endian() ? TEP_BIG_ENDIAN :
+	tep_set_local_bigendian(priv->tep, vma_kvm_host_big_endian() ? TEP_BIG_ENDIAN :
 				TEP_LITTLE_ENDIAN);
 	tep_set_long_size(priv->tep, (int)long_size);
 	tep_set_page_size(priv->tep, (int)page_size);
+	priv->check.big = big_endian;
+	priv->check.long_size = long_size;
+	priv->check.page_size = page_size;
 	vma_rb_layout_default(&priv->layout, page_size, long_size, big_endian);
 	return VMA_OK;
 }
@@ -68,8 +66,12 @@ int vma_kvm_header_page(struct vma_kvm_priv *priv, const char *text, size_t len,
 	memcpy(copy, text, len);
 	copy[len] = '\0';
 	tep_parse_header_page(priv->tep, copy, len, (int)layout.commit_size);
-	free(copy);
 	tep_set_long_size(priv->tep, (int)layout.commit_size);
+	/* kept for the format check's copy of the handle */
+	free(priv->check.header);
+	priv->check.header = copy;
+	priv->check.header_len = len;
+	priv->check.header_long = (uint32_t)layout.commit_size;
 	return 0;
 }
 
@@ -210,6 +212,7 @@ void vma_kvm_formats_free(struct vma_kvm_priv *priv)
 	free(priv->kallsyms);
 	free(priv->printk);
 	priv->kallsyms = priv->printk = NULL;
+	vma_fmtc_session_end(&priv->check);
 }
 
 /* ---- parsing, guarded --------------------------------------------------------- */
@@ -230,93 +233,24 @@ static void parse_here(struct vma_kvm_priv *priv, struct vma_kvm_format *f)
 }
 
 /*
- * The child of guarded_parse(): parse list[from..n) into its copy of the
- * tep handle, saying through @fd which one it starts before each.
- */
-static void __attribute__((noreturn))
-child_parse(struct vma_kvm_priv *priv, const uint32_t *list, uint32_t from, uint32_t n, int fd)
-{
-	struct rlimit no_core = { 0, 0 };
-	int null = open("/dev/null", O_WRONLY);
-	uint32_t i;
-
-	/* a crash is expected here: no core file, no second copy of the warnings */
-	setrlimit(RLIMIT_CORE, &no_core);
-	if (null >= 0) {
-		FILE *quiet;
-
-		dup2(null, STDERR_FILENO);
-		/* another thread (a batch run) may have held stderr's lock at the fork */
-		quiet = fdopen(null, "w");
-		if (quiet)
-			stderr = quiet;
-	}
-	for (i = from; i < n; i++) {
-		struct vma_kvm_format *f = &priv->formats[list[i]];
-
-		if (write(fd, &i, sizeof(i)) != (ssize_t)sizeof(i))
-			_exit(1);
-		tep_parse_event(priv->tep, f->text, f->len, f->system);
-	}
-	_exit(0);
-}
-
-/*
- * libtraceevent's format parser can crash on a damaged format text (seen
- * with 1.7.1 on fuzzed trace.dat files).  So a batch of formats is parsed
- * first in one forked child, which says before each format which one it
- * starts; the parent then parses in-process every format the child got
- * through, in the same order, so its handle goes through the same states.
- * A format the child died on is marked bad and a new child takes the rest.
- * One fork per batch (plus one per crash), not one per format: a file has
- * thousands of formats.
+ * Parse the kept texts list[0..n) in that order, each checked first by the
+ * helper process (format-check.c): a text it died on is marked bad and
+ * never reaches this process's parser.
  */
 static void guarded_parse(struct vma_kvm_priv *priv, const uint32_t *list, uint32_t n)
 {
-	uint32_t start = 0;
+	uint32_t i;
 
-	while (start < n) {
-		uint32_t end = n, got, last = UINT32_MAX, i;
-		int fds[2], status = 0;
-		pid_t pid;
-		ssize_t r;
+	for (i = 0; i < n; i++) {
+		struct vma_kvm_format *f = &priv->formats[list[i]];
 
-		if (pipe(fds) < 0) {
-			pid = -1;
-		} else {
-			fflush(NULL);
-			pid = fork();
-			if (pid == 0) {
-				close(fds[0]);
-				child_parse(priv, list, start, n, fds[1]);
-			}
-			close(fds[1]);
-			if (pid < 0)
-				close(fds[0]);
+		if (vma_fmtc_check(&priv->check, f->system, f->text, f->len) != VMA_FMTC_CRASH) {
+			parse_here(priv, f);
+			continue;
 		}
-		if (pid > 0) {
-			while ((r = read(fds[0], &got, sizeof(got))) == (ssize_t)sizeof(got) ||
-			       (r < 0 && errno == EINTR)) {
-				if (r > 0)
-					last = got;
-			}
-			close(fds[0]);
-			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-				;
-			if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-				end = last >= start && last < n ? last : start;
-		}
-		/* pid < 0: no child to check with; trust the parser */
-		for (i = start; i < end; i++)
-			parse_here(priv, &priv->formats[list[i]]);
-		if (end < n) {
-			struct vma_kvm_format *f = &priv->formats[list[end]];
-
-			f->state = VMA_KVM_FMT_BAD;
-			free(f->text);
-			f->text = NULL;
-		}
-		start = end + 1;
+		f->state = VMA_KVM_FMT_BAD;
+		free(f->text);
+		f->text = NULL;
 	}
 }
 

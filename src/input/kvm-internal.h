@@ -345,9 +345,37 @@ struct vma_kvm_region {
 
 struct vma_kvm_stream;
 
+/*
+ * A reader's handle as the format-check helper mirrors it
+ * (format-check.c): its settings, and which helper knows it.
+ */
+struct vma_fmtc_session {
+	uint64_t id;          /* 0 until its first check */
+	uint64_t gen;         /* the helper that set it up */
+	bool big;
+	uint32_t long_size, page_size;
+	uint32_t header_long; /* the long size header_page was parsed with */
+	char *header;         /* owned copy of header_page, NULL if none */
+	size_t header_len;
+};
+
+enum vma_fmtc_verdict {
+	VMA_FMTC_SAFE,      /* the helper parsed it */
+	VMA_FMTC_CRASH,     /* the helper died on it: do not parse it */
+	VMA_FMTC_UNCHECKED, /* no helper: parse it unchecked */
+};
+
+/* Have the helper parse @text (system @system) for session @s first. */
+enum vma_fmtc_verdict vma_fmtc_check(struct vma_fmtc_session *s, const char *system,
+				     const char *text, size_t len);
+/* The reader's handle is freed: the helper forgets it; @s is cleared. */
+void vma_fmtc_session_end(struct vma_fmtc_session *s);
+bool vma_kvm_host_big_endian(void);
+
 /* Owned guest and time-sync storage behind struct vma_kvm_file_info. */
 struct vma_kvm_priv {
 	struct tep_handle *tep;          /* owned */
+	struct vma_fmtc_session check;   /* tep's settings, for the format check */
 	struct vma_kvmev ev;
 	struct vma_rb_layout layout;
 	enum vma_codec codec;

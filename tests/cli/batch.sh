@@ -9,12 +9,6 @@
 # vmalyze prints for that trace alone.  A case whose tool (zstd, zip, cpio,
 # ...) is missing is skipped.
 set -u
-# GCC 12's ASan does not lock its allocator around fork(): the forked
-# format check of a multi-threaded run (-j) can deadlock there (doc/fuzzing.md).
-if [ -n "${VMA_SANITIZED:-}" ]; then
-	echo "SKIP: -j runs under ASan (fork of a multi-threaded process)"
-	exit 77
-fi
 : "${VMALYZE:?}" "${VMALYZE_GEN:?}" "${top_srcdir:?}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

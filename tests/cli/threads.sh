@@ -7,12 +7,6 @@
 # tree) with lost records; and --threads rejects what it does not mean.
 # (tests/unit/test-feed.c checks a pcpu that a reader finds late.)
 set -u
-# GCC 12's ASan does not lock its allocator around fork(): the forked
-# format check of a multi-threaded run (-j) can deadlock there (doc/fuzzing.md).
-if [ -n "${VMA_SANITIZED:-}" ]; then
-	echo "SKIP: -j runs under ASan (fork of a multi-threaded process)"
-	exit 77
-fi
 : "${VMALYZE:?}" "${VMALYZE_GEN:?}" "${top_srcdir:?}"
 SHARED=${SHARED:-}
 tmp=$(mktemp -d)

@@ -16,9 +16,25 @@
 #include <unistd.h>
 
 #include "vmalyze/diag.h"
+#include "vmalyze/format-check.h"
 #include "vmalyze/input.h"
 #include "vmalyze/merge.h"
 #include "vmalyze/status.h"
+
+/*
+ * For LLVMFuzzerInitialize() of the targets that read event formats: they
+ * are checked as vmalyze checks them, in a helper process (this fuzzer run
+ * again with VMA_FORMAT_CHECK_ARG; src/input/format-check.c), started once
+ * and kept, so the fuzzer sees no fork and no crash of libtraceevent.
+ */
+static inline int fuzz_format_check_init(int *argc, char ***argv)
+{
+	if (*argc == 2 && !strcmp((*argv)[1], VMA_FORMAT_CHECK_ARG))
+		exit(vma_format_check_serve());
+	if (vma_format_check_use("/proc/self/exe") != VMA_OK)
+		abort();
+	return 0;
+}
 
 /*
  * Messages are formatted as usual but go to /dev/null: one line per input

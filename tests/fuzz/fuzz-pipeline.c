@@ -15,7 +15,13 @@
 #define FUZZ_FORMATS_DIR "traces/kvm/vmx-raw-formats"
 #endif
 
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	return fuzz_format_check_init(argc, argv);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

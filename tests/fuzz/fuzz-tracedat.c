@@ -5,7 +5,13 @@
  */
 #include "fuzz-common.h"
 
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	return fuzz_format_check_init(argc, argv);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
