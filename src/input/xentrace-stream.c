@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include "input/xentrace-internal.h"
+#include "vmalyze/grow.h"
 #include "vmalyze/status.h"
 
 #define SOURCE_BUFFER (64u * 1024u)
@@ -295,6 +296,7 @@ int xt_stream_open(struct xt_reader *rd)
 	struct pcpu_stream *ps, **order = NULL;
 	uint64_t deadline = now_ms() + LOOKAHEAD_MS;
 	uint32_t nr = 0, i;
+	size_t order_cap = 0;
 	int rc = VMA_OK;
 
 	rd->src.cap = opts && opts->reorder_cap ? opts->reorder_cap : VMA_REORDER_CAP_DEFAULT;
@@ -320,13 +322,9 @@ int xt_stream_open(struct xt_reader *rd)
 		if (rc)
 			goto out;
 		if (ps && !ps->announced) {
-			struct pcpu_stream **o = realloc(order, (nr + 1) * sizeof(*o));
-
-			if (!o) {
-				rc = VMA_ERR_NOMEM;
+			rc = vma_grow(order, &order_cap, (size_t)nr + 1, 16);
+			if (rc)
 				goto out;
-			}
-			order = o;
 			order[nr++] = ps;
 			ps->announced = true;
 			vma_diag_info(in->diag, "%s: pcpu %u starts at offset %" PRIu64, in->path,
