@@ -387,7 +387,20 @@ struct vma_machine {
 	/* KVM records by kind: [0..VMA_KVM_KINDS) normalized ids, then other events. */
 	uint64_t *kvm_counts;      /* owned */
 	uint32_t nr_kvm_counts;
+	uint32_t nr_guest_vcpus;   /* vcpus of every domain but the default one */
+	uint64_t refused;          /* lookups refused past VMA_MAX_DOMAINS / VMA_MAX_VCPUS */
+	bool refusal_reported;
 };
+
+/*
+ * Domains (KVM: VMs) and vcpus besides the default domain's (one per pcpu)
+ * a machine holds at most.  Each costs a few KiB of state and of summary:
+ * a trace naming more (Xen allows 32,752 domains, but no host runs that
+ * many) is damaged or hostile, and these keep it within the 64 MiB bound
+ * of doc/exit-status.md.  Records of further ones are skipped.
+ */
+#define VMA_MAX_DOMAINS 4096u
+#define VMA_MAX_VCPUS 8192u
 
 /* KVM event counts: kinds below this are VMA_KVM_* ids minus VMA_ID_KVM_BASE;
  * kind VMA_KVM_KINDS + i counts the input's other event number i. */
@@ -401,9 +414,18 @@ void vma_machine_destroy(struct vma_machine *machine);
 /* Called by the driver for each pcpu stream the merge will deliver. */
 int vma_machine_add_pcpu(struct vma_machine *machine, uint32_t pcpu);
 
-/* Lookups that create on demand; NULL only when out of memory. */
+/*
+ * Lookups that create on demand; NULL when out of memory or past
+ * VMA_MAX_DOMAINS / VMA_MAX_VCPUS (then machine->refused grows).
+ */
 struct vma_domain *vma_domain_get(struct vma_machine *machine, uint32_t did);
 struct vma_vcpu *vma_vcpu_get(struct vma_machine *machine, uint32_t did, uint32_t vid);
+/*
+ * vma_machine_refused - a lookup for the record at byte @offset was refused
+ * (the limits above): the first refusal is reported (level 6).
+ * Return: VMA_OK (skip the record), or VMA_ERR_DAMAGED above the tolerance.
+ */
+int vma_machine_refused(struct vma_machine *machine, uint64_t offset);
 /*
  * A pcpu's column in the dump, from its state: ' ' inactive or nothing
  * known running, 'l' in a lost-records gap, '.' the default domain, '-'

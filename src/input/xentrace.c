@@ -149,7 +149,7 @@ static int stream_next(struct vma_stream *stream);
 
 /*
  * Buffer size per pcpu: fewer, larger reads when there are few pcpus, and
- * at most BUFFER_BUDGET in all (XT_MAX_PCPUS of 512 bytes each).
+ * at most BUFFER_BUDGET in all.
  */
 static size_t buffer_size_for(uint32_t nr_pcpus)
 {
@@ -204,10 +204,10 @@ int xt_pcpu_for(struct xt_reader *rd, uint32_t cpu, uint64_t off, struct pcpu_st
 		if (rd->pcpus_dropped > 1)
 			return VMA_OK;
 		snprintf(msg, sizeof(msg),
-			 "Window of pcpu %u: more than %u distinct pcpus hold records (Xen has at "
-			 "most %u): the file is damaged; the windows of pcpus past the first %u are "
-			 "skipped (--tolerance %d reads on without them)",
-			 cpu, XT_MAX_PCPUS, XT_MAX_PCPUS - 1, XT_MAX_PCPUS, VMA_LVL_LIMIT);
+			 "Window of pcpu %u: more than %u distinct pcpus hold records, more than "
+			 "Xen hosts have: the file is likely damaged; the windows of pcpus past the "
+			 "first %u are skipped (--tolerance %d reads on without them)",
+			 cpu, XT_MAX_PCPUS, XT_MAX_PCPUS, VMA_LVL_LIMIT);
 		return xt_report(rd, VMA_LVL_LIMIT, off, msg);
 	}
 	*ps = pcpu_new(rd, cpu);

@@ -196,12 +196,14 @@ int vma_machine_map_thread(struct vma_machine *m, uint32_t pid, uint32_t vm, uin
 	struct vma_kvm_threads *t = threads_of(m);
 	struct thread_slot *slot;
 	struct vma_vcpu *v;
+	uint64_t refused;
 
 	if (!t || !(slot = thread_find(t, pid, true)))
 		return VMA_ERR_NOMEM;
+	refused = m->refused;
 	v = vma_vcpu_get(m, vm, vcpu_id);
 	if (!v)
-		return VMA_ERR_NOMEM;
+		return m->refused != refused ? VMA_OK : VMA_ERR_NOMEM; /* past the limits */
 	v->kvm_bound = true;
 	v->kvm_guest_mapped = true;
 	v->kvm_tid = pid;
@@ -211,10 +213,11 @@ int vma_machine_map_thread(struct vma_machine *m, uint32_t pid, uint32_t vm, uin
 
 int vma_machine_name_vm(struct vma_machine *m, uint32_t vm, const char *name)
 {
+	uint64_t refused = m->refused;
 	struct vma_domain *d = vma_domain_get(m, vm);
 
 	if (!d)
-		return VMA_ERR_NOMEM;
+		return m->refused != refused ? VMA_OK : VMA_ERR_NOMEM; /* past the limits */
 	snprintf(d->kvm.name, sizeof(d->kvm.name), "%s", name ? name : "");
 	return VMA_OK;
 }
@@ -544,6 +547,7 @@ int vma_kvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_r
 {
 	struct thread_slot *slot = NULL;
 	uint32_t kind = rec->event - VMA_ID_KVM_BASE;
+	uint64_t refused = m->refused;
 	bool arm_exit = false;
 	struct vma_vcpu *v;
 
@@ -570,6 +574,8 @@ int vma_kvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_r
 	}
 	p->current = v;
 	vma_pcpu_changed(m, p);
+	if (!v && m->refused != refused && vma_machine_refused(m, rec->offset))
+		return VMA_ERR_DAMAGED;
 	if (!v) {
 		/* Keep an exit of a thread not yet known: its entry may name it. */
 		if (rec->event == VMA_KVM_EXIT && slot) {

@@ -4,6 +4,7 @@
  * first sight and grown on demand (no fixed limit on pcpus or vcpus).
  * Domains are kept sorted by id, as the summary lists them.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -201,6 +202,11 @@ struct vma_domain *vma_domain_get(struct vma_machine *m, uint32_t did)
 	}
 	if (lo < m->nr_domains && m->domains[lo]->did == did)
 		return *cached = m->domains[lo];
+	/* The default domain, made first, is not one of them: never refused. */
+	if (m->nr_domains > VMA_MAX_DOMAINS) {
+		m->refused++;
+		return NULL;
+	}
 	if (m->nr_domains == m->cap_domains) {
 		uint32_t cap = m->cap_domains ? m->cap_domains * 2 : 8;
 		struct vma_domain **arr = realloc(m->domains, cap * sizeof(*arr));
@@ -264,6 +270,10 @@ struct vma_vcpu *vma_vcpu_get(struct vma_machine *m, uint32_t did, uint32_t vid)
 	at = vcpu_slot(d, vid);
 	if (at < d->nr_vcpus && d->vcpus[at]->vid == vid)
 		return d->vcpus[at];
+	if (did != VMA_DEFAULT_DOMAIN && m->nr_guest_vcpus >= VMA_MAX_VCPUS) {
+		m->refused++;
+		return NULL;
+	}
 	if (d->nr_vcpus == d->cap_vcpus) {
 		uint32_t cap = d->cap_vcpus ? d->cap_vcpus * 2 : 4;
 		struct vma_vcpu **arr = realloc(d->vcpus, cap * sizeof(*arr));
@@ -286,7 +296,23 @@ struct vma_vcpu *vma_vcpu_get(struct vma_machine *m, uint32_t did, uint32_t vid)
 	memmove(d->vcpus + at + 1, d->vcpus + at, (d->nr_vcpus - at) * sizeof(*d->vcpus));
 	d->vcpus[at] = v;
 	d->nr_vcpus++;
+	m->nr_guest_vcpus += did != VMA_DEFAULT_DOMAIN;
 	return v;
+}
+
+int vma_machine_refused(struct vma_machine *m, uint64_t offset)
+{
+	if (m->refusal_reported)
+		return VMA_OK;
+	m->refusal_reported = true;
+	/* The state stage knows no file name: the offset goes in the text. */
+	if (!vma_diag_report(m->diag, VMA_LVL_LIMIT, NULL, UINT64_MAX,
+			     "The record at byte %" PRIu64 " names a domain or vcpu past the "
+			     "first %u domains and %u vcpus: the trace is likely damaged; records "
+			     "of further domains and vcpus are skipped (--tolerance %d reads on "
+			     "without them)", offset, VMA_MAX_DOMAINS, VMA_MAX_VCPUS, VMA_LVL_LIMIT))
+		return VMA_ERR_DAMAGED;
+	return VMA_OK;
 }
 
 int vma_machine_add_pcpu(struct vma_machine *m, uint32_t id)

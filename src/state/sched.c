@@ -301,6 +301,7 @@ static int runstate_record(struct vma_machine *m, struct vma_pcpu *p, const stru
 	enum vma_runstate old_state, new_state;
 	struct vma_vcpu *v;
 	uint32_t did, vid;
+	uint64_t refused;
 
 	if (__builtin_expect(rs.fit != VMA_XF_RUNSTATE_OK, 0))
 		return runstate_refused(m, rec, rs.fit, out);
@@ -316,9 +317,10 @@ static int runstate_record(struct vma_machine *m, struct vma_pcpu *p, const stru
 	new_state = (enum vma_runstate)rs.new_state;
 	did = vma_xf_runstate_dom(rec);
 	vid = vma_xf_runstate_vcpu(rec);
+	refused = m->refused;
 	v = vma_vcpu_get(m, did, vid);
 	if (!v)
-		return VMA_ERR_NOMEM;
+		return m->refused != refused ? vma_machine_refused(m, rec->offset) : VMA_ERR_NOMEM;
 
 	if (v->state == VMA_RS_INIT) {
 		vcpu_start(m, p, v, old_state, new_state, rec->tsc);

@@ -63,6 +63,28 @@ if mk vcpu-ffff; then
 	run vcpu-ffff-summary 0 "" 10000000 -- -s "$tmp/vcpu-ffff"
 	run vcpu-ffff-json 0 "" 30000000 -- -s --json "$tmp/vcpu-ffff"
 fi
+# Past 4096 domains (or 8192 vcpus) a new one is damage (level 6), its records skipped.
+if "$MKBAD" vcpu-ffff "$tmp/domains-20k" 20000; then
+	run domains-20k 4 "error: The record at byte [0-9]+ names a domain or vcpu past" 10000000 -- \
+		-s "$tmp/domains-20k"
+	run domains-20k-tolerated 3 "warning: The record at byte [0-9]+ names a domain" 10000000 -- \
+		-s --tolerance 6 "$tmp/domains-20k"
+else
+	fail "cannot make domains-20k"
+fi
+if "$MKBAD" kvm-pids "$tmp/kvm-vms-12k" 12000; then
+	run kvm-vms-12k 4 "names a domain or vcpu past the first 4096 domains" 10000000 -- \
+		-s "$tmp/kvm-vms-12k"
+else
+	fail "cannot make kvm-vms-12k"
+fi
+# Every table at its cap at once: 4096 pcpus, 4096 domains, 8192 vcpus.
+if mk worst-xen; then
+	for m in -s -a "-s --json" "-s --report-pcpu" "-s -i 0.000001"; do
+		# shellcheck disable=SC2086
+		run "worst-xen $m" 0 "" 30000000 -- $m "$tmp/worst-xen"
+	done
+fi
 # Dump lines: at most 256 pcpu columns, then "+xN" for a pcpu not shown;
 # per-vcpu pcpu tables hold the pcpus seen.
 if mk pcpu-far; then
@@ -85,7 +107,7 @@ if mk only-headers; then
 	run only-headers-dump 2 "only-headers: Holds no trace records" 0 -- -a "$tmp/only-headers"
 fi
 # Empty windows of 2^20-1 distinct pcpus make no pcpu; records on more than
-# 16384 pcpus (Xen's limit) are damage: the first 16384 are read.
+# 4096 pcpus are damage (level 6): the first 4096 are read.
 if mk headers-1m; then
 	run headers-1m 2 "headers-1m: Holds no trace records" 0 -- -s "$tmp/headers-1m"
 	run headers-1m-dump 2 "headers-1m: Holds no trace records" 0 -- -a "$tmp/headers-1m"
@@ -94,14 +116,14 @@ if mk headers-1m; then
 	wait
 fi
 if mk pcpus-20k; then
-	cap="pcpus-20k: offset [0-9]+: Window of pcpu 16384: more than 16384 distinct pcpus"
+	cap="pcpus-20k: offset [0-9]+: Window of pcpu 4096: more than 4096 distinct pcpus"
 	run pcpus-20k 4 "$cap" 2000000 -- -s "$tmp/pcpus-20k"
 	run pcpus-20k-dump 4 "$cap" 8000000 -- -a "$tmp/pcpus-20k"
 	{ cat "$tmp/pcpus-20k" >"$tmp/fifo" & }
-	run pcpus-20k-fifo 4 "fifo: offset [0-9]+: Window of pcpu 16384: more than 16384" 2000000 \
+	run pcpus-20k-fifo 4 "fifo: offset [0-9]+: Window of pcpu 4096: more than 4096" 2000000 \
 		-- -s "$tmp/fifo"
 	wait
-	run pcpus-20k-tolerated 3 "warning: .*more than 16384 distinct pcpus" 2000000 -- \
+	run pcpus-20k-tolerated 3 "warning: .*more than 4096 distinct pcpus" 2000000 -- \
 		-s --tolerance 6 "$tmp/pcpus-20k"
 fi
 if mk commit0; then

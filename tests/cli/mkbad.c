@@ -1,18 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * vmalyze-mkbad KIND FILE: writes one hostile input of issue 13 with the
- * project's own writers (xtwriter, tracedat-writer), for tests/cli/hostile.sh.
+ * vmalyze-mkbad KIND FILE [N]: writes one hostile input of issue 13 with
+ * the project's own writers (xtwriter, tracedat-writer), for
+ * tests/cli/hostile.sh; N changes its size (main() says what it counts).
  * Each is small and once made vmalyze eat memory, time or output, or exit
  * with a wrong status:
- *   vcpu-ffff     xentrace: runstate records of vcpu 0xffff in 8,192 domains
- *   pcpu-far      xentrace: records on pcpus 0, 1 and 1048575
- *   only-headers  xentrace: 100,000 window headers, no record
- *   headers-1m    xentrace: empty windows of 1,048,575 distinct pcpus (12 MB)
- *   pcpus-20k     xentrace: one record on each of 20,000 pcpus, past the cap
- *   kvm-pids      trace.dat v6: kvm_entry from 2,000 threads, vcpu_id 65535
- *   chunk-bomb    trace.dat v7 zstd: each cpu's first chunk expands to 64 MiB
+ *   vcpu-ffff     xentrace: runstate records of vcpu 0xffff in N=4,096 domains
+ *   pcpu-far      xentrace: N=3,000 records on pcpus 0, 1 and 1048575
+ *   only-headers  xentrace: N=100,000 window headers, no record
+ *   headers-1m    xentrace: empty windows of N=1,048,575 distinct pcpus (12 MB)
+ *   pcpus-20k     xentrace: one record on each of N=20,000 pcpus, past the cap
+ *   worst-xen     xentrace: N=4,096 pcpus, each running 2 vcpus of a domain of
+ *                 its own: every table at its cap at once
+ *   kvm-pids      trace.dat v6: kvm_entry from N=2,000 threads, vcpu_id 65535
+ *   chunk-bomb    trace.dat v7 zstd: N=8 cpus, each first chunk expands to 64 MiB
  *   buffer-wrap   trace.dat v7: cpu 0's data size 2^64-1 in the BUFFER option
- *   commit0       trace.dat v6: every page's commit word 0 (no event)
+ *   commit0       trace.dat v6: 2 cpus, N=400 events each, every page's commit 0
  *   pcpu-renamed  $VMALYZE_GOOD (a xentrace file) with pcpu 1 renamed 1048575
  */
 #include <stdio.h>
@@ -54,7 +57,7 @@ static int xt_done(struct vma_xtw *w, const char *path)
 }
 
 /* Runstate changes running -> runnable of vcpu 0xffff in each of 8,192 domains. */
-static int mk_vcpu_ffff(const char *path)
+static int mk_vcpu_ffff(const char *path, uint32_t n)
 {
 	struct vma_xtw *w = vma_xtw_new_memory(NULL);
 	uint32_t dom;
@@ -62,7 +65,7 @@ static int mk_vcpu_ffff(const char *path)
 
 	if (!w)
 		return -1;
-	for (dom = 0; dom < 8192 && !rc; dom++) {
+	for (dom = 0; dom < n && dom < 65536 && !rc; dom++) {
 		uint32_t words[3] = { dom << 16 | 0xffff, 0, 1 };
 
 		rc = vma_xtw_record(w, 0, RUNSTATE_CHANGE, 1000 + 10ull * dom, words, 3);
@@ -78,7 +81,7 @@ static int mk_vcpu_ffff(const char *path)
  * Runstate records on pcpus 0, 1 and 2^20-1: the dump once had 2^20 columns a
  * line, and each vcpu a table of 2^21 pcpu slots.
  */
-static int mk_pcpu_far(const char *path)
+static int mk_pcpu_far(const char *path, uint32_t n)
 {
 	static const uint32_t pcpus[] = { 0, 1, 1048575 };
 	struct vma_xtw *w = vma_xtw_new_memory(NULL);
@@ -87,7 +90,7 @@ static int mk_pcpu_far(const char *path)
 
 	if (!w)
 		return -1;
-	for (i = 0; i < 3000 && !rc; i++) {
+	for (i = 0; i < n && !rc; i++) {
 		uint32_t words[3] = { 1u << 16 | (i % 3), i & 1, !(i & 1) };
 
 		rc = vma_xtw_record(w, pcpus[i % 3], RUNSTATE_CHANGE, 1000 + 100ull * i, words, 3);
@@ -104,7 +107,7 @@ static int mk_pcpu_far(const char *path)
  * headers renamed to pcpu 2^20-1: its vcpus then move between pcpus 0, 2,
  * 3 and 1048575.
  */
-static int mk_pcpu_renamed(const char *path)
+static int mk_pcpu_renamed(const char *path, uint32_t n)
 {
 	const char *good = getenv("VMALYZE_GOOD");
 	unsigned char *data = NULL;
@@ -136,7 +139,7 @@ static int mk_pcpu_renamed(const char *path)
 	return rc;
 }
 
-static int mk_only_headers(const char *path)
+static int mk_only_headers(const char *path, uint32_t n)
 {
 	struct vma_xtw *w = vma_xtw_new_memory(NULL);
 	uint32_t i;
@@ -144,7 +147,7 @@ static int mk_only_headers(const char *path)
 
 	if (!w)
 		return -1;
-	for (i = 0; i < 100000 && !rc; i++)
+	for (i = 0; i < n && !rc; i++)
 		rc = vma_xtw_cpu_change(w, i % 4, 0);
 	if (rc) {
 		vma_xtw_free(w);
@@ -154,7 +157,7 @@ static int mk_only_headers(const char *path)
 }
 
 /* A window header for each pcpu 0 .. 2^20-2, none with a record. */
-static int mk_headers_1m(const char *path)
+static int mk_headers_1m(const char *path, uint32_t n)
 {
 	struct vma_xtw *w = vma_xtw_new_memory(NULL);
 	uint32_t cpu;
@@ -162,7 +165,7 @@ static int mk_headers_1m(const char *path)
 
 	if (!w)
 		return -1;
-	for (cpu = 0; cpu < (1u << 20) - 1 && !rc; cpu++)
+	for (cpu = 0; cpu < n && cpu < (1u << 20) - 1 && !rc; cpu++)
 		rc = vma_xtw_cpu_change(w, cpu, 0);
 	if (rc) {
 		vma_xtw_free(w);
@@ -172,7 +175,7 @@ static int mk_headers_1m(const char *path)
 }
 
 /* One runstate record in a window of its own on each of 20,000 pcpus. */
-static int mk_pcpus_20k(const char *path)
+static int mk_pcpus_20k(const char *path, uint32_t n)
 {
 	struct vma_xtw_options o = { .window_bytes = VMA_XTW_MIN_WINDOW };
 	struct vma_xtw *w = vma_xtw_new_memory(&o);
@@ -181,10 +184,36 @@ static int mk_pcpus_20k(const char *path)
 
 	if (!w)
 		return -1;
-	for (cpu = 0; cpu < 20000 && !rc; cpu++) {
+	for (cpu = 0; cpu < n && cpu < (1u << 20) - 1 && !rc; cpu++) {
 		uint32_t words[3] = { 1u << 16 | (cpu % 8), 0, 1 };
 
 		rc = vma_xtw_record(w, cpu, RUNSTATE_CHANGE, 1000 + 10ull * cpu, words, 3);
+		if (!rc)
+			rc = vma_xtw_flush_pcpu(w, cpu);
+	}
+	if (rc) {
+		vma_xtw_free(w);
+		return -1;
+	}
+	return xt_done(w, path);
+}
+
+/* On each of @n pcpus, runstate records of vcpus 0xffff and 0xfffe of domain <pcpu>. */
+static int mk_worst_xen(const char *path, uint32_t n)
+{
+	struct vma_xtw_options o = { .window_bytes = VMA_XTW_MIN_WINDOW };
+	struct vma_xtw *w = vma_xtw_new_memory(&o);
+	uint32_t cpu, j;
+	int rc = 0;
+
+	if (!w)
+		return -1;
+	for (cpu = 0; cpu < n && cpu < (1u << 16) && !rc; cpu++) {
+		for (j = 0; j < 2 && !rc; j++) {
+			uint32_t words[3] = { cpu << 16 | (0xffff - j), 0, 1 };
+
+			rc = vma_xtw_record(w, cpu, RUNSTATE_CHANGE, 1000 + 10ull * cpu + j, words, 3);
+		}
 		if (!rc)
 			rc = vma_xtw_flush_pcpu(w, cpu);
 	}
@@ -240,7 +269,7 @@ static int tdw_done(struct vma_tdw *w, unsigned char **img, size_t *len)
 }
 
 /* Every event from a thread of its own, each far from the others, all vcpu 65535. */
-static int mk_kvm_pids(const char *path)
+static int mk_kvm_pids(const char *path, uint32_t n)
 {
 	struct vma_tdw *w = tdw_kvm(6, VMA_TDW_NONE, 1);
 	unsigned char *img;
@@ -250,7 +279,7 @@ static int mk_kvm_pids(const char *path)
 
 	if (!w)
 		return -1;
-	for (k = 0; k < 2000 && !rc; k++)
+	for (k = 0; k < n && k < (1u << 20) && !rc; k++)
 		rc = kvm_entry(w, 0, 1000000 + 1000ull * k, 100000 + k * 2000, 65535);
 	if (rc || tdw_done(w, &img, &len) < 0)
 		return -1;
@@ -284,12 +313,12 @@ static struct vma_tdw *small_v7(enum vma_tdw_codec codec, uint32_t cpus, unsigne
  * KiB), padded to the chunk's old size with a skippable frame, its declared
  * expanded size set to match.
  */
-static int mk_chunk_bomb(const char *path)
+static int mk_chunk_bomb(const char *path, uint32_t n)
 {
 	const size_t usize = 64u << 20;
 	unsigned char *img, *zeros = calloc(1, usize), *frame = NULL;
 	size_t len, cap = ZSTD_compressBound(usize), flen;
-	struct vma_tdw *w = small_v7(VMA_TDW_ZSTD, 8, &img, &len);
+	struct vma_tdw *w = small_v7(VMA_TDW_ZSTD, n, &img, &len);
 	uint32_t cpu;
 	int rc = -1;
 
@@ -298,7 +327,7 @@ static int mk_chunk_bomb(const char *path)
 	flen = ZSTD_compress(frame, cap, zeros, usize, 1);
 	if (ZSTD_isError(flen))
 		goto out;
-	for (cpu = 0; cpu < 8; cpu++) {
+	for (cpu = 0; cpu < n; cpu++) {
 		uint64_t off, size;
 		uint32_t csize;
 
@@ -329,7 +358,7 @@ out:
 }
 
 /* The BUFFER option's {cpu, offset, size} of cpu 0, with size 2^64-1. */
-static int mk_buffer_wrap(const char *path)
+static int mk_buffer_wrap(const char *path, uint32_t n)
 {
 	unsigned char *img, key[20];
 	uint64_t off, size;
@@ -358,7 +387,7 @@ out:
 }
 
 /* Pages whose commit word is 0: they hold no event. */
-static int mk_commit0(const char *path)
+static int mk_commit0(const char *path, uint32_t n)
 {
 	struct vma_tdw *w = tdw_kvm(6, VMA_TDW_NONE, 2);
 	unsigned char *img;
@@ -370,7 +399,7 @@ static int mk_commit0(const char *path)
 	if (!w)
 		return -1;
 	for (cpu = 0; cpu < 2; cpu++) {
-		for (k = 0; k < 400 && !rc; k++)
+		for (k = 0; k < n && !rc; k++)
 			rc = kvm_entry(w, cpu, 1000000 + 1000ull * k, 4000 + cpu, cpu);
 	}
 	if (rc || tdw_done(w, &img, &len) < 0)
@@ -389,30 +418,49 @@ static int mk_commit0(const char *path)
 
 int main(int argc, char **argv)
 {
+	/* Each kind with the count its default N scales (0: not scalable). */
 	static const struct {
 		const char *kind;
-		int (*make)(const char *path);
+		int (*make)(const char *path, uint32_t n);
+		uint32_t n;
 	} kinds[] = {
-		{ "vcpu-ffff", mk_vcpu_ffff },       { "pcpu-far", mk_pcpu_far },
-		{ "only-headers", mk_only_headers }, { "kvm-pids", mk_kvm_pids },
-		{ "headers-1m", mk_headers_1m },     { "pcpus-20k", mk_pcpus_20k },
-		{ "chunk-bomb", mk_chunk_bomb },     { "buffer-wrap", mk_buffer_wrap },
-		{ "commit0", mk_commit0 },           { "pcpu-renamed", mk_pcpu_renamed },
+		{ "vcpu-ffff", mk_vcpu_ffff, 4096 },        /* domains */
+		{ "pcpu-far", mk_pcpu_far, 3000 },          /* records */
+		{ "only-headers", mk_only_headers, 100000 }, /* window headers */
+		{ "headers-1m", mk_headers_1m, (1u << 20) - 1 }, /* pcpus */
+		{ "pcpus-20k", mk_pcpus_20k, 20000 },       /* pcpus */
+		{ "worst-xen", mk_worst_xen, 4096 },        /* pcpus */
+		{ "kvm-pids", mk_kvm_pids, 2000 },          /* threads */
+		{ "chunk-bomb", mk_chunk_bomb, 8 },         /* cpus */
+		{ "buffer-wrap", mk_buffer_wrap, 0 },
+		{ "commit0", mk_commit0, 400 },             /* events per cpu */
+		{ "pcpu-renamed", mk_pcpu_renamed, 0 },
 	};
+	unsigned long n = 0;
+	char *end;
 	size_t i;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: vmalyze-mkbad KIND FILE\n");
+	if (argc == 4) {
+		n = strtoul(argv[3], &end, 10);
+		if (*end || n == 0 || n > UINT32_MAX)
+			argc = 0;
+	}
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: vmalyze-mkbad KIND FILE [N]\n");
 		return 1;
 	}
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		if (!strcmp(argv[1], kinds[i].kind)) {
-			if (kinds[i].make(argv[2]) < 0) {
-				fprintf(stderr, "vmalyze-mkbad: cannot make %s\n", argv[1]);
-				return 1;
-			}
-			return 0;
+		if (strcmp(argv[1], kinds[i].kind))
+			continue;
+		if (n && !kinds[i].n) {
+			fprintf(stderr, "vmalyze-mkbad: %s has no size to change\n", argv[1]);
+			return 1;
 		}
+		if (kinds[i].make(argv[2], n ? (uint32_t)n : kinds[i].n) < 0) {
+			fprintf(stderr, "vmalyze-mkbad: cannot make %s\n", argv[1]);
+			return 1;
+		}
+		return 0;
 	}
 	fprintf(stderr, "vmalyze-mkbad: unknown kind %s\n", argv[1]);
 	return 1;
