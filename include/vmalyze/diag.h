@@ -57,6 +57,12 @@ struct vma_diag *vma_diag_create_to(FILE *err, enum vma_level tolerance,
 void vma_diag_destroy(struct vma_diag *diag);
 
 /*
+ * vma_diag_set_source - name @file (copied; NULL: none) in the messages
+ * that name no file, as the state's: set when one input is reported on.
+ */
+void vma_diag_set_source(struct vma_diag *diag, const char *file);
+
+/*
  * vma_diag_report - report a problem found at @offset of @file (either may
  * be NULL/UINT64_MAX when there is none).
  * Return: true when the problem is tolerated (processing goes on), false

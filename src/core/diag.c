@@ -31,6 +31,7 @@ struct vma_diag {
 	struct warn_key *keys;
 	size_t nr_keys;
 	size_t cap_keys;
+	char *source; /* the one input reported on, for messages that name none */
 };
 
 static xentoollog_level min_level_for(enum vma_verbosity verbosity)
@@ -82,7 +83,27 @@ void vma_diag_destroy(struct vma_diag *diag)
 	xtl_logger_destroy((xentoollog_logger *)diag->logger);
 	pthread_mutex_destroy(&diag->lock);
 	free(diag->keys);
+	free(diag->source);
 	free(diag);
+}
+
+void vma_diag_set_source(struct vma_diag *diag, const char *file)
+{
+	char *copy = file ? strdup(file) : NULL;
+
+	pthread_mutex_lock(&diag->lock);
+	free(diag->source);
+	diag->source = copy; /* out of memory: messages go without the name */
+	pthread_mutex_unlock(&diag->lock);
+}
+
+/* "FILE: " of the diag's one input, or "". */
+static const char *source_prefix(const struct vma_diag *diag, char *buf, size_t len)
+{
+	if (!diag->source)
+		return "";
+	snprintf(buf, len, "%s: ", diag->source);
+	return buf;
 }
 
 static void vlog(struct vma_diag *diag, xentoollog_level level, const char *prefix,
@@ -101,23 +122,35 @@ bool vma_diag_report(struct vma_diag *diag, enum vma_level level, const char *fi
 		     uint64_t offset, const char *fmt, ...)
 {
 	bool tolerated = level <= diag->tolerance && level <= VMA_LVL_MAX_TOLERABLE;
-	char prefix[512] = "";
+	char prefix[512] = "", msg[1024], hint[128] = "";
 	va_list ap;
 
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	/*
+	 * Damage that stops the input says what to do, unless the message
+	 * does: the level is the lowest tolerance that skips it.
+	 */
+	if (!tolerated && level > VMA_LVL_NONE && level <= VMA_LVL_MAX_TOLERABLE &&
+	    !strstr(msg, "--tolerance"))
+		snprintf(hint, sizeof(hint), "; reading stops here (--tolerance %d skips this "
+			 "and reads on)", (int)level);
+	pthread_mutex_lock(&diag->lock);
+	if (!file)
+		file = diag->source;
 	if (file && offset != UINT64_MAX)
 		snprintf(prefix, sizeof(prefix), "%s: offset %llu: ", file,
 			 (unsigned long long)offset);
 	else if (file)
 		snprintf(prefix, sizeof(prefix), "%s: ", file);
-	pthread_mutex_lock(&diag->lock);
 	if (level > diag->worst)
 		diag->worst = level;
 	if (!tolerated)
 		diag->stopped = true;
-	va_start(ap, fmt);
 	/* Labelled by what happens: skipped damage is a warning, a stop an error. */
-	vlog(diag, tolerated ? XTL_WARN : XTL_ERROR, prefix, fmt, ap);
-	va_end(ap);
+	xtl_log((xentoollog_logger *)diag->logger, tolerated ? XTL_WARN : XTL_ERROR, -1,
+		"vmalyze", "%s%s%s", prefix, msg, hint);
 	pthread_mutex_unlock(&diag->lock);
 	return tolerated;
 }
@@ -145,6 +178,7 @@ void vma_diag_debug(struct vma_diag *diag, const char *fmt, ...)
 void vma_diag_warn_once(struct vma_diag *diag, const char *key, const char *fmt, ...)
 {
 	struct warn_key *slot = NULL;
+	char prefix[512];
 	va_list ap;
 	size_t i;
 
@@ -169,20 +203,22 @@ void vma_diag_warn_once(struct vma_diag *diag, const char *key, const char *fmt,
 	if (diag->worst < VMA_LVL_WARN)
 		diag->worst = VMA_LVL_WARN;
 	va_start(ap, fmt);
-	vlog(diag, XTL_WARN, "", fmt, ap);
+	vlog(diag, XTL_WARN, source_prefix(diag, prefix, sizeof(prefix)), fmt, ap);
 	va_end(ap);
 	pthread_mutex_unlock(&diag->lock);
 }
 
 void vma_diag_flush_counts(struct vma_diag *diag)
 {
+	char prefix[512];
 	size_t i;
 
 	pthread_mutex_lock(&diag->lock);
 	for (i = 0; i < diag->nr_keys; i++) {
 		if (diag->keys[i].count > 1)
 			xtl_log((xentoollog_logger *)diag->logger, XTL_WARN, -1, "vmalyze",
-				"%s: seen %lu times in all", diag->keys[i].key,
+				"%s%s: seen %lu times in all",
+				source_prefix(diag, prefix, sizeof(prefix)), diag->keys[i].key,
 				diag->keys[i].count);
 	}
 	pthread_mutex_unlock(&diag->lock);

@@ -374,6 +374,9 @@ static int open_all(const char *const *paths, uint32_t nr, int fd, const char *n
 		vma_pipeline_close(p);
 		return rc;
 	}
+	/* The state's messages name no file: with one input, it is that one. */
+	if (p->nr_members == 1)
+		vma_diag_set_source(diag, p->members[0].in->path);
 	*out = p;
 	return VMA_OK;
 }

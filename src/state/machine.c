@@ -4,7 +4,6 @@
  * first sight and grown on demand (no fixed limit on pcpus or vcpus).
  * Domains are kept sorted by id, as the summary lists them.
  */
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -305,12 +304,12 @@ int vma_machine_refused(struct vma_machine *m, uint64_t offset)
 	if (m->refusal_reported)
 		return VMA_OK;
 	m->refusal_reported = true;
-	/* The state stage knows no file name: the offset goes in the text. */
-	if (!vma_diag_report(m->diag, VMA_LVL_LIMIT, NULL, UINT64_MAX,
-			     "The record at byte %" PRIu64 " names a domain or vcpu past the "
-			     "first %u domains and %u vcpus: the trace is likely damaged; records "
-			     "of further domains and vcpus are skipped (--tolerance %d reads on "
-			     "without them)", offset, VMA_MAX_DOMAINS, VMA_MAX_VCPUS, VMA_LVL_LIMIT))
+	/* The file is the diag's source (vma_diag_set_source()). */
+	if (!vma_diag_report(m->diag, VMA_LVL_LIMIT, NULL, offset,
+			     "Record naming a domain or vcpu past the first %u domains and %u "
+			     "vcpus: the trace is likely damaged; records of further domains and "
+			     "vcpus are skipped (--tolerance %d reads on without them)",
+			     VMA_MAX_DOMAINS, VMA_MAX_VCPUS, VMA_LVL_LIMIT))
 		return VMA_ERR_DAMAGED;
 	return VMA_OK;
 }

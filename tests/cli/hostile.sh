@@ -65,15 +65,15 @@ if mk vcpu-ffff; then
 fi
 # Past 4096 domains (or 8192 vcpus) a new one is damage (level 6), its records skipped.
 if "$MKBAD" vcpu-ffff "$tmp/domains-20k" 20000; then
-	run domains-20k 4 "error: The record at byte [0-9]+ names a domain or vcpu past" 10000000 -- \
+	run domains-20k 4 "error: .*domains-20k: offset [0-9]+: Record naming a domain or vcpu past" 10000000 -- \
 		-s "$tmp/domains-20k"
-	run domains-20k-tolerated 3 "warning: The record at byte [0-9]+ names a domain" 10000000 -- \
+	run domains-20k-tolerated 3 "warning: .*domains-20k: offset [0-9]+: Record naming a domain" 10000000 -- \
 		-s --tolerance 6 "$tmp/domains-20k"
 else
 	fail "cannot make domains-20k"
 fi
 if "$MKBAD" kvm-pids "$tmp/kvm-vms-12k" 12000; then
-	run kvm-vms-12k 4 "names a domain or vcpu past the first 4096 domains" 10000000 -- \
+	run kvm-vms-12k 4 "kvm-vms-12k: offset [0-9]+: Record naming a domain or vcpu past the first 4096 domains" 10000000 -- \
 		-s "$tmp/kvm-vms-12k"
 else
 	fail "cannot make kvm-vms-12k"
