@@ -90,7 +90,8 @@ static int spool_to_temp(int src, const unsigned char *head, size_t head_len, ui
 	fd = mkstemp(path);
 	if (fd < 0) {
 		vma_diag_report(diag, VMA_LVL_INPUT, name, UINT64_MAX,
-				"Cannot create a temporary file in %s to hold the input: %s",
+				"Cannot create a temporary file in %s to hold the input: %s "
+				"(set TMPDIR to a writable folder, or give a file, not a pipe)",
 				dir && *dir ? dir : "/tmp", strerror(errno));
 		return VMA_ERR_IO;
 	}
@@ -127,8 +128,9 @@ static int spool_to_temp(int src, const unsigned char *head, size_t head_len, ui
 	*out = fd;
 	return VMA_OK;
 write_error:
-	vma_diag_report(diag, VMA_LVL_SYSTEM, name, copied, "Cannot write the temporary copy: %s",
-			strerror(errno));
+	vma_diag_report(diag, VMA_LVL_SYSTEM, name, copied,
+			"Cannot write the temporary copy: %s (free space in TMPDIR or point it "
+			"elsewhere, or give a file, not a pipe)", strerror(errno));
 	close(fd);
 	return VMA_ERR_IO;
 }
@@ -168,7 +170,8 @@ static void report_not_a_trace(struct vma_diag *diag, const char *name,
 {
 	vma_diag_report(diag, VMA_LVL_INPUT, name, 0,
 			"Not a trace vmalyze reads (not xentrace, trace.dat or a raw ftrace "
-			"ring-buffer dump); first word 0x%02x%02x%02x%02x",
+			"ring-buffer dump); first word 0x%02x%02x%02x%02x: give one of those, or "
+			"an archive or compressed file holding them",
 			got > 3 ? head[3] : 0, got > 2 ? head[2] : 0, got > 1 ? head[1] : 0,
 			got > 0 ? head[0] : 0);
 }

@@ -731,7 +731,8 @@ static int xentrace_open(struct vma_input *in)
 	/* Only empty windows: no stream, and the pipeline says there is nothing in it. */
 	if (rd->nr_pcpus == 0 && !rd->windows) {
 		vma_diag_report(in->diag, VMA_LVL_INPUT, in->path, UINT64_MAX,
-				"Holds no complete window of trace records");
+				"Holds no complete window of trace records: the file was cut "
+				"inside its first window, or is not a xentrace file");
 		return VMA_ERR_FORMAT;
 	}
 	return VMA_OK;
