@@ -236,6 +236,87 @@ int vma_input_open(const char *path, const struct vma_input_options *options,
 	return vma_input_open_fd(fd, name, options, diag, new_stream, arg, out);
 }
 
+/*
+ * Read the first bytes of @in (a regular file: at offset 0; else what the
+ * pipe brings first) into @head and recognise the format: in->ops.
+ * Return: the bytes read, or a negative VMA_ERR_* after a report.
+ */
+static ssize_t probe(struct vma_input *in, bool regular, unsigned char *head)
+{
+	const char *name = in->path;
+	ssize_t got;
+
+	if (regular && in->size == 0) {
+		vma_diag_report(in->diag, VMA_LVL_INPUT, name, UINT64_MAX,
+				"Is empty: no trace records");
+		return VMA_ERR_FORMAT;
+	}
+	if (regular) {
+		got = pread(in->fd, head, PROBE_BYTES, 0);
+	} else {
+		bool stopped = false;
+
+		got = read_head(in->fd, head, in->options, &stopped);
+		if (got == 0) {
+			vma_diag_report(in->diag, VMA_LVL_INPUT, name, UINT64_MAX,
+					stopped ? "Interrupted before any data arrived"
+						: "Is empty: no trace records");
+			return VMA_ERR_FORMAT;
+		}
+	}
+	if (got < 0) {
+		vma_diag_report(in->diag, VMA_LVL_INPUT, name, 0, "Cannot read: %s",
+				strerror(errno));
+		return VMA_ERR_IO;
+	}
+	in->ops = vma_input_recognise(head, (size_t)got);
+	if (!in->ops && got < SHORTEST_HEADER) {
+		vma_diag_report(in->diag, VMA_LVL_INPUT, name, UINT64_MAX,
+				"Is only %zd bytes long: too short to hold the header of any trace",
+				got);
+		return VMA_ERR_FORMAT;
+	}
+	if (!in->ops) {
+		report_not_a_trace(in->diag, name, head, (size_t)got);
+		return VMA_ERR_FORMAT;
+	}
+	return got;
+}
+
+/*
+ * A pipe or FIFO: a xentrace stream is read as it comes, the probed bytes
+ * served first; any other format is copied to a temporary file, which
+ * replaces in->fd.
+ */
+static int prepare_pipe(struct vma_input *in, const unsigned char *head, size_t got)
+{
+	const struct vma_input_options *o = in->options;
+	struct stat st;
+	int tmp, rc;
+
+	if (in->ops == &vma_xentrace_ops) {
+		in->streaming = true;
+		in->size = UINT64_MAX;
+		in->head = malloc(got);
+		if (!in->head)
+			return VMA_ERR_NOMEM;
+		memcpy(in->head, head, got);
+		in->head_len = got;
+		return VMA_OK;
+	}
+	rc = spool_to_temp(in->fd, head, got,
+			   o && o->spool_cap ? o->spool_cap : VMA_SPOOL_CAP_DEFAULT, in->path, o,
+			   in->diag, &tmp);
+	if (rc)
+		return rc;
+	close(in->fd);
+	in->fd = tmp;
+	if (fstat(tmp, &st) < 0)
+		return VMA_ERR_IO;
+	in->size = (uint64_t)st.st_size;
+	return VMA_OK;
+}
+
 int vma_input_open_fd(int fd, const char *name, const struct vma_input_options *options,
 		      struct vma_diag *diag, vma_new_stream_fn new_stream, void *arg,
 		      struct vma_input **out)
@@ -270,75 +351,14 @@ int vma_input_open_fd(int fd, const char *name, const struct vma_input_options *
 	in->options = options;
 	in->new_stream = new_stream;
 	in->new_stream_arg = arg;
-	if (S_ISREG(st.st_mode)) {
+	if (S_ISREG(st.st_mode))
 		in->size = (uint64_t)st.st_size;
-		if (in->size == 0) {
-			vma_diag_report(diag, VMA_LVL_INPUT, name, UINT64_MAX,
-					"Is empty: no trace records");
-			vma_input_close(in);
-			return VMA_ERR_FORMAT;
-		}
-		got = pread(fd, head, sizeof(head), 0);
-	} else {
-		bool stopped = false;
-
-		got = read_head(fd, head, options, &stopped);
-		if (got == 0) {
-			vma_diag_report(diag, VMA_LVL_INPUT, name, UINT64_MAX,
-					stopped ? "Interrupted before any data arrived"
-						: "Is empty: no trace records");
-			vma_input_close(in);
-			return VMA_ERR_FORMAT;
-		}
-	}
-	if (got < 0) {
-		vma_diag_report(diag, VMA_LVL_INPUT, name, 0, "Cannot read: %s", strerror(errno));
-		vma_input_close(in);
-		return VMA_ERR_IO;
-	}
-	in->ops = vma_input_recognise(head, (size_t)got);
-	if (!in->ops && got < SHORTEST_HEADER) {
-		vma_diag_report(diag, VMA_LVL_INPUT, name, UINT64_MAX,
-				"Is only %zd bytes long: too short to hold the header of any trace",
-				got);
-		vma_input_close(in);
-		return VMA_ERR_FORMAT;
-	}
-	if (!in->ops) {
-		report_not_a_trace(diag, name, head, (size_t)got);
-		vma_input_close(in);
-		return VMA_ERR_FORMAT;
-	}
-	if (!S_ISREG(st.st_mode) && in->ops == &vma_xentrace_ops) {
-		in->streaming = true;
-		in->size = UINT64_MAX;
-		in->head = malloc((size_t)got);
-		if (!in->head) {
-			vma_input_close(in);
-			return VMA_ERR_NOMEM;
-		}
-		memcpy(in->head, head, (size_t)got);
-		in->head_len = (size_t)got;
-	} else if (!S_ISREG(st.st_mode)) {
-		int tmp;
-
-		rc = spool_to_temp(fd, head, (size_t)got,
-				   options && options->spool_cap ? options->spool_cap
-								 : VMA_SPOOL_CAP_DEFAULT,
-				   name, options, diag, &tmp);
-		if (rc) {
-			vma_input_close(in);
-			return rc;
-		}
-		close(fd);
-		in->fd = tmp;
-		if (fstat(tmp, &st) < 0) {
-			vma_input_close(in);
-			return VMA_ERR_IO;
-		}
-		in->size = (uint64_t)st.st_size;
-	}
-	rc = in->ops->open(in);
+	got = probe(in, S_ISREG(st.st_mode), head);
+	rc = got < 0 ? (int)got : VMA_OK;
+	if (rc == VMA_OK && !S_ISREG(st.st_mode))
+		rc = prepare_pipe(in, head, (size_t)got);
+	if (rc == VMA_OK)
+		rc = in->ops->open(in);
 	if (rc) {
 		vma_input_close(in);
 		return rc;
