@@ -24,6 +24,7 @@
 
 #include "input/kvm-internal.h"
 #include "vmalyze/diag.h"
+#include "vmalyze/grow.h"
 
 bool vma_kvm_host_big_endian(void)
 {
@@ -162,15 +163,8 @@ int vma_kvm_add_format(struct vma_kvm_priv *priv, const char *system, const char
 
 	if (!format_head(text, len, &name, &nlen, &id))
 		return -1;
-	if (priv->nr_formats == priv->cap_formats) {
-		uint32_t cap = priv->cap_formats ? priv->cap_formats * 2 : 64;
-		struct vma_kvm_format *p = realloc(priv->formats, cap * sizeof(*p));
-
-		if (!p)
-			return VMA_ERR_NOMEM;
-		priv->formats = p;
-		priv->cap_formats = cap;
-	}
+	if (vma_grow(priv->formats, &priv->cap_formats, (size_t)priv->nr_formats + 1, 64))
+		return VMA_ERR_NOMEM;
 	f = &priv->formats[priv->nr_formats];
 	memset(f, 0, sizeof(*f));
 	f->system = strdup(system);

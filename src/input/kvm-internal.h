@@ -390,7 +390,8 @@ struct vma_kvm_priv {
 	struct vma_kvm_stream **streams; /* owned */
 	uint32_t nr_streams;
 	struct vma_kvm_format *formats;  /* owned, in the order the file gives them */
-	uint32_t nr_formats, cap_formats;
+	uint32_t nr_formats;
+	size_t cap_formats;
 	char *kallsyms;                  /* owned text, parsed at the first dump line */
 	char *printk;                    /* owned text, likewise */
 	struct tep_plugin_list *plugins; /* owned, loaded at the first dump line */

@@ -157,6 +157,16 @@ if mk buffer-wrap; then
 	grep -q -e '^-- v0 ' "$tmp/out" || fail "buffer-wrap-tolerated: cpu 0's events missing"
 fi
 
+# Event formats are checked by a helper vmalyze spawns (no fork of a threaded
+# process): a format libtraceevent crashes on is refused, in a -j batch too.
+crash="$top_srcdir/traces/bad/fuzz-format-crash.dat"
+set -- "$crash"
+for f in "$top_srcdir"/traces/kvm/*.dat; do
+	set -- "$@" "$f" "$crash"
+done
+run format-check-batch 4 "fuzz-format-crash.dat: offset 524: the event format of kvm:kvm_exit cannot be parsed" \
+	10000000 -- -s -j 2 "$@"
+
 # Short and truncated files.
 printf '\001\002\003' >"$tmp/three"
 run three-bytes 2 "three: Is only 3 bytes long: too short" 0 -- -s "$tmp/three"
