@@ -6,8 +6,9 @@
  * with VMA_FORMAT_CHECK_ARG (posix_spawn and exec: nothing of this process
  * runs in the child, so it is as safe from a threaded batch run as from a
  * single thread, and ASan's allocator is never copied in a fork).  The
- * helper answers after each text; a helper that dies on one condemns that
- * text, and the next text starts a new helper.
+ * helper answers after each text; a helper that dies on one (or takes
+ * more than REPLY_MS) condemns that text, and the next text starts a new
+ * helper.
  *
  * One helper serves every input of the process, one text at a time (a
  * mutex): it keeps a libtraceevent handle per session (a reader's handle:
@@ -25,6 +26,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
@@ -85,6 +87,9 @@ static int put_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+/* How long the helper may take over one text before it is taken for hung. */
+#define REPLY_MS 10000
+
 static int get_all(int fd, void *buf, size_t len)
 {
 	char *p = buf;
@@ -102,13 +107,28 @@ static int get_all(int fd, void *buf, size_t len)
 	return 0;
 }
 
-/* The helper is gone or useless: reap it.  Called with the lock held. */
+/* The helper's one-byte answer, within REPLY_MS.  Return: 0, or -1. */
+static int get_reply(char *c)
+{
+	struct pollfd pfd = { .fd = helper.fd, .events = POLLIN };
+	int n;
+
+	while ((n = poll(&pfd, 1, REPLY_MS)) < 0 && errno == EINTR)
+		;
+	return n == 1 ? get_all(helper.fd, c, 1) : -1;
+}
+
+/*
+ * The helper is gone, hung or useless: end it and reap it.  Called with
+ * the lock held.
+ */
 static void helper_stop(void)
 {
 	if (helper.fd >= 0)
 		close(helper.fd);
 	helper.fd = -1;
 	if (helper.pid > 0) {
+		kill(helper.pid, SIGKILL); /* gone already, or hung on a text */
 		while (waitpid(helper.pid, NULL, 0) < 0 && errno == EINTR)
 			;
 	}
@@ -143,7 +163,7 @@ static int helper_start(void)
 		helper_stop();
 		return -1;
 	}
-	if (get_all(helper.fd, &hello, 1) < 0 || hello != 'v') {
+	if (get_reply(&hello) < 0 || hello != 'v') {
 		helper_stop();
 		return -1;
 	}
@@ -184,8 +204,8 @@ enum vma_fmtc_verdict vma_fmtc_check(struct vma_fmtc_session *s, const char *sys
 	h[2] = len;
 	if ((s->gen != helper.gen && send_setup(s)) || put_all(helper.fd, &op, 1) ||
 	    put_all(helper.fd, h, sizeof(h)) || put_all(helper.fd, system, slen) ||
-	    put_all(helper.fd, text, len) || get_all(helper.fd, &reply, 1) || reply != 'k') {
-		/* It died on this text (or could not be reached): the text is refused. */
+	    put_all(helper.fd, text, len) || get_reply(&reply) || reply != 'k') {
+		/* It died or hung on this text (or could not be reached): refused. */
 		helper_stop();
 		v = VMA_FMTC_CRASH;
 		goto out;
@@ -283,6 +303,8 @@ int vma_format_check_serve(void)
 	/* a crash is expected now and then: no core file */
 	setrlimit(RLIMIT_CORE, &no_core);
 	signal(SIGPIPE, SIG_IGN);
+	/* ^C is for vmalyze, which stops reading and then ends this helper */
+	signal(SIGINT, SIG_IGN);
 	if (write(STDOUT_FILENO, "v", 1) != 1)
 		return 1;
 	while (get_all(STDIN_FILENO, &op, 1) == 0) {
