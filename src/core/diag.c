@@ -97,10 +97,16 @@ void vma_diag_set_source(struct vma_diag *diag, const char *file)
 	pthread_mutex_unlock(&diag->lock);
 }
 
-/* "FILE: " of the diag's one input, or "". */
-static const char *source_prefix(const struct vma_diag *diag, char *buf, size_t len)
+/* "FILE: " of the diag's one input, or "" (none, or @msg names it already). */
+static const char *source_prefix(const struct vma_diag *diag, const char *msg, char *buf,
+				 size_t len)
 {
+	size_t n;
+
 	if (!diag->source)
+		return "";
+	n = strlen(diag->source);
+	if (!strncmp(msg, diag->source, n) && msg[n] == ':')
 		return "";
 	snprintf(buf, len, "%s: ", diag->source);
 	return buf;
@@ -178,7 +184,7 @@ void vma_diag_debug(struct vma_diag *diag, const char *fmt, ...)
 void vma_diag_warn_once(struct vma_diag *diag, const char *key, const char *fmt, ...)
 {
 	struct warn_key *slot = NULL;
-	char prefix[512];
+	char prefix[512], msg[1024];
 	va_list ap;
 	size_t i;
 
@@ -203,8 +209,10 @@ void vma_diag_warn_once(struct vma_diag *diag, const char *key, const char *fmt,
 	if (diag->worst < VMA_LVL_WARN)
 		diag->worst = VMA_LVL_WARN;
 	va_start(ap, fmt);
-	vlog(diag, XTL_WARN, source_prefix(diag, prefix, sizeof(prefix)), fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	xtl_log((xentoollog_logger *)diag->logger, XTL_WARN, -1, "vmalyze", "%s%s",
+		source_prefix(diag, msg, prefix, sizeof(prefix)), msg);
 	pthread_mutex_unlock(&diag->lock);
 }
 
@@ -218,7 +226,7 @@ void vma_diag_flush_counts(struct vma_diag *diag)
 		if (diag->keys[i].count > 1)
 			xtl_log((xentoollog_logger *)diag->logger, XTL_WARN, -1, "vmalyze",
 				"%s%s: seen %lu times in all",
-				source_prefix(diag, prefix, sizeof(prefix)), diag->keys[i].key,
+				source_prefix(diag, "", prefix, sizeof(prefix)), diag->keys[i].key,
 				diag->keys[i].count);
 	}
 	pthread_mutex_unlock(&diag->lock);
