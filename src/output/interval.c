@@ -3,12 +3,13 @@
  * Interval mode (interval.h): a renderer over the reports the run driver
  * builds at each interval's end.  Each report's per-domain counters are
  * compared with the ones of the previous interval written, and the
- * differences are written.  Running time is credited to a domain when a
+ * differences that are not zero are written.  Running time is credited to a domain when a
  * running stretch ends, so a stretch that spans intervals is counted in
  * the one where it ends.
  */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "vmalyze/grow.h"
 #include "vmalyze/interval.h"
@@ -42,24 +43,36 @@ struct interval_state {
 	size_t cap_sums;
 };
 
-/* The change of a counter since the last interval, and remember it. */
+/*
+ * The change of a counter since the last interval, and remember it.  The
+ * snapshots are sorted by (domain, metric): a lookup is a binary search,
+ * as a trace can hold thousands of domains and each has its metrics.
+ */
 static uint64_t delta(struct interval_state *st, uint32_t did, uint32_t metric, uint64_t now)
 {
+	size_t lo = 0, hi = st->nr_snaps, mid;
 	uint64_t d;
-	size_t i;
 
-	for (i = 0; i < st->nr_snaps; i++) {
-		if (st->snaps[i].did == did && st->snaps[i].metric == metric)
-			break;
+	while (lo < hi) {
+		const struct snapshot *sn;
+
+		mid = lo + (hi - lo) / 2;
+		sn = &st->snaps[mid];
+		if (sn->did < did || (sn->did == did && sn->metric < metric))
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	if (i == st->nr_snaps) {
+	if (lo == st->nr_snaps || st->snaps[lo].did != did || st->snaps[lo].metric != metric) {
 		if (vma_grow(st->snaps, &st->cap_snaps, st->nr_snaps + 1, 64))
 			return 0;
-		st->snaps[i] = (struct snapshot){ did, metric, 0 };
+		memmove(st->snaps + lo + 1, st->snaps + lo,
+			(st->nr_snaps - lo) * sizeof(*st->snaps));
+		st->snaps[lo] = (struct snapshot){ did, metric, 0 };
 		st->nr_snaps++;
 	}
-	d = now - st->snaps[i].last;
-	st->snaps[i].last = now;
+	d = now - st->snaps[lo].last;
+	st->snaps[lo].last = now;
 	return d;
 }
 
@@ -137,9 +150,16 @@ static int write_interval(FILE *out, struct interval_state *st, const struct vma
 
 		if (d->id == VMA_IDLE_DOMAIN)
 			continue;
+		/*
+		 * Zero rows are left out: only domains whose counters moved, which
+		 * takes a record, write rows, so the output stays linear in the
+		 * input however many domains sit idle through many intervals.
+		 */
 		run = delta(st, d->id, METRIC_RUN, d->run_time.total);
-		write_time(out, r, end);
-		fprintf(out, ",%u,run_seconds,%.9f\n", d->id, vma_report_seconds(r, run));
+		if (run) {
+			write_time(out, r, end);
+			fprintf(out, ",%u,run_seconds,%.9f\n", d->id, vma_report_seconds(r, run));
+		}
 		if (!sum_exits(st, d, &codes))
 			return VMA_ERR_NOMEM;
 		for (k = 0; k < codes; k++) {
@@ -160,6 +180,8 @@ static int write_interval(FILE *out, struct interval_state *st, const struct vma
 		if (!codes)
 			continue; /* no HVM vcpu: no exits to report */
 		n = delta(st, d->id, METRIC_EXITS, exits);
+		if (!n)
+			continue;
 		write_time(out, r, end);
 		fprintf(out, ",%u,exits,%" PRIu64 "\n", d->id, n);
 	}

@@ -91,6 +91,12 @@ if mk worst-xen; then
 		run "worst-xen $m" 0 "" 30000000 -- $m "$tmp/worst-xen"
 	done
 fi
+# -i writes rows only for domains whose counters moved: idle domains add none.
+if mk idle-domains; then
+	run idle-domains-interval 0 "" 2000000 -- -s -i 0.000001 "$tmp/idle-domains"
+	rows=$(grep -c ',run_seconds,' "$tmp/out")
+	[ "$rows" -ge 2000 ] || fail "idle-domains-interval: only $rows run_seconds rows"
+fi
 # Dump lines: at most 256 pcpu columns, then "+xN" for a pcpu not shown;
 # per-vcpu pcpu tables hold the pcpus seen.
 if mk pcpu-far; then

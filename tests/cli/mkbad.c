@@ -78,6 +78,38 @@ static int mk_vcpu_ffff(const char *path, uint32_t n)
 }
 
 /*
+ * @n domains seen once, then 5,000 runstate changes of one vcpu 1 us apart:
+ * -i 0.000001 once wrote every domain's rows in every interval (quadratic
+ * output: 92 KB in, 101 MB out).
+ */
+static int mk_idle_domains(const char *path, uint32_t n)
+{
+	struct vma_xtw *w = vma_xtw_new_memory(NULL);
+	uint64_t tsc = 1000;
+	uint32_t i;
+	int rc = 0;
+
+	if (!w)
+		return -1;
+	for (i = 0; i < n && i < 32768 && !rc; i++) {
+		uint32_t word = (i + 2) << 16; /* blocked -> runnable */
+
+		rc = vma_xtw_record(w, 1, RUNSTATE_CHANGE | 2 << 8 | 1 << 4, tsc += 10, &word, 1);
+	}
+	for (i = 0; i < 5000 && !rc; i++) {
+		/* d1v0 runnable -> running, then running -> runnable */
+		uint32_t word = 1u << 16, event = i & 1 ? 0 << 8 | 1 << 4 : 1 << 8 | 0 << 4;
+
+		rc = vma_xtw_record(w, 0, RUNSTATE_CHANGE | event, tsc += 2400, &word, 1);
+	}
+	if (rc) {
+		vma_xtw_free(w);
+		return -1;
+	}
+	return xt_done(w, path);
+}
+
+/*
  * Runstate records on pcpus 0, 1 and 2^20-1: the dump once had 2^20 columns a
  * line, and each vcpu a table of 2^21 pcpu slots.
  */
@@ -426,6 +458,7 @@ int main(int argc, char **argv)
 	} kinds[] = {
 		{ "vcpu-ffff", mk_vcpu_ffff, 4096 },        /* domains */
 		{ "pcpu-far", mk_pcpu_far, 3000 },          /* records */
+		{ "idle-domains", mk_idle_domains, 512 },   /* domains */
 		{ "only-headers", mk_only_headers, 100000 }, /* window headers */
 		{ "headers-1m", mk_headers_1m, (1u << 20) - 1 }, /* pcpus */
 		{ "pcpus-20k", mk_pcpus_20k, 20000 },       /* pcpus */
