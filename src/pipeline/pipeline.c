@@ -431,12 +431,14 @@ static bool outside_window(struct vma_pipeline *p, uint64_t tsc)
 #define POLL_RECORDS 256u
 
 /*
- * The record loop, made twice by the compiler: with --time's window test
- * and without, so that a run without --time pays nothing for it.
+ * The record loop, made three times by the compiler: with --time's window
+ * test, without it, and bare (no hooks, one machine: the summary's case),
+ * so that a run pays only for the tests its options need.
  */
 static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p,
 							   const struct vma_pipeline_hooks *h,
-							   const bool windowed, bool *interrupted)
+							   const bool windowed, const bool bare,
+							   bool *interrupted)
 {
 	/*
 	 * Read once: the calls below could change anything behind @p and @h
@@ -444,6 +446,8 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 	 */
 	struct vma_feed *feed = p->feed;
 	struct member *only = p->nr_members > 1 ? NULL : p->members;
+	/* @bare: one input with a machine and no hooks (-s): nothing to test per record. */
+	struct vma_machine *bare_machine = bare ? p->members->machine : NULL;
 	__typeof__(h->before) before = h->before;
 	__typeof__(h->after) after = h->after;
 	void *arg = h->arg;
@@ -475,6 +479,12 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 			note_progress(p, stream);
 		if (windowed && outside_window(p, stream->rec.tsc))
 			continue;
+		if (bare) {
+			rc = vma_dispatch(bare_machine, &stream->rec, &outcome);
+			if (rc < 0)
+				return rc;
+			continue;
+		}
 		mb = only ? only : member_of(p, stream->input);
 		if (before) {
 			rc = before(arg, mb->machine, stream);
@@ -500,7 +510,7 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 	const struct vma_pipeline_hooks *h = hooks ? hooks : &none;
 	struct vma_input *in = p->members[0].in;
 	unsigned int threads = p->opts.threads;
-	bool interrupted = false;
+	bool interrupted = false, bare;
 	uint32_t i;
 	int status;
 
@@ -519,8 +529,13 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 	if (p->opts.tsc_skew_correct)
 		threads = 1;
 	(void)vma_feed_start(p->feed, threads);
-	status = p->opts.time_set ? run_loop(p, h, true, &interrupted)
-				  : run_loop(p, h, false, &interrupted);
+	bare = !h->before && !h->after && p->nr_members == 1 && p->members->machine;
+	if (p->opts.time_set)
+		status = run_loop(p, h, true, false, &interrupted);
+	else if (bare)
+		status = run_loop(p, h, false, true, &interrupted);
+	else
+		status = run_loop(p, h, false, false, &interrupted);
 	vma_feed_stop(p->feed);
 	if (interrupted)
 		in->interrupted = true; /* the reader thread, if any, is done with it */
