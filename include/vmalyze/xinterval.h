@@ -1,15 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * xenalyze's interval modes (--interval-domain-*): a row per interval of
- * -i SEC seconds (1 by default, as xenalyze), "START V V ...", START the
- * interval's start in seconds and each V one column of xenalyze's layout:
+ * xenalyze's interval modes (--interval-domain-*, --interval-cr3-*): a row
+ * per interval of -i SEC seconds (1 by default, as xenalyze), "START V V
+ * ...", START the interval's start in seconds and each V one column of
+ * xenalyze's layout:
  *
- *   total-time=D[,D]  percent of the interval each domain D ran
- *   total-time-all    the same for every domain
- *   short-summary=D   D's running percent, then its HVM exit time by
- *                     xenalyze's ten categories (emulate ... other)
- *   guest-interrupt=D interrupts injected into D's vcpus, by vector
- *   grant-maps=D      grant maps done on D's behalf
+ *   domain-total-time=D[,D]  percent of the interval each domain D ran
+ *   domain-total-time-all    the same for every domain
+ *   domain-short-summary=D   D's running percent, then its HVM exit time by
+ *                            xenalyze's ten categories (emulate ... other)
+ *   domain-guest-interrupt=D interrupts injected into D's vcpus, by vector
+ *   domain-grant-maps=D      grant maps done on D's behalf
+ *   cr3-schedule-time=G[,G]  percent of the interval guest CR3 G (a frame
+ *                            number, CR3 >> 12) stayed loaded
+ *   cr3-schedule-time-all    the same for every guest CR3, by first load
+ *   cr3-schedule-ordered     a block per interval: each CR3 with time in
+ *                            it, most first, "GMFN: PERCENT" and a '*' for
+ *                            one first loaded in the interval
+ *   cr3-short-summary=G      G's percent, then the exit time run under it
+ *                            by category, in percent of G's time
+ *
+ * CR3 time is credited when a stay ends (the next switch), as xenalyze
+ * does; CR3s of the default domain (ran before a pcpu's first scheduling
+ * record) are left out but in the ordered blocks, as in xenalyze.
  *
  * Percentages are of the interval's length (above 100 when several
  * vcpus or pcpus add up).  The header line comes first: where the columns
@@ -29,12 +42,13 @@
  *
  * The driver calls vma_xinterval_tick() before each record and
  * vma_xinterval_finish() after the machine is finished.  Domain times,
- * interrupts and grant maps are read from the machine's counters; the
- * exit categories come through the state observer.
+ * interrupts, grant maps and CR3 times are read from the machine's
+ * counters; a domain's exit categories come through the state observer.
  */
 #ifndef VMALYZE_XINTERVAL_H
 #define VMALYZE_XINTERVAL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -49,7 +63,17 @@ enum vma_xinterval_mode {
 	VMA_XINTERVAL_SHORT_SUMMARY,
 	VMA_XINTERVAL_GUEST_INTERRUPT,
 	VMA_XINTERVAL_GRANT_MAPS,
+	VMA_XINTERVAL_CR3_SCHEDULE_TIME,
+	VMA_XINTERVAL_CR3_SCHEDULE_TIME_ALL,
+	VMA_XINTERVAL_CR3_SCHEDULE_ORDERED,
+	VMA_XINTERVAL_CR3_SHORT_SUMMARY,
 };
+
+/* The modes that read the CR3 accounting (the machine must keep it: eips.cr3). */
+static inline bool vma_xinterval_needs_cr3(enum vma_xinterval_mode mode)
+{
+	return mode >= VMA_XINTERVAL_CR3_SCHEDULE_TIME;
+}
 
 #define VMA_XINTERVAL_MAX_DOMAINS 32
 /* Rows of empty intervals written before the records read must pay for more. */
@@ -59,6 +83,8 @@ struct vma_xinterval_options {
 	enum vma_xinterval_mode mode;
 	uint32_t domains[VMA_XINTERVAL_MAX_DOMAINS]; /* the D arguments */
 	uint32_t nr_domains;
+	uint64_t gmfns[VMA_XINTERVAL_MAX_DOMAINS];   /* the G arguments, distinct */
+	uint32_t nr_gmfns;
 };
 
 struct vma_xinterval;

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "vmalyze/grow.h"
 #include "vmalyze/hvm-stats.h"
@@ -19,10 +20,26 @@
 #include "vmalyze/trace-ids.h"
 #include "vmalyze/xinterval.h"
 
-/* One column: what it counts (a domain id or a vector) and its value at the last row. */
+/*
+ * One column: what it counts (a domain id, a vector or a CR3's frame) and
+ * its value at the last row; a CR3 of schedule-time-all is entry @sub of
+ * domain @did's list.
+ */
 struct column {
-	uint32_t key;
+	uint64_t key;
+	uint32_t did, sub;
 	uint64_t last;
+};
+
+/* cr3-schedule-ordered: a CR3's totals at the last block, by CR3 id. */
+struct cr3_last {
+	uint64_t cycles, count;
+};
+
+/* A CR3 with time in the interval, for the sort. */
+struct cr3_rank {
+	const struct vma_cr3 *c;
+	uint64_t cycles, count;
 };
 
 /* A held row as written to the spill file, followed by its nr values. */
@@ -50,6 +67,13 @@ struct vma_xinterval {
 	uint64_t records, empty_rows;
 	/* short-summary: exit time of the domain by category, cumulative. */
 	uint64_t category[VMA_XCAT_COUNT];
+	/* cr3-schedule-time-all: CR3 ids below this one have their columns. */
+	uint32_t cr3_ids_seen;
+	/* cr3-schedule-ordered */
+	struct cr3_last *ord;
+	size_t cap_ord;
+	struct cr3_rank *rank;
+	size_t cap_rank;
 	struct vma_state_observer observer;
 };
 
@@ -65,7 +89,8 @@ static void on_arc_close(void *arg, const struct vma_vcpu *v, uint64_t tsc, uint
 static bool held(const struct vma_xinterval *x)
 {
 	return x->opts.mode == VMA_XINTERVAL_TOTAL_TIME_ALL ||
-	       x->opts.mode == VMA_XINTERVAL_GUEST_INTERRUPT;
+	       x->opts.mode == VMA_XINTERVAL_GUEST_INTERRUPT ||
+	       x->opts.mode == VMA_XINTERVAL_CR3_SCHEDULE_TIME_ALL;
 }
 
 /* Counts, not times: written as integers. */
@@ -95,7 +120,9 @@ struct vma_xinterval *vma_xinterval_create(FILE *out, uint64_t hz, double second
 	/* The written modes' columns are known now: cols[i] holds column i's last value. */
 	if (!held(x)) {
 		size_t n = opts->mode == VMA_XINTERVAL_TOTAL_TIME ? opts->nr_domains
-			 : opts->mode == VMA_XINTERVAL_SHORT_SUMMARY ? 1 + VMA_XCAT_COUNT : 1;
+			 : opts->mode == VMA_XINTERVAL_CR3_SCHEDULE_TIME ? opts->nr_gmfns
+			 : opts->mode == VMA_XINTERVAL_SHORT_SUMMARY ||
+			   opts->mode == VMA_XINTERVAL_CR3_SHORT_SUMMARY ? 1 + VMA_XCAT_COUNT : 1;
 
 		x->cols = calloc(n, sizeof(*x->cols));
 		if (!x->cols) {
@@ -122,6 +149,8 @@ void vma_xinterval_destroy(struct vma_xinterval *x)
 	if (!x)
 		return;
 	free(x->cols);
+	free(x->ord);
+	free(x->rank);
 	if (x->spill)
 		fclose(x->spill);
 	free(x);
@@ -181,8 +210,71 @@ static struct column *column(struct vma_xinterval *x, uint32_t key)
 	}
 	if (vma_grow(x->cols, &x->cap_cols, x->nr_cols + 1, 16))
 		return NULL;
-	x->cols[x->nr_cols] = (struct column){ key, 0 };
+	x->cols[x->nr_cols] = (struct column){ .key = key };
 	return &x->cols[x->nr_cols++];
+}
+
+/* A CR3's time loaded, summed over the domains that load @gmfn (not the default domain). */
+static uint64_t cr3_time(const struct vma_machine *m, uint64_t gmfn, int category)
+{
+	uint64_t n = 0;
+	uint32_t i, j;
+
+	for (i = 0; i < m->nr_domains; i++) {
+		const struct vma_cr3_list *l = &m->domains[i]->cr3s;
+
+		if (m->domains[i]->did == VMA_DEFAULT_DOMAIN)
+			continue;
+		for (j = 0; j < l->nr; j++) {
+			if (l->v[j].gmfn == gmfn)
+				n += category < 0 ? l->v[j].total.cycles
+						  : l->v[j].hv_by[category].cycles;
+		}
+	}
+	return n;
+}
+
+/*
+ * cr3-schedule-time-all: a column for each CR3 first loaded since the last
+ * row, in order of first load (machine-wide ids).  A domain's list is by
+ * first load too, so its new CR3s are at its end.
+ */
+static bool add_cr3_columns(struct vma_xinterval *x, const struct vma_machine *m)
+{
+	size_t first = x->nr_cols, i, j;
+	uint32_t d, k;
+
+	if (x->cr3_ids_seen == m->next_cr3_id)
+		return true;
+	for (d = 0; d < m->nr_domains; d++) {
+		const struct vma_domain *dom = m->domains[d];
+
+		if (dom->did == VMA_DEFAULT_DOMAIN)
+			continue;
+		for (k = dom->cr3s.nr; k > 0 && dom->cr3s.v[k - 1].id >= x->cr3_ids_seen; k--)
+			;
+		for (; k < dom->cr3s.nr; k++) {
+			if (vma_grow(x->cols, &x->cap_cols, x->nr_cols + 1, 16))
+				return false;
+			x->cols[x->nr_cols++] = (struct column){
+				.key = dom->cr3s.v[k].id, .did = dom->did, .sub = k };
+		}
+	}
+	/* Few at a time: an insertion sort by id, then the key becomes the frame. */
+	for (i = first + 1; i < x->nr_cols; i++) {
+		struct column c = x->cols[i];
+
+		for (j = i; j > first && x->cols[j - 1].key > c.key; j--)
+			x->cols[j] = x->cols[j - 1];
+		x->cols[j] = c;
+	}
+	for (i = first; i < x->nr_cols; i++) {
+		const struct vma_domain *dom = find_domain(m, x->cols[i].did);
+
+		x->cols[i].key = dom->cr3s.v[x->cols[i].sub].gmfn;
+	}
+	x->cr3_ids_seen = m->next_cr3_id;
+	return true;
 }
 
 /* The columns of a held mode: the ones seen by now, new ones at the end. */
@@ -190,6 +282,8 @@ static bool add_columns(struct vma_xinterval *x, const struct vma_machine *m)
 {
 	uint32_t i;
 
+	if (x->opts.mode == VMA_XINTERVAL_CR3_SCHEDULE_TIME_ALL)
+		return add_cr3_columns(x, m);
 	if (x->opts.mode == VMA_XINTERVAL_TOTAL_TIME_ALL) {
 		for (i = 0; i < m->nr_domains; i++) {
 			if (!column(x, m->domains[i]->did))
@@ -207,11 +301,13 @@ static bool add_columns(struct vma_xinterval *x, const struct vma_machine *m)
 }
 
 static uint64_t column_now(const struct vma_xinterval *x, const struct vma_machine *m,
-			   uint32_t key)
+			   const struct column *c)
 {
 	if (x->opts.mode == VMA_XINTERVAL_GUEST_INTERRUPT)
-		return injected(find_domain(m, x->opts.domains[0]), key);
-	return run_cycles(m, key);
+		return injected(find_domain(m, x->opts.domains[0]), (uint32_t)c->key);
+	if (x->opts.mode == VMA_XINTERVAL_CR3_SCHEDULE_TIME_ALL)
+		return find_domain(m, c->did)->cr3s.v[c->sub].total.cycles;
+	return run_cycles(m, (uint32_t)c->key);
 }
 
 static uint64_t take(uint64_t *last, uint64_t now)
@@ -233,7 +329,7 @@ static void write_value(struct vma_xinterval *x, uint64_t v, uint64_t len)
 	if (counts(x))
 		fprintf(x->out, " %" PRIu64, v);
 	else
-		fprintf(x->out, " %.2f", (double)v * 100.0 / (double)len);
+		fprintf(x->out, " %.2f", len ? (double)v * 100.0 / (double)len : 0.0);
 }
 
 static void write_header(struct vma_xinterval *x)
@@ -246,8 +342,16 @@ static void write_header(struct vma_xinterval *x)
 		for (i = 0; i < x->opts.nr_domains; i++)
 			fprintf(x->out, " %u", x->opts.domains[i]);
 		break;
+	case VMA_XINTERVAL_CR3_SCHEDULE_TIME:
+		for (i = 0; i < x->opts.nr_gmfns; i++)
+			fprintf(x->out, " %" PRIx64, x->opts.gmfns[i]);
+		break;
+	case VMA_XINTERVAL_CR3_SCHEDULE_ORDERED:
+		fputs(" gmfn: percent (* first loaded in the interval)", x->out);
+		break;
 	case VMA_XINTERVAL_SHORT_SUMMARY:
-		fputs(" running", x->out);
+	case VMA_XINTERVAL_CR3_SHORT_SUMMARY:
+		fputs(x->opts.mode == VMA_XINTERVAL_SHORT_SUMMARY ? " running" : " guest", x->out);
 		for (i = 0; i < VMA_XCAT_COUNT; i++)
 			fprintf(x->out, " %s", vma_xinterval_category_name(i));
 		break;
@@ -259,12 +363,87 @@ static void write_header(struct vma_xinterval *x)
 			if (x->cols[i].key == VMA_GUEST_VECTORS &&
 			    x->opts.mode == VMA_XINTERVAL_GUEST_INTERRUPT)
 				fputs(" >255", x->out);
+			else if (x->opts.mode == VMA_XINTERVAL_CR3_SCHEDULE_TIME_ALL)
+				fprintf(x->out, " %" PRIx64, x->cols[i].key);
 			else
-				fprintf(x->out, " %u", x->cols[i].key);
+				fprintf(x->out, " %" PRIu64, x->cols[i].key);
 		}
 		break;
 	}
 	fputc('\n', x->out);
+}
+
+/* Most time first, then most stays; ties by first load, for a stable order. */
+static int rank_order(const void *pa, const void *pb)
+{
+	const struct cr3_rank *a = pa, *b = pb;
+
+	if (a->cycles != b->cycles)
+		return a->cycles < b->cycles ? 1 : -1;
+	if (a->count != b->count)
+		return a->count < b->count ? 1 : -1;
+	return a->c->id < b->c->id ? -1 : a->c->id > b->c->id;
+}
+
+/*
+ * cr3-schedule-ordered: the interval's start, then each CR3 with time in
+ * it (every domain's), a line each, the first on the start's line.  An
+ * interval with none is its start alone.
+ */
+static bool write_ordered(struct vma_xinterval *x, const struct vma_machine *m, uint64_t start,
+			  uint64_t len)
+{
+	size_t nr = 0, old = x->cap_ord, i;
+	uint32_t d, k;
+
+	if (vma_grow(x->ord, &x->cap_ord, m->next_cr3_id, 16))
+		return false;
+	if (x->cap_ord > old)
+		memset(x->ord + old, 0, (x->cap_ord - old) * sizeof(*x->ord));
+	for (d = 0; d < m->nr_domains; d++) {
+		const struct vma_cr3_list *l = &m->domains[d]->cr3s;
+
+		for (k = 0; k < l->nr; k++) {
+			const struct vma_cr3 *c = &l->v[k];
+			struct cr3_last *last = &x->ord[c->id];
+			struct cr3_rank r = { c, c->total.cycles - last->cycles,
+					      c->total.count - last->count };
+
+			*last = (struct cr3_last){ c->total.cycles, c->total.count };
+			if (!r.cycles)
+				continue;
+			if (vma_grow(x->rank, &x->cap_rank, nr + 1, 16))
+				return false;
+			x->rank[nr++] = r;
+		}
+	}
+	qsort(x->rank, nr, sizeof(*x->rank), rank_order);
+	write_start(x, start);
+	for (i = 0; i < nr; i++) {
+		fprintf(x->out, " %8" PRIx64 ": %.2f %c\n", x->rank[i].c->gmfn,
+			(double)x->rank[i].cycles * 100.0 / (double)len,
+			x->rank[i].c->first_tsc > x->origin + start ? '*' : ' ');
+	}
+	if (!nr)
+		fputc('\n', x->out);
+	return true;
+}
+
+/*
+ * cr3-short-summary=G: G's time, then the exit time run under it by
+ * category in percent of that time.  Exit time of an interval in which no
+ * stay of G ended waits for the row of the one that does: each row's
+ * categories are shares of the stays it reports.
+ */
+static void write_cr3_short(struct vma_xinterval *x, const struct vma_machine *m, uint64_t len)
+{
+	uint64_t gmfn = x->opts.gmfns[0];
+	uint64_t stay = take(&x->cols[0].last, cr3_time(m, gmfn, -1));
+	uint32_t i;
+
+	write_value(x, stay, len);
+	for (i = 0; i < VMA_XCAT_COUNT; i++)
+		write_value(x, stay ? take(&x->cols[i + 1].last, cr3_time(m, gmfn, (int)i)) : 0, stay);
 }
 
 /* The interval [start, start + len) ended: its row, written or held. */
@@ -286,7 +465,7 @@ static void end_interval(struct vma_xinterval *x, const struct vma_machine *m, u
 		if (fwrite(&r, sizeof(r), 1, x->spill) != 1)
 			goto spill_failed;
 		for (i = 0; i < x->nr_cols; i++) {
-			uint64_t v = take(&x->cols[i].last, column_now(x, m, x->cols[i].key));
+			uint64_t v = take(&x->cols[i].last, column_now(x, m, &x->cols[i]));
 
 			if (fwrite(&v, sizeof(v), 1, x->spill) != 1)
 				goto spill_failed;
@@ -300,6 +479,11 @@ spill_failed:
 	if (!x->header_done) {
 		write_header(x);
 		x->header_done = true;
+	}
+	if (x->opts.mode == VMA_XINTERVAL_CR3_SCHEDULE_ORDERED) {
+		if (!write_ordered(x, m, start, len))
+			x->failed = true;
+		return;
 	}
 	write_start(x, start);
 	switch (x->opts.mode) {
@@ -318,6 +502,13 @@ spill_failed:
 		write_value(x, take(&x->cols[0].last, d ? d->mem.grant_done_for[0] : 0), len);
 		break;
 	}
+	case VMA_XINTERVAL_CR3_SCHEDULE_TIME:
+		for (i = 0; i < x->opts.nr_gmfns; i++)
+			write_value(x, take(&x->cols[i].last, cr3_time(m, x->opts.gmfns[i], -1)), len);
+		break;
+	case VMA_XINTERVAL_CR3_SHORT_SUMMARY:
+		write_cr3_short(x, m, len);
+		break;
 	default:
 		break;
 	}

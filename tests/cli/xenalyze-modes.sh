@@ -208,11 +208,34 @@ for bad in "-a --with-cr3-enumeration" "--csv --with-cr3-enumeration" \
 	"$VMALYZE" $bad "$T" > /dev/null 2>&1
 	[ $? -eq 1 ] || fail "$bad is accepted"
 done
-for refused in --scatterplot-unpin-promote --interval-cr3-schedule-time=1 \
-	--interval-cr3-schedule-time-all --interval-cr3-schedule-ordered \
-	--interval-cr3-short-summary=1; do
+for refused in --scatterplot-unpin-promote; do
 	"$VMALYZE" "$refused" "$T" > /dev/null 2>&1
 	[ $? -eq 1 ] || fail "$refused is accepted but not implemented"
+done
+# CR3 interval tables: the header first, a row per interval, the CR3 list with -s.
+"$VMALYZE" -i 0.001 --interval-cr3-schedule-time-all "$T" > "$tmp/c3" 2>/dev/null ||
+	fail "--interval-cr3-schedule-time-all"
+head -n 1 "$tmp/c3" | grep -Eq '^time( [0-9a-f]+)+$' || fail "no CR3 header first"
+[ "$(grep -c '^0\.0' "$tmp/c3")" -eq 10 ] || fail "not 10 rows of 1 ms in 10 ms"
+g=$(head -n 1 "$tmp/c3" | cut -d' ' -f2)
+"$VMALYZE" -i 0.001 "--interval-cr3-schedule-time=0x$g" "$T" > "$tmp/c1" 2>/dev/null ||
+	fail "--interval-cr3-schedule-time"
+cut -d' ' -f1,2 "$tmp/c3" | sed 1d | cmp -s - "$(sed 1d "$tmp/c1" > "$tmp/c1b"; echo "$tmp/c1b")" ||
+	fail "--interval-cr3-schedule-time=G is not G's column of -all"
+"$VMALYZE" -i 0.001 --interval-cr3-schedule-ordered "$T" > "$tmp/co" 2>/dev/null ||
+	fail "--interval-cr3-schedule-ordered"
+grep -Evq '^(time gmfn: .*|[0-9]+\.[0-9]{9}|([0-9]+\.[0-9]{9})? +[0-9a-f]+: [0-9]+\.[0-9]{2} [* ])$' \
+	"$tmp/co" && fail "an ordered line is not '[START] GMFN: PERCENT MARK'"
+"$VMALYZE" -s -i 0.001 "--interval-cr3-short-summary=0x$g" "$T" > "$tmp/cs" 2>/dev/null ||
+	fail "-s --interval-cr3-short-summary"
+head -n 1 "$tmp/cs" | grep -q '^time guest emulate ' || fail "no CR3 short summary header"
+grep -q '^    cr3 values:$' "$tmp/cs" || fail "-s with an --interval-cr3-* option has no CR3 list"
+for bad in --interval-cr3-schedule-time=1,1 --interval-cr3-short-summary=1,2 \
+	--interval-cr3-schedule-time=x "-a --interval-cr3-schedule-ordered" \
+	"--interval-cr3-schedule-ordered --interval-domain-total-time-all"; do
+	# shellcheck disable=SC2086 # two options in one word, on purpose
+	"$VMALYZE" $bad "$T" > /dev/null 2>&1
+	[ $? -eq 1 ] || fail "$bad is accepted"
 done
 # xenalyze's --progress is the batch driver's progress line (doc/batch.md)
 "$VMALYZE" --progress "$T" > /dev/null 2> "$tmp/progress.err" || fail "--progress"

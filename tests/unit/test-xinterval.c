@@ -3,7 +3,9 @@
  * xenalyze's interval modes from hand-built records through dispatch (at
  * 1 GHz a tick is a nanosecond; intervals of 1 us): a domain's running
  * percent per interval, the last partial interval, guest-interrupt columns
- * under a header written first, and the exit categories.
+ * under a header written first, and the exit categories; the CR3 modes
+ * from CR3 writes: stays credited at the switch away, columns by first
+ * load, the ordered blocks and a CR3's categories of its own time.
  */
 #include <criterion/criterion.h>
 #include <stdarg.h>
@@ -27,19 +29,26 @@ static char *text;
 static size_t text_len;
 static FILE *out;
 
-static void start(enum vma_xinterval_mode mode, uint32_t dom)
+static void start_with(const struct vma_xinterval_options *o)
 {
-	struct vma_xinterval_options o = { .mode = mode, .domains = { dom }, .nr_domains = 1 };
+	struct vma_machine_options mo = { .eips = { .cr3 = vma_xinterval_needs_cr3(o->mode) } };
 
 	diag = vma_diag_create(VMA_LVL_MAX_TOLERABLE, VMA_VERB_QUIET);
-	m = vma_machine_create(diag, NULL);
+	m = vma_machine_create(diag, &mo);
 	cr_assert_not_null(m);
 	cr_assert_eq(vma_machine_add_pcpu(m, 0), VMA_OK);
 	out = open_memstream(&text, &text_len);
 	cr_assert_not_null(out);
-	xi = vma_xinterval_create(out, 1000000000u, 0.000001, &o, diag, "unit");
+	xi = vma_xinterval_create(out, 1000000000u, 0.000001, o, diag, "unit");
 	cr_assert_not_null(xi);
 	m->observer = vma_xinterval_observer(xi);
+}
+
+static void start(enum vma_xinterval_mode mode, uint32_t dom)
+{
+	struct vma_xinterval_options o = { .mode = mode, .domains = { dom }, .nr_domains = 1 };
+
+	start_with(&o);
 }
 
 static const char *finish(void)
@@ -146,4 +155,82 @@ Test(xinterval, categories)
 	cr_assert_eq(vma_xinterval_category(&in), VMA_XCAT_INTR);
 	in.handler = 0;
 	cr_assert_eq(vma_xinterval_category(&in), VMA_XCAT_OTHER);
+}
+
+/* A CR-access exit at @tsc writing CR3 @cr3, its vmentry @len later. */
+static void cr3_write(uint64_t tsc, uint32_t cr3, uint64_t len)
+{
+	feed(tsc, TRC_HVM_VMX_EXIT, 2, 28, 0x1000);
+	feed(tsc + 1, TRC_HVM_CR_WRITE, 2, 3, cr3);
+	feed(tsc + len, TRC_HVM_VMENTRY, 0);
+}
+
+/* An exit without a handler record ("other"). */
+static void plain_exit(uint64_t tsc, uint64_t len)
+{
+	feed(tsc, TRC_HVM_VMX_EXIT, 2, 10, 0x1000);
+	feed(tsc + len, TRC_HVM_VMENTRY, 0);
+}
+
+/*
+ * Intervals [1000, 2000), [2000, 3000) and the partial [3000, 3990):
+ * CR3 5 from 1200 to 2300 (1100, credited in the second), 7 from 2300 to
+ * 3150 (850, in the third), 5 again to 3550 (400), 9 from 3550 to 3750
+ * (200, loaded and left in the third), 5 loaded at the end.
+ */
+static const char *cr3_run(enum vma_xinterval_mode mode, int n, ...)
+{
+	struct vma_xinterval_options o = { .mode = mode, .nr_gmfns = (uint32_t)n };
+	va_list ap;
+	int i;
+
+	va_start(ap, n);
+	for (i = 0; i < n; i++)
+		o.gmfns[i] = va_arg(ap, uint64_t);
+	va_end(ap);
+	start_with(&o);
+	runstate(1000, 1, RUNNABLE, RUNNING);
+	cr3_write(1100, 0x5000, 100);
+	plain_exit(1500, 100);          /* other, 100 under 5 */
+	cr3_write(2100, 0x7000, 200);   /* cr3, 200 under 5 (the one left) */
+	cr3_write(3100, 0x5000, 50);    /* under 7 */
+	cr3_write(3500, 0x9000, 50);    /* cr3, 50 under 5 */
+	cr3_write(3700, 0x5000, 50);    /* under 9 */
+	plain_exit(3900, 90);           /* other, 90 under 5 */
+	return finish();
+}
+
+Test(xinterval, cr3_time_credited_at_the_switch_away, .fini = teardown)
+{
+	cr_assert_str_eq(cr3_run(VMA_XINTERVAL_CR3_SCHEDULE_TIME, 2, (uint64_t)7, (uint64_t)5),
+			 "time 7 5\n0.000000000 0.00 0.00\n0.000001000 0.00 110.00\n"
+			 "0.000002000 85.86 40.40\n");
+}
+
+Test(xinterval, every_cr3_by_first_load, .fini = teardown)
+{
+	cr_assert_str_eq(cr3_run(VMA_XINTERVAL_CR3_SCHEDULE_TIME_ALL, 0),
+			 "time 5 7 9\n0.000000000 0.00 0.00 0.00\n0.000001000 110.00 0.00 0.00\n"
+			 "0.000002000 40.40 85.86 20.20\n");
+}
+
+Test(xinterval, cr3s_ordered_by_time, .fini = teardown)
+{
+	cr_assert_str_eq(cr3_run(VMA_XINTERVAL_CR3_SCHEDULE_ORDERED, 0),
+			 "time gmfn: percent (* first loaded in the interval)\n"
+			 "0.000000000\n"
+			 "0.000001000        5: 110.00  \n"
+			 "0.000002000        7: 85.86  \n"
+			 "        5: 40.40  \n"
+			 "        9: 20.20 *\n");
+}
+
+Test(xinterval, cr3_categories_of_its_own_time, .fini = teardown)
+{
+	/* The first interval's exit time under 5 waits for the row its stay ends in. */
+	cr_assert_str_eq(cr3_run(VMA_XINTERVAL_CR3_SHORT_SUMMARY, 1, (uint64_t)5),
+			 "time guest emulate unsync fixup mmio propagate cr3 vmcall intr hlt other\n"
+			 "0.000000000 0.00 0.00 0.00 0.00 0.00 0.00 0.00 0.00 0.00 0.00 0.00\n"
+			 "0.000001000 110.00 0.00 0.00 0.00 0.00 0.00 18.18 0.00 0.00 0.00 9.09\n"
+			 "0.000002000 40.40 0.00 0.00 0.00 0.00 0.00 12.50 0.00 0.00 0.00 22.50\n");
 }
