@@ -8,8 +8,9 @@
  *
  *   " [vla] dDvV vec N ipis C, latency CYCLES (S.NNNNNNNNN s)"
  *
- * C is how many sends the delivery answers.  Read from the records after
- * dispatch, and from the model read-only.
+ * C is how many sends the delivery answers.  The state stage measures
+ * them (vlapic.h); this reads its deliveries after each vmentry's
+ * dispatch, read-only.
  */
 #ifndef VMALYZE_IPI_H
 #define VMALYZE_IPI_H

@@ -194,6 +194,8 @@ struct vma_report_vcpu {
 	uint32_t nr_exits;
 	struct vma_report_irq *irqs;
 	uint32_t nr_irqs;
+	/* HVM, FULL reports: IPIs delivered to it, from their send (vlapic.h); events 0: none. */
+	struct vma_report_stat ipi_latency;
 	struct vma_report_address *io, *mmio;  /* by address, reads first */
 	uint32_t nr_io, nr_mmio;
 	/* KVM refinements as address rows too: MSRs and hypercall numbers. */

@@ -23,6 +23,7 @@
 #include "vmalyze/cycles.h"
 #include "vmalyze/eips.h"
 #include "vmalyze/record.h"
+#include "vmalyze/vlapic.h"
 
 struct vma_diag;
 
@@ -133,6 +134,7 @@ struct vma_hvm {
 	struct vma_hvm_stats *stats; /* owned; NULL until the first closed arc */
 	struct vma_eip_counts eip_histogram; /* --histogram-interrupt-eip: by bucket */
 	struct vma_cr3_vcpu cr3_enum; /* --with-cr3-enumeration (cr3.h) */
+	struct vma_cycles ipi_latency; /* IPIs delivered to it, from their send (vlapic.h) */
 };
 
 /* PV event counts (no timing: PV records carry no arcs). */
@@ -380,6 +382,7 @@ struct vma_machine {
 	uint64_t records;
 	uint64_t lost_records;     /* records the tracer said it dropped */
 	uint32_t next_cr3_id;      /* the id of the next new CR3 (cr3.c) */
+	struct vma_vlapic vlapic;  /* IPIs outstanding and just delivered (vlapic.c) */
 	bool finished;             /* vma_machine_finish() was called */
 	bool kvm;                  /* records come from KVM (ftrace) inputs */
 	uint64_t kvm_window;       /* KVM latency window in trace ticks (1 ms) */
@@ -499,6 +502,14 @@ void vma_interrupt_eip_note(struct vma_machine *machine, struct vma_vcpu *v, uin
  * a CR3 write it carried takes effect and its cycles go to the CR3 loaded.
  */
 void vma_cr3_vmexit(struct vma_vcpu *v, uint64_t tsc);
+
+/* IPI latency (vlapic.h): a write of @v's ICR, an injection, a vmentry, a lost-records gap. */
+void vma_vlapic_icr_write(struct vma_machine *machine, const struct vma_vcpu *v, uint32_t icr,
+			  uint64_t tsc);
+void vma_vlapic_inject(struct vma_machine *machine, const struct vma_vcpu *v, uint32_t vec);
+void vma_vlapic_vmentry(struct vma_machine *machine, struct vma_vcpu *v, uint64_t tsc);
+void vma_vlapic_lost(struct vma_machine *machine);
+void vma_vlapic_release(struct vma_vlapic *vl);
 void vma_cr3_arc_close(struct vma_machine *machine, struct vma_vcpu *v, uint64_t tsc);
 
 /* Names for output. */

@@ -269,7 +269,7 @@ enum vma_xe_flags {
 	X(DR_READ, TRC_HVM_DR_READ, "dr_read", 0, VMA_XE_EXIT, refine, generic) \
 	X(DR_WRITE, TRC_HVM_DR_WRITE, "dr_write", 0, VMA_XE_EXIT, refine, generic) \
 	X(MSR_READ, TRC_HVM_MSR_READ, "msr_read", 3, VMA_XE_EXIT, refine, msr) \
-	X(MSR_WRITE, TRC_HVM_MSR_WRITE, "msr_write", 3, VMA_XE_EXIT, refine, msr) \
+	X(MSR_WRITE, TRC_HVM_MSR_WRITE, "msr_write", 3, VMA_XE_EXIT, msr_write, msr) \
 	X(CPUID, TRC_HVM_CPUID, "cpuid", 0, VMA_XE_EXIT, refine, generic) \
 	X(INTR, TRC_HVM_INTR, "intr", 0, VMA_XE_EXIT, intr_exit, intr) \
 	X(NMI, TRC_HVM_NMI, "nmi", 0, VMA_XE_EXIT, refine, generic) \

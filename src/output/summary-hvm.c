@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The HVM part of a vcpu's text summary: exit reasons with a sub-line per
- * handler, guest interrupt counts, and the I/O port and MMIO address
- * tables, from the report's rows.  Sub-lines are printed under every vcpu
+ * handler, guest interrupt counts, IPI latency, and the I/O port and MMIO
+ * address tables, from the report's rows.  Sub-lines are printed under every vcpu
  * that has them (xenalyze prints them only under the first vcpu that
  * registered a handler).
  */
@@ -145,6 +145,9 @@ void vma_summary_hvm(const struct vma_summary_ctx *c, const struct vma_report_vc
 				v->eip_histogram[i].count);
 		}
 	}
+	/* Where xenalyze's would be, had its update not been compiled out. */
+	if (v->ipi_latency.events)
+		vma_summary_exit_line(c, "IPI latency ", &v->ipi_latency);
 	address_table(c, v->io, v->nr_io, "IO address summary:", false);
 	address_table(c, v->mmio, v->nr_mmio, "MMIO address summary:",
 		      c->mmio_skip_vga && !c->report->kvm);

@@ -138,6 +138,10 @@ static void json_hvm(FILE *out, const struct vma_report *r, const struct vma_rep
 			v->irqs[i].vector == VMA_GUEST_VECTORS ? "+" : "", v->irqs[i].count);
 	}
 	fputc('}', out);
+	if (v->ipi_latency.events) {
+		fprintf(out, ",\"ipi_latency\":");
+		json_stat(out, r, &v->ipi_latency);
+	}
 	if (v->has_eip_histogram) {
 		fprintf(out, ",\"interrupt_eip_histogram\":{\"vector\":%u,\"increment\":%" PRIu64
 			     ",\"buckets\":[", v->eip_histogram_vector, v->eip_histogram_increment);

@@ -306,6 +306,8 @@ static inline __attribute__((always_inline)) void vmentry(struct vma_machine *m,
 	struct vma_hvm *h = &v->hvm;
 
 	w2h_vmentry(h, rec->tsc);
+	if (__builtin_expect(m->vlapic.nr != 0, 0))
+		vma_vlapic_vmentry(m, v, rec->tsc);
 	if (!h->vmexit_valid) {
 		commit_pending(h);
 		return;
@@ -398,12 +400,27 @@ static void rdtsc(struct vma_machine *m, struct vma_vcpu *v, const struct vma_re
 	v->hvm.last_rdtsc = vma_xf_rdtsc_value(rec);
 }
 
+/* The local APIC's ICR: as xAPIC MMIO, and as x2APIC MSR (vlapic.h). */
+#define APIC_ICR_GPA 0xfee00300ull
+#define X2APIC_ICR_MSR 0x830u
+
 static void mmio(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
 		 struct vma_outcome *out)
 {
 	refine_arc(&v->hvm.inflight, rec, out->svm);
-	if (vma_xf_mmio_has_data(rec))
+	if (vma_xf_mmio_has_data(rec)) {
 		v->hvm.mmio_in_arc = true;
+		if (vma_xf_mmio_write(rec) && vma_xf_mmio_gpa(rec) == APIC_ICR_GPA)
+			vma_vlapic_icr_write(m, v, vma_xf_mmio_data(rec), rec->tsc);
+	}
+}
+
+static void msr_write(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
+		      struct vma_outcome *out)
+{
+	refine_arc(&v->hvm.inflight, rec, out->svm);
+	if (vma_xf_msr(rec) == X2APIC_ICR_MSR)
+		vma_vlapic_icr_write(m, v, (uint32_t)vma_xf_msr_value(rec), rec->tsc);
 }
 
 /* An injected interrupt (the record stands alone: no exit needed). */
@@ -412,6 +429,7 @@ static void inj_virq(struct vma_machine *m, struct vma_vcpu *v, const struct vma
 {
 	uint32_t vec = vma_xf_virq_vector(rec);
 
+	vma_vlapic_inject(m, v, vec);
 	if (!stats_of(&v->hvm))
 		return;
 	v->hvm.stats->guest_irqs[vec < VMA_GUEST_VECTORS ? vec : VMA_GUEST_VECTORS]++;

@@ -127,6 +127,7 @@ static void vcpu_destroy(struct vma_vcpu *v)
 		vma_hvm_stats_destroy(v->hvm.stats);
 		free(v->hvm.w2h);
 		vma_eip_counts_release(&v->hvm.eip_histogram);
+		vma_cycles_release(&v->hvm.ipi_latency);
 	} else if (v->type == VMA_VCPU_PV) {
 		free(v->pv.counts);
 		free(v->pv.hypercalls);
@@ -158,6 +159,7 @@ void vma_machine_destroy(struct vma_machine *m)
 	}
 	free(m->pcpus);
 	free(m->columns);
+	vma_vlapic_release(&m->vlapic);
 	vma_kvm_threads_destroy(m->kvm_threads);
 	free(m->kvm_counts);
 	free(m);

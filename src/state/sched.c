@@ -428,6 +428,7 @@ static void lost_begin(struct vma_machine *m, struct vma_pcpu *p, const struct v
 	p->lost.domain_valid = true;
 	p->lost.did = vma_xf_lost_did(rec);
 	p->lost.vid = vma_xf_lost_vid(rec);
+	vma_vlapic_lost(m);
 }
 
 static void lost_end(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec)

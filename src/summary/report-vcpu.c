@@ -433,6 +433,7 @@ void vma_report_build_vcpu(struct vma_report_builder *b, struct vma_report_vcpu 
 		if (!b->full)
 			return;
 		build_irqs(b, rv, st);
+		vma_report_fill_stat(b, &rv->ipi_latency, &v->hvm.ipi_latency, VMA_CYCLES_BY_COUNT);
 		if (b->eips->histogram && v->type == VMA_VCPU_HVM) {
 			uint64_t total;
 

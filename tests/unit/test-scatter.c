@@ -14,6 +14,7 @@
 #include "vmalyze/diag.h"
 #include "vmalyze/dispatch.h"
 #include "vmalyze/ipi.h"
+#include "vmalyze/report.h"
 #include "vmalyze/scatter.h"
 #include "vmalyze/state.h"
 #include "vmalyze/status.h"
@@ -309,4 +310,46 @@ Test(ipi, only_what_was_sent_to_others, .fini = teardown)
 	feed(0, 21100, TRC_HVM_INJ_VIRQ, 2, 0xd2u, 0u);  /* the sender is not a target */
 	feed(0, 21200, TRC_HVM_VMENTRY, 0);
 	cr_assert_str_eq(finish(), "");
+}
+
+/* The summary's side: each delivery's latency in the target vcpu's summary, and its report row. */
+Test(ipi, latencies_summed_per_target_vcpu, .fini = teardown)
+{
+	struct vma_report_build how = { .hz = 1000000000u, .detail = VMA_REPORT_FULL,
+					.final = true };
+	const struct vma_vcpu *v0, *v1;
+	struct vma_report *r;
+	uint32_t i;
+
+	start(0, NULL, NULL);
+	two_vcpus();
+	icr_mmio(10000, ICR_ALL_BUT_SELF | 0xd1);
+	deliver(15010, 0xd1);                    /* 5000 */
+	icr_mmio(20000, ICR_ALL_BUT_SELF | 0xd1);
+	icr_mmio(21000, ICR_ALL_BUT_SELF | 0xd1);
+	deliver(22010, 0xd1);                    /* 2000, from the first of two sends */
+	deliver(23000, 0xd1);                    /* nothing outstanding */
+	/* All, self included: d1v0 is a target too. */
+	icr_mmio(30000, (2u << 18) | 0xd2);
+	feed(0, 30500, TRC_HVM_VMX_EXIT64, 3, 1u, 0x1000u, 0u);
+	feed(0, 30600, TRC_HVM_INJ_VIRQ, 2, 0xd2u, 0u);
+	feed(0, 30700, TRC_HVM_VMENTRY, 0);      /* 690, from the write at 30010 */
+	v0 = vma_vcpu_get(m, 1, 0);
+	v1 = vma_vcpu_get(m, 1, 1);
+	cr_assert_eq(v1->hvm.ipi_latency.count, 2);
+	cr_assert_eq(v1->hvm.ipi_latency.cycles, 7000);
+	cr_assert_eq(v0->hvm.ipi_latency.count, 1);
+	cr_assert_eq(v0->hvm.ipi_latency.cycles, 690);
+	vma_machine_finish(m);
+	r = vma_report_create(m, &how);
+	cr_assert_not_null(r);
+	for (i = 0; i < r->nr_domains && r->domains[i].id != 1; i++)
+		;
+	cr_assert_lt(i, r->nr_domains);
+	cr_assert_eq(r->domains[i].vcpus[1].ipi_latency.events, 2);
+	cr_assert_eq(r->domains[i].vcpus[1].ipi_latency.mean, 3500);
+	cr_assert_eq(r->domains[i].vcpus[1].ipi_latency.p95, 5000);
+	cr_assert_eq(r->domains[i].vcpus[0].ipi_latency.total, 690);
+	vma_report_destroy(r);
+	finish();
 }

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * IPI latency, kept by the state stage (vlapic.c): an IPI a guest vcpu
+ * sends to the vcpus of its domain by writing its local APIC's ICR with
+ * the "all but self" or "all" shorthand (xAPIC MMIO at 0xfee00300, or
+ * x2APIC MSR 0x830) is outstanding for each target until the vmentry
+ * that delivers its vector, injected since.  The latency, from the first
+ * send the delivery answers to that vmentry, goes to the target's
+ * summary (struct vma_hvm's ipi_latency); the deliveries a vmentry made
+ * are listed for the dump's --dump-ipi-latency lines (ipi.h) until the
+ * next vmentry.
+ */
+#ifndef VMALYZE_VLAPIC_H
+#define VMALYZE_VLAPIC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct vma_vcpu;
+
+/* A vector sent to a vcpu and not yet delivered. */
+struct vma_ipi_outstanding {
+	const struct vma_vcpu *v;
+	uint32_t vec, sends;
+	uint64_t first_tsc;
+	bool injected;
+};
+
+/* One delivery of the last vmentry that made any. */
+struct vma_ipi_delivery {
+	const struct vma_vcpu *v;
+	uint32_t vec, sends;
+	uint64_t latency;
+};
+
+struct vma_vlapic {
+	struct vma_ipi_outstanding *list; /* owned; few at a time */
+	size_t nr, cap;
+	struct vma_ipi_delivery *done;    /* owned: the deliveries of record done_record */
+	size_t nr_done, cap_done;
+	uint64_t done_record;             /* machine record count when they were made */
+};
+
+#endif /* VMALYZE_VLAPIC_H */
