@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * xenalyze's HVM short summary: ten categories of an exit arc's time, by
- * the handler record that refined it.  vmalyze models no shadow-paging
- * emulation, so the first five stay empty.  Used by the interval modes
- * (xinterval.h) and the CR3 enumeration (cr3.h).
+ * the handler record that refined it; the first five are shadow page
+ * faults', by their class.  Used by the interval modes (xinterval.h) and
+ * the CR3 enumeration (cr3.h).
  */
 #ifndef VMALYZE_HVM_SHORT_H
 #define VMALYZE_HVM_SHORT_H

@@ -24,6 +24,10 @@ int vma_hvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_r
 int vma_pv_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
 		  struct vma_outcome *out);
 
+/* TRC_SHADOW: shadow page faults, refining the open exit (p->current is an HVM vcpu). */
+int vma_shadow_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
+		      struct vma_outcome *out);
+
 /* TRC_MEM: grant-table operations, populate-on-demand. */
 int vma_mem_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
 		   struct vma_outcome *out);

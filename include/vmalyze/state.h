@@ -23,6 +23,7 @@
 #include "vmalyze/cycles.h"
 #include "vmalyze/eips.h"
 #include "vmalyze/record.h"
+#include "vmalyze/shadow.h"
 #include "vmalyze/vlapic.h"
 
 struct vma_diag;
@@ -81,6 +82,10 @@ struct vma_hvm_inflight {
 	uint64_t key;       /* port, address, MSR, CR number, hypercall... */
 	uint64_t value;     /* the value written (CR writes) */
 	bool is_write;
+	/* Shadow paging (shadow.c): the exit's fault class, a TRC_SHADOW minor, 0 none... */
+	uint8_t shadow;
+	bool prealloc_unpin;  /* ...a shadow unpinned to make room during it... */
+	uint32_t shadow_flags; /* ...and the path flags of its fault record (VMA_SHF_*) */
 };
 
 /*
@@ -261,6 +266,7 @@ struct vma_domain {
 	struct vma_kvm_vm kvm;     /* KVM: which process it is */
 	struct vma_eip_counts interrupt_eips; /* --with-interrupt-eip-enumeration */
 	struct vma_cr3_list cr3s;  /* --with-cr3-enumeration, by first load */
+	struct vma_eip_cycles_list emulate_eips; /* shadow emulations by guest EIP (shadow.c) */
 };
 
 /* The one place a vcpu's runstate changes: its domain's counts follow. */
@@ -502,6 +508,9 @@ void vma_interrupt_eip_note(struct vma_machine *machine, struct vma_vcpu *v, uin
  * a CR3 write it carried takes effect and its cycles go to the CR3 loaded.
  */
 void vma_cr3_vmexit(struct vma_vcpu *v, uint64_t tsc);
+
+/* An exit arc of @cycles closes: a shadow emulation's goes to the domain's EIP list (shadow.c). */
+void vma_shadow_arc_close(struct vma_machine *machine, struct vma_vcpu *v, uint64_t cycles);
 
 /* IPI latency (vlapic.h): a write of @v's ICR, an injection, a vmentry, a lost-records gap. */
 void vma_vlapic_icr_write(struct vma_machine *machine, const struct vma_vcpu *v, uint32_t icr,

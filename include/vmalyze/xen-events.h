@@ -16,8 +16,8 @@
  *          state stage does not use it, the dump prints it raw)
  * FLAGS    VMA_XE_* below
  * STATE    the state stage's handler (expanded by the class's file in
- *          src/state: sched.c for GEN, hvm.c, mem.c; dom0 records have
- *          no state)
+ *          src/state: sched.c for GEN, hvm.c, mem.c, shadow.c; dom0
+ *          records have no state)
  * DESCRIBE the dump's decoder (expanded by the class's xen-describe*.c)
  *
  * Each stage expands only its own column, so neither names the other's
@@ -25,9 +25,10 @@
  * both stages.  Adding a record: a row here, its accessors, and the STATE
  * and DESCRIBE functions in the class's two files.
  *
- * Runstate changes (an id per transition: see vma_xf_runstate()) and
- * shadow records are not rows; the shadow decoders still switch on the id
- * (xen-describe-shadow.c), and the state stage does not read them.
+ * Runstate changes (an id per transition: see vma_xf_runstate()) are not
+ * rows.  Shadow records are, by their id without the guest's paging
+ * levels (bits 11:8), which set the width of their fields: their WORDS is
+ * a VMA_XE_SHAPE().
  */
 #ifndef VMALYZE_XEN_EVENTS_H
 #define VMALYZE_XEN_EVENTS_H
@@ -45,7 +46,15 @@ enum vma_xe_flags {
 	VMA_XE_WIDE = 1u << 0,      /* the 64-bit layout (TRC_64_FLAG) */
 	VMA_XE_EXIT = 1u << 1,      /* refines the open exit: with none it is an orphan */
 	VMA_XE_EXACT = 1u << 2,     /* WORDS exactly, no more */
+	VMA_XE_LEVELS = 1u << 3,    /* shadow: WORDS is a VMA_XE_SHAPE() of the paging levels */
 };
+
+/*
+ * A shadow record's payload: @entries guest page-table entries (one word
+ * for 2-level guests, two otherwise), then @addrs guest addresses (two
+ * words for 4-level guests, one otherwise), then @words plain words.
+ */
+#define VMA_XE_SHAPE(entries, addrs, words) ((entries) << 5 | (addrs) << 3 | (words))
 
 #define VMA_XEN_GEN_EVENTS(X) \
 	X(LOST_RECORDS, TRC_LOST_RECORDS, "lost_records", 4, VMA_XE_EXACT, lost_begin, \
@@ -370,9 +379,46 @@ enum vma_xe_flags {
 	X(PV_##sym, TRC_PV_##sym, name, 0, 0, count, generic) \
 	X(PV_##sym##64, TRC_PV_##sym | TRC_64_FLAG, name, 0, VMA_XE_WIDE, count, generic)
 
+/*
+ * Shadow-paging records (TRC_SHADOW), each refining the open exit (a
+ * shadow page fault): the fault's class, the page-table entry and address
+ * it was about, the path it took (flags, VMA_SHF_*), or an event on the
+ * way (a shadow unpinned to make room, a brute-force search, a resync).
+ * Names are xenalyze's (its pf_xen_name[] and dump words).
+ */
+#define VMA_XE_SH (VMA_XE_EXIT | VMA_XE_LEVELS)
+#define VMA_XEN_SHADOW_EVENTS(X) \
+	X(SH_NOT_SHADOW, TRC_SHADOW_NOT_SHADOW, "propagate", VMA_XE_SHAPE(1, 1, 1), VMA_XE_SH, \
+	  fault_flags, propagate) \
+	X(SH_FAST_PROPAGATE, TRC_SHADOW_FAST_PROPAGATE, "fast propagate", 0, VMA_XE_EXIT, fault, \
+	  fault_generic) \
+	X(SH_FAST_MMIO, TRC_SHADOW_FAST_MMIO, "fast mmio", VMA_XE_SHAPE(0, 1, 0), VMA_XE_SH, fault, \
+	  mmio) \
+	X(SH_FALSE_FAST_PATH, TRC_SHADOW_FALSE_FAST_PATH, "false fast path", 0, VMA_XE_EXIT, fault, \
+	  fault_generic) \
+	X(SH_MMIO, TRC_SHADOW_MMIO, "mmio", VMA_XE_SHAPE(0, 1, 0), VMA_XE_SH, fault, mmio) \
+	X(SH_FIXUP, TRC_SHADOW_FIXUP, "fixup", VMA_XE_SHAPE(1, 1, 1), VMA_XE_SH, fault_flags, \
+	  fixup) \
+	X(SH_DOMF_DYING, TRC_SHADOW_DOMF_DYING, "dom dying", 0, VMA_XE_EXIT, fault, fault_generic) \
+	X(SH_EMULATE, TRC_SHADOW_EMULATE, "emulate", VMA_XE_SHAPE(2, 1, 1), VMA_XE_SH, emulate, \
+	  emulate) \
+	X(SH_UNSHADOW_USER, TRC_SHADOW_EMULATE_UNSHADOW_USER, "unshadow:user-mode", \
+	  VMA_XE_SHAPE(1, 1, 0), VMA_XE_SH, fault, unshadow) \
+	X(SH_UNSHADOW_EVTINJ, TRC_SHADOW_EMULATE_UNSHADOW_EVTINJ, "unshadow:evt inj", \
+	  VMA_XE_SHAPE(1, 1, 0), VMA_XE_SH, fault, unshadow) \
+	X(SH_UNSHADOW_UNHANDLED, TRC_SHADOW_EMULATE_UNSHADOW_UNHANDLED, \
+	  "unshadow:unhandled instr", VMA_XE_SHAPE(1, 1, 0), VMA_XE_SH, fault, unshadow) \
+	X(SH_WRMAP_BF, TRC_SHADOW_WRMAP_BF, "wrmap-bf", 2, VMA_XE_EXIT, nothing, gfn_record) \
+	X(SH_PREALLOC_UNPIN, TRC_SHADOW_PREALLOC_UNPIN, "prealloc-unpin", 2, VMA_XE_EXIT, \
+	  prealloc_unpin, gfn_record) \
+	X(SH_RESYNC_FULL, TRC_SHADOW_RESYNC_FULL, "oos resync full", 2, VMA_XE_EXIT, nothing, \
+	  gfn_record) \
+	X(SH_RESYNC_ONLY, TRC_SHADOW_RESYNC_ONLY, "oos resync only", 2, VMA_XE_EXIT, nothing, \
+	  gfn_record)
+
 #define VMA_XEN_EVENTS(X) \
 	VMA_XEN_GEN_EVENTS(X) VMA_XEN_SCHED_EVENTS(X) VMA_XEN_DOM0_EVENTS(X) VMA_XEN_HVM_EVENTS(X) \
-	VMA_XEN_MEM_EVENTS(X) VMA_XEN_PV_EVENTS(X) VMA_XEN_HW_EVENTS(X)
+	VMA_XEN_MEM_EVENTS(X) VMA_XEN_PV_EVENTS(X) VMA_XEN_SHADOW_EVENTS(X) VMA_XEN_HW_EVENTS(X)
 
 enum vma_xe_index {
 #define VMA_XE_ENUM(sym, id, name, words, flags, state, describe) VMA_XE_##sym,
@@ -406,9 +452,37 @@ enum vma_xe_index vma_xen_event_index(uint32_t event);
  * and the dump prints it raw.  The one rule; callers that expand the list
  * pass the row's constants, others call vma_xen_event_short().
  */
+/* A shadow record's paging levels, 2 to 4 in a sound one (bits 11:8 + 2). */
+static inline unsigned int vma_xf_sh_levels(const struct vma_record *r)
+{
+	return ((r->event >> 8) & 0xfu) + 2;
+}
+
+/* Words of a shadow entry and address for @r's levels. */
+static inline unsigned int vma_xf_sh_entry_words(const struct vma_record *r)
+{
+	return vma_xf_sh_levels(r) == 2 ? 1 : 2;
+}
+
+static inline unsigned int vma_xf_sh_addr_words(const struct vma_record *r)
+{
+	return vma_xf_sh_levels(r) == 4 ? 2 : 1;
+}
+
+/* The words a VMA_XE_SHAPE() needs at @r's levels; more than any record for bad levels. */
+static inline unsigned int vma_xe_shape_words(const struct vma_record *r, unsigned int shape)
+{
+	if (vma_xf_sh_levels(r) > 4)
+		return 0x10000u;
+	return (shape >> 5) * vma_xf_sh_entry_words(r) + ((shape >> 3) & 3u) * vma_xf_sh_addr_words(r) +
+	       (shape & 7u);
+}
+
 static inline bool vma_xe_short(const struct vma_record *rec, unsigned int words,
 				unsigned int flags)
 {
+	if (flags & VMA_XE_LEVELS)
+		words = vma_xe_shape_words(rec, words);
 	/* Fewer words wrap around to far more than any allowance. */
 	return (uint32_t)rec->nr_data - words > ((flags & VMA_XE_EXACT) ? 0u : 0xffffu);
 }
@@ -700,5 +774,70 @@ static inline uint32_t vma_xf_emul_word(const struct vma_record *r, unsigned int
 {
 	return r->data[i];
 }
+
+/*
+ * Shadow records (their rows say which fields each has): an entry, then an
+ * address, then flags; the emulation record has two entries (the entry
+ * and the value written).  The flags are Xen's trace_shadow_path_flags.
+ */
+enum vma_sh_flag {
+	VMA_SHF_SET_AD = 1u << 0,
+	VMA_SHF_SET_A = 1u << 1,
+	VMA_SHF_L1_GET_REF = 1u << 2,
+	VMA_SHF_L1_PUT_REF = 1u << 3,
+	VMA_SHF_DEMOTE = 1u << 8,
+	VMA_SHF_PROMOTE = 1u << 9,
+	VMA_SHF_WRMAP = 1u << 10,
+	VMA_SHF_WRMAP_GUESS_FOUND = 1u << 11,
+	VMA_SHF_EARLY_UNSHADOW = 1u << 13,
+	VMA_SHF_PREALLOC_UNHOOK = 1u << 17,
+	VMA_SHF_UNSYNC = 1u << 18,
+	VMA_SHF_OOS_FIXUP_ADD = 1u << 19,
+	VMA_SHF_OOS_FIXUP_EVICT = 1u << 20,
+};
+
+static inline uint32_t vma_xf_sh_minor(const struct vma_record *r) { return r->event & 0xffu; }
+
+/* Entry @i (of the leading entries): 32-bit for 2-level guests. */
+static inline uint64_t vma_xf_sh_entry(const struct vma_record *r, unsigned int i)
+{
+	unsigned int w = vma_xf_sh_entry_words(r);
+
+	return w == 2 ? vma_xq(r, 2 * i) : r->data[i];
+}
+
+/* The address after @entries entries: 64-bit for 4-level guests. */
+static inline uint64_t vma_xf_sh_addr(const struct vma_record *r, unsigned int entries)
+{
+	unsigned int at = entries * vma_xf_sh_entry_words(r);
+
+	return vma_xf_sh_addr_words(r) == 2 ? vma_xq(r, at) : r->data[at];
+}
+
+/* The word after @entries entries and one address. */
+static inline uint32_t vma_xf_sh_word(const struct vma_record *r, unsigned int entries)
+{
+	return r->data[entries * vma_xf_sh_entry_words(r) + vma_xf_sh_addr_words(r)];
+}
+
+/* propagate, fixup {gl1e; va; flags}; the unshadow cases {gfn; va} */
+static inline uint64_t vma_xf_sh_fault_gl1e(const struct vma_record *r) { return vma_xf_sh_entry(r, 0); }
+static inline uint64_t vma_xf_sh_fault_va(const struct vma_record *r) { return vma_xf_sh_addr(r, 1); }
+static inline uint32_t vma_xf_sh_fault_flags(const struct vma_record *r) { return vma_xf_sh_word(r, 1); }
+
+/* emulate {gl1e, value written; va; flags:29, emulation count:3} */
+static inline uint64_t vma_xf_sh_emul_gl1e(const struct vma_record *r) { return vma_xf_sh_entry(r, 0); }
+static inline uint64_t vma_xf_sh_emul_wval(const struct vma_record *r) { return vma_xf_sh_entry(r, 1); }
+static inline uint64_t vma_xf_sh_emul_va(const struct vma_record *r) { return vma_xf_sh_addr(r, 2); }
+static inline uint32_t vma_xf_sh_emul_flags(const struct vma_record *r)
+{
+	return vma_xf_sh_word(r, 2) & 0x1fffffffu;
+}
+
+/* mmio, fast mmio {va} */
+static inline uint64_t vma_xf_sh_mmio_va(const struct vma_record *r) { return vma_xf_sh_addr(r, 0); }
+
+/* wrmap-bf, prealloc-unpin, resync {gfn (u64)} */
+static inline uint64_t vma_xf_sh_gfn(const struct vma_record *r) { return vma_xq(r, 0); }
 
 #endif /* VMALYZE_XEN_EVENTS_H */

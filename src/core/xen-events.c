@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The rows of the Xen HVM event table (xen-events.h): the columns both
+ * The rows of the Xen event table (xen-events.h): the columns both
  * stages share.  The state and describe columns are expanded by their
  * own stages.
  */
@@ -23,6 +23,8 @@
 	ROW(VMA_XEN_CLASS_MEM, sym, id, name, words, flags)
 #define PV(sym, id, name, words, flags, state, describe) \
 	ROW(VMA_XEN_CLASS_PV, sym, id, name, words, flags)
+#define SHADOW(sym, id, name, words, flags, state, describe) \
+	ROW(VMA_XEN_CLASS_SHADOW, sym, id, name, words, flags)
 
 const struct vma_xen_event vma_xen_events[VMA_XE_COUNT] = {
 	VMA_XEN_GEN_EVENTS(GEN)
@@ -31,11 +33,15 @@ const struct vma_xen_event vma_xen_events[VMA_XE_COUNT] = {
 	VMA_XEN_HVM_EVENTS(HVM)
 	VMA_XEN_MEM_EVENTS(MEM)
 	VMA_XEN_PV_EVENTS(PV)
+	VMA_XEN_SHADOW_EVENTS(SHADOW)
 	VMA_XEN_HW_EVENTS(HW)
 };
 
 enum vma_xe_index vma_xen_event_index(uint32_t event)
 {
+	/* A shadow record's row is its id without the guest's paging levels. */
+	if (VMA_TRC_MAIN(event) == VMA_TRC_MAIN(TRC_SHADOW))
+		event &= ~0xf00u;
 	switch (event) {
 #define CASE(sym, id, name, words, flags, state, describe) \
 	case (id):                                         \

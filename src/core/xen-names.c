@@ -504,21 +504,13 @@ const char *vma_mem_event_name(uint32_t minor)
 	return i == VMA_XE_NONE ? NULL : vma_xen_events[i].name;
 }
 
-static const char *const shadow_fault[] = {
-	[1] = "propagate",
-	[2] = "fast propagate",
-	[3] = "fast mmio",
-	[4] = "false fast path",
-	[5] = "mmio",
-	[6] = "fixup",
-	[7] = "dom dying",
-	[8] = "emulate",
-	[9] = "unshadow:user-mode",
-	[10] = "unshadow:evt inj",
-	[11] = "unshadow:unhandled instr",
-};
-
 const char *vma_shadow_fault_name(uint32_t minor)
 {
-	return lookup(shadow_fault, ARRAY_LEN(shadow_fault), minor);
+	enum vma_xe_index i;
+
+	/* The fault classes are the first rows; the later minors are events of a fault. */
+	if (minor < 1 || minor > TRC_SHADOW_EMULATE_UNSHADOW_UNHANDLED - TRC_SHADOW)
+		return NULL;
+	i = vma_xen_event_index(TRC_SHADOW + minor);
+	return i == VMA_XE_NONE ? NULL : vma_xen_events[i].name;
 }

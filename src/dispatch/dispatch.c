@@ -42,7 +42,8 @@ static const struct triage xen_classes[VMA_XEN_CLASSES] = {
 	[VMA_XEN_CLASS_HVM] = { "hvm", vma_hvm_record, VMA_VOL_HVM, true, true, VMA_VCPU_HVM },
 	[VMA_XEN_CLASS_MEM] = { "mem", vma_mem_record, VMA_VOL_MEM, false, false, VMA_VCPU_NONE },
 	[VMA_XEN_CLASS_PV] = { "pv", vma_pv_record, VMA_VOL_PV, true, true, VMA_VCPU_PV },
-	[VMA_XEN_CLASS_SHADOW] = { "shadow", NULL, VMA_VOL_SHADOW, true, true, VMA_VCPU_HVM },
+	[VMA_XEN_CLASS_SHADOW] = { "shadow", vma_shadow_record, VMA_VOL_SHADOW, true, true,
+				   VMA_VCPU_HVM },
 	[VMA_XEN_CLASS_HW] = { "hw", NULL, VMA_VOL_HW, false, false, VMA_VCPU_NONE },
 };
 

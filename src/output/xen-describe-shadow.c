@@ -3,36 +3,31 @@
  * Shadow-paging records (TRC_SHADOW), in xenalyze's dump wording, and the
  * page-table arithmetic they share with the HVM page-fault record.
  *
- * Bits 11:8 of the event hold the guest's paging levels minus two, which
- * sets the width of the guest addresses and entries in the payload.  Xen
- * packs the payload; the fields sit at the same offsets as in xenalyze's
- * unpacked view, so both readings agree.
+ * Each record is a row of the event table (xen-events.h), which says its
+ * size and reads its fields: bits 11:8 of the event hold the guest's
+ * paging levels minus two, which set the width of the guest addresses and
+ * entries in the payload.  Xen packs the payload; the fields sit at the
+ * same offsets as in xenalyze's unpacked view, so both readings agree.
  */
 #include "output/xen-describe-internal.h"
+#include "vmalyze/xen-events.h"
 
-#define XD_SHADOW_MINOR(event) ((event) & 0xffu)
-#define XD_SHADOW_LEVELS(event) ((((event) >> 8) & 0xfu) + 2)
-
-/* Xen's trace_shadow_path_flags bits, and the letter xenalyze shows for each. */
-#define XD_SPF_SET_AD        (1u << 0)
-#define XD_SPF_SET_A         (1u << 1)
-#define XD_SPF_UNSYNC        (1u << 18)
-
+/* Xen's trace_shadow_path_flags bits (xen-events.h), and the letter xenalyze shows for each. */
 static const struct {
 	uint32_t bit;
 	char letter;
 } path_flags[] = {
-	{ 1u << 2, 'g' },  /* shadow_l1_get_ref */
-	{ 1u << 3, 'p' },  /* shadow_l1_put_ref */
-	{ 1u << 8, 'D' },  /* demote */
-	{ 1u << 9, 'P' },  /* promote */
-	{ 1u << 10, 'w' }, /* wrmap */
-	{ 1u << 11, 'G' }, /* wrmap_guess_found */
-	{ 1u << 13, 'e' }, /* early_unshadow */
-	{ 1u << 17, 'H' }, /* prealloc_unhook */
-	{ 1u << 18, 'u' }, /* unsync */
-	{ 1u << 19, 'a' }, /* oos_fixup_add */
-	{ 1u << 20, 'x' }, /* oos_fixup_evict */
+	{ VMA_SHF_L1_GET_REF, 'g' },
+	{ VMA_SHF_L1_PUT_REF, 'p' },
+	{ VMA_SHF_DEMOTE, 'D' },
+	{ VMA_SHF_PROMOTE, 'P' },
+	{ VMA_SHF_WRMAP, 'w' },
+	{ VMA_SHF_WRMAP_GUESS_FOUND, 'G' },
+	{ VMA_SHF_EARLY_UNSHADOW, 'e' },
+	{ VMA_SHF_PREALLOC_UNHOOK, 'H' },
+	{ VMA_SHF_UNSYNC, 'u' },
+	{ VMA_SHF_OOS_FIXUP_ADD, 'a' },
+	{ VMA_SHF_OOS_FIXUP_EVICT, 'x' },
 };
 
 #define XD_NFLAGS (sizeof(path_flags) / sizeof(path_flags[0]))
@@ -42,7 +37,7 @@ static void flag_string(char out[XD_NFLAGS + 2], uint32_t flags)
 {
 	unsigned int i;
 
-	out[0] = (flags & XD_SPF_SET_AD) ? 'd' : (flags & XD_SPF_SET_A) ? 'a' : '-';
+	out[0] = (flags & VMA_SHF_SET_AD) ? 'd' : (flags & VMA_SHF_SET_A) ? 'a' : '-';
 	for (i = 0; i < XD_NFLAGS; i++)
 		out[i + 1] = (flags & path_flags[i].bit) ? path_flags[i].letter : '-';
 	out[XD_NFLAGS + 1] = '\0';
@@ -160,9 +155,9 @@ void xd_pt_walk(struct xd_pt_walk *pt, uint64_t va, unsigned int levels)
 }
 
 /* xenalyze's generic form: "shadow <class> gl <levels-2> [ first 4 words ]". */
-static void fault_generic(struct xd_out *o, const struct vma_record *rec)
+static void generic_form(struct xd_out *o, const struct vma_record *rec)
 {
-	uint32_t minor = XD_SHADOW_MINOR(rec->event);
+	uint32_t minor = vma_xf_sh_minor(rec);
 	const char *name = vma_shadow_fault_name(minor);
 	unsigned int i;
 
@@ -176,120 +171,91 @@ static void fault_generic(struct xd_out *o, const struct vma_record *rec)
 	xd_puts(o, " ]");
 }
 
-/*
- * A guest address and a guest entry: the entry is 32-bit for 2 levels,
- * 64-bit otherwise; the address is 64-bit for 4 levels only.  @addr_first
- * says the address precedes the entry in the payload.
- */
-struct gl1e_va {
-	uint64_t gl1e, va;
-	unsigned int next; /* first word after the two */
-};
-
-static bool read_gl1e_va(const struct vma_record *rec, unsigned int levels, struct gl1e_va *f)
-{
-	unsigned int entry_words = levels == 2 ? 1 : 2;
-	unsigned int va_words = levels == 4 ? 2 : 1;
-
-	if (levels < 2 || levels > 4 || rec->nr_data < entry_words + va_words)
-		return false;
-	f->gl1e = entry_words == 2 ? xd_q(rec, 0) : rec->data[0];
-	f->va = va_words == 2 ? xd_q(rec, entry_words) : rec->data[entry_words];
-	f->next = entry_words + va_words;
-	return true;
-}
-
 /* TRC_SHADOW_NOT_SHADOW and TRC_SHADOW_FIXUP: {gl1e; va; flags}. */
 static bool gl1e_va_flags(struct xd_out *o, const struct vma_record *rec, bool fixup)
 {
-	unsigned int levels = XD_SHADOW_LEVELS(rec->event);
+	unsigned int levels = vma_xf_sh_levels(rec);
+	uint64_t gl1e = vma_xf_sh_fault_gl1e(rec), va = vma_xf_sh_fault_va(rec);
+	uint32_t flags = vma_xf_sh_fault_flags(rec);
 	char fs[XD_NFLAGS + 2];
-	struct gl1e_va f;
-	uint32_t flags;
 
-	if (!read_gl1e_va(rec, levels, &f) || rec->nr_data <= f.next)
-		return false;
-	flags = rec->data[f.next];
 	flag_string(fs, flags);
 	o->mark = ']';
-	if (fixup && (flags & XD_SPF_UNSYNC)) {
+	if (fixup && (flags & VMA_SHF_UNSYNC)) {
 		struct xd_pt_walk pt;
 
-		xd_pt_walk(&pt, f.va, levels);
+		xd_pt_walk(&pt, va, levels);
 		xd_printf(o, "fixup:unsync va %llx gl1e %llx corr %llx flags (%x)%s",
-			  (unsigned long long)f.va, (unsigned long long)f.gl1e,
+			  (unsigned long long)va, (unsigned long long)gl1e,
 			  (unsigned long long)pt.corresponding, flags, fs);
 	} else {
 		xd_printf(o, "%s va %llx gl1e %llx flags (%x)%s", fixup ? "fixup" : "propagate",
-			  (unsigned long long)f.va, (unsigned long long)f.gl1e, flags, fs);
+			  (unsigned long long)va, (unsigned long long)gl1e, flags, fs);
 	}
 	return true;
+}
+
+static bool propagate(struct xd_out *o, const struct vma_record *rec)
+{
+	return gl1e_va_flags(o, rec, false);
+}
+
+static bool fixup(struct xd_out *o, const struct vma_record *rec)
+{
+	return gl1e_va_flags(o, rec, true);
 }
 
 /* TRC_SHADOW_EMULATE: {gl1e, written value; va; flags:29, count:3}. */
 static bool emulate(struct xd_out *o, const struct vma_record *rec)
 {
-	unsigned int levels = XD_SHADOW_LEVELS(rec->event);
-	unsigned int entry_words = levels == 2 ? 1 : 2;
-	unsigned int va_words = levels == 4 ? 2 : 1;
-	unsigned int n = 2 * entry_words + va_words;
-	uint64_t gl1e, wval, va;
-	uint32_t flags;
+	uint64_t va = vma_xf_sh_emul_va(rec);
+	uint32_t flags = vma_xf_sh_emul_flags(rec);
 	struct xd_pt_walk pt;
 	char fs[XD_NFLAGS + 2];
 
-	if (levels < 2 || levels > 4 || rec->nr_data <= n)
-		return false;
-	gl1e = entry_words == 2 ? xd_q(rec, 0) : rec->data[0];
-	wval = entry_words == 2 ? xd_q(rec, 2) : rec->data[1];
-	va = va_words == 2 ? xd_q(rec, 2 * entry_words) : rec->data[2 * entry_words];
-	flags = rec->data[n] & 0x1fffffffu;
 	flag_string(fs, flags);
-	xd_pt_walk(&pt, va, levels);
+	xd_pt_walk(&pt, va, vma_xf_sh_levels(rec));
 	o->mark = ']';
 	xd_printf(o, "emulate va %llx gl1e %8llx wval %8llx flags %s(%x) pt_level %d corr %8llx",
-		  (unsigned long long)va, (unsigned long long)gl1e, (unsigned long long)wval, fs,
-		  flags, pt.level, (unsigned long long)pt.corresponding);
+		  (unsigned long long)va, (unsigned long long)vma_xf_sh_emul_gl1e(rec),
+		  (unsigned long long)vma_xf_sh_emul_wval(rec), fs, flags, pt.level,
+		  (unsigned long long)pt.corresponding);
 	return true;
 }
 
 /* TRC_SHADOW_MMIO, TRC_SHADOW_FAST_MMIO: {va}. */
 static bool mmio(struct xd_out *o, const struct vma_record *rec)
 {
-	unsigned int levels = XD_SHADOW_LEVELS(rec->event);
-	bool wide = levels == 4;
-
-	if (levels < 2 || levels > 4 || rec->nr_data < (wide ? 2u : 1u))
-		return false;
 	o->mark = ']';
 	xd_printf(o, "%smmio va %llx",
 		  (rec->event & ~0xf00u) == TRC_SHADOW_FAST_MMIO ? "fast " : "",
-		  (unsigned long long)(wide ? xd_q(rec, 0) : rec->data[0]));
+		  (unsigned long long)vma_xf_sh_mmio_va(rec));
 	return true;
 }
 
 /* The unshadow cases of emulation: {gfn; va; flags}, gfn 32-bit for 2 levels. */
 static bool unshadow(struct xd_out *o, const struct vma_record *rec)
 {
-	unsigned int levels = XD_SHADOW_LEVELS(rec->event);
-	struct gl1e_va f;
-
-	if (!read_gl1e_va(rec, levels, &f))
-		return false;
 	o->mark = ']';
-	xd_printf(o, "shadow %s gfn %llx va %llx",
-		  vma_shadow_fault_name(XD_SHADOW_MINOR(rec->event)), (unsigned long long)f.gl1e,
-		  (unsigned long long)f.va);
+	xd_printf(o, "shadow %s gfn %llx va %llx", vma_shadow_fault_name(vma_xf_sh_minor(rec)),
+		  (unsigned long long)vma_xf_sh_fault_gl1e(rec),
+		  (unsigned long long)vma_xf_sh_fault_va(rec));
+	return true;
+}
+
+/* Other fault classes (fast propagate, false fast path, dying): the generic form. */
+static bool fault_generic(struct xd_out *o, const struct vma_record *rec)
+{
+	o->mark = ']';
+	generic_form(o, rec);
 	return true;
 }
 
 /* Records with a single 64-bit gfn. */
 static bool gfn_record(struct xd_out *o, const struct vma_record *rec)
 {
-	uint64_t gfn = xd_q(rec, 0);
+	uint64_t gfn = vma_xf_sh_gfn(rec);
 
-	if (rec->nr_data < 2)
-		return false;
 	switch (rec->event & ~0xf00u) {
 	case TRC_SHADOW_RESYNC_FULL:
 	case TRC_SHADOW_RESYNC_ONLY:
@@ -306,43 +272,29 @@ static bool gfn_record(struct xd_out *o, const struct vma_record *rec)
 	}
 }
 
+/* A row of the shadow list (xen-events.h): raw when too short for it. */
+#define SHADOW_CASE(sym, id, name, words, flags, state, describe) \
+	case (id):                                                 \
+		return !vma_xe_short(rec, (words), (flags)) && describe(o, rec);
+
 bool xd_shadow(struct xd_out *o, const struct vma_record *rec,
 	       const struct vma_describe_ctx *ctx)
 {
-	uint32_t event = rec->event & ~0xf00u; /* without the paging levels */
-
 	if (ctx->orphan) {
 		o->mark = '!';
-		fault_generic(o, rec);
+		generic_form(o, rec);
 		return true;
 	}
-	switch (event) {
-	case TRC_SHADOW_NOT_SHADOW:
-		return gl1e_va_flags(o, rec, false);
-	case TRC_SHADOW_FIXUP:
-		return gl1e_va_flags(o, rec, true);
-	case TRC_SHADOW_EMULATE:
-		return emulate(o, rec);
-	case TRC_SHADOW_MMIO:
-	case TRC_SHADOW_FAST_MMIO:
-		return mmio(o, rec);
-	case TRC_SHADOW_EMULATE_UNSHADOW_USER:
-	case TRC_SHADOW_EMULATE_UNSHADOW_EVTINJ:
-	case TRC_SHADOW_EMULATE_UNSHADOW_UNHANDLED:
-		return unshadow(o, rec);
-	case TRC_SHADOW_RESYNC_FULL:
-	case TRC_SHADOW_RESYNC_ONLY:
-	case TRC_SHADOW_PREALLOC_UNPIN:
-	case TRC_SHADOW_WRMAP_BF:
-		return gfn_record(o, rec);
+	switch (rec->event & ~0xf00u) { /* without the paging levels */
+		VMA_XEN_SHADOW_EVENTS(SHADOW_CASE)
 	default:
-		/* Other fault classes (fast propagate, false fast path, dying). */
-		if (XD_SHADOW_MINOR(rec->event) <=
-		    XD_SHADOW_MINOR(TRC_SHADOW_EMULATE_UNSHADOW_UNHANDLED)) {
+		/* A fault class of no row (0). */
+		if (vma_xf_sh_minor(rec) <= TRC_SHADOW_EMULATE_UNSHADOW_UNHANDLED - TRC_SHADOW) {
 			o->mark = ']';
-			fault_generic(o, rec);
+			generic_form(o, rec);
 			return true;
 		}
 		return false;
 	}
 }
+#undef SHADOW_CASE

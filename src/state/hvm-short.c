@@ -3,13 +3,33 @@
 #include "vmalyze/hvm-short.h"
 #include "vmalyze/state.h"
 #include "vmalyze/trace-ids.h"
+#include "vmalyze/xen-events.h"
 
 static const char *const category_names[VMA_XCAT_COUNT] = {
 	"emulate", "unsync", "fixup", "mmio", "propagate", "cr3", "vmcall", "intr", "hlt", "other",
 };
 
+/* A shadow page fault's category, by its class (xenalyze's shadow_*_postprocess()). */
+static enum vma_xinterval_category shadow_category(const struct vma_hvm_inflight *in)
+{
+	switch (TRC_SHADOW + in->shadow) {
+	case TRC_SHADOW_EMULATE:
+		return VMA_XCAT_EMULATE;
+	case TRC_SHADOW_FIXUP:
+		return (in->shadow_flags & VMA_SHF_UNSYNC) ? VMA_XCAT_UNSYNC : VMA_XCAT_FIXUP;
+	case TRC_SHADOW_MMIO:
+	case TRC_SHADOW_FAST_MMIO:
+		return VMA_XCAT_MMIO;
+	default:
+		/* Propagation, and the classes xenalyze counts with it (unshadow, dying...). */
+		return VMA_XCAT_PROPAGATE;
+	}
+}
+
 enum vma_xinterval_category vma_xinterval_category(const struct vma_hvm_inflight *in)
 {
+	if (in->shadow)
+		return shadow_category(in);
 	switch (in->handler) {
 	case TRC_HVM_VMMCALL:
 		return VMA_XCAT_VMCALL;

@@ -205,6 +205,8 @@ static inline uint64_t close_arc(struct vma_machine *m, struct vma_vcpu *v,
 
 	if (h->exit_tsc && h->exit_tsc <= tsc && stats_of(h)) {
 		cycles = tsc - h->exit_tsc;
+		if (__builtin_expect(h->inflight.shadow != 0, 0))
+			vma_shadow_arc_close(m, v, cycles);
 		if (__builtin_expect(m->observer != NULL, 0) && m->observer->arc_close)
 			m->observer->arc_close(m->observer->arg, v, tsc, cycles);
 		if (final) {

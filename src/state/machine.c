@@ -98,6 +98,7 @@ static void domain_destroy(struct vma_domain *d)
 	vma_cycles_release(&d->total_time);
 	vma_eip_counts_release(&d->interrupt_eips);
 	vma_cr3_list_release(&d->cr3s);
+	vma_eip_cycles_release(&d->emulate_eips);
 	free(d->latency.ring);
 	free(d->latency_nohalt.ring);
 	free(d->vcpus);

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Shadow paging, as far as the summary goes (shadow.c): a domain's
+ * shadow emulations by the guest EIP that faulted (xenalyze's "Emulate
+ * eip list"), each with its count and the cycles of its exit arcs.  A
+ * shadow record refines the open exit (struct vma_hvm_inflight: its
+ * fault class, path flags, an unpin), which gives the exit its short-
+ * summary category (hvm-short.h) and the --scatterplot-unpin-promote
+ * points.
+ */
+#ifndef VMALYZE_SHADOW_H
+#define VMALYZE_SHADOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vmalyze/cycles.h"
+
+struct vma_eip_cycles {
+	uint64_t eip;
+	struct vma_cycles cycles;
+};
+
+struct vma_eip_cycles_list {
+	struct vma_eip_cycles *v; /* owned, by ascending EIP */
+	uint32_t nr;
+	size_t cap;
+};
+
+void vma_eip_cycles_release(struct vma_eip_cycles_list *l);
+
+#endif /* VMALYZE_SHADOW_H */
