@@ -494,7 +494,75 @@ static void rec_mmio(struct sim *s)
 	words[3] = UINT32_MAX;
 	/* VMX passes the EPT exit qualification, SVM 0. */
 	words[4] = s->g->opt.vendor != GEN_VMX ? 0 : write ? 0x182 : 0x181;
-	words[5] = 4; /* p2m_mmio_dm */
+	words[5] = 4; /*
+ * Shadow paging (--shadow): what Xen's sh_page_fault() traces for a page
+ * fault (instead of the page-fault record), one fault class with its fields (entries 32-bit for a
+ * 2-level guest, addresses 64-bit for a 4-level one; the levels minus 2 in
+ * bits 11:8 of the id), sometimes after a shadow unpinned to make room.
+ */
+static void rec_shadow(struct sim *s, bool is64, uint64_t va)
+{
+	static const uint32_t classes[] = {
+		TRC_SHADOW_EMULATE, TRC_SHADOW_EMULATE, TRC_SHADOW_EMULATE, TRC_SHADOW_EMULATE,
+		TRC_SHADOW_FIXUP, TRC_SHADOW_FIXUP, TRC_SHADOW_FIXUP, TRC_SHADOW_NOT_SHADOW,
+		TRC_SHADOW_NOT_SHADOW, TRC_SHADOW_MMIO, TRC_SHADOW_EMULATE_UNSHADOW_USER,
+		TRC_SHADOW_FAST_PROPAGATE,
+	};
+	unsigned int levels = is64 ? 4 : 2, n = 0, entries = 1, i;
+	bool has_va = true, has_flags = true;
+	uint32_t event = classes[rnd_below(s, sizeof(classes) / 4)] | (levels - 2) << 8;
+	uint32_t flags = (uint32_t)rnd_below(s, 4) | (rnd_below(s, 5) ? 0 : 1u << 9);
+	uint64_t gl1e = 0x80000000ull | (rnd(s) & 0xfffff000ull) | 0x67;
+	uint32_t words[8];
+
+	if (!rnd_below(s, 6)) {
+		uint64_t gfn = 0x1000 + rnd_below(s, 0x400);
+
+		words[0] = (uint32_t)gfn;
+		words[1] = (uint32_t)(gfn >> 32);
+		rec_handler(s, TRC_SHADOW_PREALLOC_UNPIN | (levels - 2) << 8, words, 2);
+	}
+	switch (event & ~0xf00u) {
+	case TRC_SHADOW_EMULATE:
+		entries = 2; /* the entry, then the value written */
+		flags |= rnd_below(s, 8) ? 0 : 1u << 13; /* early unshadow */
+		break;
+	case TRC_SHADOW_FIXUP:
+		flags |= rnd_below(s, 4) ? 0 : 1u << 18; /* unsync */
+		break;
+	case TRC_SHADOW_NOT_SHADOW:
+		break;
+	case TRC_SHADOW_EMULATE_UNSHADOW_USER:
+		has_flags = false; /* {gfn; va} */
+		break;
+	case TRC_SHADOW_MMIO:
+		entries = 0;
+		has_flags = false;
+		break;
+	default:
+		/* Fast propagation: no payload. */
+		entries = 0;
+		has_flags = has_va = false;
+		break;
+	}
+	for (i = 0; i < entries; i++) {
+		uint64_t e = i ? gl1e ^ 0x40 : gl1e; /* the value written sets D */
+
+		words[n++] = (uint32_t)e;
+		if (levels > 2)
+			words[n++] = (uint32_t)(e >> 32);
+	}
+	if (has_va) {
+		words[n++] = (uint32_t)va;
+		if (levels == 4)
+			words[n++] = (uint32_t)(va >> 32);
+	}
+	if (has_flags)
+		words[n++] = flags;
+	rec_handler(s, event, words, n);
+}
+
+/* p2m_mmio_dm */
 	rec_handler(s, TRC_HVM_NPF, words, 6);
 	words[0] = (uint32_t)gpa;
 	words[1] = (uint32_t)rnd(s);
@@ -517,7 +585,10 @@ static void rec_page_fault(struct sim *s, const struct gen_vcpu *vc)
 	words[0] = (uint32_t)rnd_below(s, 8) | 4;
 	words[1] = (uint32_t)va;
 	words[2] = (uint32_t)(va >> 32);
-	if (vc->is64)
+	/* Xen writes the page-fault record only when shadow records are not traced. */
+	if (s->g->opt.shadow)
+		rec_shadow(s, vc->is64, va);
+	else if (vc->is64)
 		rec_handler(s, TRC_HVM_PF_XEN64, words, 3);
 	else
 		rec_handler(s, TRC_HVM_PF_XEN, words, 2);

@@ -74,6 +74,7 @@ struct gen_options {
 	double no_tsc_ratio; /* share of TSC-less HVM handler records */
 	uint64_t cpu_hz;
 	uint32_t window;     /* window payload bytes */
+	bool shadow;         /* HVM guests use shadow paging: page faults write shadow records */
 };
 
 /* What a correct analyzer reports for one vcpu. */

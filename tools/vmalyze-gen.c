@@ -51,6 +51,9 @@ static void usage(FILE *f)
 	      "                     (default 131064)\n"
 	      "  --out FILE         trace file (default standard output, not a terminal)\n"
 	      "  --truth FILE       write what a correct analyzer reports\n"
+	      "  --shadow           HVM guests use shadow paging: each page-fault exit\n"
+	      "                     writes shadow records (fault class, path flags,\n"
+	      "                     unpins), as Xen does for guests without EPT/NPT\n"
 	      "  --help             this text\n",
 	      f);
 }
@@ -108,7 +111,7 @@ static int parse_double(const char *s, double *out)
 enum {
 	OPT_SEED = 256, OPT_PCPUS, OPT_DOMAINS, OPT_VCPUS, OPT_DOM0_VCPUS, OPT_PV_DOMAINS,
 	OPT_VENDOR, OPT_DURATION, OPT_SIZE, OPT_LOST, OPT_NO_TSC, OPT_CPU_HZ, OPT_WINDOW,
-	OPT_RING, OPT_OUT, OPT_TRUTH, OPT_HELP,
+	OPT_RING, OPT_OUT, OPT_TRUTH, OPT_SHADOW, OPT_HELP,
 };
 
 static const struct option long_options[] = {
@@ -128,6 +131,7 @@ static const struct option long_options[] = {
 	{ "ring", required_argument, NULL, OPT_RING },
 	{ "out", required_argument, NULL, OPT_OUT },
 	{ "truth", required_argument, NULL, OPT_TRUTH },
+	{ "shadow", no_argument, NULL, OPT_SHADOW },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -244,6 +248,9 @@ static int take_trace_option(struct cli *c, int ch, const char *arg)
 		break;
 	case OPT_TRUTH:
 		c->truth = arg;
+		break;
+	case OPT_SHADOW:
+		c->opt.shadow = true;
 		break;
 	default:
 		return 1;

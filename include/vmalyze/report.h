@@ -163,6 +163,12 @@ struct vma_report_eip {
 	uint64_t count;
 };
 
+/* A guest EIP whose shadow page faults were emulated (shadow.h): the arcs' cycles. */
+struct vma_report_emulate_eip {
+	uint64_t eip;
+	struct vma_report_stat stat;
+};
+
 /* A guest CR3 of a domain (--with-cr3-enumeration, cr3.h). */
 struct vma_report_cr3 {
 	uint64_t gmfn;
@@ -251,6 +257,10 @@ struct vma_report_domain {
 	uint64_t interrupt_eip_total;
 	struct vma_report_eip *interrupt_eips;
 	uint32_t nr_interrupt_eips;
+	/* FULL reports of Xen: shadow emulations by EIP, most time first (then count, EIP). */
+	struct vma_report_emulate_eip *emulate_eips;
+	uint32_t nr_emulate_eips;
+	uint64_t emulate_eip_total;            /* their exits */
 	/* --with-cr3-enumeration: its CR3s by first load. */
 	bool has_cr3s;
 	struct vma_report_cr3 *cr3s;

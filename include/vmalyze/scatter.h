@@ -29,6 +29,7 @@ enum vma_scatter_kind {
 	VMA_SCATTER_CR3_SWITCH,
 	VMA_SCATTER_RDTSC,
 	VMA_SCATTER_IRQ,
+	VMA_SCATTER_UNPIN_PROMOTE,  /* shadow paging */
 	VMA_SCATTER_COUNT
 };
 

@@ -18,6 +18,7 @@
 #include "vmalyze/strbuf.h"
 #include "vmalyze/symbols.h"
 #include "vmalyze/trace-ids.h"
+#include "vmalyze/xen-events.h"
 
 /* VMX's basic exit reason for an external interrupt; SVM's exit code. */
 #define VMX_EXIT_EXTERNAL_INTERRUPT 1u
@@ -137,6 +138,38 @@ static void on_switch_in(void *arg, const struct vma_vcpu *v, const struct vma_p
 	end_line(s);
 }
 
+static void point(struct vma_scatter *s, uint64_t tsc, int64_t y)
+{
+	put_time(s, tsc);
+	vma_sb_printf(&s->out.sb, " %" PRId64, y);
+	end_line(s);
+}
+
+/*
+ * xenalyze's points of a shadow emulation or fixup, at its exit: -10 an
+ * early unshadow (emulations only), 0 a shadow unpinned to make room, and
+ * for a promotion 2, or with the CR3 accounting the id of the CR3 loaded.
+ */
+static void unpin_promote(struct vma_scatter *s, const struct vma_vcpu *v)
+{
+	const struct vma_hvm *h = &v->hvm;
+	const struct vma_hvm_inflight *in = &h->inflight;
+	bool emulate = in->shadow == TRC_SHADOW_EMULATE - TRC_SHADOW;
+
+	if (!emulate && in->shadow != TRC_SHADOW_FIXUP - TRC_SHADOW)
+		return;
+	if (emulate && (in->shadow_flags & VMA_SHF_EARLY_UNSHADOW))
+		point(s, h->exit_tsc, -10);
+	if (in->prealloc_unpin)
+		point(s, h->exit_tsc, 0);
+	if (!(in->shadow_flags & VMA_SHF_PROMOTE))
+		return;
+	if (!s->machine->options.eips.cr3)
+		point(s, h->exit_tsc, 2);
+	else if (h->cr3_enum.loaded)
+		point(s, h->exit_tsc, v->domain->cr3s.v[h->cr3_enum.cur].id);
+}
+
 static void on_arc_close(void *arg, const struct vma_vcpu *v, uint64_t tsc, uint64_t cycles)
 {
 	struct vma_scatter *s = arg;
@@ -164,6 +197,8 @@ static void on_arc_close(void *arg, const struct vma_vcpu *v, uint64_t tsc, uint
 		vma_sb_printf(&s->out.sb, " %" PRIu64, in->value >> 12);
 		end_line(s);
 	}
+	if (want(s, VMA_SCATTER_UNPIN_PROMOTE) && in->shadow)
+		unpin_promote(s, v);
 }
 
 static void on_halt(void *arg, const struct vma_vcpu *v, uint32_t vector, bool is_wake,
@@ -198,7 +233,8 @@ struct vma_scatter *vma_scatter_create(FILE *out, uint64_t hz,
 				    ? on_runstate : NULL,
 		.switch_in = want(s, VMA_SCATTER_PCPU) ? on_switch_in : NULL,
 		.arc_close = (want(s, VMA_SCATTER_EXTINT_CYCLES) || want(s, VMA_SCATTER_IO) ||
-			      want(s, VMA_SCATTER_CR3_SWITCH)) ? on_arc_close : NULL,
+			      want(s, VMA_SCATTER_CR3_SWITCH) || want(s, VMA_SCATTER_UNPIN_PROMOTE))
+				     ? on_arc_close : NULL,
 		.halt = want(s, VMA_SCATTER_WAKE_TO_HALT) ? on_halt : NULL,
 	};
 	return s;

@@ -314,6 +314,16 @@ static void json_domain(FILE *out, const struct vma_report *r, const struct vma_
 		json_vcpu(out, r, &d->vcpus[i]);
 	}
 	fputc(']', out);
+	if (d->nr_emulate_eips) {
+		fprintf(out, ",\"emulate_eips\":[");
+		for (i = 0; i < d->nr_emulate_eips; i++) {
+			fprintf(out, "%s{\"eip\":%" PRIu64 ",\"cycles\":", i ? "," : "",
+				d->emulate_eips[i].eip);
+			json_stat(out, r, &d->emulate_eips[i].stat);
+			fputc('}', out);
+		}
+		fputc(']', out);
+	}
 	if (d->has_interrupt_eips) {
 		fprintf(out, ",\"interrupt_eips\":{\"vector\":%u,\"samples\":%" PRIu64 ",\"eips\":[",
 			d->interrupt_eip_vector, d->interrupt_eip_total);

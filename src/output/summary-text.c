@@ -410,6 +410,32 @@ static void interrupt_eips(const struct vma_summary_ctx *c, const struct vma_rep
 	}
 }
 
+/*
+ * xenalyze's emulate EIP list (dump_eip()): the samples, then each EIP's
+ * cycle summary (or, with no cycles, its count and share).  xenalyze
+ * prints the heading for every domain; vmalyze for those with some.
+ */
+static void emulate_eips(const struct vma_summary_ctx *c, const struct vma_report_domain *d)
+{
+	uint32_t i;
+
+	fprintf(c->out, "Emulate eip list\n");
+	fprintf(c->out, "   Total samples: %" PRIu64 "\n", d->emulate_eip_total);
+	for (i = 0; i < d->nr_emulate_eips; i++) {
+		const struct vma_report_emulate_eip *e = &d->emulate_eips[i];
+		char sym[160] = "", prefix[224];
+
+		if (vma_symbols_format(c->symbols, e->eip, sym + 1, sizeof(sym) - 1))
+			sym[0] = ' ';
+		snprintf(prefix, sizeof(prefix), "   %12" PRIx64 "%-45s: ", e->eip, sym);
+		if (e->stat.total)
+			vma_summary_exit_line(c, prefix, &e->stat);
+		else
+			fprintf(c->out, "%s %7" PRIu64 " %5.2f%%\n", prefix, e->stat.events,
+				(double)e->stat.events * 100.0 / (double)d->emulate_eip_total);
+	}
+}
+
 /* xenalyze's print_cycle_percent_summary(): "DESC: count secs pct% avg {p5|p50|p95}" of @whole. */
 static void percent_line(const struct vma_summary_ctx *c, const char *desc,
 			 const struct vma_report_stat *s, uint64_t whole)
@@ -482,6 +508,8 @@ static void domain_section(const struct vma_summary_ctx *c, const struct vma_rep
 	else
 		latency_lines(c, &d->latency, &d->latency_nohalt);
 	vcpu_sections(c, d);
+	if (d->nr_emulate_eips)
+		emulate_eips(c, d);
 	if (d->has_interrupt_eips)
 		interrupt_eips(c, d);
 	if (d->has_cr3s)

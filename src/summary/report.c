@@ -186,6 +186,36 @@ static void build_cr3s(struct vma_report_builder *b, struct vma_report_domain *r
 	}
 }
 
+/* xenalyze's order of an EIP list (eip_compare()): most cycles, then most counted. */
+static int emulate_eip_order(const void *pa, const void *pb)
+{
+	const struct vma_report_emulate_eip *a = pa, *b = pb;
+
+	if (a->stat.total != b->stat.total)
+		return a->stat.total < b->stat.total ? 1 : -1;
+	if (a->stat.count != b->stat.count)
+		return a->stat.count < b->stat.count ? 1 : -1;
+	return a->eip < b->eip ? -1 : a->eip > b->eip;
+}
+
+static void build_emulate_eips(struct vma_report_builder *b, struct vma_report_domain *rd,
+			       const struct vma_eip_cycles_list *l)
+{
+	uint32_t i;
+
+	rd->emulate_eips = vma_report_rows(b, l->nr, sizeof(*rd->emulate_eips));
+	if (!rd->emulate_eips)
+		return;
+	for (i = 0; i < l->nr; i++) {
+		rd->emulate_eips[i].eip = l->v[i].eip;
+		vma_report_fill_stat(b, &rd->emulate_eips[i].stat, &l->v[i].cycles,
+				     VMA_CYCLES_BY_COUNT);
+		rd->emulate_eip_total += l->v[i].cycles.events;
+	}
+	rd->nr_emulate_eips = l->nr;
+	qsort(rd->emulate_eips, l->nr, sizeof(*rd->emulate_eips), emulate_eip_order);
+}
+
 static void build_domain(struct vma_report_builder *b, struct vma_report_domain *rd,
 			 const struct vma_domain *d)
 {
@@ -209,6 +239,8 @@ static void build_domain(struct vma_report_builder *b, struct vma_report_domain 
 							 &rd->interrupt_eip_total);
 		rd->nr_interrupt_eips = rd->interrupt_eips ? d->interrupt_eips.nr : 0;
 	}
+	if (b->full && !b->r->kvm)
+		build_emulate_eips(b, rd, &d->emulate_eips);
 	if (b->full && b->eips->cr3 && !b->r->kvm)
 		build_cr3s(b, rd, d);
 	for (i = 0; i < d->nr_vcpus; i++)
@@ -397,6 +429,7 @@ void vma_report_destroy(struct vma_report *r)
 		free(r->domains[i].vcpus);
 		vma_report_free_totals(&r->domains[i].totals);
 		free(r->domains[i].interrupt_eips);
+		free(r->domains[i].emulate_eips);
 		free(r->domains[i].cr3s);
 	}
 	vma_report_free_totals(&r->totals);
@@ -407,6 +440,7 @@ void vma_report_destroy(struct vma_report *r)
 			vma_report_free_vcpu(&r->default_domain->vcpus[j]);
 		free(r->default_domain->vcpus);
 		free(r->default_domain->interrupt_eips);
+		free(r->default_domain->emulate_eips);
 		free(r->default_domain->cr3s);
 		free(r->default_domain);
 	}
