@@ -74,6 +74,7 @@ enum vma_report_sub_kind {
 	VMA_SUB_HYPERCALL,  /* a VMMCALL: key is the hypercall (VMA_SUB_OTHER: several) */
 	VMA_SUB_MMIO,       /* MMIO accesses, all addresses together */
 	VMA_SUB_KVM,        /* a KVM refinement event: name and key */
+	VMA_SUB_SHADOW,     /* a shadow page fault: key its class (TRC_SHADOW minor), name */
 };
 
 /* One handler of an exit reason as the model holds it (JSON, CSV). */

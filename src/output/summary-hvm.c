@@ -34,6 +34,13 @@ static void sub_label(char *buf, size_t len, const struct vma_report_subline *l)
 	case VMA_SUB_MMIO:
 		snprintf(buf, len, "   mmio ");
 		return;
+	case VMA_SUB_SHADOW:
+		/* Under a "page_fault" line, as xenalyze's hvm_pf_xen_summary(). */
+		if (l->name)
+			snprintf(buf, len, "     %-25s ", l->name);
+		else
+			snprintf(buf, len, "     [%23" PRIu64 "] ", l->key);
+		return;
 	case VMA_SUB_HANDLER:
 		break;
 	}
@@ -50,6 +57,9 @@ static void exit_rows(const struct vma_summary_ctx *c, const struct vma_report_e
 	for (i = 0; i < x->nr_sublines; i++) {
 		char label[64];
 
+		if (x->sublines[i].kind == VMA_SUB_SHADOW &&
+		    (!i || x->sublines[i - 1].kind != VMA_SUB_SHADOW))
+			fprintf(c->out, "   page_fault\n");
 		sub_label(label, sizeof(label), &x->sublines[i]);
 		vma_summary_exit_line(c, label, &x->sublines[i].stat);
 	}

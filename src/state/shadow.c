@@ -17,13 +17,27 @@
 
 typedef void shadow_event_fn(struct vma_vcpu *v, const struct vma_record *rec);
 
+/*
+ * The exit's first fault record: its class, and the exit's refinement
+ * (handler TRC_SHADOW, key the class) when no handler record came first,
+ * for its sub-line.  @flags: the record's path flags.
+ */
+static void first_fault(struct vma_hvm_inflight *in, const struct vma_record *rec, uint32_t flags)
+{
+	if (in->shadow)
+		return;
+	in->shadow = (uint8_t)vma_xf_sh_minor(rec);
+	in->shadow_flags = flags;
+	if (!in->handler) {
+		in->handler = TRC_SHADOW;
+		in->key = in->shadow;
+	}
+}
+
 /* A fault class without fields the analysis reads. */
 static void fault(struct vma_vcpu *v, const struct vma_record *rec)
 {
-	struct vma_hvm_inflight *in = &v->hvm.inflight;
-
-	if (!in->shadow)
-		in->shadow = (uint8_t)vma_xf_sh_minor(rec);
+	first_fault(&v->hvm.inflight, rec, 0);
 }
 
 static void fault_flags(struct vma_vcpu *v, const struct vma_record *rec)
@@ -32,10 +46,7 @@ static void fault_flags(struct vma_vcpu *v, const struct vma_record *rec)
 
 	if (vma_xf_sh_minor(rec) == TRC_SHADOW_NOT_SHADOW - TRC_SHADOW)
 		v->hvm.paging_levels = (uint8_t)vma_xf_sh_levels(rec);
-	if (in->shadow)
-		return;
-	in->shadow = (uint8_t)vma_xf_sh_minor(rec);
-	in->shadow_flags = vma_xf_sh_fault_flags(rec);
+	first_fault(in, rec, vma_xf_sh_fault_flags(rec));
 }
 
 static void emulate(struct vma_vcpu *v, const struct vma_record *rec)
@@ -43,10 +54,7 @@ static void emulate(struct vma_vcpu *v, const struct vma_record *rec)
 	struct vma_hvm_inflight *in = &v->hvm.inflight;
 
 	v->hvm.paging_levels = (uint8_t)vma_xf_sh_levels(rec);
-	if (in->shadow)
-		return;
-	in->shadow = (uint8_t)vma_xf_sh_minor(rec);
-	in->shadow_flags = vma_xf_sh_emul_flags(rec);
+	first_fault(in, rec, vma_xf_sh_emul_flags(rec));
 }
 
 static void prealloc_unpin(struct vma_vcpu *v, const struct vma_record *rec)

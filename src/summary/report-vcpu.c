@@ -45,6 +45,8 @@ static void build_handlers(struct vma_report_builder *b, struct vma_report_exit 
 
 		if (!s->handler)
 			name = "(no handler)";
+		else if (s->handler == TRC_SHADOW)
+			name = "page_fault";
 		else if (is_kvm_id(s->handler))
 			name = kvm_name(b, s->handler);
 		else
@@ -103,6 +105,10 @@ static void classify(const struct vma_report_builder *b, const struct vma_exit_s
 		l->kind = VMA_SUB_MMIO;
 		l->key = 0;
 		return;
+	case TRC_SHADOW:
+		l->kind = VMA_SUB_SHADOW;
+		l->name = vma_shadow_fault_name((uint32_t)s->key);
+		return;
 	}
 	l->kind = VMA_SUB_HANDLER;
 	l->minor = minor;
@@ -121,6 +127,7 @@ static bool same_subline(const struct vma_report_subline *a, const struct vma_re
 	switch (a->kind) {
 	case VMA_SUB_CR:
 	case VMA_SUB_KVM:
+	case VMA_SUB_SHADOW:
 		return a->key == b->key;
 	case VMA_SUB_HYPERCALL:
 		return a->name || a->key == b->key;
