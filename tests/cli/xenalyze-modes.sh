@@ -208,10 +208,9 @@ for bad in "-a --with-cr3-enumeration" "--csv --with-cr3-enumeration" \
 	"$VMALYZE" $bad "$T" > /dev/null 2>&1
 	[ $? -eq 1 ] || fail "$bad is accepted"
 done
-for refused in --scatterplot-unpin-promote; do
-	"$VMALYZE" "$refused" "$T" > /dev/null 2>&1
-	[ $? -eq 1 ] || fail "$refused is accepted but not implemented"
-done
+# --scatterplot-unpin-promote may take --with-cr3-enumeration without the summary (CR3 ids).
+"$VMALYZE" --scatterplot-unpin-promote --with-cr3-enumeration "$T" > /dev/null 2>&1 ||
+	fail "--scatterplot-unpin-promote --with-cr3-enumeration is refused"
 # CR3 interval tables: the header first, a row per interval, the CR3 list with -s.
 "$VMALYZE" -i 0.001 --interval-cr3-schedule-time-all "$T" > "$tmp/c3" 2>/dev/null ||
 	fail "--interval-cr3-schedule-time-all"

@@ -181,3 +181,4 @@ Test(truth, gen_vmx_4cpu) { check_trace("gen-vmx-4cpu"); }
 Test(truth, gen_svm_4cpu) { check_trace("gen-svm-4cpu"); }
 Test(truth, gen_svm417_2cpu) { check_trace("gen-svm417-2cpu"); }
 Test(truth, gen_pv_lost) { check_trace("gen-pv-lost"); }
+Test(truth, gen_vmx_shadow) { check_trace("gen-vmx-shadow"); }
