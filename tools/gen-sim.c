@@ -481,24 +481,12 @@ static const uint32_t msrs[] = { 0x10, 0x1b, 0x3a, 0x48, 0x6e0, 0x830, 0x838, 0x
 				 0xc0000100, 0xc0000102 };
 static const uint32_t vmcalls[] = { 12, 17, 20, 24, 29, 32, 34, 34, 32, 24 };
 
-/* An emulated MMIO access: the nested page fault, then the access. */
-static void rec_mmio(struct sim *s)
-{
-	uint64_t gpa = 0xfeb00000ull + 0x1000 * rnd_below(s, 16) + 4 * rnd_below(s, 64);
-	bool write = rnd_below(s, 2);
-	uint32_t words[6];
-
-	words[0] = (uint32_t)gpa;
-	words[1] = (uint32_t)(gpa >> 32);
-	words[2] = UINT32_MAX; /* INVALID_MFN: emulated MMIO */
-	words[3] = UINT32_MAX;
-	/* VMX passes the EPT exit qualification, SVM 0. */
-	words[4] = s->g->opt.vendor != GEN_VMX ? 0 : write ? 0x182 : 0x181;
-	words[5] = 4; /*
+/*
  * Shadow paging (--shadow): what Xen's sh_page_fault() traces for a page
- * fault (instead of the page-fault record), one fault class with its fields (entries 32-bit for a
- * 2-level guest, addresses 64-bit for a 4-level one; the levels minus 2 in
- * bits 11:8 of the id), sometimes after a shadow unpinned to make room.
+ * fault (instead of the page-fault record), one fault class with its
+ * fields (entries 32-bit for a 2-level guest, addresses 64-bit for a
+ * 4-level one; the levels minus 2 in bits 11:8 of the id), sometimes after
+ * a shadow unpinned to make room.
  */
 static void rec_shadow(struct sim *s, bool is64, uint64_t va)
 {
@@ -562,7 +550,20 @@ static void rec_shadow(struct sim *s, bool is64, uint64_t va)
 	rec_handler(s, event, words, n);
 }
 
-/* p2m_mmio_dm */
+/* An emulated MMIO access: the nested page fault, then the access. */
+static void rec_mmio(struct sim *s)
+{
+	uint64_t gpa = 0xfeb00000ull + 0x1000 * rnd_below(s, 16) + 4 * rnd_below(s, 64);
+	bool write = rnd_below(s, 2);
+	uint32_t words[6];
+
+	words[0] = (uint32_t)gpa;
+	words[1] = (uint32_t)(gpa >> 32);
+	words[2] = UINT32_MAX; /* INVALID_MFN: emulated MMIO */
+	words[3] = UINT32_MAX;
+	/* VMX passes the EPT exit qualification, SVM 0. */
+	words[4] = s->g->opt.vendor != GEN_VMX ? 0 : write ? 0x182 : 0x181;
+	words[5] = 4; /* p2m_mmio_dm */
 	rec_handler(s, TRC_HVM_NPF, words, 6);
 	words[0] = (uint32_t)gpa;
 	words[1] = (uint32_t)rnd(s);

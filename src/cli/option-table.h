@@ -9,6 +9,7 @@
 #ifndef VMALYZE_CLI_OPTION_TABLE_H
 #define VMALYZE_CLI_OPTION_TABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@ struct vma_option_row {
 	vma_option_set_fn *set;
 	size_t field;           /* for the generic setters: its offset in struct vma_options */
 	int value;              /* a setter's constant: a scatterplot kind, an interval mode */
+	bool above;             /* xenalyze's table: an option of vmalyze's own, named in its group */
 };
 
 /* Generic setters: the bool at row->field becomes true; the string at it is @arg. */

@@ -149,9 +149,9 @@ static int settle_format_and_mode(struct vma_options *opts, FILE *err)
 	if (opts->xinterval.mode) {
 		/* Its rows go out as time passes. */
 		if (opts->dump || opts->live || opts->json || opts->csv || opts->format) {
-			return vma_usage_error(err, "%s", "--interval-domain-* options go with -s "
-					       "and the text summary, not -a, --live, --json, "
-					       "--csv or --format");
+			return vma_usage_error(err, "%s", "--interval-domain-* and "
+					       "--interval-cr3-* options go with -s and the text "
+					       "summary, not -a, --live, --json, --csv or --format");
 		}
 		if (!(opts->interval_secs > 0))
 			opts->interval_secs = 1.0; /* xenalyze's default */
@@ -213,8 +213,14 @@ static int check_report(const struct vma_options *opts, FILE *err)
 				       : "--timeline and --svg take their window from "
 					 "--time-range: not with --domain, --vm, --vcpu or --time");
 	}
-	/* They add to the text summary (and JSON): without one they would do nothing. */
-	if ((opts->eips.enumerate || opts->eips.histogram || opts->eips.cr3) &&
+	/*
+	 * They add to the text summary (and JSON): without one they would do
+	 * nothing -- but for the CR3 ids the CR3 accounting gives
+	 * --scatterplot-unpin-promote's promotions, as in xenalyze.
+	 */
+	if ((opts->eips.enumerate || opts->eips.histogram ||
+	     (opts->cr3_enumeration &&
+	      !(opts->scatter.kinds & (1u << VMA_SCATTER_UNPIN_PROMOTE)))) &&
 	    !(opts->report && (!strcmp(opts->format, "text") ||
 			       !strcmp(opts->format, "histogram") ||
 			       !strcmp(opts->format, "json")))) {
@@ -225,7 +231,7 @@ static int check_report(const struct vma_options *opts, FILE *err)
 	/* xenalyze plots CR3 ids instead of frames then: one meaning per option here. */
 	if (opts->eips.cr3 && (opts->scatter.kinds & (1u << VMA_SCATTER_CR3_SWITCH))) {
 		return vma_usage_error(err, "%s", "--scatterplot-cr3-switch plots CR3 frames: not "
-				       "with --with-cr3-enumeration");
+				       "with --with-cr3-enumeration or --interval-cr3-*");
 	}
 	return VMA_OK;
 }

@@ -452,6 +452,21 @@ static void put_wrapped(FILE *out, const char *text)
 	fprintf(out, "%s\n", text);
 }
 
+/* An option of xenalyze's that table[] has: its name in its group, "(above)". */
+static void help_above(FILE *out, const char *name)
+{
+	char left[64];
+	size_t i;
+
+	for (i = 0; i < NR_OPTIONS && strcmp(table[i].name, name); i++)
+		;
+	if (i < NR_OPTIONS && table[i].short_name)
+		snprintf(left, sizeof(left), "-%c, --%s", table[i].short_name, name);
+	else
+		snprintf(left, sizeof(left), "    --%s", name);
+	fprintf(out, "  %-*s (above)\n", HELP_LEFT - 3, left);
+}
+
 void vma_options_help(FILE *out)
 {
 	size_t i, nr_xen;
@@ -479,14 +494,18 @@ void vma_options_help(FILE *out)
 		fprintf(out, "  %-*s ", HELP_LEFT - 3, left);
 		put_wrapped(out, table[i].doc);
 	}
-	fprintf(out, "\nxenalyze's options (with -s, -a, -i, --cpu-hz, --tolerance and\n"
-		     "--report-pcpu above), in its groups, its spelling (OPTION=ARG):\n");
+	fprintf(out, "\nxenalyze's options, in its groups and order, its spelling (OPTION=ARG);\n"
+		     "those above are named in their group:\n");
 	for (i = 0; i < nr_xen; i++) {
 		char left[64];
 
 		if (!xen_table[i].name) {
 			/* a group heading: one short line */
 			fprintf(out, " %s\n", xen_table[i].doc);
+			continue;
+		}
+		if (xen_table[i].above) {
+			help_above(out, xen_table[i].name);
 			continue;
 		}
 		snprintf(left, sizeof(left), "    --%s%s%s", xen_table[i].name,
@@ -530,9 +549,9 @@ static void getopt_tables(struct option *longopts, char *shortopts,
 				shortopts[n++] = ':';
 		}
 	}
-	/* Group headings are not options. */
+	/* Group headings are not options, and "above" rows are table[]'s. */
 	for (i = 0; i < nr_xen; i++) {
-		if (xen[i].name) {
+		if (xen[i].name && !xen[i].above) {
 			longopts[nr_long++] = (struct option){
 				xen[i].name, xen[i].arg ? required_argument : no_argument, NULL,
 				OPT_XEN + (int)i };
