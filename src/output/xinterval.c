@@ -417,7 +417,8 @@ static bool write_ordered(struct vma_xinterval *x, const struct vma_machine *m, 
 			x->rank[nr++] = r;
 		}
 	}
-	qsort(x->rank, nr, sizeof(*x->rank), rank_order);
+	if (nr > 1)
+		qsort(x->rank, nr, sizeof(*x->rank), rank_order);
 	write_start(x, start);
 	for (i = 0; i < nr; i++) {
 		fprintf(x->out, " %8" PRIx64 ": %.2f %c\n", x->rank[i].c->gmfn,

@@ -112,11 +112,26 @@ static void raw(char *buf, size_t len, const struct vma_record *rec)
 	cr_assert(strchr(buf, '[') != NULL, "raw form: %s", buf);
 }
 
+/*
+ * The words a row's fields need in a record of its id: a shadow row's
+ * WORDS is a shape, sized by the levels in the id (the row's: 2 levels),
+ * or by @levels when not 0.
+ */
+static unsigned int row_words(const struct vma_xen_event *e, unsigned int levels)
+{
+	struct vma_record r = { .event = e->id | (levels ? (levels - 2) << 8 : 0) };
+
+	return (e->flags & VMA_XE_LEVELS) ? vma_xe_shape_words(&r, e->words) : e->words;
+}
+
 /* Payload words of a full record of @row (MMIO carries its data word too). */
 static unsigned int full_words(enum vma_xe_index row)
 {
 	const struct vma_xen_event *e = &vma_xen_events[row];
 	uint32_t base = e->id & ~(uint32_t)TRC_64_FLAG;
+
+	if (e->flags & VMA_XE_LEVELS)
+		return row_words(e, 0);
 
 	if (base == TRC_HVM_IOMEM_READ || base == TRC_HVM_IOMEM_WRITE)
 		return e->words + 1u;
@@ -139,15 +154,22 @@ Test(xen_events, rows_are_well_formed)
 			     e->id);
 		if (e->id != VMA_SYNTH_LOST_END)
 			cr_expect_eq(vma_xen_class(e->id), e->cls, "row %s: class", e->name);
-		cr_expect_leq(e->words, 7, "row %s: more words than a xentrace record holds",
+		cr_expect_leq(row_words(e, 4), 7, "row %s: more words than a xentrace record holds",
 			      e->name);
 		cr_expect_eq(!!(e->flags & VMA_XE_WIDE), wide, "row %s (%#x): 64-bit flag", e->name,
 			     e->id);
-		/* Refinements are handler records; exits, entries and emulation are not. */
+		/*
+		 * Refinements are handler records and shadow records; exits,
+		 * entries and emulation are not.
+		 */
 		if (e->flags & VMA_XE_EXIT)
-			cr_expect(e->cls == VMA_XEN_CLASS_HVM &&
-				  VMA_TRC_SUB(e->id) == VMA_TRC_SUB(TRC_HVM_HANDLER), "row %s",
+			cr_expect(e->cls == VMA_XEN_CLASS_SHADOW ||
+				  (e->cls == VMA_XEN_CLASS_HVM &&
+				   VMA_TRC_SUB(e->id) == VMA_TRC_SUB(TRC_HVM_HANDLER)), "row %s",
 				  e->name);
+		/* Only shadow rows are sized by the paging levels. */
+		cr_expect(!(e->flags & VMA_XE_LEVELS) || e->cls == VMA_XEN_CLASS_SHADOW, "row %s",
+			  e->name);
 	}
 	cr_expect_eq(vma_xen_event_index(TRC_HVM_HANDLER + 0x7f), VMA_XE_NONE);
 	cr_expect_eq(vma_xen_class(TRC_GUEST | 1), -1);
@@ -235,11 +257,11 @@ Test(xen_events, short_records_are_judged_alike)
 
 	for (i = 0; i < VMA_XE_COUNT; i++) {
 		const struct vma_xen_event *e = &vma_xen_events[i];
-		unsigned int over = (e->flags & VMA_XE_EXACT) ? 1 : 0;
+		unsigned int over = (e->flags & VMA_XE_EXACT) ? 1 : 0, words = row_words(e, 0);
 
 		fresh(e->cls);
-		for (n = 0; n < e->words + over; n++) {
-			struct vma_record rec = record(e->id, n < e->words ? n : e->words + 1);
+		for (n = 0; n < words + over; n++) {
+			struct vma_record rec = record(e->id, n < words ? n : words + 1);
 			struct vma_outcome out, none = { .svm = false };
 
 			if (e->flags & VMA_XE_EXIT)
