@@ -33,19 +33,14 @@ static void feed(uint64_t tsc, uint32_t event, int n, ...)
 	cr_assert_eq(vma_dispatch(m, &rec, &o), VMA_OK);
 }
 
-/* A CR-access exit at @tsc writing @cr3, its vmentry @len later. */
 static void cr3_write(uint64_t tsc, uint32_t cr3, uint64_t len)
 {
-	feed(tsc, TRC_HVM_VMX_EXIT, 2, 28, 0x1000);
-	feed(tsc + 1, TRC_HVM_CR_WRITE, 2, 3, cr3);
-	feed(tsc + len, TRC_HVM_VMENTRY, 0);
+	vt_cr3_write(feed, tsc, cr3, len);
 }
 
-/* An exit with no handler record ("other"). */
 static void plain_exit(uint64_t tsc, uint64_t len)
 {
-	feed(tsc, TRC_HVM_VMX_EXIT, 2, 10, 0x1000);
-	feed(tsc + len, TRC_HVM_VMENTRY, 0);
+	vt_plain_exit(feed, tsc, len);
 }
 
 static struct vma_report *run(bool enumerate)
