@@ -108,6 +108,11 @@ Test(options, every_row_of_xenalyzes_table_has_a_setter)
 			cr_assert_null(rows[i].set, "a heading with a setter: %s", rows[i].doc);
 			continue;
 		}
+		/* An option of vmalyze's own table, named in its xenalyze group. */
+		if (rows[i].above) {
+			cr_assert_null(rows[i].set, "--%s: an above row with a setter", rows[i].name);
+			continue;
+		}
 		named++;
 		cr_assert_not_null(rows[i].set, "--%s has no setter", rows[i].name);
 		cr_assert_not_null(rows[i].doc, "--%s has no help text", rows[i].name);
