@@ -21,7 +21,7 @@ struct vma_vcpu;
 
 /* A vector sent to a vcpu and not yet delivered. */
 struct vma_ipi_outstanding {
-	const struct vma_vcpu *v;
+	struct vma_vcpu *v; /* its ipi_outstanding and ipi_injected count this entry */
 	uint32_t vec, sends;
 	uint64_t first_tsc;
 	bool injected;

@@ -30,7 +30,7 @@ static struct vma_ipi_outstanding *find(struct vma_vlapic *vl, const struct vma_
 	return NULL;
 }
 
-static void send(struct vma_machine *m, const struct vma_vcpu *v, uint32_t vec, uint64_t tsc)
+static void send(struct vma_machine *m, struct vma_vcpu *v, uint32_t vec, uint64_t tsc)
 {
 	struct vma_vlapic *vl = &m->vlapic;
 	struct vma_ipi_outstanding *o;
@@ -47,6 +47,7 @@ static void send(struct vma_machine *m, const struct vma_vcpu *v, uint32_t vec, 
 		}
 		o = &vl->list[vl->nr++];
 		*o = (struct vma_ipi_outstanding){ .v = v, .vec = vec, .first_tsc = tsc };
+		v->ipi_outstanding++;
 	}
 	o->sends++;
 }
@@ -60,19 +61,32 @@ void vma_vlapic_icr_write(struct vma_machine *m, const struct vma_vcpu *from, ui
 	if (shorthand != ICR_ALL_EXCLUDING_SELF && shorthand != ICR_ALL_INCLUDING_SELF)
 		return;
 	for (i = 0; i < d->nr_vcpus; i++) {
-		const struct vma_vcpu *v = d->vcpus[i];
+		struct vma_vcpu *v = d->vcpus[i];
 
 		if (v && (v != from || shorthand == ICR_ALL_INCLUDING_SELF))
 			send(m, v, icr & 0xffu, tsc);
 	}
 }
 
-void vma_vlapic_inject(struct vma_machine *m, const struct vma_vcpu *v, uint32_t vec)
+void vma_vlapic_inject(struct vma_machine *m, struct vma_vcpu *v, uint32_t vec)
 {
-	struct vma_ipi_outstanding *o = m->vlapic.nr ? find(&m->vlapic, v, vec) : NULL;
+	struct vma_ipi_outstanding *o = v->ipi_outstanding ? find(&m->vlapic, v, vec) : NULL;
 
-	if (o)
+	if (o && !o->injected) {
 		o->injected = true;
+		v->ipi_injected++;
+	}
+}
+
+/* Take entry @i off the list (the last one takes its place). */
+static void drop(struct vma_vlapic *vl, size_t i)
+{
+	struct vma_ipi_outstanding *o = &vl->list[i];
+
+	o->v->ipi_outstanding--;
+	if (o->injected)
+		o->v->ipi_injected--;
+	*o = vl->list[--vl->nr];
 }
 
 void vma_vlapic_vmentry(struct vma_machine *m, struct vma_vcpu *v, uint64_t tsc)
@@ -80,7 +94,8 @@ void vma_vlapic_vmentry(struct vma_machine *m, struct vma_vcpu *v, uint64_t tsc)
 	struct vma_vlapic *vl = &m->vlapic;
 	size_t i = 0;
 
-	while (i < vl->nr) {
+	/* Most vmentries deliver nothing: no walk of the whole machine's list. */
+	while (v->ipi_injected && i < vl->nr) {
 		struct vma_ipi_outstanding *o = &vl->list[i];
 		uint64_t lat;
 
@@ -96,7 +111,7 @@ void vma_vlapic_vmentry(struct vma_machine *m, struct vma_vcpu *v, uint64_t tsc)
 		}
 		if (!vma_grow(vl->done, &vl->cap_done, vl->nr_done + 1, 4))
 			vl->done[vl->nr_done++] = (struct vma_ipi_delivery){ v, o->vec, o->sends, lat };
-		*o = vl->list[--vl->nr];
+		drop(vl, i);
 	}
 }
 
@@ -107,7 +122,7 @@ void vma_vlapic_lost(struct vma_machine *m)
 
 	while (i < vl->nr) {
 		if (vl->list[i].v->state == VMA_RS_LOST)
-			vl->list[i] = vl->list[--vl->nr];
+			drop(vl, i);
 		else
 			i++;
 	}
