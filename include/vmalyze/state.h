@@ -200,8 +200,7 @@ struct vma_vcpu {
 	enum vma_vcpu_type type;
 	bool idle;                 /* of the idle domain (set at creation, for dispatch) */
 	bool no_stats;             /* the machine's no_stats (set at creation) */
-	/* IPIs outstanding for it, and of those injected (vlapic.c): a vmentry with none is not searched. */
-	uint32_t ipi_outstanding, ipi_injected;
+	struct vma_vcpu_ipis ipis; /* IPIs sent to it, not yet delivered (vlapic.c) */
 	/* Scheduling. */
 	enum vma_runstate state;
 	enum vma_runnable_kind runnable_kind;

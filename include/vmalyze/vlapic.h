@@ -19,9 +19,8 @@
 
 struct vma_vcpu;
 
-/* A vector sent to a vcpu and not yet delivered. */
+/* A vector sent to a vcpu and not yet delivered: in that vcpu's list. */
 struct vma_ipi_outstanding {
-	struct vma_vcpu *v; /* its ipi_outstanding and ipi_injected count this entry */
 	uint32_t vec, sends;
 	uint64_t first_tsc;
 	bool injected;
@@ -34,9 +33,14 @@ struct vma_ipi_delivery {
 	uint64_t latency;
 };
 
-struct vma_vlapic {
-	struct vma_ipi_outstanding *list; /* owned; few at a time */
+/* The IPIs outstanding for one vcpu, by vector (a vcpu's own list, few at a time). */
+struct vma_vcpu_ipis {
+	struct vma_ipi_outstanding *list; /* owned */
 	size_t nr, cap;
+	uint32_t injected;                /* of them, injected since their send */
+};
+
+struct vma_vlapic {
 	struct vma_ipi_delivery *done;    /* owned: the deliveries of record done_record */
 	size_t nr_done, cap_done;
 	uint64_t done_record;             /* machine record count when they were made */

@@ -308,7 +308,7 @@ static inline __attribute__((always_inline)) void vmentry(struct vma_machine *m,
 	struct vma_hvm *h = &v->hvm;
 
 	w2h_vmentry(h, rec->tsc);
-	if (__builtin_expect(m->vlapic.nr != 0, 0))
+	if (__builtin_expect(v->ipis.injected != 0, 0))
 		vma_vlapic_vmentry(m, v, rec->tsc);
 	if (!h->vmexit_valid) {
 		commit_pending(h);

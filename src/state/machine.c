@@ -122,6 +122,7 @@ static void vcpu_destroy(struct vma_vcpu *v)
 		vma_cycles_release(&v->affinity_pcpu[i]);
 	free(v->affinity_pcpu);
 	free(v->affinity_ids);
+	free(v->ipis.list);
 	free(v->latency.ring);
 	free(v->latency_nohalt.ring);
 	if (v->type == VMA_VCPU_HVM || v->type == VMA_VCPU_ARM) {

@@ -18,36 +18,34 @@
 #define ICR_ALL_INCLUDING_SELF 2u
 #define ICR_ALL_EXCLUDING_SELF 3u
 
-static struct vma_ipi_outstanding *find(struct vma_vlapic *vl, const struct vma_vcpu *v,
-					uint32_t vec)
+static struct vma_ipi_outstanding *find(struct vma_vcpu_ipis *q, uint32_t vec)
 {
 	size_t i;
 
-	for (i = 0; i < vl->nr; i++) {
-		if (vl->list[i].v == v && vl->list[i].vec == vec)
-			return &vl->list[i];
+	for (i = 0; i < q->nr; i++) {
+		if (q->list[i].vec == vec)
+			return &q->list[i];
 	}
 	return NULL;
 }
 
 static void send(struct vma_machine *m, struct vma_vcpu *v, uint32_t vec, uint64_t tsc)
 {
-	struct vma_vlapic *vl = &m->vlapic;
+	struct vma_vcpu_ipis *q = &v->ipis;
 	struct vma_ipi_outstanding *o;
 
 	/* Nothing is known of a vcpu inside a lost-records gap. */
 	if (v->state == VMA_RS_LOST)
 		return;
-	o = find(vl, v, vec);
+	o = find(q, vec);
 	if (!o) {
-		if (vma_grow(vl->list, &vl->cap, vl->nr + 1, 16)) {
+		if (vma_grow(q->list, &q->cap, q->nr + 1, 4)) {
 			vma_diag_warn_once(m->diag, "ipi-nomem", "Out of memory: IPIs are missing "
 					   "from the IPI latencies");
 			return;
 		}
-		o = &vl->list[vl->nr++];
-		*o = (struct vma_ipi_outstanding){ .v = v, .vec = vec, .first_tsc = tsc };
-		v->ipi_outstanding++;
+		o = &q->list[q->nr++];
+		*o = (struct vma_ipi_outstanding){ .vec = vec, .first_tsc = tsc };
 	}
 	o->sends++;
 }
@@ -70,36 +68,26 @@ void vma_vlapic_icr_write(struct vma_machine *m, const struct vma_vcpu *from, ui
 
 void vma_vlapic_inject(struct vma_machine *m, struct vma_vcpu *v, uint32_t vec)
 {
-	struct vma_ipi_outstanding *o = v->ipi_outstanding ? find(&m->vlapic, v, vec) : NULL;
+	struct vma_ipi_outstanding *o = v->ipis.nr ? find(&v->ipis, vec) : NULL;
 
+	(void)m;
 	if (o && !o->injected) {
 		o->injected = true;
-		v->ipi_injected++;
+		v->ipis.injected++;
 	}
-}
-
-/* Take entry @i off the list (the last one takes its place). */
-static void drop(struct vma_vlapic *vl, size_t i)
-{
-	struct vma_ipi_outstanding *o = &vl->list[i];
-
-	o->v->ipi_outstanding--;
-	if (o->injected)
-		o->v->ipi_injected--;
-	*o = vl->list[--vl->nr];
 }
 
 void vma_vlapic_vmentry(struct vma_machine *m, struct vma_vcpu *v, uint64_t tsc)
 {
 	struct vma_vlapic *vl = &m->vlapic;
+	struct vma_vcpu_ipis *q = &v->ipis;
 	size_t i = 0;
 
-	/* Most vmentries deliver nothing: no walk of the whole machine's list. */
-	while (v->ipi_injected && i < vl->nr) {
-		struct vma_ipi_outstanding *o = &vl->list[i];
+	while (q->injected && i < q->nr) {
+		struct vma_ipi_outstanding *o = &q->list[i];
 		uint64_t lat;
 
-		if (o->v != v || !o->injected) {
+		if (!o->injected) {
 			i++;
 			continue;
 		}
@@ -111,26 +99,30 @@ void vma_vlapic_vmentry(struct vma_machine *m, struct vma_vcpu *v, uint64_t tsc)
 		}
 		if (!vma_grow(vl->done, &vl->cap_done, vl->nr_done + 1, 4))
 			vl->done[vl->nr_done++] = (struct vma_ipi_delivery){ v, o->vec, o->sends, lat };
-		drop(vl, i);
+		q->injected--;
+		*o = q->list[--q->nr];
 	}
 }
 
+/* A lost-records gap: what was outstanding for the vcpus in it is forgotten. */
 void vma_vlapic_lost(struct vma_machine *m)
 {
-	struct vma_vlapic *vl = &m->vlapic;
-	size_t i = 0;
+	uint32_t i, j;
 
-	while (i < vl->nr) {
-		if (vl->list[i].v->state == VMA_RS_LOST)
-			drop(vl, i);
-		else
-			i++;
+	for (i = 0; i < m->nr_domains; i++) {
+		const struct vma_domain *d = m->domains[i];
+
+		for (j = 0; j < d->nr_vcpus; j++) {
+			struct vma_vcpu *v = d->vcpus[j];
+
+			if (v->ipis.nr && v->state == VMA_RS_LOST)
+				v->ipis.nr = v->ipis.injected = 0;
+		}
 	}
 }
 
 void vma_vlapic_release(struct vma_vlapic *vl)
 {
-	free(vl->list);
 	free(vl->done);
 	*vl = (struct vma_vlapic){ 0 };
 }
