@@ -251,6 +251,8 @@ struct vma_domain_mem {
 
 struct vma_domain {
 	uint32_t did;
+	/* The machine's record count when its run time or exit counts last moved. */
+	uint64_t changed;
 	struct vma_domain_mem mem;
 	struct vma_vcpu **vcpus; /* owned, the vcpus seen, sorted by id (no NULLs) */
 	uint32_t nr_vcpus;       /* vcpus in vcpus[] */

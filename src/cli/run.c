@@ -49,6 +49,7 @@ struct run_ctx {
 	struct vma_interval_clock clock;
 	struct vma_run_batch *batch;
 	int status;               /* the run's status when the final report is built */
+	uint64_t interval_since;  /* records when the last interval's report was built */
 	bool default_domain;      /* --show-default-domain-summary */
 	/*
 	 * Outputs of xenalyze's options written as records are read.  With
@@ -172,12 +173,14 @@ static int render(struct run_ctx *ctx, const struct vma_machine *m, bool final, 
 		.totals = ctx->totals,
 		.kvm_totals = ctx->kvm_totals,
 		.origin = ctx->origin,
+		.changed_since = final ? 0 : ctx->interval_since,
 	};
 	struct vma_report *report = vma_report_create(m, &how);
 	int rc;
 
 	if (!report)
 		return VMA_ERR_NOMEM;
+	ctx->interval_since = m->records;
 	rc = ctx->renderer->render(&ctx->render, report);
 	if (final && ctx->batch) {
 		ctx->batch->rendered++;

@@ -209,6 +209,7 @@ static inline uint64_t close_arc(struct vma_machine *m, struct vma_vcpu *v,
 			vma_shadow_arc_close(m, v, cycles);
 		if (__builtin_expect(m->observer != NULL, 0) && m->observer->arc_close)
 			m->observer->arc_close(m->observer->arg, v, tsc, cycles);
+		v->domain->changed = m->records;
 		if (final) {
 			vma_hvm_stats_add_arc(h->stats, h->exit_reason, &h->inflight, cycles);
 		} else {

@@ -330,6 +330,7 @@ static void kvm_exit(struct vma_machine *m, struct vma_vcpu *v, const struct vma
 	if (h->vmexit_valid) {
 		/* A second exit without an entry: the first is counted, not timed. */
 		vma_hvm_count_open_exit(v);
+		v->domain->changed = m->records;
 		vma_hvm_invalidate(v);
 	}
 	/* The kernel says VMX or SVM in every x86 exit: --svm-mode cannot overrule it. */

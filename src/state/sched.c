@@ -77,6 +77,7 @@ static void runstate_update(const struct vma_machine *m, struct vma_vcpu *v,
 		if (v->state == VMA_RS_RUNNING) {
 			vma_cycles_add(rs, cycles);
 			vma_cycles_count(&d->total_time, cycles);
+			d->changed = m->records;
 		} else if (v->state == VMA_RS_RUNNABLE && v->runnable_kind < VMA_RUNNABLE_COUNT) {
 			vma_cycles_count(rs, cycles);
 			vma_cycles_add(&v->runnable[v->runnable_kind], cycles);
