@@ -213,9 +213,10 @@ static int set_eip_histogram(struct vma_options *opts, const struct vma_option_r
 		return vma_usage_error(err, "bad --%s value '%s'", row->name, arg);
 	memcpy(vec_text, arg, n);
 	vec_text[n] = '\0';
-	if (!vma_parse_number(vec_text, 0xff, &vec))
+	if (!vma_parse_number(vec_text, 0xff, &vec)) {
 		return vma_usage_error(err, "bad --%s vector '%s' (0 to 0xff)", row->name,
 				       vec_text);
+	}
 	opts->eips.histogram = true;
 	opts->eips.histogram_vector = (uint8_t)vec;
 	opts->eips.histogram_increment = 0x1000000; /* xenalyze's default */

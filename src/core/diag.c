@@ -139,17 +139,19 @@ bool vma_diag_report(struct vma_diag *diag, enum vma_level level, const char *fi
 	 * does: the level is the lowest tolerance that skips it.
 	 */
 	if (!tolerated && level > VMA_LVL_NONE && level <= VMA_LVL_MAX_TOLERABLE &&
-	    !strstr(msg, "--tolerance"))
+	    !strstr(msg, "--tolerance")) {
 		snprintf(hint, sizeof(hint), "; reading stops here (--tolerance %d skips this "
 			 "and reads on)", (int)level);
+	}
 	pthread_mutex_lock(&diag->lock);
 	if (!file)
 		file = diag->source;
-	if (file && offset != UINT64_MAX)
+	if (file && offset != UINT64_MAX) {
 		snprintf(prefix, sizeof(prefix), "%s: offset %llu: ", file,
 			 (unsigned long long)offset);
-	else if (file)
+	} else if (file) {
 		snprintf(prefix, sizeof(prefix), "%s: ", file);
+	}
 	if (level > diag->worst)
 		diag->worst = level;
 	if (!tolerated)
@@ -223,11 +225,12 @@ void vma_diag_flush_counts(struct vma_diag *diag)
 
 	pthread_mutex_lock(&diag->lock);
 	for (i = 0; i < diag->nr_keys; i++) {
-		if (diag->keys[i].count > 1)
+		if (diag->keys[i].count > 1) {
 			xtl_log((xentoollog_logger *)diag->logger, XTL_WARN, -1, "vmalyze",
 				"%s%s: seen %lu times in all",
 				source_prefix(diag, "", prefix, sizeof(prefix)), diag->keys[i].key,
 				diag->keys[i].count);
+		}
 	}
 	pthread_mutex_unlock(&diag->lock);
 }

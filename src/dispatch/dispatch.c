@@ -79,19 +79,20 @@ static __attribute__((noinline, cold)) int check_failed(struct vma_machine *m,
 {
 	struct vma_vcpu *v = p->current;
 
-	if (!v)
+	if (!v) {
 		vma_diag_warn_once(m->diag, "dispatch-no-current",
 				   "%s record 0x%x on pcpu %u with no vcpu known to run there; "
 				   "not processed", t->name, rec->event, p->id);
-	else if (t->not_idle && v->domain->did == VMA_IDLE_DOMAIN)
+	} else if (t->not_idle && v->domain->did == VMA_IDLE_DOMAIN) {
 		vma_diag_warn_once(m->diag, "dispatch-idle",
 				   "%s record 0x%x for the idle domain on pcpu %u; not processed",
 				   t->name, rec->event, p->id);
-	else
+	} else {
 		vma_diag_warn_once(m->diag, "dispatch-type",
 				   "%s record 0x%x for d%uv%u, whose records so far were of "
 				   "another type; not processed",
 				   t->name, rec->event, v->domain->did, v->vid);
+	}
 	out->unprocessed = true;
 	return VMA_OK;
 }

@@ -88,12 +88,13 @@ void vma_kvm_priv_free(struct vma_kvm_priv *priv)
 	for (i = 0; i < priv->nr_streams; i++) {
 		const struct vma_kvm_stream *s = priv->streams[i];
 
-		if (s->st.pages)
+		if (s->st.pages) {
 			vma_diag_debug(s->input->diag, "%s: cpu %" PRIu32 ": %" PRIu64 " pages, %"
 				       PRIu64 " records, %" PRIu64 " pages after lost events, %"
 				       PRIu64 " damaged parts skipped", s->input->path, s->pub.pcpu,
 				       s->st.pages, s->st.records, s->st.missed_pages,
 				       s->st.damaged);
+		}
 		stream_free(priv->streams[i]);
 	}
 	free(priv->streams);
@@ -665,35 +666,39 @@ void vma_kvm_tell(const struct vma_input *input, const struct vma_kvm_priv *priv
 
 	for (i = 0; i < priv->nr_formats; i++)
 		parsed += priv->formats[i].state == VMA_KVM_FMT_PARSED;
-	if (fi->version)
+	if (fi->version) {
 		snprintf(what, sizeof(what), "trace.dat v%u%s", fi->version,
 			 priv->codec < 3 ? codecs[priv->codec] : "");
-	else
+	} else {
 		snprintf(what, sizeof(what), "raw ftrace dump");
+	}
 	vma_diag_info(diag, "%s: %s, %" PRIu32 " cpus, %" PRIu32 " streams; trace clock %s,"
 		      " time stamps in %s%s; %" PRIu32 " event formats, %" PRIu32 " parsed at open",
 		      input->path, what, fi->cpu_count, priv->nr_streams, fi->clock,
 		      input->clock == VMA_CLOCK_NS ? "nanoseconds" : "cycles",
 		      fi->tsc2nsec_mult ? " (TSC2NSEC)" : "", priv->nr_formats, parsed);
-	if (fi->trace_id || fi->peer_trace_id)
+	if (fi->trace_id || fi->peer_trace_id) {
 		vma_diag_info(diag, "%s: trace id %#" PRIx64 "%s", input->path, fi->trace_id,
 			      priv->tsync_on ? "; a guest file: TIME_SHIFT maps its times to"
 			      " the host's" : "");
+	}
 	for (i = 0; i < fi->nr_guests; i++) {
 		const struct vma_kvm_guest *g = &fi->guests[i];
 
 		vma_diag_info(diag, "%s: GUEST option %" PRIu32 " \"%s\" (trace id %#" PRIx64
 			      "): %" PRIu32 " vcpus, VM %" PRIu32 " of the summary", input->path, i,
 			      g->name ? g->name : "", g->trace_id, g->nr_vcpus, i);
-		for (c = 0; c < g->nr_vcpus; c++)
+		for (c = 0; c < g->nr_vcpus; c++) {
 			vma_diag_info(diag, "%s: GUEST option %" PRIu32 ": vcpu %" PRIu32
 				      " = host thread %" PRIu32, input->path, i, c, g->vcpu_pid[c]);
+		}
 	}
 	if (fi->uname)
 		vma_diag_debug(diag, "%s: recorded on %s", input->path, fi->uname);
-	if (fi->tsc2nsec_mult)
+	if (fi->tsc2nsec_mult) {
 		vma_diag_debug(diag, "%s: TSC2NSEC mult %" PRIu32 " shift %" PRIu32, input->path,
 			       fi->tsc2nsec_mult, fi->tsc2nsec_shift);
+	}
 	for (i = 0; i < priv->nr_streams; i++) {
 		const struct vma_kvm_stream *s = priv->streams[i];
 
@@ -705,9 +710,10 @@ void vma_kvm_tell(const struct vma_input *input, const struct vma_kvm_priv *priv
 	for (i = 0; i < priv->nr_formats; i++) {
 		const struct vma_kvm_format *f = &priv->formats[i];
 
-		if (f->state != VMA_KVM_FMT_PENDING)
+		if (f->state != VMA_KVM_FMT_PENDING) {
 			vma_diag_debug(diag, "%s: event format %s:%s (id %" PRId32 ") %s at open",
 				       input->path, f->system, f->name, f->id,
 				       f->state == VMA_KVM_FMT_PARSED ? "parsed" : "rejected");
+		}
 	}
 }

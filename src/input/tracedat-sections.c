@@ -31,9 +31,10 @@ int td_read_header_info(struct dat *d, struct cur *c)
 	c->what = "header_page";
 	if (td_cur_read(c, magic, 12) < 0)
 		return -1;
-	if (memcmp(magic, "header_page", 12))
+	if (memcmp(magic, "header_page", 12)) {
 		return td_fatal(d, td_cur_at(c),
 				"no header_page where the trace.dat header needs it");
+	}
 	if (td_cur_u64(c, &size) < 0 || !(text = td_cur_text(c, size)))
 		return -1;
 	ret = vma_kvm_header_page(d->priv, text, (size_t)size, false);
@@ -50,9 +51,10 @@ int td_read_header_info(struct dat *d, struct cur *c)
 	c->what = "header_event";
 	if (td_cur_read(c, magic, 13) < 0)
 		return -1;
-	if (memcmp(magic, "header_event", 13))
+	if (memcmp(magic, "header_event", 13)) {
 		return td_fatal(d, td_cur_at(c),
 				"no header_event where the trace.dat header needs it");
+	}
 	if (td_cur_u64(c, &size) < 0 || !(text = td_cur_text(c, size)))
 		return -1;
 	if (!vma_rb_header_event_ok(text, (size_t)size)) {

@@ -320,9 +320,10 @@ static int chain_next(struct xt_reader *rd, struct chain_walk *walk, bool loud, 
 				return rc;
 		}
 		walk->off = resync(rd, off + 4);
-		if (loud && walk->off < in->size)
+		if (loud && walk->off < in->size) {
 			vma_diag_info(in->diag, "%s: resuming at offset %" PRIu64, in->path,
 				      walk->off);
+		}
 	}
 
 	*start = off + CPU_CHANGE_SIZE;
@@ -659,9 +660,10 @@ static __attribute__((noinline)) int stream_next_slow(struct pcpu_stream *ps)
 			continue;
 		}
 		if (ps->end - ps->pos < 4) {
-			if (!ps->cut)
+			if (!ps->cut) {
 				xt_report(ps->reader, VMA_LVL_FILE, ps->pos,
 				       "Window ends inside a record header");
+			}
 			ps->pos = ps->end;
 			continue;
 		}

@@ -805,11 +805,12 @@ end_line(struct vma_dump *d, const struct vma_stream *stream, const struct vma_o
 
 		if (!d->vcpu_fixed && d->vcpu_col > d->done && d->vcpu_col <= sb->len) {
 			sb->len = d->vcpu_col;
-			if (p && p->current)
+			if (p && p->current) {
 				vma_sb_printf(sb, " d%uv%u ", p->current->domain->did,
 					      p->current->vid);
-			else
+			} else {
 				vma_sb_puts(sb, " d?v? ");
+			}
 		}
 		if (d->label)
 			vma_sb_printf(sb, "%*s: ", d->label_width, d->label);

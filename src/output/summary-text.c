@@ -428,11 +428,12 @@ static void emulate_eips(const struct vma_summary_ctx *c, const struct vma_repor
 		if (vma_symbols_format(c->symbols, e->eip, sym + 1, sizeof(sym) - 1))
 			sym[0] = ' ';
 		snprintf(prefix, sizeof(prefix), "   %12" PRIx64 "%-45s: ", e->eip, sym);
-		if (e->stat.total)
+		if (e->stat.total) {
 			vma_summary_exit_line(c, prefix, &e->stat);
-		else
+		} else {
 			fprintf(c->out, "%s %7" PRIu64 " %5.2f%%\n", prefix, e->stat.events,
 				(double)e->stat.events * 100.0 / (double)d->emulate_eip_total);
+		}
 	}
 }
 

@@ -609,11 +609,12 @@ static bool snull_schedule(struct xd_out *o, const struct vma_record *rec, const
 	const uint32_t *d = rec->data;
 
 	xd_printf(o, "null:schedule cpu %u%s", hi16(d[0]), lo16(d[0]) ? ", tasklet scheduled" : "");
-	if ((int16_t)lo16(d[1]) != -1)
+	if ((int16_t)lo16(d[1]) != -1) {
 		xd_printf(o, ", vcpu d%uv%d", (unsigned int)(int)(int16_t)hi16(d[1]),
 			  (int)(int16_t)lo16(d[1]));
-	else
+	} else {
 		xd_puts(o, ", no vcpu");
+	}
 	return true;
 }
 

@@ -226,9 +226,10 @@ static uint64_t cr3_time(const struct vma_machine *m, uint64_t gmfn, int categor
 		if (m->domains[i]->did == VMA_DEFAULT_DOMAIN)
 			continue;
 		for (j = 0; j < l->nr; j++) {
-			if (l->v[j].gmfn == gmfn)
+			if (l->v[j].gmfn == gmfn) {
 				n += category < 0 ? l->v[j].total.cycles
 						  : l->v[j].hv_by[category].cycles;
+			}
 		}
 	}
 	return n;

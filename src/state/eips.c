@@ -45,12 +45,14 @@ void vma_interrupt_eip_note(struct vma_machine *m, struct vma_vcpu *v, uint32_t 
 
 	if (o->enumerate && vector == o->enumerate_vector)
 		failed |= vma_eip_counts_add(&v->domain->interrupt_eips, v->hvm.rip) != VMA_OK;
-	if (o->histogram && vector == o->histogram_vector)
+	if (o->histogram && vector == o->histogram_vector) {
 		failed |= vma_eip_counts_add(&v->hvm.eip_histogram,
 					     v->hvm.rip / o->histogram_increment) != VMA_OK;
-	if (failed)
+	}
+	if (failed) {
 		vma_diag_warn_once(m->diag, "eips-nomem", "Out of memory: interrupt EIPs "
 				   "are missing from their enumeration");
+	}
 }
 
 void vma_eip_counts_release(struct vma_eip_counts *c)

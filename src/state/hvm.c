@@ -55,9 +55,10 @@ static void commit_pending(struct vma_hvm *h)
 {
 	if (!h->pending.active)
 		return;
-	if (stats_of(h))
+	if (stats_of(h)) {
 		vma_hvm_stats_add_sub(h->stats, h->pending.reason, &h->pending.inflight,
 				      h->pending.cycles);
+	}
 	h->pending.active = false;
 }
 
@@ -113,9 +114,10 @@ void vma_hvm_runstate_change(const struct vma_machine *m, struct vma_vcpu *v,
 				m->observer->halt(m->observer->arg, v, i, w->is_wake[i], t, tsc);
 			if (t && stats_of(&v->hvm)) {
 				if (w->is_wake[i]) {
-					if (w->interrupts == 1)
+					if (w->interrupts == 1) {
 						vma_hvm_stats_add_w2h(v->hvm.stats, i,
 								      VMA_W2H_WAKE_ALONE, t);
+					}
 					vma_hvm_stats_add_w2h(v->hvm.stats, i, VMA_W2H_WAKE_ANY, t);
 				} else {
 					vma_hvm_stats_add_w2h(v->hvm.stats, i, VMA_W2H_INTR, t);

@@ -127,11 +127,12 @@ static void tell(struct vma_machine *m, const struct vma_domain *d)
 	for (i = 0; i < d->nr_vcpus && n < sizeof(line) - 64; i++) {
 		const struct vma_vcpu *v = d->vcpus[i];
 
-		if (v && v->kvm_tid)
+		if (v && v->kvm_tid) {
 			n += (size_t)snprintf(line + n, sizeof(line) - n,
 					      "%s vcpu %u = thread %u%s%s%s", n ? "," : "",
 					      v->vid, v->kvm_tid, v->kvm_comm[0] ? " (" : "",
 					      v->kvm_comm, v->kvm_comm[0] ? ")" : "");
+		}
 	}
 	if (d->kvm.vmm_pid)
 		snprintf(vmm, sizeof(vmm), "VMM %s (pid %u)", d->kvm.vmm_comm, d->kvm.vmm_pid);
@@ -174,9 +175,10 @@ void vma_kvm_finish(struct vma_machine *m)
 		? m->kvm_counts[VMA_KVM_EXIT - VMA_ID_KVM_BASE] : 0;
 	switches = m->nr_kvm_counts > VMA_KVM_SCHED_SWITCH - VMA_ID_KVM_BASE
 		? m->kvm_counts[VMA_KVM_SCHED_SWITCH - VMA_ID_KVM_BASE] : 0;
-	if (exits && !switches)
+	if (exits && !switches) {
 		vma_diag_report(m->diag, VMA_LVL_WARN, NULL, UINT64_MAX,
 				"no sched_switch events in this trace: exit times include any"
 				" time the host preempted a vcpu thread inside an exit; record"
 				" sched:sched_switch too (trace-cmd record -e sched:sched_switch)");
+	}
 }

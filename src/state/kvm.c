@@ -335,10 +335,11 @@ static void kvm_exit(struct vma_machine *m, struct vma_vcpu *v, const struct vma
 	}
 	/* The kernel says VMX or SVM in every x86 exit: --svm-mode cannot overrule it. */
 	if (!arm && (!m->vendor_known || m->svm != (isa == VMA_KVM_ISA_SVM))) {
-		if (m->options.force_svm && isa != VMA_KVM_ISA_SVM)
+		if (m->options.force_svm && isa != VMA_KVM_ISA_SVM) {
 			vma_diag_warn_once(m->diag, "kvm-svm-mode",
 					   "--svm-mode ignored: this KVM trace's kvm_exit records"
 					   " say their exits are VMX");
+		}
 		m->svm = isa == VMA_KVM_ISA_SVM;
 		m->vendor_known = true;
 	}

@@ -287,9 +287,10 @@ static __attribute__((noinline, cold)) int runstate_refused(struct vma_machine *
 							     enum vma_xf_runstate_fit fit,
 							     struct vma_outcome *out)
 {
-	if (fit == VMA_XF_RUNSTATE_BAD_TYPE)
+	if (fit == VMA_XF_RUNSTATE_BAD_TYPE) {
 		vma_diag_warn_once(m->diag, "sched-runstate-type",
 				   "Unexpected runstate record 0x%x; not processed", rec->event);
+	}
 	out->unprocessed = true;
 	return VMA_OK;
 }
