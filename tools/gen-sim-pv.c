@@ -223,7 +223,8 @@ bool rec_pv_hypercall(struct sim *s, uint32_t v)
 	}
 	switch (pv_hcalls[i].op) {
 	case 20: /* grant_table_op: map, unmap, copy or query_size; count */
-		rec_hypercall(s, 20, gnttab_cmds[rnd_below(s, 4)], 0, 1 + (uint32_t)rnd_below(s, 8));
+		rec_hypercall(s, 20, gnttab_cmds[rnd_below(s, 4)], 0,
+			      1 + (uint32_t)rnd_below(s, 8));
 		return false;
 	case 24: /* vcpu_op on itself: timers, runstate info */
 		rec_hypercall(s, 24, vcpu_cmds[rnd_below(s, 4)], s->g->vcpus[v].vid, 0);

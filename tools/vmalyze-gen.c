@@ -478,7 +478,8 @@ static int write_truth(struct gen *g, const char *path, int argc, char **argv)
 
 		for (s = 0; s < GEN_NR_RS; s++) {
 			if (t->rs_count[s]) {
-				fprintf(f, "vcpu %u %u runstate %s count %" PRIu64 " cycles %" PRIu64
+				fprintf(f, "vcpu %u %u runstate %s count %" PRIu64 " cycles "
+										   "%" PRIu64
 					"\n", v->dom, v->vid, rs_names[s], t->rs_count[s],
 					t->rs_cycles[s]);
 			}

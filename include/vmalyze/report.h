@@ -415,7 +415,8 @@ struct vma_render_options {
 	enum vma_stat_event stat_event;
 	enum vma_stat_sort stat_sort;
 	const struct vma_symbols *symbols; /* --symbol-file: EIPs as name+0xOFF; may be NULL */
-	bool mmio_keep_vga;   /* --mmio-enumeration-skip-vga=0: Xen MMIO rows at 0xa0000-0xbffff too */
+	/* --mmio-enumeration-skip-vga=0: Xen MMIO rows at 0xa0000-0xbffff too */
+	bool mmio_keep_vga;
 };
 
 struct vma_render {

@@ -239,7 +239,8 @@ struct vma_vcpu {
 /* Grant-table operations (TRC_MEM minors 1-3) and populate-on-demand. */
 #define VMA_GRANT_OPS 3
 #define VMA_POD_ORDERS 5   /* 4k, 2M, 1G, and "non-canonical" */
-enum vma_pod_context { VMA_POD_CTX_UNKNOWN, VMA_POD_CTX_FAULT, VMA_POD_CTX_BALLOON, VMA_POD_CTX_COUNT };
+enum vma_pod_context { VMA_POD_CTX_UNKNOWN, VMA_POD_CTX_FAULT, VMA_POD_CTX_BALLOON,
+		       VMA_POD_CTX_COUNT };
 
 struct vma_domain_mem {
 	uint64_t grant_done[VMA_GRANT_OPS];     /* by this domain's vcpus */

@@ -274,7 +274,8 @@ enum vma_xe_flags {
 	X(CR_READ, TRC_HVM_CR_READ, "cr_read", 1, VMA_XE_EXIT, refine, generic) \
 	X(CR_READ64, TRC_HVM_CR_READ64, "cr_read", 1, VMA_XE_EXIT | VMA_XE_WIDE, refine, generic) \
 	X(CR_WRITE, TRC_HVM_CR_WRITE, "cr_write", 2, VMA_XE_EXIT, refine, cr_write) \
-	X(CR_WRITE64, TRC_HVM_CR_WRITE64, "cr_write", 3, VMA_XE_EXIT | VMA_XE_WIDE, refine, cr_write) \
+	X(CR_WRITE64, TRC_HVM_CR_WRITE64, "cr_write", 3, VMA_XE_EXIT | VMA_XE_WIDE, refine, \
+	  cr_write) \
 	X(DR_READ, TRC_HVM_DR_READ, "dr_read", 0, VMA_XE_EXIT, refine, generic) \
 	X(DR_WRITE, TRC_HVM_DR_WRITE, "dr_write", 0, VMA_XE_EXIT, refine, generic) \
 	X(MSR_READ, TRC_HVM_MSR_READ, "msr_read", 3, VMA_XE_EXIT, refine, msr) \

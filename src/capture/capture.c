@@ -263,8 +263,8 @@ int64_t vma_capture_drain(struct vma_capture *cap, vma_capture_write_fn write, v
 			continue;
 		if (prod >= 2 * x || cons >= 2 * x) {
 			vma_diag_report(cap->diag, VMA_LVL_FILE, "trace buffers", UINT64_MAX,
-					"pcpu %u: indices out of range (cons %u, prod %u, size %u): "
-					"its buffer is skipped from here",
+					"pcpu %u: indices out of range (cons %u, prod %u, size "
+					"%u): its buffer is skipped from here",
 					b->cpu, cons, prod, x);
 			__atomic_store_n(cons_p, prod < 2 * x ? prod : 0, __ATOMIC_RELEASE);
 			continue;
@@ -272,7 +272,8 @@ int64_t vma_capture_drain(struct vma_capture *cap, vma_capture_write_fn write, v
 		size = prod >= cons ? prod - cons : prod + 2 * x - cons;
 		if (size > x) {
 			vma_diag_report(cap->diag, VMA_LVL_FILE, "trace buffers", UINT64_MAX,
-					"pcpu %u: %u bytes pending in a buffer of %u", b->cpu, size, x);
+					"pcpu %u: %u bytes pending in a buffer of %u", b->cpu, size,
+					x);
 			__atomic_store_n(cons_p, prod, __ATOMIC_RELEASE);
 			continue;
 		}

@@ -228,7 +228,8 @@ static int open_host(struct xen_hv **out, const char **why, const char **advice,
 	if (!hv->xch) {
 		*err = errno;
 		*why = *err == EACCES || *err == EPERM
-			       ? "No permission to open the hypervisor interface (run as root in dom0)"
+			       ? "No permission to open the hypervisor interface (run as root in "
+				 "dom0)"
 			       : "Cannot open the hypervisor interface (libxenctrl)";
 		hv_close(hv);
 		return VMA_ERR_IO;

@@ -137,12 +137,14 @@ static int walk(struct batch *b, const char *dir)
 			break;
 		}
 		snprintf(path, n, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", names[i]);
-		if (stat(path, &st) < 0)
+		if (stat(path, &st) < 0) {
 			rc = add_job(b, path, true, 0, 0); /* a dangling link: its run says why */
-		else if (S_ISDIR(st.st_mode))
-			rc = lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) ? VMA_OK : walk(b, path);
-		else if (S_ISREG(st.st_mode))
+		} else if (S_ISDIR(st.st_mode)) {
+			rc = lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) ? VMA_OK
+									   : walk(b, path);
+		} else if (S_ISREG(st.st_mode)) {
 			rc = add_job(b, path, true, (uint64_t)st.st_size, 0);
+		}
 		free(path);
 	}
 	for (i = 0; i < nr; i++)
@@ -164,7 +166,8 @@ static int expand_paths(struct batch *b)
 			rc = walk(b, path);
 		} else {
 			rc = add_job(b, path, false,
-				     strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode)
+				     strcmp(path, "-") && stat(path, &st) == 0 &&
+				     S_ISREG(st.st_mode)
 					     ? (uint64_t)st.st_size
 					     : 0,
 				     0);
@@ -330,7 +333,8 @@ static int run_members(struct batch *b, struct job *j, struct vma_source *src,
 		rs.fd = fd;
 		rs.name = m->shown;
 		rs.path = j->path;
-		code = max_code(code, run_trace(b, j, &rs, m->name, b->several || m->name, out, err));
+		code = max_code(code, run_trace(b, j, &rs, m->name, b->several || m->name, out,
+						err));
 		rc = vma_source_finish(src);
 		if (rc < 0)
 			code = max_code(code, b->exit_status_for(rc, vma_diag_worst(diag)));

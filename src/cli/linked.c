@@ -117,7 +117,8 @@ int vma_run_linked(const struct vma_options *opts, const char *const *paths, uin
 	guest_describe = vma_pipeline_input_at(p, 1)->ops->describe;
 	xen_host = vma_pipeline_input(p)->family == VMA_FAMILY_XEN;
 	for (i = 1; i < nr; i++) {
-		if (vma_pipeline_input_at(p, i)->ops->describe != guest_describe || !guest_describe ||
+		if (vma_pipeline_input_at(p, i)->ops->describe != guest_describe ||
+		    !guest_describe ||
 		    (!xen_host && guest_describe != vma_pipeline_input(p)->ops->describe)) {
 			vma_diag_report(diag, VMA_LVL_INPUT, paths[i], UINT64_MAX,
 					"is not of the format of %s: linked traces are KVM "

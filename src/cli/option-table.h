@@ -30,7 +30,8 @@ struct vma_option_row {
 	vma_option_set_fn *set;
 	size_t field;           /* for the generic setters: its offset in struct vma_options */
 	int value;              /* a setter's constant: a scatterplot kind, an interval mode */
-	bool above;             /* xenalyze's table: an option of vmalyze's own, named in its group */
+	/* xenalyze's table: an option of vmalyze's own, named in its group */
+	bool above;
 };
 
 /* Generic setters: the bool at row->field becomes true; the string at it is @arg. */

@@ -151,7 +151,8 @@ static int settle_format_and_mode(struct vma_options *opts, FILE *err)
 		if (opts->dump || opts->live || opts->json || opts->csv || opts->format) {
 			return vma_usage_error(err, "%s", "--interval-domain-* and "
 					       "--interval-cr3-* options go with -s and the text "
-					       "summary, not -a, --live, --json, --csv or --format");
+					       "summary, not -a, --live, --json, --csv or "
+					       "--format");
 		}
 		if (!(opts->interval_secs > 0))
 			opts->interval_secs = 1.0; /* xenalyze's default */

@@ -76,8 +76,10 @@ struct vma_options {
 	bool tsc_loop_fatal;        /* --tsc-loop-fatal */
 	bool tsc_skew_correct;      /* --tsc-skew-correct */
 	bool mmio_keep_vga;         /* --mmio-enumeration-skip-vga=0 */
-	struct vma_eip_options eips; /* --with-interrupt-eip-enumeration, --histogram-interrupt-eip */
-	bool cr3_enumeration;   /* --with-cr3-enumeration itself (--interval-cr3-* also set eips.cr3) */
+	/* --with-interrupt-eip-enumeration, --histogram-interrupt-eip */
+	struct vma_eip_options eips;
+	/* --with-cr3-enumeration itself (--interval-cr3-* also set eips.cr3) */
+	bool cr3_enumeration;
 	unsigned int jobs;      /* -j / --jobs: traces at once, 0 = online cpus */
 	bool progress;          /* --progress: the progress line even off a terminal */
 	unsigned int threads;   /* --threads: 1, or 2 for a reader thread per trace */

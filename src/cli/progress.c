@@ -37,7 +37,8 @@ char *vma_progress_format(char *buf, size_t len, const struct vma_progress *p)
 		unsigned long secs = (unsigned long)(left + 0.5);
 
 		vma_progress_bytes(rate, sizeof(rate), (uint64_t)per_sec);
-		snprintf(buf + n, len - (size_t)n, ", %s/s, %lu:%02lu:%02lu left", rate, secs / 3600,
+		snprintf(buf + n, len - (size_t)n, ", %s/s, %lu:%02lu:%02lu left", rate,
+			 secs / 3600,
 			 secs / 60 % 60, secs % 60);
 	}
 	return buf;

@@ -47,7 +47,8 @@ static const char record_usage[] =
 	"\n"
 	"  -e, --event-mask MASK   trace classes to record (TRC_* mask, default 0x0ffff000: all)\n"
 	"  -c, --cpu-mask CPUS     pcpus to trace: a hex mask (0x5) or a list (0-3,8)\n"
-	"  -S, --buffer-kb KB      per-pcpu trace buffer size in KiB (default 256; set once per boot)\n"
+	"  -S, --buffer-kb KB      per-pcpu trace buffer size in KiB (default 256; set once per "
+	"boot)\n"
 	"  -D, --discard-buffers   discard what the buffers hold from before the capture\n"
 	"  -T, --time SECONDS      stop after SECONDS\n"
 	"  -o, --output FILE       write the trace to FILE (- for standard output)\n"
@@ -199,8 +200,8 @@ static int parse_record_opts(struct record_opts *ro, int argc, char **argv, bool
 	if (!ro->output && !ro->live)
 		return record_usage_error("give -o FILE, --live or both", NULL);
 	if (ro->live && ro->output && !strcmp(ro->output, "-")) {
-		return record_usage_error("--live writes to standard output: -o - does not go with it",
-					  NULL);
+		return record_usage_error("--live writes to standard output: -o - does not go "
+					  "with it", NULL);
 	}
 	return VMA_OK;
 }
@@ -362,7 +363,8 @@ static void say_cpu_hz(uint32_t khz, enum vma_verbosity verbosity)
 		return;
 	if (khz) {
 		fprintf(stderr,
-			"vmalyze record: TSC %u.%03u MHz (xc_physinfo): analyse with --cpu-hz %" PRIu64
+			"vmalyze record: TSC %u.%03u MHz (xc_physinfo): analyse with --cpu-hz "
+			"%" PRIu64
 			"\n",
 			khz / 1000, khz % 1000, (uint64_t)khz * 1000);
 	} else {

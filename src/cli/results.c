@@ -97,8 +97,8 @@ int vma_merge_main(int argc, char **argv, FILE *out, FILE *err)
 	if (opts.dump || opts.summary || opts.histogram || opts.report_pcpu || opts.svm_mode ||
 	    opts.event_formats || opts.cpu_hz != VMA_DEFAULT_CPU_HZ || opts.timer_hz ||
 	    opts.tolerance != VMA_DEFAULT_TOLERANCE || !strcmp(opts.format, "histogram")) {
-		fprintf(err, "vmalyze merge: only --json, --csv, --format text|json|csv, --save, -v "
-			     "and -q apply to a merge (the saves fixed the rest)\n");
+		fprintf(err, "vmalyze merge: only --json, --csv, --format text|json|csv, --save, "
+			     "-v and -q apply to a merge (the saves fixed the rest)\n");
 		return VMA_ERR_USAGE;
 	}
 	agg = vma_aggregate_create(&aopts);

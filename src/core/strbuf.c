@@ -29,7 +29,8 @@ bool vma_sb_grow(struct vma_strbuf *sb, size_t extra)
 {
 	if (sb->failed)
 		return false;
-	if (extra > SIZE_MAX - 1 - sb->len || vma_grow(sb->buf, &sb->cap, sb->len + extra + 1, 256)) {
+	if (extra > SIZE_MAX - 1 - sb->len || vma_grow(sb->buf, &sb->cap, sb->len + extra + 1,
+						       256)) {
 		sb->failed = true;
 		return false;
 	}

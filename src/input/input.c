@@ -115,9 +115,9 @@ static int spool_to_temp(int src, const unsigned char *head, size_t head_len, ui
 		if (copied + (uint64_t)n > cap) {
 			vma_diag_report(diag, VMA_LVL_INPUT, name, cap,
 					"A trace.dat or raw dump on a pipe must be copied to a "
-					"temporary file (the format is read by offset), and this one "
-					"exceeds the %" PRIu64 " MiB cap: write it to a file first",
-					cap >> 20);
+					"temporary file (the format is read by offset), and this "
+					"one exceeds the %" PRIu64 " MiB cap: write it to a file "
+					"first", cap >> 20);
 			close(fd);
 			return VMA_ERR_IO;
 		}
@@ -191,7 +191,8 @@ ssize_t vma_input_read(struct vma_input *in, void *buf, size_t min, size_t max)
 			memcpy(dst + done, in->head + in->head_pos, (size_t)n);
 			in->head_pos += (size_t)n;
 		} else {
-			if (in->options && in->options->idle && done < min && !vma_input_wait(in, 0))
+			if (in->options && in->options->idle && done < min &&
+			    !vma_input_wait(in, 0))
 				in->options->idle(in->options->idle_arg);
 			n = read_some(in->fd, dst + done, max - done,
 				      in->options ? in->options->stop : NULL, &in->interrupted);

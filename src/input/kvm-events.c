@@ -583,7 +583,8 @@ static void fill_steps(const struct vma_kvmev_bind *b, const unsigned char *data
 			continue;
 		}
 		/* the file's order is the host's: the swap folds away */
-		val = st->size ? vma_get_uint(data + st->offset, st->size, VMA_HOST_BIG) : st->missing;
+		val = st->size ? vma_get_uint(data + st->offset, st->size,
+					      VMA_HOST_BIG) : st->missing;
 		put_value(st->kind, st->arg, w, val);
 	}
 }

@@ -289,7 +289,8 @@ int vma_kvm_formats_load(struct vma_kvm_priv *priv, struct vma_diag *diag, const
 	if (ret == VMA_OK)
 		ret = vma_kvmev_init(&priv->ev, priv, big_endian);
 	for (i = 0; ret == VMA_OK && i < priv->ev.nr_bind; i++) {
-		if (priv->ev.bind[i].id == VMA_KVM_EXIT && priv->ev.bind[i].isa == VMA_KVM_ISA_ARM64)
+		if (priv->ev.bind[i].id == VMA_KVM_EXIT &&
+		    priv->ev.bind[i].isa == VMA_KVM_ISA_ARM64)
 			priv->info.arm64 = true;
 	}
 	return ret;

@@ -484,7 +484,8 @@ static void no_format(const struct vma_kvm_stream *s, const struct vma_record *r
 				   "%s: event id %" PRIu32 " has no event format: a raw dump"
 				   " carries none, and only the built-in kvm_entry and kvm_exit"
 				   " are known; give the recording kernel's formats with"
-				   " --event-formats DIR (its tracefs events folder)", s->input->path,
+				   " --event-formats DIR (its tracefs events folder)",
+				   s->input->path,
 				   rec->data[VMA_KVM_OTHER_FTRACE_ID]);
 	} else {
 		vma_diag_warn_once(s->input->diag, "kvm-no-format",

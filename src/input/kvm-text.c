@@ -685,7 +685,8 @@ static size_t max_len(const struct vma_kvmtext *t)
 }
 
 static void put_ops(const struct vma_kvmtext *t, struct vma_kvm_priv *priv,
-		    const unsigned char *data, bool big, const struct sym *sym, struct vma_strbuf *sb)
+		    const unsigned char *data, bool big, const struct sym *sym,
+		    struct vma_strbuf *sb)
 {
 	uint32_t i;
 	char *p;

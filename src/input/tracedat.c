@@ -133,9 +133,10 @@ static int add_streams(struct dat *d, struct dat_buffer *b)
 		if (r.size > UINT64_MAX - 8 - r.offset) {
 			if (!vma_diag_report(d->in->diag, VMA_LVL_FILE, d->in->path, b->offset,
 					     "the BUFFER option gives cpu %" PRIu32 " trace data of"
-					     " %" PRIu64 " bytes from byte %" PRIu64 ", past any file"
-					     " size: damaged (--tolerance 5 reads it up to the end of the"
-					     " file)",
+					     " %" PRIu64 " bytes from byte %" PRIu64 ", past any "
+										     "file"
+					     " size: damaged (--tolerance 5 reads it up to the end "
+					     "of the file)",
 					     b->cpus[i].cpu, r.size, r.offset)) {
 				return VMA_ERR_DAMAGED;
 			}

@@ -270,7 +270,8 @@ static int announce(struct xt_reader *rd, struct pcpu_stream *ps, uint64_t relea
 			 "processed (%s): they are processed late",
 			 ps->stream.pcpu, ps->announced ? "resuming here" : "first seen here",
 			 released - tsc,
-			 ps->announced ? "it was paused: the reorder stage was full or the input quiet"
+			 ps->announced ? "it was paused: the reorder stage was full or the input "
+					 "quiet"
 				       : "it came after the read-ahead");
 		rc = xt_report(rd, VMA_LVL_SANITY, ps->queue[ps->q_head].start, msg);
 		if (rc) {

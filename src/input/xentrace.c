@@ -91,9 +91,10 @@ static int read_exact(struct xt_reader *rd, void *dst, size_t len, uint64_t off)
 		if (n == 0) {
 			/* The size was taken at open: the file was cut while being read. */
 			bool ok = vma_diag_report(rd->input->diag, VMA_LVL_FILE, rd->input->path,
-						  off + done, "File ends here, though it was %" PRIu64
-						  " bytes long when opened: it shrank while being read;"
-						  " the rest of it is lost (read a copy that is not"
+						  off + done,
+						  "File ends here, though it was %" PRIu64
+						  " bytes long when opened: it shrank while being "
+						  "read; the rest of it is lost (read a copy that is not"
 						  " being written to)", rd->input->size);
 
 			stop_reading(rd, ok ? VMA_END : VMA_ERR_DAMAGED);
@@ -205,8 +206,8 @@ int xt_pcpu_for(struct xt_reader *rd, uint32_t cpu, uint64_t off, struct pcpu_st
 			return VMA_OK;
 		snprintf(msg, sizeof(msg),
 			 "Window of pcpu %u: more than %u distinct pcpus hold records, more than "
-			 "Xen hosts have: the file is likely damaged; the windows of pcpus past the "
-			 "first %u are skipped (--tolerance %d reads on without them)",
+			 "Xen hosts have: the file is likely damaged; the windows of pcpus past "
+			 "the first %u are skipped (--tolerance %d reads on without them)",
 			 cpu, XT_MAX_PCPUS, XT_MAX_PCPUS, VMA_LVL_LIMIT);
 		return xt_report(rd, VMA_LVL_LIMIT, off, msg);
 	}
@@ -332,7 +333,8 @@ static int chain_next(struct xt_reader *rd, struct chain_walk *walk, bool loud, 
 	if (*cut) {
 		if (loud) {
 			snprintf(msg, sizeof(msg),
-				 "Window of pcpu %u runs past the end of the file (%u bytes, %" PRIu64
+				 "Window of pcpu %u runs past the end of the file (%u bytes, "
+				 "%" PRIu64
 				 " present): the trace is truncated",
 				 *cpu, wsize, in->size - *start);
 			rc = xt_report(rd, VMA_LVL_FILE, off, msg);
@@ -396,7 +398,8 @@ static int scan_all(struct xt_reader *rd)
 		ps->last_window = start;
 		/* Past the budget only a pcpu's first window is queued now. */
 		if (rd->indexed < INDEX_BUDGET || !ps->queued_upto) {
-			rc = xt_queue_window(ps, &(struct window){ .start = start, .end = end, .cut = cut });
+			rc = xt_queue_window(ps, &(struct window){ .start = start, .end = end,
+								   .cut = cut });
 			if (rc)
 				goto out;
 			ps->queued_upto = start;
@@ -476,7 +479,8 @@ static int walk_for(struct pcpu_stream *ps)
 		if (rc)
 			return rc;
 		if (cpu == ps->stream.pcpu && start < end && start > ps->queued_upto) {
-			rc = xt_queue_window(ps, &(struct window){ .start = start, .end = end, .cut = cut });
+			rc = xt_queue_window(ps, &(struct window){ .start = start, .end = end,
+								   .cut = cut });
 			if (rc)
 				return rc;
 			ps->queued_upto = start;
@@ -488,7 +492,8 @@ static int walk_for(struct pcpu_stream *ps)
 		return rc;
 	owner = cpu < rd->nr_slots ? rd->pcpus[cpu] : NULL;
 	if (start < end && owner && start > owner->queued_upto) {
-		rc = xt_queue_window(owner, &(struct window){ .start = start, .end = end, .cut = cut,
+		rc = xt_queue_window(owner, &(struct window){ .start = start, .end = end,
+							      .cut = cut,
 							      .lazy = owner != ps });
 		if (rc)
 			return rc;

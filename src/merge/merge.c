@@ -76,7 +76,8 @@ struct vma_merge {
 	uint64_t late;
 	int error;                 /* first stream failure, reported once */
 	bool pcpu_ties;            /* equal stamps go by pcpu even for the stream aside */
-	bool kvm_held;             /* with pcpu_ties: a stream is aside (have_current stays false) */
+	/* with pcpu_ties: a stream is aside (have_current stays false) */
+	bool kvm_held;
 	struct vma_stream *ended[2]; /* ended since the caller last asked */
 	unsigned int nr_ended;
 	vma_merge_ended_fn on_ended; /* NULL: ends kept in ended[] */

@@ -32,7 +32,8 @@ static void reasons(FILE *out, const struct vma_aggregate_view *v)
 		const struct vma_report_stat *s = &r->stat;
 
 		fprintf(out,
-			" %-8s %-24s %5u %9" PRIu64 " %12.6fs %8" PRIu64 " %s {%8" PRIu64 "|%8" PRIu64
+			" %-8s %-24s %5u %9" PRIu64 " %12.6fs %8" PRIu64 " %s "
+									 "{%8" PRIu64 "|%8" PRIu64
 			"|%8" PRIu64 "} max %" PRIu64 ", %u trace%s\n",
 			r->platform, r->name ? r->name : "(unnamed)", r->code, s->events,
 			(double)s->total / (double)r->hz, s->mean, unit_of(r->unit), s->p5, s->p50,

@@ -745,7 +745,8 @@ static int lost_volume(struct vma_dump *d, const struct vma_record *rec)
 			      p->volume[j] - mark[j]);
 		for (k = VMA_VOL_HVM_VMENTRY; j == VMA_VOL_HVM && k <= VMA_VOL_HVM_EMUL; k++) {
 			if (p->volume[k] != mark[k]) {
-				vma_sb_printf(sb, " +-%-7s: %10" PRIu64 "\n", vma_volume_class_name(k),
+				vma_sb_printf(sb, " +-%-7s: %10" PRIu64 "\n",
+					      vma_volume_class_name(k),
 					      p->volume[k] - mark[k]);
 			}
 		}

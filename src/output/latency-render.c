@@ -52,7 +52,8 @@ int vma_lat_render_text(FILE *out, const struct vma_lat_report *r)
 
 	if (r->have_guest) {
 		if (r->marked) {
-			fprintf(out, "Guest intervals (%s to the next %s on its cpu), split by what "
+			fprintf(out, "Guest intervals (%s to the next %s on its cpu), split by "
+				     "what "
 				"the host thread of its vcpu did:\n", r->marked, r->marked_end);
 		} else {
 			fprintf(out, "Guest wake-up latency (sched_waking to the sched_switch that "
@@ -63,20 +64,24 @@ int vma_lat_render_text(FILE *out, const struct vma_lat_report *r)
 		fprintf(out, "  %s %" PRIu64 "  p50 %.1f us  p99 %.1f us  max %.1f us\n", what,
 			r->wakeups, us(r, r->p50), us(r, r->p99), us(r, r->max));
 		fprintf(out, "  threshold %.1f us (%s): %" PRIu64 " %s at or above it\n",
-			us(r, r->threshold), r->threshold_is_p99 ? "the guest's p99" : "--threshold",
+			us(r, r->threshold),
+			r->threshold_is_p99 ? "the guest's p99" : "--threshold",
 			r->above, what);
 		if (r->nr_worst)
 			fprintf(out, "  Worst %u:\n", r->nr_worst);
 		for (i = 0; i < r->nr_worst; i++) {
 			const struct vma_lat_interval *w = &r->worst[i];
 
-			fprintf(out, "    %.6f guest %u cpu %u pid %u %s (host thread %u): %.1f us: ",
-				secs(r, w->start), w->guest, w->cpu, w->pid, w->comm[0] ? w->comm : "?",
+			fprintf(out, "    %.6f guest %u cpu %u pid %u %s (host thread %u): %.1f "
+				     "us: ",
+				secs(r, w->start), w->guest, w->cpu, w->pid,
+				w->comm[0] ? w->comm : "?",
 				w->host_tid, us(r, w->end - w->start));
 			text_split(out, r, w->split, w->nr_split, w->end - w->start);
 		}
 		if (r->above) {
-			fprintf(out, "  Share of latency by cause, over those %" PRIu64 " (%.1f us):\n",
+			fprintf(out, "  Share of latency by cause, over those %" PRIu64 " (%.1f "
+											"us):\n",
 				r->above, us(r, r->aggregate_ticks));
 			for (i = 0; i < r->nr_aggregate; i++) {
 				fprintf(out, "    %-40s %6.1f%% %12.1f us\n", r->aggregate[i].cause,

@@ -223,7 +223,8 @@ static void write_second(struct vma_live *lv, const struct vma_machine *m, uint6
 		fprintf(lv->out, "\033[H\033[2J" /* home, clear */
 				 "vmalyze --live  %" PRIu64 ".%03" PRIu64 " s of trace time"
 				 "  (per vcpu, over the last %.3f s)\n",
-			now / lv->hz, now % lv->hz * 1000 / lv->hz, (double)length / (double)lv->hz);
+			now / lv->hz, now % lv->hz * 1000 / lv->hz,
+			(double)length / (double)lv->hz);
 	}
 	for (i = 0; i < m->nr_domains; i++) {
 		const struct vma_domain *d = m->domains[i];

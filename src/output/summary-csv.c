@@ -80,7 +80,8 @@ static void row(FILE *out, const struct row_where *w, const char *kind, const ch
 	field(out, name, false);
 	fprintf(out, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.9f,%" PRIu64 ",%" PRIu64 ",%" PRIu64
 		",%" PRIu64 ",%" PRIu64 ",%s,%" PRIu64 ",",
-		s->events, s->count, s->total, (double)s->total / (double)hz, s->mean, s->p5, s->p50,
+		s->events, s->count, s->total, (double)s->total / (double)hz, s->mean, s->p5,
+		s->p50,
 		s->p95, s->max, unit == VMA_REPORT_NS ? "ns" : "cycles", hz);
 	field(out, s->weight == VMA_CYCLES_BY_TIME ? "time" : "count", false);
 	kvm_columns(out, w);

@@ -99,7 +99,8 @@ static void address_table(const struct vma_summary_ctx *c, const struct vma_repo
 		if (skip_vga && is_vga(&rows[i]))
 			continue;
 		if (rows[i].addr == VMA_SUB_OTHER) {
-			snprintf(prefix, sizeof(prefix), "   other:[%c] ", rows[i].is_write ? 'w' : 'r');
+			snprintf(prefix, sizeof(prefix), "   other:[%c] ",
+				 rows[i].is_write ? 'w' : 'r');
 		} else {
 			snprintf(prefix, sizeof(prefix), "%8" PRIx64 ":[%c] ", rows[i].addr,
 				 rows[i].is_write ? 'w' : 'r');

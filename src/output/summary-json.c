@@ -33,7 +33,8 @@ static void json_stat_unit(FILE *out, uint64_t hz, const char *unit,
 		",\"seconds\":%.9f,\"avg_cycles\":%" PRIu64 ",\"p5\":%" PRIu64 ",\"p50\":%" PRIu64
 		",\"p95\":%" PRIu64 ",\"percentiles\":\"%s\"",
 		s->events, s->count, s->total, (double)s->total / (double)hz, s->mean, s->p5,
-		s->p50, s->p95, s->weight == VMA_CYCLES_BY_TIME ? "time-weighted" : "count-weighted");
+		s->p50, s->p95,
+		s->weight == VMA_CYCLES_BY_TIME ? "time-weighted" : "count-weighted");
 	if (unit) {
 		fprintf(out, ",\"unit\":\"%s\",\"min\":%" PRIu64 ",\"max\":%" PRIu64
 			     ",\"stddev\":%" PRIu64, unit, s->min, s->max, s->stddev);
@@ -146,7 +147,8 @@ static void json_hvm(FILE *out, const struct vma_report *r, const struct vma_rep
 		fprintf(out, ",\"interrupt_eip_histogram\":{\"vector\":%u,\"increment\":%" PRIu64
 			     ",\"buckets\":[", v->eip_histogram_vector, v->eip_histogram_increment);
 		for (i = 0; i < v->nr_eip_histogram; i++) {
-			fprintf(out, "%s{\"start\":%" PRIu64 ",\"count\":%" PRIu64 "}", i ? "," : "",
+			fprintf(out, "%s{\"start\":%" PRIu64 ",\"count\":%" PRIu64 "}",
+				i ? "," : "",
 				v->eip_histogram[i].eip, v->eip_histogram[i].count);
 		}
 		fprintf(out, "]}");
@@ -186,7 +188,8 @@ static void json_pv(FILE *out, const struct vma_report_vcpu *v)
 		return; /* most PV traces: no trap records */
 	fprintf(out, ",\"traps\":{");
 	for (i = 0; i < v->nr_traps; i++)
-		fprintf(out, "%s\"%u\":%" PRIu64, i ? "," : "", v->traps[i].trap, v->traps[i].count);
+		fprintf(out, "%s\"%u\":%" PRIu64, i ? "," : "", v->traps[i].trap,
+			v->traps[i].count);
 	fputc('}', out);
 }
 
@@ -325,7 +328,8 @@ static void json_domain(FILE *out, const struct vma_report *r, const struct vma_
 		fputc(']', out);
 	}
 	if (d->has_interrupt_eips) {
-		fprintf(out, ",\"interrupt_eips\":{\"vector\":%u,\"samples\":%" PRIu64 ",\"eips\":[",
+		fprintf(out,
+			",\"interrupt_eips\":{\"vector\":%u,\"samples\":%" PRIu64 ",\"eips\":[",
 			d->interrupt_eip_vector, d->interrupt_eip_total);
 		for (i = 0; i < d->nr_interrupt_eips; i++) {
 			fprintf(out, "%s{\"eip\":%" PRIu64 ",\"count\":%" PRIu64 "}", i ? "," : "",
@@ -467,7 +471,8 @@ int vma_render_aggregate_json(FILE *out, const struct vma_aggregate_view *v)
 		fprintf(out, "%s{\"platform\":\"%s\",\"code\":%u,\"name\":", i ? "," : "",
 			r->platform, r->code);
 		json_string_or_null(out, r->name);
-		fprintf(out, ",\"clock\":{\"unit\":\"%s\",\"hz\":%" PRIu64 "},\"traces\":%u,\"cycles\":",
+		fprintf(out,
+			",\"clock\":{\"unit\":\"%s\",\"hz\":%" PRIu64 "},\"traces\":%u,\"cycles\":",
 			r->unit == VMA_REPORT_NS ? "ns" : "cycles", r->hz, r->nr_traces);
 		json_stat_hz(out, r->hz, &r->stat);
 		fprintf(out, ",\"max\":%" PRIu64 ",\"worst_p95\":[", r->stat.max);
@@ -496,7 +501,8 @@ int vma_render_aggregate_json(FILE *out, const struct vma_aggregate_view *v)
 			fprintf(out, ",\"domain\":%u,\"name\":", t->vms[j].id);
 			json_string_or_null(out, t->vms[j].name);
 			fprintf(out, ",\"exits\":%" PRIu64 ",\"seconds\":%.9f,\"exits_per_second\":%.3f}",
-				t->vms[j].exits, secs, secs > 0 ? (double)t->vms[j].exits / secs : 0.0);
+				t->vms[j].exits, secs,
+				secs > 0 ? (double)t->vms[j].exits / secs : 0.0);
 		}
 	}
 	fprintf(out, "],\"failures\":[");

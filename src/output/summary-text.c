@@ -55,7 +55,8 @@ static void histogram(const struct vma_summary_ctx *c, const struct vma_report_s
 	struct vma_cycles_bin *bins = NULL;
 	size_t nbins = 0;
 
-	if (!c->histogram || !s->count || !s->dist || vma_cycles_histogram(s->dist, 1, &bins, &nbins))
+	if (!c->histogram || !s->count || !s->dist ||
+	    vma_cycles_histogram(s->dist, 1, &bins, &nbins))
 		return;
 	vma_histogram_print(c->out, bins, nbins, s->weight, VMA_HISTOGRAM_WIDTH);
 	free(bins);
@@ -77,7 +78,8 @@ void vma_summary_cycle_line(const struct vma_summary_ctx *c, const char *desc,
 	}
 	fprintf(c->out, "%s: %7" PRIu64 " %*.*fs %6" PRIu64 " {%6" PRIu64 "|%6" PRIu64 "|%6" PRIu64
 			"}\n",
-		desc, s->count, digits + 3, digits, vma_report_seconds(c->report, s->total), s->mean,
+		desc, s->count, digits + 3, digits, vma_report_seconds(c->report, s->total),
+		s->mean,
 		s->p5, s->p50, s->p95);
 	histogram(c, s);
 }
@@ -113,7 +115,8 @@ void vma_summary_exit_line(const struct vma_summary_ctx *c, const char *prefix,
 		return;
 	}
 	fprintf(c->out,
-		"%s %7" PRIu64 " %*.*fs %5.2f%% %5" PRIu64 " %s {%5" PRIu64 "|%5" PRIu64 "|%5" PRIu64
+		"%s %7" PRIu64 " %*.*fs %5.2f%% %5" PRIu64 " %s "
+							   "{%5" PRIu64 "|%5" PRIu64 "|%5" PRIu64
 		"}\n",
 		prefix, s->events, digits + 3, digits, vma_report_seconds(c->report, s->total),
 		whole ? (double)s->total * 100.0 / (double)whole : 0.0, s->mean, c->unit, s->p5,
@@ -196,7 +199,8 @@ static void pv_section(FILE *out, const struct vma_report_vcpu *v)
 		if (ev->name)
 			fprintf(out, "  %s  %" PRIu64 "\n", ev->name, ev->count + ev->subcalls);
 		else
-			fprintf(out, "  pv_event %u  %" PRIu64 "\n", ev->minor, ev->count + ev->subcalls);
+			fprintf(out, "  pv_event %u  %" PRIu64 "\n", ev->minor,
+				ev->count + ev->subcalls);
 		for (j = 0; ev->lists_traps && j < v->nr_traps; j++)
 			fprintf(out, "    [%u] %" PRIu64 "\n", v->traps[j].trap, v->traps[j].count);
 		if (!ev->lists_hypercalls)
@@ -231,7 +235,8 @@ static void mem_section(FILE *out, const struct vma_domain_mem *mem)
 	fprintf(out, "  Done for:\n");
 	for (i = 0; i < VMA_GRANT_OPS; i++) {
 		if (mem->grant_done_for[i])
-			fprintf(out, "   %-14s: %" PRIu64 "\n", grant_names[i], mem->grant_done_for[i]);
+			fprintf(out, "   %-14s: %" PRIu64 "\n", grant_names[i],
+				mem->grant_done_for[i]);
 	}
 	fprintf(out, " Populate-on-demand:\n  Populated:\n");
 	for (i = 0; i < VMA_POD_ORDERS; i++) {
@@ -292,7 +297,8 @@ void vma_summary_vm_name(char *buf, size_t len, const struct vma_report_domain *
 	if (n < 0 || (size_t)n >= len)
 		return;
 	if (d->pid)
-		snprintf(buf + n, len - (size_t)n, " (%s, pid %u)", d->comm ? d->comm : "?", d->pid);
+		snprintf(buf + n, len - (size_t)n, " (%s, pid %u)", d->comm ? d->comm : "?",
+			 d->pid);
 	else
 		snprintf(buf + n, len - (size_t)n, " (VMM not known)");
 }
@@ -470,12 +476,14 @@ static void cr3_list(const struct vma_summary_ctx *c, const struct vma_report_do
 		percent_line(c, "          guest", &r->guest, r->run_time);
 		percent_line(c, "          hv   ", &r->hv, r->run_time);
 		for (j = 0; j < VMA_XCAT_COUNT; j++) {
-			snprintf(desc, sizeof(desc), "           + %s", vma_xinterval_category_name(j));
+			snprintf(desc, sizeof(desc), "           + %s",
+				 vma_xinterval_category_name(j));
 			percent_line(c, desc, &r->hv_by[j], r->run_time);
 		}
 		vma_format_time(first, sizeof(first), r->first, c->report->hz);
 		vma_format_time(last, sizeof(last), r->last, c->report->hz);
-		fprintf(c->out, "            Seen: %14s-%14s switch %" PRIu64 " flush %" PRIu64 "\n",
+		fprintf(c->out, "            Seen: %14s-%14s switch %" PRIu64 " flush "
+									      "%" PRIu64 "\n",
 			first, last, r->switches, r->flushes);
 	}
 }
@@ -623,7 +631,8 @@ static int render(struct vma_render *ctx, const struct vma_report *r, bool histo
 	if (r->has_events && r->nr_events) {
 		fprintf(out, "KVM events:\n");
 		for (i = 0; i < r->nr_events; i++)
-			fprintf(out, "  %-32s %10" PRIu64 "\n", r->events[i].name, r->events[i].count);
+			fprintf(out, "  %-32s %10" PRIu64 "\n", r->events[i].name,
+				r->events[i].count);
 	}
 	vma_summary_worst(&c);
 	if (ctx->opts->report_pcpu)

@@ -403,11 +403,13 @@ int vma_timeline_write_json(const struct vma_timeline *tl, FILE *out)
 				t->pid);
 			vma_json_string(out, group_name(t->pid, buf, sizeof(buf)));
 			fprintf(out, "}},\n{\"ph\": \"M\", \"name\": \"process_sort_index\", "
-				"\"ts\": 0, \"pid\": %u, \"tid\": 0, \"args\": {\"sort_index\": %u}}",
+				"\"ts\": 0, \"pid\": %u, \"tid\": 0, \"args\": {\"sort_index\": "
+				"%u}}",
 				t->pid, t->pid);
 			first = false;
 		}
-		fprintf(out, "%s\n{\"ph\": \"M\", \"name\": \"thread_name\", \"ts\": 0, \"pid\": %u, "
+		fprintf(out, "%s\n{\"ph\": \"M\", \"name\": \"thread_name\", \"ts\": 0, \"pid\": "
+			     "%u, "
 			"\"tid\": %u, \"args\": {\"name\": ", first ? "" : ",", t->pid, t->tid);
 		vma_json_string(out, t->label);
 		fprintf(out, "}},\n{\"ph\": \"M\", \"name\": \"thread_sort_index\", \"ts\": 0, "
@@ -444,7 +446,8 @@ int vma_timeline_write_json(const struct vma_timeline *tl, FILE *out)
 			vma_json_string(out, buf);
 			fprintf(out, ", \"ts\": ");
 			json_us(out, tl, tl->o.from + b * tl->bin_ticks);
-			fprintf(out, ", \"pid\": %u, \"tid\": %u, \"args\": {\"exits/s\": %" PRIu64 "}}",
+			fprintf(out, ", \"pid\": %u, \"tid\": %u, \"args\": {\"exits/s\": "
+				     "%" PRIu64 "}}",
 				t->pid, t->tid, (uint64_t)t->bins[b] * BINS_PER_SECOND);
 			first = false;
 		}
@@ -524,14 +527,16 @@ int vma_timeline_write_svg(const struct vma_timeline *tl, FILE *out)
 	for (i = 0; i < tl->nr_tracks; i++)
 		at[row[i]] = (uint32_t)i;
 	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-		"font-family=\"sans-serif\" font-size=\"11\">\n", SVG_LABEL + SVG_PLOT + 20, height);
+		"font-family=\"sans-serif\" font-size=\"11\">\n", SVG_LABEL + SVG_PLOT + 20,
+		height);
 	fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
 	fprintf(out, "<text x=\"10\" y=\"16\" font-size=\"13\">vmalyze timeline: %.6f s to %.6f s "
 		"(%.3f ms)</text>\n", (double)from / hz, (double)to / hz, span / hz * 1e3);
 	for (i = 0; i < tl->nr_tracks; i++) {
 		double y = SVG_TOP + SVG_ROW * (double)i;
 
-		fprintf(out, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" fill=\"%s\"/>\n",
+		fprintf(out, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" "
+			     "fill=\"%s\"/>\n",
 			SVG_LABEL, y, SVG_PLOT, SVG_ROW - 2, i % 2 ? "#fafafa" : "#f0f0f0");
 		fprintf(out, "<text x=\"10\" y=\"%.1f\">", y + SVG_ROW - 6);
 		svg_text(out, tl->tracks[row[i]].label);
@@ -544,7 +549,8 @@ int vma_timeline_write_svg(const struct vma_timeline *tl, FILE *out)
 
 		if (s->end <= from || s->start >= to || w < 0.05)
 			continue; /* below a twentieth of a pixel: not drawn */
-		fprintf(out, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.0f\" fill=\"%s\">"
+		fprintf(out, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.0f\" "
+			     "fill=\"%s\">"
 			"<title>", x0, SVG_TOP + SVG_ROW * (double)at[s->track], w < 0.5 ? 0.5 : w,
 			SVG_ROW - 2, kind_colour[s->kind]);
 		svg_text(out, tl->strs[s->name]);
@@ -555,7 +561,8 @@ int vma_timeline_write_svg(const struct vma_timeline *tl, FILE *out)
 	n = (int)(span / hz / step);
 	for (k = 0; k <= n; k++) {
 		x = SVG_LABEL + (double)k * step * hz / span * SVG_PLOT;
-		fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"#888\"/>"
+		fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\" "
+			     "stroke=\"#888\"/>"
 			"<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%g ms</text>\n", x, x,
 			SVG_TOP - 4, SVG_TOP + SVG_ROW * (double)tl->nr_tracks, x,
 			SVG_TOP + SVG_ROW * (double)tl->nr_tracks + 14, (double)k * step * 1e3);
@@ -565,7 +572,8 @@ int vma_timeline_write_svg(const struct vma_timeline *tl, FILE *out)
 		double y = height - 20;
 
 		fprintf(out, "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
-			"<text x=\"%.0f\" y=\"%.0f\">%s</text>\n", x, y, kind_colour[k], x + 16, y + 10,
+			"<text x=\"%.0f\" y=\"%.0f\">%s</text>\n", x, y, kind_colour[k], x + 16,
+			y + 10,
 			kind_names[k]);
 	}
 	fprintf(out, "</svg>\n");

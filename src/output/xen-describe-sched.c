@@ -262,7 +262,8 @@ static bool csched_schedule(struct xd_out *o, const struct vma_record *rec, cons
 	uint32_t w = rec->data[0];
 
 	xd_printf(o, "csched:schedule cpu %u%s%s", lo16(w),
-		  ((w >> 16) & 0xffu) ? ", tasklet scheduled" : "", (w >> 24) ? ", idle" : ", busy");
+		  ((w >> 16) & 0xffu) ? ", tasklet scheduled" : "",
+		  (w >> 24) ? ", idle" : ", busy");
 	return true;
 }
 
@@ -570,7 +571,8 @@ static bool rtds_schedule(struct xd_out *o, const struct vma_record *rec, const 
 
 	xd_printf(o, "rtds:schedule cpu %u, %s%s%s", lo16(w),
 		  ((w >> 16) & 0xffu) ? ", tasklet scheduled" : "",
-		  ((w >> 24) & 0xfu) ? ", idle" : ", busy", (w >> 28) ? ", tickled" : ", not tickled");
+		  ((w >> 24) & 0xfu) ? ", idle" : ", busy",
+		  (w >> 28) ? ", tickled" : ", not tickled");
 	return true;
 }
 

@@ -445,7 +445,8 @@ static void write_cr3_short(struct vma_xinterval *x, const struct vma_machine *m
 
 	write_value(x, stay, len);
 	for (i = 0; i < VMA_XCAT_COUNT; i++)
-		write_value(x, stay ? take(&x->cols[i + 1].last, cr3_time(m, gmfn, (int)i)) : 0, stay);
+		write_value(x, stay ? take(&x->cols[i + 1].last, cr3_time(m, gmfn, (int)i)) : 0,
+			    stay);
 }
 
 /* The interval [start, start + len) ended: its row, written or held. */
@@ -491,7 +492,8 @@ spill_failed:
 	switch (x->opts.mode) {
 	case VMA_XINTERVAL_TOTAL_TIME:
 		for (i = 0; i < x->opts.nr_domains; i++)
-			write_value(x, take(&x->cols[i].last, run_cycles(m, x->opts.domains[i])), len);
+			write_value(x, take(&x->cols[i].last, run_cycles(m, x->opts.domains[i])),
+				    len);
 		break;
 	case VMA_XINTERVAL_SHORT_SUMMARY:
 		write_value(x, take(&x->cols[0].last, run_cycles(m, x->opts.domains[0])), len);
@@ -506,7 +508,8 @@ spill_failed:
 	}
 	case VMA_XINTERVAL_CR3_SCHEDULE_TIME:
 		for (i = 0; i < x->opts.nr_gmfns; i++)
-			write_value(x, take(&x->cols[i].last, cr3_time(m, x->opts.gmfns[i], -1)), len);
+			write_value(x, take(&x->cols[i].last, cr3_time(m, x->opts.gmfns[i], -1)),
+				    len);
 		break;
 	case VMA_XINTERVAL_CR3_SHORT_SUMMARY:
 		write_cr3_short(x, m, len);

@@ -134,7 +134,8 @@ static int check_timer_hz(const struct vma_pipeline *p, const struct vma_input *
 		return VMA_OK;
 	if (in->clock == VMA_CLOCK_NS) {
 		vma_diag_report(p->diag, VMA_LVL_WARN, in->path, UINT64_MAX,
-				"--timer-hz has no effect: this trace's time stamps are nanoseconds");
+				"--timer-hz has no effect: this trace's time stamps are "
+				"nanoseconds");
 	} else if (info && !info->arm64) {
 		vma_diag_report(p->diag, VMA_LVL_INPUT, in->path, UINT64_MAX,
 				"--timer-hz is the Arm generic timer's rate, but this is an x86"
@@ -233,7 +234,8 @@ static int check_guest_clock(struct vma_pipeline *p, struct member *mb)
 
 	if (cycles && host->clock != VMA_CLOCK_CYCLES) {
 		vma_diag_report(p->diag, VMA_LVL_INPUT, mb->in->path, UINT64_MAX,
-				"--guest-tsc puts a guest on a host's TSC, and %s's clock is not one",
+				"--guest-tsc puts a guest on a host's TSC, and %s's clock is not "
+				"one",
 				host->path);
 		return VMA_ERR_USAGE;
 	}
@@ -560,7 +562,8 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 		} else {
 			vma_diag_report(p->diag, VMA_LVL_INPUT, in->path, UINT64_MAX,
 					"Holds no trace records, only headers or empty pages: "
-					"nothing to report (was tracing on while it was recorded?)");
+					"nothing to report (was tracing on while it was "
+					"recorded?)");
 		}
 		status = VMA_ERR_FORMAT;
 	}

@@ -138,7 +138,8 @@ static __attribute__((noinline)) struct vma_exit_sub *find_sub(struct vma_exit_s
 			while ((i = e->index[at]) != UINT32_MAX) {
 				struct vma_exit_sub *s = &e->subs[i];
 
-				if (s->handler == handler && s->key == key && s->is_write == is_write) {
+				if (s->handler == handler && s->key == key &&
+				    s->is_write == is_write) {
 					remember(e, i);
 					return s;
 				}

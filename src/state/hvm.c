@@ -339,7 +339,8 @@ static void refine_arc(struct vma_hvm_inflight *in, const struct vma_record *rec
 	uint32_t id = HANDLER_ID(rec->event);
 
 	/* The device access explains a nested or shadow page-fault exit better. */
-	if (in->handler && !(is_io(id) && (in->handler == TRC_HVM_NPF || in->handler == TRC_SHADOW)))
+	if (in->handler && !(is_io(id) && (in->handler == TRC_HVM_NPF ||
+					   in->handler == TRC_SHADOW)))
 		return;
 	in->handler = id;
 	in->key = 0;

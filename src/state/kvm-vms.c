@@ -94,7 +94,9 @@ static void find_vmm(const struct vma_machine *m, struct vma_domain *d)
 	for (pid = first - 1; pid > 0 && first - pid <= VMM_NEAR; pid--) {
 		const char *name = thread_name(m, pid);
 
-		if (name && !is_vcpu_thread(m, pid) && (known_vmm(name) || (shared && *shared && !strcmp(name, shared)))) {
+		if (name && !is_vcpu_thread(m, pid) && (known_vmm(name) ||
+							(shared && *shared &&
+							 !strcmp(name, shared)))) {
 			d->kvm.vmm_pid = pid;
 			snprintf(d->kvm.vmm_comm, sizeof(d->kvm.vmm_comm), "%s", name);
 			return;

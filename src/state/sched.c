@@ -343,8 +343,8 @@ static int runstate_record(struct vma_machine *m, struct vma_pcpu *p, const stru
 			/* The change that explains the remembered one: TSC skew. */
 			if (rec->tsc < v->last_oldstate.tsc) {
 				vma_diag_warn_once(m->diag, "sched-tsc-skew-back",
-						   "TSC skew: d%uv%u's change comes before the one it "
-						   "explains; not applied", did, vid);
+						   "TSC skew: d%uv%u's change comes before the one "
+						   "it explains; not applied", did, vid);
 				return VMA_OK;
 			}
 			v->last_oldstate.wrong = VMA_RS_INIT; /* explained */
@@ -355,7 +355,8 @@ static int runstate_record(struct vma_machine *m, struct vma_pcpu *p, const stru
 			vma_diag_warn_once(m->diag, "sched-tsc-skew",
 					   "Runstate change %s->%s for d%uv%u, which is %s: "
 					   "possible TSC skew between pcpus",
-					   vma_vcpu_runstate_name(old_state), vma_vcpu_runstate_name(new_state),
+					   vma_vcpu_runstate_name(old_state),
+					   vma_vcpu_runstate_name(new_state),
 					   did, vid, vma_vcpu_runstate_name(v->state));
 			v->last_oldstate.wrong = old_state;
 			v->last_oldstate.actual = v->state;

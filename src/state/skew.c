@@ -73,7 +73,8 @@ int vma_tsc_skew(struct vma_machine *m, struct vma_pcpu *p, uint32_t behind, uin
 			/* The state stage knows no file name: the offset goes in the text. */
 			if (!vma_diag_report(m->diag, VMA_LVL_FILE, NULL, UINT64_MAX,
 					     "TSC skew dependency loop detected (p%u->p%u) at the "
-					     "record at byte %" PRIu64 "; stopping (--tsc-loop-fatal)",
+					     "record at byte %" PRIu64 "; stopping "
+								       "(--tsc-loop-fatal)",
 					     p->id, p2->id, rec->offset))
 				return VMA_ERR_DAMAGED;
 		}

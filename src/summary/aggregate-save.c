@@ -483,7 +483,8 @@ static const struct vma_agg_trace *overlap(struct vma_aggregate *agg, int *rc)
 		order[i] = &agg->traces[i];
 	qsort(order, agg->nr_traces, sizeof(*order), identity_cmp);
 	for (i = 1; i < agg->nr_traces && !dup; i++) {
-		if (!identity_cmp(&order[i - 1], &order[i]) && order[i - 1]->origin != order[i]->origin)
+		if (!identity_cmp(&order[i - 1], &order[i]) &&
+		    order[i - 1]->origin != order[i]->origin)
 			dup = order[i]->origin == agg->loads ? order[i] : order[i - 1];
 	}
 	free(order);
@@ -511,7 +512,8 @@ static void check_header(struct reader *r, struct vma_aggregate *agg)
 	timer_hz = get_u64(r);
 	if (!r->rc && (!version || strcmp(version, PACKAGE_VERSION))) {
 		snprintf(msg, sizeof(msg), "saved by vmalyze %s, not %s: results of different "
-			 "versions are not merged", version ? version : "(unknown)", PACKAGE_VERSION);
+			 "versions are not merged", version ? version : "(unknown)",
+			 PACKAGE_VERSION);
 		bad(r, VMA_ERR_USAGE, msg);
 	} else if (!r->rc && agg->opts.cpu_hz == 0) {
 		agg->opts.cpu_hz = cpu_hz; /* the first file sets the options */

@@ -340,7 +340,8 @@ static int gather_reasons(struct vma_agg_trace **order, size_t n, struct view_me
 
 		while (lo < hi) {
 			mid = (lo + hi) / 2;
-			probe = (struct vma_agg_key){ m->reasons[mid].platform, m->reasons[mid].code,
+			probe = (struct vma_agg_key){ m->reasons[mid].platform,
+						      m->reasons[mid].code,
 						  m->reasons[mid].unit, m->reasons[mid].hz };
 			c = vma_agg_key_cmp(&keys[i]->key, &probe);
 			if (c == 0)
@@ -421,7 +422,8 @@ static int fill_traces(struct vma_agg_trace **order, size_t n, struct view_mem *
 			struct vma_aggregate_reason *r = &m->reasons[k];
 
 			x->reason = k;
-			vma_report_stat_fill(&x->stat, &t->exits[j].dist, VMA_CYCLES_BY_COUNT, true);
+			vma_report_stat_fill(&x->stat, &t->exits[j].dist, VMA_CYCLES_BY_COUNT,
+					     true);
 			if (vma_cycles_merge(&m->dists[k], &t->exits[j].dist))
 				return VMA_ERR_NOMEM;
 			r->nr_traces++;
