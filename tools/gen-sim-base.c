@@ -51,7 +51,8 @@ uint64_t rnd_exp(struct sim *s, uint64_t mean)
 	m = x << lz;
 	idx = (unsigned int)(m >> 55) & 0xff;
 	frac = (uint32_t)(m >> 39) & 0xffff;
-	l2 = log2_q16[idx] + (uint32_t)(((uint64_t)(log2_q16[idx + 1] - log2_q16[idx]) * frac) >> 16);
+	l2 = log2_q16[idx] +
+	     (uint32_t)(((uint64_t)(log2_q16[idx + 1] - log2_q16[idx]) * frac) >> 16);
 	neg_log2 = ((1u + lz) << 16) - l2;
 	/* times ln(2) = 45426 / 65536 */
 	v = (uint64_t)(((unsigned __int128)mean * neg_log2 * 45426u) >> 32);

@@ -397,7 +397,8 @@ static int setup(struct sim *s)
 	t0 = g->opt.cpu_hz * (60 + rnd_below(s, 86400));
 	s->clock = t0;
 	s->next_pass = t0 + s->pass_every;
-	s->stop = g->opt.size ? UINT64_MAX : t0 + (uint64_t)(g->opt.duration * (double)g->opt.cpu_hz);
+	s->stop = g->opt.size ? UINT64_MAX :
+		  t0 + (uint64_t)(g->opt.duration * (double)g->opt.cpu_hz);
 	for (i = 0; i < g->opt.lost; i++) {
 		if (g->opt.size) {
 			s->gap_trigger[i] = g->opt.size / (g->opt.lost + 1) * (i + 1);

@@ -159,9 +159,10 @@ static int write_pair(const char *host, const char *guest)
 
 		printf("wakeup %llu %llu %u %s\n", (unsigned long long)w->start,
 		       (unsigned long long)(w->end - w->start), w->pid, w->comm);
-		for (k = 0; k < VMA_PAIR_MAX_CAUSES && w->split[k].cause; k++)
+		for (k = 0; k < VMA_PAIR_MAX_CAUSES && w->split[k].cause; k++) {
 			printf("  %s\t%llu\n", w->split[k].cause,
 			       (unsigned long long)w->split[k].ns);
+		}
 	}
 	printf("thread %u %llu\n", t.host_tid, (unsigned long long)(t.last - t.first));
 	for (k = 0; k < t.nr_thread; k++)

@@ -2,8 +2,9 @@
 /*
  * Blame (--latency): where a guest's wake-up latency went on the host.
  * For every guest task wake-up (sched_waking of a task to the sched_switch
- * that runs it; sched_wakeup where sched_waking is not recorded) the interval is split by what the host thread running the
- * woken task's vcpu (its target cpu) was doing meanwhile:
+ * that runs it; sched_wakeup where sched_waking is not recorded) the
+ * interval is split by what the host thread running the woken task's vcpu
+ * (its target cpu) was doing meanwhile:
  *
  *   guest                 running guest code
  *   exit REASON [REFINE]  in an exit (REFINE: "port 0x3f8", "mmio 0x...",

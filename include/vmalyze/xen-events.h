@@ -309,7 +309,8 @@ enum vma_xe_flags {
 	X(TRAP_DEBUG, TRC_HVM_TRAP_DEBUG, "trap_debug", 0, VMA_XE_EXIT, refine, generic) \
 	X(VLAPIC, TRC_HVM_VLAPIC, "vlapic", 0, VMA_XE_EXIT, refine, generic) \
 	X(XCR_READ64, TRC_HVM_XCR_READ64, "xcr_read", 3, VMA_XE_EXIT | VMA_XE_WIDE, refine, xcr) \
-	X(XCR_WRITE64, TRC_HVM_XCR_WRITE64, "xcr_write", 3, VMA_XE_EXIT | VMA_XE_WIDE, refine, xcr) \
+	X(XCR_WRITE64, TRC_HVM_XCR_WRITE64, "xcr_write", 3, VMA_XE_EXIT | VMA_XE_WIDE, refine, \
+	  xcr) \
 	X(DESTROY_PROC, VMA_TRC_HVM_OP_DESTROY_PROC, "destroy_proc", 0, 0, nothing, \
 	  destroy_proc) \
 	X(EMUL_HPET_START_TIMER, TRC_HVM_EMUL_HPET_START_TIMER, "hpet_start_timer", 6, 0, \
@@ -393,10 +394,10 @@ enum vma_xe_flags {
 	  fault_flags, propagate) \
 	X(SH_FAST_PROPAGATE, TRC_SHADOW_FAST_PROPAGATE, "fast propagate", 0, VMA_XE_EXIT, fault, \
 	  fault_generic) \
-	X(SH_FAST_MMIO, TRC_SHADOW_FAST_MMIO, "fast mmio", VMA_XE_SHAPE(0, 1, 0), VMA_XE_SH, fault, \
-	  mmio) \
-	X(SH_FALSE_FAST_PATH, TRC_SHADOW_FALSE_FAST_PATH, "false fast path", 0, VMA_XE_EXIT, fault, \
-	  fault_generic) \
+	X(SH_FAST_MMIO, TRC_SHADOW_FAST_MMIO, "fast mmio", VMA_XE_SHAPE(0, 1, 0), VMA_XE_SH, \
+	  fault, mmio) \
+	X(SH_FALSE_FAST_PATH, TRC_SHADOW_FALSE_FAST_PATH, "false fast path", 0, VMA_XE_EXIT, \
+	  fault, fault_generic) \
 	X(SH_MMIO, TRC_SHADOW_MMIO, "mmio", VMA_XE_SHAPE(0, 1, 0), VMA_XE_SH, fault, mmio) \
 	X(SH_FIXUP, TRC_SHADOW_FIXUP, "fixup", VMA_XE_SHAPE(1, 1, 1), VMA_XE_SH, fault_flags, \
 	  fixup) \
@@ -475,8 +476,8 @@ static inline unsigned int vma_xe_shape_words(const struct vma_record *r, unsign
 {
 	if (vma_xf_sh_levels(r) > 4)
 		return 0x10000u;
-	return (shape >> 5) * vma_xf_sh_entry_words(r) + ((shape >> 3) & 3u) * vma_xf_sh_addr_words(r) +
-	       (shape & 7u);
+	return (shape >> 5) * vma_xf_sh_entry_words(r) +
+	       ((shape >> 3) & 3u) * vma_xf_sh_addr_words(r) + (shape & 7u);
 }
 
 static inline bool vma_xe_short(const struct vma_record *rec, unsigned int words,
@@ -822,21 +823,42 @@ static inline uint32_t vma_xf_sh_word(const struct vma_record *r, unsigned int e
 }
 
 /* propagate, fixup {gl1e; va; flags}; the unshadow cases {gfn; va} */
-static inline uint64_t vma_xf_sh_fault_gl1e(const struct vma_record *r) { return vma_xf_sh_entry(r, 0); }
-static inline uint64_t vma_xf_sh_fault_va(const struct vma_record *r) { return vma_xf_sh_addr(r, 1); }
-static inline uint32_t vma_xf_sh_fault_flags(const struct vma_record *r) { return vma_xf_sh_word(r, 1); }
+static inline uint64_t vma_xf_sh_fault_gl1e(const struct vma_record *r)
+{
+	return vma_xf_sh_entry(r, 0);
+}
+static inline uint64_t vma_xf_sh_fault_va(const struct vma_record *r)
+{
+	return vma_xf_sh_addr(r, 1);
+}
+static inline uint32_t vma_xf_sh_fault_flags(const struct vma_record *r)
+{
+	return vma_xf_sh_word(r, 1);
+}
 
 /* emulate {gl1e, value written; va; flags:29, emulation count:3} */
-static inline uint64_t vma_xf_sh_emul_gl1e(const struct vma_record *r) { return vma_xf_sh_entry(r, 0); }
-static inline uint64_t vma_xf_sh_emul_wval(const struct vma_record *r) { return vma_xf_sh_entry(r, 1); }
-static inline uint64_t vma_xf_sh_emul_va(const struct vma_record *r) { return vma_xf_sh_addr(r, 2); }
+static inline uint64_t vma_xf_sh_emul_gl1e(const struct vma_record *r)
+{
+	return vma_xf_sh_entry(r, 0);
+}
+static inline uint64_t vma_xf_sh_emul_wval(const struct vma_record *r)
+{
+	return vma_xf_sh_entry(r, 1);
+}
+static inline uint64_t vma_xf_sh_emul_va(const struct vma_record *r)
+{
+	return vma_xf_sh_addr(r, 2);
+}
 static inline uint32_t vma_xf_sh_emul_flags(const struct vma_record *r)
 {
 	return vma_xf_sh_word(r, 2) & 0x1fffffffu;
 }
 
 /* mmio, fast mmio {va} */
-static inline uint64_t vma_xf_sh_mmio_va(const struct vma_record *r) { return vma_xf_sh_addr(r, 0); }
+static inline uint64_t vma_xf_sh_mmio_va(const struct vma_record *r)
+{
+	return vma_xf_sh_addr(r, 0);
+}
 
 /* wrmap-bf, prealloc-unpin, resync {gfn (u64)} */
 static inline uint64_t vma_xf_sh_gfn(const struct vma_record *r) { return vma_xq(r, 0); }

@@ -107,9 +107,10 @@ int vma_run_groups(const struct vma_options *opts, int (*exit_status_for)(int, e
 		vma_diag_flush_counts(diag);
 		code = exit_status_for(status, vma_diag_worst(diag));
 		if (status < 0 && status != VMA_ERR_IO && status != VMA_ERR_FORMAT &&
-		    status != VMA_ERR_DAMAGED && status != VMA_ERR_USAGE)
+		    status != VMA_ERR_DAMAGED && status != VMA_ERR_USAGE) {
 			fprintf(stderr, "vmalyze: %s: %s\n", opts->files[i],
 				vma_status_str(status));
+		}
 		vma_diag_destroy(diag);
 		if (fflush(stdout) != 0) {
 			fprintf(stderr, "vmalyze: cannot write the output\n");

@@ -197,7 +197,8 @@ static int tie_guests(const struct vma_pipeline *p, struct vma_latency *lat)
 	int rc = VMA_OK;
 
 	for (i = 1; i < vma_pipeline_nr_inputs(p) && rc == VMA_OK; i++) {
-		const struct vma_kvm_file_info *info = vma_kvm_file_info(vma_pipeline_input_at(p, i));
+		const struct vma_kvm_file_info *info =
+			vma_kvm_file_info(vma_pipeline_input_at(p, i));
 		uint32_t cpus = info ? info->cpu_count : 0;
 
 		/* a cpu the GUEST option gives no thread stays unknown: the rest go on */

@@ -33,7 +33,8 @@ char *vma_progress_format(char *buf, size_t len, const struct vma_progress *p)
 	/* a rate needs some time and some bytes, or it is noise */
 	if (n >= 0 && (size_t)n < len && p->seconds >= 0.5 && p->bytes_done > 0) {
 		double per_sec = (double)p->bytes_done / p->seconds;
-		double left = p->bytes > p->bytes_done ? (double)(p->bytes - p->bytes_done) / per_sec : 0;
+		double left = p->bytes > p->bytes_done ?
+			(double)(p->bytes - p->bytes_done) / per_sec : 0;
 		unsigned long secs = (unsigned long)(left + 0.5);
 
 		vma_progress_bytes(rate, sizeof(rate), (uint64_t)per_sec);

@@ -481,7 +481,8 @@ int vma_record_main(int argc, char **argv, volatile sig_atomic_t *stop,
 out:
 	if (cap) {
 		/* Tracing off first, then what the buffers still hold. */
-		int64_t last = vma_capture_disable(cap) ? 0 : vma_capture_drain(cap, sink_write, &sink);
+		int64_t last = vma_capture_disable(cap) ? 0 :
+			vma_capture_drain(cap, sink_write, &sink);
 
 		if (last < 0 && !rc)
 			rc = (int)last;

@@ -124,7 +124,10 @@ static __attribute__((noinline)) int check_vcpu(struct vma_machine *m, struct vm
 		return handle(m, p, t, rec, out, bytes);
 	if (t->not_idle && v->idle)
 		return check_failed(m, p, t, rec, out);
-	/* An untyped vcpu passes (the handler gives it the class's type), as does any class type. */
+	/*
+	 * An untyped vcpu passes (the handler gives it the class's type), as
+	 * does any class type.
+	 */
 	if (t->type != VMA_VCPU_NONE && v->type != VMA_VCPU_NONE && v->type != t->type)
 		return check_failed(m, p, t, rec, out);
 	return handle(m, p, t, rec, out, bytes);

@@ -618,8 +618,10 @@ int vma_kvmev_fill(const struct vma_kvmev *ev, const unsigned char *data, uint32
 		for (i = 0; i < b->spec->nr_fields; i++)
 			put_field(&b->spec->fields[i], &b->loc[i], ev->big_endian, data, size, rec);
 	}
-	if (b->id == VMA_KVM_EXIT && b->isa == VMA_KVM_ISA_ARM64)
-		rec->data[VMA_KVM_EXIT_ARM_TRAP] = (int64_t)rec->data[VMA_KVM_EXIT_REASON] == b->arm_trap;
+	if (b->id == VMA_KVM_EXIT && b->isa == VMA_KVM_ISA_ARM64) {
+		rec->data[VMA_KVM_EXIT_ARM_TRAP] =
+			(int64_t)rec->data[VMA_KVM_EXIT_REASON] == b->arm_trap;
+	}
 	return 0;
 }
 
@@ -712,7 +714,10 @@ static bool put_task_time(struct vma_kvm_priv *priv, const unsigned char *data, 
 	pid = (int)vma_get_uint(data + ev->pid_offset, ev->pid_size, ev->big_endian);
 	comm = comm_of(priv, (int)pid, &len);
 	name_len = strlen(name);
-	/* comm, pid, cpu, seconds and padding: at most 16 + 20 + 20 + 26 + 22 bytes beside the names */
+	/*
+	 * comm, pid, cpu, seconds and padding: at most 16 + 20 + 20 + 26 + 22
+	 * bytes beside the names
+	 */
 	if (!vma_sb_room(sb, len + name_len + 128))
 		return true;
 	p = sb->buf + sb->len;

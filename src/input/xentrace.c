@@ -94,8 +94,8 @@ static int read_exact(struct xt_reader *rd, void *dst, size_t len, uint64_t off)
 						  off + done,
 						  "File ends here, though it was %" PRIu64
 						  " bytes long when opened: it shrank while being "
-						  "read; the rest of it is lost (read a copy that is not"
-						  " being written to)", rd->input->size);
+						  "read; the rest of it is lost (read a copy that"
+						  " is not being written to)", rd->input->size);
 
 			stop_reading(rd, ok ? VMA_END : VMA_ERR_DAMAGED);
 			return rd->status;

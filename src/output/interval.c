@@ -109,9 +109,10 @@ static bool sum_exits(struct interval_state *st, const struct vma_report_domain 
 	for (v = 0; v < d->nr_vcpus; v++) {
 		const struct vma_report_vcpu *rv = &d->vcpus[v];
 
-		for (j = 0; rv->type == VMA_VCPU_HVM && j < rv->nr_exits; j++)
+		for (j = 0; rv->type == VMA_VCPU_HVM && j < rv->nr_exits; j++) {
 			st->sums[n++] = (struct code_sum){ rv->exits[j].code,
 							   rv->exits[j].stat.events };
+		}
 	}
 	if (n > 1)
 		qsort(st->sums, n, sizeof(*st->sums), by_code); /* none: sums may be NULL */

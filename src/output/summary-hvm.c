@@ -150,7 +150,8 @@ void vma_summary_hvm(const struct vma_summary_ctx *c, const struct vma_report_vc
 		fprintf(out, "Interrupt eip histogram:\n");
 		for (i = 0; i < v->nr_eip_histogram; i++) {
 			uint64_t first = v->eip_histogram[i].eip, incr = v->eip_histogram_increment;
-			uint64_t last = first > UINT64_MAX - (incr - 1) ? UINT64_MAX : first + incr - 1;
+			uint64_t last = first > UINT64_MAX - (incr - 1) ? UINT64_MAX :
+				first + incr - 1;
 
 			fprintf(out, "[%" PRIx64 "-%" PRIx64 "]: %" PRIu64 "\n", first, last,
 				v->eip_histogram[i].count);

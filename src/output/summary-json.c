@@ -187,9 +187,10 @@ static void json_pv(FILE *out, const struct vma_report_vcpu *v)
 	if (!v->nr_traps)
 		return; /* most PV traces: no trap records */
 	fprintf(out, ",\"traps\":{");
-	for (i = 0; i < v->nr_traps; i++)
+	for (i = 0; i < v->nr_traps; i++) {
 		fprintf(out, "%s\"%u\":%" PRIu64, i ? "," : "", v->traps[i].trap,
 			v->traps[i].count);
+	}
 	fputc('}', out);
 }
 
@@ -500,7 +501,9 @@ int vma_render_aggregate_json(FILE *out, const struct vma_aggregate_view *v)
 			json_string_or_null(out, t->member);
 			fprintf(out, ",\"domain\":%u,\"name\":", t->vms[j].id);
 			json_string_or_null(out, t->vms[j].name);
-			fprintf(out, ",\"exits\":%" PRIu64 ",\"seconds\":%.9f,\"exits_per_second\":%.3f}",
+			fprintf(out,
+				",\"exits\":%" PRIu64 ",\"seconds\":%.9f,"
+				"\"exits_per_second\":%.3f}",
 				t->vms[j].exits, secs,
 				secs > 0 ? (double)t->vms[j].exits / secs : 0.0);
 		}

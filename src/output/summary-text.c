@@ -196,11 +196,12 @@ static void pv_section(FILE *out, const struct vma_report_vcpu *v)
 	for (i = 0; i < v->nr_pv_events; i++) {
 		const struct vma_report_pv_event *ev = &v->pv_events[i];
 
-		if (ev->name)
+		if (ev->name) {
 			fprintf(out, "  %s  %" PRIu64 "\n", ev->name, ev->count + ev->subcalls);
-		else
+		} else {
 			fprintf(out, "  pv_event %u  %" PRIu64 "\n", ev->minor,
 				ev->count + ev->subcalls);
+		}
 		for (j = 0; ev->lists_traps && j < v->nr_traps; j++)
 			fprintf(out, "    [%u] %" PRIu64 "\n", v->traps[j].trap, v->traps[j].count);
 		if (!ev->lists_hypercalls)
@@ -234,9 +235,10 @@ static void mem_section(FILE *out, const struct vma_domain_mem *mem)
 	}
 	fprintf(out, "  Done for:\n");
 	for (i = 0; i < VMA_GRANT_OPS; i++) {
-		if (mem->grant_done_for[i])
+		if (mem->grant_done_for[i]) {
 			fprintf(out, "   %-14s: %" PRIu64 "\n", grant_names[i],
 				mem->grant_done_for[i]);
+		}
 	}
 	fprintf(out, " Populate-on-demand:\n  Populated:\n");
 	for (i = 0; i < VMA_POD_ORDERS; i++) {
@@ -296,11 +298,12 @@ void vma_summary_vm_name(char *buf, size_t len, const struct vma_report_domain *
 		n += snprintf(buf + n, len - (size_t)n, " \"%s\"", d->name);
 	if (n < 0 || (size_t)n >= len)
 		return;
-	if (d->pid)
+	if (d->pid) {
 		snprintf(buf + n, len - (size_t)n, " (%s, pid %u)", d->comm ? d->comm : "?",
 			 d->pid);
-	else
+	} else {
 		snprintf(buf + n, len - (size_t)n, " (VMM not known)");
+	}
 }
 
 void vma_summary_thread(char *buf, size_t len, const struct vma_report_vcpu *v)
@@ -349,8 +352,8 @@ void vma_summary_refinement(char *buf, size_t len, const struct vma_report_worst
 		return;
 	}
 	/* Another Xen handler, by name as the sub-lines call it. */
-	name = vma_id_is_xen(w->handler) ? vma_hvm_handler_name((w->handler - TRC_HVM_HANDLER) & 0xff)
-		: NULL;
+	name = vma_id_is_xen(w->handler) ?
+		vma_hvm_handler_name((w->handler - TRC_HVM_HANDLER) & 0xff) : NULL;
 	if (name && w->key)
 		snprintf(buf, len, "%s %#" PRIx64, name, w->key);
 	else if (name)
@@ -630,9 +633,10 @@ static int render(struct vma_render *ctx, const struct vma_report *r, bool histo
 		domain_section(&c, &r->domains[i]);
 	if (r->has_events && r->nr_events) {
 		fprintf(out, "KVM events:\n");
-		for (i = 0; i < r->nr_events; i++)
+		for (i = 0; i < r->nr_events; i++) {
 			fprintf(out, "  %-32s %10" PRIu64 "\n", r->events[i].name,
 				r->events[i].count);
+		}
 	}
 	vma_summary_worst(&c);
 	if (ctx->opts->report_pcpu)

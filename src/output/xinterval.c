@@ -444,9 +444,10 @@ static void write_cr3_short(struct vma_xinterval *x, const struct vma_machine *m
 	uint32_t i;
 
 	write_value(x, stay, len);
-	for (i = 0; i < VMA_XCAT_COUNT; i++)
+	for (i = 0; i < VMA_XCAT_COUNT; i++) {
 		write_value(x, stay ? take(&x->cols[i + 1].last, cr3_time(m, gmfn, (int)i)) : 0,
 			    stay);
+	}
 }
 
 /* The interval [start, start + len) ended: its row, written or held. */
@@ -491,9 +492,10 @@ spill_failed:
 	write_start(x, start);
 	switch (x->opts.mode) {
 	case VMA_XINTERVAL_TOTAL_TIME:
-		for (i = 0; i < x->opts.nr_domains; i++)
+		for (i = 0; i < x->opts.nr_domains; i++) {
 			write_value(x, take(&x->cols[i].last, run_cycles(m, x->opts.domains[i])),
 				    len);
+		}
 		break;
 	case VMA_XINTERVAL_SHORT_SUMMARY:
 		write_value(x, take(&x->cols[0].last, run_cycles(m, x->opts.domains[0])), len);
@@ -507,9 +509,10 @@ spill_failed:
 		break;
 	}
 	case VMA_XINTERVAL_CR3_SCHEDULE_TIME:
-		for (i = 0; i < x->opts.nr_gmfns; i++)
+		for (i = 0; i < x->opts.nr_gmfns; i++) {
 			write_value(x, take(&x->cols[i].last, cr3_time(m, x->opts.gmfns[i], -1)),
 				    len);
+		}
 		break;
 	case VMA_XINTERVAL_CR3_SHORT_SUMMARY:
 		write_cr3_short(x, m, len);

@@ -85,7 +85,8 @@ static inline struct vma_exit_stats *reason_slot(struct vma_hvm_stats *stats, ui
 
 static uint32_t sub_hash(uint32_t handler, uint64_t key, bool is_write)
 {
-	uint64_t h = key * 0x9e3779b97f4a7c15ull ^ (uint64_t)handler * 0xc2b2ae3d27d4eb4full ^ is_write;
+	uint64_t h = key * 0x9e3779b97f4a7c15ull ^ (uint64_t)handler * 0xc2b2ae3d27d4eb4full ^
+		     is_write;
 
 	return (uint32_t)(h ^ h >> 29);
 }

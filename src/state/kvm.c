@@ -431,7 +431,8 @@ static void count_event(struct vma_machine *m, const struct vma_record *rec)
 
 	if (rec->event == VMA_KVM_OTHER) {
 		index = vma_kvm_word(rec, VMA_KVM_OTHER_INDEX);
-		kind = index == UINT32_MAX ? VMA_KVM_OTHER - VMA_ID_KVM_BASE : VMA_KVM_KINDS + index;
+		kind = index == UINT32_MAX ? VMA_KVM_OTHER - VMA_ID_KVM_BASE :
+			VMA_KVM_KINDS + index;
 	}
 	if (kind >= m->nr_kvm_counts) {
 		size_t cap = m->nr_kvm_counts;

@@ -97,8 +97,10 @@ void vma_vlapic_vmentry(struct vma_machine *m, struct vma_vcpu *v, uint64_t tsc)
 			vl->done_record = m->records;
 			vl->nr_done = 0;
 		}
-		if (!vma_grow(vl->done, &vl->cap_done, vl->nr_done + 1, 4))
-			vl->done[vl->nr_done++] = (struct vma_ipi_delivery){ v, o->vec, o->sends, lat };
+		if (!vma_grow(vl->done, &vl->cap_done, vl->nr_done + 1, 4)) {
+			vl->done[vl->nr_done++] =
+				(struct vma_ipi_delivery){ v, o->vec, o->sends, lat };
+		}
 		q->injected--;
 		*o = q->list[--q->nr];
 	}

@@ -311,9 +311,10 @@ static uint32_t next_cause(struct vma_latency *lat, struct thread *th,
 		th->in_vmm = th->in_exit;
 		break;
 	case VMA_KVM_PIO:
-		if (th->in_exit)
+		if (th->in_exit) {
 			th->exit_cause = refined(lat, th, "port",
 						 vma_kvm_word(rec, VMA_KVM_PIO_PORT));
+		}
 		break;
 	case VMA_KVM_MMIO:
 		if (th->in_exit) {
@@ -322,9 +323,10 @@ static uint32_t next_cause(struct vma_latency *lat, struct thread *th,
 		}
 		break;
 	case VMA_KVM_MSR:
-		if (th->in_exit)
+		if (th->in_exit) {
 			th->exit_cause = refined(lat, th, "msr",
 						 vma_kvm_word(rec, VMA_KVM_MSR_ECX));
+		}
 		break;
 	default:
 		break;
