@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * vmalyze-gen internals: the simulated Xen host (gen-sim.c), the analyzer
+ * vmalyze-gen internals: the simulated Xen host (gen-sim*.c), the analyzer
  * view that turns the records a reader can see into the ground truth
  * (gen-observe.c), and the command line and truth file (vmalyze-gen.c).
  *
@@ -118,7 +118,7 @@ struct gen_vcpu {
 struct gen_pcpu {
 	uint32_t cur;       /* running vcpu (the idle vcpu when idle) */
 	uint32_t idle;      /* this pcpu's idle vcpu */
-	uint8_t action;     /* pending action, enum in gen-sim.c */
+	uint8_t action;     /* pending action, enum in gen-sim.h */
 	uint8_t cstate;     /* C-state while idle, 0 when awake */
 	bool tickled;
 	bool scheduled;     /* has run a guest at least once */
@@ -157,7 +157,7 @@ struct gen {
 	uint64_t nr_anomalies;
 };
 
-/* gen-sim.c */
+/* gen-sim.c and gen-sim-hvm.c */
 int vma_gen_run(struct gen *g);
 uint32_t vma_gen_exit_code(enum gen_vendor vendor, enum gen_exit ex);
 
