@@ -42,13 +42,14 @@ static int write_file(const char *path, const void *data, size_t len)
 	return ok ? 0 : -1;
 }
 
-static int xt_done(struct vma_xtw *w, const char *path)
+/* Write @w's trace to @path, unless making it failed (@rc not 0); free @w. */
+static int xt_done(struct vma_xtw *w, int rc, const char *path)
 {
 	const unsigned char *data;
 	size_t len;
 	int ret = -1;
 
-	if (vma_xtw_finish(w) == 0) {
+	if (!rc && vma_xtw_finish(w) == 0) {
 		data = vma_xtw_data(w, &len);
 		ret = write_file(path, data, len);
 	}
@@ -70,11 +71,7 @@ static int mk_vcpu_ffff(const char *path, uint32_t n)
 
 		rc = vma_xtw_record(w, 0, RUNSTATE_CHANGE, 1000 + 10ull * dom, words, 3);
 	}
-	if (rc) {
-		vma_xtw_free(w);
-		return -1;
-	}
-	return xt_done(w, path);
+	return xt_done(w, rc, path);
 }
 
 /*
@@ -102,11 +99,7 @@ static int mk_idle_domains(const char *path, uint32_t n)
 
 		rc = vma_xtw_record(w, 0, RUNSTATE_CHANGE | event, tsc += 2400, &word, 1);
 	}
-	if (rc) {
-		vma_xtw_free(w);
-		return -1;
-	}
-	return xt_done(w, path);
+	return xt_done(w, rc, path);
 }
 
 /*
@@ -127,11 +120,7 @@ static int mk_pcpu_far(const char *path, uint32_t n)
 
 		rc = vma_xtw_record(w, pcpus[i % 3], RUNSTATE_CHANGE, 1000 + 100ull * i, words, 3);
 	}
-	if (rc) {
-		vma_xtw_free(w);
-		return -1;
-	}
-	return xt_done(w, path);
+	return xt_done(w, rc, path);
 }
 
 /*
@@ -181,11 +170,7 @@ static int mk_only_headers(const char *path, uint32_t n)
 		return -1;
 	for (i = 0; i < n && !rc; i++)
 		rc = vma_xtw_cpu_change(w, i % 4, 0);
-	if (rc) {
-		vma_xtw_free(w);
-		return -1;
-	}
-	return xt_done(w, path);
+	return xt_done(w, rc, path);
 }
 
 /* A window header for each pcpu 0 .. 2^20-2, none with a record. */
@@ -199,11 +184,7 @@ static int mk_headers_1m(const char *path, uint32_t n)
 		return -1;
 	for (cpu = 0; cpu < n && cpu < (1u << 20) - 1 && !rc; cpu++)
 		rc = vma_xtw_cpu_change(w, cpu, 0);
-	if (rc) {
-		vma_xtw_free(w);
-		return -1;
-	}
-	return xt_done(w, path);
+	return xt_done(w, rc, path);
 }
 
 /* One runstate record in a window of its own on each of 20,000 pcpus. */
@@ -223,11 +204,7 @@ static int mk_pcpus_20k(const char *path, uint32_t n)
 		if (!rc)
 			rc = vma_xtw_flush_pcpu(w, cpu);
 	}
-	if (rc) {
-		vma_xtw_free(w);
-		return -1;
-	}
-	return xt_done(w, path);
+	return xt_done(w, rc, path);
 }
 
 /* On each of @n pcpus, runstate records of vcpus 0xffff and 0xfffe of domain <pcpu>. */
@@ -249,11 +226,7 @@ static int mk_worst_xen(const char *path, uint32_t n)
 		if (!rc)
 			rc = vma_xtw_flush_pcpu(w, cpu);
 	}
-	if (rc) {
-		vma_xtw_free(w);
-		return -1;
-	}
-	return xt_done(w, path);
+	return xt_done(w, rc, path);
 }
 
 static int put_format(void *arg, const char *system, const char *name, const char *text)
