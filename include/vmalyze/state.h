@@ -519,7 +519,7 @@ void vma_shadow_arc_close(struct vma_machine *machine, struct vma_vcpu *v, uint6
 /* IPI latency (vlapic.h): a write of @v's ICR, an injection, a vmentry, a lost-records gap. */
 void vma_vlapic_icr_write(struct vma_machine *machine, const struct vma_vcpu *v, uint32_t icr,
 			  uint64_t tsc);
-void vma_vlapic_inject(struct vma_machine *machine, struct vma_vcpu *v, uint32_t vec);
+void vma_vlapic_inject(struct vma_vcpu *v, uint32_t vec);
 void vma_vlapic_vmentry(struct vma_machine *machine, struct vma_vcpu *v, uint64_t tsc);
 void vma_vlapic_lost(struct vma_machine *machine);
 void vma_vlapic_release(struct vma_vlapic *vl);

@@ -435,7 +435,7 @@ static void inj_virq(struct vma_machine *m, struct vma_vcpu *v, const struct vma
 {
 	uint32_t vec = vma_xf_virq_vector(rec);
 
-	vma_vlapic_inject(m, v, vec);
+	vma_vlapic_inject(v, vec);
 	if (!stats_of(&v->hvm))
 		return;
 	v->hvm.stats->guest_irqs[vec < VMA_GUEST_VECTORS ? vec : VMA_GUEST_VECTORS]++;

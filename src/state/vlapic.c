@@ -66,11 +66,10 @@ void vma_vlapic_icr_write(struct vma_machine *m, const struct vma_vcpu *from, ui
 	}
 }
 
-void vma_vlapic_inject(struct vma_machine *m, struct vma_vcpu *v, uint32_t vec)
+void vma_vlapic_inject(struct vma_vcpu *v, uint32_t vec)
 {
 	struct vma_ipi_outstanding *o = v->ipis.nr ? find(&v->ipis, vec) : NULL;
 
-	(void)m;
 	if (o && !o->injected) {
 		o->injected = true;
 		v->ipis.injected++;
