@@ -365,9 +365,10 @@ struct vma_report_build {
 	bool kvm_totals;                       /* the same, for a KVM trace only (JSON) */
 	uint64_t origin;                       /* the trace's first stamp; 0: the machine's */
 	/*
-	 * Not 0: only the domains whose counters moved at or after this record
-	 * count (vma_domain.changed), for interval rows: the others' differences
-	 * are zero, and building them made -i cost intervals x domains.
+	 * Not 0: only the domains whose counters moved after the machine's
+	 * record count was this (vma_domain.changed), for interval rows: the
+	 * others' differences are zero, and building them made -i cost
+	 * intervals x domains.
 	 */
 	uint64_t changed_since;
 };

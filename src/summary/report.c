@@ -359,7 +359,7 @@ static void build_machine_rows(struct vma_report_builder *b, const struct vma_ma
 	r->domains = vma_report_rows(b, m->nr_domains, sizeof(*r->domains));
 	for (i = 0; r->domains && i < m->nr_domains; i++) {
 		if (m->domains[i]->did != VMA_DEFAULT_DOMAIN && domain_selected(b, m->domains[i]) &&
-		    (!b->how->changed_since || m->domains[i]->changed >= b->how->changed_since))
+		    (!b->how->changed_since || m->domains[i]->changed > b->how->changed_since))
 			build_domain(b, &r->domains[r->nr_domains++], m->domains[i]);
 	}
 	r->has_events = m->kvm && b->how->kvm_name;

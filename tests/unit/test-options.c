@@ -19,15 +19,16 @@ static struct vma_options opts;
 /* Parses "vmalyze ARGS... trace" into opts, errors to /dev/null. */
 static int parse(const char *const *args, int n)
 {
+	static char name[] = "vmalyze", file[] = "trace";
 	char *argv[16];
 	FILE *null = fopen("/dev/null", "w");
 	int i, rc;
 
 	cr_assert_lt(n, 14);
-	argv[0] = "vmalyze";
+	argv[0] = name;
 	for (i = 0; i < n; i++)
 		argv[i + 1] = strdup(args[i]); /* setters may split their argument */
-	argv[n + 1] = "trace";
+	argv[n + 1] = file;
 	argv[n + 2] = NULL;
 	cr_assert_not_null(null);
 	rc = vma_options_parse(&opts, n + 2, argv, null);

@@ -8,6 +8,7 @@
  * renderers work on a report made by hand, with no machine behind it.
  */
 #include <criterion/criterion.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,11 +17,13 @@
 #include "cli/options.h"
 #include "cli/run.h"
 #include "vmalyze/diag.h"
+#include "vmalyze/dispatch.h"
 #include "vmalyze/interval.h"
 #include "vmalyze/pipeline.h"
 #include "vmalyze/report.h"
 #include "vmalyze/status.h"
 #include "vmalyze/trace-ids.h"
+#include "test-record-util.h"
 #include "xtwriter.h"
 
 static const char *trace(const char *name)
@@ -155,12 +158,13 @@ Test(interval, a_time_stamp_gap_costs_one_group_of_rows, .timeout = 20)
 	struct vma_xtw *w = vma_xtw_new_memory(NULL);
 	struct vma_diag *diag = vma_diag_create(VMA_DEFAULT_TOLERANCE, VMA_VERB_QUIET);
 	char path[] = "/tmp/vmalyze-report-XXXXXX", line[256];
-	char *argv[] = { "vmalyze", "-s", "-i", "0.001", path, NULL };
+	char a0[] = "vmalyze", a1[] = "-s", a2[] = "-i", a3[] = "0.001";
+	char *argv[] = { a0, a1, a2, a3, path, NULL };
 	const unsigned char *data;
 	struct vma_options opts;
 	uint32_t word = 1;
 	size_t len, lines = 0;
-	FILE *f, *out;
+	FILE *out;
 	int fd;
 
 	cr_assert_not_null(w);
@@ -239,4 +243,63 @@ Test(report, renderers_need_no_machine)
 			       "{\"events\":145,\"count\":145,\"cycles\":290,"), "%s", json);
 	free(text);
 	free(json);
+}
+
+static void dispatch_on(struct vma_machine *m, uint32_t pcpu, uint64_t tsc, uint32_t event,
+			int n, ...)
+{
+	struct vma_record rec;
+	struct vma_outcome o;
+	va_list ap;
+
+	va_start(ap, n);
+	vt_record(&rec, pcpu, tsc, event, n, ap);
+	va_end(ap);
+	cr_assert_eq(vma_dispatch(m, &rec, &o), VMA_OK);
+}
+
+/* A running stretch of d@did v0 on @pcpu from @tsc: its domain's run time moves at its end. */
+static void run_stretch(struct vma_machine *m, uint32_t pcpu, uint32_t did, uint64_t tsc)
+{
+	dispatch_on(m, pcpu, tsc, TRC_SCHED_RUNSTATE_CHANGE | 1u << 8 | 0u << 4, 1, did << 16);
+	dispatch_on(m, pcpu, tsc + 1000, TRC_SCHED_RUNSTATE_CHANGE | 0u << 8 | 1u << 4, 1,
+		    did << 16);
+}
+
+static bool has_domain(const struct vma_report *r, uint32_t did)
+{
+	uint32_t i;
+
+	for (i = 0; i < r->nr_domains; i++) {
+		if (r->domains[i].id == did)
+			return true;
+	}
+	return false;
+}
+
+/* -i builds each interval's report of the domains whose counters moved in it only. */
+Test(report, changed_since_keeps_only_the_domains_that_moved)
+{
+	struct vma_diag *diag = vma_diag_create(VMA_LVL_MAX_TOLERABLE, VMA_VERB_QUIET);
+	struct vma_machine *m = vma_machine_create(diag, NULL);
+	struct vma_report_build how = { .hz = 1000000000, .detail = VMA_REPORT_COUNTS };
+	struct vma_report *r;
+
+	cr_assert_not_null(m);
+	cr_assert_eq(vma_machine_add_pcpu(m, 0), VMA_OK);
+	cr_assert_eq(vma_machine_add_pcpu(m, 1), VMA_OK);
+	run_stretch(m, 0, 1, 1000);
+	how.changed_since = m->records;
+	run_stretch(m, 1, 2, 5000);
+	r = vma_report_create(m, &how);
+	cr_assert_not_null(r);
+	cr_assert(has_domain(r, 2));
+	cr_assert_not(has_domain(r, 1), "d1 did not move since, but has rows");
+	vma_report_destroy(r);
+	how.changed_since = 0;
+	r = vma_report_create(m, &how);
+	cr_assert(has_domain(r, 1) && has_domain(r, 2));
+	vma_report_destroy(r);
+	vma_machine_destroy(m);
+	vma_diag_destroy(diag);
 }
