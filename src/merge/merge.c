@@ -11,18 +11,15 @@
  * one comparison.  Otherwise the stream aside joins the waiting ones and
  * the first of them is set aside.
  *
- * How the waiting streams are ordered depends on how many there are:
- *
- *  - up to SORTED_MAX, a sorted array, first stream last: taking it is a
- *    decrement, and the stream that joins is moved down past the streams
- *    that come after it, half the array on average (a few moves, for a
- *    host of eight pcpus, and one mispredicted branch);
- *  - beyond, a tournament tree of losers: its bottom row holds the
- *    streams (one slot each), every node the loser of the match played
- *    there, the root the first stream.  The stream that joins takes the
- *    first stream's slot and the matches on that slot's path are replayed:
- *    one comparison per level, against losers whose places are known in
- *    advance, so that their loads overlap and only the comparisons chain.
+ * The waiting streams are kept in a tournament tree of losers: its bottom
+ * row holds the streams (one slot each), every node the loser of the
+ * match played there, the root the first stream.  The stream that joins
+ * takes the first stream's slot and the matches on that slot's path are
+ * replayed: one comparison per level, against losers whose places are
+ * known in advance, so that their loads overlap and only the comparisons
+ * chain, with no branch to mispredict.  (A sorted array, cheaper to take
+ * from, costs more for two to sixteen pcpus than the tree: where the
+ * joining stream goes is a guess the processor gets wrong.)
  *
  * Streams added by vma_merge_add() wait in a list until the next call of
  * vma_merge_next() takes them in, so a stream that a reader announces from
@@ -38,8 +35,6 @@
 
 /* Leaf 0 stands for an empty slot: it sorts after every stream. */
 #define EMPTY 0u
-/* Waiting streams kept in a sorted array; more go to the tree. */
-#define SORTED_MAX 16u
 
 struct leaf {
 	uint64_t tsc;              /* of the stream's current record */
@@ -53,15 +48,6 @@ struct vma_merge {
 	struct leaf *leaf;         /* nr_leaves: EMPTY, then every stream added */
 	uint32_t nr_leaves;
 	size_t cap_leaves;
-	bool tree;                 /* the waiting streams are in the tree */
-	/*
-	 * Sorted array: order[0..waiting), the first stream at the end, and
-	 * beside it the time stamp of each, so that finding a stream's place
-	 * reads one array and not a leaf per step.
-	 */
-	uint32_t order[SORTED_MAX];
-	uint64_t order_tsc[SORTED_MAX];
-	/* Tree of losers. */
 	uint32_t *slot;            /* width slots: the leaf waiting there, or EMPTY */
 	uint32_t *node;            /* node[0]: the first stream; node[1..width): losers */
 	uint64_t *node_tsc;        /* the time stamp of each node's stream, beside it */
@@ -171,53 +157,6 @@ static inline bool before(const struct vma_merge *m, uint32_t a, uint32_t b)
 	return la->seq < lb->seq;
 }
 
-/* ---- sorted array ---- */
-
-/*
- * Where leaf @l, of stamp @tsc, goes among order[0..pos) whose stamps are
- * @tsc or more, the streams moved up past it as it moves down: the full
- * tie-break, out of the common path (equal stamps are rare).
- */
-static __attribute__((noinline)) uint32_t sorted_tie(struct vma_merge *m, uint32_t l,
-						     uint64_t tsc, uint32_t pos)
-{
-	while (pos > 0 && m->order_tsc[pos - 1] == tsc && before(m, m->order[pos - 1], l)) {
-		m->order[pos] = m->order[pos - 1];
-		m->order_tsc[pos] = m->order_tsc[pos - 1];
-		pos--;
-	}
-	return pos;
-}
-
-/* Leaf @l waits: moved down past the streams that come before it. */
-static inline void sorted_insert(struct vma_merge *m, uint32_t l)
-{
-	uint64_t tsc = m->leaf[l].tsc;
-	uint32_t pos = m->waiting++;
-
-	while (pos > 0 && m->order_tsc[pos - 1] < tsc) {
-		m->order[pos] = m->order[pos - 1];
-		m->order_tsc[pos] = m->order_tsc[pos - 1];
-		pos--;
-	}
-	if (__builtin_expect(pos > 0 && m->order_tsc[pos - 1] == tsc, 0))
-		pos = sorted_tie(m, l, tsc, pos);
-	m->order[pos] = l;
-	m->order_tsc[pos] = tsc;
-	m->top_tsc = m->order_tsc[m->waiting - 1];
-}
-
-/* The first waiting stream stops waiting. */
-static inline uint32_t sorted_take(struct vma_merge *m)
-{
-	uint32_t w = m->order[--m->waiting];
-
-	m->top_tsc = m->waiting ? m->order_tsc[m->waiting - 1] : UINT64_MAX;
-	return w;
-}
-
-/* ---- tree of losers ---- */
-
 /*
  * Leaf @l takes slot @s, which held the first stream: replay that
  * stream's matches with @l instead.
@@ -319,35 +258,11 @@ static int tree_insert(struct vma_merge *m, uint32_t l)
 	return VMA_OK;
 }
 
-/* The sorted array is full: its streams go to the tree for good. */
-static int to_tree(struct vma_merge *m)
-{
-	uint32_t i, n = m->waiting;
-	int rc;
-
-	m->tree = true;
-	m->waiting = 0;
-	for (i = 0; i < n; i++) {
-		rc = tree_insert(m, m->order[i]);
-		if (rc)
-			return rc;
-	}
-	return VMA_OK;
-}
-
-/* ---- the waiting streams, whichever way they are kept ---- */
-
 /* The first waiting stream stops waiting and @l, later than it, waits. */
 static inline uint32_t swap_first(struct vma_merge *m, uint32_t l)
 {
-	uint32_t w;
+	uint32_t w = m->node[0];
 
-	if (!m->tree) {
-		w = sorted_take(m);
-		sorted_insert(m, l);
-		return w;
-	}
-	w = m->node[0];
 	replay(m, m->leaf[w].slot, l);
 	return w;
 }
@@ -355,22 +270,16 @@ static inline uint32_t swap_first(struct vma_merge *m, uint32_t l)
 /* A waiting stream with the same stamp as the stream aside goes first (KVM). */
 static inline bool tie_goes_first(const struct vma_merge *m)
 {
-	uint32_t w;
-
 	if (!m->pcpu_ties || !m->waiting)
 		return false;
-	w = m->tree ? m->node[0] : m->order[m->waiting - 1];
-	return before(m, w, m->current);
+	return before(m, m->node[0], m->current);
 }
 
 /* The first waiting stream stops waiting. */
 static uint32_t take_first(struct vma_merge *m)
 {
-	uint32_t w;
+	uint32_t w = m->node[0];
 
-	if (!m->tree)
-		return sorted_take(m);
-	w = m->node[0];
 	replay(m, m->leaf[w].slot, EMPTY);
 	m->waiting--;
 	return w;
@@ -382,21 +291,12 @@ static int take_joining(struct vma_merge *m)
 	int rc;
 
 	for (; m->joined < m->nr_leaves; m->joined++) {
-		if (!m->tree && m->waiting == SORTED_MAX) {
-			rc = to_tree(m);
-			if (rc)
-				return rc;
-		}
-		if (!m->tree) {
-			sorted_insert(m, m->joined);
-			continue;
-		}
 		rc = tree_insert(m, m->joined);
 		if (rc)
 			return rc;
 	}
 	m->slow = m->shifted;
-	return m->tree ? rebuild(m) : VMA_OK;
+	return rebuild(m);
 }
 
 int vma_merge_add(void *arg, struct vma_stream *stream)
