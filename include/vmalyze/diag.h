@@ -58,7 +58,9 @@ void vma_diag_destroy(struct vma_diag *diag);
 
 /*
  * vma_diag_set_source - name @file (copied; NULL: none) in the messages
- * that name no file, as the state's: set when one input is reported on.
+ * that name no file, as the state's: set when one input is reported on,
+ * and by linked inputs' pipeline before each turn of another input (a
+ * warning given once is given once per file).
  */
 void vma_diag_set_source(struct vma_diag *diag, const char *file);
 
@@ -87,6 +89,13 @@ void vma_diag_debug(struct vma_diag *diag, const char *fmt, ...)
  */
 void vma_diag_warn_once(struct vma_diag *diag, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * vma_diag_warn_once_in - the same about @file (a reader's message, which
+ * names its file however the turns of linked inputs stand): once per @key
+ * and @file.
+ */
+void vma_diag_warn_once_in(struct vma_diag *diag, const char *file, const char *key,
+			   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* Prints how often each warn-once key fired, when more than once. */
 void vma_diag_flush_counts(struct vma_diag *diag);

@@ -18,7 +18,8 @@
 #include "vmalyze/grow.h"
 
 struct warn_key {
-	const char *key; /* static string of the call site */
+	const char *key;    /* static string of the call site */
+	const char *source; /* the file it was about (one of names), or NULL */
 	unsigned long count;
 };
 
@@ -31,7 +32,13 @@ struct vma_diag {
 	struct warn_key *keys;
 	size_t nr_keys;
 	size_t cap_keys;
-	char *source; /* the one input reported on, for messages that name none */
+	/*
+	 * The input reported on, for messages that name none: one of names,
+	 * the copies of every file named so far (linked inputs take turns).
+	 */
+	const char *source;
+	char **names;
+	size_t nr_names, cap_names;
 };
 
 static xentoollog_level min_level_for(enum vma_verbosity verbosity)
@@ -83,32 +90,48 @@ void vma_diag_destroy(struct vma_diag *diag)
 	xtl_logger_destroy((xentoollog_logger *)diag->logger);
 	pthread_mutex_destroy(&diag->lock);
 	free(diag->keys);
-	free(diag->source);
+	while (diag->nr_names)
+		free(diag->names[--diag->nr_names]);
+	free(diag->names);
 	free(diag);
+}
+
+/* The kept copy of @file, made if need be; NULL when out of memory.  Lock held. */
+static const char *name_of(struct vma_diag *diag, const char *file)
+{
+	size_t i;
+
+	if (diag->source && !strcmp(diag->source, file))
+		return diag->source;
+	for (i = 0; i < diag->nr_names; i++) {
+		if (!strcmp(diag->names[i], file))
+			return diag->names[i];
+	}
+	if (vma_grow(diag->names, &diag->cap_names, diag->nr_names + 1, 4) != VMA_OK)
+		return NULL;
+	diag->names[diag->nr_names] = strdup(file);
+	return diag->names[diag->nr_names] ? diag->names[diag->nr_names++] : NULL;
 }
 
 void vma_diag_set_source(struct vma_diag *diag, const char *file)
 {
-	char *copy = file ? strdup(file) : NULL;
-
 	pthread_mutex_lock(&diag->lock);
-	free(diag->source);
-	diag->source = copy; /* out of memory: messages go without the name */
+	/* out of memory: messages go without the name */
+	diag->source = file ? name_of(diag, file) : NULL;
 	pthread_mutex_unlock(&diag->lock);
 }
 
-/* "FILE: " of the diag's one input, or "" (none, or @msg names it already). */
-static const char *source_prefix(const struct vma_diag *diag, const char *msg, char *buf,
-				 size_t len)
+/* "FILE: " of @source, or "" (none, or @msg names it already). */
+static const char *source_prefix(const char *source, const char *msg, char *buf, size_t len)
 {
 	size_t n;
 
-	if (!diag->source)
+	if (!source)
 		return "";
-	n = strlen(diag->source);
-	if (!strncmp(msg, diag->source, n) && msg[n] == ':')
+	n = strlen(source);
+	if (!strncmp(msg, source, n) && msg[n] == ':')
 		return "";
-	snprintf(buf, len, "%s: ", diag->source);
+	snprintf(buf, len, "%s: ", source);
 	return buf;
 }
 
@@ -183,38 +206,59 @@ void vma_diag_debug(struct vma_diag *diag, const char *fmt, ...)
 	va_end(ap);
 }
 
-void vma_diag_warn_once(struct vma_diag *diag, const char *key, const char *fmt, ...)
+static void vwarn_once(struct vma_diag *diag, const char *file, const char *key,
+		       const char *fmt, va_list ap) __attribute__((format(printf, 4, 0)));
+
+/* vma_diag_warn_once_in() with the lock held; @file NULL: the source. */
+static void vwarn_once(struct vma_diag *diag, const char *file, const char *key,
+		       const char *fmt, va_list ap)
 {
-	struct warn_key *slot = NULL;
+	const char *about = file ? name_of(diag, file) : diag->source;
 	char prefix[512], msg[1024];
-	va_list ap;
 	size_t i;
 
-	pthread_mutex_lock(&diag->lock);
 	for (i = 0; i < diag->nr_keys; i++) {
-		if (diag->keys[i].key == key || !strcmp(diag->keys[i].key, key)) {
-			slot = &diag->keys[i];
-			break;
+		/* once per file: each of linked inputs is told */
+		if ((diag->keys[i].key == key || !strcmp(diag->keys[i].key, key)) &&
+		    diag->keys[i].source == about) {
+			diag->keys[i].count++;
+			return;
 		}
-	}
-	if (slot) {
-		slot->count++;
-		pthread_mutex_unlock(&diag->lock);
-		return;
 	}
 	/* out of memory: the key is not kept, so the warning may show again */
 	if (vma_grow(diag->keys, &diag->cap_keys, diag->nr_keys + 1, 16) == VMA_OK) {
 		diag->keys[diag->nr_keys].key = key;
+		diag->keys[diag->nr_keys].source = about;
 		diag->keys[diag->nr_keys].count = 1;
 		diag->nr_keys++;
 	}
 	if (diag->worst < VMA_LVL_WARN)
 		diag->worst = VMA_LVL_WARN;
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	xtl_log((xentoollog_logger *)diag->logger, XTL_WARN, -1, "vmalyze", "%s%s",
-		source_prefix(diag, msg, prefix, sizeof(prefix)), msg);
+		source_prefix(about, msg, prefix, sizeof(prefix)), msg);
+}
+
+void vma_diag_warn_once(struct vma_diag *diag, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&diag->lock);
+	va_start(ap, fmt);
+	vwarn_once(diag, NULL, key, fmt, ap);
+	va_end(ap);
+	pthread_mutex_unlock(&diag->lock);
+}
+
+void vma_diag_warn_once_in(struct vma_diag *diag, const char *file, const char *key,
+			   const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&diag->lock);
+	va_start(ap, fmt);
+	vwarn_once(diag, file, key, fmt, ap);
+	va_end(ap);
 	pthread_mutex_unlock(&diag->lock);
 }
 
@@ -228,7 +272,8 @@ void vma_diag_flush_counts(struct vma_diag *diag)
 		if (diag->keys[i].count > 1) {
 			xtl_log((xentoollog_logger *)diag->logger, XTL_WARN, -1, "vmalyze",
 				"%s%s: seen %lu times in all",
-				source_prefix(diag, "", prefix, sizeof(prefix)), diag->keys[i].key,
+				source_prefix(diag->keys[i].source, "", prefix, sizeof(prefix)),
+				diag->keys[i].key,
 				diag->keys[i].count);
 		}
 	}

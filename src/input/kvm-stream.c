@@ -453,10 +453,9 @@ static void emit_lost(struct vma_kvm_stream *s)
 	struct vma_record *rec = &s->pub.rec;
 	uint64_t count = s->pg.missed_stored ? s->pg.missed_count : UINT64_MAX;
 
-	vma_diag_warn_once(s->input->diag, "kvm-lost-events",
-			   "%s: cpu %" PRIu32 ": the ring buffer lost events while recording"
-			   " (first before byte %" PRIu64 ")", s->input->path, s->pub.pcpu,
-			   s->page_off);
+	vma_diag_warn_once_in(s->input->diag, s->input->path, "kvm-lost-events",
+			      "cpu %" PRIu32 ": the ring buffer lost events while recording"
+			      " (first before byte %" PRIu64 ")", s->pub.pcpu, s->page_off);
 	memset(rec, 0, sizeof(*rec));
 	rec->event = VMA_KVM_LOST;
 	rec->tsc = vma_kvm_time(s->priv, s->pg.base_ts, s->pub.pcpu);
@@ -480,19 +479,18 @@ static void no_format(const struct vma_kvm_stream *s, const struct vma_record *r
 	bool raw = s->input->ops == &vma_ftrace_raw_ops;
 
 	if (raw && !(s->input->options && s->input->options->event_formats_dir)) {
-		vma_diag_warn_once(s->input->diag, "kvm-no-format",
-				   "%s: event id %" PRIu32 " has no event format: a raw dump"
-				   " carries none, and only the built-in kvm_entry and kvm_exit"
-				   " are known; give the recording kernel's formats with"
-				   " --event-formats DIR (its tracefs events folder)",
-				   s->input->path,
-				   rec->data[VMA_KVM_OTHER_FTRACE_ID]);
+		vma_diag_warn_once_in(s->input->diag, s->input->path, "kvm-no-format",
+				      "event id %" PRIu32 " has no event format: a raw dump"
+				      " carries none, and only the built-in kvm_entry and kvm_exit"
+				      " are known; give the recording kernel's formats with"
+				      " --event-formats DIR (its tracefs events folder)",
+				      rec->data[VMA_KVM_OTHER_FTRACE_ID]);
 	} else {
-		vma_diag_warn_once(s->input->diag, "kvm-no-format",
-				   "%s: event id %" PRIu32 " has no event format in the %s;"
-				   " such events are counted as \"other\"", s->input->path,
-				   rec->data[VMA_KVM_OTHER_FTRACE_ID],
-				   raw ? "--event-formats folder" : "file");
+		vma_diag_warn_once_in(s->input->diag, s->input->path, "kvm-no-format",
+				      "event id %" PRIu32 " has no event format in the %s;"
+				      " such events are counted as \"other\"",
+				      rec->data[VMA_KVM_OTHER_FTRACE_ID],
+				      raw ? "--event-formats folder" : "file");
 	}
 }
 

@@ -25,6 +25,7 @@
 struct member {
 	struct vma_pipeline *p;
 	struct vma_input *in;
+	const char *name;                /* its file, as the caller named it (borrowed) */
 	struct vma_input_options inopts; /* the pipeline's, with this input's time map */
 	struct vma_machine *machine;
 	uint64_t hz;
@@ -46,12 +47,26 @@ struct vma_pipeline {
 	struct member *members;    /* owned, nr_members */
 	uint32_t nr_members;
 	struct member *announcing; /* linked inputs: whose stream the feed is taking */
+	bool linked;               /* more than one input */
+	struct member *speaking;   /* linked inputs: the diag's source (speak_for()) */
 	uint32_t nr_streams;
 	uint64_t nr_records;       /* records delivered (opts.progress, none at all) */
 	/* --time: the window in ticks from the first record */
 	bool have_first;
 	uint64_t first_tsc, from, to;
 };
+
+/*
+ * Linked inputs: the state's messages, which name no file, are about @mb's
+ * file from now on.  (One input is the diag's source from the start.)
+ */
+static void speak_for(struct vma_pipeline *p, struct member *mb)
+{
+	if (p->linked && p->speaking != mb) {
+		p->speaking = mb;
+		vma_diag_set_source(p->diag, mb ? mb->name : NULL);
+	}
+}
 
 /* The member whose input delivered @stream: the only one, or a short search. */
 static struct member *member_of(const struct vma_pipeline *p, const struct vma_input *in)
@@ -75,6 +90,7 @@ static int on_new_pcpu(void *arg, uint32_t pcpu)
 	struct member *mb = p->nr_members > 1 ? p->announcing : p->members;
 
 	p->nr_streams++;
+	speak_for(p, mb);
 	if (mb->machine)
 		return vma_machine_add_pcpu(mb->machine, pcpu);
 	if (!p->opts.no_state) {
@@ -90,6 +106,7 @@ static void on_stream_ended(void *arg, const struct vma_stream *ended)
 {
 	struct member *mb = member_of(arg, ended->input);
 
+	speak_for(arg, mb);
 	if (mb->machine)
 		vma_machine_pcpu_end(mb->machine, ended->pcpu);
 }
@@ -212,6 +229,7 @@ static int make_machine(struct vma_pipeline *p, struct member *mb)
 		mopts.thread_name = thread_name;
 		mopts.thread_name_arg = mb->in;
 	}
+	speak_for(p, mb);
 	mb->machine = vma_machine_create(p->diag, &mopts);
 	if (!mb->machine)
 		return VMA_ERR_NOMEM;
@@ -257,6 +275,7 @@ static int open_member(struct vma_pipeline *p, struct member *mb, const char *pa
 	int rc;
 
 	mb->p = p;
+	mb->name = fd >= 0 ? name : path;
 	mb->rank_base = mb->rank_end = mb == p->members ? 0 : mb[-1].rank_end;
 	mb->inopts = p->opts.input;
 	if (map)
@@ -365,6 +384,7 @@ static int open_all(const char *const *paths, uint32_t nr, int fd, const char *n
 	p->opts = *opts;
 	p->opts.time_maps = NULL; /* the caller's; each member keeps a copy of its own */
 	p->diag = diag;
+	p->linked = nr > 1;
 	for (i = 0; i < nr && rc == VMA_OK; i++) {
 		p->nr_members = i + 1;
 		rc = open_member(p, &p->members[i], fd >= 0 ? NULL : paths[i], i ? -1 : fd, name,
@@ -487,7 +507,12 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 				return rc;
 			continue;
 		}
-		mb = only ? only : member_of(p, stream->input);
+		if (!only) {
+			mb = member_of(p, stream->input);
+			speak_for(p, mb);
+		} else {
+			mb = only;
+		}
 		if (before) {
 			rc = before(arg, mb->machine, stream);
 			if (rc < 0)
@@ -568,9 +593,11 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 		status = VMA_ERR_FORMAT;
 	}
 	for (i = 0; i < p->nr_members; i++) {
+		speak_for(p, &p->members[i]);
 		if (p->members[i].machine)
 			vma_machine_finish(p->members[i].machine);
 	}
+	speak_for(p, NULL); /* what follows is about no one file */
 	return status;
 }
 

@@ -58,5 +58,26 @@ done
 [ $? -ne 0 ] && grep -q 'applies to trace.dat' "$tmp/err" ||
 	fail "--time-offset of a xentrace file is not refused"
 
+# The state's warnings name the file they are about, whichever is first,
+# once per file: two copies of a trace with an absurd vcpu id, each named.
+H=$top_srcdir/traces/bad/fuzz-huge-ids.dat
+cp "$H" "$tmp/copy.dat"
+for order in "$A $H" "$H $A" "$H $tmp/copy.dat"; do
+	set -- $order
+	"$VMALYZE" -a --tolerance 6 --time-offset "$2=0" "$1" "$2" >/dev/null 2>"$tmp/err"
+	[ $? -eq 3 ] || fail "linked $order: exit status not 3"
+	grep 'vcpu id 269488128' "$tmp/err" >"$tmp/vcpu"
+	grep -v -q -e "warning: $H: KVM record" -e "warning: $tmp/copy.dat: KVM record" "$tmp/vcpu" &&
+		fail "linked $order: a state warning names no file, or the wrong one"
+	for f in "$@"; do
+		case $f in
+		"$A") grep -q -e " $A: .*vcpu id" -e " $A: kvm-" "$tmp/err" &&
+			fail "linked $order: $A is blamed for the other's records" ;;
+		*) [ "$(grep -c " $f: KVM record with vcpu id" "$tmp/vcpu")" -eq 1 ] ||
+			fail "linked $order: not one vcpu-id warning naming $f" ;;
+		esac
+	done
+done
+
 [ "$fails" -eq 0 ] && echo "ok: traces linked by hand"
 [ "$fails" -eq 0 ]
