@@ -66,6 +66,16 @@ int vma_mkdat_build(const struct vma_mkdat_opts *opts, unsigned char **file, siz
 		    struct vma_mkdat_rec **recs, size_t *nr_recs);
 
 /*
+ * vma_mkdat_crashing_format - into @buf (@len bytes), event @name's format
+ * (ID @id, the common fields and a kvm_exit's) with the print format a
+ * fuzzer found libtraceevent 1.7 crashing on (traces/bad/
+ * fuzz-format-crash.dat), or with @crash false the sound one it came from:
+ * for tests of the format check.  Return: its length, or -1 (too small).
+ */
+int vma_mkdat_crashing_format(char *buf, size_t len, const char *name, unsigned int id,
+			      bool crash);
+
+/*
  * vma_mkdat_formats - hand the scenario's tracefs texts to @put: header_page
  * and header_event (system NULL), then each event format.  For the
  * --event-formats folder of a raw dump.  Return: 0, or -1 when @put fails.

@@ -15,13 +15,24 @@
  * byte order, long and page size, header_page), set up the first time a
  * session sends it a text, and parses that session's texts in the order
  * the reader parses them, so the two handles go through the same states.
- * (A helper started after a crash knows only the texts sent from then on.)
+ * A session keeps the texts the helper passed (the ones the reader went
+ * on to parse): a helper started after a crash (or after it was killed
+ * from outside: found dead before a text is sent, which condemns no text)
+ * is given them again before the next text, and its handle is the
+ * reader's once more.  That costs a
+ * replay per crash, so a session whose helper died MAX_DEATHS times is
+ * refused its further texts unchecked (a file of crashing formats costs
+ * a bounded number of helpers, not one per format).
  *
  * Protocol on a socket pair (the helper's standard input and output):
  * the helper first writes one byte 'v'; then each request is a byte and
  * u64 fields in host order:
  *   'H' id big long_size page_size header_long len, then len bytes of header_page
  *   'P' id len_system len_text, then both texts: parse; the helper replies 'k'
+ *   'R' id len, then len bytes of (len_system len_text system text)...: parse
+ *       each in turn (a replay); the helper replies 'k'
+ *   'N' id: the helper replies the u64 number of events the session's
+ *       handle holds (UINT64_MAX: no such session), for the tests
  *   'X' id: forget the session
  */
 #include <errno.h>
@@ -89,6 +100,8 @@ static int put_all(int fd, const void *buf, size_t len)
 
 /* How long the helper may take over one text before it is taken for hung. */
 #define REPLY_MS 10000
+/* Helpers a session may see die before its further texts are refused. */
+#define MAX_DEATHS 8
 
 static int get_all(int fd, void *buf, size_t len)
 {
@@ -107,15 +120,21 @@ static int get_all(int fd, void *buf, size_t len)
 	return 0;
 }
 
-/* The helper's one-byte answer, within REPLY_MS.  Return: 0, or -1. */
-static int get_reply(char *c)
+/* The helper's answer of @len bytes, within @ms.  Return: 0, or -1. */
+static int get_answer(void *buf, size_t len, int ms)
 {
 	struct pollfd pfd = { .fd = helper.fd, .events = POLLIN };
 	int n;
 
-	while ((n = poll(&pfd, 1, REPLY_MS)) < 0 && errno == EINTR)
+	while ((n = poll(&pfd, 1, ms)) < 0 && errno == EINTR)
 		;
-	return n == 1 ? get_all(helper.fd, c, 1) : -1;
+	return n == 1 ? get_all(helper.fd, buf, len) : -1;
+}
+
+/* The helper's one-byte answer to a text, within REPLY_MS. */
+static int get_reply(char *c)
+{
+	return get_answer(c, 1, REPLY_MS);
 }
 
 /*
@@ -133,6 +152,20 @@ static void helper_stop(void)
 			;
 	}
 	helper.pid = 0;
+}
+
+/* Has the helper died since its last answer (killed from outside)?  Lock held. */
+static bool helper_gone(void)
+{
+	pid_t r;
+
+	while ((r = waitpid(helper.pid, NULL, WNOHANG)) < 0 && errno == EINTR)
+		;
+	/* ECHILD: reaped by someone else (SIGCHLD ignored) */
+	if (r != helper.pid && !(r < 0 && errno == ECHILD))
+		return false;
+	helper.pid = 0;
+	return true;
 }
 
 /* Start a helper.  Return: 0, or -1 (none can be: parse in-process).  Lock held. */
@@ -171,15 +204,49 @@ static int helper_start(void)
 	return 0;
 }
 
+/*
+ * Make the helper's handle of @s the reader's: its settings, then the
+ * texts passed so far, in their order.  Return: 0, or -1 (it died on them).
+ */
 static int send_setup(const struct vma_fmtc_session *s)
 {
 	uint64_t h[6] = { s->id, s->big, s->long_size, s->page_size, s->header_long,
 			  s->header_len };
-	char op = 'H';
+	uint64_t r[2] = { s->id, s->passed_len };
+	char op = 'H', reply;
+	size_t mib;
 
 	if (put_all(helper.fd, &op, 1) || put_all(helper.fd, h, sizeof(h)))
 		return -1;
-	return s->header_len ? put_all(helper.fd, s->header, s->header_len) : 0;
+	if (s->header_len && put_all(helper.fd, s->header, s->header_len))
+		return -1;
+	if (!s->passed_len)
+		return 0;
+	op = 'R';
+	if (put_all(helper.fd, &op, 1) || put_all(helper.fd, r, sizeof(r)) ||
+	    put_all(helper.fd, s->passed, s->passed_len))
+		return -1;
+	/* a replay is given REPLY_MS for each MiB of it (formats are at most 100,000) */
+	mib = s->passed_len >> 20;
+	if (mib > 100)
+		mib = 100;
+	return get_answer(&reply, 1, REPLY_MS * (int)(1 + mib)) || reply != 'k' ? -1 : 0;
+}
+
+/* Keep a text the helper passed, for a replay.  Return: 0, or -1 (out of memory). */
+static int keep_passed(struct vma_fmtc_session *s, const char *system, size_t slen,
+		       const char *text, size_t len)
+{
+	uint64_t h[2] = { slen, len };
+	size_t need = s->passed_len + sizeof(h) + slen + len;
+
+	if (need < s->passed_len || vma_grow(s->passed, &s->passed_cap, need, 4096))
+		return -1;
+	memcpy(s->passed + s->passed_len, h, sizeof(h));
+	memcpy(s->passed + s->passed_len + sizeof(h), system, slen);
+	memcpy(s->passed + s->passed_len + sizeof(h) + slen, text, len);
+	s->passed_len = need;
+	return 0;
 }
 
 enum vma_fmtc_verdict vma_fmtc_check(struct vma_fmtc_session *s, const char *system,
@@ -193,6 +260,13 @@ enum vma_fmtc_verdict vma_fmtc_check(struct vma_fmtc_session *s, const char *sys
 	pthread_mutex_lock(&helper.lock);
 	if (!helper.exe || helper.broken)
 		goto out;
+	/* too many deaths, or a text not kept: no helper can be the reader's now */
+	if (s->deaths >= MAX_DEATHS || s->unkept) {
+		v = VMA_FMTC_CRASH;
+		goto out;
+	}
+	if (helper.pid && helper_gone())
+		helper_stop(); /* killed between texts: no text's fault */
 	if (!helper.pid && helper_start() < 0) {
 		helper.broken = true;
 		goto out;
@@ -207,10 +281,14 @@ enum vma_fmtc_verdict vma_fmtc_check(struct vma_fmtc_session *s, const char *sys
 	    put_all(helper.fd, text, len) || get_reply(&reply) || reply != 'k') {
 		/* It died or hung on this text (or could not be reached): refused. */
 		helper_stop();
+		s->deaths++;
 		v = VMA_FMTC_CRASH;
 		goto out;
 	}
 	s->gen = helper.gen;
+	/* the reader parses it now: a replay must too */
+	if (keep_passed(s, system, slen, text, len))
+		s->unkept = true;
 	v = VMA_FMTC_SAFE;
 out:
 	pthread_mutex_unlock(&helper.lock);
@@ -228,7 +306,22 @@ void vma_fmtc_session_end(struct vma_fmtc_session *s)
 		helper_stop();
 	pthread_mutex_unlock(&helper.lock);
 	free(s->header);
+	free(s->passed);
 	memset(s, 0, sizeof(*s));
+}
+
+int vma_fmtc_helper_events(struct vma_fmtc_session *s, uint64_t *count)
+{
+	uint64_t id = s->id;
+	char op = 'N';
+	int rc = -1;
+
+	pthread_mutex_lock(&helper.lock);
+	if (helper.pid && s->gen == helper.gen && !put_all(helper.fd, &op, 1) &&
+	    !put_all(helper.fd, &id, sizeof(id)) && !get_answer(count, sizeof(*count), REPLY_MS))
+		rc = 0;
+	pthread_mutex_unlock(&helper.lock);
+	return rc;
 }
 
 void vma_format_check_end(void)
@@ -291,6 +384,40 @@ static struct served *find(struct served *s, size_t n, uint64_t id)
 	return NULL;
 }
 
+/* Parse @text (@len bytes, system @system of @slen) from NUL-terminated copies. */
+static void parse_copy(struct tep_handle *tep, const char *system, size_t slen,
+		       const char *text, size_t len)
+{
+	char *sys = malloc(slen + 1), *t = malloc(len + 1);
+
+	if (sys && t) {
+		memcpy(sys, system, slen);
+		sys[slen] = '\0';
+		memcpy(t, text, len);
+		t[len] = '\0';
+		tep_parse_event(tep, t, (unsigned long)len, sys);
+	}
+	free(sys);
+	free(t);
+}
+
+/* 'R': parse the texts of @buf (len_system len_text system text...) in turn. */
+static void replay(struct served *one, char *buf, size_t len)
+{
+	size_t at = 0;
+	uint64_t h[2];
+
+	while (one && len - at >= sizeof(h)) {
+		memcpy(h, buf + at, sizeof(h));
+		at += sizeof(h);
+		if (h[0] > len - at || h[1] > len - at - h[0])
+			return;
+		/* each text is parsed from a copy of its own, NUL-terminated as for 'P' */
+		parse_copy(one->tep, buf + at, (size_t)h[0], buf + at + h[0], (size_t)h[1]);
+		at += h[0] + h[1];
+	}
+}
+
 int vma_format_check_serve(void)
 {
 	struct rlimit no_core = { 0, 0 };
@@ -330,6 +457,20 @@ int vma_format_check_serve(void)
 			free(a);
 			free(b);
 			if (write(STDOUT_FILENO, "k", 1) != 1)
+				break;
+		} else if (op == 'R') {
+			if (get_all(STDIN_FILENO, h, 2 * sizeof(h[0])) < 0 || !(a = get_text(h[1])))
+				break;
+			replay(find(sv, n, h[0]), a, (size_t)h[1]);
+			free(a);
+			if (write(STDOUT_FILENO, "k", 1) != 1)
+				break;
+		} else if (op == 'N') {
+			if (get_all(STDIN_FILENO, h, sizeof(h[0])) < 0)
+				break;
+			one = find(sv, n, h[0]);
+			h[1] = one ? (uint64_t)tep_get_events_count(one->tep) : UINT64_MAX;
+			if (write(STDOUT_FILENO, &h[1], sizeof(h[1])) != sizeof(h[1]))
 				break;
 		} else if (op == 'X') {
 			if (get_all(STDIN_FILENO, h, sizeof(h[0])) < 0)

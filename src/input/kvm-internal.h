@@ -357,6 +357,11 @@ struct vma_fmtc_session {
 	uint32_t header_long; /* the long size header_page was parsed with */
 	char *header;         /* owned copy of header_page, NULL if none */
 	size_t header_len;
+	/* the texts the helper passed, for a new helper (format-check.c) */
+	char *passed;
+	size_t passed_len, passed_cap;
+	bool unkept;          /* one could not be kept (out of memory) */
+	uint32_t deaths;      /* helpers that died on its texts */
 };
 
 enum vma_fmtc_verdict {
@@ -370,6 +375,12 @@ enum vma_fmtc_verdict vma_fmtc_check(struct vma_fmtc_session *s, const char *sys
 				     const char *text, size_t len);
 /* The reader's handle is freed: the helper forgets it; @s is cleared. */
 void vma_fmtc_session_end(struct vma_fmtc_session *s);
+/*
+ * The number of events the running helper's handle of @s holds (for the
+ * tests: a restarted helper's must be the reader's).  Return: 0, or -1
+ * (no helper runs that knows @s).
+ */
+int vma_fmtc_helper_events(struct vma_fmtc_session *s, uint64_t *count);
 bool vma_kvm_host_big_endian(void);
 
 /* Owned guest and time-sync storage behind struct vma_kvm_file_info. */

@@ -17,7 +17,13 @@
  *   buffer-wrap   trace.dat v7: cpu 0's data size 2^64-1 in the BUFFER option
  *   commit0       trace.dat v6: 2 cpus, N=400 events each, every page's commit 0
  *   pcpu-renamed  $VMALYZE_GOOD (a xentrace file) with pcpu 1 renamed 1048575
+ *   format-crashes trace.dat v6: N=2,000 kvm_exit formats libtraceevent crashes on
+ *   format-crash-mid trace.dat v6: N=400 kvm_entry, half-way a record whose format
+ *                 crashes libtraceevent, later one of a sound format (both parsed
+ *                 when their record comes)
+ *   format-sound-mid the same with the first format sound (the run without a crash)
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -421,6 +427,91 @@ static int mk_commit0(const char *path, uint32_t n)
 	return rc;
 }
 
+/* A record of event @id, a kvm_exit's size, zeros but its id and pid. */
+static int other_event(struct vma_tdw *w, uint32_t cpu, uint64_t ts, unsigned int id)
+{
+	unsigned char ev[64] = { 0 };
+
+	vma_tdw_put(ev, 2, id, false);
+	vma_tdw_put(ev + 4, 4, 4000, false);
+	return vma_tdw_event(w, 0, cpu, ts, ev, sizeof(ev));
+}
+
+static int finish_file(struct vma_tdw *w, const char *path)
+{
+	unsigned char *img;
+	size_t len;
+	int rc;
+
+	if (tdw_done(w, &img, &len) < 0)
+		return -1;
+	vma_tdw_free(w);
+	rc = write_file(path, img, len);
+	free(img);
+	return rc;
+}
+
+/* @n kvm_exit formats (each a reader wants) that crash libtraceevent, and a few events. */
+static int mk_format_crashes(const char *path, uint32_t n)
+{
+	struct vma_tdw *w = tdw_kvm(6, VMA_TDW_NONE, 1);
+	char text[4096];
+	uint32_t k;
+	int rc = w ? 0 : -1;
+
+	for (k = 0; k < n && k < 60000 && !rc; k++) {
+		rc = vma_mkdat_crashing_format(text, sizeof(text), "kvm_exit", 1000 + k, true) < 0 ||
+		     vma_tdw_format(w, "kvm", text) < 0;
+	}
+	for (k = 0; k < 100 && !rc; k++)
+		rc = kvm_entry(w, 0, 1000000 + 1000ull * k, 4000, 0);
+	if (rc) {
+		vma_tdw_free(w);
+		return -1;
+	}
+	return finish_file(w, path);
+}
+
+/*
+ * @n kvm_entry records; half-way one of kvm_bogus (ID 900), at three
+ * quarters one of kvm_later (901): neither is an event the reader wants,
+ * so each format is parsed when its record comes, the first crashing
+ * libtraceevent when @crash.
+ */
+static int format_mid(const char *path, uint32_t n, bool crash)
+{
+	struct vma_tdw *w = tdw_kvm(6, VMA_TDW_NONE, 1);
+	char bogus[4096], later[4096];
+	uint32_t k;
+	int rc = !w ||
+		 vma_mkdat_crashing_format(bogus, sizeof(bogus), "kvm_bogus", 900, crash) < 0 ||
+		 vma_mkdat_crashing_format(later, sizeof(later), "kvm_later", 901, false) < 0 ||
+		 vma_tdw_format(w, "kvm", bogus) < 0 || vma_tdw_format(w, "kvm", later) < 0;
+
+	for (k = 0; k < n && k < (1u << 20) && !rc; k++) {
+		uint64_t ts = 1000000 + 1000ull * k;
+
+		rc = kvm_entry(w, 0, ts, 4000, 0) < 0 ||
+		     (k == n / 2 && other_event(w, 0, ts + 1, 900) < 0) ||
+		     (k == n / 4 * 3 && other_event(w, 0, ts + 1, 901) < 0);
+	}
+	if (rc) {
+		vma_tdw_free(w);
+		return -1;
+	}
+	return finish_file(w, path);
+}
+
+static int mk_format_crash_mid(const char *path, uint32_t n)
+{
+	return format_mid(path, n, true);
+}
+
+static int mk_format_sound_mid(const char *path, uint32_t n)
+{
+	return format_mid(path, n, false);
+}
+
 int main(int argc, char **argv)
 {
 	/* Each kind with the count its default N scales (0: not scalable). */
@@ -441,6 +532,9 @@ int main(int argc, char **argv)
 		{ "buffer-wrap", mk_buffer_wrap, 0 },
 		{ "commit0", mk_commit0, 400 },             /* events per cpu */
 		{ "pcpu-renamed", mk_pcpu_renamed, 0 },
+		{ "format-crashes", mk_format_crashes, 2000 }, /* formats */
+		{ "format-crash-mid", mk_format_crash_mid, 400 }, /* records */
+		{ "format-sound-mid", mk_format_sound_mid, 400 }, /* records */
 	};
 	unsigned long n = 0;
 	char *end;
