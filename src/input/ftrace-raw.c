@@ -99,7 +99,7 @@ static void add_file(struct fmt_dir *fd, int dirfd, const char *name, const char
 	if (!text || vma_kvm_add_format(fd->priv, system, text, len, UINT64_MAX) < 0) {
 		if (fd->failed++ == 0) {
 			vma_diag_report(fd->in->diag, VMA_LVL_WARN, fd->path, UINT64_MAX,
-					"event format %s %s; its events will be unnamed", shown,
+					"Event format %s %s; its events will be unnamed", shown,
 					text ? "cannot be parsed" : "cannot be read");
 		}
 	} else {
@@ -151,7 +151,8 @@ static int load_dir(struct vma_input *in, struct vma_kvm_priv *priv, const char 
 	dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0) {
 		vma_diag_report(in->diag, VMA_LVL_INPUT, path, UINT64_MAX,
-				"cannot open the event format folder: %s", strerror(errno));
+				"Cannot open the event format folder: %s (--event-formats names the"
+				" recording kernel's tracefs events folder)", strerror(errno));
 		return VMA_ERR_IO;
 	}
 	text = slurp(dirfd, "header_page", &len);
@@ -165,7 +166,8 @@ static int load_dir(struct vma_input *in, struct vma_kvm_priv *priv, const char 
 		}
 		if (ret < 0) {
 			vma_diag_report(in->diag, VMA_LVL_WARN, path, UINT64_MAX,
-					"header_page not understood; assuming 4096-byte pages");
+					"The header_page file is not understood; 4096-byte pages are"
+					" assumed");
 		}
 	}
 	text = slurp(dirfd, "header_event", &len);
@@ -176,8 +178,9 @@ static int load_dir(struct vma_input *in, struct vma_kvm_priv *priv, const char 
 		if (!ok) {
 			close(dirfd);
 			vma_diag_report(in->diag, VMA_LVL_INPUT, path, UINT64_MAX,
-					"header_event describes a ring-buffer event header other"
-					" than the 5-bit type / 27-bit delta one vmalyze reads");
+					"The header_event file describes a ring-buffer event header"
+					" other than the 5-bit type / 27-bit delta one vmalyze reads:"
+					" the dump cannot be read with these formats");
 			return VMA_ERR_FORMAT;
 		}
 	}
@@ -210,7 +213,7 @@ static int load_dir(struct vma_input *in, struct vma_kvm_priv *priv, const char 
 	close(dirfd);
 	if (fd.loaded == 0) {
 		vma_diag_report(in->diag, VMA_LVL_INPUT, path, UINT64_MAX,
-				"no event formats in this folder (expected <system>.<event>.format"
+				"No event formats in this folder (expected <system>.<event>.format"
 				" files or a tracefs events directory)");
 		return VMA_ERR_FORMAT;
 	}
@@ -229,9 +232,9 @@ static void check_id(struct vma_input *in, struct vma_kvm_priv *priv, const char
 
 	if (ev && (uint32_t)ev->id != id) {
 		vma_diag_report(in->diag, VMA_LVL_WARN, in->path, 0,
-				"the dump header gives %s id %" PRIu32 " but the event formats"
-				" say %d: the formats may be from another kernel", name, id,
-				ev->id);
+				"The dump header gives %s id %" PRIu32 " but the event formats"
+				" say %d: the formats may be from another kernel (give the"
+				" recording kernel's with --event-formats)", name, id, ev->id);
 	}
 }
 
@@ -257,7 +260,7 @@ static int ftrace_raw_open(struct vma_input *input)
 	} while (n < 0 && errno == EINTR);
 	if (n != (ssize_t)sizeof(head) || vma_get32(head, false) != VMTRACE_MAGIC) {
 		vma_diag_report(input->diag, VMA_LVL_INPUT, input->path, 0,
-				"not a raw ftrace dump: the 8-byte vm-trace header is missing");
+				"Not a raw ftrace dump: the 8-byte vm-trace header is missing");
 		return VMA_ERR_FORMAT;
 	}
 	entry_id = vma_get16(head + 4, false);

@@ -279,7 +279,7 @@ int vma_kvm_formats_load(struct vma_kvm_priv *priv, struct vma_diag *diag, const
 
 		if (f->state == VMA_KVM_FMT_BAD &&
 		    !vma_diag_report(diag, VMA_LVL_WARN, path, f->at,
-				     "the event format of %s:%s cannot be parsed; its events"
+				     "The event format of %s:%s cannot be parsed; its events"
 				     " are counted but not analysed", f->system, f->name)) {
 			ret = VMA_ERR_DAMAGED;
 			break;

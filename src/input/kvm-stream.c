@@ -257,7 +257,7 @@ static uint64_t avail_end(const struct vma_kvm_stream *s)
 static int report_truncated(struct vma_kvm_stream *s)
 {
 	bool ok = vma_diag_report(s->input->diag, VMA_LVL_FILE, s->input->path, s->input->size,
-				  "file ends inside the trace data of cpu %" PRIu32
+				  "File ends inside the trace data of cpu %" PRIu32
 				  ", which should run from byte %" PRIu64 " to %" PRIu64
 				  ": truncated, the rest of this cpu's events are lost",
 				  s->pub.pcpu, s->region.offset, s->end);
@@ -275,13 +275,13 @@ static int report_read_failure(struct vma_kvm_stream *s, uint64_t at)
 
 	if (errno != ENODATA) {
 		vma_diag_report(s->input->diag, VMA_LVL_INPUT, s->input->path, at,
-				"cannot read the trace data of cpu %" PRIu32 ": %s", s->pub.pcpu,
-				strerror(errno));
+				"Cannot read the trace data of cpu %" PRIu32 ": %s; the rest of"
+				" this cpu's events are lost", s->pub.pcpu, strerror(errno));
 		s->state = VMA_ERR_IO;
 		return s->state;
 	}
 	ok = vma_diag_report(s->input->diag, VMA_LVL_FILE, s->input->path, at,
-			     "file ends inside the trace data of cpu %" PRIu32 ", though it was %"
+			     "File ends inside the trace data of cpu %" PRIu32 ", though it was %"
 			     PRIu64 " bytes long when opened: it shrank while being read; the"
 			     " rest of this cpu's events are lost (read a copy that is not being"
 			     " written to)", s->pub.pcpu, s->input->size);
@@ -321,7 +321,7 @@ static int refill_plain(struct vma_kvm_stream *s)
 static int bad_chunk(struct vma_kvm_stream *s, uint64_t at, const char *why)
 {
 	bool ok = vma_diag_report(s->input->diag, VMA_LVL_FILE, s->input->path, at,
-				  "damaged compressed chunk in the trace data of cpu %" PRIu32
+				  "Damaged compressed chunk in the trace data of cpu %" PRIu32
 				  ": %s; its events are skipped", s->pub.pcpu, why);
 
 	s->st.damaged++;
@@ -406,7 +406,7 @@ static bool bad_page(struct vma_kvm_stream *s, const char *action)
 	s->st.damaged++;
 	return vma_diag_report(s->input->diag, VMA_LVL_FILE, s->input->path,
 			       s->page_off + (packed ? 0 : s->pg.error_at),
-			       "corrupt ring-buffer page of cpu %" PRIu32 "%s: %s; %s",
+			       "Corrupt ring-buffer page of cpu %" PRIu32 "%s: %s; %s",
 			       s->pub.pcpu, packed ? " (in the chunk at this offset)" : "",
 			       s->pg.error, action);
 }
@@ -454,8 +454,10 @@ static void emit_lost(struct vma_kvm_stream *s)
 	uint64_t count = s->pg.missed_stored ? s->pg.missed_count : UINT64_MAX;
 
 	vma_diag_warn_once_in(s->input->diag, s->input->path, "kvm-lost-events",
-			      "cpu %" PRIu32 ": the ring buffer lost events while recording"
-			      " (first before byte %" PRIu64 ")", s->pub.pcpu, s->page_off);
+			      "offset %" PRIu64 ": The ring buffer of cpu %" PRIu32 " lost events"
+			      " before this page while recording (it was full): the report"
+			      " misses them; a larger buffer (trace-cmd record -b) loses fewer",
+			      s->page_off, s->pub.pcpu);
 	memset(rec, 0, sizeof(*rec));
 	rec->event = VMA_KVM_LOST;
 	rec->tsc = vma_kvm_time(s->priv, s->pg.base_ts, s->pub.pcpu);
@@ -480,16 +482,16 @@ static void no_format(const struct vma_kvm_stream *s, const struct vma_record *r
 
 	if (raw && !(s->input->options && s->input->options->event_formats_dir)) {
 		vma_diag_warn_once_in(s->input->diag, s->input->path, "kvm-no-format",
-				      "event id %" PRIu32 " has no event format: a raw dump"
-				      " carries none, and only the built-in kvm_entry and kvm_exit"
-				      " are known; give the recording kernel's formats with"
+				      "offset %" PRIu64 ": Event id %" PRIu32 " has no event format:"
+				      " a raw dump carries none, and only the built-in kvm_entry and"
+				      " kvm_exit are known; give the recording kernel's formats with"
 				      " --event-formats DIR (its tracefs events folder)",
-				      rec->data[VMA_KVM_OTHER_FTRACE_ID]);
+				      rec->offset, rec->data[VMA_KVM_OTHER_FTRACE_ID]);
 	} else {
 		vma_diag_warn_once_in(s->input->diag, s->input->path, "kvm-no-format",
-				      "event id %" PRIu32 " has no event format in the %s;"
-				      " such events are counted as \"other\"",
-				      rec->data[VMA_KVM_OTHER_FTRACE_ID],
+				      "offset %" PRIu64 ": Event id %" PRIu32 " has no event format"
+				      " in the %s; such events are counted as \"other\"",
+				      rec->offset, rec->data[VMA_KVM_OTHER_FTRACE_ID],
 				      raw ? "--event-formats folder" : "file");
 	}
 }
@@ -506,8 +508,8 @@ static int deliver(struct vma_kvm_stream *s)
 	if (vma_kvmev_fill(&s->priv->ev, s->pg.ev, s->pg.ev_size, rec) < 0) {
 		s->st.damaged++;
 		if (!vma_diag_report(s->input->diag, VMA_LVL_RECORD, s->input->path, rec->offset,
-				     "event of %" PRIu32 " bytes on cpu %" PRIu32
-				     " is too short for an event header", s->pg.ev_size,
+				     "Event of %" PRIu32 " bytes on cpu %" PRIu32
+				     " is too short for an event header: skipped", s->pg.ev_size,
 				     s->pub.pcpu)) {
 			return finish(s, false);
 		}
@@ -535,7 +537,7 @@ static int stream_next(struct vma_stream *stream)
 		if (s->region.offset > s->input->size) {
 			bool ok = vma_diag_report(s->input->diag, VMA_LVL_FILE, s->input->path,
 						  s->input->size,
-						  "file ends before the trace data of cpu %" PRIu32
+						  "File ends before the trace data of cpu %" PRIu32
 						  ", which should start at byte %" PRIu64
 						  ": truncated, no events of this cpu can be read",
 						  s->pub.pcpu, s->region.offset);

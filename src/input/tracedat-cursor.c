@@ -44,7 +44,10 @@ uint64_t td_cur_at(const struct cur *c)
 	return c->mem ? c->base : c->pos;
 }
 
-/* Damage that leaves the whole file unreadable: never tolerated. */
+/*
+ * Damage that leaves the whole file unreadable: never tolerated.  @fmt
+ * says what is wrong; the message goes on with what it costs.
+ */
 int td_fatal(struct dat *d, uint64_t offset, const char *fmt, ...)
 {
 	if (!d->failed) {
@@ -54,7 +57,9 @@ int td_fatal(struct dat *d, uint64_t offset, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(msg, sizeof(msg), fmt, ap);
 		va_end(ap);
-		vma_diag_report(d->in->diag, VMA_LVL_INPUT, d->in->path, offset, "%s", msg);
+		vma_diag_report(d->in->diag, VMA_LVL_INPUT, d->in->path, offset,
+				"%s: the trace.dat header is damaged, nothing of this file can be"
+				" read", msg);
 		d->failed = true;
 	}
 	return -1;
@@ -77,11 +82,12 @@ int td_cur_short(struct cur *c, uint64_t need)
 	d->failed = true;
 	if (c->mem) {
 		vma_diag_report(d->in->diag, VMA_LVL_INPUT, d->in->path, c->base,
-				"trace.dat section is shorter than its %s (needs %" PRIu64
-				" more bytes at its byte %" PRIu64 ")", c->what, need, c->pos);
+				"Section ends inside its %s (%" PRIu64 " more bytes needed at its"
+				" byte %" PRIu64 "): the trace.dat header is damaged, nothing of"
+				" this file can be read", c->what, need, c->pos);
 	} else {
 		vma_diag_report(d->in->diag, VMA_LVL_INPUT, d->in->path, d->in->size,
-				"file ends in the %s (%" PRIu64 " bytes needed from byte %" PRIu64
+				"File ends in the %s (%" PRIu64 " bytes needed from byte %" PRIu64
 				"): truncated, the trace.dat header cannot be read",
 				c->what, need, c->pos);
 	}
@@ -107,13 +113,18 @@ static int pread_all(struct dat *d, void *buf, size_t len, uint64_t off)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			if (!d->failed) {
+			if (!d->failed && n == 0) {
+				/* the size was checked at open: the file was cut meanwhile */
 				vma_diag_report(d->in->diag, VMA_LVL_INPUT, d->in->path, off,
-						"cannot read: %s",
-						n == 0 ? "unexpected end of file" :
-						strerror(errno));
-				d->failed = true;
+						"File ends here, though it was %" PRIu64 " bytes long"
+						" when opened: it shrank while being read, the"
+						" trace.dat header cannot be read (read a copy that"
+						" is not being written to)", d->in->size);
+			} else if (!d->failed) {
+				vma_diag_report(d->in->diag, VMA_LVL_INPUT, d->in->path, off,
+						"Cannot read: %s", strerror(errno));
 			}
+			d->failed = true;
 			return -1;
 		}
 		p += n;
@@ -175,7 +186,8 @@ char *td_cur_text(struct cur *c, uint64_t n)
 	char *buf;
 
 	if (n > MAX_TEXT) {
-		td_fatal(c->d, td_cur_at(c), "implausible size of the %s", c->what);
+		td_fatal(c->d, td_cur_at(c), "Implausible size of the %s: %" PRIu64 " bytes, more"
+			 " than the %u MiB vmalyze reads", c->what, n, MAX_TEXT >> 20);
 		return NULL;
 	}
 	if (cur_need(c, n) < 0)
@@ -207,7 +219,7 @@ char *td_cur_str(struct cur *c, size_t max)
 		if (buf[len] == '\0')
 			break;
 		if (++len >= max) {
-			td_fatal(c->d, td_cur_at(c), "unterminated string in the %s", c->what);
+			td_fatal(c->d, td_cur_at(c), "Unterminated string in the %s", c->what);
 			return NULL;
 		}
 	}

@@ -47,8 +47,8 @@ static int opt_buffer(struct dat *d, struct cur *c, bool text_only)
 			goto fail;
 		if (text_only) {
 			vma_diag_report(d->in->diag, VMA_LVL_WARN, d->in->path, td_cur_at(c),
-					"instance \"%s\" holds a latency (text) trace,"
-					" which vmalyze does not read", b.name);
+					"Instance \"%s\" holds a latency (text) trace,"
+					" which vmalyze does not read: skipped", b.name);
 			free(b.name);
 			free(b.clock);
 			return 0;
@@ -56,8 +56,8 @@ static int opt_buffer(struct dat *d, struct cur *c, bool text_only)
 		if (td_cur_u32(c, &b.page_size) < 0 || td_cur_u32(c, &b.nr_cpus) < 0)
 			goto fail;
 		if (b.nr_cpus > MAX_CPUS) {
-			td_fatal(d, td_cur_at(c), "implausible cpu count in BUFFER option \"%s\"",
-				 b.name);
+			td_fatal(d, td_cur_at(c), "Implausible cpu count %" PRIu32 " in BUFFER option"
+				 " \"%s\" (at most %d)", b.nr_cpus, b.name, MAX_CPUS);
 			goto fail;
 		}
 		b.cpus = calloc(b.nr_cpus ? b.nr_cpus : 1, sizeof(*b.cpus));
@@ -87,7 +87,7 @@ static int opt_buffer(struct dat *d, struct cur *c, bool text_only)
 		return 0;
 	}
 	if (d->nr_inst >= MAX_INSTANCES) {
-		td_fatal(d, td_cur_at(c), "more than %d instances", MAX_INSTANCES);
+		td_fatal(d, td_cur_at(c), "More than %d instances", MAX_INSTANCES);
 		goto fail;
 	}
 	inst = realloc(d->inst, (d->nr_inst + 1) * sizeof(*inst));
@@ -116,7 +116,8 @@ static int opt_time_shift(struct dat *d, struct cur *c)
 		return -1;
 	}
 	if (ncpu > MAX_CPUS || p->tsync)
-		return td_fatal(d, td_cur_at(c), "implausible or repeated TIME_SHIFT option");
+		return td_fatal(d, td_cur_at(c), "%s TIME_SHIFT option (%" PRIu32 " cpus)",
+				p->tsync ? "Repeated" : "Implausible", ncpu);
 	p->tsync = calloc(ncpu ? ncpu : 1, sizeof(*p->tsync));
 	p->tsync_count = calloc(ncpu ? ncpu : 1, sizeof(*p->tsync_count));
 	if (!p->tsync || !p->tsync_count)
@@ -188,7 +189,8 @@ static int opt_guest(struct dat *d, struct cur *c)
 		goto fail;
 	}
 	if (g.nr_vcpus > MAX_CPUS) {
-		td_fatal(d, td_cur_at(c), "implausible vcpu count for guest %s", g.name);
+		td_fatal(d, td_cur_at(c), "Implausible vcpu count %" PRIu32 " for guest %s (at most"
+			 " %d)", g.nr_vcpus, g.name, MAX_CPUS);
 		goto fail;
 	}
 	g.vcpu_pid = calloc(g.nr_vcpus ? g.nr_vcpus : 1, sizeof(*g.vcpu_pid));

@@ -33,7 +33,7 @@ int td_read_header_info(struct dat *d, struct cur *c)
 		return -1;
 	if (memcmp(magic, "header_page", 12)) {
 		return td_fatal(d, td_cur_at(c),
-				"no header_page where the trace.dat header needs it");
+				"No header_page where the trace.dat header needs it");
 	}
 	if (td_cur_u64(c, &size) < 0 || !(text = td_cur_text(c, size)))
 		return -1;
@@ -42,8 +42,8 @@ int td_read_header_info(struct dat *d, struct cur *c)
 	if (ret == VMA_ERR_NOMEM)
 		return td_oom(d);
 	if (ret < 0 && !vma_diag_report(d->in->diag, VMA_LVL_WARN, d->in->path, td_cur_at(c),
-					"header_page text not understood; assuming the usual"
-					" page layout")) {
+					"The header_page text is not understood; the usual page"
+					" layout is assumed")) {
 		d->failed = true;
 		return -1;
 	}
@@ -53,14 +53,14 @@ int td_read_header_info(struct dat *d, struct cur *c)
 		return -1;
 	if (memcmp(magic, "header_event", 13)) {
 		return td_fatal(d, td_cur_at(c),
-				"no header_event where the trace.dat header needs it");
+				"No header_event where the trace.dat header needs it");
 	}
 	if (td_cur_u64(c, &size) < 0 || !(text = td_cur_text(c, size)))
 		return -1;
 	if (!vma_rb_header_event_ok(text, (size_t)size)) {
 		free(text);
 		return td_fatal(d, td_cur_at(c),
-				"the recording kernel's ring-buffer event header is not"
+				"The recording kernel's ring-buffer event header is not"
 				" the 5-bit type / 27-bit delta one vmalyze reads");
 	}
 	free(text);
@@ -90,10 +90,11 @@ static int read_formats(struct dat *d, struct cur *c, const char *system, uint32
 		/* the first such format is reported, the others counted (open_dat) */
 		if (ret < 0 && d->unnamed_formats++ == 0 &&
 		    !vma_diag_report(d->in->diag, VMA_LVL_WARN, d->in->path, at,
-				     "event format %" PRIu32 " of system %s names no event"
+				     "Event format %" PRIu32 " of system %s names no event"
 				     " or id; its events will be unnamed", i, system)) {
 			free(text);
-			return td_fatal(d, at, "stopped at an unparsable event format");
+			d->failed = true; /* said above, with what to do */
+			return -1;
 		}
 		free(text);
 	}
@@ -108,7 +109,8 @@ int td_read_ftrace_formats(struct dat *d, struct cur *c)
 	if (td_cur_u32(c, &count) < 0)
 		return -1;
 	if (count > MAX_FORMATS)
-		return td_fatal(d, td_cur_at(c), "implausible number of ftrace event formats");
+		return td_fatal(d, td_cur_at(c), "Implausible number of ftrace event formats: %"
+				PRIu32 " (at most %d)", count, MAX_FORMATS);
 	return read_formats(d, c, "ftrace", count);
 }
 
@@ -120,7 +122,8 @@ int td_read_event_formats(struct dat *d, struct cur *c)
 	if (td_cur_u32(c, &nsys) < 0)
 		return -1;
 	if (nsys > MAX_FORMATS)
-		return td_fatal(d, td_cur_at(c), "implausible number of event systems");
+		return td_fatal(d, td_cur_at(c), "Implausible number of event systems: %" PRIu32
+				" (at most %d)", nsys, MAX_FORMATS);
 	for (i = 0; i < nsys; i++) {
 		uint32_t count;
 		char *sys = td_cur_str(c, 256);
@@ -129,7 +132,8 @@ int td_read_event_formats(struct dat *d, struct cur *c)
 		if (!sys)
 			return -1;
 		if (td_cur_u32(c, &count) < 0 || count > MAX_FORMATS) {
-			td_fatal(d, td_cur_at(c), "implausible number of events in system %s", sys);
+			td_fatal(d, td_cur_at(c), "Implausible number of events in system %s (at most"
+				 " %d)", sys, MAX_FORMATS);
 			free(sys);
 			return -1;
 		}
@@ -188,7 +192,7 @@ static unsigned char *load_section(struct dat *d, uint64_t offset, uint32_t id,
 		return NULL;
 	}
 	if (sid != id) {
-		td_fatal(d, offset, "no %s section where the options point", what);
+		td_fatal(d, offset, "No %s section where the options point", what);
 		return NULL;
 	}
 	if (!(flags & SEC_FL_COMPRESSED)) {
@@ -197,14 +201,14 @@ static unsigned char *load_section(struct dat *d, uint64_t offset, uint32_t id,
 		return out;
 	}
 	if (!d->dc) {
-		td_fatal(d, offset, "the %s section is compressed but the file names no"
+		td_fatal(d, offset, "The %s section is compressed but the file names no"
 			 " compression", what);
 		return NULL;
 	}
 	if (td_cur_u32(&c, &csize) < 0 || td_cur_u32(&c, &usize) < 0)
 		return NULL;
 	if (usize > MAX_TEXT) {
-		td_fatal(d, offset, "implausible expanded size of the %s section", what);
+		td_fatal(d, offset, "Implausible expanded size of the %s section", what);
 		return NULL;
 	}
 	raw = (unsigned char *)td_cur_text(&c, csize);
@@ -219,7 +223,7 @@ static unsigned char *load_section(struct dat *d, uint64_t offset, uint32_t id,
 	if (vma_decompress(d->dc, raw, csize, out, usize, &why) < 0) {
 		free(raw);
 		free(out);
-		td_fatal(d, offset, "the compressed %s section is damaged: %s", what, why);
+		td_fatal(d, offset, "The compressed %s section is damaged (%s)", what, why);
 		return NULL;
 	}
 	free(raw);
@@ -241,10 +245,10 @@ int td_read_options_v7(struct dat *d, uint64_t first)
 
 		for (i = 0; i < n; i++) {
 			if (seen[i] == offset)
-				return td_fatal(d, offset, "options sections form a loop");
+				return td_fatal(d, offset, "Options sections form a loop");
 		}
 		if (n == MAX_SECTIONS)
-			return td_fatal(d, offset, "too many options sections");
+			return td_fatal(d, offset, "More than %d options sections", MAX_SECTIONS);
 		seen[n++] = offset;
 		data = load_section(d, offset, OPT_DONE, "options", &len);
 		if (!data)
@@ -284,7 +288,7 @@ int td_read_meta_v7(struct dat *d)
 
 		if (!off) {
 			if (parts[i].needed) {
-				return td_fatal(d, 0, "the options name no %s section",
+				return td_fatal(d, 0, "The options name no %s section",
 						parts[i].what);
 			}
 			continue;
@@ -333,7 +337,7 @@ int td_buffer_section_v7(struct dat *d, struct dat_buffer *b)
 		return -1;
 	b->compressed = (flags & SEC_FL_COMPRESSED) != 0;
 	if (b->compressed && !d->dc) {
-		return td_fatal(d, b->offset, "trace data of instance \"%s\" is compressed but the"
+		return td_fatal(d, b->offset, "Trace data of instance \"%s\" are compressed but the"
 				" file names no compression", b->name);
 	}
 	return 0;
@@ -362,17 +366,19 @@ static int read_flyrecord_v6(struct dat *d, struct cur *c, struct dat_buffer *b)
 	}
 	if (!memcmp(tag, "latency  ", 10)) {
 		vma_diag_report(d->in->diag, VMA_LVL_INPUT, d->in->path, c->pos - 10,
-				"this trace.dat holds a latency (text) trace, which vmalyze"
-				" does not read");
+				"This trace.dat holds a latency (text) trace, which vmalyze"
+				" does not read (it reads flyrecord traces, as trace-cmd record"
+				" writes them)");
 		d->failed = true;
 		return -1;
 	}
 	if (memcmp(tag, "flyrecord", 10)) {
-		return td_fatal(d, c->pos - 10, "no flyrecord tag where the trace.dat header"
+		return td_fatal(d, c->pos - 10, "No flyrecord tag where the trace.dat header"
 				" needs it");
 	}
 	if (d->cpus > MAX_CPUS)
-		return td_fatal(d, c->pos, "implausible cpu count");
+		return td_fatal(d, c->pos, "Implausible cpu count %" PRIu32 " (at most %d)",
+				d->cpus, MAX_CPUS);
 	b->nr_cpus = d->cpus;
 	b->page_size = d->priv->layout.page_size;
 	b->cpus = calloc(d->cpus ? d->cpus : 1, sizeof(*b->cpus));

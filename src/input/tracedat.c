@@ -78,8 +78,8 @@ static void set_clock(struct dat *d)
 	}
 	if (!strcmp(p->info.clock, "tsc2nsec")) {
 		vma_diag_report(d->in->diag, VMA_LVL_WARN, d->in->path, UINT64_MAX,
-				"trace clock tsc2nsec but no TSC2NSEC option: time stamps stay in"
-				" TSC cycles");
+				"Trace clock tsc2nsec but no TSC2NSEC option: time stamps stay in"
+				" TSC cycles, turned into seconds at --cpu-hz");
 	}
 }
 
@@ -107,14 +107,14 @@ static int add_streams(struct dat *d, struct dat_buffer *b)
 
 	if (b->clock && d->top.clock && strcmp(b->clock, d->top.clock)) {
 		vma_diag_report(d->in->diag, VMA_LVL_WARN, d->in->path, b->offset,
-				"instance \"%s\" uses trace clock %s, the top one %s; its times"
+				"Instance \"%s\" uses trace clock %s, the top one %s; its times"
 				" are read as if they were the same clock", b->name, b->clock,
 				d->top.clock);
 	}
 	if (b->page_size && (b->page_size < d->priv->layout.data_offset + 8 ||
 			     b->page_size > (1u << 24))) {
 		if (!vma_diag_report(d->in->diag, VMA_LVL_FILE, d->in->path, b->offset,
-				     "instance \"%s\" gives an implausible page size of %" PRIu32
+				     "Instance \"%s\" gives an implausible page size of %" PRIu32
 				     " bytes; its trace data are skipped", b->name, b->page_size)) {
 			return VMA_ERR_DAMAGED;
 		}
@@ -132,11 +132,10 @@ static int add_streams(struct dat *d, struct dat_buffer *b)
 		/* A size running past 2^64 would wrap the end of the data to before it. */
 		if (r.size > UINT64_MAX - 8 - r.offset) {
 			if (!vma_diag_report(d->in->diag, VMA_LVL_FILE, d->in->path, b->offset,
-					     "the BUFFER option gives cpu %" PRIu32 " trace data of"
-					     " %" PRIu64 " bytes from byte %" PRIu64 ", past any "
-										     "file"
-					     " size: damaged (--tolerance 5 reads it up to the end "
-					     "of the file)",
+					     "The BUFFER option gives cpu %" PRIu32 " trace data of"
+					     " %" PRIu64 " bytes from byte %" PRIu64 ", past any file"
+					     " size: damaged (--tolerance 5 reads it up to the end"
+					     " of the file)",
 					     b->cpus[i].cpu, r.size, r.offset)) {
 				return VMA_ERR_DAMAGED;
 			}
@@ -176,8 +175,8 @@ static int read_preamble(struct dat *d, struct cur *c, uint64_t *options_start)
 	d->page_size = vma_get32(b + 2, d->big);
 	if ((d->long_size != 4 && d->long_size != 8) || d->page_size < 64 ||
 	    d->page_size > (1u << 24)) {
-		return td_fatal(d, c->pos - 6, "implausible long size or page size in the trace.dat"
-				" header");
+		return td_fatal(d, c->pos - 6, "Implausible long size %" PRIu32 " or page size %" PRIu32,
+				d->long_size, d->page_size);
 	}
 	if (d->version < 7)
 		return 0;
@@ -260,7 +259,8 @@ static int open_dat(struct dat *d)
 		return d->nomem ? VMA_ERR_NOMEM : VMA_ERR_FORMAT;
 	if (!d->top.name && !d->nr_inst && d->version >= 7) {
 		vma_diag_report(d->in->diag, VMA_LVL_INPUT, d->in->path, options_start,
-				"this trace.dat has no binary trace data (no BUFFER option)");
+				"This trace.dat has no binary trace data (no BUFFER option):"
+				" nothing to report");
 		return VMA_ERR_FORMAT;
 	}
 	if (d->unnamed_formats > 1) {

@@ -162,16 +162,16 @@ if mk kvm-pids; then
 fi
 # v7 chunks expanding to 64 MiB on every cpu: over the 32 MiB budget, damage.
 if mk chunk-bomb; then
-	run chunk-bomb 4 "chunk-bomb: offset [0-9]+: damaged compressed chunk .*32 MiB" 100000 -- \
+	run chunk-bomb 4 "chunk-bomb: offset [0-9]+: Damaged compressed chunk .*32 MiB" 100000 -- \
 		-s "$tmp/chunk-bomb"
-	run chunk-bomb-tolerated 3 "warning: .*chunk-bomb: offset [0-9]+: damaged compressed chunk" \
+	run chunk-bomb-tolerated 3 "warning: .*chunk-bomb: offset [0-9]+: Damaged compressed chunk" \
 		100000 -- -s --tolerance 6 "$tmp/chunk-bomb"
 fi
 # A BUFFER size wrapping past 2^64: reported, not a silently missing cpu.
 if mk buffer-wrap; then
-	run buffer-wrap 4 "buffer-wrap: offset [0-9]+: the BUFFER option gives cpu 0 trace data of 18446744073709551615 bytes" \
+	run buffer-wrap 4 "buffer-wrap: offset [0-9]+: The BUFFER option gives cpu 0 trace data of 18446744073709551615 bytes" \
 		100000 -- -s "$tmp/buffer-wrap"
-	run buffer-wrap-tolerated 3 "warning: .*buffer-wrap: offset [0-9]+: the BUFFER option" \
+	run buffer-wrap-tolerated 3 "warning: .*buffer-wrap: offset [0-9]+: The BUFFER option" \
 		100000 -- -s --tolerance 5 "$tmp/buffer-wrap"
 	grep -q -e '^-- v0 ' "$tmp/out" || fail "buffer-wrap-tolerated: cpu 0's events missing"
 fi
@@ -183,7 +183,7 @@ set -- "$crash"
 for f in "$top_srcdir"/traces/kvm/*.dat; do
 	set -- "$@" "$f" "$crash"
 done
-run format-check-batch 4 "fuzz-format-crash.dat: offset 524: the event format of kvm:kvm_exit cannot be parsed" \
+run format-check-batch 4 "fuzz-format-crash.dat: offset 524: The event format of kvm:kvm_exit cannot be parsed" \
 	10000000 -- -s -j 2 "$@"
 
 # A helper killed by a format mid-run: the one started after it decodes the
@@ -203,7 +203,7 @@ fi
 # A file of formats that crash libtraceevent costs a few helpers, not one per
 # format (2,000 spawns took 5.8 s of cpu): under 2 s of cpu, children included.
 if mk format-crashes; then
-	run format-crashes 0 "format-crashes: offset [0-9]+: the event format of kvm:kvm_exit cannot be parsed" \
+	run format-crashes 0 "format-crashes: offset [0-9]+: The event format of kvm:kvm_exit cannot be parsed" \
 		1000000 -- -s "$tmp/format-crashes"
 	if [ -x /usr/bin/time ]; then
 		/usr/bin/time -f '%U %S' -o "$tmp/cpu" "$VMALYZE" -s "$tmp/format-crashes" >/dev/null 2>&1
@@ -217,7 +217,7 @@ run three-bytes 2 "three: Is only 3 bytes long: too short" 0 -- -s "$tmp/three"
 head -c 20 "$good" >"$tmp/xt20"
 run xentrace-20-bytes 2 "xt20: .*window" 0 -- -s "$tmp/xt20"
 if "$MKDAT" --version 6 --truncate 600 -o "$tmp/dat-header" >/dev/null; then
-	run tracedat-in-header 2 "dat-header: offset [0-9]+: file ends in the .*header cannot be read" 0 -- \
+	run tracedat-in-header 2 "dat-header: offset [0-9]+: File ends in the .*header cannot be read" 0 -- \
 		-s "$tmp/dat-header"
 else
 	fail "cannot make a truncated trace.dat"
