@@ -41,7 +41,10 @@ enum {
 #define SEC_FL_COMPRESSED 1
 /* Sanity limits: far above anything trace-cmd writes, low enough to stay in memory. */
 #define MAX_CPUS 8192
-#define MAX_TEXT (256u << 20)
+/* a header text or section, expanded (twice that is held while it is read) */
+#define MAX_TEXT (16u << 20)
+/* saved command lines: the kernel keeps at most PID_MAX_DEFAULT of them */
+#define MAX_CMDLINES 32768u
 #define MAX_SECTIONS 1024
 #define MAX_FORMATS 100000
 #define MAX_INSTANCES 256

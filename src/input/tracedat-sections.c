@@ -159,12 +159,26 @@ int td_read_symbols(struct dat *d, struct cur *c, uint64_t size, char **keep)
 
 int td_read_cmdlines(struct dat *d, struct cur *c)
 {
-	uint64_t size;
-	char *text;
+	uint64_t size, at;
+	uint32_t lines;
+	char *text, *p;
 
 	c->what = "saved command lines";
+	at = td_cur_at(c);
 	if (td_cur_u64(c, &size) < 0 || !(text = td_cur_text(c, size)))
 		return -1;
+	/* libtraceevent's table of them grows a line at a time: only as many as a kernel keeps */
+	for (p = text, lines = 0; p && lines < MAX_CMDLINES; lines++) {
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	if (p && *p) {
+		*p = '\0';
+		vma_diag_report(d->in->diag, VMA_LVL_WARN, d->in->path, at,
+				"More than %u saved command lines, more than a kernel keeps:"
+				" the rest are ignored, and their threads shown without a name",
+				MAX_CMDLINES);
+	}
 	tep_parse_saved_cmdlines(d->priv->tep, text);
 	free(text);
 	return 0;
@@ -208,7 +222,8 @@ static unsigned char *load_section(struct dat *d, uint64_t offset, uint32_t id,
 	if (td_cur_u32(&c, &csize) < 0 || td_cur_u32(&c, &usize) < 0)
 		return NULL;
 	if (usize > MAX_TEXT) {
-		td_fatal(d, offset, "Implausible expanded size of the %s section", what);
+		td_fatal(d, offset, "Implausible expanded size of the %s section: %" PRIu32 " bytes,"
+			 " more than the %u MiB vmalyze reads", what, usize, MAX_TEXT >> 20);
 		return NULL;
 	}
 	raw = (unsigned char *)td_cur_text(&c, csize);

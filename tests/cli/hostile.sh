@@ -211,6 +211,24 @@ if mk format-crashes; then
 	fi
 fi
 
+# Saved command lines: no more than a kernel keeps (1,000,000 lines, 8.9 MB:
+# 142 MB), and a compressed section expands to at most 16 MiB (64 MiB of
+# "1 a" lines in 9 KB: 2.1 GB and 5 s).
+if mk cmdlines-many; then
+	run cmdlines-many 0 "cmdlines-many: offset [0-9]+: More than 32768 saved command lines" 100000 -- \
+		-s "$tmp/cmdlines-many"
+fi
+if mk cmdline-bomb; then
+	run cmdline-bomb 2 "cmdline-bomb: offset [0-9]+: Implausible expanded size of the saved command lines section: [0-9]+ bytes, more than the 16 MiB" \
+		0 -- -s "$tmp/cmdline-bomb"
+fi
+if "$MKBAD" cmdline-bomb "$tmp/cmdline-bomb-16" 15; then
+	run cmdline-bomb-16 0 "cmdline-bomb-16: offset [0-9]+: More than 32768 saved command lines" 100000 -- \
+		-s "$tmp/cmdline-bomb-16"
+else
+	fail "cannot make cmdline-bomb-16"
+fi
+
 # Short and truncated files.
 printf '\001\002\003' >"$tmp/three"
 run three-bytes 2 "three: Is only 3 bytes long: too short" 0 -- -s "$tmp/three"

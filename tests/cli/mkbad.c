@@ -22,6 +22,9 @@
  *                 crashes libtraceevent, later one of a sound format (both parsed
  *                 when their record comes)
  *   format-sound-mid the same with the first format sound (the run without a crash)
+ *   cmdlines-many trace.dat v6: N=1,000,000 saved command lines of distinct pids
+ *   cmdline-bomb  trace.dat v7 zstd, compressed metadata: N=64 MiB of saved
+ *                 command lines "1 a", a few KiB compressed
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -512,6 +515,57 @@ static int mk_format_sound_mid(const char *path, uint32_t n)
 	return format_mid(path, n, false);
 }
 
+/* A v6 file (v7 zstd with compressed metadata: @v7) with a few kvm_entry on cpu 0. */
+static struct vma_tdw *few_events(bool v7)
+{
+	struct vma_tdw_opts o = { .version = v7 ? 7 : 6, .codec = v7 ? VMA_TDW_ZSTD : VMA_TDW_NONE,
+				  .nr_cpus = 1, .compress_meta = v7 };
+	struct vma_tdw *w = vma_tdw_new(&o);
+	uint32_t k;
+
+	if (!w || vma_mkdat_formats(VMA_MKDAT_VMX, put_format, w) < 0) {
+		vma_tdw_free(w);
+		return NULL;
+	}
+	for (k = 0; k < 100; k++) {
+		if (kvm_entry(w, 0, 1000000 + 1000ull * k, 4000, 0) < 0) {
+			vma_tdw_free(w);
+			return NULL;
+		}
+	}
+	return w;
+}
+
+static int mk_cmdlines_many(const char *path, uint32_t n)
+{
+	struct vma_tdw *w = few_events(false);
+	uint32_t k;
+	int rc = w ? 0 : -1;
+
+	for (k = 0; k < n && !rc; k++)
+		rc = vma_tdw_cmdline(w, 10 + k, "t");
+	if (rc) {
+		vma_tdw_free(w);
+		return -1;
+	}
+	return finish_file(w, path);
+}
+
+static int mk_cmdline_bomb(const char *path, uint32_t n)
+{
+	struct vma_tdw *w = few_events(true);
+	uint64_t k, lines = (uint64_t)(n < 1024 ? n : 1024) << 18; /* 4 bytes each */
+	int rc = w ? 0 : -1;
+
+	for (k = 0; k < lines && !rc; k++)
+		rc = vma_tdw_cmdline(w, 1, "a");
+	if (rc) {
+		vma_tdw_free(w);
+		return -1;
+	}
+	return finish_file(w, path);
+}
+
 int main(int argc, char **argv)
 {
 	/* Each kind with the count its default N scales (0: not scalable). */
@@ -535,6 +589,8 @@ int main(int argc, char **argv)
 		{ "format-crashes", mk_format_crashes, 2000 }, /* formats */
 		{ "format-crash-mid", mk_format_crash_mid, 400 }, /* records */
 		{ "format-sound-mid", mk_format_sound_mid, 400 }, /* records */
+		{ "cmdlines-many", mk_cmdlines_many, 1000000 }, /* command lines */
+		{ "cmdline-bomb", mk_cmdline_bomb, 64 },       /* MiB */
 	};
 	unsigned long n = 0;
 	char *end;
