@@ -131,8 +131,12 @@ int vma_source_open(const char *path, struct vma_diag *diag, _Atomic uint64_t *p
 	r = archive_read_next_header(src->outer, &entry);
 	compressed = archive_filter_count(src->outer) > 1 ||
 		     archive_filter_code(src->outer, 0) != ARCHIVE_FILTER_NONE;
-	/* raw and uncompressed: libarchive only says "some bytes" */
-	if (!compressed && archive_format(src->outer) == ARCHIVE_FORMAT_RAW) {
+	/*
+	 * raw and uncompressed: libarchive only says "some bytes"; an
+	 * uncompressed archive with no member is zero bytes (an empty tar is
+	 * 10 KiB of them): both are plain files, told apart by the probe
+	 */
+	if (!compressed && (archive_format(src->outer) == ARCHIVE_FORMAT_RAW || r == ARCHIVE_EOF)) {
 		vma_source_close(src);
 		return VMA_ERR_FORMAT;
 	}

@@ -232,6 +232,9 @@ fi
 # Short and truncated files.
 printf '\001\002\003' >"$tmp/three"
 run three-bytes 2 "three: Is only 3 bytes long: too short" 0 -- -s "$tmp/three"
+# Zero bytes (what an empty tar also is) are not a trace, said with the offset.
+head -c 4096 /dev/zero >"$tmp/zeros"
+run zeros-4k 2 "zeros: offset 0: Not a trace vmalyze reads" 0 -- -s "$tmp/zeros"
 head -c 20 "$good" >"$tmp/xt20"
 run xentrace-20-bytes 2 "xt20: .*window" 0 -- -s "$tmp/xt20"
 if "$MKDAT" --version 6 --truncate 600 -o "$tmp/dat-header" >/dev/null; then
