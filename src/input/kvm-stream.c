@@ -345,7 +345,7 @@ static int refill_chunk(struct vma_kvm_stream *s)
 			if (s->next + 4 > stop)
 				return s->next + 4 > s->end ? 0 : report_truncated(s);
 			if (read_at(s->input->fd, hdr, 4, s->next) < 0)
-				return report_truncated(s);
+				return report_read_failure(s, s->next);
 			s->chunks_left = vma_get32(hdr, big);
 			s->chunks_counted = true;
 			s->next += 4;
@@ -356,7 +356,7 @@ static int refill_chunk(struct vma_kvm_stream *s)
 		if (at + 8 > stop)
 			return report_truncated(s);
 		if (read_at(s->input->fd, hdr, 8, at) < 0)
-			return report_truncated(s);
+			return report_read_failure(s, at);
 		csize = vma_get32(hdr, big);
 		usize = vma_get32(hdr + 4, big);
 		if (at + 8 + csize > s->end) {

@@ -808,3 +808,46 @@ Test(tracedat_damage, file_shrinking_while_read)
 	free(img);
 	free(recs);
 }
+
+/*
+ * The same in a v7 file's compressed chunks: a chunk header the shrunk file
+ * no longer holds is the file shrinking, at the byte read, not a cpu's data
+ * "truncated" at the size the file had when opened.
+ */
+Test(tracedat_damage, file_shrinking_inside_compressed_chunks)
+{
+	struct vma_mkdat_opts o = { .version = 7, .codec = VMA_TDW_ZSTD, .exits = 20000,
+				    .seed = 1 };
+	char tmp[] = "/tmp/vma-kvmshrink7-XXXXXX", *msgs = NULL;
+	struct vma_mkdat_rec *recs;
+	struct kt_input t;
+	struct kt_drain d;
+	unsigned char *img;
+	size_t len, nr, msgs_len = 0;
+	FILE *err;
+	int fd;
+
+	cr_assert_eq(vma_mkdat_build(&o, &img, &len, &recs, &nr), 0);
+	fd = mkstemp(tmp);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, img, len), (ssize_t)len);
+	close(fd);
+	kt_open(&t, tmp, NULL, NULL, VMA_DEFAULT_TOLERANCE);
+	cr_assert_eq(t.open_ret, VMA_OK);
+	err = open_memstream(&msgs, &msgs_len);
+	cr_assert_not_null(err);
+	vma_diag_destroy(t.diag);
+	t.diag = t.in.diag = vma_diag_create_to(err, VMA_DEFAULT_TOLERANCE, VMA_VERB_NORMAL);
+	cr_assert_not_null(t.diag);
+	cr_assert_eq(truncate(tmp, (off_t)(len / 4)), 0);
+	kt_drain(&t, &d);
+	fclose(err);
+	cr_assert(strstr(msgs, "it shrank while being read"), "%s", msgs);
+	cr_assert_null(strstr(msgs, "truncated"), "%s", msgs);
+	free(d.recs);
+	kt_close(&t);
+	unlink(tmp);
+	free(img);
+	free(recs);
+	free(msgs);
+}
