@@ -67,6 +67,7 @@ static uint64_t helper_events(struct vma_fmtc_session *s)
 Test(format_check, restarted_helper_is_given_the_passed_texts)
 {
 	struct vma_fmtc_session s, other;
+	char sound[4096];
 
 	use_helper();
 	session(&s);
@@ -79,6 +80,9 @@ Test(format_check, restarted_helper_is_given_the_passed_texts)
 	cr_assert_eq(check(&s, crashing), VMA_FMTC_CRASH);
 	cr_assert_eq(check(&s, good[2]), VMA_FMTC_SAFE);
 	cr_assert_eq(helper_events(&s), 3, "the new helper holds the reader's three formats");
+	/* the text the crashing one was made from is sound */
+	cr_assert_gt(vma_mkdat_crashing_format(sound, sizeof(sound), "kvm_exit", 32, false), 0);
+	cr_assert_eq(check(&s, sound), VMA_FMTC_SAFE);
 	/* the other session's handle is rebuilt too, when it next asks */
 	cr_assert_eq(check(&other, good[0]), VMA_FMTC_SAFE);
 	cr_assert_eq(helper_events(&other), 2);
