@@ -773,6 +773,18 @@ Test(tracedat_golden, vmx_v6_truncated)
 	golden("vmx-v6-truncated.dat", &o, 40000);
 }
 
+/* Writes @img to a new file named after the template @tmp and opens it as @t. */
+static void open_written(struct kt_input *t, char *tmp, const unsigned char *img, size_t len)
+{
+	int fd = mkstemp(tmp);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, img, len), (ssize_t)len);
+	close(fd);
+	kt_open(t, tmp, NULL, NULL, VMA_DEFAULT_TOLERANCE);
+	cr_assert_eq(t->open_ret, VMA_OK);
+}
+
 /*
  * A v6 file cut while it is read: the stream says the file shrank, at the
  * byte where it now ends, and stops as for damage (no "Input/output error").
@@ -786,15 +798,10 @@ Test(tracedat_damage, file_shrinking_while_read)
 	struct kt_drain d;
 	unsigned char *img;
 	size_t len, nr;
-	int fd, i, stopped = 0;
+	int i, stopped = 0;
 
 	cr_assert_eq(vma_mkdat_build(&o, &img, &len, &recs, &nr), 0);
-	fd = mkstemp(tmp);
-	cr_assert_geq(fd, 0);
-	cr_assert_eq(write(fd, img, len), (ssize_t)len);
-	close(fd);
-	kt_open(&t, tmp, NULL, NULL, VMA_DEFAULT_TOLERANCE);
-	cr_assert_eq(t.open_ret, VMA_OK);
+	open_written(&t, tmp, img, len);
 	cr_assert_eq(truncate(tmp, (off_t)(len / 2)), 0);
 	kt_drain(&t, &d);
 	for (i = 0; i < t.nr_streams; i++)
@@ -825,15 +832,9 @@ Test(tracedat_damage, file_shrinking_inside_compressed_chunks)
 	unsigned char *img;
 	size_t len, nr, msgs_len = 0;
 	FILE *err;
-	int fd;
 
 	cr_assert_eq(vma_mkdat_build(&o, &img, &len, &recs, &nr), 0);
-	fd = mkstemp(tmp);
-	cr_assert_geq(fd, 0);
-	cr_assert_eq(write(fd, img, len), (ssize_t)len);
-	close(fd);
-	kt_open(&t, tmp, NULL, NULL, VMA_DEFAULT_TOLERANCE);
-	cr_assert_eq(t.open_ret, VMA_OK);
+	open_written(&t, tmp, img, len);
 	err = open_memstream(&msgs, &msgs_len);
 	cr_assert_not_null(err);
 	vma_diag_destroy(t.diag);
