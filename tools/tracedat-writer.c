@@ -459,37 +459,44 @@ static void put_header_info(struct vma_tdw *w, struct buf *b)
 	b_put(b, vma_rbw_header_event, strlen(vma_rbw_header_event));
 }
 
+/*
+ * Systems in first-seen order, each with its formats: a pass over the
+ * formats per system (a few), not per format (a file of a million formats
+ * in ten systems took minutes).
+ */
 static void put_event_formats(struct vma_tdw *w, struct buf *b)
 {
-	uint32_t nsys = 0;
-	size_t i, k;
+	const char **sys = NULL;
+	size_t nsys = 0, cap = 0, i, k;
 
-	/* systems in first-seen order, each with its formats */
 	for (i = 0; i < w->nr_fmts; i++) {
-		for (k = 0; k < i && strcmp(w->fmts[k].system, w->fmts[i].system); k++) {
+		for (k = nsys; k > 0 && strcmp(sys[k - 1], w->fmts[i].system); k--) {
 		}
-		nsys += k == i;
+		if (k == 0) {
+			if (vma_grow(sys, &cap, nsys + 1, 8) < 0) {
+				b->oom = true;
+				free(sys);
+				return;
+			}
+			sys[nsys++] = w->fmts[i].system;
+		}
 	}
 	b_num(b, 4, nsys);
-	for (i = 0; i < w->nr_fmts; i++) {
+	for (k = 0; k < nsys; k++) {
 		uint32_t count = 0;
-		size_t j;
 
-		for (k = 0; k < i && strcmp(w->fmts[k].system, w->fmts[i].system); k++) {
-		}
-		if (k != i)
-			continue;
-		for (j = i; j < w->nr_fmts; j++)
-			count += !strcmp(w->fmts[j].system, w->fmts[i].system);
-		b_str(b, w->fmts[i].system);
+		for (i = 0; i < w->nr_fmts; i++)
+			count += !strcmp(w->fmts[i].system, sys[k]);
+		b_str(b, sys[k]);
 		b_num(b, 4, count);
-		for (j = i; j < w->nr_fmts; j++) {
-			if (!strcmp(w->fmts[j].system, w->fmts[i].system)) {
-				b_num(b, 8, strlen(w->fmts[j].text));
-				b_put(b, w->fmts[j].text, strlen(w->fmts[j].text));
+		for (i = 0; i < w->nr_fmts; i++) {
+			if (!strcmp(w->fmts[i].system, sys[k])) {
+				b_num(b, 8, strlen(w->fmts[i].text));
+				b_put(b, w->fmts[i].text, strlen(w->fmts[i].text));
 			}
 		}
 	}
+	free(sys);
 }
 
 static void put_cmdlines(struct vma_tdw *w, struct buf *b)

@@ -87,6 +87,17 @@ static int read_formats(struct dat *d, struct cur *c, const char *system, uint32
 			free(text);
 			return td_oom(d);
 		}
+		/* a named format is kept until it is parsed: all of them are bounded */
+		d->format_bytes += ret == 0 ? size : 0;
+		if (ret == 0 && (++d->formats_kept > MAX_ALL_FORMATS || d->format_bytes > MAX_TEXT)) {
+			free(text);
+			if (d->formats_kept > MAX_ALL_FORMATS) {
+				return td_fatal(d, at, "More than %d event formats in all",
+						MAX_ALL_FORMATS);
+			}
+			return td_fatal(d, at, "Event formats of more than %u MiB in all",
+					MAX_TEXT >> 20);
+		}
 		/* the first such format is reported, the others counted (open_dat) */
 		if (ret < 0 && d->unnamed_formats++ == 0 &&
 		    !vma_diag_report(d->in->diag, VMA_LVL_WARN, d->in->path, at,

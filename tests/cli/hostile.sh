@@ -231,6 +231,17 @@ else
 	fail "cannot make cmdline-bomb-16"
 fi
 
+# Event formats: 32,768 in all (1,000,000 tiny ones, 33 MB: 202 MB).
+if mk formats-many; then
+	run formats-many 2 "formats-many: offset [0-9]+: More than 32768 event formats in all" 0 -- \
+		-s "$tmp/formats-many"
+fi
+if "$MKBAD" formats-many "$tmp/formats-32k" 32000; then
+	run formats-32k 0 - 100000 -- -a "$tmp/formats-32k"
+else
+	fail "cannot make formats-32k"
+fi
+
 # Short and truncated files.
 printf '\001\002\003' >"$tmp/three"
 run three-bytes 2 "three: Is only 3 bytes long: too short" 0 -- -s "$tmp/three"

@@ -25,6 +25,7 @@
  *   cmdlines-many trace.dat v6: N=1,000,000 saved command lines of distinct pids
  *   cmdline-bomb  trace.dat v7 zstd, compressed metadata: N=64 MiB of saved
  *                 command lines "1 a", a few KiB compressed
+ *   formats-many  trace.dat v6: N=1,000,000 tiny event formats in systems of 100,000
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -566,6 +567,25 @@ static int mk_cmdline_bomb(const char *path, uint32_t n)
 	return finish_file(w, path);
 }
 
+static int mk_formats_many(const char *path, uint32_t n)
+{
+	struct vma_tdw *w = few_events(false);
+	char text[64], sys[16];
+	uint32_t k;
+	int rc = w ? 0 : -1;
+
+	for (k = 0; k < n && k < (1u << 24) && !rc; k++) {
+		snprintf(sys, sizeof(sys), "s%u", k / 100000);
+		snprintf(text, sizeof(text), "name: e%u\nID: %u\n", k, 1000 + k);
+		rc = vma_tdw_format(w, sys, text);
+	}
+	if (rc) {
+		vma_tdw_free(w);
+		return -1;
+	}
+	return finish_file(w, path);
+}
+
 int main(int argc, char **argv)
 {
 	/* Each kind with the count its default N scales (0: not scalable). */
@@ -591,6 +611,7 @@ int main(int argc, char **argv)
 		{ "format-sound-mid", mk_format_sound_mid, 400 }, /* records */
 		{ "cmdlines-many", mk_cmdlines_many, 1000000 }, /* command lines */
 		{ "cmdline-bomb", mk_cmdline_bomb, 64 },       /* MiB */
+		{ "formats-many", mk_formats_many, 1000000 },  /* formats */
 	};
 	unsigned long n = 0;
 	char *end;
