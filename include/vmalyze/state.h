@@ -170,7 +170,8 @@ struct vma_latency_window {
 	uint32_t head, len, cap;
 	uint32_t starts_head, starts_len; /* the starts of ring arcs that begin inside the window */
 	uint32_t clipped;             /* ring arcs that begin before it */
-	unsigned __int128 clipped_starts; /* the sum of their starts */
+	uint64_t lo;                  /* the window's start at the last arc */
+	uint64_t excess;              /* the sum of their parts before lo */
 };
 
 /* How the vcpu threads of a KVM VM were known to belong together. */

@@ -351,6 +351,9 @@ static void bind_steps(struct vma_kvmev_bind *b)
 		}
 		b->step[b->nr_steps++] = st;
 	}
+	b->all_copies = true;
+	for (i = 0; i < b->nr_steps; i++)
+		b->all_copies &= b->step[i].kind == F_COPY;
 }
 
 /* Offset and size of a common field, from any parsed event (they all share them). */
@@ -452,6 +455,8 @@ int vma_kvmev_init(struct vma_kvmev *ev, struct vma_kvm_priv *priv, bool big_end
 	free(order);
 	common_field(ev, "common_type", &ev->type_offset, &ev->type_size, 0, 2);
 	common_field(ev, "common_pid", &ev->pid_offset, &ev->pid_size, 4, 4);
+	ev->usual_common = ev->type_offset == 0 && ev->type_size == 2 && ev->pid_offset == 4 &&
+		ev->pid_size == 4 && big_endian == VMA_HOST_BIG;
 	ev->nr_ids = (uint32_t)(max_id + 1);
 	if (ev->nr_ids) {
 		ev->by_id = malloc(ev->nr_ids * sizeof(*ev->by_id));
@@ -547,35 +552,48 @@ static void put_field(const struct fspec *f, const struct vma_kvmev_loc *loc, bo
 	put_value(f->kind, f->arg, w, val);
 }
 
+/* A copy step: the usual sizes as moves of a known size. */
+static inline void copy_step(const struct vma_kvmev_step *st, const unsigned char *data,
+			     struct vma_record *rec)
+{
+	uint32_t *w = &rec->data[st->word];
+
+	switch (st->size) {
+	case 4:
+		memcpy(w, data + st->offset, 4);
+		break;
+	case 8:
+		memcpy(w, data + st->offset, 8);
+		break;
+	case 16:
+		memcpy(w, data + st->offset, 16);
+		break;
+	case 24:
+		memcpy(w, data + st->offset, 24);
+		break;
+	default:
+		memcpy(w, data + st->offset, st->size);
+	}
+}
+
 /* put_field() for a record holding every field, in the host's byte order. */
 static void fill_steps(const struct vma_kvmev_bind *b, const unsigned char *data,
 		       struct vma_record *rec)
 {
 	unsigned int i;
 
+	if (b->all_copies) {
+		for (i = 0; i < b->nr_steps; i++)
+			copy_step(&b->step[i], data, rec);
+		return;
+	}
 	for (i = 0; i < b->nr_steps; i++) {
 		const struct vma_kvmev_step *st = &b->step[i];
 		uint32_t *w = &rec->data[st->word];
 		uint64_t val;
 
 		if (st->kind == F_COPY) {
-			/* the usual sizes as moves of a known size */
-			switch (st->size) {
-			case 4:
-				memcpy(w, data + st->offset, 4);
-				break;
-			case 8:
-				memcpy(w, data + st->offset, 8);
-				break;
-			case 16:
-				memcpy(w, data + st->offset, 16);
-				break;
-			case 24:
-				memcpy(w, data + st->offset, 24);
-				break;
-			default:
-				memcpy(w, data + st->offset, st->size);
-			}
+			copy_step(st, data, rec);
 			continue;
 		}
 		if (st->kind == F_BYTES) {
@@ -595,10 +613,22 @@ int vma_kvmev_fill(const struct vma_kvmev *ev, const unsigned char *data, uint32
 	const struct vma_kvmev_bind *b = NULL;
 	uint32_t type, i;
 
-	if (size < ev->type_offset + ev->type_size || size < ev->pid_offset + ev->pid_size)
-		return -1;
-	type = (uint32_t)vma_get_uint(data + ev->type_offset, ev->type_size, ev->big_endian);
-	rec->ctx = (uint32_t)vma_get_uint(data + ev->pid_offset, ev->pid_size, ev->big_endian);
+	if (ev->usual_common && size >= 8) {
+		uint16_t t16;
+
+		memcpy(&t16, data, 2);
+		memcpy(&rec->ctx, data + 4, 4);
+		type = t16;
+	} else {
+		if (size < ev->type_offset + ev->type_size ||
+		    size < ev->pid_offset + ev->pid_size) {
+			return -1;
+		}
+		type = (uint32_t)vma_get_uint(data + ev->type_offset, ev->type_size,
+					      ev->big_endian);
+		rec->ctx = (uint32_t)vma_get_uint(data + ev->pid_offset, ev->pid_size,
+						  ev->big_endian);
+	}
 	memset(rec->data, 0, sizeof(rec->data));
 	if (type < ev->nr_ids && ev->by_id[type] >= 0)
 		b = &ev->bind[ev->by_id[type]];

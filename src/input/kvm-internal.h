@@ -159,6 +159,8 @@ struct vma_rb_page {
 	bool missed_stored;      /* ... and missed_count says how many */
 	uint64_t missed_count;
 	bool cut;                /* the events ran past avail: page truncated */
+	bool big;                /* the layout's byte order */
+	uint32_t lim;            /* events end here: the commit end or avail (0: unknown) */
 	/* the current data event */
 	const unsigned char *ev;
 	uint32_t ev_size;        /* bytes of payload (may include alignment) */
@@ -180,6 +182,32 @@ int vma_rb_page_load(struct vma_rb_page *pg, const struct vma_rb_layout *layout,
  * absolute stamps and padding on the way.  Return: enum vma_rb_status.
  */
 int vma_rb_page_next(struct vma_rb_page *pg);
+
+/*
+ * vma_rb_page_step - vma_rb_page_next(), the usual event (data of 1 to 28
+ * words, whole before the commit end and the page's present bytes) taken
+ * here without a call; anything else goes to vma_rb_page_next(), which
+ * starts again from the same position.
+ */
+static inline int vma_rb_page_step(struct vma_rb_page *pg)
+{
+	uint32_t hdr, type_len, delta, total;
+
+	if (__builtin_expect(pg->pos + 4 > pg->lim, 0))
+		return vma_rb_page_next(pg);
+	hdr = vma_get32(pg->page + pg->pos, pg->big);
+	type_len = pg->big ? hdr >> 27 : hdr & 31;
+	delta = pg->big ? hdr & ((1u << 27) - 1) : hdr >> 5;
+	total = 4 + type_len * 4;
+	if (__builtin_expect(type_len - 1 >= 28 || total > pg->lim - pg->pos, 0))
+		return vma_rb_page_next(pg);
+	pg->ev = pg->page + pg->pos + 4;
+	pg->ev_size = type_len * 4;
+	pg->ts += delta;
+	pg->ev_pos = pg->pos;
+	pg->pos += total;
+	return VMA_RB_EVENT;
+}
 
 /* ---- decompression (decompress.c) ---------------------------------------- */
 
@@ -253,6 +281,7 @@ struct vma_kvmev_bind {
 		uint32_t missing;
 	} step[VMA_KVMEV_MAX_FIELDS];
 	uint8_t nr_steps;
+	bool all_copies;             /* every step is a copy */
 	int64_t arm_trap;            /* arm64 kvm_exit: the "ret" value named TRAP */
 	struct vma_kvmtext *text;    /* owned: its dump text (kvm-text.c), from its first line */
 };
@@ -266,6 +295,7 @@ struct vma_kvmev {
 	uint32_t type_offset, type_size; /* common_type */
 	uint32_t pid_offset, pid_size;   /* common_pid */
 	bool big_endian;
+	bool usual_common;           /* u16 type at 0, s32 pid at 4, in the host's order */
 };
 
 struct vma_kvm_priv;

@@ -61,6 +61,9 @@ struct vma_kvm_stream {
 	uint32_t cur_size;
 	int state;                  /* 0 while running, then the status it ended with */
 	bool started;
+	/* vma_kvm_time() is a constant's addition (no tsync, TSC scaling or map scale) */
+	bool time_plain;
+	uint64_t time_add;
 	struct vma_kvm_stream_stats st;
 };
 
@@ -501,7 +504,8 @@ static int deliver(struct vma_kvm_stream *s)
 {
 	struct vma_record *rec = &s->pub.rec;
 
-	rec->tsc = vma_kvm_time(s->priv, s->pg.ts, s->pub.pcpu);
+	rec->tsc = s->time_plain ? s->pg.ts + s->time_add :
+		vma_kvm_time(s->priv, s->pg.ts, s->pub.pcpu);
 	rec->offset = s->page_off + (s->region.compressed ? 0 : s->pg.ev_pos);
 	rec->pcpu = s->pub.pcpu;
 	rec->flags = VMA_REC_HAS_TSC;
@@ -533,7 +537,14 @@ static int stream_next(struct vma_stream *stream)
 	if (s->state)
 		return s->state;
 	if (!s->started) {
+		const struct vma_kvm_priv *p = s->priv;
+
 		s->started = true;
+		/* the file's options and the time map are known by the first record */
+		s->time_plain = !p->tsync_on && !p->time_map.scale_den &&
+			(p->time_map.cycles || !p->info.tsc2nsec_mult);
+		s->time_add = (p->time_map.cycles ? 0 : (uint64_t)p->info.ts_offset) +
+			(uint64_t)p->time_map.offset;
 		if (s->region.offset > s->input->size) {
 			bool ok = vma_diag_report(s->input->diag, VMA_LVL_FILE, s->input->path,
 						  s->input->size,
@@ -564,7 +575,7 @@ static int stream_next(struct vma_stream *stream)
 			}
 			continue;
 		}
-		ret = vma_rb_page_next(&s->pg);
+		ret = vma_rb_page_step(&s->pg);
 		if (ret == VMA_RB_EVENT) {
 			ret = deliver(s);
 			if (ret == 0)

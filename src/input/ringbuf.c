@@ -187,6 +187,10 @@ int vma_rb_page_load(struct vma_rb_page *pg, const struct vma_rb_layout *layout,
 	if (len > layout->page_size - layout->data_offset)
 		return bad(pg, "commit size larger than the page", layout->commit_offset);
 	pg->commit = (uint32_t)len;
+	pg->lim = layout->data_offset + pg->commit;
+	if (pg->lim > pg->avail)
+		pg->lim = pg->avail;
+	pg->big = layout->big_endian;
 	pg->missed = (commit & VMA_RB_MISSED_EVENTS) != 0;
 	if (pg->missed && (commit & VMA_RB_MISSED_STORED)) {
 		uint64_t at = layout->data_offset + len;

@@ -10,8 +10,10 @@
  * the window counts only its part inside it.  The starts of the arcs that
  * still begin inside the window are kept in a second ring, ascending, and
  * leave it from the front when the window's start passes them; for the
- * arcs that began before, only their count and the sum of their starts are
- * kept.  A vcpu's arcs never overlap, so their starts come in order and
+ * arcs that began before, only their count and the sum of their parts
+ * before the window's start are kept, moved on by the count times the
+ * start's step (all modulo 2^64: exact, as the figure it comes off from
+ * is a 64-bit sum).  A vcpu's arcs never overlap, so their starts come in order and
  * join the starts' ring at its back.  A VM's (the arcs of all its vcpus)
  * do overlap: a start is moved back past the later starts of the arcs
  * that lie inside its own arc.  Each arc lies inside at most one arc of
@@ -30,15 +32,13 @@ static inline uint64_t *starts_of(struct vma_latency_window *w)
 	return (uint64_t *)(w->ring + w->cap);
 }
 
-/* Room for one more arc in both rings.  Return: false when out of memory. */
+/* Room for one more arc in both rings, which are full.  Return: false when out of memory. */
 static bool grow(struct vma_latency_window *w)
 {
 	uint32_t cap = w->cap ? w->cap * 2 : 64, i;
 	struct vma_latency_arc *ring;
 	uint64_t *starts;
 
-	if (w->len < w->cap)
-		return true;
 	if (cap < w->cap || cap > UINT32_MAX / 2)
 		return false;
 	ring = malloc((size_t)cap * (sizeof(*ring) + sizeof(*starts)));
@@ -71,51 +71,92 @@ static void starts_insert(struct vma_latency_window *w, uint64_t start)
 	w->starts_len++;
 }
 
-void vma_latency_window_add(struct vma_latency_window *w, uint64_t start, uint64_t end,
-			    uint64_t span)
+/*
+ * One arc [@start, @end] into @w, whose window now starts at @lo; inlined
+ * into both entry points, the four windows of an exit sharing @lo.
+ */
+static inline __attribute__((always_inline)) void add_arc(struct vma_latency_window *w,
+							 uint64_t start, uint64_t end,
+							 uint64_t lo)
 {
-	uint64_t cycles = end - start, lo = end > span ? end - span : 0, inside;
-	unsigned __int128 clip;
+	uint64_t cycles = end - start;
+	/* the clipped arcs' parts before the window's start, now that it moved to lo */
+	uint64_t sum = w->sum, excess = w->excess + (uint64_t)w->clipped * (lo - w->lo), inside;
+	uint32_t clipped = w->clipped, mask = w->cap - 1;
 
 	w->exits++;
 	w->total += cycles;
 	if (cycles > w->max)
 		w->max = cycles;
+	w->lo = lo;
 	/* The window now starts at lo: arcs that begin by then are clipped... */
-	while (w->starts_len) {
-		uint64_t first = starts_of(w)[w->starts_head];
+	if (w->starts_len) {
+		const uint64_t *st = starts_of(w);
+		uint32_t head = w->starts_head, n = w->starts_len;
 
-		if (first > lo)
-			break;
-		w->clipped++;
-		w->clipped_starts += first;
-		w->starts_head = (w->starts_head + 1) & (w->cap - 1);
-		w->starts_len--;
+		while (n && st[head] <= lo) {
+			clipped++;
+			excess += lo - st[head];
+			head = (head + 1) & mask;
+			n--;
+		}
+		w->starts_head = head;
+		w->starts_len = n;
 	}
 	/* ...and those that ended by then leave (all of them were clipped). */
-	while (w->len && w->ring[w->head].end <= lo) {
-		const struct vma_latency_arc *a = &w->ring[w->head];
+	if (w->len) {
+		const struct vma_latency_arc *ring = w->ring;
+		uint32_t head = w->head, n = w->len;
 
-		w->sum -= a->end - a->start;
-		w->clipped--;
-		w->clipped_starts -= a->start;
-		w->head = (w->head + 1) & (w->cap - 1);
-		w->len--;
+		while (n && ring[head].end <= lo) {
+			sum -= ring[head].end - ring[head].start;
+			clipped--;
+			excess -= lo - ring[head].start;
+			head = (head + 1) & mask;
+			n--;
+		}
+		w->head = head;
+		w->len = n;
 	}
-	if (!grow(w))
+	if (w->len == w->cap && !grow(w)) {
+		w->sum = sum;
+		w->clipped = clipped;
+		w->excess = excess;
 		return;
+	}
 	w->ring[(w->head + w->len) & (w->cap - 1)] = (struct vma_latency_arc){ start, end };
 	w->len++;
-	w->sum += cycles;
+	sum += cycles;
 	if (start <= lo) {
-		w->clipped++;
-		w->clipped_starts += start;
+		clipped++;
+		excess += lo - start;
 	} else {
 		starts_insert(w, start);
 	}
+	w->sum = sum;
+	w->clipped = clipped;
+	w->excess = excess;
 	/* The clipped arcs count from lo only: their parts before it come off. */
-	clip = (unsigned __int128)w->clipped * lo - w->clipped_starts;
-	inside = w->sum - (uint64_t)clip;
+	inside = sum - excess;
 	if (inside > w->max_window)
 		w->max_window = inside;
+}
+
+void vma_latency_window_add(struct vma_latency_window *w, uint64_t start, uint64_t end,
+			    uint64_t span)
+{
+	add_arc(w, start, end, end > span ? end - span : 0);
+}
+
+void vma_kvm_windows_add(struct vma_vcpu *v, bool halt, uint64_t start, uint64_t end,
+			 uint64_t span)
+{
+	uint64_t lo = end > span ? end - span : 0;
+
+	add_arc(&v->latency, start, end, lo);
+	add_arc(&v->domain->latency, start, end, lo);
+	if (!halt) {
+		add_arc(&v->latency_nohalt, start, end, lo);
+		add_arc(&v->domain->latency_nohalt, start, end, lo);
+	}
 }

@@ -223,8 +223,9 @@ int vma_machine_name_vm(struct vma_machine *m, uint32_t vm, const char *name)
 }
 
 /* The vcpu a thread is, learning it from @vcpu_id when the record names one. */
-static struct vma_vcpu *vcpu_of_thread(struct vma_machine *m, struct thread_slot **slotp,
-				       uint32_t pcpu, uint32_t pid, uint32_t vcpu_id, bool arm)
+static __attribute__((noinline)) struct vma_vcpu *
+vcpu_of_thread_slow(struct vma_machine *m, struct thread_slot **slotp, uint32_t pcpu,
+		    uint32_t pid, uint32_t vcpu_id, bool arm)
 {
 	struct vma_kvm_threads *t = threads_of(m);
 	struct thread_slot *slot;
@@ -254,6 +255,25 @@ static struct vma_vcpu *vcpu_of_thread(struct vma_machine *m, struct thread_slot
 	v->kvm_tid = pid;
 	slot->vcpu = v;
 	return v;
+}
+
+/* vcpu_of_thread_slow(), the usual case first: @pcpu's last thread, a known vcpu. */
+static inline struct vma_vcpu *vcpu_of_thread(struct vma_machine *m, struct thread_slot **slotp,
+					      uint32_t pcpu, uint32_t pid, uint32_t vcpu_id,
+					      bool arm)
+{
+	const struct vma_kvm_threads *t = m->kvm_threads;
+
+	if (t) {
+		uint32_t at = t->recent[pcpu % 16];
+		struct thread_slot *slot = &t->slots[at];
+
+		if (at < t->cap && slot->used && slot->pid == pid && slot->vcpu) {
+			*slotp = slot;
+			return slot->vcpu;
+		}
+	}
+	return vcpu_of_thread_slow(m, slotp, pcpu, pid, vcpu_id, arm);
 }
 
 /*
@@ -367,14 +387,7 @@ static void kvm_entry(struct vma_machine *m, struct vma_vcpu *v, const struct vm
 	vma_hvm_close_arc_final(m, v, rec->tsc);
 	v->kvm_entry_pcpu = rec->pcpu;
 	pcpu_vm_add(m, rec->pcpu, v, 0, cycles);
-	vma_latency_window_add(&v->latency, rec->tsc - cycles, rec->tsc, m->kvm_window);
-	vma_latency_window_add(&v->domain->latency, rec->tsc - cycles, rec->tsc, m->kvm_window);
-	if (!halt) {
-		vma_latency_window_add(&v->latency_nohalt, rec->tsc - cycles, rec->tsc,
-				       m->kvm_window);
-		vma_latency_window_add(&v->domain->latency_nohalt, rec->tsc - cycles, rec->tsc,
-				       m->kvm_window);
-	}
+	vma_kvm_windows_add(v, halt, rec->tsc - cycles, rec->tsc, m->kvm_window);
 }
 
 /* The thread name a sched_switch gives (16 bytes from word @w): the latest wins. */
