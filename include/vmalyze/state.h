@@ -168,7 +168,8 @@ struct vma_latency_window {
 	/* owned: a ring of cap arcs by end, then a ring of cap starts, ascending */
 	struct vma_latency_arc *ring;
 	uint32_t head, len, cap;
-	uint32_t starts_head, starts_len; /* the starts of ring arcs that begin inside the window */
+	bool unordered;               /* the ring's arcs do not begin in order: see kvm-window.c */
+	uint32_t starts_head, starts_len; /* then the starts of ring arcs that begin inside it */
 	uint32_t clipped;             /* ring arcs that begin before it */
 	uint64_t lo;                  /* the window's start at the last arc */
 	uint64_t excess;              /* the sum of their parts before lo */

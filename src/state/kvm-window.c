@@ -7,20 +7,24 @@
  *
  * Exits end in time order (the merge delivers them so), so the arcs ending
  * inside the window are a ring, oldest first.  An arc that began before
- * the window counts only its part inside it.  The starts of the arcs that
- * still begin inside the window are kept in a second ring, ascending, and
- * leave it from the front when the window's start passes them; for the
- * arcs that began before, only their count and the sum of their parts
- * before the window's start are kept, moved on by the count times the
- * start's step (all modulo 2^64: exact, as the figure it comes off from
- * is a 64-bit sum).  A vcpu's arcs never overlap, so their starts come in order and
- * join the starts' ring at its back.  A VM's (the arcs of all its vcpus)
- * do overlap: a start is moved back past the later starts of the arcs
+ * the window counts only its part inside it: for those arcs ("clipped")
+ * only their count and the sum of their parts before the window's start
+ * are kept, moved on by the count times the start's step (all modulo
+ * 2^64: exact, as the figure it comes off from is a 64-bit sum).
+ *
+ * Which arcs are clipped: while the arcs in the ring also begin in order
+ * (always for a vcpu, whose arcs never overlap, and for a VM whenever its
+ * vcpus' exits do not overlap), the clipped ones are the ring's first
+ * `clipped`, and the window's start passing the next one's start moves it
+ * in.  When an arc begins before the last one that is not clipped, the
+ * starts of the arcs still beginning inside the window go into a second
+ * ring, ascending, and leave it from the front when the window's start
+ * passes them; a start is moved back past the later starts of the arcs
  * that lie inside its own arc.  Each arc lies inside at most one arc of
  * each other vcpu, so the moves add up to fewer than the VM's vcpus per
- * exit (usually none), where a heap costs its depth and a cache miss per
- * level on every exit.  Both rings' capacity is a power of two, so
- * positions wrap with a mask.
+ * exit, where a heap costs its depth and a cache miss per level on every
+ * exit.  Once every arc in the ring is clipped, their order is back.  Both
+ * rings' capacity is a power of two, so positions wrap with a mask.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +75,19 @@ static void starts_insert(struct vma_latency_window *w, uint64_t start)
 	w->starts_len++;
 }
 
+/* The starts of the ring's unclipped arcs into the starts' ring, which the order now needs. */
+static void unorder(struct vma_latency_window *w, uint32_t clipped)
+{
+	uint64_t *st = starts_of(w);
+	uint32_t mask = w->cap - 1, i;
+
+	w->starts_head = 0;
+	w->starts_len = w->len - clipped;
+	for (i = 0; i < w->starts_len; i++)
+		st[i] = w->ring[(w->head + clipped + i) & mask].start;
+	w->unordered = true;
+}
+
 /*
  * One arc [@start, @end] into @w, whose window now starts at @lo; inlined
  * into both entry points, the four windows of an exit sharing @lo.
@@ -82,7 +99,8 @@ static inline __attribute__((always_inline)) void add_arc(struct vma_latency_win
 	uint64_t cycles = end - start;
 	/* the clipped arcs' parts before the window's start, now that it moved to lo */
 	uint64_t sum = w->sum, excess = w->excess + (uint64_t)w->clipped * (lo - w->lo), inside;
-	uint32_t clipped = w->clipped, mask = w->cap - 1;
+	uint32_t clipped = w->clipped, mask = w->cap - 1, head = w->head, len = w->len;
+	const struct vma_latency_arc *ring = w->ring;
 
 	w->exits++;
 	w->total += cycles;
@@ -90,54 +108,56 @@ static inline __attribute__((always_inline)) void add_arc(struct vma_latency_win
 		w->max = cycles;
 	w->lo = lo;
 	/* The window now starts at lo: arcs that begin by then are clipped... */
-	if (w->starts_len) {
-		const uint64_t *st = starts_of(w);
-		uint32_t head = w->starts_head, n = w->starts_len;
-
-		while (n && st[head] <= lo) {
+	if (!w->unordered) {
+		while (clipped < len && ring[(head + clipped) & mask].start <= lo) {
+			excess += lo - ring[(head + clipped) & mask].start;
 			clipped++;
-			excess += lo - st[head];
-			head = (head + 1) & mask;
+		}
+	} else {
+		const uint64_t *st = starts_of(w);
+		uint32_t at = w->starts_head, n = w->starts_len;
+
+		while (n && st[at] <= lo) {
+			clipped++;
+			excess += lo - st[at];
+			at = (at + 1) & mask;
 			n--;
 		}
-		w->starts_head = head;
+		w->starts_head = at;
 		w->starts_len = n;
+		w->unordered = n != 0;
 	}
 	/* ...and those that ended by then leave (all of them were clipped). */
-	if (w->len) {
-		const struct vma_latency_arc *ring = w->ring;
-		uint32_t head = w->head, n = w->len;
-
-		while (n && ring[head].end <= lo) {
-			sum -= ring[head].end - ring[head].start;
-			clipped--;
-			excess -= lo - ring[head].start;
-			head = (head + 1) & mask;
-			n--;
-		}
-		w->head = head;
-		w->len = n;
+	while (len && ring[head].end <= lo) {
+		sum -= ring[head].end - ring[head].start;
+		clipped--;
+		excess -= lo - ring[head].start;
+		head = (head + 1) & mask;
+		len--;
 	}
-	if (w->len == w->cap && !grow(w)) {
-		w->sum = sum;
-		w->clipped = clipped;
-		w->excess = excess;
-		return;
-	}
-	w->ring[(w->head + w->len) & (w->cap - 1)] = (struct vma_latency_arc){ start, end };
-	w->len++;
-	sum += cycles;
-	if (start <= lo) {
-		clipped++;
-		excess += lo - start;
-	} else {
-		starts_insert(w, start);
-	}
+	w->head = head;
+	w->len = len;
 	w->sum = sum;
 	w->clipped = clipped;
 	w->excess = excess;
+	if (len == w->cap && !grow(w))
+		return;
+	mask = w->cap - 1;
+	head = w->head;
+	/* out of order: begins before the last arc that begins inside the window */
+	if (!w->unordered && clipped < len && start < w->ring[(head + len - 1) & mask].start)
+		unorder(w, clipped);
+	w->ring[(head + len) & mask] = (struct vma_latency_arc){ start, end };
+	w->len = len + 1;
+	w->sum = sum + cycles;
+	if (start <= lo) {
+		w->clipped = clipped + 1;
+		w->excess = excess + (lo - start);
+	} else if (w->unordered) {
+		starts_insert(w, start);
+	}
 	/* The clipped arcs count from lo only: their parts before it come off. */
-	inside = sum - excess;
+	inside = w->sum - w->excess;
 	if (inside > w->max_window)
 		w->max_window = inside;
 }

@@ -38,25 +38,19 @@ Test(kvm_window, overlapping_vcpus_are_clipped)
 	free(w.ring);
 }
 
-/* Brute force: every window that ends where an arc ends. */
-static uint64_t expected(const uint64_t (*arcs)[2], size_t n)
+/* Brute force: the sum inside the window that ends where arc @i ends (arcs by end). */
+static uint64_t inside_at(const uint64_t (*arcs)[2], size_t i)
 {
-	uint64_t best = 0;
-	size_t i, j;
+	uint64_t hi = arcs[i][1], lo = hi > MS ? hi - MS : 0, sum = 0;
+	size_t j;
 
-	for (i = 0; i < n; i++) {
-		uint64_t hi = arcs[i][1], lo = hi > MS ? hi - MS : 0, sum = 0;
+	for (j = 0; j <= i; j++) {
+		uint64_t s = arcs[j][0] > lo ? arcs[j][0] : lo, e = arcs[j][1];
 
-		for (j = 0; j <= i; j++) {
-			uint64_t s = arcs[j][0] > lo ? arcs[j][0] : lo, e = arcs[j][1];
-
-			if (e > s)
-				sum += e - s;
-		}
-		if (sum > best)
-			best = sum;
+		if (e > s)
+			sum += e - s;
 	}
-	return best;
+	return sum;
 }
 
 static int by_end(const void *a, const void *b)
@@ -66,37 +60,66 @@ static int by_end(const void *a, const void *b)
 	return x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
-Test(kvm_window, random_vms_match_brute_force)
+/*
+ * Random VMs of @vcpus vcpus, @per exits each, gaps below @gap and exits
+ * mostly below @len (some up to 3 ms, spanning whole windows): after every
+ * arc the largest window so far equals the brute force's.
+ */
+static void random_vms(int vcpus, size_t per, uint64_t gap, uint64_t len, unsigned int seed)
 {
-	enum { VCPUS = 3, PER = 400 };
-	static uint64_t arcs[VCPUS * PER][2];
-	unsigned int seed = 12345, round;
+	static uint64_t arcs[4 * 400][2];
+	unsigned int round;
 
+	cr_assert_leq((size_t)vcpus * per, sizeof(arcs) / sizeof(arcs[0]));
 	for (round = 0; round < 20; round++) {
 		struct vma_latency_window w = { 0 };
+		uint64_t best = 0;
 		size_t n = 0, i;
 		int v;
 
-		for (v = 0; v < VCPUS; v++) {
+		for (v = 0; v < vcpus; v++) {
 			uint64_t t = rand_r(&seed) % MS;
 
-			for (i = 0; i < PER; i++) {
-				/* gaps and exits from 1 us to 3 ms: some span whole windows */
-				uint64_t gap = 1000 + rand_r(&seed) % 200000;
-				uint64_t len = 1000 + (rand_r(&seed) % 8 ? rand_r(&seed) % 300000
-								  : rand_r(&seed) % (3 * MS));
+			for (i = 0; i < per; i++) {
+				uint64_t g = 1000 + rand_r(&seed) % gap;
+				uint64_t l = 1000 + (rand_r(&seed) % 8 ? rand_r(&seed) % len
+								: rand_r(&seed) % (3 * MS));
 
-				arcs[n][0] = t + gap;
-				arcs[n][1] = t + gap + len;
+				arcs[n][0] = t + g;
+				arcs[n][1] = t + g + l;
 				t = arcs[n][1];
 				n++;
 			}
 		}
 		qsort(arcs, n, sizeof(arcs[0]), by_end);
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
+			uint64_t in = inside_at(arcs, i);
+
+			best = in > best ? in : best;
 			add(&w, arcs[i][0], arcs[i][1]);
-		cr_assert_eq(w.max_window, expected(arcs, n), "round %u", round);
-		cr_assert_leq(w.max_window, VCPUS * MS);
+			cr_assert_eq(w.max_window, best, "%d vcpus, round %u, arc %zu", vcpus,
+				     round, i);
+		}
+		cr_assert_leq(w.max_window, (uint64_t)vcpus * MS);
 		free(w.ring);
 	}
+}
+
+Test(kvm_window, random_vms_match_brute_force)
+{
+	random_vms(3, 400, 200000, 300000, 12345);
+}
+
+/* Sparse arcs: the ring empties often, and its arcs fall in and out of order. */
+Test(kvm_window, sparse_vms_match_brute_force)
+{
+	random_vms(2, 400, 3 * MS, 600000, 777);
+	random_vms(4, 300, 2 * MS, 400000, 4242);
+}
+
+/* One vcpu: arcs in order, whatever their spacing. */
+Test(kvm_window, one_vcpu_matches_brute_force)
+{
+	random_vms(1, 400, 20000, 300000, 99);
+	random_vms(1, 400, 2 * MS, 300000, 100);
 }
