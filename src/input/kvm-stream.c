@@ -499,8 +499,21 @@ static void no_format(const struct vma_kvm_stream *s, const struct vma_record *r
 	}
 }
 
+/* An event too short for its header: 0 to skip it, or a status. */
+static __attribute__((cold, noinline)) int short_event(struct vma_kvm_stream *s)
+{
+	s->st.damaged++;
+	if (!vma_diag_report(s->input->diag, VMA_LVL_RECORD, s->input->path, s->pub.rec.offset,
+			     "Event of %" PRIu32 " bytes on cpu %" PRIu32
+			     " is too short for an event header: skipped", s->pg.ev_size,
+			     s->pub.pcpu)) {
+		return finish(s, false);
+	}
+	return 0;
+}
+
 /* The current event as the stream's record: 1 delivered, 0 skipped, or a status. */
-static int deliver(struct vma_kvm_stream *s)
+static inline __attribute__((always_inline)) int deliver(struct vma_kvm_stream *s)
 {
 	struct vma_record *rec = &s->pub.rec;
 
@@ -509,16 +522,8 @@ static int deliver(struct vma_kvm_stream *s)
 	rec->offset = s->page_off + (s->region.compressed ? 0 : s->pg.ev_pos);
 	rec->pcpu = s->pub.pcpu;
 	rec->flags = VMA_REC_HAS_TSC;
-	if (vma_kvmev_fill(&s->priv->ev, s->pg.ev, s->pg.ev_size, rec) < 0) {
-		s->st.damaged++;
-		if (!vma_diag_report(s->input->diag, VMA_LVL_RECORD, s->input->path, rec->offset,
-				     "Event of %" PRIu32 " bytes on cpu %" PRIu32
-				     " is too short for an event header: skipped", s->pg.ev_size,
-				     s->pub.pcpu)) {
-			return finish(s, false);
-		}
-		return 0;
-	}
+	if (__builtin_expect(vma_kvmev_fill(&s->priv->ev, s->pg.ev, s->pg.ev_size, rec) < 0, 0))
+		return short_event(s);
 	if (__builtin_expect(rec->event == VMA_KVM_OTHER, 0) &&
 	    rec->data[VMA_KVM_OTHER_INDEX] == UINT32_MAX) {
 		no_format(s, rec);
@@ -530,10 +535,9 @@ static int deliver(struct vma_kvm_stream *s)
 	return 1;
 }
 
-static int stream_next(struct vma_stream *stream)
+/* stream_next() but for the usual record: starts, pages, lost events, the ends. */
+static __attribute__((noinline)) int stream_walk(struct vma_kvm_stream *s)
 {
-	struct vma_kvm_stream *s = (struct vma_kvm_stream *)stream;
-
 	if (s->state)
 		return s->state;
 	if (!s->started) {
@@ -588,6 +592,27 @@ static int stream_next(struct vma_stream *stream)
 				return finish(s, false);
 		}
 	}
+}
+
+static int stream_next(struct vma_stream *stream)
+{
+	struct vma_kvm_stream *s = (struct vma_kvm_stream *)stream;
+
+	/* The next data event of the page being read, without the walk's frame. */
+	if (__builtin_expect(s->in_page && !s->lost_pending && !s->state, 1)) {
+		int ret = vma_rb_page_step(&s->pg);
+
+		if (ret == VMA_RB_EVENT) {
+			ret = deliver(s);
+			if (ret != 0)
+				return ret < 0 ? ret : VMA_OK;
+		} else {
+			s->in_page = false;
+			if (ret == VMA_RB_BAD && !bad_page(s, "rest of the page skipped"))
+				return finish(s, false);
+		}
+	}
+	return stream_walk(s);
 }
 
 int vma_kvm_stream_add(struct vma_input *input, struct vma_kvm_priv *priv, uint32_t cpu,
