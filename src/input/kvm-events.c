@@ -351,9 +351,10 @@ static void bind_steps(struct vma_kvmev_bind *b)
 		}
 		b->step[b->nr_steps++] = st;
 	}
-	b->all_copies = true;
+	b->nr_data = b->spec->nr_data;
+	b->fast = !(b->id == VMA_KVM_EXIT && b->isa == VMA_KVM_ISA_ARM64);
 	for (i = 0; i < b->nr_steps; i++)
-		b->all_copies &= b->step[i].kind == F_COPY;
+		b->fast &= b->step[i].kind == F_COPY;
 }
 
 /* Offset and size of a common field, from any parsed event (they all share them). */
@@ -552,48 +553,19 @@ static void put_field(const struct fspec *f, const struct vma_kvmev_loc *loc, bo
 	put_value(f->kind, f->arg, w, val);
 }
 
-/* A copy step: the usual sizes as moves of a known size. */
-static inline void copy_step(const struct vma_kvmev_step *st, const unsigned char *data,
-			     struct vma_record *rec)
-{
-	uint32_t *w = &rec->data[st->word];
-
-	switch (st->size) {
-	case 4:
-		memcpy(w, data + st->offset, 4);
-		break;
-	case 8:
-		memcpy(w, data + st->offset, 8);
-		break;
-	case 16:
-		memcpy(w, data + st->offset, 16);
-		break;
-	case 24:
-		memcpy(w, data + st->offset, 24);
-		break;
-	default:
-		memcpy(w, data + st->offset, st->size);
-	}
-}
-
 /* put_field() for a record holding every field, in the host's byte order. */
 static void fill_steps(const struct vma_kvmev_bind *b, const unsigned char *data,
 		       struct vma_record *rec)
 {
 	unsigned int i;
 
-	if (b->all_copies) {
-		for (i = 0; i < b->nr_steps; i++)
-			copy_step(&b->step[i], data, rec);
-		return;
-	}
 	for (i = 0; i < b->nr_steps; i++) {
 		const struct vma_kvmev_step *st = &b->step[i];
 		uint32_t *w = &rec->data[st->word];
 		uint64_t val;
 
 		if (st->kind == F_COPY) {
-			copy_step(st, data, rec);
+			vma_kvmev_copy(st, data, rec);
 			continue;
 		}
 		if (st->kind == F_BYTES) {

@@ -281,7 +281,9 @@ struct vma_kvmev_bind {
 		uint32_t missing;
 	} step[VMA_KVMEV_MAX_FIELDS];
 	uint8_t nr_steps;
-	bool all_copies;             /* every step is a copy */
+	uint8_t nr_data;             /* the spec's words */
+	/* vma_kvmev_fill_fast() may fill it: known, every step a copy, no arm64 trap flag */
+	bool fast;
 	int64_t arm_trap;            /* arm64 kvm_exit: the "ret" value named TRAP */
 	struct vma_kvmtext *text;    /* owned: its dump text (kvm-text.c), from its first line */
 };
@@ -317,6 +319,60 @@ void vma_kvmev_fini(struct vma_kvmev *ev);
  */
 int vma_kvmev_fill(const struct vma_kvmev *ev, const unsigned char *data, uint32_t size,
 		   struct vma_record *rec);
+
+/* A copy step of a bind: the usual sizes as moves of a known size. */
+static inline void vma_kvmev_copy(const struct vma_kvmev_step *st, const unsigned char *data,
+				  struct vma_record *rec)
+{
+	uint32_t *w = &rec->data[st->word];
+
+	switch (st->size) {
+	case 4:
+		memcpy(w, data + st->offset, 4);
+		break;
+	case 8:
+		memcpy(w, data + st->offset, 8);
+		break;
+	case 16:
+		memcpy(w, data + st->offset, 16);
+		break;
+	case 24:
+		memcpy(w, data + st->offset, 24);
+		break;
+	default:
+		memcpy(w, data + st->offset, st->size);
+	}
+}
+
+/*
+ * vma_kvmev_fill_fast - vma_kvmev_fill(), the usual record (the usual
+ * common fields, a fast bind, every field present) filled here without a
+ * call; any other goes to vma_kvmev_fill(), which starts again.
+ */
+static inline __attribute__((always_inline)) int
+vma_kvmev_fill_fast(const struct vma_kvmev *ev, const unsigned char *data, uint32_t size,
+		    struct vma_record *rec)
+{
+	const struct vma_kvmev_bind *b;
+	uint16_t type;
+	uint32_t i;
+
+	if (__builtin_expect(!ev->usual_common || size < 8, 0))
+		return vma_kvmev_fill(ev, data, size, rec);
+	memcpy(&type, data, 2);
+	if (__builtin_expect(type >= ev->nr_ids || ev->by_id[type] < 0, 0))
+		return vma_kvmev_fill(ev, data, size, rec);
+	b = &ev->bind[ev->by_id[type]];
+	if (!b->fast || size < b->need)
+		return vma_kvmev_fill(ev, data, size, rec);
+	memcpy(&rec->ctx, data + 4, 4);
+	memset(rec->data, 0, sizeof(rec->data));
+	rec->event = b->id;
+	rec->nr_data = b->nr_data;
+	for (i = 0; i < b->nr_steps; i++)
+		vma_kvmev_copy(&b->step[i], data, rec);
+	return 0;
+}
 
 /*
  * vma_kvmev_describe - one raw event as `trace-cmd report` prints it:

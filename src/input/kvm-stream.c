@@ -522,7 +522,7 @@ static inline __attribute__((always_inline)) int deliver(struct vma_kvm_stream *
 	rec->offset = s->page_off + (s->region.compressed ? 0 : s->pg.ev_pos);
 	rec->pcpu = s->pub.pcpu;
 	rec->flags = VMA_REC_HAS_TSC;
-	if (__builtin_expect(vma_kvmev_fill(&s->priv->ev, s->pg.ev, s->pg.ev_size, rec) < 0, 0))
+	if (__builtin_expect(vma_kvmev_fill_fast(&s->priv->ev, s->pg.ev, s->pg.ev_size, rec) < 0, 0))
 		return short_event(s);
 	if (__builtin_expect(rec->event == VMA_KVM_OTHER, 0) &&
 	    rec->data[VMA_KVM_OTHER_INDEX] == UINT32_MAX) {
