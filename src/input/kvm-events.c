@@ -296,7 +296,7 @@ static void bind_fields(struct vma_kvmev_bind *b)
 }
 
 /* A step that copies bytes straight into the words (see bind_steps()). */
-#define F_COPY 0xff
+#define F_COPY VMA_KVMEV_STEP_COPY
 
 /* Turns @st into a copy of its bytes when they are its words' bytes on this host. */
 static void as_copy(struct vma_kvmev_step *st)
@@ -353,8 +353,6 @@ static void bind_steps(struct vma_kvmev_bind *b)
 	}
 	b->nr_data = b->spec->nr_data;
 	b->fast = !(b->id == VMA_KVM_EXIT && b->isa == VMA_KVM_ISA_ARM64);
-	for (i = 0; i < b->nr_steps; i++)
-		b->fast &= b->step[i].kind == F_COPY;
 }
 
 /* Offset and size of a common field, from any parsed event (they all share them). */
@@ -553,30 +551,33 @@ static void put_field(const struct fspec *f, const struct vma_kvmev_loc *loc, bo
 	put_value(f->kind, f->arg, w, val);
 }
 
+void vma_kvmev_put_step(const struct vma_kvmev_step *st, const unsigned char *data,
+			struct vma_record *rec)
+{
+	uint32_t *w = &rec->data[st->word];
+	uint64_t val;
+
+	if (st->kind == F_COPY) {
+		vma_kvmev_copy(st, data, rec);
+		return;
+	}
+	if (st->kind == F_BYTES) {
+		put_bytes(w, data + st->offset, st->size < st->arg ? st->size : st->arg);
+		return;
+	}
+	/* the file's order is the host's: the swap folds away */
+	val = st->size ? vma_get_uint(data + st->offset, st->size, VMA_HOST_BIG) : st->missing;
+	put_value(st->kind, st->arg, w, val);
+}
+
 /* put_field() for a record holding every field, in the host's byte order. */
 static void fill_steps(const struct vma_kvmev_bind *b, const unsigned char *data,
 		       struct vma_record *rec)
 {
 	unsigned int i;
 
-	for (i = 0; i < b->nr_steps; i++) {
-		const struct vma_kvmev_step *st = &b->step[i];
-		uint32_t *w = &rec->data[st->word];
-		uint64_t val;
-
-		if (st->kind == F_COPY) {
-			vma_kvmev_copy(st, data, rec);
-			continue;
-		}
-		if (st->kind == F_BYTES) {
-			put_bytes(w, data + st->offset, st->size < st->arg ? st->size : st->arg);
-			continue;
-		}
-		/* the file's order is the host's: the swap folds away */
-		val = st->size ? vma_get_uint(data + st->offset, st->size,
-					      VMA_HOST_BIG) : st->missing;
-		put_value(st->kind, st->arg, w, val);
-	}
+	for (i = 0; i < b->nr_steps; i++)
+		vma_kvmev_put_step(&b->step[i], data, rec);
 }
 
 int vma_kvmev_fill(const struct vma_kvmev *ev, const unsigned char *data, uint32_t size,

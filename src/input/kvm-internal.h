@@ -282,7 +282,7 @@ struct vma_kvmev_bind {
 	} step[VMA_KVMEV_MAX_FIELDS];
 	uint8_t nr_steps;
 	uint8_t nr_data;             /* the spec's words */
-	/* vma_kvmev_fill_fast() may fill it: known, every step a copy, no arm64 trap flag */
+	/* vma_kvmev_fill_fast() may fill it: a known event without the arm64 trap flag */
 	bool fast;
 	int64_t arm_trap;            /* arm64 kvm_exit: the "ret" value named TRAP */
 	struct vma_kvmtext *text;    /* owned: its dump text (kvm-text.c), from its first line */
@@ -320,6 +320,9 @@ void vma_kvmev_fini(struct vma_kvmev *ev);
 int vma_kvmev_fill(const struct vma_kvmev *ev, const unsigned char *data, uint32_t size,
 		   struct vma_record *rec);
 
+/* The kind of a step that copies its bytes to its words (the others: kvm-events.c). */
+#define VMA_KVMEV_STEP_COPY 0xff
+
 /* A copy step of a bind: the usual sizes as moves of a known size. */
 static inline void vma_kvmev_copy(const struct vma_kvmev_step *st, const unsigned char *data,
 				  struct vma_record *rec)
@@ -344,10 +347,14 @@ static inline void vma_kvmev_copy(const struct vma_kvmev_step *st, const unsigne
 	}
 }
 
+/* One step of a bind into @rec (a record holding every field, in the host's order). */
+void vma_kvmev_put_step(const struct vma_kvmev_step *st, const unsigned char *data,
+			struct vma_record *rec);
+
 /*
  * vma_kvmev_fill_fast - vma_kvmev_fill(), the usual record (the usual
- * common fields, a fast bind, every field present) filled here without a
- * call; any other goes to vma_kvmev_fill(), which starts again.
+ * common fields, a fast bind, every field present) filled here, its copies
+ * without a call; any other goes to vma_kvmev_fill(), which starts again.
  */
 static inline __attribute__((always_inline)) int
 vma_kvmev_fill_fast(const struct vma_kvmev *ev, const unsigned char *data, uint32_t size,
@@ -369,8 +376,12 @@ vma_kvmev_fill_fast(const struct vma_kvmev *ev, const unsigned char *data, uint3
 	memset(rec->data, 0, sizeof(rec->data));
 	rec->event = b->id;
 	rec->nr_data = b->nr_data;
-	for (i = 0; i < b->nr_steps; i++)
-		vma_kvmev_copy(&b->step[i], data, rec);
+	for (i = 0; i < b->nr_steps; i++) {
+		if (__builtin_expect(b->step[i].kind == VMA_KVMEV_STEP_COPY, 1))
+			vma_kvmev_copy(&b->step[i], data, rec);
+		else
+			vma_kvmev_put_step(&b->step[i], data, rec);
+	}
 	return 0;
 }
 
