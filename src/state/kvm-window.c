@@ -62,7 +62,8 @@ static bool grow(struct vma_latency_window *w)
 }
 
 /* Adds @start to the starts' ring, in order (see above). */
-static void starts_insert(struct vma_latency_window *w, uint64_t start)
+static inline __attribute__((always_inline)) void starts_insert(struct vma_latency_window *w,
+									 uint64_t start)
 {
 	uint64_t *st = starts_of(w);
 	uint32_t mask = w->cap - 1, at = w->starts_head + w->starts_len;
