@@ -7,6 +7,7 @@
  * Pages are built with the fixture writer's vma_rbw_* functions.
  */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* a reader that loops must fail, not hang the test run */
@@ -379,4 +380,100 @@ Test(ringbuf, header_event_must_be_the_modern_one)
 	cr_assert(vma_rb_header_event_ok(modern, strlen(modern)));
 	cr_assert_not(vma_rb_header_event_ok(old, strlen(old)));
 	cr_assert_not(vma_rb_header_event_ok("", 0));
+}
+
+/* One walk of a page, by vma_rb_page_step() or vma_rb_page_next(): what each call left. */
+struct walk_step {
+	int ret;
+	uint64_t ts;
+	uint32_t ev_at, ev_size, ev_pos, pos;
+	bool cut;
+	const char *error;
+};
+
+static int walk(const unsigned char *p, uint32_t avail, bool step, struct walk_step *out, int max)
+{
+	struct vma_rb_page pg;
+	int n = 0;
+
+	if (vma_rb_page_load(&pg, &lo, p, avail) != VMA_RB_DONE)
+		return -1;
+	while (n < max) {
+		int ret = step ? vma_rb_page_step(&pg) : vma_rb_page_next(&pg);
+
+		out[n++] = (struct walk_step){ ret, pg.ts, pg.ev ? (uint32_t)(pg.ev - p) : 0,
+					       pg.ev_size, pg.ev_pos, pg.pos, pg.cut, pg.error };
+		if (ret != VMA_RB_EVENT)
+			break;
+	}
+	return n;
+}
+
+/*
+ * The inline step takes the usual data event itself and leaves everything
+ * else to vma_rb_page_next(): on random pages of every kind of event, both
+ * byte orders, cut short and with their commit moved into an event, both
+ * walks return the same, with the same time, event and position each time.
+ */
+Test(ringbuf, inline_step_walks_as_page_next)
+{
+	static struct walk_step a[1200], b[1200];
+	unsigned int seed = 2024, round;
+	unsigned char pl[240];
+
+	payload(pl, sizeof(pl), 3);
+	for (round = 0; round < 400; round++) {
+		bool big = round & 1;
+		uint32_t avail = PAGE, i;
+		int na, nb, k;
+
+		start(rand_r(&seed), big, round & 2 ? 4 : 8);
+		for (i = 0; i < 200; i++) {
+			uint32_t r = (uint32_t)rand_r(&seed) % 16, delta = (uint32_t)rand_r(&seed) % 5000;
+			int ok;
+
+			if (r < 10) {
+				ok = vma_rbw_data(&w, delta, pl, 4 + (uint32_t)rand_r(&seed) % 120, false);
+			} else if (r == 10) {
+				ok = vma_rbw_data(&w, delta, pl, 4 + (uint32_t)rand_r(&seed) % 200, true);
+			} else if (r == 11) {
+				ok = vma_rbw_extend(&w, (uint64_t)rand_r(&seed) << 20);
+			} else if (r == 12) {
+				ok = vma_rbw_stamp(&w, (uint64_t)rand_r(&seed) << 10);
+			} else if (r == 13) {
+				ok = vma_rbw_discard(&w, delta + 1, 4 + (uint32_t)rand_r(&seed) % 60);
+			} else {
+				ok = vma_rbw_data(&w, delta, pl, 4 * (1 + (uint32_t)rand_r(&seed) % 28),
+						  false);
+			}
+			if (ok < 0)
+				break;
+		}
+		if (round % 5 == 0)
+			(void)vma_rbw_pad_end(&w);
+		vma_rbw_commit(&w, false, UINT64_MAX);
+		if (round % 3 == 1)
+			avail = 16 + (uint32_t)rand_r(&seed) % (PAGE - 16);
+		if (round % 7 == 2) {
+			/* a commit that ends inside an event */
+			uint64_t commit = (uint64_t)rand_r(&seed) % (PAGE - 16);
+
+			vma_tdw_put(page + 8, round & 2 ? 4 : 8, commit, big);
+		}
+		na = walk(page, avail, true, a, 1200);
+		nb = walk(page, avail, false, b, 1200);
+		cr_assert_eq(na, nb, "round %u: %d calls against %d", round, na, nb);
+		for (k = 0; k < na; k++) {
+			cr_assert_eq(a[k].ret, b[k].ret, "round %u call %d", round, k);
+			cr_assert_eq(a[k].ts, b[k].ts, "round %u call %d", round, k);
+			cr_assert_eq(a[k].pos, b[k].pos, "round %u call %d", round, k);
+			cr_assert_eq(a[k].cut, b[k].cut, "round %u call %d", round, k);
+			cr_assert_eq(a[k].error, b[k].error, "round %u call %d", round, k);
+			if (a[k].ret == VMA_RB_EVENT) {
+				cr_assert_eq(a[k].ev_at, b[k].ev_at, "round %u call %d", round, k);
+				cr_assert_eq(a[k].ev_size, b[k].ev_size, "round %u call %d", round, k);
+				cr_assert_eq(a[k].ev_pos, b[k].ev_pos, "round %u call %d", round, k);
+			}
+		}
+	}
 }
