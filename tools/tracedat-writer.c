@@ -624,6 +624,15 @@ static void patch_cpu_pairs(struct vma_tdw *w, struct buf *b, size_t at, struct 
 	}
 }
 
+/* kallsyms or printk formats: a 4-byte size, then the text (none: size 0). */
+static void put_symbols(struct buf *b, const char *text)
+{
+	size_t n = text ? strlen(text) : 0;
+
+	b_num(b, 4, n);
+	b_put(b, text, n);
+}
+
 static int finish_v6(struct vma_tdw *w, struct buf *b)
 {
 	size_t *inst_at, top_pairs, *pairs;
@@ -641,8 +650,8 @@ static int finish_v6(struct vma_tdw *w, struct buf *b)
 	put_header_info(w, b);
 	b_num(b, 4, 0);          /* ftrace event formats */
 	put_event_formats(w, b);
-	b_num(b, 4, 0);          /* kallsyms */
-	b_num(b, 4, 0);          /* printk formats */
+	put_symbols(b, w->o.kallsyms);
+	put_symbols(b, w->o.printk);
 	put_cmdlines(w, b);
 	b_num(b, 4, w->o.nr_cpus);
 	b_put(b, "options  ", 10);
@@ -699,12 +708,29 @@ static size_t put_section(struct vma_tdw *w, struct buf *b, uint32_t id, struct 
 	return at;
 }
 
+/* v7: the KALLSYMS and PRINTK sections of the texts given; sym[] their offsets, 0 if none. */
+static void put_symbol_sections(struct vma_tdw *w, struct buf *b, struct buf *body, bool cmeta,
+				size_t sym[2])
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		const char *text = i ? w->o.printk : w->o.kallsyms;
+
+		if (!text)
+			continue;
+		body->len = 0;
+		put_symbols(body, text);
+		sym[i] = put_section(w, b, 19 + i, body, cmeta);
+	}
+}
+
 static int finish_v7(struct vma_tdw *w, struct buf *b)
 {
 	bool compressed = w->o.codec != VMA_TDW_NONE;
 	bool cmeta = compressed && w->o.compress_meta;
 	struct buf body = { .big = w->o.big_endian };
-	size_t opt_at, sec[4], opt2;
+	size_t opt_at, sec[4], sym[2] = { 0, 0 }, opt2;
 	char clock[80];
 	int i;
 
@@ -725,6 +751,7 @@ static int finish_v7(struct vma_tdw *w, struct buf *b)
 	body.len = 0;
 	put_cmdlines(w, &body);
 	sec[3] = put_section(w, b, 21, &body, cmeta);
+	put_symbol_sections(w, b, &body, cmeta, sym);
 
 	/* trace data: a BUFFER section per instance */
 	for (i = 0; i < w->nr_inst; i++) {
@@ -749,6 +776,10 @@ static int finish_v7(struct vma_tdw *w, struct buf *b)
 	put_option_u64(&body, 17, sec[1]);
 	put_option_u64(&body, 18, sec[2]);
 	put_option_u64(&body, 21, sec[3]);
+	for (i = 0; i < 2; i++) {
+		if (sym[i])
+			put_option_u64(&body, 19 + i, sym[i]);
+	}
 	snprintf(clock, sizeof(clock), "local global [%s]", w->o.clock);
 	put_option(&body, 4, clock, strlen(clock) + 1);
 	put_common_options(w, &body);

@@ -36,6 +36,8 @@ struct vma_tdw_opts {
 	uint32_t chunk_pages;        /* v7 compressed: pages per chunk; 0: 8 */
 	bool compress_meta;          /* v7 compressed: compress the metadata sections too */
 	const char *uname;           /* NULL: no UNAME option */
+	const char *kallsyms;        /* /proc/kallsyms text; NULL: none (v7: no section) */
+	const char *printk;          /* printk formats text; NULL: none, likewise */
 };
 
 struct vma_tdw;

@@ -301,6 +301,8 @@ void vma_kvm_print_setup(struct vma_kvm_priv *priv)
 	if (priv->print_ready || !priv->tep)
 		return;
 	priv->print_ready = true;
+	if (priv->load_symbols)
+		priv->load_symbols(priv);
 	if (priv->kallsyms)
 		tep_parse_kallsyms(priv->tep, priv->kallsyms);
 	if (priv->printk)

@@ -502,6 +502,15 @@ struct vma_kvm_priv {
 	size_t cap_formats;
 	char *kallsyms;                  /* owned text, parsed at the first dump line */
 	char *printk;                    /* owned text, likewise */
+	/*
+	 * A v7 file's kallsyms and printk sections, read into the two above
+	 * only when the dump's text needs them (-s never does): their file
+	 * offsets (0: none, or read), and the reader that reads them.
+	 */
+	uint64_t symbols_at[2];
+	void (*load_symbols)(struct vma_kvm_priv *priv);
+	struct vma_input *symbols_in;    /* borrowed: the input being read */
+	bool symbols_big;
 	struct tep_plugin_list *plugins; /* owned, loaded at the first dump line */
 	bool print_ready;                /* the three above were handed to the tep */
 	struct trace_seq *seq;           /* owned: the dump's text buffer, made at its first line */
@@ -579,8 +588,9 @@ void vma_kvm_formats_free(struct vma_kvm_priv *priv);
 bool vma_kvm_format_parse(struct vma_kvm_priv *priv, uint32_t index);
 
 /*
- * vma_kvm_print_setup - hand the kept kallsyms and printk texts to the tep
- * handle and load libtraceevent's plugins, once, before the first dump line.
+ * vma_kvm_print_setup - hand the kept kallsyms and printk texts (read now
+ * when the reader deferred them) to the tep handle and load libtraceevent's
+ * plugins, once, before the first dump line.
  */
 void vma_kvm_print_setup(struct vma_kvm_priv *priv);
 

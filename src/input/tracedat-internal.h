@@ -131,6 +131,13 @@ char *td_cur_str(struct cur *c, size_t max);
 int td_read_header_info(struct dat *d, struct cur *c);
 int td_read_ftrace_formats(struct dat *d, struct cur *c);
 int td_read_event_formats(struct dat *d, struct cur *c);
+/*
+ * The v7 kallsyms and printk sections td_read_meta_v7() left for later
+ * (priv->load_symbols): read into priv->kallsyms and priv->printk; damage
+ * is reported with its offset and leaves that part out.
+ */
+void td_load_symbols(struct vma_kvm_priv *priv);
+
 /* @size bytes of kallsyms or printk text, kept in *@keep for the dump. */
 int td_read_symbols(struct dat *d, struct cur *c, uint64_t size, char **keep);
 int td_read_cmdlines(struct dat *d, struct cur *c);

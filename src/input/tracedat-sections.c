@@ -289,6 +289,44 @@ int td_read_options_v7(struct dat *d, uint64_t first)
 	return 0;
 }
 
+void td_load_symbols(struct vma_kvm_priv *priv)
+{
+	static const struct {
+		uint32_t id;
+		const char *what;
+	} parts[2] = { { OPT_KALLSYMS, "kallsyms" }, { OPT_PRINTK, "printk formats" } };
+	struct dat d;
+	size_t i;
+
+	memset(&d, 0, sizeof(d));
+	d.in = priv->symbols_in;
+	d.priv = priv;
+	d.big = priv->symbols_big;
+	if (priv->codec != VMA_CODEC_NONE && !(d.dc = vma_decomp_new(priv->codec)))
+		return; /* out of memory: the dump prints addresses as numbers */
+	for (i = 0; i < 2; i++) {
+		char **keep = i ? &priv->printk : &priv->kallsyms;
+		uint64_t off = priv->symbols_at[i], len;
+		unsigned char *data;
+		uint32_t size32;
+		struct cur c;
+
+		priv->symbols_at[i] = 0;
+		if (!off)
+			continue;
+		/* each part on its own: damage in one is reported and the other still read */
+		d.failed = false;
+		data = load_section(&d, off, parts[i].id, parts[i].what, &len);
+		if (!data)
+			continue;
+		td_cur_mem(&c, &d, data, len, off, parts[i].what);
+		if (td_cur_u32(&c, &size32) == 0)
+			(void)td_read_symbols(&d, &c, size32, keep);
+		free(data);
+	}
+	vma_decomp_free(d.dc);
+}
+
 int td_read_meta_v7(struct dat *d)
 {
 	static const struct {
@@ -308,7 +346,6 @@ int td_read_meta_v7(struct dat *d)
 	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
 		uint64_t off = d->section[parts[i].id], len;
 		unsigned char *data;
-		uint32_t size32;
 		struct cur c;
 		int ret = 0;
 
@@ -317,6 +354,14 @@ int td_read_meta_v7(struct dat *d)
 				return td_fatal(d, 0, "The options name no %s section",
 						parts[i].what);
 			}
+			continue;
+		}
+		if (parts[i].id == OPT_KALLSYMS || parts[i].id == OPT_PRINTK) {
+			/* read when the dump first needs them: expanding kallsyms is most of an open */
+			d->priv->symbols_at[parts[i].id == OPT_PRINTK] = off;
+			d->priv->load_symbols = td_load_symbols;
+			d->priv->symbols_in = d->in;
+			d->priv->symbols_big = d->big;
 			continue;
 		}
 		data = load_section(d, off, parts[i].id, parts[i].what, &len);
@@ -332,14 +377,6 @@ int td_read_meta_v7(struct dat *d)
 			break;
 		case OPT_EVENT_FORMATS:
 			ret = td_read_event_formats(d, &c);
-			break;
-		case OPT_KALLSYMS:
-			ret = td_cur_u32(&c, &size32) < 0 ? -1 :
-				td_read_symbols(d, &c, size32, &d->priv->kallsyms);
-			break;
-		case OPT_PRINTK:
-			ret = td_cur_u32(&c, &size32) < 0 ? -1 :
-				td_read_symbols(d, &c, size32, &d->priv->printk);
 			break;
 		case OPT_CMDLINES:
 			ret = td_read_cmdlines(d, &c);

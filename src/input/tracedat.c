@@ -12,7 +12,8 @@
  * instance's pages, which are stored in compressed chunks when the file is.
  *
  * Read are the headers, event formats, kallsyms, printk formats and saved
- * cmdlines (the dump prints events as trace-cmd report does), and the
+ * cmdlines (the dump prints events as trace-cmd report does; v7's kallsyms
+ * and printk sections only when the dump first needs them), and the
  * options that shape time stamps (trace clock, TSC2NSEC, DATE, OFFSET,
  * TIME_SHIFT) or tie host and guest files together (TRACEID, GUEST).  The
  * cpu data stay on disk until streams read them.

@@ -521,6 +521,67 @@ Test(tracedat_damage, truncated_cpu_data)
 	free(img);
 }
 
+/* One kvm_fpu event in a v7 zlib file of compressed sections with kallsyms and printk text. */
+static void build_symbols(const char *ksyms, const char *printk, unsigned char **img,
+			  size_t *len)
+{
+	struct vma_tdw_opts o = { .version = 7, .codec = VMA_TDW_ZLIB, .compress_meta = true,
+				  .nr_cpus = 1, .kallsyms = ksyms, .printk = printk };
+	unsigned char ev[12] = { 0 };
+	struct vma_tdw *w = vma_tdw_new(&o);
+
+	cr_assert_not_null(w);
+	cr_assert_eq(vma_tdw_format(w, "kvm", fpu_format), 0);
+	vma_tdw_put(ev, 2, 37, false);
+	vma_tdw_put(ev + 4, 4, 100, false);
+	cr_assert_eq(vma_tdw_event(w, 0, 0, 1000, ev, 12), 0);
+	cr_assert_eq(vma_tdw_finish(w, img, len), 0);
+	vma_tdw_free(w);
+}
+
+/*
+ * v7's kallsyms and printk sections are read only when the dump's text
+ * needs them (-s never does); a damaged one then is reported at its offset
+ * and leaves only itself out.
+ */
+Test(tracedat_damage, symbols_read_when_the_dump_needs_them)
+{
+	static const char ksyms[] = "ffffffff81000000 T _text\nffffffff810a0000 T vmx_vcpu_run\n";
+	static const char printk[] = "0xffffffff82000000 : \"hello %d\\n\"\n";
+	struct vma_kvm_priv *priv;
+	unsigned char *img;
+	struct kt_input t;
+	uint64_t at;
+	size_t len;
+
+	build_symbols(ksyms, printk, &img, &len);
+	kt_open_mem(&t, img, len, NULL, NULL, VMA_DEFAULT_TOLERANCE);
+	cr_assert_eq(t.open_ret, VMA_OK);
+	priv = vma_kvm_priv_of(&t.in);
+	cr_assert_null(priv->kallsyms, "not read at open");
+	cr_assert_null(priv->printk);
+	at = priv->symbols_at[0];
+	cr_assert_gt(at, 0);
+	vma_kvm_print_setup(priv);
+	cr_assert_str_eq(priv->kallsyms, ksyms);
+	cr_assert_str_eq(priv->printk, printk);
+	cr_assert_eq(vma_diag_worst(t.diag), VMA_LVL_NONE);
+	kt_close(&t);
+
+	/* the compressed kallsyms (past its 16-byte header and the two sizes) damaged */
+	cr_assert_lt(at + 40, len);
+	memset(img + at + 24, 0xa5, 16);
+	kt_open_mem(&t, img, len, NULL, NULL, VMA_DEFAULT_TOLERANCE);
+	cr_assert_eq(t.open_ret, VMA_OK, "the open does not need kallsyms");
+	priv = vma_kvm_priv_of(&t.in);
+	vma_kvm_print_setup(priv);
+	cr_assert_null(priv->kallsyms);
+	cr_assert_str_eq(priv->printk, printk, "the printk section is read all the same");
+	cr_assert_eq(vma_diag_worst(t.diag), VMA_LVL_INPUT, "the damage is reported");
+	kt_close(&t);
+	free(img);
+}
+
 Test(tracedat_damage, corrupt_page_is_reported_and_skipped_when_tolerated)
 {
 	uint64_t off, size;
