@@ -15,9 +15,18 @@
 
 struct vma_hvm_inflight;
 
+/*
+ * Memory follows what the trace shows (doc/design.md, "Memory"): a vcpu
+ * with no closed arc has no vma_hvm_stats at all; one that has costs
+ * sizeof(struct vma_hvm_stats), plus per exit reason seen a vma_exit_stats
+ * and 8 bytes of index, per refinement seen a vma_exit_sub and 8 bytes of
+ * index, per interrupt vector injected a vma_irq_stats and, once it has a
+ * wake-to-halt time, a vma_w2h_stats.  The cycle summaries' own samples
+ * are cycles.h's.
+ */
 struct vma_exit_sub {
-	uint32_t handler; /* TRC_HVM_* handler id without the 64-bit flag; 0 = none */
 	uint64_t key;
+	uint32_t handler; /* TRC_HVM_* handler id without the 64-bit flag; 0 = none */
 	bool is_write;
 	struct vma_cycles cycles;
 };
@@ -31,8 +40,25 @@ struct vma_exit_sub {
 #define VMA_MAX_SUBS 256u
 #define VMA_SUB_OTHER UINT64_MAX
 
+/*
+ * Exit codes from this one up share one vma_exit_stats (its reason is the
+ * first such code seen): real codes are far below (VMX < 100, SVM < 0x500).
+ */
+#define VMA_EXIT_CODE_SHARED 0x10000u
+
+/*
+ * One exit reason.  What an arc reads and writes (the last refinement's
+ * key, the subs, the counters) is in the first 64 bytes.
+ */
 struct vma_exit_stats {
 	uint32_t reason;
+	uint32_t nr_subs;
+	/* The sub found last, and its key: most arcs repeat it. */
+	uint64_t last_key;
+	uint32_t last_handler;
+	uint32_t last_sub;
+	bool last_write;
+	struct vma_exit_sub *subs; /* owned, by first appearance */
 	/*
 	 * Every arc of the reason.  While records are read only its counters
 	 * are kept: each arc's sample goes to exactly one of the subs, and
@@ -40,14 +66,8 @@ struct vma_exit_stats {
 	 * sample add per arc instead of two).
 	 */
 	struct vma_cycles cycles;
-	struct vma_exit_sub *subs; /* owned */
-	uint32_t nr_subs, cap_subs;
+	uint32_t cap_subs;
 	uint32_t *index;           /* owned: open-addressing hash of subs, 2 * cap_subs slots */
-	/* The sub found last, and its key: most arcs repeat it. */
-	uint32_t last_sub;
-	uint32_t last_handler;
-	uint64_t last_key;
-	bool last_write;
 };
 
 /* Wake-to-halt cases, per vector (xenalyze's names in the summary). */
@@ -62,11 +82,26 @@ struct vma_w2h_stats {
 	struct vma_cycles cases[VMA_W2H_COUNT];
 };
 
+/* Injections of one vector (VMA_GUEST_VECTORS: any larger one). */
+struct vma_irq_stats {
+	uint64_t count;
+	struct vma_w2h_stats *w2h; /* owned, NULL = no wake-to-halt time */
+	uint32_t vector;
+};
+
+/* Words of the bitmap of vectors 0..VMA_GUEST_VECTORS (the last: larger ones). */
+#define VMA_IRQ_WORDS (VMA_GUEST_VECTORS / 64 + 1)
+
 struct vma_hvm_stats {
-	struct vma_w2h_stats *w2h[VMA_GUEST_VECTORS]; /* owned, NULL = never */
-	struct vma_exit_stats **by_reason; /* owned, indexed by exit code, NULL = never seen */
-	uint32_t nr_slots;
-	uint64_t guest_irqs[VMA_GUEST_VECTORS + 1]; /* injections by vector; last: larger */
+	/* Exit reasons by first appearance (nr_reasons of them); readers: read only. */
+	struct vma_exit_stats *reasons; /* owned */
+	uint32_t nr_reasons, cap_reasons;
+	uint32_t last_reason;          /* index of the reason found last */
+	uint32_t *index;               /* owned: hash of reasons, 2 * cap_reasons slots */
+	/* Injected vectors, ascending: irqs[i] is the i-th bit set in irq_seen. */
+	struct vma_irq_stats *irqs;    /* owned, nr_irqs of them */
+	uint32_t nr_irqs, cap_irqs;
+	uint64_t irq_seen[VMA_IRQ_WORDS];
 };
 
 /* Return: owned (vma_hvm_stats_destroy()), NULL when out of memory. */
@@ -97,5 +132,21 @@ void vma_hvm_stats_finish(struct vma_hvm_stats *stats);
 /* A wake-to-halt time of @cycles for interrupt @vector. */
 void vma_hvm_stats_add_w2h(struct vma_hvm_stats *stats, uint32_t vector, enum vma_w2h_case c,
 			   uint64_t cycles);
+
+/* An injection of @vector (any above VMA_GUEST_VECTORS counts as VMA_GUEST_VECTORS). */
+void vma_hvm_stats_count_irq(struct vma_hvm_stats *stats, uint32_t vector);
+
+/* Injections of @vector (VMA_GUEST_VECTORS: the larger ones); 0 when none. */
+uint64_t vma_hvm_stats_irqs(const struct vma_hvm_stats *stats, uint32_t vector);
+
+/* The summary of exit @reason, or NULL when it was never seen. */
+const struct vma_exit_stats *vma_hvm_stats_reason(const struct vma_hvm_stats *stats,
+						  uint32_t reason);
+
+/*
+ * Fills @out (room for stats->nr_reasons) with the exit reasons in
+ * ascending code order (the shared one, VMA_EXIT_CODE_SHARED, last).
+ */
+void vma_hvm_stats_sorted(const struct vma_hvm_stats *stats, const struct vma_exit_stats **out);
 
 #endif /* VMALYZE_HVM_STATS_H */

@@ -114,11 +114,13 @@ struct vma_hvm_w2h {
 	uint32_t vector;        /* wake vector of this wait, 0 = none yet */
 	uint32_t interrupts;    /* interrupts injected since the wake */
 	uint32_t wanting_tsc;   /* of those, waiting for their vmentry */
-	uint64_t start_tsc[VMA_GUEST_VECTORS]; /* 0 none, 1 until the vmentry */
-	uint8_t is_wake[VMA_GUEST_VECTORS];
-	/* Bit i: start_tsc[i] != 0, and start_tsc[i] == 1 (not to scan 256 entries). */
+	/* Bit i: vector i has a start time, and that time is still 1 (until the vmentry). */
 	uint64_t started[VMA_GUEST_VECTORS / 64];
 	uint64_t unstamped[VMA_GUEST_VECTORS / 64];
+	uint64_t is_wake[VMA_GUEST_VECTORS / 64]; /* bit i: vector i is the wake vector */
+	/* owned: the start times of the started vectors, ascending (a few, not 256) */
+	uint64_t *start_tsc;
+	size_t cap_start;
 };
 
 struct vma_hvm {

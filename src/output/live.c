@@ -25,7 +25,7 @@
 
 struct vcpu_snap {
 	const struct vma_vcpu *v;
-	uint64_t *events;          /* per exit reason, at the last second's end */
+	uint64_t *events;          /* per exit reason (the model's order), at the last second's end */
 	uint32_t nr;
 	uint64_t exit_cycles;
 	uint64_t rs[VMA_RS_COUNT]; /* accrued up to the last second's end */
@@ -148,26 +148,26 @@ static void write_vcpu(struct vma_live *lv, const struct vma_machine *m,
 
 	if (!s)
 		return;
-	if (st && st->nr_slots > s->nr) {
-		uint64_t *e = realloc(s->events, st->nr_slots * sizeof(*e));
+	if (st && st->nr_reasons > s->nr) {
+		uint64_t *e = realloc(s->events, st->nr_reasons * sizeof(*e));
 
 		if (!e)
 			return;
-		memset(e + s->nr, 0, (st->nr_slots - s->nr) * sizeof(*e));
+		memset(e + s->nr, 0, (st->nr_reasons - s->nr) * sizeof(*e));
 		s->events = e;
-		s->nr = st->nr_slots;
+		s->nr = st->nr_reasons;
 	}
-	for (r = 0; st && r < st->nr_slots; r++) {
+	for (r = 0; st && r < st->nr_reasons; r++) {
+		const struct vma_exit_stats *x = &st->reasons[r];
 		uint64_t n;
 
-		if (!st->by_reason[r])
-			continue;
-		n = st->by_reason[r]->cycles.events - s->events[r];
-		s->events[r] = st->by_reason[r]->cycles.events;
-		exit_cycles += st->by_reason[r]->cycles.cycles;
+		n = x->cycles.events - s->events[r];
+		s->events[r] = x->cycles.events;
+		exit_cycles += x->cycles.cycles;
 		exits += n;
-		/* Keep the TOP_REASONS busiest, largest first. */
-		for (i = 0; n && i < nr_top && top_n[i] >= n; i++)
+		/* Keep the TOP_REASONS busiest, largest first, the lower code first on a tie. */
+		for (i = 0; n && i < nr_top &&
+			    (top_n[i] > n || (top_n[i] == n && top[i] < x->reason)); i++)
 			;
 		if (n && i < TOP_REASONS) {
 			uint32_t k = nr_top < TOP_REASONS ? nr_top : TOP_REASONS - 1;
@@ -176,7 +176,7 @@ static void write_vcpu(struct vma_live *lv, const struct vma_machine *m,
 				top[k] = top[k - 1];
 				top_n[k] = top_n[k - 1];
 			}
-			top[i] = r;
+			top[i] = x->reason;
 			top_n[i] = n;
 			if (nr_top < TOP_REASONS)
 				nr_top++;

@@ -195,7 +195,7 @@ static uint64_t injected(const struct vma_domain *d, uint32_t vec)
 		const struct vma_vcpu *v = d->vcpus[i];
 
 		if (v && v->type == VMA_VCPU_HVM && v->hvm.stats)
-			n += v->hvm.stats->guest_irqs[vec];
+			n += vma_hvm_stats_irqs(v->hvm.stats, vec);
 	}
 	return n;
 }

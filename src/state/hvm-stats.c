@@ -1,18 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Accumulating closed exit arcs by reason and refinement (hvm-stats.h).
- * Exit codes are small (VMX < 100, SVM < 0x500), so reasons are indexed
- * directly; the refinements under one reason are found through a hash
- * index (the last one used is checked first).
+ * Everything is sized by what the vcpu shows: the exit reasons it had, in
+ * a dense array behind a hash index (the last one used checked first), the
+ * refinements under each the same way, and the injected vectors in a dense
+ * array ranked by a bitmap.  No table is indexed by a code from the trace.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "vmalyze/grow.h"
 #include "vmalyze/hvm-stats.h"
 #include "vmalyze/state.h"
-
-/* Codes above this are kept in the last slot's neighbourhood by value. */
-#define MAX_DIRECT_REASON 0x10000u
 
 struct vma_hvm_stats *vma_hvm_stats_create(void)
 {
@@ -25,62 +24,147 @@ void vma_hvm_stats_destroy(struct vma_hvm_stats *stats)
 
 	if (!stats)
 		return;
-	for (i = 0; i < stats->nr_slots; i++) {
-		struct vma_exit_stats *e = stats->by_reason[i];
+	for (i = 0; i < stats->nr_reasons; i++) {
+		struct vma_exit_stats *e = &stats->reasons[i];
 
-		if (!e)
-			continue;
 		vma_cycles_release(&e->cycles);
 		for (j = 0; j < e->nr_subs; j++)
 			vma_cycles_release(&e->subs[j].cycles);
 		free(e->subs);
 		free(e->index);
-		free(e);
 	}
-	free(stats->by_reason);
-	for (i = 0; i < VMA_GUEST_VECTORS; i++) {
-		if (!stats->w2h[i])
+	free(stats->reasons);
+	free(stats->index);
+	for (i = 0; i < stats->nr_irqs; i++) {
+		if (!stats->irqs[i].w2h)
 			continue;
 		for (j = 0; j < VMA_W2H_COUNT; j++)
-			vma_cycles_release(&stats->w2h[i]->cases[j]);
-		free(stats->w2h[i]);
+			vma_cycles_release(&stats->irqs[i].w2h->cases[j]);
+		free(stats->irqs[i].w2h);
 	}
+	free(stats->irqs);
 	free(stats);
 }
 
-/* reason_slot() for a reason not seen before (or out of memory: NULL). */
-static __attribute__((noinline)) struct vma_exit_stats *new_reason_slot(struct vma_hvm_stats *stats,
-									  uint32_t reason)
+/* The code a reason is found by: codes from VMA_EXIT_CODE_SHARED up share one. */
+static inline uint32_t reason_key(uint32_t reason)
 {
-	uint32_t idx = reason < MAX_DIRECT_REASON ? reason : MAX_DIRECT_REASON;
-
-	if (idx >= stats->nr_slots) {
-		uint32_t n = stats->nr_slots ? stats->nr_slots : 64;
-		struct vma_exit_stats **arr;
-
-		while (n <= idx)
-			n *= 2;
-		arr = realloc(stats->by_reason, n * sizeof(*arr));
-		if (!arr)
-			return NULL;
-		memset(arr + stats->nr_slots, 0, (n - stats->nr_slots) * sizeof(*arr));
-		stats->by_reason = arr;
-		stats->nr_slots = n;
-	}
-	if (!stats->by_reason[idx]) {
-		stats->by_reason[idx] = calloc(1, sizeof(struct vma_exit_stats));
-		if (stats->by_reason[idx])
-			stats->by_reason[idx]->reason = reason;
-	}
-	return stats->by_reason[idx];
+	return reason < VMA_EXIT_CODE_SHARED ? reason : VMA_EXIT_CODE_SHARED;
 }
 
-static inline struct vma_exit_stats *reason_slot(struct vma_hvm_stats *stats, uint32_t reason)
+static inline uint32_t reason_hash(uint32_t key)
 {
-	if (__builtin_expect(reason < stats->nr_slots && reason < MAX_DIRECT_REASON, 1) &&
-	    __builtin_expect(stats->by_reason[reason] != NULL, 1))
-		return stats->by_reason[reason];
-	return new_reason_slot(stats, reason);
+	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32);
+}
+
+/* Slot @i into an open-addressing @index of @slots (a power of two) at hash @h. */
+static void index_put(uint32_t *index, uint32_t slots, uint32_t h, uint32_t i)
+{
+	uint32_t at = h & (slots - 1);
+
+	while (index[at] != UINT32_MAX)
+		at = (at + 1) & (slots - 1);
+	index[at] = i;
+}
+
+/* A fresh index of @slots empty slots, or NULL. */
+static uint32_t *index_new(uint32_t slots)
+{
+	uint32_t *index = malloc(slots * sizeof(*index));
+
+	if (index)
+		memset(index, 0xff, slots * sizeof(*index));
+	return index;
+}
+
+/* A new reason's summary, its index grown with the array (NULL: out of memory). */
+static struct vma_exit_stats *add_reason(struct vma_hvm_stats *st, uint32_t reason)
+{
+	struct vma_exit_stats *e;
+	size_t cap = st->cap_reasons;
+	uint32_t i;
+
+	if (st->nr_reasons == st->cap_reasons) {
+		uint32_t *index;
+
+		if (vma_grow(st->reasons, &cap, st->nr_reasons + 1, 8) || cap > UINT32_MAX / 2)
+			return NULL;
+		index = index_new(2 * (uint32_t)cap);
+		if (!index)
+			return NULL;
+		st->cap_reasons = (uint32_t)cap;
+		for (i = 0; i < st->nr_reasons; i++)
+			index_put(index, 2 * st->cap_reasons,
+				  reason_hash(reason_key(st->reasons[i].reason)), i);
+		free(st->index);
+		st->index = index;
+	}
+	i = st->nr_reasons++;
+	e = &st->reasons[i];
+	memset(e, 0, sizeof(*e));
+	e->reason = reason;
+	index_put(st->index, 2 * st->cap_reasons, reason_hash(reason_key(reason)), i);
+	st->last_reason = i;
+	return e;
+}
+
+/* reason_slot() for a reason other than the last one (NULL: out of memory). */
+static __attribute__((noinline)) struct vma_exit_stats *find_reason(struct vma_hvm_stats *st,
+								     uint32_t reason)
+{
+	uint32_t key = reason_key(reason), slots = 2 * st->cap_reasons, at, i;
+
+	if (st->index) {
+		for (at = reason_hash(key) & (slots - 1); (i = st->index[at]) != UINT32_MAX;
+		     at = (at + 1) & (slots - 1)) {
+			if (reason_key(st->reasons[i].reason) == key) {
+				st->last_reason = i;
+				return &st->reasons[i];
+			}
+		}
+	}
+	return add_reason(st, reason);
+}
+
+static inline struct vma_exit_stats *reason_slot(struct vma_hvm_stats *st, uint32_t reason)
+{
+	if (__builtin_expect(st->nr_reasons != 0, 1) &&
+	    __builtin_expect(st->reasons[st->last_reason].reason == reason, 1))
+		return &st->reasons[st->last_reason];
+	return find_reason(st, reason);
+}
+
+const struct vma_exit_stats *vma_hvm_stats_reason(const struct vma_hvm_stats *st,
+						  uint32_t reason)
+{
+	uint32_t key = reason_key(reason), slots = 2 * st->cap_reasons, at, i;
+
+	if (!st->index)
+		return NULL;
+	for (at = reason_hash(key) & (slots - 1); (i = st->index[at]) != UINT32_MAX;
+	     at = (at + 1) & (slots - 1)) {
+		if (reason_key(st->reasons[i].reason) == key)
+			return &st->reasons[i];
+	}
+	return NULL;
+}
+
+static int by_code(const void *pa, const void *pb)
+{
+	uint32_t a = reason_key((*(const struct vma_exit_stats *const *)pa)->reason);
+	uint32_t b = reason_key((*(const struct vma_exit_stats *const *)pb)->reason);
+
+	return a < b ? -1 : a > b;
+}
+
+void vma_hvm_stats_sorted(const struct vma_hvm_stats *st, const struct vma_exit_stats **out)
+{
+	uint32_t i;
+
+	for (i = 0; i < st->nr_reasons; i++)
+		out[i] = &st->reasons[i];
+	if (st->nr_reasons > 1)
+		qsort(out, st->nr_reasons, sizeof(*out), by_code);
 }
 
 static uint32_t sub_hash(uint32_t handler, uint64_t key, bool is_write)
@@ -95,18 +179,14 @@ static uint32_t sub_hash(uint32_t handler, uint64_t key, bool is_write)
 static bool reindex(struct vma_exit_stats *e, uint32_t cap)
 {
 	uint32_t slots = 2 * cap, i;
-	uint32_t *index = malloc(slots * sizeof(*index));
+	uint32_t *index = index_new(slots);
 
 	if (!index)
 		return false;
-	memset(index, 0xff, slots * sizeof(*index));
 	for (i = 0; i < e->nr_subs; i++) {
 		const struct vma_exit_sub *s = &e->subs[i];
-		uint32_t at = sub_hash(s->handler, s->key, s->is_write) & (slots - 1);
 
-		while (index[at] != UINT32_MAX)
-			at = (at + 1) & (slots - 1);
-		index[at] = i;
+		index_put(index, slots, sub_hash(s->handler, s->key, s->is_write), i);
 	}
 	free(e->index);
 	e->index = index;
@@ -152,14 +232,12 @@ static __attribute__((noinline)) struct vma_exit_sub *find_sub(struct vma_exit_s
 		key = VMA_SUB_OTHER;
 	}
 	if (e->nr_subs == e->cap_subs) {
-		uint32_t cap = e->cap_subs ? e->cap_subs * 2 : 4;
-		struct vma_exit_sub *subs = realloc(e->subs, cap * sizeof(*subs));
+		size_t cap = e->cap_subs;
 
-		if (!subs)
+		if (vma_grow(e->subs, &cap, e->nr_subs + 1, 4) || cap > UINT32_MAX / 2)
 			return NULL;
-		e->subs = subs;
-		e->cap_subs = cap;
-		if (!reindex(e, cap))
+		e->cap_subs = (uint32_t)cap;
+		if (!reindex(e, e->cap_subs))
 			return NULL;
 	}
 	i = e->nr_subs++;
@@ -167,11 +245,7 @@ static __attribute__((noinline)) struct vma_exit_sub *find_sub(struct vma_exit_s
 	e->subs[i].handler = handler;
 	e->subs[i].key = key;
 	e->subs[i].is_write = is_write;
-	slots = 2 * e->cap_subs;
-	at = sub_hash(handler, key, is_write) & (slots - 1);
-	while (e->index[at] != UINT32_MAX)
-		at = (at + 1) & (slots - 1);
-	e->index[at] = i;
+	index_put(e->index, 2 * e->cap_subs, sub_hash(handler, key, is_write), i);
 	remember(e, i);
 	return &e->subs[i];
 }
@@ -223,15 +297,66 @@ void vma_hvm_stats_add_arc(struct vma_hvm_stats *stats, uint32_t reason,
 		vma_cycles_add(&s->cycles, cycles);
 }
 
+/* Vectors below @vector that were injected: its place in irqs[]. */
+static inline uint32_t irq_rank(const struct vma_hvm_stats *st, uint32_t vector)
+{
+	uint32_t w, rank = 0;
+
+	for (w = 0; w < vector / 64; w++)
+		rank += (uint32_t)__builtin_popcountll(st->irq_seen[w]);
+	return rank + (uint32_t)__builtin_popcountll(st->irq_seen[vector / 64] &
+						     (((uint64_t)1 << (vector % 64)) - 1));
+}
+
+/* The entry of @vector (at most VMA_GUEST_VECTORS), added when new; NULL: out of memory. */
+static struct vma_irq_stats *irq_slot(struct vma_hvm_stats *st, uint32_t vector)
+{
+	uint32_t rank = irq_rank(st, vector);
+	uint64_t bit = (uint64_t)1 << (vector % 64);
+	size_t cap = st->cap_irqs;
+
+	if (__builtin_expect((st->irq_seen[vector / 64] & bit) != 0, 1))
+		return &st->irqs[rank];
+	if (vma_grow(st->irqs, &cap, st->nr_irqs + 1, 2))
+		return NULL;
+	st->cap_irqs = (uint32_t)cap;
+	memmove(&st->irqs[rank + 1], &st->irqs[rank], (st->nr_irqs - rank) * sizeof(*st->irqs));
+	memset(&st->irqs[rank], 0, sizeof(*st->irqs));
+	st->irqs[rank].vector = vector;
+	st->nr_irqs++;
+	st->irq_seen[vector / 64] |= bit;
+	return &st->irqs[rank];
+}
+
+void vma_hvm_stats_count_irq(struct vma_hvm_stats *stats, uint32_t vector)
+{
+	struct vma_irq_stats *q =
+		irq_slot(stats, vector < VMA_GUEST_VECTORS ? vector : VMA_GUEST_VECTORS);
+
+	if (q)
+		q->count++;
+}
+
+uint64_t vma_hvm_stats_irqs(const struct vma_hvm_stats *stats, uint32_t vector)
+{
+	if (vector > VMA_GUEST_VECTORS ||
+	    !(stats->irq_seen[vector / 64] & (uint64_t)1 << (vector % 64)))
+		return 0;
+	return stats->irqs[irq_rank(stats, vector)].count;
+}
+
 void vma_hvm_stats_add_w2h(struct vma_hvm_stats *stats, uint32_t vector, enum vma_w2h_case c,
 			   uint64_t cycles)
 {
+	struct vma_irq_stats *q;
+
 	if (vector >= VMA_GUEST_VECTORS)
 		return;
-	if (!stats->w2h[vector])
-		stats->w2h[vector] = calloc(1, sizeof(struct vma_w2h_stats));
-	if (stats->w2h[vector])
-		vma_cycles_add(&stats->w2h[vector]->cases[c], cycles);
+	q = irq_slot(stats, vector);
+	if (q && !q->w2h)
+		q->w2h = calloc(1, sizeof(*q->w2h));
+	if (q && q->w2h)
+		vma_cycles_add(&q->w2h->cases[c], cycles);
 }
 
 void vma_hvm_stats_finish(struct vma_hvm_stats *stats)
@@ -240,10 +365,10 @@ void vma_hvm_stats_finish(struct vma_hvm_stats *stats)
 
 	if (!stats)
 		return;
-	for (i = 0; i < stats->nr_slots; i++) {
-		struct vma_exit_stats *e = stats->by_reason[i];
+	for (i = 0; i < stats->nr_reasons; i++) {
+		struct vma_exit_stats *e = &stats->reasons[i];
 
-		for (j = 0; e && j < e->nr_subs; j++)
+		for (j = 0; j < e->nr_subs; j++)
 			vma_cycles_merge_samples(&e->cycles, &e->subs[j].cycles);
 	}
 }

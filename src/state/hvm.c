@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "vmalyze/diag.h"
+#include "vmalyze/grow.h"
 #include "vmalyze/hvm-stats.h"
 #include "vmalyze/state-handlers.h"
 #include "vmalyze/status.h"
@@ -74,7 +75,6 @@ void vma_hvm_invalidate(struct vma_vcpu *v)
 		w->vector = 0;
 		w->interrupts = 0;
 		w->wanting_tsc = 0;
-		memset(w->start_tsc, 0, sizeof(w->start_tsc));
 		memset(w->started, 0, sizeof(w->started));
 		memset(w->unstamped, 0, sizeof(w->unstamped));
 	}
@@ -85,7 +85,7 @@ void vma_hvm_runstate_change(const struct vma_machine *m, struct vma_vcpu *v,
 			     uint64_t tsc)
 {
 	struct vma_hvm_w2h *w = v->hvm.w2h;
-	uint32_t i, word;
+	uint32_t i, word, j = 0;
 
 	if (v->state == VMA_RS_LOST)
 		return;
@@ -105,15 +105,16 @@ void vma_hvm_runstate_change(const struct vma_machine *m, struct vma_vcpu *v,
 	/* Halting: every interrupt since the wake gets its time to halt. */
 	for (word = 0; word < VMA_GUEST_VECTORS / 64; word++) {
 		for (; w->started[word]; w->started[word] &= w->started[word] - 1) {
-			uint64_t start, t;
+			uint64_t start, t, bit = w->started[word] & -w->started[word];
+			bool is_wake = (w->is_wake[word] & bit) != 0;
 
 			i = 64 * word + (uint32_t)__builtin_ctzll(w->started[word]);
-			start = w->start_tsc[i];
+			start = w->start_tsc[j++]; /* the started vectors' times, in this order */
 			t = start == 1 || tsc < start ? 0 : tsc - start;
 			if (t && __builtin_expect(m->observer != NULL, 0) && m->observer->halt)
-				m->observer->halt(m->observer->arg, v, i, w->is_wake[i], t, tsc);
+				m->observer->halt(m->observer->arg, v, i, is_wake, t, tsc);
 			if (t && stats_of(&v->hvm)) {
-				if (w->is_wake[i]) {
+				if (is_wake) {
 					if (w->interrupts == 1) {
 						vma_hvm_stats_add_w2h(v->hvm.stats, i,
 								      VMA_W2H_WAKE_ALONE, t);
@@ -123,13 +124,55 @@ void vma_hvm_runstate_change(const struct vma_machine *m, struct vma_vcpu *v,
 					vma_hvm_stats_add_w2h(v->hvm.stats, i, VMA_W2H_INTR, t);
 				}
 			}
-			w->start_tsc[i] = 0;
-			w->is_wake[i] = 0;
+			w->is_wake[word] &= ~bit;
 		}
 		w->unstamped[word] = 0;
 	}
 	w->interrupts = 0;
 	w->vector = 0;
+}
+
+/* Where vector @vec's start time is in w->start_tsc: the started vectors below it. */
+static uint32_t w2h_rank(const struct vma_hvm_w2h *w, uint32_t vec)
+{
+	uint32_t word, rank = 0;
+
+	for (word = 0; word < vec / 64; word++)
+		rank += (uint32_t)__builtin_popcountll(w->started[word]);
+	return rank + (uint32_t)__builtin_popcountll(w->started[vec / 64] &
+						     (((uint64_t)1 << (vec % 64)) - 1));
+}
+
+/* How many vectors have a start time. */
+static uint32_t w2h_started(const struct vma_hvm_w2h *w)
+{
+	uint32_t word, n = 0;
+
+	for (word = 0; word < VMA_GUEST_VECTORS / 64; word++)
+		n += (uint32_t)__builtin_popcountll(w->started[word]);
+	return n;
+}
+
+/* Vector @vec (not started) gets start time @tsc; false when out of memory. */
+static bool w2h_start(struct vma_hvm_w2h *w, uint32_t vec, uint64_t tsc)
+{
+	uint32_t rank = w2h_rank(w, vec), n = w2h_started(w);
+
+	if (vma_grow(w->start_tsc, &w->cap_start, n + 1, 4))
+		return false;
+	memmove(&w->start_tsc[rank + 1], &w->start_tsc[rank], (n - rank) * sizeof(uint64_t));
+	w->start_tsc[rank] = tsc;
+	w->started[vec / 64] |= (uint64_t)1 << (vec % 64);
+	return true;
+}
+
+/* Vector @vec (started) loses its start time. */
+static void w2h_unstart(struct vma_hvm_w2h *w, uint32_t vec)
+{
+	uint32_t rank = w2h_rank(w, vec), n = w2h_started(w);
+
+	memmove(&w->start_tsc[rank], &w->start_tsc[rank + 1], (n - rank - 1) * sizeof(uint64_t));
+	w->started[vec / 64] &= ~((uint64_t)1 << (vec % 64));
 }
 
 /* An interrupt injected: the wake vector if it is the first since a wake. */
@@ -145,11 +188,10 @@ static void w2h_inject(struct vma_hvm *h, uint32_t vec)
 		return;
 	if (w->waking && w->vector == 0) {
 		w->vector = vec;
-		w->is_wake[vec] = 1;
+		w->is_wake[vec / 64] |= (uint64_t)1 << (vec % 64);
 	}
-	if (w->start_tsc[vec] == 0) {
-		w->start_tsc[vec] = 1; /* set at the next vmentry */
-		w->started[vec / 64] |= (uint64_t)1 << (vec % 64);
+	/* The start time is 1 until the next vmentry sets it. */
+	if (!(w->started[vec / 64] & (uint64_t)1 << (vec % 64)) && w2h_start(w, vec, 1)) {
 		w->unstamped[vec / 64] |= (uint64_t)1 << (vec % 64);
 		w->wanting_tsc++;
 		w->interrupts++;
@@ -166,7 +208,7 @@ void vma_hvm_count_injection(struct vma_vcpu *v, uint32_t vec)
 {
 	if (!stats_of(&v->hvm))
 		return;
-	v->hvm.stats->guest_irqs[vec < VMA_GUEST_VECTORS ? vec : VMA_GUEST_VECTORS]++;
+	vma_hvm_stats_count_irq(v->hvm.stats, vec);
 	w2h_inject(&v->hvm, vec);
 }
 
@@ -185,12 +227,13 @@ static void w2h_vmentry(struct vma_hvm *h, uint64_t tsc)
 		for (bits = w->unstamped[word]; bits && w->wanting_tsc; bits &= bits - 1) {
 			bit = bits & -bits;
 			i = 64 * word + (uint32_t)__builtin_ctzll(bits);
-			w->start_tsc[i] = tsc;
 			w->wanting_tsc--;
 			if (tsc != 1)
 				w->unstamped[word] &= ~bit;
 			if (tsc == 0)
-				w->started[word] &= ~bit;
+				w2h_unstart(w, i);
+			else
+				w->start_tsc[w2h_rank(w, i)] = tsc;
 		}
 	}
 }
@@ -438,7 +481,7 @@ static void inj_virq(struct vma_machine *m, struct vma_vcpu *v, const struct vma
 	vma_vlapic_inject(v, vec);
 	if (!stats_of(&v->hvm))
 		return;
-	v->hvm.stats->guest_irqs[vec < VMA_GUEST_VECTORS ? vec : VMA_GUEST_VECTORS]++;
+	vma_hvm_stats_count_irq(v->hvm.stats, vec);
 	w2h_inject(&v->hvm, vec);
 }
 

@@ -127,6 +127,8 @@ static void vcpu_destroy(struct vma_vcpu *v)
 	free(v->latency_nohalt.ring);
 	if (v->type == VMA_VCPU_HVM || v->type == VMA_VCPU_ARM) {
 		vma_hvm_stats_destroy(v->hvm.stats);
+		if (v->hvm.w2h)
+			free(v->hvm.w2h->start_tsc);
 		free(v->hvm.w2h);
 		vma_eip_counts_release(&v->hvm.eip_histogram);
 		vma_cycles_release(&v->hvm.ipi_latency);

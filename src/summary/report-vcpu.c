@@ -231,19 +231,23 @@ static void build_exits(struct vma_report_builder *b, struct vma_report_vcpu *rv
 			const struct vma_vcpu *v)
 {
 	const struct vma_hvm_stats *st = v->hvm.stats;
-	uint32_t r, n = 0;
+	const struct vma_exit_stats **order;
+	uint32_t r;
 
-	for (r = 0; r < st->nr_slots; r++)
-		n += st->by_reason[r] != NULL;
-	rv->exits = vma_report_rows(b, n, sizeof(*rv->exits));
+	rv->exits = vma_report_rows(b, st->nr_reasons, sizeof(*rv->exits));
 	if (!rv->exits)
 		return;
-	for (r = 0; r < st->nr_slots; r++) {
-		const struct vma_exit_stats *e = st->by_reason[r];
+	/* The model keeps reasons by first appearance; the report lists them by code. */
+	order = calloc(st->nr_reasons, sizeof(*order));
+	if (!order) {
+		b->failed = true;
+		return;
+	}
+	vma_hvm_stats_sorted(st, order);
+	for (r = 0; r < st->nr_reasons; r++) {
+		const struct vma_exit_stats *e = order[r];
 		struct vma_report_exit *x;
 
-		if (!e)
-			continue;
 		x = &rv->exits[rv->nr_exits++];
 		x->code = e->reason;
 		x->name = v->type == VMA_VCPU_ARM ? vma_arm_exit_name(e->reason)
@@ -254,6 +258,7 @@ static void build_exits(struct vma_report_builder *b, struct vma_report_vcpu *rv
 		build_handlers(b, x, e);
 		build_sublines(b, x, e);
 	}
+	free(order);
 }
 
 static int by_address(const void *pa, const void *pb)
@@ -275,10 +280,10 @@ static void build_addresses(struct vma_report_builder *b, const struct vma_hvm_s
 	size_t n = 0, cap_rows = 0, cap_sums = 0, i;
 	uint32_t r, k;
 
-	for (r = 0; r < st->nr_slots; r++) {
-		const struct vma_exit_stats *e = st->by_reason[r];
+	for (r = 0; r < st->nr_reasons; r++) {
+		const struct vma_exit_stats *e = &st->reasons[r];
 
-		for (k = 0; e && k < e->nr_subs; k++) {
+		for (k = 0; k < e->nr_subs; k++) {
 			const struct vma_exit_sub *s = &e->subs[k];
 
 			if (s->handler != read_id && s->handler != write_id)
@@ -321,24 +326,24 @@ static void build_irqs(struct vma_report_builder *b, struct vma_report_vcpu *rv,
 {
 	uint32_t r, k, n = 0;
 
-	for (r = 0; r <= VMA_GUEST_VECTORS; r++)
-		n += st->guest_irqs[r] != 0;
+	for (r = 0; r < st->nr_irqs; r++)
+		n += st->irqs[r].count != 0;
 	rv->irqs = vma_report_rows(b, n, sizeof(*rv->irqs));
 	if (!rv->irqs)
 		return;
-	for (r = 0; r <= VMA_GUEST_VECTORS; r++) {
+	/* Ascending vectors, as st->irqs keeps them. */
+	for (r = 0; r < st->nr_irqs; r++) {
+		const struct vma_irq_stats *s = &st->irqs[r];
 		struct vma_report_irq *q;
 
-		if (!st->guest_irqs[r])
+		if (!s->count)
 			continue;
 		q = &rv->irqs[rv->nr_irqs++];
-		q->vector = r;
-		q->count = st->guest_irqs[r];
-		q->has_w2h = r < VMA_GUEST_VECTORS && st->w2h[r];
-		for (k = 0; q->has_w2h && k < VMA_REPORT_W2H_CASES; k++) {
-			vma_report_fill_stat(b, &q->w2h[k], &st->w2h[r]->cases[k],
-					     VMA_CYCLES_BY_TIME);
-		}
+		q->vector = s->vector;
+		q->count = s->count;
+		q->has_w2h = s->vector < VMA_GUEST_VECTORS && s->w2h;
+		for (k = 0; q->has_w2h && k < VMA_REPORT_W2H_CASES; k++)
+			vma_report_fill_stat(b, &q->w2h[k], &s->w2h->cases[k], VMA_CYCLES_BY_TIME);
 	}
 }
 

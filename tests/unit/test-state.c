@@ -60,15 +60,13 @@ static void vmexit(uint64_t tsc, uint32_t reason)
 	feed(tsc, TRC_HVM_VMX_EXIT64, 3, reason, 0x1000u, 0u);
 }
 
-static struct vma_exit_stats *exit_stats(uint32_t reason)
+static const struct vma_exit_stats *exit_stats(uint32_t reason)
 {
 	struct vma_vcpu *v = vma_vcpu_get(m, 1, 0);
 
 	cr_assert_eq(v->type, VMA_VCPU_HVM);
 	cr_assert_not_null(v->hvm.stats);
-	if (reason >= v->hvm.stats->nr_slots)
-		return NULL;
-	return v->hvm.stats->by_reason[reason];
+	return vma_hvm_stats_reason(v->hvm.stats, reason);
 }
 
 static const struct vma_exit_sub *find_sub(const struct vma_exit_stats *e, uint32_t handler)
@@ -201,7 +199,7 @@ Test(state, handler_without_exit_is_ignored)
 	cr_assert(o.orphan);
 	o = feed(160, TRC_HVM_INJ_VIRQ, 2, 243u, 0u);
 	cr_assert_not(o.orphan, "injections need no exit");
-	cr_assert_eq(vma_vcpu_get(m, 1, 0)->hvm.stats->guest_irqs[243], 1);
+	cr_assert_eq(vma_hvm_stats_irqs(vma_vcpu_get(m, 1, 0)->hvm.stats, 243), 1);
 }
 
 Test(state, runstate_times_and_runnable_kinds)

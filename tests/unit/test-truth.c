@@ -75,9 +75,9 @@ static int runstate_index(const char *name)
 
 static const struct vma_exit_stats *exit_of(const struct vma_vcpu *v, uint32_t code)
 {
-	if (v->type != VMA_VCPU_HVM || !v->hvm.stats || code >= v->hvm.stats->nr_slots)
+	if (v->type != VMA_VCPU_HVM || !v->hvm.stats)
 		return NULL;
-	return v->hvm.stats->by_reason[code];
+	return vma_hvm_stats_reason(v->hvm.stats, code);
 }
 
 /* Arcs refined by a VMMCALL handler naming hypercall @nr, over all reasons. */
@@ -86,10 +86,10 @@ static void vmcall_totals(const struct vma_vcpu *v, uint64_t nr, uint64_t *count
 	uint32_t r, k;
 
 	*count = *cycles = 0;
-	for (r = 0; v->type == VMA_VCPU_HVM && v->hvm.stats && r < v->hvm.stats->nr_slots; r++) {
-		const struct vma_exit_stats *e = v->hvm.stats->by_reason[r];
+	for (r = 0; v->type == VMA_VCPU_HVM && v->hvm.stats && r < v->hvm.stats->nr_reasons; r++) {
+		const struct vma_exit_stats *e = &v->hvm.stats->reasons[r];
 
-		for (k = 0; e && k < e->nr_subs; k++) {
+		for (k = 0; k < e->nr_subs; k++) {
 			if (e->subs[k].handler == TRC_HVM_VMMCALL && e->subs[k].key == nr) {
 				*count += e->subs[k].cycles.events;
 				*cycles += e->subs[k].cycles.cycles;
