@@ -21,7 +21,8 @@ struct vma_hvm_inflight;
  * sizeof(struct vma_hvm_stats), plus per exit reason seen a vma_exit_stats
  * and 8 bytes of index, per refinement seen a vma_exit_sub and 8 bytes of
  * index, per interrupt vector injected a vma_irq_stats and, once it has a
- * wake-to-halt time, a vma_w2h_stats.  The cycle summaries' own samples
+ * wake-to-halt time, a vma_w2h_stats (and once for all, on the first
+ * injection, a map of 514 bytes from vector to entry).  The cycle summaries' own samples
  * are cycles.h's.
  */
 struct vma_exit_sub {
@@ -89,19 +90,16 @@ struct vma_irq_stats {
 	uint32_t vector;
 };
 
-/* Words of the bitmap of vectors 0..VMA_GUEST_VECTORS (the last: larger ones). */
-#define VMA_IRQ_WORDS (VMA_GUEST_VECTORS / 64 + 1)
-
 struct vma_hvm_stats {
 	/* Exit reasons by first appearance (nr_reasons of them); readers: read only. */
 	struct vma_exit_stats *reasons; /* owned */
 	uint32_t nr_reasons, cap_reasons;
-	uint32_t last_reason;          /* index of the reason found last */
 	uint32_t *index;               /* owned: hash of reasons, 2 * cap_reasons slots */
-	/* Injected vectors, ascending: irqs[i] is the i-th bit set in irq_seen. */
+	uint32_t index_shift;          /* 32 - log2(2 * cap_reasons) */
+	/* Injected vectors, ascending. */
 	struct vma_irq_stats *irqs;    /* owned, nr_irqs of them */
 	uint32_t nr_irqs, cap_irqs;
-	uint64_t irq_seen[VMA_IRQ_WORDS];
+	uint16_t *irq_map;             /* owned: by vector, 1 + its entry, 0 = none */
 };
 
 /* Return: owned (vma_hvm_stats_destroy()), NULL when out of memory. */

@@ -118,9 +118,13 @@ struct vma_hvm_w2h {
 	uint64_t started[VMA_GUEST_VECTORS / 64];
 	uint64_t unstamped[VMA_GUEST_VECTORS / 64];
 	uint64_t is_wake[VMA_GUEST_VECTORS / 64]; /* bit i: vector i is the wake vector */
-	/* owned: the start times of the started vectors, ascending (a few, not 256) */
-	uint64_t *start_tsc;
-	size_t cap_start;
+	/* owned: the start times of the started vectors, by vector (a few, not 256) */
+	struct vma_w2h_start {
+		uint64_t tsc;  /* 1 until the vmentry */
+		uint32_t vector;
+	} *starts;
+	uint32_t nr_starts;
+	size_t cap_starts;
 };
 
 struct vma_hvm {

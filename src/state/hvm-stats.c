@@ -2,9 +2,9 @@
 /*
  * Accumulating closed exit arcs by reason and refinement (hvm-stats.h).
  * Everything is sized by what the vcpu shows: the exit reasons it had, in
- * a dense array behind a hash index (the last one used checked first), the
- * refinements under each the same way, and the injected vectors in a dense
- * array ranked by a bitmap.  No table is indexed by a code from the trace.
+ * a dense array behind a hash index, the refinements under each the same
+ * way (the last one used checked first), and the injected vectors in an
+ * array by vector behind a map from vector to entry.  No table is indexed by a code from the trace.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +43,7 @@ void vma_hvm_stats_destroy(struct vma_hvm_stats *stats)
 		free(stats->irqs[i].w2h);
 	}
 	free(stats->irqs);
+	free(stats->irq_map);
 	free(stats);
 }
 
@@ -52,16 +53,24 @@ static inline uint32_t reason_key(uint32_t reason)
 	return reason < VMA_EXIT_CODE_SHARED ? reason : VMA_EXIT_CODE_SHARED;
 }
 
+/*
+ * Fibonacci hashing: runs of codes (VMX 0..70, SVM 0x60..0x7f) spread
+ * over the slots; the index's slot is the top bits of this.
+ */
 static inline uint32_t reason_hash(uint32_t key)
 {
-	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32);
+	return key * 0x9e3779b1u;
 }
 
-/* Slot @i into an open-addressing @index of @slots (a power of two) at hash @h. */
-static void index_put(uint32_t *index, uint32_t slots, uint32_t h, uint32_t i)
+/* The slot of @key in an index of 2 * cap_reasons slots, 2^(32 - shift). */
+static inline uint32_t reason_at(const struct vma_hvm_stats *st, uint32_t key)
 {
-	uint32_t at = h & (slots - 1);
+	return reason_hash(key) >> st->index_shift;
+}
 
+/* Entry @i into an open-addressing @index of @slots (a power of two), from slot @at on. */
+static void index_put(uint32_t *index, uint32_t slots, uint32_t at, uint32_t i)
+{
 	while (index[at] != UINT32_MAX)
 		at = (at + 1) & (slots - 1);
 	index[at] = i;
@@ -93,9 +102,10 @@ static struct vma_exit_stats *add_reason(struct vma_hvm_stats *st, uint32_t reas
 		if (!index)
 			return NULL;
 		st->cap_reasons = (uint32_t)cap;
+		st->index_shift = (uint32_t)__builtin_clz(2 * st->cap_reasons) + 1;
 		for (i = 0; i < st->nr_reasons; i++)
 			index_put(index, 2 * st->cap_reasons,
-				  reason_hash(reason_key(st->reasons[i].reason)), i);
+				  reason_at(st, reason_key(st->reasons[i].reason)), i);
 		free(st->index);
 		st->index = index;
 	}
@@ -103,34 +113,35 @@ static struct vma_exit_stats *add_reason(struct vma_hvm_stats *st, uint32_t reas
 	e = &st->reasons[i];
 	memset(e, 0, sizeof(*e));
 	e->reason = reason;
-	index_put(st->index, 2 * st->cap_reasons, reason_hash(reason_key(reason)), i);
-	st->last_reason = i;
+	index_put(st->index, 2 * st->cap_reasons, reason_at(st, reason_key(reason)), i);
 	return e;
 }
 
-/* reason_slot() for a reason other than the last one (NULL: out of memory). */
+/* reason_slot() past the first probe (NULL: out of memory). */
 static __attribute__((noinline)) struct vma_exit_stats *find_reason(struct vma_hvm_stats *st,
 								     uint32_t reason)
 {
 	uint32_t key = reason_key(reason), slots = 2 * st->cap_reasons, at, i;
 
 	if (st->index) {
-		for (at = reason_hash(key) & (slots - 1); (i = st->index[at]) != UINT32_MAX;
+		for (at = reason_at(st, key); (i = st->index[at]) != UINT32_MAX;
 		     at = (at + 1) & (slots - 1)) {
-			if (reason_key(st->reasons[i].reason) == key) {
-				st->last_reason = i;
+			if (reason_key(st->reasons[i].reason) == key)
 				return &st->reasons[i];
-			}
 		}
 	}
 	return add_reason(st, reason);
 }
 
+/* As cheap as a table indexed by code when the first probe finds it (the usual case). */
 static inline struct vma_exit_stats *reason_slot(struct vma_hvm_stats *st, uint32_t reason)
 {
-	if (__builtin_expect(st->nr_reasons != 0, 1) &&
-	    __builtin_expect(st->reasons[st->last_reason].reason == reason, 1))
-		return &st->reasons[st->last_reason];
+	if (__builtin_expect(st->index != NULL, 1)) {
+		uint32_t i = st->index[reason_at(st, reason)];
+
+		if (__builtin_expect(i != UINT32_MAX && st->reasons[i].reason == reason, 1))
+			return &st->reasons[i];
+	}
 	return find_reason(st, reason);
 }
 
@@ -141,7 +152,7 @@ const struct vma_exit_stats *vma_hvm_stats_reason(const struct vma_hvm_stats *st
 
 	if (!st->index)
 		return NULL;
-	for (at = reason_hash(key) & (slots - 1); (i = st->index[at]) != UINT32_MAX;
+	for (at = reason_at(st, key); (i = st->index[at]) != UINT32_MAX;
 	     at = (at + 1) & (slots - 1)) {
 		if (reason_key(st->reasons[i].reason) == key)
 			return &st->reasons[i];
@@ -186,7 +197,7 @@ static bool reindex(struct vma_exit_stats *e, uint32_t cap)
 	for (i = 0; i < e->nr_subs; i++) {
 		const struct vma_exit_sub *s = &e->subs[i];
 
-		index_put(index, slots, sub_hash(s->handler, s->key, s->is_write), i);
+		index_put(index, slots, sub_hash(s->handler, s->key, s->is_write) & (slots - 1), i);
 	}
 	free(e->index);
 	e->index = index;
@@ -245,7 +256,8 @@ static __attribute__((noinline)) struct vma_exit_sub *find_sub(struct vma_exit_s
 	e->subs[i].handler = handler;
 	e->subs[i].key = key;
 	e->subs[i].is_write = is_write;
-	index_put(e->index, 2 * e->cap_subs, sub_hash(handler, key, is_write), i);
+	index_put(e->index, 2 * e->cap_subs,
+		  sub_hash(handler, key, is_write) & (2 * e->cap_subs - 1), i);
 	remember(e, i);
 	return &e->subs[i];
 }
@@ -297,35 +309,39 @@ void vma_hvm_stats_add_arc(struct vma_hvm_stats *stats, uint32_t reason,
 		vma_cycles_add(&s->cycles, cycles);
 }
 
-/* Vectors below @vector that were injected: its place in irqs[]. */
-static inline uint32_t irq_rank(const struct vma_hvm_stats *st, uint32_t vector)
+/* irq_slot() for a vector not seen before (NULL: out of memory). */
+static __attribute__((noinline)) struct vma_irq_stats *add_irq(struct vma_hvm_stats *st,
+							       uint32_t vector)
 {
-	uint32_t w, rank = 0;
-
-	for (w = 0; w < vector / 64; w++)
-		rank += (uint32_t)__builtin_popcountll(st->irq_seen[w]);
-	return rank + (uint32_t)__builtin_popcountll(st->irq_seen[vector / 64] &
-						     (((uint64_t)1 << (vector % 64)) - 1));
-}
-
-/* The entry of @vector (at most VMA_GUEST_VECTORS), added when new; NULL: out of memory. */
-static struct vma_irq_stats *irq_slot(struct vma_hvm_stats *st, uint32_t vector)
-{
-	uint32_t rank = irq_rank(st, vector);
-	uint64_t bit = (uint64_t)1 << (vector % 64);
 	size_t cap = st->cap_irqs;
+	uint32_t at, i;
 
-	if (__builtin_expect((st->irq_seen[vector / 64] & bit) != 0, 1))
-		return &st->irqs[rank];
+	if (!st->irq_map) {
+		st->irq_map = calloc(VMA_GUEST_VECTORS + 1, sizeof(*st->irq_map));
+		if (!st->irq_map)
+			return NULL;
+	}
 	if (vma_grow(st->irqs, &cap, st->nr_irqs + 1, 2))
 		return NULL;
 	st->cap_irqs = (uint32_t)cap;
-	memmove(&st->irqs[rank + 1], &st->irqs[rank], (st->nr_irqs - rank) * sizeof(*st->irqs));
-	memset(&st->irqs[rank], 0, sizeof(*st->irqs));
-	st->irqs[rank].vector = vector;
+	/* Kept in vector order, the report's: the entries after it move up one. */
+	for (at = st->nr_irqs; at && st->irqs[at - 1].vector > vector; at--)
+		;
+	memmove(&st->irqs[at + 1], &st->irqs[at], (st->nr_irqs - at) * sizeof(*st->irqs));
+	memset(&st->irqs[at], 0, sizeof(*st->irqs));
+	st->irqs[at].vector = vector;
 	st->nr_irqs++;
-	st->irq_seen[vector / 64] |= bit;
-	return &st->irqs[rank];
+	for (i = at; i < st->nr_irqs; i++)
+		st->irq_map[st->irqs[i].vector] = (uint16_t)(i + 1);
+	return &st->irqs[at];
+}
+
+/* A vector's entry in st->irqs (the map is made on the first injection); NULL: out of memory. */
+static inline struct vma_irq_stats *irq_slot(struct vma_hvm_stats *st, uint32_t vector)
+{
+	if (__builtin_expect(st->irq_map && st->irq_map[vector], 1))
+		return &st->irqs[st->irq_map[vector] - 1];
+	return add_irq(st, vector);
 }
 
 void vma_hvm_stats_count_irq(struct vma_hvm_stats *stats, uint32_t vector)
@@ -339,10 +355,9 @@ void vma_hvm_stats_count_irq(struct vma_hvm_stats *stats, uint32_t vector)
 
 uint64_t vma_hvm_stats_irqs(const struct vma_hvm_stats *stats, uint32_t vector)
 {
-	if (vector > VMA_GUEST_VECTORS ||
-	    !(stats->irq_seen[vector / 64] & (uint64_t)1 << (vector % 64)))
+	if (vector > VMA_GUEST_VECTORS || !stats->irq_map || !stats->irq_map[vector])
 		return 0;
-	return stats->irqs[irq_rank(stats, vector)].count;
+	return stats->irqs[stats->irq_map[vector] - 1].count;
 }
 
 void vma_hvm_stats_add_w2h(struct vma_hvm_stats *stats, uint32_t vector, enum vma_w2h_case c,

@@ -77,6 +77,7 @@ void vma_hvm_invalidate(struct vma_vcpu *v)
 		w->wanting_tsc = 0;
 		memset(w->started, 0, sizeof(w->started));
 		memset(w->unstamped, 0, sizeof(w->unstamped));
+		w->nr_starts = 0;
 	}
 }
 
@@ -109,7 +110,7 @@ void vma_hvm_runstate_change(const struct vma_machine *m, struct vma_vcpu *v,
 			bool is_wake = (w->is_wake[word] & bit) != 0;
 
 			i = 64 * word + (uint32_t)__builtin_ctzll(w->started[word]);
-			start = w->start_tsc[j++]; /* the started vectors' times, in this order */
+			start = w->starts[j++].tsc; /* the started vectors, in this order */
 			t = start == 1 || tsc < start ? 0 : tsc - start;
 			if (t && __builtin_expect(m->observer != NULL, 0) && m->observer->halt)
 				m->observer->halt(m->observer->arg, v, i, is_wake, t, tsc);
@@ -128,51 +129,29 @@ void vma_hvm_runstate_change(const struct vma_machine *m, struct vma_vcpu *v,
 		}
 		w->unstamped[word] = 0;
 	}
+	w->nr_starts = 0;
 	w->interrupts = 0;
 	w->vector = 0;
-}
-
-/* Where vector @vec's start time is in w->start_tsc: the started vectors below it. */
-static uint32_t w2h_rank(const struct vma_hvm_w2h *w, uint32_t vec)
-{
-	uint32_t word, rank = 0;
-
-	for (word = 0; word < vec / 64; word++)
-		rank += (uint32_t)__builtin_popcountll(w->started[word]);
-	return rank + (uint32_t)__builtin_popcountll(w->started[vec / 64] &
-						     (((uint64_t)1 << (vec % 64)) - 1));
-}
-
-/* How many vectors have a start time. */
-static uint32_t w2h_started(const struct vma_hvm_w2h *w)
-{
-	uint32_t word, n = 0;
-
-	for (word = 0; word < VMA_GUEST_VECTORS / 64; word++)
-		n += (uint32_t)__builtin_popcountll(w->started[word]);
-	return n;
 }
 
 /* Vector @vec (not started) gets start time @tsc; false when out of memory. */
 static bool w2h_start(struct vma_hvm_w2h *w, uint32_t vec, uint64_t tsc)
 {
-	uint32_t rank = w2h_rank(w, vec), n = w2h_started(w);
+	uint32_t at = w->nr_starts;
 
-	if (vma_grow(w->start_tsc, &w->cap_start, n + 1, 4))
+	if (vma_grow(w->starts, &w->cap_starts, w->nr_starts + 1, 4))
 		return false;
-	memmove(&w->start_tsc[rank + 1], &w->start_tsc[rank], (n - rank) * sizeof(uint64_t));
-	w->start_tsc[rank] = tsc;
+	/* Few vectors wait at once: the place is found from the end. */
+	while (at && w->starts[at - 1].vector > vec)
+		at--;
+	if (at < w->nr_starts)
+		memmove(&w->starts[at + 1], &w->starts[at],
+			(w->nr_starts - at) * sizeof(*w->starts));
+	w->starts[at].vector = vec;
+	w->starts[at].tsc = tsc;
+	w->nr_starts++;
 	w->started[vec / 64] |= (uint64_t)1 << (vec % 64);
 	return true;
-}
-
-/* Vector @vec (started) loses its start time. */
-static void w2h_unstart(struct vma_hvm_w2h *w, uint32_t vec)
-{
-	uint32_t rank = w2h_rank(w, vec), n = w2h_started(w);
-
-	memmove(&w->start_tsc[rank], &w->start_tsc[rank + 1], (n - rank - 1) * sizeof(uint64_t));
-	w->started[vec / 64] &= ~((uint64_t)1 << (vec % 64));
 }
 
 /* An interrupt injected: the wake vector if it is the first since a wake. */
@@ -212,30 +191,45 @@ void vma_hvm_count_injection(struct vma_vcpu *v, uint32_t vec)
 	w2h_inject(&v->hvm, vec);
 }
 
-/* A vmentry delivers the interrupts injected before it. */
-static void w2h_vmentry(struct vma_hvm *h, uint64_t tsc)
+/* w2h_vmentry() with vectors waiting: they get their start time. */
+static __attribute__((noinline)) void w2h_stamp(struct vma_hvm_w2h *w, uint64_t tsc)
 {
-	struct vma_hvm_w2h *w = h->w2h;
-	uint32_t i, word;
+	uint32_t i, word, j = 0;
 	uint64_t bits, bit;
 
-	if (!w)
-		return;
-	w->waking = false;
 	/* The vectors whose start_tsc is 1, in order, as long as some are wanted. */
 	for (word = 0; word < VMA_GUEST_VECTORS / 64 && w->wanting_tsc; word++) {
 		for (bits = w->unstamped[word]; bits && w->wanting_tsc; bits &= bits - 1) {
 			bit = bits & -bits;
 			i = 64 * word + (uint32_t)__builtin_ctzll(bits);
+			/* w->starts is in vector order too: @j only moves forward. */
+			while (w->starts[j].vector != i)
+				j++;
 			w->wanting_tsc--;
 			if (tsc != 1)
 				w->unstamped[word] &= ~bit;
-			if (tsc == 0)
-				w2h_unstart(w, i);
-			else
-				w->start_tsc[w2h_rank(w, i)] = tsc;
+			if (tsc != 0) {
+				w->starts[j++].tsc = tsc;
+				continue;
+			}
+			w->started[word] &= ~bit;
+			w->nr_starts--;
+			memmove(&w->starts[j], &w->starts[j + 1],
+				(w->nr_starts - j) * sizeof(*w->starts));
 		}
 	}
+}
+
+/* A vmentry delivers the interrupts injected before it. */
+static inline void w2h_vmentry(struct vma_hvm *h, uint64_t tsc)
+{
+	struct vma_hvm_w2h *w = h->w2h;
+
+	if (!w)
+		return;
+	w->waking = false;
+	if (w->wanting_tsc)
+		w2h_stamp(w, tsc);
 }
 
 /*

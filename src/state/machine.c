@@ -128,7 +128,7 @@ static void vcpu_destroy(struct vma_vcpu *v)
 	if (v->type == VMA_VCPU_HVM || v->type == VMA_VCPU_ARM) {
 		vma_hvm_stats_destroy(v->hvm.stats);
 		if (v->hvm.w2h)
-			free(v->hvm.w2h->start_tsc);
+			free(v->hvm.w2h->starts);
 		free(v->hvm.w2h);
 		vma_eip_counts_release(&v->hvm.eip_histogram);
 		vma_cycles_release(&v->hvm.ipi_latency);
