@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The per-vcpu exit tables (hvm-stats.h): exit reasons, refinements and
+ * injected vectors are kept in tables sized by what is seen, so these
+ * check lookups through growth, many keys in scrambled order, the shared
+ * entry of huge codes, and the orders the report reads them in.  The
+ * wake-to-halt start times (state.h, hvm.c) are checked through dispatch.
+ */
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "vmalyze/diag.h"
+#include "vmalyze/dispatch.h"
+#include "vmalyze/hvm-stats.h"
+#include "vmalyze/state.h"
+#include "vmalyze/status.h"
+#include "vmalyze/trace-ids.h"
+
+#include "test-record-util.h"
+
+/* A fixed permutation of 0..n-1 (n a power of two): i * odd mod n. */
+static uint32_t scramble(uint32_t i, uint32_t n)
+{
+	return (i * 2654435761u) & (n - 1);
+}
+
+static struct vma_hvm_inflight refinement(uint32_t handler, uint64_t key, bool is_write)
+{
+	struct vma_hvm_inflight in;
+
+	memset(&in, 0, sizeof(in));
+	in.handler = handler;
+	in.key = key;
+	in.is_write = is_write;
+	return in;
+}
+
+/* 2,048 codes, each given code + 1 arcs of code + 1 cycles, in a scrambled order. */
+Test(hvm_stats, many_reasons_found_through_growth)
+{
+	struct vma_hvm_stats *st = vma_hvm_stats_create();
+	const uint32_t n = 2048;
+	uint32_t i, k;
+
+	cr_assert_not_null(st);
+	for (k = 0; k < 4; k++) {
+		for (i = 0; i < n; i++) {
+			uint32_t code = scramble(i, n);
+			struct vma_hvm_inflight in = refinement(0, 0, false);
+
+			/* codes get 1, 2, 3 or 4 arcs: code % 4 + 1 */
+			if (k <= code % 4)
+				vma_hvm_stats_add_arc(st, code, &in, code + 1);
+		}
+	}
+	cr_assert_eq(st->nr_reasons, n);
+	for (i = 0; i < n; i++) {
+		const struct vma_exit_stats *e = vma_hvm_stats_reason(st, i);
+
+		cr_assert_not_null(e, "code %u lost", i);
+		cr_assert_eq(e->reason, i);
+		cr_assert_eq(e->cycles.count, i % 4 + 1, "code %u", i);
+		cr_assert_eq(e->cycles.cycles, (uint64_t)(i % 4 + 1) * (i + 1), "code %u", i);
+	}
+	cr_assert_null(vma_hvm_stats_reason(st, n), "a code never seen");
+	cr_assert_null(vma_hvm_stats_reason(st, 0x20000u));
+	vma_hvm_stats_destroy(st);
+}
+
+/* The report lists reasons by code, whatever order they came in; huge codes share the last. */
+Test(hvm_stats, sorted_by_code_and_huge_codes_shared)
+{
+	static const uint32_t codes[] = { 0x400, 48, 0x7f, 1, 0x12345, 30, 0x60, 0xffffffffu, 0 };
+	const struct vma_exit_stats *order[16];
+	struct vma_hvm_stats *st = vma_hvm_stats_create();
+	struct vma_hvm_inflight in = refinement(0, 0, false);
+	uint32_t i;
+
+	for (i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+		vma_hvm_stats_add_arc(st, codes[i], &in, 10);
+	cr_assert_eq(st->nr_reasons, 8, "0x12345 and 0xffffffff are one entry");
+	vma_hvm_stats_sorted(st, order);
+	cr_assert_eq(order[0]->reason, 0);
+	cr_assert_eq(order[1]->reason, 1);
+	cr_assert_eq(order[2]->reason, 30);
+	cr_assert_eq(order[3]->reason, 48);
+	cr_assert_eq(order[4]->reason, 0x60);
+	cr_assert_eq(order[5]->reason, 0x7f);
+	cr_assert_eq(order[6]->reason, 0x400);
+	cr_assert_eq(order[7]->reason, 0x12345, "the first huge code names the shared entry");
+	cr_assert_eq(order[7]->cycles.count, 2);
+	cr_assert_eq(vma_hvm_stats_reason(st, 0xffffffffu), order[7]);
+	for (i = 0; i < 7; i++)
+		cr_assert_eq(order[i]->cycles.count, 1);
+	vma_hvm_stats_destroy(st);
+}
+
+/* Refinements: found again among many, by handler, key and direction; past the cap, "other". */
+Test(hvm_stats, refinements_by_key_and_the_other_entry)
+{
+	struct vma_hvm_stats *st = vma_hvm_stats_create();
+	const struct vma_exit_stats *e;
+	uint64_t total = 0;
+	uint32_t i, k;
+
+	for (k = 0; k < 3; k++) {
+		for (i = 0; i < 512; i++) {
+			uint32_t key = scramble(i, 512);
+			struct vma_hvm_inflight in =
+				refinement(TRC_HVM_IOPORT_READ + (key & 1), 0x1000u + key / 2, key & 2);
+
+			vma_hvm_stats_add_arc(st, 30, &in, key + 1);
+		}
+	}
+	e = vma_hvm_stats_reason(st, 30);
+	cr_assert_not_null(e);
+	cr_assert_eq(e->cycles.count, 3 * 512);
+	cr_assert_leq(e->nr_subs, VMA_MAX_SUBS + 4, "past the cap, one other entry per handler and direction");
+	for (i = 0; i < e->nr_subs; i++) {
+		const struct vma_exit_sub *s = &e->subs[i];
+		uint32_t j;
+
+		for (j = 0; j < i; j++) {
+			cr_assert(e->subs[j].handler != s->handler || e->subs[j].key != s->key ||
+				  e->subs[j].is_write != s->is_write, "sub %u twice", i);
+		}
+		total += s->cycles.events;
+		if (s->key == VMA_SUB_OTHER)
+			continue;
+		/* The key's own arcs, none lost to another sub: 3 of key + 1 cycles. */
+		k = (uint32_t)(s->key - 0x1000u) * 2 + (s->handler - TRC_HVM_IOPORT_READ);
+		cr_assert_eq(s->is_write, (k & 2) != 0);
+		cr_assert_eq(s->cycles.events, 3, "key %u", k);
+		cr_assert_eq(s->cycles.cycles, 3ull * (k + 1), "key %u", k);
+	}
+	cr_assert_eq(total, 3 * 512, "every arc in one sub");
+	vma_hvm_stats_destroy(st);
+}
+
+/* Injected vectors: counted by vector in any order, listed ascending, larger ones at 256. */
+Test(hvm_stats, injected_vectors_ascending)
+{
+	struct vma_hvm_stats *st = vma_hvm_stats_create();
+	uint32_t i, k;
+
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < 256; i++) {
+			uint32_t vec = scramble(i, 256);
+
+			if (vec % 3 == 0) /* every third vector, vec / 3 + 1 times */
+				continue;
+			vma_hvm_stats_count_irq(st, vec);
+		}
+	}
+	vma_hvm_stats_count_irq(st, 300);
+	vma_hvm_stats_count_irq(st, 0xffffffffu);
+	for (i = 0; i < 256; i++)
+		cr_assert_eq(vma_hvm_stats_irqs(st, i), i % 3 ? 2 : 0, "vector %u", i);
+	cr_assert_eq(vma_hvm_stats_irqs(st, VMA_GUEST_VECTORS), 2, "the larger vectors");
+	cr_assert_eq(vma_hvm_stats_irqs(st, 1000), 0);
+	for (i = 1; i < st->nr_irqs; i++)
+		cr_assert_lt(st->irqs[i - 1].vector, st->irqs[i].vector);
+	cr_assert_eq(st->irqs[st->nr_irqs - 1].vector, VMA_GUEST_VECTORS);
+	/* A wake-to-halt time goes to its own vector's entry. */
+	vma_hvm_stats_add_w2h(st, 0xef, VMA_W2H_INTR, 77);
+	vma_hvm_stats_add_w2h(st, 300, VMA_W2H_INTR, 5);
+	for (i = 0; i < st->nr_irqs; i++) {
+		const struct vma_irq_stats *q = &st->irqs[i];
+
+		cr_assert_eq(q->w2h != NULL, q->vector == 0xef, "vector %u", q->vector);
+	}
+	vma_hvm_stats_destroy(st);
+}
+
+static struct vma_diag *diag;
+static struct vma_machine *m;
+
+static void feed(uint64_t tsc, uint32_t event, int n, ...)
+{
+	struct vma_record rec;
+	struct vma_outcome out;
+	va_list ap;
+
+	va_start(ap, n);
+	vt_record(&rec, 0, tsc, event, n, ap);
+	va_end(ap);
+	cr_assert_eq(vma_dispatch(m, &rec, &out), VMA_OK);
+}
+
+static void runstate(uint64_t tsc, uint32_t old, uint32_t new)
+{
+	feed(tsc, TRC_SCHED_RUNSTATE_CHANGE | old << 8 | new << 4, 1, 1u << 16);
+}
+
+static const struct vma_cycles *w2h(uint32_t vec, enum vma_w2h_case c)
+{
+	const struct vma_hvm_stats *st = vma_vcpu_get(m, 1, 0)->hvm.stats;
+	uint32_t i;
+
+	for (i = 0; st && i < st->nr_irqs; i++) {
+		if (st->irqs[i].vector == vec)
+			return st->irqs[i].w2h ? &st->irqs[i].w2h->cases[c] : NULL;
+	}
+	return NULL;
+}
+
+/*
+ * d1v0 (HVM from its first exit) wakes, gets vectors 0x90 (its wake vector), 0x31 and 0xef before a
+ * vmentry at 1000, and 0x40 before one at 2000; it halts at 5000.
+ */
+Test(hvm_stats, wake_to_halt_by_vector)
+{
+	static const uint32_t first[] = { 0x90, 0x31, 0xef };
+	uint32_t i;
+
+	diag = vma_diag_create(VMA_LVL_MAX_TOLERABLE, VMA_VERB_QUIET);
+	m = vma_machine_create(diag, NULL);
+	cr_assert_eq(vma_machine_add_pcpu(m, 0), VMA_OK);
+	runstate(100, 1, 0);
+	feed(110, TRC_HVM_VMX_EXIT64, 3, 1u, 0x1000u, 0u); /* it is an HVM vcpu */
+	feed(150, TRC_HVM_VMENTRY, 0);
+	runstate(200, 0, 2);  /* blocked */
+	runstate(300, 2, 1);  /* woken */
+	runstate(400, 1, 0);
+	feed(500, TRC_HVM_VMX_EXIT64, 3, 1u, 0x1000u, 0u);
+	for (i = 0; i < 3; i++)
+		feed(600 + i, TRC_HVM_INJ_VIRQ, 2, first[i], 0u);
+	feed(600, TRC_HVM_INJ_VIRQ, 2, 0x31u, 0u); /* again: one start time */
+	feed(1000, TRC_HVM_VMENTRY, 0);
+	feed(1500, TRC_HVM_VMX_EXIT64, 3, 1u, 0x1000u, 0u);
+	feed(1600, TRC_HVM_INJ_VIRQ, 2, 0x40u, 0u);
+	feed(2000, TRC_HVM_VMENTRY, 0);
+	runstate(5000, 0, 2); /* halts */
+	cr_assert_not_null(w2h(0x90, VMA_W2H_WAKE_ANY));
+	cr_assert_eq(w2h(0x90, VMA_W2H_WAKE_ANY)->cycles, 4000);
+	cr_assert_eq(w2h(0x90, VMA_W2H_WAKE_ALONE)->count, 0, "not the only interrupt");
+	cr_assert_eq(w2h(0x90, VMA_W2H_INTR)->count, 0);
+	cr_assert_eq(w2h(0x31, VMA_W2H_INTR)->cycles, 4000);
+	cr_assert_eq(w2h(0x31, VMA_W2H_INTR)->count, 1);
+	cr_assert_eq(w2h(0xef, VMA_W2H_INTR)->cycles, 4000);
+	cr_assert_eq(w2h(0x40, VMA_W2H_INTR)->cycles, 3000);
+	cr_assert_eq(vma_vcpu_get(m, 1, 0)->hvm.w2h->nr_starts, 0, "all consumed by the halt");
+	/* Alone this time: woken, one interrupt, a halt. */
+	runstate(6000, 2, 1);
+	runstate(6100, 1, 0);
+	feed(6200, TRC_HVM_VMX_EXIT64, 3, 1u, 0x1000u, 0u);
+	feed(6300, TRC_HVM_INJ_VIRQ, 2, 0x31u, 0u);
+	feed(6400, TRC_HVM_VMENTRY, 0);
+	runstate(6900, 0, 2);
+	cr_assert_eq(w2h(0x31, VMA_W2H_WAKE_ALONE)->cycles, 500);
+	cr_assert_eq(w2h(0x31, VMA_W2H_INTR)->count, 1, "unchanged");
+	vma_machine_destroy(m);
+	vma_diag_destroy(diag);
+}
