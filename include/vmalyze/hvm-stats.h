@@ -21,8 +21,7 @@ struct vma_hvm_inflight;
  * sizeof(struct vma_hvm_stats), plus per exit reason seen a vma_exit_stats
  * and 8 bytes of index, per refinement seen a vma_exit_sub and 8 bytes of
  * index, per interrupt vector injected a vma_irq_stats and, once it has a
- * wake-to-halt time, a vma_w2h_stats (and once for all, on the first
- * injection, a map of 514 bytes from vector to entry).  The cycle summaries' own samples
+ * wake-to-halt time, a vma_w2h_stats, and 8 bytes of index.  The cycle summaries' own samples
  * are cycles.h's.
  */
 struct vma_exit_sub {
@@ -85,21 +84,26 @@ struct vma_w2h_stats {
 
 /* Injections of one vector (VMA_GUEST_VECTORS: any larger one). */
 struct vma_irq_stats {
+	uint32_t vector; /* first: the index finds entries by their first field */
 	uint64_t count;
 	struct vma_w2h_stats *w2h; /* owned, NULL = no wake-to-halt time */
-	uint32_t vector;
+};
+
+/* An open-addressing index of entries by code: 2 slots per entry of room. */
+struct vma_code_index {
+	uint32_t *slots; /* owned: entry numbers, UINT32_MAX = empty */
+	uint32_t shift;  /* 32 - log2(slots): a code's slot is the top bits of its hash */
 };
 
 struct vma_hvm_stats {
 	/* Exit reasons by first appearance (nr_reasons of them); readers: read only. */
 	struct vma_exit_stats *reasons; /* owned */
 	uint32_t nr_reasons, cap_reasons;
-	uint32_t *index;               /* owned: hash of reasons, 2 * cap_reasons slots */
-	uint32_t index_shift;          /* 32 - log2(2 * cap_reasons) */
-	/* Injected vectors, ascending. */
+	struct vma_code_index reason_index;
+	/* Injected vectors by first injection; readers: read only. */
 	struct vma_irq_stats *irqs;    /* owned, nr_irqs of them */
 	uint32_t nr_irqs, cap_irqs;
-	uint16_t *irq_map;             /* owned: by vector, 1 + its entry, 0 = none */
+	struct vma_code_index irq_index;
 };
 
 /* Return: owned (vma_hvm_stats_destroy()), NULL when out of memory. */
@@ -146,5 +150,9 @@ const struct vma_exit_stats *vma_hvm_stats_reason(const struct vma_hvm_stats *st
  * ascending code order (the shared one, VMA_EXIT_CODE_SHARED, last).
  */
 void vma_hvm_stats_sorted(const struct vma_hvm_stats *stats, const struct vma_exit_stats **out);
+
+/* Fills @out (room for stats->nr_irqs) with the injected vectors, ascending. */
+void vma_hvm_stats_irqs_sorted(const struct vma_hvm_stats *stats,
+			       const struct vma_irq_stats **out);
 
 #endif /* VMALYZE_HVM_STATS_H */

@@ -3,8 +3,9 @@
  * Accumulating closed exit arcs by reason and refinement (hvm-stats.h).
  * Everything is sized by what the vcpu shows: the exit reasons it had, in
  * a dense array behind a hash index, the refinements under each the same
- * way (the last one used checked first), and the injected vectors in an
- * array by vector behind a map from vector to entry.  No table is indexed by a code from the trace.
+ * way (the last one used checked first), and the injected vectors the same
+ * way as the reasons.  Entries stay where they were added; the report gets
+ * them sorted.  No table is indexed by a code from the trace.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +35,7 @@ void vma_hvm_stats_destroy(struct vma_hvm_stats *stats)
 		free(e->index);
 	}
 	free(stats->reasons);
-	free(stats->index);
+	free(stats->reason_index.slots);
 	for (i = 0; i < stats->nr_irqs; i++) {
 		if (!stats->irqs[i].w2h)
 			continue;
@@ -43,40 +44,66 @@ void vma_hvm_stats_destroy(struct vma_hvm_stats *stats)
 		free(stats->irqs[i].w2h);
 	}
 	free(stats->irqs);
-	free(stats->irq_map);
+	free(stats->irq_index.slots);
 	free(stats);
 }
 
-/* The code a reason is found by: codes from VMA_EXIT_CODE_SHARED up share one. */
-static inline uint32_t reason_key(uint32_t reason)
+/*
+ * The code an entry is found by: its first field (a reason or a vector);
+ * exit codes from VMA_EXIT_CODE_SHARED up share one entry.
+ */
+static inline uint32_t code_key(uint32_t code)
 {
-	return reason < VMA_EXIT_CODE_SHARED ? reason : VMA_EXIT_CODE_SHARED;
+	return code < VMA_EXIT_CODE_SHARED ? code : VMA_EXIT_CODE_SHARED;
+}
+
+static inline uint32_t entry_key(const void *entries, size_t size, uint32_t i)
+{
+	uint32_t code;
+
+	memcpy(&code, (const char *)entries + (size_t)i * size, sizeof(code));
+	return code_key(code);
 }
 
 /*
- * Fibonacci hashing: runs of codes (VMX 0..70, SVM 0x60..0x7f) spread
- * over the slots; the index's slot is the top bits of this.
+ * Fibonacci hashing: runs of codes (VMX 0..70, SVM 0x60..0x7f, vectors)
+ * spread over the slots; a slot is the top bits of the product.
  */
-static inline uint32_t reason_hash(uint32_t key)
+static inline uint32_t code_at(const struct vma_code_index *x, uint32_t key)
 {
-	return key * 0x9e3779b1u;
+	return key * 0x9e3779b1u >> x->shift;
 }
 
-/* The slot of @key in an index of 2 * cap_reasons slots, 2^(32 - shift). */
-static inline uint32_t reason_at(const struct vma_hvm_stats *st, uint32_t key)
+static inline uint32_t code_mask(const struct vma_code_index *x)
 {
-	return reason_hash(key) >> st->index_shift;
+	return UINT32_MAX >> x->shift;
 }
 
-/* Entry @i into an open-addressing @index of @slots (a power of two), from slot @at on. */
-static void index_put(uint32_t *index, uint32_t slots, uint32_t at, uint32_t i)
+/* The entry of @key, or UINT32_MAX. */
+static uint32_t index_find(const struct vma_code_index *x, const void *entries, size_t size,
+			   uint32_t key)
 {
-	while (index[at] != UINT32_MAX)
-		at = (at + 1) & (slots - 1);
-	index[at] = i;
+	uint32_t at, i;
+
+	if (!x->slots)
+		return UINT32_MAX;
+	for (at = code_at(x, key); (i = x->slots[at]) != UINT32_MAX; at = (at + 1) & code_mask(x)) {
+		if (entry_key(entries, size, i) == key)
+			return i;
+	}
+	return UINT32_MAX;
 }
 
-/* A fresh index of @slots empty slots, or NULL. */
+static void index_put(struct vma_code_index *x, uint32_t key, uint32_t i)
+{
+	uint32_t at = code_at(x, key);
+
+	while (x->slots[at] != UINT32_MAX)
+		at = (at + 1) & code_mask(x);
+	x->slots[at] = i;
+}
+
+/* A fresh index of @slots (a power of two) empty slots, or NULL. */
 static uint32_t *index_new(uint32_t slots)
 {
 	uint32_t *index = malloc(slots * sizeof(*index));
@@ -86,58 +113,60 @@ static uint32_t *index_new(uint32_t slots)
 	return index;
 }
 
-/* A new reason's summary, its index grown with the array (NULL: out of memory). */
-static struct vma_exit_stats *add_reason(struct vma_hvm_stats *st, uint32_t reason)
+/*
+ * A new zeroed entry of code @code at the end of *@entriesp (*@nr of @size
+ * bytes, room for *@cap), @x grown with it to twice its room; NULL when out
+ * of memory.  Entries stay in the order they came: indices never move.
+ */
+static void *table_add(void *entriesp, uint32_t *nr, uint32_t *cap, size_t size,
+		       struct vma_code_index *x, uint32_t code)
 {
-	struct vma_exit_stats *e;
-	size_t cap = st->cap_reasons;
+	size_t room = *cap;
+	char *entries;
 	uint32_t i;
 
-	if (st->nr_reasons == st->cap_reasons) {
-		uint32_t *index;
+	if (*nr == *cap) {
+		struct vma_code_index grown;
 
-		if (vma_grow(st->reasons, &cap, st->nr_reasons + 1, 8) || cap > UINT32_MAX / 2)
+		if (vma_grow_bytes(entriesp, &room, *nr + 1, size, 4) || room > UINT32_MAX / 4)
 			return NULL;
-		index = index_new(2 * (uint32_t)cap);
-		if (!index)
+		*cap = (uint32_t)room;
+		grown.slots = index_new(2 * *cap);
+		if (!grown.slots)
 			return NULL;
-		st->cap_reasons = (uint32_t)cap;
-		st->index_shift = (uint32_t)__builtin_clz(2 * st->cap_reasons) + 1;
-		for (i = 0; i < st->nr_reasons; i++)
-			index_put(index, 2 * st->cap_reasons,
-				  reason_at(st, reason_key(st->reasons[i].reason)), i);
-		free(st->index);
-		st->index = index;
+		grown.shift = (uint32_t)__builtin_clz(2 * *cap) + 1;
+		memcpy(&entries, entriesp, sizeof(entries));
+		for (i = 0; i < *nr; i++)
+			index_put(&grown, entry_key(entries, size, i), i);
+		free(x->slots);
+		*x = grown;
 	}
-	i = st->nr_reasons++;
-	e = &st->reasons[i];
-	memset(e, 0, sizeof(*e));
-	e->reason = reason;
-	index_put(st->index, 2 * st->cap_reasons, reason_at(st, reason_key(reason)), i);
-	return e;
+	memcpy(&entries, entriesp, sizeof(entries));
+	i = (*nr)++;
+	memset(entries + (size_t)i * size, 0, size);
+	memcpy(entries + (size_t)i * size, &code, sizeof(code));
+	index_put(x, code_key(code), i);
+	return entries + (size_t)i * size;
 }
 
 /* reason_slot() past the first probe (NULL: out of memory). */
 static __attribute__((noinline)) struct vma_exit_stats *find_reason(struct vma_hvm_stats *st,
 								     uint32_t reason)
 {
-	uint32_t key = reason_key(reason), slots = 2 * st->cap_reasons, at, i;
+	uint32_t i = index_find(&st->reason_index, st->reasons, sizeof(*st->reasons),
+				code_key(reason));
 
-	if (st->index) {
-		for (at = reason_at(st, key); (i = st->index[at]) != UINT32_MAX;
-		     at = (at + 1) & (slots - 1)) {
-			if (reason_key(st->reasons[i].reason) == key)
-				return &st->reasons[i];
-		}
-	}
-	return add_reason(st, reason);
+	if (i != UINT32_MAX)
+		return &st->reasons[i];
+	return table_add(&st->reasons, &st->nr_reasons, &st->cap_reasons, sizeof(*st->reasons),
+			 &st->reason_index, reason);
 }
 
 /* As cheap as a table indexed by code when the first probe finds it (the usual case). */
 static inline struct vma_exit_stats *reason_slot(struct vma_hvm_stats *st, uint32_t reason)
 {
-	if (__builtin_expect(st->index != NULL, 1)) {
-		uint32_t i = st->index[reason_at(st, reason)];
+	if (__builtin_expect(st->reason_index.slots != NULL, 1)) {
+		uint32_t i = st->reason_index.slots[code_at(&st->reason_index, reason)];
 
 		if (__builtin_expect(i != UINT32_MAX && st->reasons[i].reason == reason, 1))
 			return &st->reasons[i];
@@ -148,34 +177,39 @@ static inline struct vma_exit_stats *reason_slot(struct vma_hvm_stats *st, uint3
 const struct vma_exit_stats *vma_hvm_stats_reason(const struct vma_hvm_stats *st,
 						  uint32_t reason)
 {
-	uint32_t key = reason_key(reason), slots = 2 * st->cap_reasons, at, i;
+	uint32_t i = index_find(&st->reason_index, st->reasons, sizeof(*st->reasons),
+				code_key(reason));
 
-	if (!st->index)
-		return NULL;
-	for (at = reason_at(st, key); (i = st->index[at]) != UINT32_MAX;
-	     at = (at + 1) & (slots - 1)) {
-		if (reason_key(st->reasons[i].reason) == key)
-			return &st->reasons[i];
-	}
-	return NULL;
+	return i == UINT32_MAX ? NULL : &st->reasons[i];
 }
 
 static int by_code(const void *pa, const void *pb)
 {
-	uint32_t a = reason_key((*(const struct vma_exit_stats *const *)pa)->reason);
-	uint32_t b = reason_key((*(const struct vma_exit_stats *const *)pb)->reason);
+	uint32_t a = entry_key(*(const void *const *)pa, 0, 0);
+	uint32_t b = entry_key(*(const void *const *)pb, 0, 0);
 
 	return a < b ? -1 : a > b;
 }
 
-void vma_hvm_stats_sorted(const struct vma_hvm_stats *st, const struct vma_exit_stats **out)
+/* Pointers to the @n entries of @size bytes at @entries into @out, by code. */
+static void sort_by_code(const void *entries, size_t size, uint32_t n, const void **out)
 {
 	uint32_t i;
 
-	for (i = 0; i < st->nr_reasons; i++)
-		out[i] = &st->reasons[i];
-	if (st->nr_reasons > 1)
-		qsort(out, st->nr_reasons, sizeof(*out), by_code);
+	for (i = 0; i < n; i++)
+		out[i] = (const char *)entries + (size_t)i * size;
+	if (n > 1)
+		qsort(out, n, sizeof(*out), by_code);
+}
+
+void vma_hvm_stats_sorted(const struct vma_hvm_stats *st, const struct vma_exit_stats **out)
+{
+	sort_by_code(st->reasons, sizeof(*st->reasons), st->nr_reasons, (const void **)out);
+}
+
+void vma_hvm_stats_irqs_sorted(const struct vma_hvm_stats *st, const struct vma_irq_stats **out)
+{
+	sort_by_code(st->irqs, sizeof(*st->irqs), st->nr_irqs, (const void **)out);
 }
 
 static uint32_t sub_hash(uint32_t handler, uint64_t key, bool is_write)
@@ -184,6 +218,16 @@ static uint32_t sub_hash(uint32_t handler, uint64_t key, bool is_write)
 		     is_write;
 
 	return (uint32_t)(h ^ h >> 29);
+}
+
+/* Sub @i into the index of @slots (a power of two) slots, from hash @h on. */
+static void sub_put(uint32_t *index, uint32_t slots, uint32_t h, uint32_t i)
+{
+	uint32_t at = h & (slots - 1);
+
+	while (index[at] != UINT32_MAX)
+		at = (at + 1) & (slots - 1);
+	index[at] = i;
 }
 
 /* Rebuild the hash index for @cap subs (index slots: 2 * cap, a power of two). */
@@ -197,7 +241,7 @@ static bool reindex(struct vma_exit_stats *e, uint32_t cap)
 	for (i = 0; i < e->nr_subs; i++) {
 		const struct vma_exit_sub *s = &e->subs[i];
 
-		index_put(index, slots, sub_hash(s->handler, s->key, s->is_write) & (slots - 1), i);
+		sub_put(index, slots, sub_hash(s->handler, s->key, s->is_write), i);
 	}
 	free(e->index);
 	e->index = index;
@@ -256,8 +300,7 @@ static __attribute__((noinline)) struct vma_exit_sub *find_sub(struct vma_exit_s
 	e->subs[i].handler = handler;
 	e->subs[i].key = key;
 	e->subs[i].is_write = is_write;
-	index_put(e->index, 2 * e->cap_subs,
-		  sub_hash(handler, key, is_write) & (2 * e->cap_subs - 1), i);
+	sub_put(e->index, 2 * e->cap_subs, sub_hash(handler, key, is_write), i);
 	remember(e, i);
 	return &e->subs[i];
 }
@@ -309,39 +352,28 @@ void vma_hvm_stats_add_arc(struct vma_hvm_stats *stats, uint32_t reason,
 		vma_cycles_add(&s->cycles, cycles);
 }
 
-/* irq_slot() for a vector not seen before (NULL: out of memory). */
-static __attribute__((noinline)) struct vma_irq_stats *add_irq(struct vma_hvm_stats *st,
-							       uint32_t vector)
+/* irq_slot() past the first probe (NULL: out of memory). */
+static __attribute__((noinline)) struct vma_irq_stats *find_irq(struct vma_hvm_stats *st,
+								uint32_t vector)
 {
-	size_t cap = st->cap_irqs;
-	uint32_t at, i;
+	uint32_t i = index_find(&st->irq_index, st->irqs, sizeof(*st->irqs), vector);
 
-	if (!st->irq_map) {
-		st->irq_map = calloc(VMA_GUEST_VECTORS + 1, sizeof(*st->irq_map));
-		if (!st->irq_map)
-			return NULL;
-	}
-	if (vma_grow(st->irqs, &cap, st->nr_irqs + 1, 2))
-		return NULL;
-	st->cap_irqs = (uint32_t)cap;
-	/* Kept in vector order, the report's: the entries after it move up one. */
-	for (at = st->nr_irqs; at && st->irqs[at - 1].vector > vector; at--)
-		;
-	memmove(&st->irqs[at + 1], &st->irqs[at], (st->nr_irqs - at) * sizeof(*st->irqs));
-	memset(&st->irqs[at], 0, sizeof(*st->irqs));
-	st->irqs[at].vector = vector;
-	st->nr_irqs++;
-	for (i = at; i < st->nr_irqs; i++)
-		st->irq_map[st->irqs[i].vector] = (uint16_t)(i + 1);
-	return &st->irqs[at];
+	if (i != UINT32_MAX)
+		return &st->irqs[i];
+	return table_add(&st->irqs, &st->nr_irqs, &st->cap_irqs, sizeof(*st->irqs),
+			 &st->irq_index, vector);
 }
 
-/* A vector's entry in st->irqs (the map is made on the first injection); NULL: out of memory. */
+/* The entry of @vector (at most VMA_GUEST_VECTORS); NULL: out of memory. */
 static inline struct vma_irq_stats *irq_slot(struct vma_hvm_stats *st, uint32_t vector)
 {
-	if (__builtin_expect(st->irq_map && st->irq_map[vector], 1))
-		return &st->irqs[st->irq_map[vector] - 1];
-	return add_irq(st, vector);
+	if (__builtin_expect(st->irq_index.slots != NULL, 1)) {
+		uint32_t i = st->irq_index.slots[code_at(&st->irq_index, vector)];
+
+		if (__builtin_expect(i != UINT32_MAX && st->irqs[i].vector == vector, 1))
+			return &st->irqs[i];
+	}
+	return find_irq(st, vector);
 }
 
 void vma_hvm_stats_count_irq(struct vma_hvm_stats *stats, uint32_t vector)
@@ -355,9 +387,9 @@ void vma_hvm_stats_count_irq(struct vma_hvm_stats *stats, uint32_t vector)
 
 uint64_t vma_hvm_stats_irqs(const struct vma_hvm_stats *stats, uint32_t vector)
 {
-	if (vector > VMA_GUEST_VECTORS || !stats->irq_map || !stats->irq_map[vector])
-		return 0;
-	return stats->irqs[stats->irq_map[vector] - 1].count;
+	uint32_t i = index_find(&stats->irq_index, stats->irqs, sizeof(*stats->irqs), vector);
+
+	return vector > VMA_GUEST_VECTORS || i == UINT32_MAX ? 0 : stats->irqs[i].count;
 }
 
 void vma_hvm_stats_add_w2h(struct vma_hvm_stats *stats, uint32_t vector, enum vma_w2h_case c,

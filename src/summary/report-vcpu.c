@@ -324,6 +324,7 @@ out:
 static void build_irqs(struct vma_report_builder *b, struct vma_report_vcpu *rv,
 		       const struct vma_hvm_stats *st)
 {
+	const struct vma_irq_stats **order;
 	uint32_t r, k, n = 0;
 
 	for (r = 0; r < st->nr_irqs; r++)
@@ -331,9 +332,15 @@ static void build_irqs(struct vma_report_builder *b, struct vma_report_vcpu *rv,
 	rv->irqs = vma_report_rows(b, n, sizeof(*rv->irqs));
 	if (!rv->irqs)
 		return;
-	/* Ascending vectors, as st->irqs keeps them. */
+	/* The model keeps vectors by first injection; the report lists them ascending. */
+	order = calloc(st->nr_irqs, sizeof(*order));
+	if (!order) {
+		b->failed = true;
+		return;
+	}
+	vma_hvm_stats_irqs_sorted(st, order);
 	for (r = 0; r < st->nr_irqs; r++) {
-		const struct vma_irq_stats *s = &st->irqs[r];
+		const struct vma_irq_stats *s = order[r];
 		struct vma_report_irq *q;
 
 		if (!s->count)
@@ -345,6 +352,7 @@ static void build_irqs(struct vma_report_builder *b, struct vma_report_vcpu *rv,
 		for (k = 0; q->has_w2h && k < VMA_REPORT_W2H_CASES; k++)
 			vma_report_fill_stat(b, &q->w2h[k], &s->w2h->cases[k], VMA_CYCLES_BY_TIME);
 	}
+	free(order);
 }
 
 static void build_pv(struct vma_report_builder *b, struct vma_report_vcpu *rv,

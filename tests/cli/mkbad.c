@@ -12,6 +12,8 @@
  *   pcpus-20k     xentrace: one record on each of N=20,000 pcpus, past the cap
  *   worst-xen     xentrace: N=4,096 pcpus, each running 2 vcpus of a domain of
  *                 its own: every table at its cap at once
+ *   exit-codes    xentrace: N=8,000 HVM vcpus, each with an exit of a code near
+ *                 0xffff and an injected interrupt (tables indexed by code)
  *   kvm-pids      trace.dat v6: kvm_entry from N=2,000 threads, vcpu_id 65535
  *   chunk-bomb    trace.dat v7 zstd: N=8 cpus, each first chunk expands to 64 MiB
  *   buffer-wrap   trace.dat v7: cpu 0's data size 2^64-1 in the BUFFER option
@@ -34,6 +36,7 @@
 #include <zstd.h>
 
 #include "kvm-scenario.h"
+#include "vmalyze/trace-ids.h"
 #include "tracedat-writer.h"
 #include "xtwriter.h"
 
@@ -235,6 +238,37 @@ static int mk_worst_xen(const char *path, uint32_t n)
 		}
 		if (!rc)
 			rc = vma_xtw_flush_pcpu(w, cpu);
+	}
+	return xt_done(w, rc, path);
+}
+
+/*
+ * @n HVM vcpus, 8 a domain, each run on pcpu 0 for one exit of code
+ * 0xfff0..0xffff with an injection, then blocked: the exit table was once
+ * indexed by code (512 KiB a vcpu), the vector tables 4 KiB a vcpu.
+ */
+static int mk_exit_codes(const char *path, uint32_t n)
+{
+	struct vma_xtw *w = vma_xtw_new_memory(NULL);
+	uint64_t tsc = 1000;
+	uint32_t i;
+	int rc = 0;
+
+	if (!w)
+		return -1;
+	for (i = 0; i < n && i < (1u << 20) && !rc; i++) {
+		uint32_t who = (1 + i / 8) << 16 | i % 8;
+		uint32_t exit[3] = { 0xfff0u + i % 16, 0x1000u, 0 }, inj[2] = { 0xf0u + i % 16, 0 };
+
+		rc = vma_xtw_record(w, 0, RUNSTATE_CHANGE | 1 << 8 | 0 << 4, tsc += 10, &who, 1);
+		if (!rc)
+			rc = vma_xtw_record(w, 0, TRC_HVM_VMX_EXIT64, tsc += 10, exit, 3);
+		if (!rc)
+			rc = vma_xtw_record(w, 0, TRC_HVM_INJ_VIRQ, tsc += 10, inj, 2);
+		if (!rc)
+			rc = vma_xtw_record(w, 0, TRC_HVM_VMENTRY, tsc += 10, NULL, 0);
+		if (!rc)
+			rc = vma_xtw_record(w, 0, RUNSTATE_CHANGE | 0 << 8 | 2 << 4, tsc += 10, &who, 1);
 	}
 	return xt_done(w, rc, path);
 }
@@ -601,6 +635,7 @@ int main(int argc, char **argv)
 		{ "headers-1m", mk_headers_1m, (1u << 20) - 1 }, /* pcpus */
 		{ "pcpus-20k", mk_pcpus_20k, 20000 },       /* pcpus */
 		{ "worst-xen", mk_worst_xen, 4096 },        /* pcpus */
+		{ "exit-codes", mk_exit_codes, 8000 },      /* vcpus */
 		{ "kvm-pids", mk_kvm_pids, 2000 },          /* threads */
 		{ "chunk-bomb", mk_chunk_bomb, 8 },         /* cpus */
 		{ "buffer-wrap", mk_buffer_wrap, 0 },
