@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "vmalyze/code-index.h"
 #include "vmalyze/cycles.h"
 #include "vmalyze/state.h"
 
@@ -44,14 +45,14 @@ struct vma_exit_sub {
  * Exit codes from this one up share one vma_exit_stats (its reason is the
  * first such code seen): real codes are far below (VMX < 100, SVM < 0x500).
  */
-#define VMA_EXIT_CODE_SHARED 0x10000u
+#define VMA_EXIT_CODE_SHARED VMA_CODE_SHARED
 
 /*
  * One exit reason.  What an arc reads and writes (the last refinement's
  * key, the subs, the counters) is in the first 64 bytes.
  */
 struct vma_exit_stats {
-	uint32_t reason;
+	uint32_t reason; /* first: a code table's code (code-index.h) */
 	uint32_t nr_subs;
 	/* The sub found last, and its key: most arcs repeat it. */
 	uint64_t last_key;
@@ -84,15 +85,9 @@ struct vma_w2h_stats {
 
 /* Injections of one vector (VMA_GUEST_VECTORS: any larger one). */
 struct vma_irq_stats {
-	uint32_t vector; /* first: the index finds entries by their first field */
+	uint32_t vector; /* first: a code table's code (code-index.h) */
 	uint64_t count;
 	struct vma_w2h_stats *w2h; /* owned, NULL = no wake-to-halt time */
-};
-
-/* An open-addressing index of entries by code: 2 slots per entry of room. */
-struct vma_code_index {
-	uint32_t *slots; /* owned: entry numbers, UINT32_MAX = empty */
-	uint32_t shift;  /* 32 - log2(slots): a code's slot is the top bits of its hash */
 };
 
 struct vma_hvm_stats {

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "vmalyze/arm-names.h"
+#include "vmalyze/code-index.h"
 #include "vmalyze/cr3.h"
 #include "vmalyze/cycles.h"
 #include "vmalyze/eips.h"
@@ -148,14 +149,26 @@ struct vma_hvm {
 	struct vma_cycles ipi_latency; /* IPIs delivered to it, from their send (vlapic.h) */
 };
 
-/* PV event counts (no timing: PV records carry no arcs). */
+/* A count by number (a code table's entry, code-index.h). */
+struct vma_pv_count {
+	uint32_t number;
+	uint64_t count;
+};
+
+/*
+ * PV event counts (no timing: PV records carry no arcs).  Hypercall and
+ * trap numbers go up to 0xffff in a damaged trace: their tables hold the
+ * numbers seen, in the order seen (vma_code_table_sorted() for order).
+ */
 struct vma_pv {
-	uint64_t *counts;   /* owned, indexed by PV event minor number */
+	uint64_t *counts;   /* owned, indexed by PV event minor number (at most 256) */
 	uint32_t nr_counts;
-	uint64_t *hypercalls; /* owned, indexed by hypercall number */
-	uint32_t nr_hypercalls;
-	uint64_t *traps;    /* owned, TRC_PV_TRAP records by trap number */
-	uint32_t nr_traps;
+	struct vma_pv_count *hypercalls; /* owned, by hypercall number */
+	uint32_t nr_hypercalls, cap_hypercalls;
+	struct vma_code_index hypercall_index;
+	struct vma_pv_count *traps;      /* owned, TRC_PV_TRAP records by trap number */
+	uint32_t nr_traps, cap_traps;
+	struct vma_code_index trap_index;
 };
 
 /*

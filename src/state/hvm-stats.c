@@ -2,10 +2,10 @@
 /*
  * Accumulating closed exit arcs by reason and refinement (hvm-stats.h).
  * Everything is sized by what the vcpu shows: the exit reasons it had, in
- * a dense array behind a hash index, the refinements under each the same
- * way (the last one used checked first), and the injected vectors the same
- * way as the reasons.  Entries stay where they were added; the report gets
- * them sorted.  No table is indexed by a code from the trace.
+ * a code table (code-index.h), the refinements under each in a dense array
+ * behind a hash index of their own (the last one used checked first), and
+ * the injected vectors in a code table.  Entries stay where they were
+ * added; the report gets them sorted.  No table is indexed by a code from the trace.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -48,125 +48,24 @@ void vma_hvm_stats_destroy(struct vma_hvm_stats *stats)
 	free(stats);
 }
 
-/*
- * The code an entry is found by: its first field (a reason or a vector);
- * exit codes from VMA_EXIT_CODE_SHARED up share one entry.
- */
-static inline uint32_t code_key(uint32_t code)
-{
-	return code < VMA_EXIT_CODE_SHARED ? code : VMA_EXIT_CODE_SHARED;
-}
-
-static inline uint32_t entry_key(const void *entries, size_t size, uint32_t i)
-{
-	uint32_t code;
-
-	memcpy(&code, (const char *)entries + (size_t)i * size, sizeof(code));
-	return code_key(code);
-}
-
-/*
- * Fibonacci hashing: runs of codes (VMX 0..70, SVM 0x60..0x7f, vectors)
- * spread over the slots; a slot is the top bits of the product.
- */
-static inline uint32_t code_at(const struct vma_code_index *x, uint32_t key)
-{
-	return key * 0x9e3779b1u >> x->shift;
-}
-
-static inline uint32_t code_mask(const struct vma_code_index *x)
-{
-	return UINT32_MAX >> x->shift;
-}
-
-/* The entry of @key, or UINT32_MAX. */
-static uint32_t index_find(const struct vma_code_index *x, const void *entries, size_t size,
-			   uint32_t key)
-{
-	uint32_t at, i;
-
-	if (!x->slots)
-		return UINT32_MAX;
-	for (at = code_at(x, key); (i = x->slots[at]) != UINT32_MAX; at = (at + 1) & code_mask(x)) {
-		if (entry_key(entries, size, i) == key)
-			return i;
-	}
-	return UINT32_MAX;
-}
-
-static void index_put(struct vma_code_index *x, uint32_t key, uint32_t i)
-{
-	uint32_t at = code_at(x, key);
-
-	while (x->slots[at] != UINT32_MAX)
-		at = (at + 1) & code_mask(x);
-	x->slots[at] = i;
-}
-
-/* A fresh index of @slots (a power of two) empty slots, or NULL. */
-static uint32_t *index_new(uint32_t slots)
-{
-	uint32_t *index = malloc(slots * sizeof(*index));
-
-	if (index)
-		memset(index, 0xff, slots * sizeof(*index));
-	return index;
-}
-
-/*
- * A new zeroed entry of code @code at the end of *@entriesp (*@nr of @size
- * bytes, room for *@cap), @x grown with it to twice its room; NULL when out
- * of memory.  Entries stay in the order they came: indices never move.
- */
-static void *table_add(void *entriesp, uint32_t *nr, uint32_t *cap, size_t size,
-		       struct vma_code_index *x, uint32_t code)
-{
-	size_t room = *cap;
-	char *entries;
-	uint32_t i;
-
-	if (*nr == *cap) {
-		struct vma_code_index grown;
-
-		if (vma_grow_bytes(entriesp, &room, *nr + 1, size, 4) || room > UINT32_MAX / 4)
-			return NULL;
-		*cap = (uint32_t)room;
-		grown.slots = index_new(2 * *cap);
-		if (!grown.slots)
-			return NULL;
-		grown.shift = (uint32_t)__builtin_clz(2 * *cap) + 1;
-		memcpy(&entries, entriesp, sizeof(entries));
-		for (i = 0; i < *nr; i++)
-			index_put(&grown, entry_key(entries, size, i), i);
-		free(x->slots);
-		*x = grown;
-	}
-	memcpy(&entries, entriesp, sizeof(entries));
-	i = (*nr)++;
-	memset(entries + (size_t)i * size, 0, size);
-	memcpy(entries + (size_t)i * size, &code, sizeof(code));
-	index_put(x, code_key(code), i);
-	return entries + (size_t)i * size;
-}
-
 /* reason_slot() past the first probe (NULL: out of memory). */
 static __attribute__((noinline)) struct vma_exit_stats *find_reason(struct vma_hvm_stats *st,
 								     uint32_t reason)
 {
-	uint32_t i = index_find(&st->reason_index, st->reasons, sizeof(*st->reasons),
-				code_key(reason));
+	uint32_t i = vma_code_table_find(&st->reason_index, st->reasons, sizeof(*st->reasons),
+					 reason);
 
 	if (i != UINT32_MAX)
 		return &st->reasons[i];
-	return table_add(&st->reasons, &st->nr_reasons, &st->cap_reasons, sizeof(*st->reasons),
-			 &st->reason_index, reason);
+	return vma_code_table_add(&st->reasons, &st->nr_reasons, &st->cap_reasons,
+				  sizeof(*st->reasons), &st->reason_index, reason);
 }
 
 /* As cheap as a table indexed by code when the first probe finds it (the usual case). */
 static inline struct vma_exit_stats *reason_slot(struct vma_hvm_stats *st, uint32_t reason)
 {
 	if (__builtin_expect(st->reason_index.slots != NULL, 1)) {
-		uint32_t i = st->reason_index.slots[code_at(&st->reason_index, reason)];
+		uint32_t i = st->reason_index.slots[vma_code_at(&st->reason_index, reason)];
 
 		if (__builtin_expect(i != UINT32_MAX && st->reasons[i].reason == reason, 1))
 			return &st->reasons[i];
@@ -177,39 +76,21 @@ static inline struct vma_exit_stats *reason_slot(struct vma_hvm_stats *st, uint3
 const struct vma_exit_stats *vma_hvm_stats_reason(const struct vma_hvm_stats *st,
 						  uint32_t reason)
 {
-	uint32_t i = index_find(&st->reason_index, st->reasons, sizeof(*st->reasons),
-				code_key(reason));
+	uint32_t i = vma_code_table_find(&st->reason_index, st->reasons, sizeof(*st->reasons),
+					 reason);
 
 	return i == UINT32_MAX ? NULL : &st->reasons[i];
 }
 
-static int by_code(const void *pa, const void *pb)
-{
-	uint32_t a = entry_key(*(const void *const *)pa, 0, 0);
-	uint32_t b = entry_key(*(const void *const *)pb, 0, 0);
-
-	return a < b ? -1 : a > b;
-}
-
-/* Pointers to the @n entries of @size bytes at @entries into @out, by code. */
-static void sort_by_code(const void *entries, size_t size, uint32_t n, const void **out)
-{
-	uint32_t i;
-
-	for (i = 0; i < n; i++)
-		out[i] = (const char *)entries + (size_t)i * size;
-	if (n > 1)
-		qsort(out, n, sizeof(*out), by_code);
-}
-
 void vma_hvm_stats_sorted(const struct vma_hvm_stats *st, const struct vma_exit_stats **out)
 {
-	sort_by_code(st->reasons, sizeof(*st->reasons), st->nr_reasons, (const void **)out);
+	vma_code_table_sorted(st->reasons, sizeof(*st->reasons), st->nr_reasons,
+			      (const void **)out);
 }
 
 void vma_hvm_stats_irqs_sorted(const struct vma_hvm_stats *st, const struct vma_irq_stats **out)
 {
-	sort_by_code(st->irqs, sizeof(*st->irqs), st->nr_irqs, (const void **)out);
+	vma_code_table_sorted(st->irqs, sizeof(*st->irqs), st->nr_irqs, (const void **)out);
 }
 
 static uint32_t sub_hash(uint32_t handler, uint64_t key, bool is_write)
@@ -218,6 +99,16 @@ static uint32_t sub_hash(uint32_t handler, uint64_t key, bool is_write)
 		     is_write;
 
 	return (uint32_t)(h ^ h >> 29);
+}
+
+/* A fresh sub index of @slots empty slots, or NULL. */
+static uint32_t *index_new(uint32_t slots)
+{
+	uint32_t *index = malloc(slots * sizeof(*index));
+
+	if (index)
+		memset(index, 0xff, slots * sizeof(*index));
+	return index;
 }
 
 /* Sub @i into the index of @slots (a power of two) slots, from hash @h on. */
@@ -356,19 +247,19 @@ void vma_hvm_stats_add_arc(struct vma_hvm_stats *stats, uint32_t reason,
 static __attribute__((noinline)) struct vma_irq_stats *find_irq(struct vma_hvm_stats *st,
 								uint32_t vector)
 {
-	uint32_t i = index_find(&st->irq_index, st->irqs, sizeof(*st->irqs), vector);
+	uint32_t i = vma_code_table_find(&st->irq_index, st->irqs, sizeof(*st->irqs), vector);
 
 	if (i != UINT32_MAX)
 		return &st->irqs[i];
-	return table_add(&st->irqs, &st->nr_irqs, &st->cap_irqs, sizeof(*st->irqs),
-			 &st->irq_index, vector);
+	return vma_code_table_add(&st->irqs, &st->nr_irqs, &st->cap_irqs, sizeof(*st->irqs),
+				  &st->irq_index, vector);
 }
 
 /* The entry of @vector (at most VMA_GUEST_VECTORS); NULL: out of memory. */
 static inline struct vma_irq_stats *irq_slot(struct vma_hvm_stats *st, uint32_t vector)
 {
 	if (__builtin_expect(st->irq_index.slots != NULL, 1)) {
-		uint32_t i = st->irq_index.slots[code_at(&st->irq_index, vector)];
+		uint32_t i = st->irq_index.slots[vma_code_at(&st->irq_index, vector)];
 
 		if (__builtin_expect(i != UINT32_MAX && st->irqs[i].vector == vector, 1))
 			return &st->irqs[i];
@@ -387,7 +278,8 @@ void vma_hvm_stats_count_irq(struct vma_hvm_stats *stats, uint32_t vector)
 
 uint64_t vma_hvm_stats_irqs(const struct vma_hvm_stats *stats, uint32_t vector)
 {
-	uint32_t i = index_find(&stats->irq_index, stats->irqs, sizeof(*stats->irqs), vector);
+	uint32_t i = vma_code_table_find(&stats->irq_index, stats->irqs, sizeof(*stats->irqs),
+					 vector);
 
 	return vector > VMA_GUEST_VECTORS || i == UINT32_MAX ? 0 : stats->irqs[i].count;
 }

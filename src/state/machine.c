@@ -135,7 +135,9 @@ static void vcpu_destroy(struct vma_vcpu *v)
 	} else if (v->type == VMA_VCPU_PV) {
 		free(v->pv.counts);
 		free(v->pv.hypercalls);
+		free(v->pv.hypercall_index.slots);
 		free(v->pv.traps);
+		free(v->pv.trap_index.slots);
 	}
 	free(v);
 }

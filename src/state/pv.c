@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * PV vcpus: counts of PV events, of hypercalls and of traps by number.  PV records
- * open no arcs, so there is no timing, as in xenalyze.
+ * open no arcs, so there is no timing, as in xenalyze.  Event minors are at
+ * most 255 (a dense table); hypercall and trap numbers are kept as seen.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,22 @@ static bool bump(uint64_t **arr, uint32_t *nr, uint32_t idx)
 	return true;
 }
 
+/* Count @number (at most 0xffff, as the dense tables once held) in a code table. */
+static void bump_number(struct vma_pv_count **arr, uint32_t *nr, uint32_t *cap,
+			struct vma_code_index *x, uint32_t number)
+{
+	uint32_t i;
+	struct vma_pv_count *c;
+
+	if (number > 0xffff)
+		return;
+	i = vma_code_table_find(x, *arr, sizeof(**arr), number);
+	c = i != UINT32_MAX ? &(*arr)[i] : vma_code_table_add(arr, nr, cap, sizeof(**arr), x,
+							      number);
+	if (c)
+		c->count++;
+}
+
 /* The state column of the PV rows of the Xen event table. */
 typedef void pv_event_fn(struct vma_pv *pv, const struct vma_record *rec);
 
@@ -43,21 +60,24 @@ static void count(struct vma_pv *pv, const struct vma_record *rec)
 static void hypercall_v1(struct vma_pv *pv, const struct vma_record *rec)
 {
 	count(pv, rec);
-	bump(&pv->hypercalls, &pv->nr_hypercalls, vma_xf_hc1_eax(rec));
+	bump_number(&pv->hypercalls, &pv->nr_hypercalls, &pv->cap_hypercalls,
+		    &pv->hypercall_index, vma_xf_hc1_eax(rec));
 }
 
 /* v2: word 0 is the hypercall number plus argument flags. */
 static void hypercall_v2(struct vma_pv *pv, const struct vma_record *rec)
 {
 	count(pv, rec);
-	bump(&pv->hypercalls, &pv->nr_hypercalls, vma_xf_hc2_op(rec) & 0xfffff);
+	bump_number(&pv->hypercalls, &pv->nr_hypercalls, &pv->cap_hypercalls,
+		    &pv->hypercall_index, vma_xf_hc2_op(rec) & 0xfffff);
 }
 
 /* The trap number (15 bits; xenalyze keeps 0 to 19 only). */
 static void pv_trap(struct vma_pv *pv, const struct vma_record *rec)
 {
 	count(pv, rec);
-	bump(&pv->traps, &pv->nr_traps, vma_xf_trap_info(rec) & 0x7fff);
+	bump_number(&pv->traps, &pv->nr_traps, &pv->cap_traps, &pv->trap_index,
+		    vma_xf_trap_info(rec) & 0x7fff);
 }
 
 /* A record of a PV row, its columns passed as constants by the switch below. */

@@ -359,6 +359,7 @@ static void build_pv(struct vma_report_builder *b, struct vma_report_vcpu *rv,
 		     const struct vma_pv *pv)
 {
 	uint32_t i, sub = TRC_PV_HYPERCALL_SUBCALL - TRC_PV_SUBCALL;
+	const struct vma_pv_count **order;
 
 	rv->pv_events = vma_report_rows(b, pv->nr_counts, sizeof(*rv->pv_events));
 	rv->hypercalls = vma_report_rows(b, pv->nr_hypercalls, sizeof(*rv->hypercalls));
@@ -377,18 +378,27 @@ static void build_pv(struct vma_report_builder *b, struct vma_report_vcpu *rv,
 		if (ev->count || ev->subcalls)
 			rv->nr_pv_events++;
 	}
+	order = calloc(pv->nr_hypercalls > pv->nr_traps ? pv->nr_hypercalls : pv->nr_traps,
+		       sizeof(*order));
+	if (!order && (pv->nr_hypercalls || pv->nr_traps)) {
+		b->failed = true;
+		return;
+	}
+	/* The model keeps numbers as seen; the report lists them ascending. */
+	vma_code_table_sorted(pv->hypercalls, sizeof(*pv->hypercalls), pv->nr_hypercalls,
+			      (const void **)order);
 	for (i = 0; rv->hypercalls && i < pv->nr_hypercalls; i++) {
-		if (!pv->hypercalls[i])
-			continue;
-		rv->hypercalls[rv->nr_hypercalls].op = i;
-		rv->hypercalls[rv->nr_hypercalls].name = vma_hypercall_name(i);
-		rv->hypercalls[rv->nr_hypercalls++].count = pv->hypercalls[i];
+		rv->hypercalls[rv->nr_hypercalls].op = order[i]->number;
+		rv->hypercalls[rv->nr_hypercalls].name = vma_hypercall_name(order[i]->number);
+		rv->hypercalls[rv->nr_hypercalls++].count = order[i]->count;
 	}
 	rv->traps = vma_report_rows(b, pv->nr_traps, sizeof(*rv->traps));
+	vma_code_table_sorted(pv->traps, sizeof(*pv->traps), pv->nr_traps, (const void **)order);
 	for (i = 0; rv->traps && i < pv->nr_traps; i++) {
-		if (pv->traps[i])
-			rv->traps[rv->nr_traps++] = (struct vma_report_trap){ i, pv->traps[i] };
+		rv->traps[rv->nr_traps++] =
+			(struct vma_report_trap){ order[i]->number, order[i]->count };
 	}
+	free(order);
 }
 
 static int eip_by_count(const void *pa, const void *pb)

@@ -91,14 +91,16 @@ if mk worst-xen; then
 		run "worst-xen $m" 0 "" 30000000 -- $m "$tmp/worst-xen"
 	done
 fi
-# 8,000 HVM vcpus, each one exit of a code near 0xffff and one injection:
+# 8,000 HVM vcpus, each one exit of a code near 0xffff and one injection,
+# and 8,000 PV vcpus, each a hypercall near 0xffff and a trap near 0x7fff:
 # the per-vcpu tables follow what is seen, not the codes (doc/design.md).
-if mk exit-codes; then
+for k in exit-codes pv-numbers; do
+	mk $k || continue
 	for m in -s "-s --json --histogram"; do
 		# shellcheck disable=SC2086
-		run "exit-codes $m" 0 "" 60000000 -- $m "$tmp/exit-codes"
+		run "$k $m" 0 "" 60000000 -- $m "$tmp/$k"
 	done
-fi
+done
 # -i writes rows only for domains whose counters moved: idle domains add none.
 if mk idle-domains; then
 	run idle-domains-interval 0 "" 2000000 -- -s -i 0.000001 "$tmp/idle-domains"

@@ -14,6 +14,8 @@
  *                 its own: every table at its cap at once
  *   exit-codes    xentrace: N=8,000 HVM vcpus, each with an exit of a code near
  *                 0xffff and an injected interrupt (tables indexed by code)
+ *   pv-numbers    xentrace: N=8,000 PV vcpus, each with a hypercall near 0xffff
+ *                 and a trap near 0x7fff (tables indexed by number)
  *   kvm-pids      trace.dat v6: kvm_entry from N=2,000 threads, vcpu_id 65535
  *   chunk-bomb    trace.dat v7 zstd: N=8 cpus, each first chunk expands to 64 MiB
  *   buffer-wrap   trace.dat v7: cpu 0's data size 2^64-1 in the BUFFER option
@@ -267,6 +269,31 @@ static int mk_exit_codes(const char *path, uint32_t n)
 			rc = vma_xtw_record(w, 0, TRC_HVM_INJ_VIRQ, tsc += 10, inj, 2);
 		if (!rc)
 			rc = vma_xtw_record(w, 0, TRC_HVM_VMENTRY, tsc += 10, NULL, 0);
+		if (!rc)
+			rc = vma_xtw_record(w, 0, RUNSTATE_CHANGE | 0 << 8 | 2 << 4, tsc += 10, &who, 1);
+	}
+	return xt_done(w, rc, path);
+}
+
+/* As exit-codes, PV: the hypercall and trap tables were once indexed by number. */
+static int mk_pv_numbers(const char *path, uint32_t n)
+{
+	struct vma_xtw *w = vma_xtw_new_memory(NULL);
+	uint64_t tsc = 1000;
+	uint32_t i;
+	int rc = 0;
+
+	if (!w)
+		return -1;
+	for (i = 0; i < n && i < (1u << 20) && !rc; i++) {
+		uint32_t who = (1 + i / 8) << 16 | i % 8;
+		uint32_t call = 0xfff0u + i % 16, trap[2] = { 0x1000u, 0x7ff0u + i % 16 };
+
+		rc = vma_xtw_record(w, 0, RUNSTATE_CHANGE | 1 << 8 | 0 << 4, tsc += 10, &who, 1);
+		if (!rc)
+			rc = vma_xtw_record(w, 0, TRC_PV_HYPERCALL_V2, tsc += 10, &call, 1);
+		if (!rc)
+			rc = vma_xtw_record(w, 0, TRC_PV_TRAP, tsc += 10, trap, 2);
 		if (!rc)
 			rc = vma_xtw_record(w, 0, RUNSTATE_CHANGE | 0 << 8 | 2 << 4, tsc += 10, &who, 1);
 	}
@@ -636,6 +663,7 @@ int main(int argc, char **argv)
 		{ "pcpus-20k", mk_pcpus_20k, 20000 },       /* pcpus */
 		{ "worst-xen", mk_worst_xen, 4096 },        /* pcpus */
 		{ "exit-codes", mk_exit_codes, 8000 },      /* vcpus */
+		{ "pv-numbers", mk_pv_numbers, 8000 },      /* vcpus */
 		{ "kvm-pids", mk_kvm_pids, 2000 },          /* threads */
 		{ "chunk-bomb", mk_chunk_bomb, 8 },         /* cpus */
 		{ "buffer-wrap", mk_buffer_wrap, 0 },

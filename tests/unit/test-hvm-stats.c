@@ -3,11 +3,13 @@
  * The per-vcpu exit tables (hvm-stats.h): exit reasons, refinements and
  * injected vectors are kept in tables sized by what is seen, so these
  * check lookups through growth, many keys in scrambled order, the shared
- * entry of huge codes, and the orders the report reads them in.  The
+ * entry of huge codes, and the orders the report reads them in (the PV
+ * hypercall and trap tables are code tables too).  The
  * wake-to-halt start times (state.h, hvm.c) are checked through dispatch.
  */
 #include <criterion/criterion.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vmalyze/diag.h"
@@ -174,6 +176,50 @@ Test(hvm_stats, injected_vectors_ascending)
 		cr_assert_eq(q->w2h != NULL, q->vector == 0xef, "vector %u", q->vector);
 	}
 	vma_hvm_stats_destroy(st);
+}
+
+/* A code table of 40,000 numbers up to 0xffff and beyond: each found, sorted, huge ones shared. */
+Test(hvm_stats, code_table_many_codes)
+{
+	struct vma_pv_count *t = NULL, *c;
+	const struct vma_pv_count **order;
+	struct vma_code_index x = { 0 };
+	uint32_t nr = 0, cap = 0, i, k;
+
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < 65536; i++) {
+			uint32_t code = scramble(i, 65536);
+			uint32_t at;
+
+			if (code % 8 >= 5) /* 5 of every 8 codes */
+				continue;
+			at = vma_code_table_find(&x, t, sizeof(*t), code);
+			c = at != UINT32_MAX ? &t[at] : vma_code_table_add(&t, &nr, &cap, sizeof(*t),
+									   &x, code);
+			cr_assert_not_null(c);
+			cr_assert_eq(c->number, code);
+			c->count++;
+		}
+	}
+	c = vma_code_table_add(&t, &nr, &cap, sizeof(*t), &x, 0x20000u);
+	c->count = 7;
+	cr_assert_eq(vma_code_table_find(&x, t, sizeof(*t), 0xfffffffu), nr - 1, "shared");
+	cr_assert_eq(nr, 65536 / 8 * 5 + 1);
+	for (i = 0; i < 65536; i++) {
+		uint32_t at = vma_code_table_find(&x, t, sizeof(*t), i);
+
+		cr_assert_eq(at != UINT32_MAX, i % 8 < 5, "code %u", i);
+		if (at != UINT32_MAX)
+			cr_assert_eq(t[at].count, 2, "code %u", i);
+	}
+	order = calloc(nr, sizeof(*order));
+	vma_code_table_sorted(t, sizeof(*t), nr, (const void **)order);
+	for (i = 1; i < nr; i++)
+		cr_assert_lt(order[i - 1]->number, order[i]->number);
+	cr_assert_eq(order[nr - 1]->count, 7);
+	free(order);
+	free(t);
+	free(x.slots);
 }
 
 static struct vma_diag *diag;

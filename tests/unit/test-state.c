@@ -269,7 +269,9 @@ Test(state, checks_refuse_hvm_records_on_a_pv_vcpu)
 	o = feed(160, TRC_HVM_VMX_EXIT64, 3, 1u, 0u, 0u);
 	cr_assert(o.unprocessed);
 	cr_assert_eq(vma_vcpu_get(m, 1, 0)->type, VMA_VCPU_PV);
-	cr_assert_eq(vma_vcpu_get(m, 1, 0)->pv.hypercalls[17], 1);
+	cr_assert_eq(vma_vcpu_get(m, 1, 0)->pv.nr_hypercalls, 1);
+	cr_assert_eq(vma_vcpu_get(m, 1, 0)->pv.hypercalls[0].number, 17);
+	cr_assert_eq(vma_vcpu_get(m, 1, 0)->pv.hypercalls[0].count, 1);
 }
 
 /* The dump's pcpu columns the state keeps agree with the pcpus at every step. */

@@ -160,10 +160,15 @@ static void check_trace(const char *name)
 				cr_assert_eq(cy, b, "%s d%uv%u vmcall %llu cycles", name, dom, vid, c);
 			} else if (!strcmp(what, "hypercall") &&
 				   sscanf(line, "vcpu %*u %*u hypercall %llu count %llu", &c, &a) == 2) {
+				uint32_t at;
+
 				cr_assert_eq(v->type, VMA_VCPU_PV, "%s d%uv%u type", name, dom, vid);
-				cr_assert_lt(c, v->pv.nr_hypercalls);
-				cr_assert_eq(v->pv.hypercalls[c], a, "%s d%uv%u hypercall %llu", name,
-					     dom, vid, c);
+				at = vma_code_table_find(&v->pv.hypercall_index, v->pv.hypercalls,
+							 sizeof(*v->pv.hypercalls), (uint32_t)c);
+				cr_assert_neq(at, UINT32_MAX, "%s d%uv%u hypercall %llu", name, dom,
+					      vid, c);
+				cr_assert_eq(v->pv.hypercalls[at].count, a, "%s d%uv%u hypercall %llu",
+					     name, dom, vid, c);
 			} else {
 				cr_assert_fail("%s: truth line not understood: %s", name, line);
 			}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Tables of entries found by a code from the trace (an exit reason, a
+ * vector, a hypercall or trap number), sized by the codes seen rather than
+ * by the largest: a dense array of entries in the order they came, behind
+ * an open-addressing index of two slots per entry of room (Fibonacci
+ * hashing, so that runs of small codes spread).  An entry's code is its
+ * first field, a uint32_t; codes from VMA_CODE_SHARED up share one entry,
+ * named by the first of them seen.  Readers that want code order sort
+ * (vma_code_table_sorted()).
+ */
+#ifndef VMALYZE_CODE_INDEX_H
+#define VMALYZE_CODE_INDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define VMA_CODE_SHARED 0x10000u
+
+struct vma_code_index {
+	uint32_t *slots; /* owned: entry numbers, UINT32_MAX = empty; NULL before the first */
+	uint32_t shift;  /* 32 - log2(slots): a code's slot is the top bits of its hash */
+};
+
+/* The slot a code's search starts at (@x->slots not NULL). */
+static inline uint32_t vma_code_at(const struct vma_code_index *x, uint32_t code)
+{
+	return code * 0x9e3779b1u >> x->shift;
+}
+
+/*
+ * The entry number of @code among the entries at @entries (@size bytes
+ * each) that @x indexes, or UINT32_MAX.
+ */
+uint32_t vma_code_table_find(const struct vma_code_index *x, const void *entries, size_t size,
+			     uint32_t code);
+
+/*
+ * vma_code_table_add - append a zeroed entry of @code (not in the table).
+ * @entriesp: address of the entry array pointer; *@nr entries, room for *@cap.
+ * Return: the new entry, or NULL when out of memory (the table unchanged).
+ */
+void *vma_code_table_add(void *entriesp, uint32_t *nr, uint32_t *cap, size_t size,
+			 struct vma_code_index *x, uint32_t code);
+
+/* Pointers to the @n entries into @out (room for @n), by ascending code. */
+void vma_code_table_sorted(const void *entries, size_t size, uint32_t n, const void **out);
+
+#endif /* VMALYZE_CODE_INDEX_H */
