@@ -118,7 +118,8 @@ Test(hvm_stats, refinements_by_key_and_the_other_entry)
 	e = vma_hvm_stats_reason(st, 30);
 	cr_assert_not_null(e);
 	cr_assert_eq(e->cycles.count, 3 * 512);
-	cr_assert_leq(e->nr_subs, VMA_MAX_SUBS + 4, "past the cap, one other entry per handler and direction");
+	cr_assert_leq(e->nr_subs, VMA_MAX_SUBS + 4,
+		      "past the cap, one other entry per handler and direction");
 	for (i = 0; i < e->nr_subs; i++) {
 		const struct vma_exit_sub *s = &e->subs[i];
 		uint32_t j;
