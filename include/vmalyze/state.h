@@ -393,6 +393,9 @@ struct vma_machine_options {
 	bool no_stats;
 };
 
+/* Slots of the machine's domain cache: a large host's domains each have their own. */
+#define VMA_DOMAIN_CACHE 256u
+
 struct vma_machine {
 	struct vma_diag *diag;     /* borrowed */
 	struct vma_machine_options options;
@@ -403,7 +406,8 @@ struct vma_machine {
 	char *columns;             /* owned, nr_pcpus long: vma_pcpu_column() of each pcpu */
 	struct vma_domain **domains; /* owned, sorted by did */
 	uint32_t nr_domains, cap_domains;
-	struct vma_domain *domain_cache[16]; /* borrowed: by did % 16, for vma_domain_get() */
+	/* borrowed: by did % VMA_DOMAIN_CACHE, for vma_domain_get(); a host's domains fit */
+	struct vma_domain *domain_cache[VMA_DOMAIN_CACHE];
 	struct vma_domain *default_domain; /* borrowed from domains[] */
 	uint64_t first_tsc, last_tsc;
 	bool have_time;

@@ -192,7 +192,7 @@ static bool grow_ptrs(void ***arr, uint32_t *nr, uint32_t idx)
 
 struct vma_domain *vma_domain_get(struct vma_machine *m, uint32_t did)
 {
-	struct vma_domain **cached = &m->domain_cache[did % 16];
+	struct vma_domain **cached = &m->domain_cache[did % VMA_DOMAIN_CACHE];
 	uint32_t lo = 0, hi = m->nr_domains;
 	struct vma_domain *d;
 
