@@ -194,6 +194,11 @@ struct vma_latency_window {
 	uint64_t excess;              /* the sum of their parts before lo */
 };
 
+/* KVM: the windows with and without HLT/WFx exits (made at the first exit closed). */
+struct vma_latency_pair {
+	struct vma_latency_window all, nohalt;
+};
+
 /* How the vcpu threads of a KVM VM were known to belong together. */
 enum vma_kvm_grouping {
 	VMA_KVM_GROUP_NONE = 0,    /* not a KVM VM */
@@ -249,8 +254,7 @@ struct vma_vcpu {
 	uint32_t kvm_tid;          /* KVM: that thread's id, 0 before it is known */
 	uint32_t kvm_entry_pcpu;   /* KVM: where its last kvm_entry ran */
 	char kvm_comm[VMA_KVM_COMM_LEN]; /* KVM: its name, "" when not known */
-	struct vma_latency_window latency; /* KVM */
-	struct vma_latency_window latency_nohalt; /* KVM: the same without HLT/WFx exits */
+	struct vma_latency_pair *latency; /* owned; KVM, NULL until an exit closes */
 	union {
 		struct vma_hvm hvm;
 		struct vma_pv pv;
@@ -286,8 +290,7 @@ struct vma_domain {
 	uint64_t runstate_tsc;
 	struct vma_cycles runstates[VMA_DRS_COUNT];
 	struct vma_cycles total_time; /* time any of its vcpus ran */
-	struct vma_latency_window latency; /* KVM: over all its vcpus */
-	struct vma_latency_window latency_nohalt; /* KVM: the same without HLT/WFx exits */
+	struct vma_latency_pair *latency; /* owned; KVM, over all its vcpus, NULL before */
 	struct vma_kvm_vm kvm;     /* KVM: which process it is */
 	struct vma_eip_counts interrupt_eips; /* --with-interrupt-eip-enumeration */
 	struct vma_cr3_list cr3s;  /* --with-cr3-enumeration, by first load */

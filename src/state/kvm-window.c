@@ -169,15 +169,28 @@ void vma_latency_window_add(struct vma_latency_window *w, uint64_t start, uint64
 	add_arc(w, start, end, end > span ? end - span : 0);
 }
 
+/* A vcpu's or VM's windows, made at its first closed exit (Xen's have none); NULL: no memory. */
+static struct vma_latency_pair *pair_of(struct vma_latency_pair **pair)
+{
+	if (__builtin_expect(*pair == NULL, 0))
+		*pair = calloc(1, sizeof(**pair));
+	return *pair;
+}
+
 void vma_kvm_windows_add(struct vma_vcpu *v, bool halt, uint64_t start, uint64_t end,
 			 uint64_t span)
 {
 	uint64_t lo = end > span ? end - span : 0;
+	struct vma_latency_pair *pv = pair_of(&v->latency), *pd = pair_of(&v->domain->latency);
 
-	add_arc(&v->latency, start, end, lo);
-	add_arc(&v->domain->latency, start, end, lo);
-	if (!halt) {
-		add_arc(&v->latency_nohalt, start, end, lo);
-		add_arc(&v->domain->latency_nohalt, start, end, lo);
-	}
+	if (pv)
+		add_arc(&pv->all, start, end, lo);
+	if (pd)
+		add_arc(&pd->all, start, end, lo);
+	if (halt)
+		return;
+	if (pv)
+		add_arc(&pv->nohalt, start, end, lo);
+	if (pd)
+		add_arc(&pd->nohalt, start, end, lo);
 }

@@ -87,6 +87,15 @@ struct vma_machine *vma_machine_create(struct vma_diag *diag,
 
 static void vcpu_destroy(struct vma_vcpu *v);
 
+static void latency_free(struct vma_latency_pair *l)
+{
+	if (l) {
+		free(l->all.ring);
+		free(l->nohalt.ring);
+	}
+	free(l);
+}
+
 static void domain_destroy(struct vma_domain *d)
 {
 	uint32_t i;
@@ -99,8 +108,7 @@ static void domain_destroy(struct vma_domain *d)
 	vma_eip_counts_release(&d->interrupt_eips);
 	vma_cr3_list_release(&d->cr3s);
 	vma_eip_cycles_release(&d->emulate_eips);
-	free(d->latency.ring);
-	free(d->latency_nohalt.ring);
+	latency_free(d->latency);
 	free(d->vcpus);
 	free(d);
 }
@@ -123,8 +131,7 @@ static void vcpu_destroy(struct vma_vcpu *v)
 	free(v->affinity_pcpu);
 	free(v->affinity_ids);
 	free(v->ipis.list);
-	free(v->latency.ring);
-	free(v->latency_nohalt.ring);
+	latency_free(v->latency);
 	if (v->type == VMA_VCPU_HVM || v->type == VMA_VCPU_ARM) {
 		vma_hvm_stats_destroy(v->hvm.stats);
 		if (v->hvm.w2h)

@@ -30,6 +30,7 @@ struct vma_cycles *vma_report_owned_cycles(struct vma_report_builder *b);
 void vma_report_fill_stat(const struct vma_report_builder *b, struct vma_report_stat *st,
 			  const struct vma_cycles *c, enum vma_cycles_weight w);
 
+/* @w NULL: no window (a vcpu or VM that closed no KVM exit). */
 void vma_report_fill_latency(struct vma_report_latency *l, const struct vma_latency_window *w);
 
 /* Rows of @c, keys times @scale; the most counted first when @by_count, else by key. */

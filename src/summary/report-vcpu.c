@@ -448,8 +448,8 @@ void vma_report_build_vcpu(struct vma_report_builder *b, struct vma_report_vcpu 
 		rv->affinity_pcpu_ids[i] = v->affinity_ids[i];
 	}
 	rv->nr_affinity_pcpu = rv->affinity_pcpu && rv->affinity_pcpu_ids ? v->nr_affinity : 0;
-	vma_report_fill_latency(&rv->latency, &v->latency);
-	vma_report_fill_latency(&rv->latency_nohalt, &v->latency_nohalt);
+	vma_report_fill_latency(&rv->latency, v->latency ? &v->latency->all : NULL);
+	vma_report_fill_latency(&rv->latency_nohalt, v->latency ? &v->latency->nohalt : NULL);
 	rv->thread_id = v->kvm_tid;
 	rv->thread_name = v->kvm_comm[0] ? v->kvm_comm : NULL;
 	rv->guest_mapped = v->kvm_guest_mapped;

@@ -114,6 +114,10 @@ void vma_report_fill_stat(const struct vma_report_builder *b, struct vma_report_
 
 void vma_report_fill_latency(struct vma_report_latency *l, const struct vma_latency_window *w)
 {
+	static const struct vma_latency_window none;
+
+	if (!w)
+		w = &none;
 	l->exits = w->exits;
 	l->total = w->total;
 	l->mean = w->exits ? w->total / w->exits : 0;
@@ -226,12 +230,12 @@ static void build_domain(struct vma_report_builder *b, struct vma_report_domain 
 	rd->pid = d->kvm.vmm_pid;
 	rd->comm = d->kvm.vmm_comm[0] ? d->kvm.vmm_comm : NULL;
 	rd->grouping = grouping_name(d->kvm.grouping);
-	vma_report_fill_latency(&rd->latency_nohalt, &d->latency_nohalt);
+	vma_report_fill_latency(&rd->latency_nohalt, d->latency ? &d->latency->nohalt : NULL);
 	for (i = 0; i < VMA_DRS_COUNT; i++)
 		vma_report_fill_stat(b, &rd->runstates[i], &d->runstates[i], VMA_CYCLES_BY_TIME);
 	vma_report_fill_stat(b, &rd->run_time, &d->total_time, VMA_CYCLES_BY_TIME);
 	rd->mem = d->mem;
-	vma_report_fill_latency(&rd->latency, &d->latency);
+	vma_report_fill_latency(&rd->latency, d->latency ? &d->latency->all : NULL);
 	if (b->full && b->eips->enumerate && !b->r->kvm) {
 		rd->has_interrupt_eips = true;
 		rd->interrupt_eip_vector = b->eips->enumerate_vector;
