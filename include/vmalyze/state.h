@@ -279,7 +279,7 @@ struct vma_domain {
 	uint32_t did;
 	/* The machine's record count when its run time or exit counts last moved. */
 	uint64_t changed;
-	struct vma_domain_mem mem;
+	struct vma_domain_mem *mem; /* owned, NULL until its first memory record (mem.c) */
 	struct vma_vcpu **vcpus; /* owned, the vcpus seen, sorted by id (no NULLs) */
 	uint32_t nr_vcpus;       /* vcpus in vcpus[] */
 	uint32_t cap_vcpus;      /* slots allocated */

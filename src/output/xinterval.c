@@ -505,7 +505,7 @@ spill_failed:
 	case VMA_XINTERVAL_GRANT_MAPS: {
 		const struct vma_domain *d = find_domain(m, x->opts.domains[0]);
 
-		write_value(x, take(&x->cols[0].last, d ? d->mem.grant_done_for[0] : 0), len);
+		write_value(x, take(&x->cols[0].last, d && d->mem ? d->mem->grant_done_for[0] : 0), len);
 		break;
 	}
 	case VMA_XINTERVAL_CR3_SCHEDULE_TIME:

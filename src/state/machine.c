@@ -109,6 +109,7 @@ static void domain_destroy(struct vma_domain *d)
 	vma_cr3_list_release(&d->cr3s);
 	vma_eip_cycles_release(&d->emulate_eips);
 	latency_free(d->latency);
+	free(d->mem);
 	free(d->vcpus);
 	free(d);
 }

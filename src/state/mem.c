@@ -6,6 +6,8 @@
  * (xenalyze prints these tables but never fills the grant ones:
  * doc/xenalyze-differences.md.)
  */
+#include <stdlib.h>
+
 #include "vmalyze/state-handlers.h"
 #include "vmalyze/status.h"
 #include "vmalyze/trace-ids.h"
@@ -35,31 +37,42 @@ static enum vma_pod_context reclaim_context(const struct vma_machine *m, const s
 /* The state column of the MEM rows of the Xen event table. */
 typedef void mem_event_fn(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec);
 
+/* @d's memory counters, made at its first memory record (NULL: none, or out of memory). */
+static struct vma_domain_mem *mem_of(struct vma_domain *d)
+{
+	if (d && !d->mem)
+		d->mem = calloc(1, sizeof(*d->mem));
+	return d ? d->mem : NULL;
+}
+
 static void grant(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec)
 {
 	uint32_t op = rec->event - TRC_MEM_PAGE_GRANT_MAP;
-	struct vma_domain *d;
+	struct vma_domain_mem *dm;
 
-	if (v && v->domain->did != VMA_DEFAULT_DOMAIN)
-		v->domain->mem.grant_done[op]++;
-	if ((d = vma_domain_get(m, vma_xf_grant_domain(rec))))
-		d->mem.grant_done_for[op]++;
+	if (v && v->domain->did != VMA_DEFAULT_DOMAIN && (dm = mem_of(v->domain)))
+		dm->grant_done[op]++;
+	if ((dm = mem_of(vma_domain_get(m, vma_xf_grant_domain(rec)))))
+		dm->grant_done_for[op]++;
 }
 
 static void pod_populate(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec)
 {
-	if (v)
-		v->domain->mem.pod_populate[canonical_order(vma_xf_pod_order(rec))]++;
+	struct vma_domain_mem *dm = v ? mem_of(v->domain) : NULL;
+
+	if (dm)
+		dm->pod_populate[canonical_order(vma_xf_pod_order(rec))]++;
 }
 
 static void pod_reclaim(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec)
 {
 	uint32_t order = canonical_order(vma_xf_pod_order(rec));
+	struct vma_domain_mem *dm = v ? mem_of(v->domain) : NULL;
 
-	if (!v)
+	if (!dm)
 		return;
-	v->domain->mem.pod_reclaim[order]++;
-	v->domain->mem.pod_context[reclaim_context(m, v)][order]++;
+	dm->pod_reclaim[order]++;
+	dm->pod_context[reclaim_context(m, v)][order]++;
 }
 
 /* Memory records the dump shows and the analysis does not count. */

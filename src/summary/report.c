@@ -234,7 +234,8 @@ static void build_domain(struct vma_report_builder *b, struct vma_report_domain 
 	for (i = 0; i < VMA_DRS_COUNT; i++)
 		vma_report_fill_stat(b, &rd->runstates[i], &d->runstates[i], VMA_CYCLES_BY_TIME);
 	vma_report_fill_stat(b, &rd->run_time, &d->total_time, VMA_CYCLES_BY_TIME);
-	rd->mem = d->mem;
+	if (d->mem)
+		rd->mem = *d->mem;
 	vma_report_fill_latency(&rd->latency, d->latency ? &d->latency->all : NULL);
 	if (b->full && b->eips->enumerate && !b->r->kvm) {
 		rd->has_interrupt_eips = true;

@@ -306,3 +306,19 @@ Test(state, pcpu_columns_follow_current_lost_and_end)
 	cr_assert_eq(m->columns[0], ' ', "an ended pcpu");
 	columns_agree();
 }
+
+/* Memory counters are made at a domain's first memory record: none before, none for others. */
+Test(state, memory_counters_only_where_memory_records_are)
+{
+	start_running();
+	cr_assert_null(vma_domain_get(m, 1)->mem);
+	feed(200, TRC_MEM_PAGE_GRANT_MAP, 1, 2u);
+	feed(210, TRC_MEM_PAGE_GRANT_UNMAP, 1, 2u);
+	feed(220, TRC_MEM_PAGE_GRANT_MAP, 1, 2u);
+	cr_assert_not_null(vma_domain_get(m, 1)->mem);
+	cr_assert_eq(vma_domain_get(m, 1)->mem->grant_done[0], 2, "maps done by d1");
+	cr_assert_eq(vma_domain_get(m, 1)->mem->grant_done[1], 1);
+	cr_assert_eq(vma_domain_get(m, 2)->mem->grant_done_for[0], 2, "maps done for d2");
+	cr_assert_eq(vma_domain_get(m, 2)->mem->grant_done[0], 0);
+	cr_assert_null(vma_domain_get(m, 3)->mem);
+}
