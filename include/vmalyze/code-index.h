@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define VMA_CODE_SHARED 0x10000u
 
@@ -26,6 +27,24 @@ struct vma_code_index {
 static inline uint32_t vma_code_at(const struct vma_code_index *x, uint32_t code)
 {
 	return code * 0x9e3779b1u >> x->shift;
+}
+
+/*
+ * The hot path: the entry of @code (below VMA_CODE_SHARED) when its first
+ * probe finds it, the usual case, else NULL (then vma_code_table_find()).
+ */
+static inline void *vma_code_table_first(const struct vma_code_index *x, void *entries,
+					 size_t size, uint32_t code)
+{
+	uint32_t i, first;
+
+	if (__builtin_expect(x->slots == NULL, 0))
+		return NULL;
+	i = x->slots[vma_code_at(x, code)];
+	if (__builtin_expect(i == UINT32_MAX, 0))
+		return NULL;
+	memcpy(&first, (char *)entries + (size_t)i * size, sizeof(first));
+	return first == code ? (char *)entries + (size_t)i * size : NULL;
 }
 
 /*

@@ -64,13 +64,10 @@ static __attribute__((noinline)) struct vma_exit_stats *find_reason(struct vma_h
 /* As cheap as a table indexed by code when the first probe finds it (the usual case). */
 static inline struct vma_exit_stats *reason_slot(struct vma_hvm_stats *st, uint32_t reason)
 {
-	if (__builtin_expect(st->reason_index.slots != NULL, 1)) {
-		uint32_t i = st->reason_index.slots[vma_code_at(&st->reason_index, reason)];
+	struct vma_exit_stats *e = vma_code_table_first(&st->reason_index, st->reasons,
+							sizeof(*st->reasons), reason);
 
-		if (__builtin_expect(i != UINT32_MAX && st->reasons[i].reason == reason, 1))
-			return &st->reasons[i];
-	}
-	return find_reason(st, reason);
+	return __builtin_expect(e != NULL, 1) ? e : find_reason(st, reason);
 }
 
 const struct vma_exit_stats *vma_hvm_stats_reason(const struct vma_hvm_stats *st,
@@ -258,13 +255,10 @@ static __attribute__((noinline)) struct vma_irq_stats *find_irq(struct vma_hvm_s
 /* The entry of @vector (at most VMA_GUEST_VECTORS); NULL: out of memory. */
 static inline struct vma_irq_stats *irq_slot(struct vma_hvm_stats *st, uint32_t vector)
 {
-	if (__builtin_expect(st->irq_index.slots != NULL, 1)) {
-		uint32_t i = st->irq_index.slots[vma_code_at(&st->irq_index, vector)];
+	struct vma_irq_stats *q = vma_code_table_first(&st->irq_index, st->irqs,
+						       sizeof(*st->irqs), vector);
 
-		if (__builtin_expect(i != UINT32_MAX && st->irqs[i].vector == vector, 1))
-			return &st->irqs[i];
-	}
-	return find_irq(st, vector);
+	return __builtin_expect(q != NULL, 1) ? q : find_irq(st, vector);
 }
 
 void vma_hvm_stats_count_irq(struct vma_hvm_stats *stats, uint32_t vector)

@@ -41,9 +41,12 @@ static void bump_number(struct vma_pv_count **arr, uint32_t *nr, uint32_t *cap,
 
 	if (number > 0xffff)
 		return;
-	i = vma_code_table_find(x, *arr, sizeof(**arr), number);
-	c = i != UINT32_MAX ? &(*arr)[i] : vma_code_table_add(arr, nr, cap, sizeof(**arr), x,
-							      number);
+	c = vma_code_table_first(x, *arr, sizeof(**arr), number);
+	if (__builtin_expect(c == NULL, 0)) {
+		i = vma_code_table_find(x, *arr, sizeof(**arr), number);
+		c = i != UINT32_MAX ? &(*arr)[i]
+				    : vma_code_table_add(arr, nr, cap, sizeof(**arr), x, number);
+	}
 	if (c)
 		c->count++;
 }
