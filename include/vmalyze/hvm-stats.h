@@ -91,7 +91,10 @@ struct vma_irq_stats {
 };
 
 struct vma_hvm_stats {
-	/* Exit reasons by first appearance (nr_reasons of them); readers: read only. */
+	/*
+	 * Exit reasons by first appearance (nr_reasons of them), a code table:
+	 * readers read only, and sort with vma_code_table_sorted().
+	 */
 	struct vma_exit_stats *reasons; /* owned */
 	uint32_t nr_reasons, cap_reasons;
 	struct vma_code_index reason_index;
@@ -139,15 +142,5 @@ uint64_t vma_hvm_stats_irqs(const struct vma_hvm_stats *stats, uint32_t vector);
 /* The summary of exit @reason, or NULL when it was never seen. */
 const struct vma_exit_stats *vma_hvm_stats_reason(const struct vma_hvm_stats *stats,
 						  uint32_t reason);
-
-/*
- * Fills @out (room for stats->nr_reasons) with the exit reasons in
- * ascending code order (the shared one, VMA_EXIT_CODE_SHARED, last).
- */
-void vma_hvm_stats_sorted(const struct vma_hvm_stats *stats, const struct vma_exit_stats **out);
-
-/* Fills @out (room for stats->nr_irqs) with the injected vectors, ascending. */
-void vma_hvm_stats_irqs_sorted(const struct vma_hvm_stats *stats,
-			       const struct vma_irq_stats **out);
 
 #endif /* VMALYZE_HVM_STATS_H */

@@ -79,17 +79,6 @@ const struct vma_exit_stats *vma_hvm_stats_reason(const struct vma_hvm_stats *st
 	return i == UINT32_MAX ? NULL : &st->reasons[i];
 }
 
-void vma_hvm_stats_sorted(const struct vma_hvm_stats *st, const struct vma_exit_stats **out)
-{
-	vma_code_table_sorted(st->reasons, sizeof(*st->reasons), st->nr_reasons,
-			      (const void **)out);
-}
-
-void vma_hvm_stats_irqs_sorted(const struct vma_hvm_stats *st, const struct vma_irq_stats **out)
-{
-	vma_code_table_sorted(st->irqs, sizeof(*st->irqs), st->nr_irqs, (const void **)out);
-}
-
 static uint32_t sub_hash(uint32_t handler, uint64_t key, bool is_write)
 {
 	uint64_t h = key * 0x9e3779b97f4a7c15ull ^ (uint64_t)handler * 0xc2b2ae3d27d4eb4full ^

@@ -227,23 +227,34 @@ out:
 	free(done);
 }
 
+/*
+ * A code table's @n entries by ascending code (the model keeps them as
+ * they came); owned by the caller, NULL when out of memory (b->failed).
+ */
+static const void **by_code(struct vma_report_builder *b, const void *entries, size_t size,
+			    uint32_t n)
+{
+	const void **order = calloc(n ? n : 1, sizeof(*order));
+
+	if (!order) {
+		b->failed = true;
+		return NULL;
+	}
+	vma_code_table_sorted(entries, size, n, order);
+	return order;
+}
+
 static void build_exits(struct vma_report_builder *b, struct vma_report_vcpu *rv,
 			const struct vma_vcpu *v)
 {
 	const struct vma_hvm_stats *st = v->hvm.stats;
-	const struct vma_exit_stats **order;
+	const void **order;
 	uint32_t r;
 
 	rv->exits = vma_report_rows(b, st->nr_reasons, sizeof(*rv->exits));
-	if (!rv->exits)
+	order = rv->exits ? by_code(b, st->reasons, sizeof(*st->reasons), st->nr_reasons) : NULL;
+	if (!order)
 		return;
-	/* The model keeps reasons by first appearance; the report lists them by code. */
-	order = calloc(st->nr_reasons, sizeof(*order));
-	if (!order) {
-		b->failed = true;
-		return;
-	}
-	vma_hvm_stats_sorted(st, order);
 	for (r = 0; r < st->nr_reasons; r++) {
 		const struct vma_exit_stats *e = order[r];
 		struct vma_report_exit *x;
@@ -324,21 +335,15 @@ out:
 static void build_irqs(struct vma_report_builder *b, struct vma_report_vcpu *rv,
 		       const struct vma_hvm_stats *st)
 {
-	const struct vma_irq_stats **order;
+	const void **order;
 	uint32_t r, k, n = 0;
 
 	for (r = 0; r < st->nr_irqs; r++)
 		n += st->irqs[r].count != 0;
 	rv->irqs = vma_report_rows(b, n, sizeof(*rv->irqs));
-	if (!rv->irqs)
+	order = rv->irqs ? by_code(b, st->irqs, sizeof(*st->irqs), st->nr_irqs) : NULL;
+	if (!order)
 		return;
-	/* The model keeps vectors by first injection; the report lists them ascending. */
-	order = calloc(st->nr_irqs, sizeof(*order));
-	if (!order) {
-		b->failed = true;
-		return;
-	}
-	vma_hvm_stats_irqs_sorted(st, order);
 	for (r = 0; r < st->nr_irqs; r++) {
 		const struct vma_irq_stats *s = order[r];
 		struct vma_report_irq *q;
@@ -359,7 +364,7 @@ static void build_pv(struct vma_report_builder *b, struct vma_report_vcpu *rv,
 		     const struct vma_pv *pv)
 {
 	uint32_t i, sub = TRC_PV_HYPERCALL_SUBCALL - TRC_PV_SUBCALL;
-	const struct vma_pv_count **order;
+	const struct vma_pv_count *const *order;
 
 	rv->pv_events = vma_report_rows(b, pv->nr_counts, sizeof(*rv->pv_events));
 	rv->hypercalls = vma_report_rows(b, pv->nr_hypercalls, sizeof(*rv->hypercalls));
@@ -378,27 +383,21 @@ static void build_pv(struct vma_report_builder *b, struct vma_report_vcpu *rv,
 		if (ev->count || ev->subcalls)
 			rv->nr_pv_events++;
 	}
-	order = calloc(pv->nr_hypercalls > pv->nr_traps ? pv->nr_hypercalls : pv->nr_traps,
-		       sizeof(*order));
-	if (!order && (pv->nr_hypercalls || pv->nr_traps)) {
-		b->failed = true;
-		return;
-	}
-	/* The model keeps numbers as seen; the report lists them ascending. */
-	vma_code_table_sorted(pv->hypercalls, sizeof(*pv->hypercalls), pv->nr_hypercalls,
-			      (const void **)order);
-	for (i = 0; rv->hypercalls && i < pv->nr_hypercalls; i++) {
+	order = (const void *)by_code(b, pv->hypercalls, sizeof(*pv->hypercalls),
+				      pv->nr_hypercalls);
+	for (i = 0; order && rv->hypercalls && i < pv->nr_hypercalls; i++) {
 		rv->hypercalls[rv->nr_hypercalls].op = order[i]->number;
 		rv->hypercalls[rv->nr_hypercalls].name = vma_hypercall_name(order[i]->number);
 		rv->hypercalls[rv->nr_hypercalls++].count = order[i]->count;
 	}
+	free((void *)order);
 	rv->traps = vma_report_rows(b, pv->nr_traps, sizeof(*rv->traps));
-	vma_code_table_sorted(pv->traps, sizeof(*pv->traps), pv->nr_traps, (const void **)order);
-	for (i = 0; rv->traps && i < pv->nr_traps; i++) {
+	order = (const void *)by_code(b, pv->traps, sizeof(*pv->traps), pv->nr_traps);
+	for (i = 0; order && rv->traps && i < pv->nr_traps; i++) {
 		rv->traps[rv->nr_traps++] =
 			(struct vma_report_trap){ order[i]->number, order[i]->count };
 	}
-	free(order);
+	free((void *)order);
 }
 
 static int eip_by_count(const void *pa, const void *pb)

@@ -245,59 +245,54 @@ static int mk_worst_xen(const char *path, uint32_t n)
 }
 
 /*
- * @n HVM vcpus, 8 a domain, each run on pcpu 0 for one exit of code
- * 0xfff0..0xffff with an injection, then blocked: the exit table was once
- * indexed by code (512 KiB a vcpu), the vector tables 4 KiB a vcpu.
+ * @n vcpus, 8 a domain, each run on pcpu 0 for a few records of large
+ * numbers, then blocked: HVM (@pv 0) an exit of code 0xfff0..0xffff and an
+ * injection, PV a hypercall near 0xffff and a trap near 0x7fff.  The exit
+ * table was once indexed by code (512 KiB a vcpu), the vector tables 4 KiB
+ * a vcpu, the hypercall and trap tables by number (512 and 256 KiB).
  */
-static int mk_exit_codes(const char *path, uint32_t n)
+static int mk_numbered(const char *path, uint32_t n, int pv)
 {
 	struct vma_xtw *w = vma_xtw_new_memory(NULL);
 	uint64_t tsc = 1000;
-	uint32_t i;
+	uint32_t i, k;
 	int rc = 0;
 
 	if (!w)
 		return -1;
 	for (i = 0; i < n && i < (1u << 20) && !rc; i++) {
-		uint32_t who = (1 + i / 8) << 16 | i % 8;
-		uint32_t exit[3] = { 0xfff0u + i % 16, 0x1000u, 0 }, inj[2] = { 0xf0u + i % 16, 0 };
+		uint32_t who = (1 + i / 8) << 16 | i % 8, big = i % 16;
+		const struct {
+			uint32_t event, nr, words[3];
+		} hvm[] = {
+			{ RUNSTATE_CHANGE | 1 << 8 | 0 << 4, 1, { who } },
+			{ TRC_HVM_VMX_EXIT64, 3, { 0xfff0u + big, 0x1000u, 0 } },
+			{ TRC_HVM_INJ_VIRQ, 2, { 0xf0u + big, 0 } },
+			{ TRC_HVM_VMENTRY, 0, { 0 } },
+			{ RUNSTATE_CHANGE | 0 << 8 | 2 << 4, 1, { who } },
+		}, pvs[] = {
+			{ RUNSTATE_CHANGE | 1 << 8 | 0 << 4, 1, { who } },
+			{ TRC_PV_HYPERCALL_V2, 1, { 0xfff0u + big } },
+			{ TRC_PV_TRAP, 2, { 0x1000u, 0x7ff0u + big } },
+			{ RUNSTATE_CHANGE | 0 << 8 | 2 << 4, 1, { who } },
+		};
+		const __typeof__(hvm[0]) *recs = pv ? pvs : hvm;
+		uint32_t nr = pv ? sizeof(pvs) / sizeof(pvs[0]) : sizeof(hvm) / sizeof(hvm[0]);
 
-		rc = vma_xtw_record(w, 0, RUNSTATE_CHANGE | 1 << 8 | 0 << 4, tsc += 10, &who, 1);
-		if (!rc)
-			rc = vma_xtw_record(w, 0, TRC_HVM_VMX_EXIT64, tsc += 10, exit, 3);
-		if (!rc)
-			rc = vma_xtw_record(w, 0, TRC_HVM_INJ_VIRQ, tsc += 10, inj, 2);
-		if (!rc)
-			rc = vma_xtw_record(w, 0, TRC_HVM_VMENTRY, tsc += 10, NULL, 0);
-		if (!rc)
-			rc = vma_xtw_record(w, 0, RUNSTATE_CHANGE | 0 << 8 | 2 << 4, tsc += 10, &who, 1);
+		for (k = 0; k < nr && !rc; k++)
+			rc = vma_xtw_record(w, 0, recs[k].event, tsc += 10, recs[k].words, recs[k].nr);
 	}
 	return xt_done(w, rc, path);
 }
 
-/* As exit-codes, PV: the hypercall and trap tables were once indexed by number. */
+static int mk_exit_codes(const char *path, uint32_t n)
+{
+	return mk_numbered(path, n, 0);
+}
+
 static int mk_pv_numbers(const char *path, uint32_t n)
 {
-	struct vma_xtw *w = vma_xtw_new_memory(NULL);
-	uint64_t tsc = 1000;
-	uint32_t i;
-	int rc = 0;
-
-	if (!w)
-		return -1;
-	for (i = 0; i < n && i < (1u << 20) && !rc; i++) {
-		uint32_t who = (1 + i / 8) << 16 | i % 8;
-		uint32_t call = 0xfff0u + i % 16, trap[2] = { 0x1000u, 0x7ff0u + i % 16 };
-
-		rc = vma_xtw_record(w, 0, RUNSTATE_CHANGE | 1 << 8 | 0 << 4, tsc += 10, &who, 1);
-		if (!rc)
-			rc = vma_xtw_record(w, 0, TRC_PV_HYPERCALL_V2, tsc += 10, &call, 1);
-		if (!rc)
-			rc = vma_xtw_record(w, 0, TRC_PV_TRAP, tsc += 10, trap, 2);
-		if (!rc)
-			rc = vma_xtw_record(w, 0, RUNSTATE_CHANGE | 0 << 8 | 2 << 4, tsc += 10, &who, 1);
-	}
-	return xt_done(w, rc, path);
+	return mk_numbered(path, n, 1);
 }
 
 static int put_format(void *arg, const char *system, const char *name, const char *text)

@@ -4,22 +4,16 @@
  * injected vectors are kept in tables sized by what is seen, so these
  * check lookups through growth, many keys in scrambled order, the shared
  * entry of huge codes, and the orders the report reads them in (the PV
- * hypercall and trap tables are code tables too).  The
- * wake-to-halt start times (state.h, hvm.c) are checked through dispatch.
+ * hypercall and trap tables are code tables too).  Wake-to-halt start
+ * times (state.h, hvm.c) are checked through dispatch in test-state.c.
  */
 #include <criterion/criterion.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmalyze/diag.h"
-#include "vmalyze/dispatch.h"
 #include "vmalyze/hvm-stats.h"
 #include "vmalyze/state.h"
-#include "vmalyze/status.h"
 #include "vmalyze/trace-ids.h"
-
-#include "test-record-util.h"
 
 /* A fixed permutation of 0..n-1 (n a power of two): i * odd mod n. */
 static uint32_t scramble(uint32_t i, uint32_t n)
@@ -82,7 +76,8 @@ Test(hvm_stats, sorted_by_code_and_huge_codes_shared)
 	for (i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
 		vma_hvm_stats_add_arc(st, codes[i], &in, 10);
 	cr_assert_eq(st->nr_reasons, 8, "0x12345 and 0xffffffff are one entry");
-	vma_hvm_stats_sorted(st, order);
+	vma_code_table_sorted(st->reasons, sizeof(*st->reasons), st->nr_reasons,
+			      (const void **)order);
 	cr_assert_eq(order[0]->reason, 0);
 	cr_assert_eq(order[1]->reason, 1);
 	cr_assert_eq(order[2]->reason, 30);
@@ -164,7 +159,7 @@ Test(hvm_stats, injected_vectors_ascending)
 	cr_assert_eq(vma_hvm_stats_irqs(st, VMA_GUEST_VECTORS), 2, "the larger vectors");
 	cr_assert_eq(vma_hvm_stats_irqs(st, 1000), 0);
 	cr_assert_eq(st->nr_irqs, 170 + 1, "170 vectors below 256, one entry for the larger");
-	vma_hvm_stats_irqs_sorted(st, order);
+	vma_code_table_sorted(st->irqs, sizeof(*st->irqs), st->nr_irqs, (const void **)order);
 	for (i = 1; i < st->nr_irqs; i++)
 		cr_assert_lt(order[i - 1]->vector, order[i]->vector);
 	cr_assert_eq(order[st->nr_irqs - 1]->vector, VMA_GUEST_VECTORS);
@@ -221,85 +216,4 @@ Test(hvm_stats, code_table_many_codes)
 	free(order);
 	free(t);
 	free(x.slots);
-}
-
-static struct vma_diag *diag;
-static struct vma_machine *m;
-
-static void feed(uint64_t tsc, uint32_t event, int n, ...)
-{
-	struct vma_record rec;
-	struct vma_outcome out;
-	va_list ap;
-
-	va_start(ap, n);
-	vt_record(&rec, 0, tsc, event, n, ap);
-	va_end(ap);
-	cr_assert_eq(vma_dispatch(m, &rec, &out), VMA_OK);
-}
-
-static void runstate(uint64_t tsc, uint32_t old, uint32_t new)
-{
-	feed(tsc, TRC_SCHED_RUNSTATE_CHANGE | old << 8 | new << 4, 1, 1u << 16);
-}
-
-static const struct vma_cycles *w2h(uint32_t vec, enum vma_w2h_case c)
-{
-	const struct vma_hvm_stats *st = vma_vcpu_get(m, 1, 0)->hvm.stats;
-	uint32_t i;
-
-	for (i = 0; st && i < st->nr_irqs; i++) {
-		if (st->irqs[i].vector == vec)
-			return st->irqs[i].w2h ? &st->irqs[i].w2h->cases[c] : NULL;
-	}
-	return NULL;
-}
-
-/*
- * d1v0 (HVM from its first exit) wakes, gets vectors 0x90 (its wake vector), 0x31 and 0xef before a
- * vmentry at 1000, and 0x40 before one at 2000; it halts at 5000.
- */
-Test(hvm_stats, wake_to_halt_by_vector)
-{
-	static const uint32_t first[] = { 0x90, 0x31, 0xef };
-	uint32_t i;
-
-	diag = vma_diag_create(VMA_LVL_MAX_TOLERABLE, VMA_VERB_QUIET);
-	m = vma_machine_create(diag, NULL);
-	cr_assert_eq(vma_machine_add_pcpu(m, 0), VMA_OK);
-	runstate(100, 1, 0);
-	feed(110, TRC_HVM_VMX_EXIT64, 3, 1u, 0x1000u, 0u); /* it is an HVM vcpu */
-	feed(150, TRC_HVM_VMENTRY, 0);
-	runstate(200, 0, 2);  /* blocked */
-	runstate(300, 2, 1);  /* woken */
-	runstate(400, 1, 0);
-	feed(500, TRC_HVM_VMX_EXIT64, 3, 1u, 0x1000u, 0u);
-	for (i = 0; i < 3; i++)
-		feed(600 + i, TRC_HVM_INJ_VIRQ, 2, first[i], 0u);
-	feed(600, TRC_HVM_INJ_VIRQ, 2, 0x31u, 0u); /* again: one start time */
-	feed(1000, TRC_HVM_VMENTRY, 0);
-	feed(1500, TRC_HVM_VMX_EXIT64, 3, 1u, 0x1000u, 0u);
-	feed(1600, TRC_HVM_INJ_VIRQ, 2, 0x40u, 0u);
-	feed(2000, TRC_HVM_VMENTRY, 0);
-	runstate(5000, 0, 2); /* halts */
-	cr_assert_not_null(w2h(0x90, VMA_W2H_WAKE_ANY));
-	cr_assert_eq(w2h(0x90, VMA_W2H_WAKE_ANY)->cycles, 4000);
-	cr_assert_eq(w2h(0x90, VMA_W2H_WAKE_ALONE)->count, 0, "not the only interrupt");
-	cr_assert_eq(w2h(0x90, VMA_W2H_INTR)->count, 0);
-	cr_assert_eq(w2h(0x31, VMA_W2H_INTR)->cycles, 4000);
-	cr_assert_eq(w2h(0x31, VMA_W2H_INTR)->count, 1);
-	cr_assert_eq(w2h(0xef, VMA_W2H_INTR)->cycles, 4000);
-	cr_assert_eq(w2h(0x40, VMA_W2H_INTR)->cycles, 3000);
-	cr_assert_eq(vma_vcpu_get(m, 1, 0)->hvm.w2h->nr_starts, 0, "all consumed by the halt");
-	/* Alone this time: woken, one interrupt, a halt. */
-	runstate(6000, 2, 1);
-	runstate(6100, 1, 0);
-	feed(6200, TRC_HVM_VMX_EXIT64, 3, 1u, 0x1000u, 0u);
-	feed(6300, TRC_HVM_INJ_VIRQ, 2, 0x31u, 0u);
-	feed(6400, TRC_HVM_VMENTRY, 0);
-	runstate(6900, 0, 2);
-	cr_assert_eq(w2h(0x31, VMA_W2H_WAKE_ALONE)->cycles, 500);
-	cr_assert_eq(w2h(0x31, VMA_W2H_INTR)->count, 1, "unchanged");
-	vma_machine_destroy(m);
-	vma_diag_destroy(diag);
 }

@@ -322,3 +322,61 @@ Test(state, memory_counters_only_where_memory_records_are)
 	cr_assert_eq(vma_domain_get(m, 2)->mem->grant_done[0], 0);
 	cr_assert_null(vma_domain_get(m, 3)->mem);
 }
+
+/* d1v0's wake-to-halt summaries of vector @vec, case @c (NULL: none). */
+static const struct vma_cycles *w2h(uint32_t vec, enum vma_w2h_case c)
+{
+	const struct vma_hvm_stats *st = vma_vcpu_get(m, 1, 0)->hvm.stats;
+	uint32_t i;
+
+	for (i = 0; st && i < st->nr_irqs; i++) {
+		if (st->irqs[i].vector == vec)
+			return st->irqs[i].w2h ? &st->irqs[i].w2h->cases[c] : NULL;
+	}
+	return NULL;
+}
+
+/*
+ * Start times are kept only for the vectors waiting (by vector, not 256 of
+ * them): d1v0 wakes, gets 0x90 (its wake vector), 0x31 and 0xef before a
+ * vmentry at 1000 and 0x40 before one at 2000, and halts at 5000.
+ */
+Test(state, wake_to_halt_by_vector)
+{
+	static const uint32_t first[] = { 0x90, 0x31, 0xef };
+	uint32_t i;
+
+	start_running();
+	vmexit(110, 1); /* an HVM vcpu from its first exit */
+	feed(150, TRC_HVM_VMENTRY, 0);
+	runstate(200, 1, 0, 0, 2);  /* blocked */
+	runstate(300, 1, 0, 2, 1);  /* woken */
+	runstate(400, 1, 0, 1, 0);
+	vmexit(500, 1);
+	for (i = 0; i < 3; i++)
+		feed(600 + i, TRC_HVM_INJ_VIRQ, 2, first[i], 0u);
+	feed(600, TRC_HVM_INJ_VIRQ, 2, 0x31u, 0u); /* again: one start time */
+	feed(1000, TRC_HVM_VMENTRY, 0);
+	vmexit(1500, 1);
+	feed(1600, TRC_HVM_INJ_VIRQ, 2, 0x40u, 0u);
+	feed(2000, TRC_HVM_VMENTRY, 0);
+	runstate(5000, 1, 0, 0, 2); /* halts */
+	cr_assert_not_null(w2h(0x90, VMA_W2H_WAKE_ANY));
+	cr_assert_eq(w2h(0x90, VMA_W2H_WAKE_ANY)->cycles, 4000);
+	cr_assert_eq(w2h(0x90, VMA_W2H_WAKE_ALONE)->count, 0, "not the only interrupt");
+	cr_assert_eq(w2h(0x90, VMA_W2H_INTR)->count, 0);
+	cr_assert_eq(w2h(0x31, VMA_W2H_INTR)->cycles, 4000);
+	cr_assert_eq(w2h(0x31, VMA_W2H_INTR)->count, 1);
+	cr_assert_eq(w2h(0xef, VMA_W2H_INTR)->cycles, 4000);
+	cr_assert_eq(w2h(0x40, VMA_W2H_INTR)->cycles, 3000);
+	cr_assert_eq(vma_vcpu_get(m, 1, 0)->hvm.w2h->nr_starts, 0, "all consumed by the halt");
+	/* Alone this time: woken, one interrupt, a halt. */
+	runstate(6000, 1, 0, 2, 1);
+	runstate(6100, 1, 0, 1, 0);
+	vmexit(6200, 1);
+	feed(6300, TRC_HVM_INJ_VIRQ, 2, 0x31u, 0u);
+	feed(6400, TRC_HVM_VMENTRY, 0);
+	runstate(6900, 1, 0, 0, 2);
+	cr_assert_eq(w2h(0x31, VMA_W2H_WAKE_ALONE)->cycles, 500);
+	cr_assert_eq(w2h(0x31, VMA_W2H_INTR)->count, 1, "unchanged");
+}
