@@ -144,9 +144,10 @@ static bool w2h_start(struct vma_hvm_w2h *w, uint32_t vec, uint64_t tsc)
 	/* Few vectors wait at once: the place is found from the end. */
 	while (at && w->starts[at - 1].vector > vec)
 		at--;
-	if (at < w->nr_starts)
+	if (at < w->nr_starts) {
 		memmove(&w->starts[at + 1], &w->starts[at],
 			(w->nr_starts - at) * sizeof(*w->starts));
+	}
 	w->starts[at].vector = vec;
 	w->starts[at].tsc = tsc;
 	w->nr_starts++;
