@@ -49,7 +49,7 @@ static void index_put(struct vma_code_index *x, uint32_t key, uint32_t i)
 	x->slots[at] = i;
 }
 
-/* @x for @nr entries rebuilt with 2 * @cap slots; false when out of memory. */
+/* @x for @nr entries rebuilt with 2 * @cap slots; VMA_ERR_NOMEM when out of memory. */
 static int index_resize(struct vma_code_index *x, uint32_t cap, const void *entries, size_t size,
 			uint32_t nr)
 {
