@@ -25,7 +25,7 @@
 
 struct vcpu_snap {
 	const struct vma_vcpu *v;
-	uint64_t *events;          /* per exit reason (the model's order), at the last second's end */
+	uint64_t *events;          /* per exit reason (model's order), at the last second's end */
 	uint32_t nr;
 	uint64_t exit_cycles;
 	uint64_t rs[VMA_RS_COUNT]; /* accrued up to the last second's end */

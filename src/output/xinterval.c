@@ -504,8 +504,9 @@ spill_failed:
 		break;
 	case VMA_XINTERVAL_GRANT_MAPS: {
 		const struct vma_domain *d = find_domain(m, x->opts.domains[0]);
+		uint64_t maps = d && d->mem ? d->mem->grant_done_for[0] : 0;
 
-		write_value(x, take(&x->cols[0].last, d && d->mem ? d->mem->grant_done_for[0] : 0), len);
+		write_value(x, take(&x->cols[0].last, maps), len);
 		break;
 	}
 	case VMA_XINTERVAL_CR3_SCHEDULE_TIME:

@@ -279,8 +279,10 @@ static int mk_numbered(const char *path, uint32_t n, int pv)
 		const __typeof__(hvm[0]) *recs = pv ? pvs : hvm;
 		uint32_t nr = pv ? sizeof(pvs) / sizeof(pvs[0]) : sizeof(hvm) / sizeof(hvm[0]);
 
-		for (k = 0; k < nr && !rc; k++)
-			rc = vma_xtw_record(w, 0, recs[k].event, tsc += 10, recs[k].words, recs[k].nr);
+		for (k = 0; k < nr && !rc; k++) {
+			rc = vma_xtw_record(w, 0, recs[k].event, tsc += 10, recs[k].words,
+					    recs[k].nr);
+		}
 	}
 	return xt_done(w, rc, path);
 }

@@ -104,8 +104,10 @@ Test(hvm_stats, refinements_by_key_and_the_other_entry)
 	for (k = 0; k < 3; k++) {
 		for (i = 0; i < 512; i++) {
 			uint32_t key = scramble(i, 512);
-			struct vma_hvm_inflight in =
-				refinement(TRC_HVM_IOPORT_READ + (key & 1), 0x1000u + key / 2, key & 2);
+			uint32_t handler = TRC_HVM_IOPORT_READ + (key & 1);
+			struct vma_hvm_inflight in;
+
+			in = refinement(handler, 0x1000u + key / 2, key & 2);
 
 			vma_hvm_stats_add_arc(st, 30, &in, key + 1);
 		}
@@ -190,8 +192,10 @@ Test(hvm_stats, code_table_many_codes)
 			if (code % 8 >= 5) /* 5 of every 8 codes */
 				continue;
 			at = vma_code_table_find(&x, t, sizeof(*t), code);
-			c = at != UINT32_MAX ? &t[at] : vma_code_table_add(&t, &nr, &cap, sizeof(*t),
-									   &x, code);
+			if (at != UINT32_MAX)
+				c = &t[at];
+			else
+				c = vma_code_table_add(&t, &nr, &cap, sizeof(*t), &x, code);
 			cr_assert_not_null(c);
 			cr_assert_eq(c->number, code);
 			c->count++;

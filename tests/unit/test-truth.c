@@ -167,8 +167,8 @@ static void check_trace(const char *name)
 							 sizeof(*v->pv.hypercalls), (uint32_t)c);
 				cr_assert_neq(at, UINT32_MAX, "%s d%uv%u hypercall %llu", name, dom,
 					      vid, c);
-				cr_assert_eq(v->pv.hypercalls[at].count, a, "%s d%uv%u hypercall %llu",
-					     name, dom, vid, c);
+				cr_assert_eq(v->pv.hypercalls[at].count, a,
+					     "%s d%uv%u hypercall %llu", name, dom, vid, c);
 			} else {
 				cr_assert_fail("%s: truth line not understood: %s", name, line);
 			}
