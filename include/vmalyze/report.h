@@ -19,9 +19,18 @@
  * src/core's tables, KVM event names through the names callback the run
  * driver gives (the summary stage does not read inputs).
  *
+ * One vcpu's rows at a time: the report holds the machine-wide rows, the
+ * pcpus and the domain rows (runstates, memory, EIP and CR3 lists, the
+ * totals) for the whole report, but a vcpu's rows are built when a
+ * renderer asks for them (vma_report_vcpu()) and released when it asks for
+ * the next one.  A large host's vcpu rows (exits, handlers, sub-lines,
+ * addresses, IRQs) would otherwise be most of a run's memory.
+ *
  * Lifetime: a report borrows the distributions of the machine it was
  * built from, except the ones it merged itself (grouped sub-lines, address
- * rows), which it owns.  Destroy it before the machine.
+ * rows, totals), which it owns; it reads the machine again for each vcpu
+ * visited.  Destroy it before the machine, and do not change the machine
+ * in between.
  */
 #ifndef VMALYZE_REPORT_H
 #define VMALYZE_REPORT_H
@@ -250,8 +259,13 @@ struct vma_report_domain {
 	struct vma_report_latency latency;     /* KVM, over all its vcpus */
 	struct vma_report_latency latency_nohalt;
 	struct vma_report_totals totals;       /* over its vcpus (with .totals) */
-	struct vma_report_vcpu *vcpus;         /* by ascending id */
-	uint32_t nr_vcpus;
+	/*
+	 * Its vcpus, by ascending id: read them with vma_report_vcpu().  NULL
+	 * in a report vma_report_create() made (it builds them one at a time);
+	 * a report made by hand may hold them here.
+	 */
+	struct vma_report_vcpu *vcpus;
+	uint32_t nr_vcpus;                     /* the vcpus kept (the filter's) */
 	/* --with-interrupt-eip-enumeration=VEC: EIPs by count, most first, then address. */
 	bool has_interrupt_eips;
 	uint32_t interrupt_eip_vector;
@@ -305,6 +319,7 @@ struct vma_report {
 	uint64_t hz;          /* ticks per second, never 0 */
 	bool kvm, svm;
 	bool vendor_known;    /* some exit told VMX from SVM */
+	bool arm;             /* a vcpu kept is an Arm one (KVM on arm64) */
 	bool final;           /* the end of the trace, not an interval's end */
 	uint64_t at;          /* ticks since the first record: the interval's end */
 	uint64_t total;       /* ticks from the first record to the last */
@@ -377,12 +392,29 @@ struct vma_report_build {
  * vma_report_create - the report of @machine as it stands.  Call
  * vma_machine_finish() first for the end-of-trace report (some summaries
  * get their samples only there).  Percentiles sort exact samples in place:
- * the machine's summaries hold the same values afterwards.
+ * the machine's summaries hold the same values afterwards.  @how is copied,
+ * but what it points to (filter, kvm_name_arg) is read again when vcpus
+ * are visited: it must outlive the report (@how->worst need not).
  * Return: owned (vma_report_destroy()); NULL when out of memory.
  */
 struct vma_report *vma_report_create(const struct vma_machine *machine,
 				     const struct vma_report_build *how);
 void vma_report_destroy(struct vma_report *report);
+
+/*
+ * vma_report_vcpu - the rows of vcpu @i (i < @d->nr_vcpus) of domain row
+ * @d of @report (one of report->domains, or report->default_domain).  The
+ * rows of the vcpu asked for before are released first, so a pointer into
+ * them dies here (asking for the same vcpu again returns the same rows);
+ * the report holds one vcpu's rows at a time.  The rows are the report's:
+ * one thread at a time.
+ * Return: the vcpu's rows; NULL when out of memory.
+ */
+const struct vma_report_vcpu *vma_report_vcpu(const struct vma_report *report,
+					      const struct vma_report_domain *d, uint32_t i);
+
+/* How many vcpus' rows @report holds now (0 or 1): the bound above, for tests. */
+uint32_t vma_report_vcpus_held(const struct vma_report *report);
 
 /*
  * vma_report_stat_fill - @st from the summary @c, weighted by @w: counts
@@ -447,7 +479,7 @@ struct vma_renderer {
 /* The renderer named @name, or NULL. */
 const struct vma_renderer *vma_renderer_find(const char *name);
 
-/* Render functions of the table's rows.  Return: VMA_OK or VMA_ERR_OUTPUT. */
+/* Render functions of the table's rows.  Return: VMA_OK, VMA_ERR_OUTPUT or VMA_ERR_NOMEM. */
 int vma_render_text(struct vma_render *ctx, const struct vma_report *report);
 int vma_render_histogram(struct vma_render *ctx, const struct vma_report *report);
 int vma_render_json(struct vma_render *ctx, const struct vma_report *report);

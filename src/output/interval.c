@@ -25,6 +25,7 @@ struct snapshot {
 struct code_sum {
 	uint32_t code;
 	uint64_t events;
+	const char *name; /* the exit table's (static), NULL when it has none */
 };
 
 #define METRIC_RUN UINT32_MAX
@@ -92,26 +93,28 @@ static int by_code(const void *a, const void *b)
 /*
  * Sum a domain's exits by code into st->sums, ascending, and set *@nr to how
  * many codes.  A table indexed by code would follow the largest code in the
- * trace (2^32 from a damaged record).  Return: false when out of memory.
+ * trace (2^32 from a damaged record).  The vcpus are read one at a time,
+ * their rows gone after (vma_report_vcpu()): the names are kept with the
+ * sums.  Return: false when out of memory.
  */
-static bool sum_exits(struct interval_state *st, const struct vma_report_domain *d, size_t *nr)
+static bool sum_exits(struct interval_state *st, const struct vma_report *r,
+		      const struct vma_report_domain *d, size_t *nr)
 {
 	size_t n = 0, i, out = 0;
 	uint32_t v, j;
 
 	for (v = 0; v < d->nr_vcpus; v++) {
-		if (d->vcpus[v].type == VMA_VCPU_HVM)
-			n += d->vcpus[v].nr_exits;
-	}
-	if (n && vma_grow(st->sums, &st->cap_sums, n, 64))
-		return false;
-	n = 0;
-	for (v = 0; v < d->nr_vcpus; v++) {
-		const struct vma_report_vcpu *rv = &d->vcpus[v];
+		const struct vma_report_vcpu *rv = vma_report_vcpu(r, d, v);
 
-		for (j = 0; rv->type == VMA_VCPU_HVM && j < rv->nr_exits; j++) {
-			st->sums[n++] = (struct code_sum){ rv->exits[j].code,
-							   rv->exits[j].stat.events };
+		if (!rv)
+			return false;
+		if (rv->type != VMA_VCPU_HVM || !rv->nr_exits)
+			continue;
+		if (vma_grow(st->sums, &st->cap_sums, n + rv->nr_exits, 64))
+			return false;
+		for (j = 0; j < rv->nr_exits; j++) {
+			st->sums[n++] = (struct code_sum){ rv->exits[j].code, rv->exits[j].stat.events,
+							   rv->exits[j].name };
 		}
 	}
 	if (n > 1)
@@ -124,20 +127,6 @@ static bool sum_exits(struct interval_state *st, const struct vma_report_domain 
 	}
 	*nr = out;
 	return true;
-}
-
-/* The name of exit @code, from any of the domain's vcpus that had it. */
-static const char *exit_name(const struct vma_report_domain *d, uint32_t code)
-{
-	uint32_t i, j;
-
-	for (i = 0; i < d->nr_vcpus; i++) {
-		for (j = 0; d->vcpus[i].type == VMA_VCPU_HVM && j < d->vcpus[i].nr_exits; j++) {
-			if (d->vcpus[i].exits[j].code == code)
-				return d->vcpus[i].exits[j].name;
-		}
-	}
-	return NULL;
 }
 
 static int write_interval(FILE *out, struct interval_state *st, const struct vma_report *r,
@@ -162,7 +151,7 @@ static int write_interval(FILE *out, struct interval_state *st, const struct vma
 			write_time(out, r, end);
 			fprintf(out, ",%u,run_seconds,%.9f\n", d->id, vma_report_seconds(r, run));
 		}
-		if (!sum_exits(st, d, &codes))
+		if (!sum_exits(st, r, d, &codes))
 			return VMA_ERR_NOMEM;
 		for (k = 0; k < codes; k++) {
 			const char *name;
@@ -173,7 +162,7 @@ static int write_interval(FILE *out, struct interval_state *st, const struct vma
 			if (!n)
 				continue;
 			write_time(out, r, end);
-			name = exit_name(d, code);
+			name = st->sums[k].name;
 			if (name)
 				fprintf(out, ",%u,exit:%s,%" PRIu64 "\n", d->id, name, n);
 			else

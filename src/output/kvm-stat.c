@@ -207,6 +207,26 @@ static void vm_title(char *buf, size_t len, const struct vma_report *r,
 		vma_summary_vm_name(buf, len, d);
 }
 
+/* The table of one vcpu (@v NULL: out of memory), under VM title @vm. */
+static int vcpu_section(const struct vma_summary_ctx *c, const struct vma_render_options *o,
+			const char *vm, const struct vma_report_vcpu *v)
+{
+	char title[256], thread[96] = "";
+
+	if (!v)
+		return VMA_ERR_NOMEM;
+	if (!v->nr_exits)
+		return VMA_OK;
+	{
+		const struct vma_report_address *const va[4] = { v->mmio, v->io, v->msr, v->hcall };
+		const uint32_t vn[4] = { v->nr_mmio, v->nr_io, v->nr_msr, v->nr_hcall };
+
+		vma_summary_thread(thread, sizeof(thread), v);
+		snprintf(title, sizeof(title), "%s, VCPU %u%s", vm, v->id, thread);
+		return section(c, o, title, v->exits, v->nr_exits, va, vn);
+	}
+}
+
 int vma_render_kvm_stat(struct vma_render *ctx, const struct vma_report *r)
 {
 	struct vma_summary_ctx c = {
@@ -243,19 +263,8 @@ int vma_render_kvm_stat(struct vma_render *ctx, const struct vma_report *r)
 		snprintf(title, sizeof(title), "%s, %s", vm,
 			 r->filtered ? "the VCPUs kept" : "all VCPUs");
 		rc = section(&c, o, title, t->exits, t->nr_exits, addr, na);
-		for (j = 0; rc == VMA_OK && j < d->nr_vcpus; j++) {
-			const struct vma_report_vcpu *v = &d->vcpus[j];
-			const struct vma_report_address *const va[4] = { v->mmio, v->io, v->msr,
-									v->hcall };
-			const uint32_t vn[4] = { v->nr_mmio, v->nr_io, v->nr_msr, v->nr_hcall };
-			char thread[96] = "";
-
-			if (!v->nr_exits)
-				continue;
-			vma_summary_thread(thread, sizeof(thread), v);
-			snprintf(title, sizeof(title), "%s, VCPU %u%s", vm, v->id, thread);
-			rc = section(&c, o, title, v->exits, v->nr_exits, va, vn);
-		}
+		for (j = 0; rc == VMA_OK && j < d->nr_vcpus; j++)
+			rc = vcpu_section(&c, o, vm, vma_report_vcpu(r, d, j));
 	}
 	if (rc == VMA_OK)
 		vma_summary_worst(&c);

@@ -130,8 +130,13 @@ int vma_render_csv(struct vma_render *ctx, const struct vma_report *r)
 		fputs(header, out);
 	for (d = 0; d < r->nr_domains; d++) {
 		w.dom = &r->domains[d];
-		for (v = 0; v < w.dom->nr_vcpus; v++)
-			vcpu_rows(out, r, &w, &w.dom->vcpus[v]);
+		for (v = 0; v < w.dom->nr_vcpus; v++) {
+			const struct vma_report_vcpu *rv = vma_report_vcpu(r, w.dom, v);
+
+			if (!rv)
+				return VMA_ERR_NOMEM;
+			vcpu_rows(out, r, &w, rv);
+		}
 	}
 	return ferror(out) ? VMA_ERR_OUTPUT : VMA_OK;
 }

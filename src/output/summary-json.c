@@ -286,7 +286,8 @@ static void json_totals(FILE *out, const struct vma_report *r, const struct vma_
 	fputc('}', out);
 }
 
-static void json_domain(FILE *out, const struct vma_report *r, const struct vma_report_domain *d)
+/* One domain's object, its vcpus one at a time.  Return: VMA_OK or VMA_ERR_NOMEM. */
+static int json_domain(FILE *out, const struct vma_report *r, const struct vma_report_domain *d)
 {
 	uint32_t i;
 
@@ -313,9 +314,13 @@ static void json_domain(FILE *out, const struct vma_report *r, const struct vma_
 	json_totals(out, r, &d->totals);
 	fprintf(out, ",\"vcpus\":[");
 	for (i = 0; i < d->nr_vcpus; i++) {
+		const struct vma_report_vcpu *v = vma_report_vcpu(r, d, i);
+
+		if (!v)
+			return VMA_ERR_NOMEM;
 		if (i)
 			fputc(',', out);
-		json_vcpu(out, r, &d->vcpus[i]);
+		json_vcpu(out, r, v);
 	}
 	fputc(']', out);
 	if (d->nr_emulate_eips) {
@@ -341,6 +346,7 @@ static void json_domain(FILE *out, const struct vma_report *r, const struct vma_
 	if (d->has_cr3s)
 		json_cr3s(out, r, d);
 	fputc('}', out);
+	return VMA_OK;
 }
 
 /* KVM: each VM's time on this host cpu, in guest mode and in exits. */
@@ -428,12 +434,13 @@ int vma_render_json(struct vma_render *ctx, const struct vma_report *r)
 	}
 	fprintf(out, "],\"domains\":[");
 	/* --show-default-domain-summary: the default domain first. */
-	if (r->default_domain)
-		json_domain(out, r, r->default_domain);
+	if (r->default_domain && json_domain(out, r, r->default_domain))
+		return VMA_ERR_NOMEM;
 	for (i = 0; i < r->nr_domains; i++) {
 		if (i || r->default_domain)
 			fputc(',', out);
-		json_domain(out, r, &r->domains[i]);
+		if (json_domain(out, r, &r->domains[i]))
+			return VMA_ERR_NOMEM;
 	}
 	fprintf(out, "]");
 	if (r->has_events) {

@@ -397,7 +397,7 @@ void vma_summary_worst(const struct vma_summary_ctx *c)
 	}
 }
 
-static void vcpu_sections(const struct vma_summary_ctx *c, const struct vma_report_domain *d);
+static int vcpu_sections(const struct vma_summary_ctx *c, const struct vma_report_domain *d);
 
 /* xenalyze's EIP list: the samples, then each EIP's count and share. */
 static void interrupt_eips(const struct vma_summary_ctx *c, const struct vma_report_domain *d)
@@ -491,7 +491,7 @@ static void cr3_list(const struct vma_summary_ctx *c, const struct vma_report_do
 	}
 }
 
-static void domain_section(const struct vma_summary_ctx *c, const struct vma_report_domain *d)
+static int domain_section(const struct vma_summary_ctx *c, const struct vma_report_domain *d)
 {
 	char desc[40];
 	uint32_t i;
@@ -519,23 +519,28 @@ static void domain_section(const struct vma_summary_ctx *c, const struct vma_rep
 		mem_section(c->out, &d->mem);
 	else
 		latency_lines(c, &d->latency, &d->latency_nohalt);
-	vcpu_sections(c, d);
+	if (vcpu_sections(c, d))
+		return VMA_ERR_NOMEM;
 	if (d->nr_emulate_eips)
 		emulate_eips(c, d);
 	if (d->has_interrupt_eips)
 		interrupt_eips(c, d);
 	if (d->has_cr3s)
 		cr3_list(c, d);
+	return VMA_OK;
 }
 
-static void vcpu_sections(const struct vma_summary_ctx *c, const struct vma_report_domain *d)
+/* The vcpus' sections, one vcpu's rows at a time.  Return: VMA_OK or VMA_ERR_NOMEM. */
+static int vcpu_sections(const struct vma_summary_ctx *c, const struct vma_report_domain *d)
 {
 	uint32_t i;
 
 	for (i = 0; i < d->nr_vcpus; i++) {
-		const struct vma_report_vcpu *v = &d->vcpus[i];
+		const struct vma_report_vcpu *v = vma_report_vcpu(c->report, d, i);
 		char thread[96];
 
+		if (!v)
+			return VMA_ERR_NOMEM;
 		vma_summary_thread(thread, sizeof(thread), v);
 		fprintf(c->out, "-- v%u%s --\n", v->id, thread);
 		vcpu_runstates(c, v);
@@ -546,6 +551,7 @@ static void vcpu_sections(const struct vma_summary_ctx *c, const struct vma_repo
 		else if (v->type == VMA_VCPU_PV)
 			pv_section(c->out, v);
 	}
+	return VMA_OK;
 }
 
 /* KVM: per host cpu, each VM's time in guest mode and in exits, of the whole trace. */
@@ -627,10 +633,13 @@ static int render(struct vma_render *ctx, const struct vma_report *r, bool histo
 	/* Only its vcpus, first, as xenalyze shows it. */
 	if (r->default_domain) {
 		fprintf(out, "|-- Default domain --|\n");
-		vcpu_sections(&c, r->default_domain);
+		if (vcpu_sections(&c, r->default_domain))
+			return VMA_ERR_NOMEM;
 	}
-	for (i = 0; i < r->nr_domains; i++)
-		domain_section(&c, &r->domains[i]);
+	for (i = 0; i < r->nr_domains; i++) {
+		if (domain_section(&c, &r->domains[i]))
+			return VMA_ERR_NOMEM;
+	}
 	if (r->has_events && r->nr_events) {
 		fprintf(out, "KVM events:\n");
 		for (i = 0; i < r->nr_events; i++) {

@@ -28,14 +28,8 @@ const char *vma_agg_platform_intern(const char *name)
 
 const char *vma_report_platform(const struct vma_report *r)
 {
-	uint32_t d, v;
-
-	for (d = 0; r->kvm && d < r->nr_domains; d++) {
-		for (v = 0; v < r->domains[d].nr_vcpus; v++) {
-			if (r->domains[d].vcpus[v].type == VMA_VCPU_ARM)
-				return "kvm-arm";
-		}
-	}
+	if (r->kvm && r->arm)
+		return "kvm-arm";
 	if (r->kvm)
 		return r->svm ? "kvm-svm" : "kvm-vmx";
 	return r->svm ? "xen-svm" : "xen-vmx";
@@ -202,8 +196,10 @@ static int add_exits(struct vma_agg_trace *t, const struct vma_report *r)
 		uint64_t exits = 0;
 
 		for (v = 0; v < dom->nr_vcpus; v++) {
-			const struct vma_report_vcpu *vc = &dom->vcpus[v];
+			const struct vma_report_vcpu *vc = vma_report_vcpu(r, dom, v);
 
+			if (!vc)
+				return VMA_ERR_NOMEM;
 			for (e = 0; e < vc->nr_exits; e++) {
 				const struct vma_report_exit *x = &vc->exits[e];
 				struct vma_agg_key key = { t->platform, x->code, r->unit, r->hz };

@@ -2,8 +2,9 @@
 /*
  * Inside the report builder (src/summary/report*.c only): the state of one
  * build and the helpers its files share.  report.c builds the machine's,
- * domains' and pcpus' rows, report-vcpu.c a vcpu's, report-totals.c the
- * VM and host-wide sums kvm-stat and KVM's JSON print.
+ * domains' and pcpus' rows and, on request, one vcpu's at a time
+ * (vma_report_vcpu()); report-vcpu.c makes a vcpu's rows, report-totals.c
+ * the VM and host-wide sums kvm-stat and KVM's JSON print.
  */
 #ifndef VMALYZE_SUMMARY_REPORT_BUILD_H
 #define VMALYZE_SUMMARY_REPORT_BUILD_H
@@ -11,20 +12,41 @@
 #include "vmalyze/report.h"
 #include "vmalyze/state.h"
 
+/* Summaries merged by the builder, released together. */
+struct vma_report_owned {
+	struct vma_cycles **v;
+	size_t nr, cap;
+};
+
 struct vma_report_builder {
 	const struct vma_report_build *how;
 	struct vma_report *r;
 	bool full;
 	bool spread; /* stddev too: only the outputs that print it pay for it */
+	/*
+	 * Exit and address rows only, with counters and distributions but no
+	 * percentiles: what the totals sum (their own rows get percentiles).
+	 */
+	bool sums_only;
 	bool failed; /* out of memory */
 	const struct vma_eip_options *eips; /* the machine's enumerations */
+	struct vma_report_owned *owned;      /* the report's own: the totals */
+	struct vma_report_owned *vcpu_owned; /* the vcpu being built: its merged rows */
+	uint32_t held;                       /* vcpus built and not yet freed */
 };
 
 /* @n zeroed rows of @size, NULL for none; out of memory sets b->failed. */
 void *vma_report_rows(struct vma_report_builder *b, size_t n, size_t size);
 
-/* A zeroed summary the report owns, or NULL when out of memory. */
+/*
+ * A zeroed summary the report owns until it is destroyed (the totals), or
+ * NULL when out of memory.
+ */
 struct vma_cycles *vma_report_owned_cycles(struct vma_report_builder *b);
+/* The same, owned by the vcpu being built: released with its rows. */
+struct vma_cycles *vma_report_vcpu_cycles(struct vma_report_builder *b);
+/* Release the summaries of @o (keeping @o itself for reuse). */
+void vma_report_owned_release(struct vma_report_owned *o);
 
 /* @st from the summary @c: counts, and with a full build percentiles and spread. */
 void vma_report_fill_stat(const struct vma_report_builder *b, struct vma_report_stat *st,
@@ -38,11 +60,19 @@ struct vma_report_eip *vma_report_eip_rows(struct vma_report_builder *b,
 					   const struct vma_eip_counts *c, uint64_t scale,
 					   bool by_count, uint64_t *total);
 
+/* @rv's rows from @v; the merged ones go to b->vcpu_owned.  Free with the next. */
 void vma_report_build_vcpu(struct vma_report_builder *b, struct vma_report_vcpu *rv,
 			   const struct vma_vcpu *v);
-void vma_report_free_vcpu(struct vma_report_vcpu *v);
+void vma_report_free_vcpu(struct vma_report_builder *b, struct vma_report_vcpu *v);
 
-/* perf kvm stat's VM and host-wide tables: the vcpus' rows summed. */
+/* The machine's vcpu that row @j of domain @d (j < d->nr_vcpus) is built from. */
+const struct vma_vcpu *vma_report_source_vcpu(const struct vma_report *r,
+					      const struct vma_report_domain *d, uint32_t j);
+
+/*
+ * perf kvm stat's VM and host-wide tables: the vcpus' rows summed, each
+ * vcpu's built (sums only), added and released in turn.
+ */
 void vma_report_build_totals(struct vma_report_builder *b);
 void vma_report_free_totals(struct vma_report_totals *t);
 

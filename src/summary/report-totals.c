@@ -2,7 +2,9 @@
 /*
  * The report's VM and host-wide totals (perf kvm stat's tables, KVM's
  * JSON): the vcpus' exit and address rows summed per key, their
- * distributions merged into summaries the report owns.
+ * distributions merged into summaries the report owns.  They are summed
+ * when the report is made, before any renderer visits a vcpu (kvm-stat
+ * prints the host's table first), with one vcpu's rows alive at a time.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -139,7 +141,45 @@ static void acc_totals_end(struct vma_report_builder *b, struct acc_totals *t,
 	acc_addresses(b, &t->hcall, &out->hcall, &out->nr_hcall);
 }
 
-/* perf kvm stat's VM and host-wide tables: the vcpus' rows summed. */
+/* The exit and address rows of @t, added to @into. */
+static void acc_totals_merge(struct vma_report_builder *b, struct acc_totals *into,
+			     const struct vma_report_totals *t)
+{
+	const struct vma_report_address *const rows[4] = { t->io, t->mmio, t->msr, t->hcall };
+	const uint32_t nr[4] = { t->nr_io, t->nr_mmio, t->nr_msr, t->nr_hcall };
+
+	acc_totals_add(b, into, t->exits, t->nr_exits, rows, nr);
+}
+
+/* Vcpu @j of @d: its sums built, added to @dom and released. */
+static void acc_vcpu(struct vma_report_builder *b, struct acc_totals *dom,
+		     const struct vma_report_domain *d, uint32_t j)
+{
+	const struct vma_vcpu *src = vma_report_source_vcpu(b->r, d, j);
+	struct vma_report_vcpu v = { 0 };
+
+	if (!src) {
+		b->failed = true;
+		return;
+	}
+	b->sums_only = true;
+	vma_report_build_vcpu(b, &v, src);
+	b->sums_only = false;
+	{
+		const struct vma_report_address *const rows[4] = { v.io, v.mmio, v.msr, v.hcall };
+		const uint32_t nr[4] = { v.nr_io, v.nr_mmio, v.nr_msr, v.nr_hcall };
+
+		acc_totals_add(b, dom, v.exits, v.nr_exits, rows, nr);
+	}
+	vma_report_free_vcpu(b, &v);
+	vma_report_owned_release(b->vcpu_owned);
+}
+
+/*
+ * perf kvm stat's VM and host-wide tables: the vcpus' rows summed, one
+ * vcpu's rows at a time (they are built again, whole, when a renderer
+ * visits them).
+ */
 void vma_report_build_totals(struct vma_report_builder *b)
 {
 	struct vma_report *r = b->r;
@@ -150,23 +190,10 @@ void vma_report_build_totals(struct vma_report_builder *b)
 		struct vma_report_domain *d = &r->domains[i];
 		struct acc_totals dom = { 0 };
 
-		for (j = 0; j < d->nr_vcpus; j++) {
-			const struct vma_report_vcpu *v = &d->vcpus[j];
-			const struct vma_report_address *const rows[4] = { v->io, v->mmio, v->msr,
-									  v->hcall };
-			const uint32_t nr[4] = { v->nr_io, v->nr_mmio, v->nr_msr, v->nr_hcall };
-
-			acc_totals_add(b, &dom, v->exits, v->nr_exits, rows, nr);
-		}
+		for (j = 0; j < d->nr_vcpus; j++)
+			acc_vcpu(b, &dom, d, j);
 		acc_totals_end(b, &dom, &d->totals);
-		{
-			const struct vma_report_totals *t = &d->totals;
-			const struct vma_report_address *const rows[4] = { t->io, t->mmio, t->msr,
-									  t->hcall };
-			const uint32_t nr[4] = { t->nr_io, t->nr_mmio, t->nr_msr, t->nr_hcall };
-
-			acc_totals_add(b, &host, t->exits, t->nr_exits, rows, nr);
-		}
+		acc_totals_merge(b, &host, &d->totals);
 	}
 	acc_totals_end(b, &host, &r->totals);
 }

@@ -211,7 +211,7 @@ static void build_sublines(struct vma_report_builder *b, struct vma_report_exit 
 				continue;
 			}
 			if (members == 2) {
-				sum = vma_report_owned_cycles(b);
+				sum = vma_report_vcpu_cycles(b);
 				if (!sum)
 					goto out;
 				vma_cycles_merge(sum, &order[first]->cycles);
@@ -264,7 +264,7 @@ static void build_exits(struct vma_report_builder *b, struct vma_report_vcpu *rv
 		x->name = v->type == VMA_VCPU_ARM ? vma_arm_exit_name(e->reason)
 						  : vma_hvm_exit_name(b->r->svm, e->reason);
 		vma_report_fill_stat(b, &x->stat, &e->cycles, VMA_CYCLES_BY_COUNT);
-		if (!b->full)
+		if (!b->full || b->sums_only)
 			continue;
 		build_handlers(b, x, e);
 		build_sublines(b, x, e);
@@ -312,7 +312,7 @@ static void build_addresses(struct vma_report_builder *b, const struct vma_hvm_s
 				memset(&rows[n], 0, sizeof(rows[n]));
 				rows[n].addr = s->key;
 				rows[n].is_write = s->is_write;
-				sums[n] = vma_report_owned_cycles(b);
+				sums[n] = vma_report_vcpu_cycles(b);
 				if (!sums[n])
 					goto out;
 				n++;
@@ -427,11 +427,30 @@ struct vma_report_eip *vma_report_eip_rows(struct vma_report_builder *b,
 	return rows;
 }
 
+/* An HVM vcpu's rows besides exits and addresses: IRQs, IPIs, the EIP histogram. */
+static void build_vcpu_extras(struct vma_report_builder *b, struct vma_report_vcpu *rv,
+			      const struct vma_vcpu *v)
+{
+	uint64_t total;
+
+	build_irqs(b, rv, v->hvm.stats);
+	vma_report_fill_stat(b, &rv->ipi_latency, &v->hvm.ipi_latency, VMA_CYCLES_BY_COUNT);
+	if (!b->eips->histogram || v->type != VMA_VCPU_HVM)
+		return;
+	rv->has_eip_histogram = true;
+	rv->eip_histogram_vector = b->eips->histogram_vector;
+	rv->eip_histogram_increment = b->eips->histogram_increment;
+	rv->eip_histogram = vma_report_eip_rows(b, &v->hvm.eip_histogram,
+						b->eips->histogram_increment, false, &total);
+	rv->nr_eip_histogram = rv->eip_histogram ? v->hvm.eip_histogram.nr : 0;
+}
+
 void vma_report_build_vcpu(struct vma_report_builder *b, struct vma_report_vcpu *rv,
 			   const struct vma_vcpu *v)
 {
 	uint32_t i;
 
+	b->held++;
 	rv->id = v->vid;
 	rv->type = v->type;
 	for (i = 0; i < VMA_RS_COUNT; i++)
@@ -461,19 +480,8 @@ void vma_report_build_vcpu(struct vma_report_builder *b, struct vma_report_vcpu 
 		build_exits(b, rv, v);
 		if (!b->full)
 			return;
-		build_irqs(b, rv, st);
-		vma_report_fill_stat(b, &rv->ipi_latency, &v->hvm.ipi_latency, VMA_CYCLES_BY_COUNT);
-		if (b->eips->histogram && v->type == VMA_VCPU_HVM) {
-			uint64_t total;
-
-			rv->has_eip_histogram = true;
-			rv->eip_histogram_vector = b->eips->histogram_vector;
-			rv->eip_histogram_increment = b->eips->histogram_increment;
-			rv->eip_histogram = vma_report_eip_rows(b, &v->hvm.eip_histogram,
-								b->eips->histogram_increment,
-								false, &total);
-			rv->nr_eip_histogram = rv->eip_histogram ? v->hvm.eip_histogram.nr : 0;
-		}
+		if (!b->sums_only)
+			build_vcpu_extras(b, rv, v);
 		build_addresses(b, st, TRC_HVM_IOPORT_READ, TRC_HVM_IOPORT_WRITE, &rv->io,
 				&rv->nr_io);
 		build_addresses(b, st, TRC_HVM_IOMEM_READ, TRC_HVM_IOMEM_WRITE, &rv->mmio,
@@ -483,15 +491,16 @@ void vma_report_build_vcpu(struct vma_report_builder *b, struct vma_report_vcpu 
 		build_addresses(b, st, TRC_HVM_MSR_READ, TRC_HVM_MSR_WRITE, &rv->msr, &rv->nr_msr);
 		build_addresses(b, st, VMA_KVM_HYPERCALL, VMA_KVM_HYPERCALL, &rv->hcall,
 				&rv->nr_hcall);
-	} else if (v->type == VMA_VCPU_PV && b->full) {
+	} else if (v->type == VMA_VCPU_PV && b->full && !b->sums_only) {
 		build_pv(b, rv, &v->pv);
 	}
 }
 
-void vma_report_free_vcpu(struct vma_report_vcpu *v)
+void vma_report_free_vcpu(struct vma_report_builder *b, struct vma_report_vcpu *v)
 {
 	uint32_t i;
 
+	b->held--;
 	for (i = 0; i < v->nr_exits; i++) {
 		free(v->exits[i].handlers);
 		free(v->exits[i].sublines);

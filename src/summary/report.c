@@ -18,12 +18,29 @@
 #include "vmalyze/xen-names.h"
 #include "summary/report-build.h"
 
-/* Summaries the report merged itself, released with it. */
-struct vma_report_priv {
-	struct vma_cycles **owned;
-	size_t nr_owned, cap_owned;
+/* Which machine vcpus a domain row's vcpu rows come from. */
+struct source {
+	const struct vma_domain *d;
+	uint32_t *vids;       /* indices into d->vcpus, one per kept vcpu */
 };
 
+/*
+ * What the report owns besides its rows, and what it needs to build a
+ * vcpu's rows after vma_report_create() returned: the machine (through
+ * the builder's sources), a copy of the build's settings, and the one
+ * vcpu whose rows exist now.
+ */
+struct vma_report_priv {
+	struct vma_report_owned owned;      /* the totals' merged summaries */
+	struct vma_report_owned vcpu_owned; /* those of the vcpu held */
+	struct vma_report_build how;
+	struct vma_report_builder b;
+	struct source *sources;             /* by domain row */
+	struct source default_source;
+	struct vma_report_vcpu cur;         /* the vcpu visited last ... */
+	const struct vma_report_domain *cur_domain; /* ... of this domain (NULL: none) */
+	uint32_t cur_index;
+};
 
 void *vma_report_rows(struct vma_report_builder *b, size_t n, size_t size)
 {
@@ -37,13 +54,11 @@ void *vma_report_rows(struct vma_report_builder *b, size_t n, size_t size)
 	return p;
 }
 
-/* A zeroed summary the report owns, or NULL when out of memory. */
-struct vma_cycles *vma_report_owned_cycles(struct vma_report_builder *b)
+static struct vma_cycles *owned_new(struct vma_report_builder *b, struct vma_report_owned *o)
 {
-	struct vma_report_priv *priv = b->r->priv;
 	struct vma_cycles *c;
 
-	if (vma_grow(priv->owned, &priv->cap_owned, priv->nr_owned + 1, 64)) {
+	if (vma_grow(o->v, &o->cap, o->nr + 1, 64)) {
 		b->failed = true;
 		return NULL;
 	}
@@ -52,8 +67,29 @@ struct vma_cycles *vma_report_owned_cycles(struct vma_report_builder *b)
 		b->failed = true;
 		return NULL;
 	}
-	priv->owned[priv->nr_owned++] = c;
+	o->v[o->nr++] = c;
 	return c;
+}
+
+struct vma_cycles *vma_report_owned_cycles(struct vma_report_builder *b)
+{
+	return owned_new(b, b->owned);
+}
+
+struct vma_cycles *vma_report_vcpu_cycles(struct vma_report_builder *b)
+{
+	return owned_new(b, b->vcpu_owned);
+}
+
+void vma_report_owned_release(struct vma_report_owned *o)
+{
+	size_t k;
+
+	for (k = 0; k < o->nr; k++) {
+		vma_cycles_release(o->v[k]);
+		free(o->v[k]);
+	}
+	o->nr = 0;
 }
 
 /* Spread of the samples, from the finest histogram: each bin at its exact mean. */
@@ -107,6 +143,11 @@ void vma_report_stat_fill(struct vma_report_stat *st, const struct vma_cycles *c
 void vma_report_fill_stat(const struct vma_report_builder *b, struct vma_report_stat *st,
 			  const struct vma_cycles *c, enum vma_cycles_weight w)
 {
+	if (b->sums_only) {
+		vma_report_stat_fill(st, c, w, false);
+		st->dist = c->count ? c : NULL;
+		return;
+	}
 	vma_report_stat_fill(st, c, w, b->full);
 	if (b->full && c->count && b->spread)
 		st->stddev = stddev_of(c);
@@ -221,7 +262,7 @@ static void build_emulate_eips(struct vma_report_builder *b, struct vma_report_d
 }
 
 static void build_domain(struct vma_report_builder *b, struct vma_report_domain *rd,
-			 const struct vma_domain *d)
+			 struct source *src, const struct vma_domain *d)
 {
 	uint32_t i, n = 0;
 
@@ -248,12 +289,16 @@ static void build_domain(struct vma_report_builder *b, struct vma_report_domain 
 		build_emulate_eips(b, rd, &d->emulate_eips);
 	if (b->full && b->eips->cr3 && !b->r->kvm)
 		build_cr3s(b, rd, d);
+	/* The vcpus' rows are built when visited (vma_report_vcpu()): only which. */
 	for (i = 0; i < d->nr_vcpus; i++)
-		n += d->vcpus[i] != NULL;
-	rd->vcpus = vma_report_rows(b, n, sizeof(*rd->vcpus));
-	for (i = 0; rd->vcpus && i < d->nr_vcpus; i++) {
-		if (d->vcpus[i] && selects(b, d, i))
-			vma_report_build_vcpu(b, &rd->vcpus[rd->nr_vcpus++], d->vcpus[i]);
+		n += d->vcpus[i] && selects(b, d, i);
+	src->d = d;
+	src->vids = vma_report_rows(b, n, sizeof(*src->vids));
+	for (i = 0; src->vids && i < d->nr_vcpus; i++) {
+		if (!d->vcpus[i] || !selects(b, d, i))
+			continue;
+		src->vids[rd->nr_vcpus++] = i;
+		b->r->arm |= d->vcpus[i]->type == VMA_VCPU_ARM;
 	}
 }
 
@@ -359,13 +404,18 @@ static void build_machine_rows(struct vma_report_builder *b, const struct vma_ma
 	if (b->how->default_domain && m->default_domain) {
 		r->default_domain = vma_report_rows(b, 1, sizeof(*r->default_domain));
 		if (r->default_domain)
-			build_domain(b, r->default_domain, m->default_domain);
+			build_domain(b, r->default_domain, &r->priv->default_source,
+				     m->default_domain);
 	}
 	r->domains = vma_report_rows(b, m->nr_domains, sizeof(*r->domains));
-	for (i = 0; r->domains && i < m->nr_domains; i++) {
+	r->priv->sources = vma_report_rows(b, m->nr_domains, sizeof(*r->priv->sources));
+	for (i = 0; r->domains && r->priv->sources && i < m->nr_domains; i++) {
 		if (m->domains[i]->did != VMA_DEFAULT_DOMAIN && domain_selected(b, m->domains[i]) &&
-		    (!b->how->changed_since || m->domains[i]->changed > b->how->changed_since))
-			build_domain(b, &r->domains[r->nr_domains++], m->domains[i]);
+		    (!b->how->changed_since || m->domains[i]->changed > b->how->changed_since)) {
+			build_domain(b, &r->domains[r->nr_domains], &r->priv->sources[r->nr_domains],
+				     m->domains[i]);
+			r->nr_domains++;
+		}
 	}
 	r->has_events = m->kvm && b->how->kvm_name;
 	if (!r->has_events || !b->full)
@@ -386,18 +436,22 @@ struct vma_report *vma_report_create(const struct vma_machine *m,
 				     const struct vma_report_build *how)
 {
 	struct vma_report *r = calloc(1, sizeof(*r));
-	struct vma_report_builder b = { .how = how, .r = r, .full = how->detail == VMA_REPORT_FULL,
-			     .eips = &m->options.eips };
+	struct vma_report_builder *b;
 
 	if (!r)
 		return NULL;
-	/* KVM's JSON and kvm-stat print the spread; Xen's text and JSON do not. */
-	b.spread = b.full && (m->kvm || how->totals);
 	r->priv = calloc(1, sizeof(*r->priv));
 	if (!r->priv) {
 		free(r);
 		return NULL;
 	}
+	r->priv->how = *how;
+	b = &r->priv->b;
+	*b = (struct vma_report_builder){ .how = &r->priv->how, .r = r,
+		.full = how->detail == VMA_REPORT_FULL, .eips = &m->options.eips,
+		.owned = &r->priv->owned, .vcpu_owned = &r->priv->vcpu_owned };
+	/* KVM's JSON and kvm-stat print the spread; Xen's text and JSON do not. */
+	b->spread = b->full && (m->kvm || how->totals);
 	r->unit = how->unit;
 	r->hz = how->hz ? how->hz : 1;
 	r->kvm = m->kvm;
@@ -410,57 +464,122 @@ struct vma_report *vma_report_create(const struct vma_machine *m,
 	r->lost_records = m->lost_records;
 	r->vendor_known = m->vendor_known;
 	r->filtered = how->filter && (how->filter->domain_set || how->filter->vcpu_set);
-	build_machine_rows(&b, m);
-	if (b.full && (how->totals || (how->kvm_totals && m->kvm)) && !b.failed)
-		vma_report_build_totals(&b);
-	if (how->worst && !b.failed)
-		build_worst(&b, m);
-	if (b.failed) {
+	build_machine_rows(b, m);
+	if (b->full && (how->totals || (how->kvm_totals && m->kvm)) && !b->failed)
+		vma_report_build_totals(b);
+	if (how->worst && !b->failed)
+		build_worst(b, m);
+	r->priv->how.worst = NULL; /* read here only: it need not outlive the call */
+	if (b->failed) {
 		vma_report_destroy(r);
 		return NULL;
 	}
 	return r;
 }
 
+static struct source *source_of(const struct vma_report *r, const struct vma_report_domain *d)
+{
+	uintptr_t at = (uintptr_t)d, first = (uintptr_t)r->domains;
+
+	if (d == r->default_domain)
+		return &r->priv->default_source;
+	if (!r->priv->sources || at < first || at >= first + r->nr_domains * sizeof(*d))
+		return NULL;
+	return &r->priv->sources[d - r->domains];
+}
+
+const struct vma_vcpu *vma_report_source_vcpu(const struct vma_report *r,
+					      const struct vma_report_domain *d, uint32_t j)
+{
+	const struct source *src = source_of(r, d);
+
+	if (!src || !src->vids || j >= d->nr_vcpus)
+		return NULL;
+	return src->d->vcpus[src->vids[j]];
+}
+
+static void release_vcpu(struct vma_report_priv *p)
+{
+	if (!p->cur_domain)
+		return;
+	vma_report_free_vcpu(&p->b, &p->cur);
+	memset(&p->cur, 0, sizeof(p->cur));
+	vma_report_owned_release(&p->vcpu_owned);
+	p->cur_domain = NULL;
+}
+
+const struct vma_report_vcpu *vma_report_vcpu(const struct vma_report *r,
+					      const struct vma_report_domain *d, uint32_t j)
+{
+	struct vma_report_priv *p = r->priv;
+	const struct vma_vcpu *v;
+
+	if (d->vcpus) /* rows in place: a report made by hand */
+		return j < d->nr_vcpus ? &d->vcpus[j] : NULL;
+	if (!p)
+		return NULL;
+	if (p->cur_domain == d && p->cur_index == j)
+		return &p->cur;
+	v = vma_report_source_vcpu(r, d, j);
+	if (!v)
+		return NULL;
+	release_vcpu(p);
+	p->b.failed = false;
+	vma_report_build_vcpu(&p->b, &p->cur, v);
+	p->cur_domain = d;
+	p->cur_index = j;
+	if (p->b.failed) {
+		release_vcpu(p);
+		return NULL;
+	}
+	return &p->cur;
+}
+
+uint32_t vma_report_vcpus_held(const struct vma_report *r)
+{
+	return r->priv ? r->priv->b.held : 0;
+}
+
+static void free_domain(struct vma_report_domain *d)
+{
+	vma_report_free_totals(&d->totals);
+	free(d->interrupt_eips);
+	free(d->emulate_eips);
+	free(d->cr3s);
+}
+
 void vma_report_destroy(struct vma_report *r)
 {
-	uint32_t i, j;
-	size_t k;
+	struct vma_report_priv *p;
+	uint32_t i;
 
 	if (!r)
 		return;
-	for (i = 0; i < r->nr_domains; i++) {
-		for (j = 0; j < r->domains[i].nr_vcpus; j++)
-			vma_report_free_vcpu(&r->domains[i].vcpus[j]);
-		free(r->domains[i].vcpus);
-		vma_report_free_totals(&r->domains[i].totals);
-		free(r->domains[i].interrupt_eips);
-		free(r->domains[i].emulate_eips);
-		free(r->domains[i].cr3s);
+	p = r->priv;
+	if (p) {
+		release_vcpu(p);
+		for (i = 0; p->sources && i < r->nr_domains; i++)
+			free(p->sources[i].vids);
+		free(p->sources);
+		free(p->default_source.vids);
+		vma_report_owned_release(&p->owned);
+		free(p->owned.v);
+		free(p->vcpu_owned.v);
+		free(p);
 	}
+	for (i = 0; i < r->nr_domains; i++)
+		free_domain(&r->domains[i]);
 	vma_report_free_totals(&r->totals);
 	free(r->worst);
 	free(r->domains);
 	if (r->default_domain) {
-		for (j = 0; j < r->default_domain->nr_vcpus; j++)
-			vma_report_free_vcpu(&r->default_domain->vcpus[j]);
-		free(r->default_domain->vcpus);
-		free(r->default_domain->interrupt_eips);
-		free(r->default_domain->emulate_eips);
-		free(r->default_domain->cr3s);
+		free_domain(r->default_domain);
 		free(r->default_domain);
 	}
 	for (i = 0; i < r->nr_pcpus; i++)
 		free(r->pcpus[i].vms);
 	free(r->pcpus);
 	free(r->events);
-	for (k = 0; r->priv && k < r->priv->nr_owned; k++) {
-		vma_cycles_release(r->priv->owned[k]);
-		free(r->priv->owned[k]);
-	}
-	if (r->priv)
-		free(r->priv->owned);
-	free(r->priv);
 	free(r);
 }
 

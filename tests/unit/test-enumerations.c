@@ -72,6 +72,7 @@ Test(eips, interrupted_eips_per_domain_and_bucket)
 	struct vma_report_build how = { .hz = 1000000000u, .detail = VMA_REPORT_FULL,
 					.final = true };
 	const struct vma_report_domain *d = NULL;
+	const struct vma_report_vcpu *v;
 	struct vma_report *r;
 	uint32_t i;
 
@@ -101,12 +102,14 @@ Test(eips, interrupted_eips_per_domain_and_bucket)
 	cr_assert_eq(d->interrupt_eips[1].eip, 0xffffffff81000020ull);
 	/* A bucket of one byte: xenalyze would need 2^48 counters for it. */
 	cr_assert_eq(d->nr_vcpus, 1);
-	cr_assert(d->vcpus[0].has_eip_histogram);
-	cr_assert_eq(d->vcpus[0].eip_histogram_increment, 1);
-	cr_assert_eq(d->vcpus[0].nr_eip_histogram, 2);
-	cr_assert_eq(d->vcpus[0].eip_histogram[0].eip, 0xffffffff81000010ull);
-	cr_assert_eq(d->vcpus[0].eip_histogram[0].count, 2);
-	cr_assert_eq(d->vcpus[0].eip_histogram[1].eip, 0xffffffff81000020ull);
+	v = vma_report_vcpu(r, d, 0);
+	cr_assert_not_null(v);
+	cr_assert(v->has_eip_histogram);
+	cr_assert_eq(v->eip_histogram_increment, 1);
+	cr_assert_eq(v->nr_eip_histogram, 2);
+	cr_assert_eq(v->eip_histogram[0].eip, 0xffffffff81000010ull);
+	cr_assert_eq(v->eip_histogram[0].count, 2);
+	cr_assert_eq(v->eip_histogram[1].eip, 0xffffffff81000020ull);
 	vma_report_destroy(r);
 	vma_machine_destroy(m);
 	vma_diag_destroy(diag);

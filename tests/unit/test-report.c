@@ -83,8 +83,9 @@ Test(report, rows_agree_with_each_other)
 	cr_assert_gt(r->nr_domains, 0);
 	for (d = 0; d < r->nr_domains; d++) {
 		for (v = 0; v < r->domains[d].nr_vcpus; v++) {
-			const struct vma_report_vcpu *vc = &r->domains[d].vcpus[v];
+			const struct vma_report_vcpu *vc = vma_report_vcpu(r, &r->domains[d], v);
 
+			cr_assert_not_null(vc);
 			for (k = 0; k < VMA_RS_COUNT; k++)
 				check_stat(&vc->runstates[k]);
 			for (x = 0; x < vc->nr_exits; x++) {

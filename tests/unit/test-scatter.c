@@ -318,6 +318,7 @@ Test(ipi, latencies_summed_per_target_vcpu, .fini = teardown)
 	struct vma_report_build how = { .hz = 1000000000u, .detail = VMA_REPORT_FULL,
 					.final = true };
 	const struct vma_vcpu *v0, *v1;
+	const struct vma_report_vcpu *rv;
 	struct vma_report *r;
 	uint32_t i;
 
@@ -346,10 +347,14 @@ Test(ipi, latencies_summed_per_target_vcpu, .fini = teardown)
 	for (i = 0; i < r->nr_domains && r->domains[i].id != 1; i++)
 		;
 	cr_assert_lt(i, r->nr_domains);
-	cr_assert_eq(r->domains[i].vcpus[1].ipi_latency.events, 2);
-	cr_assert_eq(r->domains[i].vcpus[1].ipi_latency.mean, 3500);
-	cr_assert_eq(r->domains[i].vcpus[1].ipi_latency.p95, 5000);
-	cr_assert_eq(r->domains[i].vcpus[0].ipi_latency.total, 690);
+	rv = vma_report_vcpu(r, &r->domains[i], 1);
+	cr_assert_not_null(rv);
+	cr_assert_eq(rv->ipi_latency.events, 2);
+	cr_assert_eq(rv->ipi_latency.mean, 3500);
+	cr_assert_eq(rv->ipi_latency.p95, 5000);
+	rv = vma_report_vcpu(r, &r->domains[i], 0);
+	cr_assert_not_null(rv);
+	cr_assert_eq(rv->ipi_latency.total, 690);
 	vma_report_destroy(r);
 	finish();
 }
