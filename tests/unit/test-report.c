@@ -5,7 +5,8 @@
  * distribution's figures are ordered), KVM event names come from the
  * driver's callback, and interval mode writes no rows for empty intervals,
  * so a jump of the time stamps to near 2^64 costs one group of rows.  The
- * renderers work on a report made by hand, with no machine behind it.
+ * renderers work on a report made by hand, with no machine behind it, and
+ * a built report holds one vcpu's rows at a time.
  */
 #include <criterion/criterion.h>
 #include <stdarg.h>
@@ -302,5 +303,73 @@ Test(report, changed_since_keeps_only_the_domains_that_moved)
 	cr_assert(has_domain(r, 1) && has_domain(r, 2));
 	vma_report_destroy(r);
 	vma_machine_destroy(m);
+	vma_diag_destroy(diag);
+}
+
+/* A vcpu's first exit as the rows show it, to compare two visits. */
+struct vcpu_seen {
+	uint32_t id, nr_exits;
+	uint64_t first_events, first_p50;
+};
+
+static struct vcpu_seen seen(const struct vma_report_vcpu *v)
+{
+	struct vcpu_seen s = { v->id, v->nr_exits, 0, 0 };
+
+	if (v->nr_exits) {
+		s.first_events = v->exits[0].stat.events;
+		s.first_p50 = v->exits[0].stat.p50;
+	}
+	return s;
+}
+
+/*
+ * The report holds one vcpu's rows at a time (issue 12: a large host's
+ * rows were most of the memory): none after it is made, even with the
+ * totals summed over every vcpu, one while a renderer reads a vcpu, and a
+ * vcpu visited again has the same rows.
+ */
+Test(report, holds_one_vcpus_rows_at_a_time)
+{
+	struct vma_diag *diag = vma_diag_create(VMA_DEFAULT_TOLERANCE, VMA_VERB_QUIET);
+	struct vma_pipeline_options opts = { .cpu_hz = 2400000000ull };
+	struct vma_report_build how = { .hz = 2400000000ull, .detail = VMA_REPORT_FULL,
+					.final = true, .totals = true };
+	const struct vma_report_vcpu *v;
+	struct vcpu_seen first = { 0 }, again;
+	struct vma_pipeline *p;
+	struct vma_report *r;
+	uint32_t d, j, visited = 0, fd = 0, fj = 0;
+
+	cr_assert_eq(vma_pipeline_open(trace("gen-vmx-4cpu.xentrace"), &opts, diag, &p), VMA_OK);
+	cr_assert_eq(vma_pipeline_run(p, NULL), VMA_OK);
+	r = vma_report_create(vma_pipeline_machine(p), &how);
+	cr_assert_not_null(r);
+	cr_assert_eq(vma_report_vcpus_held(r), 0, "rows held before any visit");
+	cr_assert_gt(r->totals.nr_exits, 0);
+	for (d = 0; d < r->nr_domains; d++) {
+		cr_assert_null(r->domains[d].vcpus, "domain %u holds its vcpus' rows", d);
+		for (j = 0; j < r->domains[d].nr_vcpus; j++) {
+			v = vma_report_vcpu(r, &r->domains[d], j);
+			cr_assert_not_null(v);
+			cr_assert_eq(vma_report_vcpus_held(r), 1, "after %u visits", visited + 1);
+			visited++;
+			if (first.nr_exits || !v->nr_exits)
+				continue;
+			first = seen(v);
+			fd = d;
+			fj = j;
+		}
+	}
+	cr_assert_geq(visited, 4, "too few vcpus to tell");
+	cr_assert_gt(first.nr_exits, 0);
+	v = vma_report_vcpu(r, &r->domains[fd], fj);
+	cr_assert_not_null(v);
+	again = seen(v);
+	cr_assert(!memcmp(&first, &again, sizeof(first)), "a second visit differs");
+	cr_assert_eq(vma_report_vcpus_held(r), 1);
+	cr_assert_null(vma_report_vcpu(r, &r->domains[fd], r->domains[fd].nr_vcpus));
+	vma_report_destroy(r);
+	vma_pipeline_close(p);
 	vma_diag_destroy(diag);
 }
