@@ -9,6 +9,7 @@
 #ifndef VMALYZE_SUMMARY_REPORT_BUILD_H
 #define VMALYZE_SUMMARY_REPORT_BUILD_H
 
+#include "vmalyze/hvm-stats.h"
 #include "vmalyze/report.h"
 #include "vmalyze/state.h"
 
@@ -24,8 +25,9 @@ struct vma_report_builder {
 	bool full;
 	bool spread; /* stddev too: only the outputs that print it pay for it */
 	/*
-	 * Exit and address rows only, with counters and distributions but no
-	 * percentiles: what the totals sum (their own rows get percentiles).
+	 * A vcpu's exit rows only, with counters and distributions but no
+	 * percentiles: what the totals sum (they take the address subs from
+	 * vma_report_address_subs(); their own rows get percentiles).
 	 */
 	bool sums_only;
 	bool failed; /* out of memory */
@@ -59,6 +61,19 @@ void vma_report_fill_latency(struct vma_report_latency *l, const struct vma_late
 struct vma_report_eip *vma_report_eip_rows(struct vma_report_builder *b,
 					   const struct vma_eip_counts *c, uint64_t scale,
 					   bool by_count, uint64_t *total);
+
+/* The address tables of a vcpu's rows: io, mmio, msr, hcall (the last two KVM's only). */
+#define VMA_REPORT_ADDRESS_TABLES 4
+
+typedef void (*vma_report_sub_fn)(struct vma_report_builder *b, void *arg, unsigned int table,
+				  const struct vma_exit_sub *s);
+
+/*
+ * Each handler sub of @v that makes a row of address table @table, by
+ * table, then exit reason, then sub, as the rows are summed.
+ */
+void vma_report_address_subs(struct vma_report_builder *b, const struct vma_vcpu *v,
+			     vma_report_sub_fn fn, void *arg);
 
 /* @rv's rows from @v; the merged ones go to b->vcpu_owned.  Free with the next. */
 void vma_report_build_vcpu(struct vma_report_builder *b, struct vma_report_vcpu *rv,

@@ -151,12 +151,31 @@ static void acc_totals_merge(struct vma_report_builder *b, struct acc_totals *in
 	acc_totals_add(b, into, t->exits, t->nr_exits, rows, nr);
 }
 
-/* Vcpu @j of @d: its sums built, added to @dom and released. */
+/* An address sub of a vcpu into its VM's table @t. */
+static void acc_sub(struct vma_report_builder *b, void *arg, unsigned int t,
+		    const struct vma_exit_sub *s)
+{
+	struct acc_totals *dom = arg;
+	struct acc_set *sets[VMA_REPORT_ADDRESS_TABLES] = { &dom->io, &dom->mmio, &dom->msr,
+							    &dom->hcall };
+	const struct vma_report_stat st = { .events = s->cycles.events,
+					    .dist = s->cycles.count ? &s->cycles : NULL };
+
+	if (!b->failed)
+		acc_add(b, sets[t], s->key, s->is_write, NULL, &st);
+}
+
+/*
+ * Vcpu @j of @d into @dom: its exit rows built (sums only), added and
+ * released, its address subs added as they are (merging is exact in any
+ * grouping, cycles.h, so this is the sum of its address rows).
+ */
 static void acc_vcpu(struct vma_report_builder *b, struct acc_totals *dom,
 		     const struct vma_report_domain *d, uint32_t j)
 {
 	const struct vma_vcpu *src = vma_report_source_vcpu(b->r, d, j);
 	struct vma_report_vcpu v = { 0 };
+	uint32_t i;
 
 	if (!src) {
 		b->failed = true;
@@ -165,14 +184,11 @@ static void acc_vcpu(struct vma_report_builder *b, struct acc_totals *dom,
 	b->sums_only = true;
 	vma_report_build_vcpu(b, &v, src);
 	b->sums_only = false;
-	{
-		const struct vma_report_address *const rows[4] = { v.io, v.mmio, v.msr, v.hcall };
-		const uint32_t nr[4] = { v.nr_io, v.nr_mmio, v.nr_msr, v.nr_hcall };
-
-		acc_totals_add(b, dom, v.exits, v.nr_exits, rows, nr);
-	}
+	for (i = 0; i < v.nr_exits; i++)
+		acc_add(b, &dom->exits, v.exits[i].code, false, v.exits[i].name, &v.exits[i].stat);
 	vma_report_free_vcpu(b, &v);
 	vma_report_owned_release(b->vcpu_owned);
+	vma_report_address_subs(b, src, acc_sub, dom);
 }
 
 /*

@@ -272,6 +272,87 @@ static void build_exits(struct vma_report_builder *b, struct vma_report_vcpu *rv
 	free(order);
 }
 
+/* The address tables, in report.h's order (io, mmio, msr, hcall): the handlers of each. */
+static const struct {
+	uint32_t read, write;
+	bool kvm_only;
+} address_tables[VMA_REPORT_ADDRESS_TABLES] = {
+	{ TRC_HVM_IOPORT_READ, TRC_HVM_IOPORT_WRITE, false },
+	{ TRC_HVM_IOMEM_READ, TRC_HVM_IOMEM_WRITE, false },
+	{ TRC_HVM_MSR_READ, TRC_HVM_MSR_WRITE, true },
+	{ VMA_KVM_HYPERCALL, VMA_KVM_HYPERCALL, true },
+};
+
+/* How many address tables a vcpu of this trace has. */
+static unsigned int address_table_count(const struct vma_report_builder *b)
+{
+	return b->r->kvm ? VMA_REPORT_ADDRESS_TABLES : 2;
+}
+
+void vma_report_address_subs(struct vma_report_builder *b, const struct vma_vcpu *v,
+			     vma_report_sub_fn fn, void *arg)
+{
+	const struct vma_hvm_stats *st = v->hvm.stats;
+	unsigned int t;
+	uint32_t r, k;
+
+	if ((v->type != VMA_VCPU_HVM && v->type != VMA_VCPU_ARM) || !st)
+		return;
+	for (t = 0; t < address_table_count(b); t++) {
+		for (r = 0; r < st->nr_reasons; r++) {
+			const struct vma_exit_stats *e = &st->reasons[r];
+
+			for (k = 0; k < e->nr_subs; k++) {
+				const struct vma_exit_sub *s = &e->subs[k];
+
+				if (s->handler == address_tables[t].read ||
+				    s->handler == address_tables[t].write)
+					fn(b, arg, t, s);
+			}
+		}
+	}
+}
+
+/* Address rows being made: rows[i] sums into sums[i]. */
+struct address_rows {
+	struct vma_report_address *rows[VMA_REPORT_ADDRESS_TABLES];
+	struct vma_cycles **sums[VMA_REPORT_ADDRESS_TABLES];
+	size_t n[VMA_REPORT_ADDRESS_TABLES], cap_rows[VMA_REPORT_ADDRESS_TABLES];
+	size_t cap_sums[VMA_REPORT_ADDRESS_TABLES];
+};
+
+/* Sub @s into its address row of table @t. */
+static void address_add(struct vma_report_builder *b, void *arg, unsigned int t,
+			const struct vma_exit_sub *s)
+{
+	struct address_rows *a = arg;
+	struct vma_report_address *rows = a->rows[t];
+	size_t i, n = a->n[t];
+
+	if (b->failed)
+		return;
+	for (i = 0; i < n; i++) {
+		if (rows[i].addr == s->key && rows[i].is_write == s->is_write)
+			break;
+	}
+	if (i == n) {
+		if (vma_grow(a->rows[t], &a->cap_rows[t], n + 1, 16) ||
+		    vma_grow(a->sums[t], &a->cap_sums[t], n + 1, 16)) {
+			b->failed = true;
+			return;
+		}
+		rows = a->rows[t];
+		memset(&rows[n], 0, sizeof(rows[n]));
+		rows[n].addr = s->key;
+		rows[n].is_write = s->is_write;
+		a->sums[t][n] = vma_report_vcpu_cycles(b);
+		if (!a->sums[t][n])
+			return;
+		a->n[t]++;
+	}
+	vma_cycles_merge(a->sums[t][i], &s->cycles);
+}
+
 static int by_address(const void *pa, const void *pb)
 {
 	const struct vma_report_address *x = pa, *y = pb;
@@ -281,55 +362,33 @@ static int by_address(const void *pa, const void *pb)
 	return (int)x->is_write - (int)y->is_write;
 }
 
-/* Accesses by address and direction, summed over the exit reasons. */
-static void build_addresses(struct vma_report_builder *b, const struct vma_hvm_stats *st,
-			    uint32_t read_id, uint32_t write_id, struct vma_report_address **out,
-			    uint32_t *nr)
+/* Accesses by address and direction, summed over the exit reasons: io, mmio, msr, hcall. */
+static void build_addresses(struct vma_report_builder *b, struct vma_report_vcpu *rv,
+			    const struct vma_vcpu *v)
 {
-	struct vma_report_address *rows = NULL;
-	struct vma_cycles **sums = NULL;
-	size_t n = 0, cap_rows = 0, cap_sums = 0, i;
-	uint32_t r, k;
+	struct vma_report_address **out[VMA_REPORT_ADDRESS_TABLES] = { &rv->io, &rv->mmio,
+									&rv->msr, &rv->hcall };
+	uint32_t *nr[VMA_REPORT_ADDRESS_TABLES] = { &rv->nr_io, &rv->nr_mmio, &rv->nr_msr,
+						    &rv->nr_hcall };
+	struct address_rows a = { 0 };
+	unsigned int t;
+	size_t i;
 
-	for (r = 0; r < st->nr_reasons; r++) {
-		const struct vma_exit_stats *e = &st->reasons[r];
-
-		for (k = 0; k < e->nr_subs; k++) {
-			const struct vma_exit_sub *s = &e->subs[k];
-
-			if (s->handler != read_id && s->handler != write_id)
-				continue;
-			for (i = 0; i < n; i++) {
-				if (rows[i].addr == s->key && rows[i].is_write == s->is_write)
-					break;
-			}
-			if (i == n) {
-				if (vma_grow(rows, &cap_rows, n + 1, 16) ||
-				    vma_grow(sums, &cap_sums, n + 1, 16)) {
-					b->failed = true;
-					goto out;
-				}
-				memset(&rows[n], 0, sizeof(rows[n]));
-				rows[n].addr = s->key;
-				rows[n].is_write = s->is_write;
-				sums[n] = vma_report_vcpu_cycles(b);
-				if (!sums[n])
-					goto out;
-				n++;
-			}
-			vma_cycles_merge(sums[i], &s->cycles);
+	vma_report_address_subs(b, v, address_add, &a);
+	for (t = 0; t < VMA_REPORT_ADDRESS_TABLES; t++) {
+		for (i = 0; !b->failed && i < a.n[t]; i++)
+			vma_report_fill_stat(b, &a.rows[t][i].stat, a.sums[t][i],
+					     VMA_CYCLES_BY_COUNT);
+		if (!b->failed && a.n[t])
+			qsort(a.rows[t], a.n[t], sizeof(*a.rows[t]), by_address);
+		if (b->failed) {
+			free(a.rows[t]);
+		} else {
+			*out[t] = a.rows[t];
+			*nr[t] = (uint32_t)a.n[t];
 		}
+		free(a.sums[t]);
 	}
-	for (i = 0; i < n; i++)
-		vma_report_fill_stat(b, &rows[i].stat, sums[i], VMA_CYCLES_BY_COUNT);
-	if (n)
-		qsort(rows, n, sizeof(*rows), by_address);
-	*out = rows;
-	*nr = (uint32_t)n;
-	rows = NULL;
-out:
-	free(rows);
-	free(sums);
 }
 
 static void build_irqs(struct vma_report_builder *b, struct vma_report_vcpu *rv,
@@ -480,17 +539,10 @@ void vma_report_build_vcpu(struct vma_report_builder *b, struct vma_report_vcpu 
 		build_exits(b, rv, v);
 		if (!b->full)
 			return;
-		if (!b->sums_only)
-			build_vcpu_extras(b, rv, v);
-		build_addresses(b, st, TRC_HVM_IOPORT_READ, TRC_HVM_IOPORT_WRITE, &rv->io,
-				&rv->nr_io);
-		build_addresses(b, st, TRC_HVM_IOMEM_READ, TRC_HVM_IOMEM_WRITE, &rv->mmio,
-				&rv->nr_mmio);
-		if (!b->r->kvm)
-			return;
-		build_addresses(b, st, TRC_HVM_MSR_READ, TRC_HVM_MSR_WRITE, &rv->msr, &rv->nr_msr);
-		build_addresses(b, st, VMA_KVM_HYPERCALL, VMA_KVM_HYPERCALL, &rv->hcall,
-				&rv->nr_hcall);
+		if (b->sums_only)
+			return; /* the totals take the address subs themselves */
+		build_vcpu_extras(b, rv, v);
+		build_addresses(b, rv, v);
 	} else if (v->type == VMA_VCPU_PV && b->full && !b->sums_only) {
 		build_pv(b, rv, &v->pv);
 	}
