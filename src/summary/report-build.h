@@ -24,12 +24,6 @@ struct vma_report_builder {
 	struct vma_report *r;
 	bool full;
 	bool spread; /* stddev too: only the outputs that print it pay for it */
-	/*
-	 * A vcpu's exit rows only, with counters and distributions but no
-	 * percentiles: what the totals sum (they take the address subs from
-	 * vma_report_address_subs(); their own rows get percentiles).
-	 */
-	bool sums_only;
 	bool failed; /* out of memory */
 	const struct vma_eip_options *eips; /* the machine's enumerations */
 	struct vma_report_owned *owned;      /* the report's own: the totals */
@@ -61,6 +55,13 @@ void vma_report_fill_latency(struct vma_report_latency *l, const struct vma_late
 struct vma_report_eip *vma_report_eip_rows(struct vma_report_builder *b,
 					   const struct vma_eip_counts *c, uint64_t scale,
 					   bool by_count, uint64_t *total);
+
+/* The exit table of @v: HVM and Arm vcpus that have one; else NULL. */
+const struct vma_hvm_stats *vma_report_exit_table(const struct vma_vcpu *v);
+
+/* The name of exit @reason of @v; NULL when the vendor's table has none. */
+const char *vma_report_exit_name(const struct vma_report_builder *b, const struct vma_vcpu *v,
+				 uint32_t reason);
 
 /* The address tables of a vcpu's rows: io, mmio, msr, hcall (the last two KVM's only). */
 #define VMA_REPORT_ADDRESS_TABLES 4

@@ -4,7 +4,8 @@
  * JSON): the vcpus' exit and address rows summed per key, their
  * distributions merged into summaries the report owns.  They are summed
  * when the report is made, before any renderer visits a vcpu (kvm-stat
- * prints the host's table first), with one vcpu's rows alive at a time.
+ * prints the host's table first), from the machine's summaries with no
+ * vcpu rows built.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +152,12 @@ static void acc_totals_merge(struct vma_report_builder *b, struct acc_totals *in
 	acc_totals_add(b, into, t->exits, t->nr_exits, rows, nr);
 }
 
+/* What the totals take of a machine summary: its events and distribution. */
+static struct vma_report_stat sum_of(const struct vma_cycles *c)
+{
+	return (struct vma_report_stat){ .events = c->events, .dist = c->count ? c : NULL };
+}
+
 /* An address sub of a vcpu into its VM's table @t. */
 static void acc_sub(struct vma_report_builder *b, void *arg, unsigned int t,
 		    const struct vma_exit_sub *s)
@@ -158,44 +165,40 @@ static void acc_sub(struct vma_report_builder *b, void *arg, unsigned int t,
 	struct acc_totals *dom = arg;
 	struct acc_set *sets[VMA_REPORT_ADDRESS_TABLES] = { &dom->io, &dom->mmio, &dom->msr,
 							    &dom->hcall };
-	const struct vma_report_stat st = { .events = s->cycles.events,
-					    .dist = s->cycles.count ? &s->cycles : NULL };
+	const struct vma_report_stat st = sum_of(&s->cycles);
 
 	if (!b->failed)
 		acc_add(b, sets[t], s->key, s->is_write, NULL, &st);
 }
 
 /*
- * Vcpu @j of @d into @dom: its exit rows built (sums only), added and
- * released, its address subs added as they are (merging is exact in any
- * grouping, cycles.h, so this is the sum of its address rows).
+ * Vcpu @j of @d into @dom, straight from the machine's summaries, with no
+ * vcpu rows built: its exit reasons, and its address subs as they are
+ * (merging is exact in any grouping, cycles.h, so this is the sum of its
+ * address rows).
  */
 static void acc_vcpu(struct vma_report_builder *b, struct acc_totals *dom,
 		     const struct vma_report_domain *d, uint32_t j)
 {
-	const struct vma_vcpu *src = vma_report_source_vcpu(b->r, d, j);
-	struct vma_report_vcpu v = { 0 };
-	uint32_t i;
+	const struct vma_vcpu *v = vma_report_source_vcpu(b->r, d, j);
+	const struct vma_hvm_stats *st;
+	uint32_t r;
 
-	if (!src) {
+	if (!v) {
 		b->failed = true;
 		return;
 	}
-	b->sums_only = true;
-	vma_report_build_vcpu(b, &v, src);
-	b->sums_only = false;
-	for (i = 0; i < v.nr_exits; i++)
-		acc_add(b, &dom->exits, v.exits[i].code, false, v.exits[i].name, &v.exits[i].stat);
-	vma_report_free_vcpu(b, &v);
-	vma_report_owned_release(b->vcpu_owned);
-	vma_report_address_subs(b, src, acc_sub, dom);
+	st = vma_report_exit_table(v);
+	for (r = 0; st && r < st->nr_reasons; r++) {
+		const struct vma_exit_stats *e = &st->reasons[r];
+		const struct vma_report_stat x = sum_of(&e->cycles);
+
+		acc_add(b, &dom->exits, e->reason, false, vma_report_exit_name(b, v, e->reason), &x);
+	}
+	vma_report_address_subs(b, v, acc_sub, dom);
 }
 
-/*
- * perf kvm stat's VM and host-wide tables: the vcpus' rows summed, one
- * vcpu's rows at a time (they are built again, whole, when a renderer
- * visits them).
- */
+/* perf kvm stat's VM and host-wide tables: the vcpus' exits and addresses summed. */
 void vma_report_build_totals(struct vma_report_builder *b)
 {
 	struct vma_report *r = b->r;

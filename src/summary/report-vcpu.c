@@ -244,6 +244,18 @@ static const void **by_code(struct vma_report_builder *b, const void *entries, s
 	return order;
 }
 
+const struct vma_hvm_stats *vma_report_exit_table(const struct vma_vcpu *v)
+{
+	return v->type == VMA_VCPU_HVM || v->type == VMA_VCPU_ARM ? v->hvm.stats : NULL;
+}
+
+const char *vma_report_exit_name(const struct vma_report_builder *b, const struct vma_vcpu *v,
+				 uint32_t reason)
+{
+	return v->type == VMA_VCPU_ARM ? vma_arm_exit_name(reason)
+				       : vma_hvm_exit_name(b->r->svm, reason);
+}
+
 static void build_exits(struct vma_report_builder *b, struct vma_report_vcpu *rv,
 			const struct vma_vcpu *v)
 {
@@ -261,10 +273,9 @@ static void build_exits(struct vma_report_builder *b, struct vma_report_vcpu *rv
 
 		x = &rv->exits[rv->nr_exits++];
 		x->code = e->reason;
-		x->name = v->type == VMA_VCPU_ARM ? vma_arm_exit_name(e->reason)
-						  : vma_hvm_exit_name(b->r->svm, e->reason);
+		x->name = vma_report_exit_name(b, v, e->reason);
 		vma_report_fill_stat(b, &x->stat, &e->cycles, VMA_CYCLES_BY_COUNT);
-		if (!b->full || b->sums_only)
+		if (!b->full)
 			continue;
 		build_handlers(b, x, e);
 		build_sublines(b, x, e);
@@ -292,11 +303,11 @@ static unsigned int address_table_count(const struct vma_report_builder *b)
 void vma_report_address_subs(struct vma_report_builder *b, const struct vma_vcpu *v,
 			     vma_report_sub_fn fn, void *arg)
 {
-	const struct vma_hvm_stats *st = v->hvm.stats;
+	const struct vma_hvm_stats *st = vma_report_exit_table(v);
 	unsigned int t;
 	uint32_t r, k;
 
-	if ((v->type != VMA_VCPU_HVM && v->type != VMA_VCPU_ARM) || !st)
+	if (!st)
 		return;
 	for (t = 0; t < address_table_count(b); t++) {
 		for (r = 0; r < st->nr_reasons; r++) {
@@ -539,11 +550,9 @@ void vma_report_build_vcpu(struct vma_report_builder *b, struct vma_report_vcpu 
 		build_exits(b, rv, v);
 		if (!b->full)
 			return;
-		if (b->sums_only)
-			return; /* the totals take the address subs themselves */
 		build_vcpu_extras(b, rv, v);
 		build_addresses(b, rv, v);
-	} else if (v->type == VMA_VCPU_PV && b->full && !b->sums_only) {
+	} else if (v->type == VMA_VCPU_PV && b->full) {
 		build_pv(b, rv, &v->pv);
 	}
 }

@@ -143,11 +143,6 @@ void vma_report_stat_fill(struct vma_report_stat *st, const struct vma_cycles *c
 void vma_report_fill_stat(const struct vma_report_builder *b, struct vma_report_stat *st,
 			  const struct vma_cycles *c, enum vma_cycles_weight w)
 {
-	if (b->sums_only) {
-		vma_report_stat_fill(st, c, w, false);
-		st->dist = c->count ? c : NULL;
-		return;
-	}
 	vma_report_stat_fill(st, c, w, b->full);
 	if (b->full && c->count && b->spread)
 		st->stddev = stddev_of(c);
