@@ -387,9 +387,10 @@ static void build_addresses(struct vma_report_builder *b, struct vma_report_vcpu
 
 	vma_report_address_subs(b, v, address_add, &a);
 	for (t = 0; t < VMA_REPORT_ADDRESS_TABLES; t++) {
-		for (i = 0; !b->failed && i < a.n[t]; i++)
+		for (i = 0; !b->failed && i < a.n[t]; i++) {
 			vma_report_fill_stat(b, &a.rows[t][i].stat, a.sums[t][i],
 					     VMA_CYCLES_BY_COUNT);
+		}
 		if (!b->failed && a.n[t])
 			qsort(a.rows[t], a.n[t], sizeof(*a.rows[t]), by_address);
 		if (b->failed) {

@@ -398,9 +398,10 @@ static void build_machine_rows(struct vma_report_builder *b, const struct vma_ma
 	}
 	if (b->how->default_domain && m->default_domain) {
 		r->default_domain = vma_report_rows(b, 1, sizeof(*r->default_domain));
-		if (r->default_domain)
+		if (r->default_domain) {
 			build_domain(b, r->default_domain, &r->priv->default_source,
 				     m->default_domain);
+		}
 	}
 	r->domains = vma_report_rows(b, m->nr_domains, sizeof(*r->domains));
 	r->priv->sources = vma_report_rows(b, m->nr_domains, sizeof(*r->priv->sources));
