@@ -373,3 +373,99 @@ Test(report, holds_one_vcpus_rows_at_a_time)
 	vma_pipeline_close(p);
 	vma_diag_destroy(diag);
 }
+
+/* Events and ticks of exit @code in rows @x (@n of them); 0 when absent. */
+static void exit_sum(const struct vma_report_exit *x, uint32_t n, uint32_t code,
+		     uint64_t *events, uint64_t *total)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		if (x[i].code != code)
+			continue;
+		*events += x[i].stat.events;
+		*total += x[i].stat.total;
+	}
+}
+
+static uint64_t totals_events(const struct vma_report_address *a, uint32_t n)
+{
+	uint64_t events = 0;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		events += a[i].stat.events;
+	return events;
+}
+
+/* Events of every vcpu's I/O (or, with @mmio, MMIO) rows, visited one by one. */
+static uint64_t address_events(const struct vma_report *r, bool mmio)
+{
+	uint64_t events = 0;
+	uint32_t d, j;
+
+	for (d = 0; d < r->nr_domains; d++) {
+		for (j = 0; j < r->domains[d].nr_vcpus; j++) {
+			const struct vma_report_vcpu *v = vma_report_vcpu(r, &r->domains[d], j);
+
+			cr_assert_not_null(v);
+			events += mmio ? totals_events(v->mmio, v->nr_mmio)
+				: totals_events(v->io, v->nr_io);
+		}
+	}
+	return events;
+}
+
+/*
+ * The VM and host-wide totals are summed from the machine, not from the
+ * vcpu rows (which do not exist yet): each VM's row of an exit reason is
+ * its vcpus' rows of it added up, and the host's is its VMs'.
+ */
+Test(report, totals_are_the_vcpus_rows_summed)
+{
+	struct vma_diag *diag = vma_diag_create(VMA_DEFAULT_TOLERANCE, VMA_VERB_QUIET);
+	struct vma_pipeline_options opts = { .cpu_hz = 2400000000ull };
+	struct vma_report_build how = { .hz = 2400000000ull, .detail = VMA_REPORT_FULL,
+					.final = true, .totals = true };
+	struct vma_pipeline *p;
+	struct vma_report *r;
+	uint32_t d, j, k, checked = 0;
+
+	cr_assert_eq(vma_pipeline_open(trace("gen-svm-4cpu.xentrace"), &opts, diag, &p), VMA_OK);
+	cr_assert_eq(vma_pipeline_run(p, NULL), VMA_OK);
+	r = vma_report_create(vma_pipeline_machine(p), &how);
+	cr_assert_not_null(r);
+	for (k = 0; k < r->totals.nr_exits; k++) {
+		const struct vma_report_exit *t = &r->totals.exits[k];
+		uint64_t host_events = 0, host_total = 0;
+
+		for (d = 0; d < r->nr_domains; d++) {
+			const struct vma_report_domain *dom = &r->domains[d];
+			uint64_t events = 0, total = 0, dom_events = 0, dom_total = 0;
+
+			for (j = 0; j < dom->nr_vcpus; j++) {
+				const struct vma_report_vcpu *v = vma_report_vcpu(r, dom, j);
+
+				cr_assert_not_null(v);
+				exit_sum(v->exits, v->nr_exits, t->code, &events, &total);
+			}
+			exit_sum(dom->totals.exits, dom->totals.nr_exits, t->code, &dom_events,
+				 &dom_total);
+			cr_assert_eq(dom_events, events, "domain %u exit %u", dom->id, t->code);
+			cr_assert_eq(dom_total, total, "domain %u exit %u", dom->id, t->code);
+			host_events += events;
+			host_total += total;
+		}
+		cr_assert_eq(t->stat.events, host_events, "exit %u", t->code);
+		cr_assert_eq(t->stat.total, host_total, "exit %u", t->code);
+		cr_assert_not_null(t->name);
+		checked++;
+	}
+	cr_assert_gt(checked, 1);
+	cr_assert_eq(address_events(r, false), totals_events(r->totals.io, r->totals.nr_io));
+	cr_assert_eq(address_events(r, true), totals_events(r->totals.mmio, r->totals.nr_mmio));
+	cr_assert_gt(r->totals.nr_io + r->totals.nr_mmio, 0);
+	vma_report_destroy(r);
+	vma_pipeline_close(p);
+	vma_diag_destroy(diag);
+}
