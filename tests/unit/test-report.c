@@ -6,7 +6,8 @@
  * driver's callback, and interval mode writes no rows for empty intervals,
  * so a jump of the time stamps to near 2^64 costs one group of rows.  The
  * renderers work on a report made by hand, with no machine behind it, and
- * a built report holds one vcpu's rows at a time.
+ * a built report holds one vcpu's rows at a time, its totals summed from
+ * the machine equal to those rows added up.
  */
 #include <criterion/criterion.h>
 #include <stdarg.h>
