@@ -307,6 +307,22 @@ Test(report, changed_since_keeps_only_the_domains_that_moved)
 	vma_diag_destroy(diag);
 }
 
+/* The full report, with the totals, of generated trace @name, read through *@p. */
+static struct vma_report *totals_report(const char *name, struct vma_diag *diag,
+					struct vma_pipeline **p)
+{
+	struct vma_pipeline_options opts = { .cpu_hz = 2400000000ull };
+	struct vma_report_build how = { .hz = 2400000000ull, .detail = VMA_REPORT_FULL,
+					.final = true, .totals = true };
+	struct vma_report *r;
+
+	cr_assert_eq(vma_pipeline_open(trace(name), &opts, diag, p), VMA_OK);
+	cr_assert_eq(vma_pipeline_run(*p, NULL), VMA_OK);
+	r = vma_report_create(vma_pipeline_machine(*p), &how);
+	cr_assert_not_null(r);
+	return r;
+}
+
 /* A vcpu's first exit as the rows show it, to compare two visits. */
 struct vcpu_seen {
 	uint32_t id, nr_exits;
@@ -333,19 +349,13 @@ static struct vcpu_seen seen(const struct vma_report_vcpu *v)
 Test(report, holds_one_vcpus_rows_at_a_time)
 {
 	struct vma_diag *diag = vma_diag_create(VMA_DEFAULT_TOLERANCE, VMA_VERB_QUIET);
-	struct vma_pipeline_options opts = { .cpu_hz = 2400000000ull };
-	struct vma_report_build how = { .hz = 2400000000ull, .detail = VMA_REPORT_FULL,
-					.final = true, .totals = true };
 	const struct vma_report_vcpu *v;
 	struct vcpu_seen first = { 0 }, again;
 	struct vma_pipeline *p;
 	struct vma_report *r;
 	uint32_t d, j, visited = 0, fd = 0, fj = 0;
 
-	cr_assert_eq(vma_pipeline_open(trace("gen-vmx-4cpu.xentrace"), &opts, diag, &p), VMA_OK);
-	cr_assert_eq(vma_pipeline_run(p, NULL), VMA_OK);
-	r = vma_report_create(vma_pipeline_machine(p), &how);
-	cr_assert_not_null(r);
+	r = totals_report("gen-vmx-4cpu.xentrace", diag, &p);
 	cr_assert_eq(vma_report_vcpus_held(r), 0, "rows held before any visit");
 	cr_assert_gt(r->totals.nr_exits, 0);
 	for (d = 0; d < r->nr_domains; d++) {
@@ -425,17 +435,11 @@ static uint64_t address_events(const struct vma_report *r, bool mmio)
 Test(report, totals_are_the_vcpus_rows_summed)
 {
 	struct vma_diag *diag = vma_diag_create(VMA_DEFAULT_TOLERANCE, VMA_VERB_QUIET);
-	struct vma_pipeline_options opts = { .cpu_hz = 2400000000ull };
-	struct vma_report_build how = { .hz = 2400000000ull, .detail = VMA_REPORT_FULL,
-					.final = true, .totals = true };
 	struct vma_pipeline *p;
 	struct vma_report *r;
 	uint32_t d, j, k, checked = 0;
 
-	cr_assert_eq(vma_pipeline_open(trace("gen-svm-4cpu.xentrace"), &opts, diag, &p), VMA_OK);
-	cr_assert_eq(vma_pipeline_run(p, NULL), VMA_OK);
-	r = vma_report_create(vma_pipeline_machine(p), &how);
-	cr_assert_not_null(r);
+	r = totals_report("gen-svm-4cpu.xentrace", diag, &p);
 	for (k = 0; k < r->totals.nr_exits; k++) {
 		const struct vma_report_exit *t = &r->totals.exits[k];
 		uint64_t host_events = 0, host_total = 0;
