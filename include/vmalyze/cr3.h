@@ -45,6 +45,7 @@ struct vma_cr3_vcpu {
 	uint64_t since;         /* when it was switched to */
 };
 
-void vma_cr3_list_release(struct vma_cr3_list *l);
+/* Frees @l's summaries, charged to @b (cycles.h). */
+void vma_cr3_list_release(struct vma_cr3_list *l, struct vma_cycles_budget *b);
 
 #endif /* VMALYZE_CR3_H */

@@ -25,16 +25,29 @@
  *    pages, not every power of two between them.
  *
  * Memory: sizeof(struct vma_cycles) is 40 bytes on LP64, and a zero-filled
- * struct is a valid empty summary that owns nothing.  An exact summary adds
- * 4 bytes per slot (8 once a sample needs more than 32 bits); its capacity
- * is the smallest of 4, 6, 8, 12, 16, 24, ... (powers of two and 1.5 times
- * them) >= its count: 16 B for 1..4 values, 4 KiB at the default limit.  A
- * sketch costs 392 bytes plus a page of 16 adjacent buckets for each page
+ * struct is a valid empty summary that owns nothing.  An exact summary
+ * keeps its first two samples inside the struct while they fit in 32 bits
+ * (most summaries of a large host never get more), then adds 4 bytes per
+ * slot (8 once a sample needs more than 32 bits); its capacity is the
+ * smallest of 4, 6, 8, 12, 16, 24, ... (powers of two and 1.5 times them)
+ * >= its count: 16 B for 3..4 values, 4 KiB at the default limit.  A
+ * sketch costs 408 bytes plus a page of 16 adjacent buckets for each page
  * holding at least one value (up to 8 pages per power of two): 64 bytes a
  * page while every bucket holds fewer than 2048 values whose offsets in
  * their bucket sum below 2^21, then 128 bytes a page, and 256 in the rare
  * sketch whose 24-bit counts or 40-bit sums would overflow; whatever the
- * number of events, a sketch is at most 392 + 236 * 256 bytes.
+ * number of events, a sketch is at most 408 + 236 * 256 bytes.
+ *
+ * A memory budget (struct vma_cycles_budget, below) bounds what all the
+ * summaries of one owner (a machine) hold together.  Every allocation of
+ * an exact array, a sketch or a page of buckets is charged to it and
+ * every release credited; when the total would pass its limit, precision
+ * is given up instead of memory: sketches collapse (pairs of adjacent
+ * buckets merged, 64 -> 32 -> 16 -> 8 -> 4 buckets per power of two, each
+ * level doubling the error bound: 0.79%, 1.57%, 3.13%, 6.25%, 12.5%), and
+ * exact arrays that must grow past a lowered limit become sketches.
+ * Events, counts, sums, minimum and maximum stay exact at every level.
+ * Below the limit nothing differs from a summary without a budget.
  *
  * Adding to a sketch is batched (see cycles.c); the batch is part of the
  * summary's state and every function below accounts for it.
@@ -90,8 +103,70 @@
 
 /* Sketch resolution: buckets per power of two (relative width 1/64). */
 #define VMA_CYCLES_SKETCH_SUB 64u
+/* The coarsest a budget collapses sketches to: 4 buckets per power of two. */
+#define VMA_CYCLES_SKETCH_SUB_MIN 4u
 
 struct vma_cycles_sketch;
+
+/*
+ * struct vma_cycles_budget - what the summaries of one owner may hold.
+ *
+ * The owner (a machine) keeps one and passes it to every call that may
+ * allocate or free for its summaries (add, merge, release); a summary is
+ * charged to one budget, or to none (NULL: no limit, no accounting), for
+ * its whole life.  The limit is checked only where memory is allocated,
+ * never on the per-value path.  When a charge takes @used past @limit, the
+ * budget tightens one step, on what holds the memory: while sketches hold
+ * half of it or more, every sketch charged to it collapses to half its
+ * buckets per power of two (down to VMA_CYCLES_SKETCH_SUB_MIN) and new
+ * sketches start there; otherwise @exact_limit halves (1024 -> 512 ->
+ * 256 -> 128) and an exact array that must grow past it becomes a sketch.
+ * A step that leaves @used over @limit is followed by another only once
+ * the summaries grew by a further 1/32 of it.  When neither can give more,
+ * allocations are still granted (@peak then passes @limit): a summary's
+ * floor is its small exact array, or its sketch's 408 bytes and a page.
+ *
+ * Not thread-safe: one owner, one writer.  Fields are read-only outside
+ * cycles.c, except @records and @tsc, which the owner may point at its
+ * own clock so that the budget can say when it was first reached.
+ */
+struct vma_cycles_budget {
+	size_t limit;         /* bytes; 0: no limit (charged, never tightened) */
+	size_t used;          /* bytes the summaries charged to it hold now */
+	size_t peak;          /* the most they held at once */
+	uint32_t exact_limit; /* exact arrays grow to at most this many samples */
+	uint8_t bits;         /* sketches hold 2^bits buckets per power of two */
+	uint8_t step;         /* times the budget tightened: 0 while never reached */
+	size_t next_step;     /* tighten when @used passes this */
+	uint64_t early;       /* exact summaries made sketches before their own limit */
+	uint64_t collapses;   /* sketches collapsed to a coarser resolution */
+	/* Where the owner's clock stood when the limit was first reached. */
+	uint64_t reached_record, reached_tsc;
+	const uint64_t *records, *tsc; /* borrowed: the owner's clock, NULL: none */
+	struct vma_cycles_sketch *sketches; /* the sketches charged to it, a list */
+};
+
+/* The budget vmalyze gives a machine's summaries unless told otherwise (32 MiB). */
+#define VMA_CYCLES_BUDGET_DEFAULT ((size_t)32 << 20)
+
+/* vma_cycles_budget_init - an empty budget of @limit bytes (0: no limit), no clock. */
+void vma_cycles_budget_init(struct vma_cycles_budget *b, size_t limit);
+
+/* Buckets per power of two the budget's sketches have now (64 until it tightens). */
+static inline unsigned int vma_cycles_budget_per_octave(const struct vma_cycles_budget *b)
+{
+	return 1u << b->bits;
+}
+
+/*
+ * vma_cycles_error_bound - the relative error of a sketch's quantiles at
+ * @per_octave buckets per power of two: 1 / (2 * per_octave), 0.0078125
+ * at 64 (documented, rounded up, as 0.79%).
+ */
+static inline double vma_cycles_error_bound(unsigned int per_octave)
+{
+	return per_octave ? 0.5 / per_octave : 0.0;
+}
 
 struct vma_cycles {
 	uint64_t events; /* every vma_cycles_add(), zero cycles included */
@@ -99,21 +174,23 @@ struct vma_cycles {
 	uint64_t cycles; /* their sum */
 	/* The rest is private to cycles.c. */
 	union {
-		uint32_t *exact32;                /* exact mode, !wide: min(count, cap) samples */
-		uint64_t *exact64;                /* exact mode, wide */
+		uint32_t *exact32;                /* exact mode, 32-bit: min(count, cap) samples */
+		uint64_t *exact64;                /* exact mode, 64-bit */
+		uint32_t inl[2];                  /* exact mode, inline: up to two samples */
 		struct vma_cycles_sketch *sketch; /* sketch mode */
 	} u;
 	/*
-	 * Exact mode: samples in u.exact32 or u.exact64.  The array has room
-	 * for max(4, n rounded up to a power of two or 1.5 times one) samples, so
-	 * no capacity field is needed: it is full when n >= 4 is such a number.
+	 * Exact mode: samples in u.exact32, u.exact64 or u.inl (@form).  The
+	 * array has room for max(4, n rounded up to a power of two or 1.5
+	 * times one) samples, so no capacity field is needed: it is full when
+	 * n >= 4 is such a number.
 	 * Sketch mode: values added but not yet inserted into the buckets.
 	 */
 	uint32_t n;
 	uint8_t limit_code : 7; /* 0: default exact limit; else 1 << (limit_code - 1) */
 	uint8_t sorted : 1;     /* exact mode: the samples are in ascending order */
 	uint8_t sketch;     /* true once in sketch mode */
-	uint8_t wide;       /* exact samples are 64-bit (one did not fit in 32) */
+	uint8_t form;       /* exact mode: 32-bit array, 64-bit array or inline (cycles.c) */
 	uint8_t failed;     /* an allocation failed: some samples were dropped */
 };
 
@@ -136,32 +213,40 @@ void vma_cycles_init(struct vma_cycles *s, uint32_t exact_limit);
 /**
  * vma_cycles_release - free what @s owns and make it empty again.
  * @s: the summary; it keeps its exact limit and may be used again.
+ * @b: the budget @s is charged to (credited), or NULL.
  */
-void vma_cycles_release(struct vma_cycles *s);
+void vma_cycles_release(struct vma_cycles *s, struct vma_cycles_budget *b);
 
 /**
  * vma_cycles_add - account one event of @cycles cycles.
  * @s: the summary.
  * @cycles: duration of the event; 0 counts as an event only.
+ * @b: the budget @s is charged to, or NULL.
  *
  * The hot path: no allocation except when the exact array doubles (a few
  * times per summary) or the sketch first sees a new page of buckets, no
- * division.  Allocation failure is sticky and silent here: the event is
- * still counted and summed but not sampled; vma_cycles_failed() tells.
+ * division; the budget is looked at only then.  Allocation failure is
+ * sticky and silent here: the event is still counted and summed but not
+ * sampled; vma_cycles_failed() tells.
  */
-void vma_cycles_add(struct vma_cycles *s, uint64_t cycles);
+void vma_cycles_add(struct vma_cycles *s, uint64_t cycles, struct vma_cycles_budget *b);
 
 /**
  * vma_cycles_merge - add everything accounted in @src to @dst.
  * @dst: the summary to grow (keeps its own exact limit).
  * @src: another summary, unchanged; must not be @dst.
+ * @b: the budget @dst is charged to, or NULL.
  *
  * The result is the same as if every event of @src had been added to @dst
- * (for sketches: the same buckets; for exact samples: the same multiset).
- * Return: 0, or VMA_ERR_NOMEM when samples had to be dropped (the counters
- * are merged all the same, and vma_cycles_failed(@dst) becomes true).
+ * (for sketches: the same buckets; for exact samples: the same multiset),
+ * at the coarser of the two resolutions: a sketch merged with a collapsed
+ * one is collapsed as far, so that any grouping and order of merges gives
+ * the same buckets.  Return: 0, or VMA_ERR_NOMEM when samples had to be
+ * dropped (the counters are merged all the same, and
+ * vma_cycles_failed(@dst) becomes true).
  */
-int vma_cycles_merge(struct vma_cycles *dst, const struct vma_cycles *src);
+int vma_cycles_merge(struct vma_cycles *dst, const struct vma_cycles *src,
+		     struct vma_cycles_budget *b);
 
 /**
  * vma_cycles_count - account one event in the counters only, keep no sample.
@@ -195,7 +280,24 @@ static inline void vma_cycles_count(struct vma_cycles *s, uint64_t cycles)
  * Return: 0, or VMA_ERR_NOMEM when samples had to be dropped
  * (vma_cycles_failed(@dst) becomes true).
  */
-int vma_cycles_merge_samples(struct vma_cycles *dst, const struct vma_cycles *src);
+int vma_cycles_merge_samples(struct vma_cycles *dst, const struct vma_cycles *src,
+			     struct vma_cycles_budget *b);
+
+/**
+ * vma_cycles_coarsen - make @s a sketch of at most @per_octave buckets per
+ * power of two (an exact summary becomes a sketch; a finer sketch collapses).
+ * @per_octave: 64, 32, 16, 8 or 4 (others are rounded down, within them).
+ * @b: the budget @s is charged to, or NULL.
+ * Return: 0, or VMA_ERR_NOMEM (@s is unchanged).
+ */
+int vma_cycles_coarsen(struct vma_cycles *s, unsigned int per_octave,
+		       struct vma_cycles_budget *b);
+
+/* Buckets per power of two of @s's sketch; 0 while @s is exact. */
+unsigned int vma_cycles_per_octave(const struct vma_cycles *s);
+
+/* Bytes @s holds besides its own struct: what it is charged to its budget. */
+size_t vma_cycles_footprint(const struct vma_cycles *s);
 
 /**
  * vma_cycles_quantile - a count- or time-weighted quantile num/den.
@@ -207,7 +309,8 @@ int vma_cycles_merge_samples(struct vma_cycles *dst, const struct vma_cycles *sr
  * The rank (or target weight) is floor(total * num / den), computed without
  * overflow; num >= den gives the maximum.  Exact when vma_cycles_is_exact(),
  * otherwise the midpoint of the right bucket, clamped to [min, max], within
- * 0.79% of the exact answer.
+ * 0.79% of the exact answer (vma_cycles_error_bound() of the sketch's
+ * vma_cycles_per_octave() once it has collapsed).  Nothing is allocated.
  * Return: the cycles value, 0 when @s has no non-zero sample.
  */
 uint64_t vma_cycles_quantile(struct vma_cycles *s, enum vma_cycles_weight weight,
@@ -272,8 +375,9 @@ struct vma_cycles_bin {
  * vma_cycles_histogram - log-scale histogram of the non-zero samples.
  * @s: the summary (not changed).
  * @per_octave: bins per power of two: 1, 2, 4, 8, 16, 32 or 64 (other
- *	values are rounded down to one of these).  Octaves narrower than that
- *	get one bin per integer.
+ *	values are rounded down to one of these), at most the sketch's own
+ *	vma_cycles_per_octave() once it has collapsed.  Octaves narrower than
+ *	that get one bin per integer.
  * @bins: set to a malloc()ed array, owned by the caller (free()); NULL when
  *	there are no bins.
  * @nbins: set to the number of bins: every bin from the one holding the
@@ -292,10 +396,12 @@ int vma_cycles_histogram(const struct vma_cycles *s, unsigned int per_octave,
  * @exact_limit: its exact limit (a power of two).
  * @exact: true when @samples holds every non-zero sample; otherwise the
  *	summary is a sketch and @bins holds its non-empty buckets.
+ * @per_octave: a sketch's buckets per power of two (vma_cycles_per_octave());
+ *	0 when exact.
  * @min, @max: smallest and largest non-zero sample; 0 when none.
  * @samples, @nr_samples: exact mode, in the summary's order.
  * @bins, @nr_bins: sketch mode, ascending; each bin is one sketch bucket
- *	(vma_cycles_histogram() at VMA_CYCLES_SKETCH_SUB bins per octave).
+ *	(vma_cycles_histogram() at @per_octave bins per octave).
  *
  * Everything a summary's results depend on: a summary imported from its
  * image has the same counters, quantiles, minimum, maximum and histogram,
@@ -305,6 +411,7 @@ struct vma_cycles_image {
 	uint64_t events, count, cycles;
 	uint32_t exact_limit;
 	bool exact;
+	unsigned int per_octave;
 	uint64_t min, max;
 	uint64_t *samples;
 	size_t nr_samples;
@@ -323,10 +430,12 @@ int vma_cycles_export(const struct vma_cycles *s, struct vma_cycles_image *img);
 void vma_cycles_image_release(struct vma_cycles_image *img);
 
 /*
- * vma_cycles_import - make @s (released first) the summary @img describes.
+ * vma_cycles_import - make @s (released first; charged to no budget) the
+ * summary @img describes.
  * Return: 0; VMA_ERR_FORMAT when @img is inconsistent (counters that
- * disagree with the samples or buckets, buckets that are not the sketch's,
- * an exact image above its limit or a sketch below it); VMA_ERR_NOMEM.
+ * disagree with the samples or buckets, buckets that are not the sketch's
+ * at its resolution, an exact image above its limit); VMA_ERR_NOMEM.
+ * A sketch may hold fewer samples than its limit: a budget made it early.
  */
 int vma_cycles_import(struct vma_cycles *s, const struct vma_cycles_image *img);
 

@@ -102,10 +102,14 @@ struct vma_hvm_stats {
 	struct vma_irq_stats *irqs;    /* owned, nr_irqs of them */
 	uint32_t nr_irqs, cap_irqs;
 	struct vma_code_index irq_index;
+	struct vma_cycles_budget *budget; /* borrowed: what the summaries are charged to */
 };
 
-/* Return: owned (vma_hvm_stats_destroy()), NULL when out of memory. */
-struct vma_hvm_stats *vma_hvm_stats_create(void);
+/*
+ * @budget: what its summaries are charged to (the machine's), or NULL.
+ * Return: owned (vma_hvm_stats_destroy()), NULL when out of memory.
+ */
+struct vma_hvm_stats *vma_hvm_stats_create(struct vma_cycles_budget *budget);
 void vma_hvm_stats_destroy(struct vma_hvm_stats *stats);
 
 /*

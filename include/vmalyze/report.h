@@ -314,6 +314,23 @@ struct vma_report_event {
 	uint64_t count;
 };
 
+/*
+ * Precision the machine's summaries gave up to stay within their memory
+ * budget (cycles.h): all zero while it was never reached, and then the
+ * renderers print nothing of it.
+ */
+struct vma_report_precision {
+	bool reduced;          /* the budget was reached: some percentiles are coarser */
+	uint64_t budget;       /* its size, bytes */
+	uint64_t at;           /* ticks since the first record when first reached */
+	uint64_t at_record;    /* records read by then */
+	uint32_t per_octave;   /* sketch buckets per power of two at the end (of 64) */
+	double error;          /* the percentiles' relative error bound at that resolution */
+	uint32_t exact_limit;  /* exact arrays grown after it gave way past this many samples */
+	uint64_t early;        /* exact summaries that became sketches sooner */
+	uint64_t peak;         /* the most the summaries held, bytes */
+};
+
 struct vma_report {
 	enum vma_report_unit unit;
 	uint64_t hz;          /* ticks per second, never 0 */
@@ -339,6 +356,7 @@ struct vma_report {
 	bool filtered;        /* --domain/--vm or --vcpu left rows out */
 	struct vma_report_worst *worst;        /* --top: longest first */
 	uint32_t nr_worst;
+	struct vma_report_precision precision; /* given up to the memory budget */
 	struct vma_report_priv *priv;          /* what the report owns */
 };
 
@@ -426,6 +444,15 @@ void vma_report_stat_fill(struct vma_report_stat *st, const struct vma_cycles *c
 			  enum vma_cycles_weight w, bool full);
 
 /* Seconds of a duration in the report's clock. */
+/* A relative error as a percentage rounded up to hundredths (0.0078125: 0.79). */
+static inline double vma_report_error_percent(double error)
+{
+	double hundredths = error * 10000.0;
+	double whole = (double)(uint64_t)hundredths;
+
+	return (whole < hundredths ? whole + 1 : whole) / 100.0;
+}
+
 static inline double vma_report_seconds(const struct vma_report *r, uint64_t ticks)
 {
 	return (double)ticks / (double)r->hz;

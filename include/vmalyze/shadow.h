@@ -27,6 +27,6 @@ struct vma_eip_cycles_list {
 	size_t cap;
 };
 
-void vma_eip_cycles_release(struct vma_eip_cycles_list *l);
+void vma_eip_cycles_release(struct vma_eip_cycles_list *l, struct vma_cycles_budget *b);
 
 #endif /* VMALYZE_SHADOW_H */

@@ -142,6 +142,7 @@ struct vma_hvm {
 	uint8_t paging_levels;       /* 4 after a 64-bit exit, 2 after a 32-bit one */
 	bool mmio_in_arc;            /* an MMIO record with data in the open exit */
 	bool no_stats;               /* the vcpu's no_stats: @stats stays NULL */
+	struct vma_cycles_budget *budget; /* the vcpu's, for @stats */
 	struct vma_hvm_w2h *w2h;     /* owned; NULL until the first injection */
 	struct vma_hvm_stats *stats; /* owned; NULL until the first closed arc */
 	struct vma_eip_counts eip_histogram; /* --histogram-interrupt-eip: by bucket */
@@ -226,6 +227,7 @@ struct vma_vcpu {
 	enum vma_vcpu_type type;
 	bool idle;                 /* of the idle domain (set at creation, for dispatch) */
 	bool no_stats;             /* the machine's no_stats (set at creation) */
+	struct vma_cycles_budget *budget; /* borrowed: the machine's (set at creation) */
 	struct vma_vcpu_ipis ipis; /* IPIs sent to it, not yet delivered (vlapic.c) */
 	/* Scheduling. */
 	enum vma_runstate state;
@@ -394,6 +396,8 @@ struct vma_machine_options {
 	bool tsc_loop_fatal;        /* --tsc-loop-fatal: a loop of corrections stops the input */
 	/* No report is built from this machine (-a alone): exits keep no statistics. */
 	bool no_stats;
+	/* Bytes the summaries' samples may hold (cycles.h): 0 the default, SIZE_MAX no limit. */
+	size_t summary_budget;
 };
 
 /* Slots of the machine's domain cache: a large host's domains each have their own. */
@@ -431,6 +435,8 @@ struct vma_machine {
 	uint32_t nr_guest_vcpus;   /* vcpus of every domain but the default one */
 	uint64_t refused;          /* lookups refused past VMA_MAX_DOMAINS / VMA_MAX_VCPUS */
 	bool refusal_reported;
+	/* What every summary of the model is charged to (cycles.h), on the machine's clock. */
+	struct vma_cycles_budget budget;
 };
 
 /*
@@ -539,7 +545,7 @@ void vma_interrupt_eip_note(struct vma_machine *machine, struct vma_vcpu *v, uin
  * since v->hvm.entry_tsc goes to the CR3 loaded; its arc closes at @tsc,
  * a CR3 write it carried takes effect and its cycles go to the CR3 loaded.
  */
-void vma_cr3_vmexit(struct vma_vcpu *v, uint64_t tsc);
+void vma_cr3_vmexit(struct vma_machine *m, struct vma_vcpu *v, uint64_t tsc);
 
 /* An exit arc of @cycles closes: a shadow emulation's goes to the domain's EIP list (shadow.c). */
 void vma_shadow_arc_close(struct vma_machine *machine, struct vma_vcpu *v, uint64_t cycles);

@@ -70,6 +70,7 @@ int vma_open_linked(const struct vma_options *opts, const char *const *paths, ui
 		.force_svm = opts->svm_mode,
 		.cpu_hz = opts->cpu_hz,
 		.timer_hz = opts->timer_hz,
+		.summary_budget = opts->memory_budget,
 	};
 	const struct vma_time_map **maps = calloc(nr, sizeof(*maps));
 	uint32_t i;

@@ -58,6 +58,8 @@ int vma_usage_error(FILE *err, const char *fmt, ...) __attribute__((format(print
 bool vma_parse_number(const char *text, uint32_t max, uint32_t *out);
 /* A whole decimal number in [0, UINT32_MAX]. */
 bool vma_parse_u32(const char *text, uint32_t *out);
+/* A whole number of bytes with an optional K, M or G (binary: KiB, MiB, GiB) suffix. */
+bool vma_parse_bytes(const char *text, uint64_t *out);
 /* "100us", "2ms", "1.5s", "500ns" (a bare number is nanoseconds): 0 when malformed. */
 uint64_t vma_parse_duration_ns(const char *text);
 /* "FROM,TO": each a duration, 0 or empty (TO: the end).  Return: 0 or -1. */

@@ -202,6 +202,33 @@ int vma_pick_name(const char *text, const char *const *names, int n)
 	return -1;
 }
 
+bool vma_parse_bytes(const char *text, uint64_t *out)
+{
+	static const char suffixes[] = "KMG";
+	const char *at;
+	uint64_t v = 0;
+	unsigned int shift = 0;
+
+	if (!text || *text < '0' || *text > '9')
+		return false;
+	for (; *text >= '0' && *text <= '9'; text++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*text - '0');
+	}
+	at = *text ? strchr(suffixes, *text & ~0x20) : NULL;
+	if (at) {
+		shift = 10 * (unsigned int)(at - suffixes + 1);
+		text++;
+		if (!strcmp(text, "iB"))
+			text += 2;
+	}
+	if (*text || v > UINT64_MAX >> shift)
+		return false;
+	*out = v << shift;
+	return true;
+}
+
 uint64_t vma_parse_hz(const char *text)
 {
 	char *end;

@@ -137,6 +137,25 @@ static int set_top(struct vma_options *opts, const struct vma_option_row *row, c
 	return VMA_OK;
 }
 
+/* Bounds of --memory-budget besides 0 (no limit). */
+#define BUDGET_MIN ((uint64_t)1 << 20)
+#define BUDGET_MAX ((uint64_t)1 << 40)
+
+static int set_memory_budget(struct vma_options *opts, const struct vma_option_row *row,
+			     char *arg, FILE *err)
+{
+	uint64_t v;
+
+	(void)row;
+	if (!vma_parse_bytes(arg, &v) || (v && (v < BUDGET_MIN || v > BUDGET_MAX)) ||
+	    v > SIZE_MAX) {
+		return vma_usage_error(err, "bad --memory-budget '%s' (0: no limit, or 1M to 1T)",
+				       arg);
+	}
+	opts->memory_budget = v ? (size_t)v : SIZE_MAX;
+	return VMA_OK;
+}
+
 static int set_domain(struct vma_options *opts, const struct vma_option_row *row, char *arg,
 		      FILE *err)
 {
@@ -334,6 +353,10 @@ static const struct vma_option_row table[] = {
 	{ "top", 0, "N",
 	  "With the summary: the N longest exits, with time stamp, vcpu, reason, rip",
 	  .set = set_top },
+	{ "memory-budget", 0, "SIZE",
+	  "Memory the distributions of one trace may hold (default 32M; 0: no limit); past it "
+	  "percentiles get coarser, and the summary says so",
+	  .set = set_memory_budget },
 	{ "domain", 0, "ID",
 	  "Only this domain (Xen) or VM (KVM: its number or its VMM's pid)",
 	  .set = set_domain },

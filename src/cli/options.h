@@ -84,6 +84,7 @@ struct vma_options {
 	bool progress;          /* --progress: the progress line even off a terminal */
 	unsigned int threads;   /* --threads: 1, or 2 for a reader thread per trace */
 	uint32_t top;           /* --top N: the N longest exits, 0 = off */
+	size_t memory_budget;   /* --memory-budget bytes: 0 the default, SIZE_MAX no limit */
 	struct vma_report_filter filter; /* --domain/--vm, --vcpu, --time */
 	enum vma_stat_event stat_event; /* --event (kvm-stat) */
 	enum vma_stat_sort stat_sort;   /* --sort (kvm-stat) */

@@ -439,6 +439,7 @@ static struct vma_pipeline_options pipeline_options(const struct vma_options *op
 		.tsc_loop_fatal = opts->tsc_loop_fatal,
 		.tsc_skew_correct = opts->tsc_skew_correct,
 		.no_stats = keeps_no_stats(opts),
+		.summary_budget = opts->memory_budget,
 		.progress = src->progress,
 		.threads = opts->threads,
 		.time_set = opts->filter.time_set,

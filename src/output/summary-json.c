@@ -393,6 +393,21 @@ static void json_worst(FILE *out, const struct vma_report *r)
 	fputc(']', out);
 }
 
+/* "precision": what the memory budget took, only when it took something. */
+static void precision_json(FILE *out, const struct vma_report *r)
+{
+	const struct vma_report_precision *p = &r->precision;
+
+	if (!p->reduced)
+		return;
+	fprintf(out,
+		",\"precision\":{\"memory_budget\":%" PRIu64 ",\"reached_seconds\":%.9f"
+		",\"reached_record\":%" PRIu64 ",\"buckets_per_octave\":%u,\"relative_error\":%.7f"
+		",\"exact_limit\":%u,\"early_sketches\":%" PRIu64 ",\"peak_bytes\":%" PRIu64 "}",
+		p->budget, vma_report_seconds(r, p->at), p->at_record, p->per_octave, p->error,
+		p->exact_limit, p->early, p->peak);
+}
+
 int vma_render_json(struct vma_render *ctx, const struct vma_report *r)
 {
 	FILE *out = ctx->out;
@@ -420,6 +435,7 @@ int vma_render_json(struct vma_render *ctx, const struct vma_report *r)
 		"\"total_cycles\":%" PRIu64 ",\"total_seconds\":%.9f"
 		",\"records\":%" PRIu64 ",\"lost_records\":%" PRIu64 ",\"pcpus\":[",
 		r->total, vma_report_seconds(r, r->total), r->records, r->lost_records);
+	precision_json(out, r);
 	for (i = 0; i < r->nr_pcpus; i++) {
 		const struct vma_report_pcpu *p = &r->pcpus[i];
 

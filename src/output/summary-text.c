@@ -603,6 +603,22 @@ static void pcpu_section(const struct vma_summary_ctx *c)
 	fprintf(c->out, "Total active cpus: %u\n", active);
 }
 
+/* The precision given up to the memory budget, when it was (vma_report_precision). */
+static void precision_line(FILE *out, const struct vma_report *r)
+{
+	const struct vma_report_precision *p = &r->precision;
+
+	if (!p->reduced)
+		return;
+	fprintf(out,
+		"Memory budget of %.1f MiB for distributions reached at %.2f seconds "
+		"(record %" PRIu64 "): sketch percentiles within %.2f%% (%u buckets per "
+		"power of two), exact samples at most %u; peak %.1f MiB\n",
+		p->budget / 1048576.0, vma_report_seconds(r, p->at), p->at_record,
+		vma_report_error_percent(p->error), p->per_octave, p->exact_limit,
+		p->peak / 1048576.0);
+}
+
 static int render(struct vma_render *ctx, const struct vma_report *r, bool histograms)
 {
 	struct vma_summary_ctx c = {
@@ -628,6 +644,7 @@ static int render(struct vma_render *ctx, const struct vma_report *r, bool histo
 		fprintf(out, "Total time: %.2f seconds (using cpu speed %s)\n",
 			vma_report_seconds(r, r->total), hz);
 	}
+	precision_line(out, r);
 	if (!r->kvm)
 		volume_section(&c);
 	/* Only its vcpus, first, as xenalyze shows it. */

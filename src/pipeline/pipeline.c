@@ -212,6 +212,7 @@ static int make_machine(struct vma_pipeline *p, struct member *mb)
 		.force_svm = p->opts.force_svm,
 		.default_paging_levels = p->opts.default_paging_levels,
 		.no_stats = p->opts.no_stats,
+		.summary_budget = p->opts.summary_budget,
 		.eips = p->opts.eips,
 		.tsc_loop_fatal = p->opts.tsc_loop_fatal,
 	};

@@ -51,7 +51,7 @@ static void cr3_switch(struct vma_machine *m, struct vma_vcpu *v, uint64_t val, 
 
 	if (s->loaded) {
 		c = &l->v[s->cur];
-		vma_cycles_add(&c->total, tsc - s->since);
+		vma_cycles_add(&c->total, tsc - s->since, &m->budget);
 		c->last_tsc = tsc;
 	}
 	s->loaded = false;
@@ -69,7 +69,7 @@ static void cr3_switch(struct vma_machine *m, struct vma_vcpu *v, uint64_t val, 
 	s->since = tsc;
 }
 
-void vma_cr3_vmexit(struct vma_vcpu *v, uint64_t tsc)
+void vma_cr3_vmexit(struct vma_machine *m, struct vma_vcpu *v, uint64_t tsc)
 {
 	const struct vma_cr3_vcpu *s = &v->hvm.cr3_enum;
 	uint64_t entry = v->hvm.entry_tsc;
@@ -78,7 +78,7 @@ void vma_cr3_vmexit(struct vma_vcpu *v, uint64_t tsc)
 	if (!s->loaded || !entry || entry > tsc)
 		return;
 	c = &v->domain->cr3s.v[s->cur];
-	vma_cycles_add(&c->guest, tsc - entry);
+	vma_cycles_add(&c->guest, tsc - entry, &m->budget);
 	c->run_time += tsc - entry;
 }
 
@@ -94,7 +94,7 @@ void vma_cr3_arc_close(struct vma_machine *m, struct vma_vcpu *v, uint64_t tsc)
 	if (h->inflight.handler == TRC_HVM_CR_WRITE && h->inflight.key == 3) {
 		/* xenalyze files a CR3 write's exit under the CR3 it leaves. */
 		if (c)
-			vma_cycles_add(&c->hv_by[VMA_XCAT_CR3], tsc - h->exit_tsc);
+			vma_cycles_add(&c->hv_by[VMA_XCAT_CR3], tsc - h->exit_tsc, &m->budget);
 		if (s->val && h->inflight.value == s->val) {
 			if (c)
 				c->flushes++;
@@ -107,22 +107,22 @@ void vma_cr3_arc_close(struct vma_machine *m, struct vma_vcpu *v, uint64_t tsc)
 		enum vma_xinterval_category cat = vma_xinterval_category(&h->inflight);
 
 		if (cat != VMA_XCAT_CR3)
-			vma_cycles_add(&c->hv_by[cat], tsc - h->exit_tsc);
-		vma_cycles_add(&c->hv, tsc - h->exit_tsc);
+			vma_cycles_add(&c->hv_by[cat], tsc - h->exit_tsc, &m->budget);
+		vma_cycles_add(&c->hv, tsc - h->exit_tsc, &m->budget);
 		c->run_time += tsc - h->exit_tsc;
 	}
 }
 
-void vma_cr3_list_release(struct vma_cr3_list *l)
+void vma_cr3_list_release(struct vma_cr3_list *l, struct vma_cycles_budget *b)
 {
 	uint32_t i, j;
 
 	for (i = 0; i < l->nr; i++) {
-		vma_cycles_release(&l->v[i].total);
-		vma_cycles_release(&l->v[i].guest);
-		vma_cycles_release(&l->v[i].hv);
+		vma_cycles_release(&l->v[i].total, b);
+		vma_cycles_release(&l->v[i].guest, b);
+		vma_cycles_release(&l->v[i].hv, b);
 		for (j = 0; j < VMA_XCAT_COUNT; j++)
-			vma_cycles_release(&l->v[i].hv_by[j]);
+			vma_cycles_release(&l->v[i].hv_by[j], b);
 	}
 	free(l->v);
 	*l = (struct vma_cr3_list){ 0 };

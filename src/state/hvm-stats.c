@@ -14,9 +14,13 @@
 #include "vmalyze/hvm-stats.h"
 #include "vmalyze/state.h"
 
-struct vma_hvm_stats *vma_hvm_stats_create(void)
+struct vma_hvm_stats *vma_hvm_stats_create(struct vma_cycles_budget *budget)
 {
-	return calloc(1, sizeof(struct vma_hvm_stats));
+	struct vma_hvm_stats *stats = calloc(1, sizeof(struct vma_hvm_stats));
+
+	if (stats)
+		stats->budget = budget;
+	return stats;
 }
 
 void vma_hvm_stats_destroy(struct vma_hvm_stats *stats)
@@ -28,9 +32,9 @@ void vma_hvm_stats_destroy(struct vma_hvm_stats *stats)
 	for (i = 0; i < stats->nr_reasons; i++) {
 		struct vma_exit_stats *e = &stats->reasons[i];
 
-		vma_cycles_release(&e->cycles);
+		vma_cycles_release(&e->cycles, stats->budget);
 		for (j = 0; j < e->nr_subs; j++)
-			vma_cycles_release(&e->subs[j].cycles);
+			vma_cycles_release(&e->subs[j].cycles, stats->budget);
 		free(e->subs);
 		free(e->index);
 	}
@@ -40,7 +44,7 @@ void vma_hvm_stats_destroy(struct vma_hvm_stats *stats)
 		if (!stats->irqs[i].w2h)
 			continue;
 		for (j = 0; j < VMA_W2H_COUNT; j++)
-			vma_cycles_release(&stats->irqs[i].w2h->cases[j]);
+			vma_cycles_release(&stats->irqs[i].w2h->cases[j], stats->budget);
 		free(stats->irqs[i].w2h);
 	}
 	free(stats->irqs);
@@ -212,7 +216,7 @@ void vma_hvm_stats_add_sub(struct vma_hvm_stats *stats, uint32_t reason,
 		return;
 	s = sub_slot(e, inflight->handler, inflight->key, inflight->is_write);
 	if (s)
-		vma_cycles_add(&s->cycles, cycles);
+		vma_cycles_add(&s->cycles, cycles, stats->budget);
 }
 
 void vma_hvm_stats_add_arc(struct vma_hvm_stats *stats, uint32_t reason,
@@ -226,7 +230,7 @@ void vma_hvm_stats_add_arc(struct vma_hvm_stats *stats, uint32_t reason,
 	vma_cycles_count(&e->cycles, cycles);
 	s = sub_slot(e, inflight->handler, inflight->key, inflight->is_write);
 	if (s)
-		vma_cycles_add(&s->cycles, cycles);
+		vma_cycles_add(&s->cycles, cycles, stats->budget);
 }
 
 /* irq_slot() past the first probe (NULL: out of memory). */
@@ -278,7 +282,7 @@ void vma_hvm_stats_add_w2h(struct vma_hvm_stats *stats, uint32_t vector, enum vm
 	if (q && !q->w2h)
 		q->w2h = calloc(1, sizeof(*q->w2h));
 	if (q && q->w2h)
-		vma_cycles_add(&q->w2h->cases[c], cycles);
+		vma_cycles_add(&q->w2h->cases[c], cycles, stats->budget);
 }
 
 void vma_hvm_stats_finish(struct vma_hvm_stats *stats)
@@ -291,6 +295,6 @@ void vma_hvm_stats_finish(struct vma_hvm_stats *stats)
 		struct vma_exit_stats *e = &stats->reasons[i];
 
 		for (j = 0; j < e->nr_subs; j++)
-			vma_cycles_merge_samples(&e->cycles, &e->subs[j].cycles);
+			vma_cycles_merge_samples(&e->cycles, &e->subs[j].cycles, stats->budget);
 	}
 }

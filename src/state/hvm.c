@@ -37,6 +37,7 @@ bool vma_vcpu_set_type(struct vma_vcpu *v, enum vma_vcpu_type type)
 	if (type == VMA_VCPU_HVM || type == VMA_VCPU_ARM) {
 		memset(&v->hvm, 0, sizeof(v->hvm));
 		v->hvm.no_stats = v->no_stats;
+		v->hvm.budget = v->budget;
 	} else if (type == VMA_VCPU_PV) {
 		memset(&v->pv, 0, sizeof(v->pv));
 	}
@@ -47,7 +48,7 @@ static struct vma_hvm_stats *stats_of(struct vma_hvm *h)
 {
 	/* -a alone prints no summary: its arcs need no statistics. */
 	if (!h->stats && !h->no_stats)
-		h->stats = vma_hvm_stats_create();
+		h->stats = vma_hvm_stats_create(h->budget);
 	return h->stats;
 }
 
@@ -336,7 +337,7 @@ static inline __attribute__((always_inline)) void vmexit(struct vma_machine *m,
 	h->rip = vma_xf_exit_rip(rec);
 	h->exit_tsc = rec->tsc;
 	if (__builtin_expect(m->options.eips.cr3, 0))
-		vma_cr3_vmexit(v, rec->tsc);
+		vma_cr3_vmexit(m, v, rec->tsc);
 	h->entry_tsc = 0;
 	memset(&h->inflight, 0, sizeof(h->inflight));
 }

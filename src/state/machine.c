@@ -67,6 +67,7 @@ struct vma_machine *vma_machine_create(struct vma_diag *diag,
 				       const struct vma_machine_options *options)
 {
 	struct vma_machine *m = calloc(1, sizeof(*m));
+	size_t budget;
 
 	if (!m)
 		return NULL;
@@ -77,6 +78,10 @@ struct vma_machine *vma_machine_create(struct vma_diag *diag,
 	m->vendor_known = m->options.force_svm;
 	m->kvm = m->options.kvm;
 	m->kvm_window = m->options.kvm_window;
+	budget = m->options.summary_budget ? m->options.summary_budget : VMA_CYCLES_BUDGET_DEFAULT;
+	vma_cycles_budget_init(&m->budget, budget == SIZE_MAX ? 0 : budget);
+	m->budget.records = &m->records;
+	m->budget.tsc = &m->last_tsc;
 	m->default_domain = vma_domain_get(m, VMA_DEFAULT_DOMAIN);
 	if (!m->default_domain) {
 		vma_machine_destroy(m);
@@ -85,7 +90,7 @@ struct vma_machine *vma_machine_create(struct vma_diag *diag,
 	return m;
 }
 
-static void vcpu_destroy(struct vma_vcpu *v);
+static void vcpu_destroy(struct vma_vcpu *v, struct vma_cycles_budget *b);
 
 static void latency_free(struct vma_latency_pair *l)
 {
@@ -96,18 +101,18 @@ static void latency_free(struct vma_latency_pair *l)
 	free(l);
 }
 
-static void domain_destroy(struct vma_domain *d)
+static void domain_destroy(struct vma_domain *d, struct vma_cycles_budget *b)
 {
 	uint32_t i;
 
 	for (i = 0; i < d->nr_vcpus; i++)
-		vcpu_destroy(d->vcpus[i]);
+		vcpu_destroy(d->vcpus[i], b);
 	for (i = 0; i < VMA_DRS_COUNT; i++)
-		vma_cycles_release(&d->runstates[i]);
-	vma_cycles_release(&d->total_time);
+		vma_cycles_release(&d->runstates[i], b);
+	vma_cycles_release(&d->total_time, b);
 	vma_eip_counts_release(&d->interrupt_eips);
-	vma_cr3_list_release(&d->cr3s);
-	vma_eip_cycles_release(&d->emulate_eips);
+	vma_cr3_list_release(&d->cr3s, b);
+	vma_eip_cycles_release(&d->emulate_eips, b);
 	latency_free(d->latency);
 	free(d->mem);
 	free(d->vcpus);
@@ -116,19 +121,19 @@ static void domain_destroy(struct vma_domain *d)
 
 void vma_hvm_stats_destroy(struct vma_hvm_stats *stats);
 
-static void vcpu_destroy(struct vma_vcpu *v)
+static void vcpu_destroy(struct vma_vcpu *v, struct vma_cycles_budget *b)
 {
 	uint32_t i;
 
 	if (!v)
 		return;
 	for (i = 0; i < VMA_RS_COUNT; i++)
-		vma_cycles_release(&v->runstates[i]);
+		vma_cycles_release(&v->runstates[i], b);
 	for (i = 0; i < VMA_RUNNABLE_COUNT; i++)
-		vma_cycles_release(&v->runnable[i]);
-	vma_cycles_release(&v->affinity_all);
+		vma_cycles_release(&v->runnable[i], b);
+	vma_cycles_release(&v->affinity_all, b);
 	for (i = 0; i < v->nr_affinity; i++)
-		vma_cycles_release(&v->affinity_pcpu[i]);
+		vma_cycles_release(&v->affinity_pcpu[i], b);
 	free(v->affinity_pcpu);
 	free(v->affinity_ids);
 	free(v->ipis.list);
@@ -139,7 +144,7 @@ static void vcpu_destroy(struct vma_vcpu *v)
 			free(v->hvm.w2h->starts);
 		free(v->hvm.w2h);
 		vma_eip_counts_release(&v->hvm.eip_histogram);
-		vma_cycles_release(&v->hvm.ipi_latency);
+		vma_cycles_release(&v->hvm.ipi_latency, b);
 	} else if (v->type == VMA_VCPU_PV) {
 		free(v->pv.counts);
 		free(v->pv.hypercalls);
@@ -157,16 +162,16 @@ void vma_machine_destroy(struct vma_machine *m)
 	if (!m)
 		return;
 	for (i = 0; i < m->nr_domains; i++)
-		domain_destroy(m->domains[i]);
+		domain_destroy(m->domains[i], &m->budget);
 	free(m->domains);
 	for (i = 0; i < m->nr_pcpus; i++) {
 		struct vma_pcpu *p = m->pcpus[i];
 
 		if (!p)
 			continue;
-		vma_cycles_release(&p->time_running);
-		vma_cycles_release(&p->time_idle);
-		vma_cycles_release(&p->time_lost);
+		vma_cycles_release(&p->time_running, &m->budget);
+		vma_cycles_release(&p->time_idle, &m->budget);
+		vma_cycles_release(&p->time_lost, &m->budget);
 		free(p->kvm_vms);
 		free(p->downstream);
 		free(p);
@@ -304,6 +309,7 @@ struct vma_vcpu *vma_vcpu_get(struct vma_machine *m, uint32_t did, uint32_t vid)
 	v->domain = d;
 	v->idle = d->did == VMA_IDLE_DOMAIN;
 	v->no_stats = m->options.no_stats;
+	v->budget = &m->budget;
 	v->vid = vid;
 	v->state = VMA_RS_INIT;
 	d->vcpus_in[VMA_RS_INIT]++;

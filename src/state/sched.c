@@ -75,14 +75,14 @@ static void runstate_update(const struct vma_machine *m, struct vma_vcpu *v,
 		 * vma_machine_finish() gives the other the samples.
 		 */
 		if (v->state == VMA_RS_RUNNING) {
-			vma_cycles_add(rs, cycles);
+			vma_cycles_add(rs, cycles, v->budget);
 			vma_cycles_count(&d->total_time, cycles);
 			d->changed = m->records;
 		} else if (v->state == VMA_RS_RUNNABLE && v->runnable_kind < VMA_RUNNABLE_COUNT) {
 			vma_cycles_count(rs, cycles);
-			vma_cycles_add(&v->runnable[v->runnable_kind], cycles);
+			vma_cycles_add(&v->runnable[v->runnable_kind], cycles, v->budget);
 		} else {
-			vma_cycles_add(rs, cycles);
+			vma_cycles_add(rs, cycles, v->budget);
 		}
 	}
 	if (next == VMA_RS_RUNNABLE) {
@@ -101,19 +101,19 @@ static void runstate_update(const struct vma_machine *m, struct vma_vcpu *v,
 	if (d->did == VMA_DEFAULT_DOMAIN)
 		return;
 	if (d->runstate_valid && d->runstate_tsc > 0 && d->runstate_tsc < tsc)
-		vma_cycles_add(&d->runstates[d->runstate], tsc - d->runstate_tsc);
+		vma_cycles_add(&d->runstates[d->runstate], tsc - d->runstate_tsc, v->budget);
 	d->runstate = domain_runstate(d, &d->runstate_valid);
 	d->runstate_tsc = tsc;
 }
 
 /* A pcpu stops running what it ran: account the stretch as idle or busy. */
-static void pcpu_stretch_end(struct vma_pcpu *p, uint64_t tsc)
+static void pcpu_stretch_end(struct vma_machine *m, struct vma_pcpu *p, uint64_t tsc)
 {
 	if (p->time_tsc && p->current) {
 		if (p->current->domain->did == VMA_IDLE_DOMAIN)
-			vma_cycles_add(&p->time_idle, tsc - p->time_tsc);
+			vma_cycles_add(&p->time_idle, tsc - p->time_tsc, &m->budget);
 		else
-			vma_cycles_add(&p->time_running, tsc - p->time_tsc);
+			vma_cycles_add(&p->time_running, tsc - p->time_tsc, &m->budget);
 	}
 	p->time_tsc = 0;
 }
@@ -180,9 +180,9 @@ static void affinity_account(struct vma_vcpu *v, uint32_t pcpu, uint64_t tsc)
 	if (slot) {
 		/* affinity_all gets the pcpus' samples at vma_machine_finish(). */
 		vma_cycles_count(&v->affinity_all, tsc - v->pcpu_tsc);
-		vma_cycles_add(slot, tsc - v->pcpu_tsc);
+		vma_cycles_add(slot, tsc - v->pcpu_tsc, v->budget);
 	} else {
-		vma_cycles_add(&v->affinity_all, tsc - v->pcpu_tsc);
+		vma_cycles_add(&v->affinity_all, tsc - v->pcpu_tsc, v->budget);
 	}
 }
 
@@ -197,7 +197,7 @@ static void vcpu_prev_update(struct vma_machine *m, struct vma_pcpu *p, struct v
 				   prev->domain->did, prev->vid, p->id);
 		prev->state_tsc = 0;
 	}
-	pcpu_stretch_end(p, tsc);
+	pcpu_stretch_end(m, p, tsc);
 	p->current = NULL;
 	vma_pcpu_changed(m, p);
 	runstate_update(m, prev, next_state, tsc);
@@ -438,7 +438,7 @@ static void lost_end(struct vma_machine *m, struct vma_pcpu *p, const struct vma
 {
 	if (!p->lost.active || rec->tsc <= p->lost.tsc)
 		return;
-	vma_cycles_add(&p->time_lost, rec->tsc - p->lost.tsc);
+	vma_cycles_add(&p->time_lost, rec->tsc - p->lost.tsc, &m->budget);
 	if (p->lost.domain_valid && !p->current) {
 		struct vma_vcpu *v = vma_vcpu_get(m, p->lost.did, p->lost.vid);
 
@@ -501,7 +501,7 @@ void vma_machine_pcpu_end(struct vma_machine *m, uint32_t id)
 	if (!p || !p->active || m->kvm)
 		return;
 	if (p->current) {
-		pcpu_stretch_end(p, p->last_tsc);
+		pcpu_stretch_end(m, p, p->last_tsc);
 		lose_vcpu(m, p->current, p->last_tsc);
 	}
 	p->active = false;
@@ -522,11 +522,13 @@ static void merge_shared_samples(struct vma_domain *d)
 
 		if (!v)
 			continue;
-		vma_cycles_merge_samples(&d->total_time, &v->runstates[VMA_RS_RUNNING]);
-		for (k = 0; k < VMA_RUNNABLE_COUNT; k++)
-			vma_cycles_merge_samples(&v->runstates[VMA_RS_RUNNABLE], &v->runnable[k]);
+		vma_cycles_merge_samples(&d->total_time, &v->runstates[VMA_RS_RUNNING], v->budget);
+		for (k = 0; k < VMA_RUNNABLE_COUNT; k++) {
+			vma_cycles_merge_samples(&v->runstates[VMA_RS_RUNNABLE], &v->runnable[k],
+						 v->budget);
+		}
 		for (k = 0; k < v->nr_affinity; k++)
-			vma_cycles_merge_samples(&v->affinity_all, &v->affinity_pcpu[k]);
+			vma_cycles_merge_samples(&v->affinity_all, &v->affinity_pcpu[k], v->budget);
 		if (v->type == VMA_VCPU_HVM || v->type == VMA_VCPU_ARM)
 			vma_hvm_stats_finish(v->hvm.stats);
 	}

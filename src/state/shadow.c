@@ -145,15 +145,15 @@ void vma_shadow_arc_close(struct vma_machine *m, struct vma_vcpu *v, uint64_t cy
 				   "from the emulate EIP lists");
 		return;
 	}
-	vma_cycles_add(&e->cycles, cycles);
+	vma_cycles_add(&e->cycles, cycles, &m->budget);
 }
 
-void vma_eip_cycles_release(struct vma_eip_cycles_list *l)
+void vma_eip_cycles_release(struct vma_eip_cycles_list *l, struct vma_cycles_budget *b)
 {
 	uint32_t i;
 
 	for (i = 0; i < l->nr; i++)
-		vma_cycles_release(&l->v[i].cycles);
+		vma_cycles_release(&l->v[i].cycles, b);
 	free(l->v);
 	*l = (struct vma_eip_cycles_list){ 0 };
 }

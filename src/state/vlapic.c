@@ -91,7 +91,7 @@ void vma_vlapic_vmentry(struct vma_machine *m, struct vma_vcpu *v, uint64_t tsc)
 			continue;
 		}
 		lat = tsc >= o->first_tsc ? tsc - o->first_tsc : 0;
-		vma_cycles_add(&v->hvm.ipi_latency, lat);
+		vma_cycles_add(&v->hvm.ipi_latency, lat, &m->budget);
 		if (vl->done_record != m->records) {
 			vl->done_record = m->records;
 			vl->nr_done = 0;

@@ -20,7 +20,7 @@
 
 #define SAVE_MAGIC "VMALYZE-SAVE"
 #define SAVE_MAGIC_LEN 12
-#define SAVE_VERSION 1u
+#define SAVE_VERSION 2u
 #define SAVE_END "END\n"
 #define NO_STRING UINT32_MAX
 /* Bounds a damaged file cannot make the reader exceed. */
@@ -42,7 +42,7 @@ static void sums_free(struct reason_sum *sums, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		vma_cycles_release(&sums[i].dist);
+		vma_cycles_release(&sums[i].dist, NULL);
 	free(sums);
 }
 
@@ -78,7 +78,7 @@ static int sum_traces(const struct vma_aggregate *agg, size_t first, size_t last
 			if (!sums[k].name)
 				sums[k].name = x->name;
 			sums[k].traces++;
-			if (vma_cycles_merge(&sums[k].dist, &x->dist)) {
+			if (vma_cycles_merge(&sums[k].dist, &x->dist, NULL)) {
 				sums_free(sums, n);
 				return VMA_ERR_NOMEM;
 			}
@@ -177,6 +177,7 @@ static int put_dist(FILE *out, const struct vma_cycles *c)
 	put_u64(out, img.cycles);
 	put_u32(out, img.exact_limit);
 	put_u8(out, img.exact);
+	put_u8(out, (uint8_t)img.per_octave);
 	put_u64(out, img.min);
 	put_u64(out, img.max);
 	if (img.exact) {
@@ -357,6 +358,7 @@ static void get_dist(struct reader *r, struct vma_cycles *c)
 	img.cycles = get_u64(r);
 	img.exact_limit = get_u32(r);
 	img.exact = get_u8(r) != 0;
+	img.per_octave = get_u8(r);
 	img.min = get_u64(r);
 	img.max = get_u64(r);
 	n = get_u32(r);
@@ -567,7 +569,7 @@ static void check_aggregate(struct reader *r, struct vma_aggregate *agg, size_t 
 			r->off = at;
 			bad(r, VMA_ERR_FORMAT, "the aggregate is not the sum of the traces");
 		}
-		vma_cycles_release(&stored);
+		vma_cycles_release(&stored, NULL);
 	}
 	sums_free(sums, nr);
 }

@@ -84,7 +84,7 @@ static void view_mem_free(struct view_mem *m)
 	if (!m)
 		return;
 	for (i = 0; m->dists && i < m->nr_dists; i++)
-		vma_cycles_release(&m->dists[i]);
+		vma_cycles_release(&m->dists[i], NULL);
 	free(m->traces);
 	free(m->reasons);
 	free(m->exits);
@@ -112,7 +112,7 @@ static void trace_release(struct vma_agg_trace *t)
 	free(t->vms);
 	for (i = 0; i < t->nr_exits; i++) {
 		free(t->exits[i].name);
-		vma_cycles_release(&t->exits[i].dist);
+		vma_cycles_release(&t->exits[i].dist, NULL);
 	}
 	free(t->exits);
 }
@@ -212,7 +212,7 @@ static int add_exits(struct vma_agg_trace *t, const struct vma_report *r)
 					return VMA_ERR_NOMEM;
 				/* A reason with only zero-length exits has no distribution. */
 				if (x->stat.dist) {
-					if (vma_cycles_merge(&ax->dist, x->stat.dist))
+					if (vma_cycles_merge(&ax->dist, x->stat.dist, NULL))
 						return VMA_ERR_NOMEM;
 				} else {
 					ax->dist.events += x->stat.events;
@@ -420,7 +420,7 @@ static int fill_traces(struct vma_agg_trace **order, size_t n, struct view_mem *
 			x->reason = k;
 			vma_report_stat_fill(&x->stat, &t->exits[j].dist, VMA_CYCLES_BY_COUNT,
 					     true);
-			if (vma_cycles_merge(&m->dists[k], &t->exits[j].dist))
+			if (vma_cycles_merge(&m->dists[k], &t->exits[j].dist, NULL))
 				return VMA_ERR_NOMEM;
 			r->nr_traces++;
 			if (!r->name)

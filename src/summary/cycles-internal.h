@@ -14,7 +14,8 @@
 #include "vmalyze/cycles.h"
 
 #define SUB VMA_CYCLES_SKETCH_SUB
-#define SUB_BITS 6
+#define SUB_BITS 6 /* a sketch's finest resolution: 2^6 buckets per power of two */
+#define SUB_BITS_MIN 2 /* its coarsest, once a budget collapsed it */
 #define NGROUPS (64 - SUB_BITS + 1) /* group 58 ends at 2^64 */
 #define EXACT_MIN_CAP 4u
 #define EXACT_DEFAULT_CODE 11 /* 1 << 10 == VMA_CYCLES_EXACT_DEFAULT */
@@ -26,6 +27,8 @@
 
 _Static_assert(NPAGES < 256 && SUB % PAGE == 0, "page numbers must fit in a byte");
 _Static_assert(SUB == 1u << SUB_BITS, "sketch resolution and its bit count disagree");
+_Static_assert(VMA_CYCLES_SKETCH_SUB_MIN == 1u << SUB_BITS_MIN,
+	       "coarsest sketch resolution and its bit count disagree");
 _Static_assert(VMA_CYCLES_EXACT_DEFAULT == 1u << (EXACT_DEFAULT_CODE - 1),
 	       "default exact limit and its code disagree");
 
@@ -62,18 +65,27 @@ struct wcell {
 	uint64_t sum;
 };
 
+/*
+ * A sketch of 2^bits buckets per power of two: the layout above with
+ * @bits in place of SUB_BITS (bits < SUB_BITS once a budget collapsed it),
+ * so that each coarse bucket is the union of 2^(SUB_BITS - bits) adjacent
+ * fine ones and the directory needs fewer pages.
+ */
 struct vma_cycles_sketch {
 	/* First, so that the add path finds it from the pointer alone. */
 	uint32_t pending[PENDING]; /* the first vma_cycles.n are not yet in the buckets */
 	uint64_t min;              /* of the values in the buckets; UINT64_MAX when none */
 	uint64_t max;              /* 0 when none */
 	void *cells;               /* npages pages of PAGE buckets: tcell, ncell or wcell */
+	/* The budget's list of its sketches (NULL, NULL when charged to none). */
+	struct vma_cycles_sketch *prev, *next;
 	uint8_t npages;
 	uint8_t kind;              /* enum cell_kind of cells */
+	uint8_t bits;              /* log2 of the buckets per power of two */
 	/* 1 + the place in cells of the page of buckets [p * PAGE, (p + 1) * PAGE); 0: none */
 	uint8_t page[NPAGES];
 };
-_Static_assert(sizeof(void *) != 8 || sizeof(struct vma_cycles_sketch) == 392,
+_Static_assert(sizeof(void *) != 8 || sizeof(struct vma_cycles_sketch) == 408,
 	       "vmalyze/cycles.h states the size of a sketch");
 
 static inline unsigned int top_bit(uint64_t v)
@@ -86,34 +98,40 @@ static inline unsigned int ceil_log2(uint64_t v)
 	return v <= 1 ? 0 : top_bit(v - 1) + 1;
 }
 
-/* log2 of the width of @v's bucket (v > 0). */
-static inline unsigned int bucket_shift(uint64_t v)
+/* log2 of the width of @v's bucket (v > 0) at 2^@bits buckets per power of two. */
+static inline unsigned int bucket_shift(uint64_t v, unsigned int bits)
 {
 	unsigned int e = top_bit(v);
 
-	return e > SUB_BITS ? e - SUB_BITS : 0;
+	return e > bits ? e - bits : 0;
 }
 
-/* Bucket number g * SUB + sub of @v (v > 0); see the layout above. */
-static inline uint32_t bucket_of(uint64_t v)
+/* Bucket number g * 2^bits + sub of @v (v > 0); see the layout above. */
+static inline uint32_t bucket_of(uint64_t v, unsigned int bits)
 {
-	unsigned int sh = bucket_shift(v);
+	unsigned int sh = bucket_shift(v, bits);
 
-	return ((uint32_t)sh << SUB_BITS) + (uint32_t)(v >> sh);
+	return ((uint32_t)sh << bits) + (uint32_t)(v >> sh);
 }
 
-static inline uint64_t bucket_lo(uint32_t b)
+static inline uint64_t bucket_lo(uint32_t b, unsigned int bits)
 {
-	unsigned int g = b >> SUB_BITS, sub = b & (SUB - 1);
+	unsigned int g = b >> bits, sub = b & ((1u << bits) - 1);
 
-	return g ? (uint64_t)(SUB + sub) << (g - 1) : sub;
+	return g ? ((uint64_t)(1u << bits) + sub) << (g - 1) : sub;
 }
 
-static inline uint64_t bucket_width(uint32_t b)
+static inline uint64_t bucket_width(uint32_t b, unsigned int bits)
 {
-	unsigned int g = b >> SUB_BITS;
+	unsigned int g = b >> bits;
 
 	return g ? (uint64_t)1 << (g - 1) : 1;
+}
+
+/* Pages of the directory a sketch of @bits uses: its buckets reach 2^64. */
+static inline uint32_t pages_of(unsigned int bits)
+{
+	return (((64u - bits + 1) << bits) + PAGE - 1) / PAGE;
 }
 
 static inline uint32_t exact_limit(const struct vma_cycles *s)
@@ -145,14 +163,53 @@ static inline bool exact_full(uint32_t n)
 	return n >> __builtin_ctz(n) <= 3;
 }
 
+/*
+ * How an exact summary keeps its samples (vma_cycles.form): a zero-filled
+ * summary is an empty 32-bit one; its first samples go inline (in the
+ * union, no allocation) while there are at most EXACT_INLINE_MAX of them
+ * and they fit in 32 bits; then an array of 32-bit samples, 64-bit ones
+ * once a sample does not fit in 32 bits (1.8 s at 2.4 GHz).
+ */
+enum exact_form {
+	EXACT_ARRAY32 = 0,
+	EXACT_ARRAY64 = 1,
+	EXACT_INLINE = 2,
+};
+#define EXACT_INLINE_MAX 2u
+
+static inline bool exact_is64(const struct vma_cycles *s)
+{
+	return s->form == EXACT_ARRAY64;
+}
+
 static inline size_t exact_size(const struct vma_cycles *s)
 {
-	return s->wide ? sizeof(uint64_t) : sizeof(uint32_t);
+	return exact_is64(s) ? sizeof(uint64_t) : sizeof(uint32_t);
+}
+
+/* Where @s's exact samples are (exact_size() bytes each); NULL when none. */
+static inline const void *exact_samples(const struct vma_cycles *s)
+{
+	return s->form == EXACT_INLINE ? (const void *)s->u.inl : (const void *)s->u.exact32;
+}
+
+/* The same, to sort them in place. */
+static inline void *exact_keys(struct vma_cycles *s)
+{
+	return s->form == EXACT_INLINE ? (void *)s->u.inl : (void *)s->u.exact32;
+}
+
+/* Bytes of an exact summary's array (what it is charged). */
+static inline size_t exact_held(const struct vma_cycles *s)
+{
+	return s->form != EXACT_INLINE && s->u.exact32 ? exact_size(s) * exact_cap(s->n) : 0;
 }
 
 static inline uint64_t exact_at(const struct vma_cycles *s, uint32_t i)
 {
-	return s->wide ? s->u.exact64[i] : s->u.exact32[i];
+	if (s->form == EXACT_INLINE)
+		return s->u.inl[i];
+	return exact_is64(s) ? s->u.exact64[i] : s->u.exact32[i];
 }
 
 /* Index in sk->cells of bucket @b, whose page is allocated. */
@@ -189,7 +246,7 @@ static inline uint64_t paged_sum(const struct vma_cycles_sketch *sk, uint32_t b)
 
 	if (sk->kind == CELLS_WIDE)
 		return ((const struct wcell *)sk->cells)[i].sum;
-	return packed_count(sk, i) * bucket_lo(b) + packed_off(sk, i);
+	return packed_count(sk, i) * bucket_lo(b, sk->bits) + packed_off(sk, i);
 }
 
 /* Count and sum of any bucket @b. */
@@ -203,6 +260,20 @@ static inline uint64_t cell_sum(const struct vma_cycles_sketch *sk, uint32_t b)
 	return sk->page[b / PAGE] ? paged_sum(sk, b) : 0;
 }
 
+/* The first bucket from @b on that holds a value, NPAGES * PAGE when none does. */
+static inline uint32_t next_bucket(const struct vma_cycles_sketch *sk, uint32_t b)
+{
+	while (b < NPAGES * PAGE) {
+		if (!sk->page[b / PAGE])
+			b = (b / PAGE + 1) * PAGE;
+		else if (paged_count(sk, b))
+			return b;
+		else
+			b++;
+	}
+	return b;
+}
+
 static inline size_t kind_size(unsigned int kind)
 {
 	return kind == CELLS_TINY ? sizeof(tcell) : kind == CELLS_NARROW ? sizeof(ncell)
@@ -214,7 +285,63 @@ static inline size_t cell_size(const struct vma_cycles_sketch *sk)
 	return kind_size(sk->kind);
 }
 
+/* Bytes a sketch is charged: itself and its pages. */
+static inline size_t sketch_held(const struct vma_cycles_sketch *sk)
+{
+	return sizeof(*sk) + (size_t)sk->npages * PAGE * cell_size(sk);
+}
+
+/* vma_cycles_footprint(): what @s is charged. */
+static inline size_t held_bytes(const struct vma_cycles *s)
+{
+	return s->sketch ? sketch_held(s->u.sketch) : exact_held(s);
+}
+
+/*
+ * The budget (cycles-budget.c).  Charges and credits take a NULL budget
+ * (nothing is counted); vma_cycles_settle() tightens it when over its
+ * limit, collapsing every sketch on its list, so it is called only
+ * between operations, never with a sketch half-updated.
+ */
+static inline void vma_cycles_charge(struct vma_cycles_budget *b, size_t bytes)
+{
+	if (b) {
+		b->used += bytes;
+		if (b->used > b->peak)
+			b->peak = b->used;
+	}
+}
+
+static inline void vma_cycles_credit(struct vma_cycles_budget *b, size_t bytes)
+{
+	if (b)
+		b->used -= bytes;
+}
+
+/* An allocation of @from bytes became one of @to (b not NULL). */
+static inline void vma_cycles_recharge(struct vma_cycles_budget *b, size_t from, size_t to)
+{
+	b->used += to - from;
+	if (b->used > b->peak)
+		b->peak = b->used;
+}
+
+void vma_cycles_link(struct vma_cycles_budget *b, struct vma_cycles_sketch *sk);
+void vma_cycles_unlink(struct vma_cycles_budget *b, struct vma_cycles_sketch *sk);
+void vma_cycles_tighten(struct vma_cycles_budget *b);
+
+static inline void vma_cycles_settle(struct vma_cycles_budget *b)
+{
+	if (b && b->used > b->next_step)
+		vma_cycles_tighten(b);
+}
+/* Collapse @sk to 2^@bits buckets per power of two (no-op if not finer).  False: no memory. */
+bool vma_cycles_collapse(struct vma_cycles_sketch *sk, unsigned int bits,
+			 struct vma_cycles_budget *b);
+
 /* Insert the pending values of @s's sketch into its buckets (cycles.c). */
-void vma_cycles_sketch_flush(struct vma_cycles *s);
+void vma_cycles_sketch_flush(struct vma_cycles *s, struct vma_cycles_budget *b);
+/* The same as far as it needs no allocation.  Return: how many are left pending. */
+uint32_t vma_cycles_sketch_flush_in_place(struct vma_cycles *s);
 
 #endif /* VMALYZE_CYCLES_INTERNAL_H */

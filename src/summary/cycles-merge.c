@@ -3,7 +3,8 @@
  * Cycle summaries to and from storage (the struct vma_cycles_image of
  * cycles.h), for saved batch results that merge exactly across runs.
  *
- * Only cycles.h is used.  An exact summary is stored as its samples.  A
+ * Only cycles.h is used, and the one accessor of exact samples
+ * (cycles-internal.h).  An exact summary is stored as its samples.  A
  * sketch is stored as its buckets (count and exact sum each) with its
  * minimum and maximum, which is all a sketch's results are computed from;
  * importing it adds, in each bucket, values that fall in that bucket and
@@ -14,21 +15,20 @@
  *
  * Why merging is then exact and order-independent: a summary's state is
  * either the multiset of its samples (exact) or, once the samples number
- * more than its exact limit, the buckets of that multiset; which one
- * depends only on how many samples there are.  vma_cycles_merge() keeps
- * that (same multiset, same buckets), so any grouping and order of merges
- * of the same summaries gives the same results.
+ * more than its exact limit (or a budget made it a sketch sooner), the
+ * buckets of that multiset at the sketch's resolution.  vma_cycles_merge()
+ * keeps that (same multiset; same buckets at the coarser resolution, the
+ * result a sketch when either side is), so any grouping and order of
+ * merges of the same summaries gives the same results.  A sketch's image
+ * keeps its resolution (@per_octave), so that a collapsed sketch imported
+ * merges as collapsed as it was.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "cycles-internal.h"
 #include "vmalyze/cycles.h"
 #include "vmalyze/status.h"
-
-static uint32_t limit_of(const struct vma_cycles *s)
-{
-	return s->limit_code ? (uint32_t)1 << (s->limit_code - 1) : VMA_CYCLES_EXACT_DEFAULT;
-}
 
 void vma_cycles_image_release(struct vma_cycles_image *img)
 {
@@ -52,8 +52,9 @@ int vma_cycles_export(const struct vma_cycles *s, struct vma_cycles_image *img)
 	img->events = s->events;
 	img->count = s->count;
 	img->cycles = s->cycles;
-	img->exact_limit = limit_of(s);
+	img->exact_limit = exact_limit(s);
 	img->exact = vma_cycles_is_exact(s);
+	img->per_octave = vma_cycles_per_octave(s);
 	img->min = vma_cycles_min(s);
 	img->max = vma_cycles_max(s);
 	if (img->exact) {
@@ -63,11 +64,11 @@ int vma_cycles_export(const struct vma_cycles *s, struct vma_cycles_image *img)
 		if (!img->samples)
 			return VMA_ERR_NOMEM;
 		for (k = 0; k < s->n; k++)
-			img->samples[k] = s->wide ? s->u.exact64[k] : s->u.exact32[k];
+			img->samples[k] = exact_at(s, k);
 		img->nr_samples = s->n;
 		return 0;
 	}
-	if (vma_cycles_histogram(s, VMA_CYCLES_SKETCH_SUB, &bins, &nbins))
+	if (vma_cycles_histogram(s, img->per_octave, &bins, &nbins))
 		return VMA_ERR_NOMEM;
 	/* Keep the non-empty buckets only: a sketch's range has gaps. */
 	for (i = j = 0; i < nbins; i++) {
@@ -94,7 +95,7 @@ static int add_bucket(struct vma_cycles *s, const struct vma_cycles_bin *b, cons
 		if (pins[p] < b->lo || pins[p] > b->hi - 1 || pins[p] > rest)
 			return VMA_ERR_FORMAT;
 		rest -= pins[p];
-		vma_cycles_add(s, pins[p]);
+		vma_cycles_add(s, pins[p], NULL);
 	}
 	if (k == 0)
 		return rest ? VMA_ERR_FORMAT : 0;
@@ -103,7 +104,7 @@ static int add_bucket(struct vma_cycles *s, const struct vma_cycles_bin *b, cons
 	if (q < b->lo || q < lo_bound || q + (r != 0) > hi_bound || q + (r != 0) > b->hi - 1)
 		return VMA_ERR_FORMAT;
 	for (i = 0; i < k; i++)
-		vma_cycles_add(s, q + (i < r));
+		vma_cycles_add(s, q + (i < r), NULL);
 	return 0;
 }
 
@@ -114,10 +115,8 @@ static int import_sketch(struct vma_cycles *s, const struct vma_cycles_image *im
 	size_t i;
 	int rc;
 
-	if (!img->nr_bins || img->count <= img->exact_limit || img->min == 0 ||
-	    img->min > img->max) {
+	if (!img->nr_bins || img->min == 0 || img->min > img->max)
 		return VMA_ERR_FORMAT;
-	}
 	for (i = 0; i < img->nr_bins; i++) {
 		const struct vma_cycles_bin *b = &img->bins[i];
 		unsigned int n = 0;
@@ -140,7 +139,8 @@ static int import_sketch(struct vma_cycles *s, const struct vma_cycles_image *im
 	}
 	if (count != img->count || sum != img->cycles)
 		return VMA_ERR_FORMAT;
-	return 0;
+	/* A sketch made early by a budget, or collapsed by one: as it was. */
+	return vma_cycles_coarsen(s, img->per_octave, NULL);
 }
 
 static int import_exact(struct vma_cycles *s, const struct vma_cycles_image *img)
@@ -154,7 +154,7 @@ static int import_exact(struct vma_cycles *s, const struct vma_cycles_image *img
 		if (img->samples[i] == 0)
 			return VMA_ERR_FORMAT;
 		sum += img->samples[i];
-		vma_cycles_add(s, img->samples[i]);
+		vma_cycles_add(s, img->samples[i], NULL);
 	}
 	return sum == img->cycles ? 0 : VMA_ERR_FORMAT;
 }
@@ -167,7 +167,8 @@ static bool same_buckets(const struct vma_cycles *s, const struct vma_cycles_ima
 
 	if (vma_cycles_export(s, &again))
 		return false;
-	same = !again.exact && again.nr_bins == img->nr_bins && again.min == img->min &&
+	same = !again.exact && again.per_octave == img->per_octave &&
+	       again.nr_bins == img->nr_bins && again.min == img->min &&
 	       again.max == img->max &&
 	       !memcmp(again.bins, img->bins, sizeof(*img->bins) * img->nr_bins);
 	vma_cycles_image_release(&again);
@@ -178,9 +179,16 @@ int vma_cycles_import(struct vma_cycles *s, const struct vma_cycles_image *img)
 {
 	int rc;
 
-	vma_cycles_release(s);
+	vma_cycles_release(s, NULL);
 	if (img->exact_limit < 4 || img->exact_limit > VMA_CYCLES_EXACT_MAX ||
 	    (img->exact_limit & (img->exact_limit - 1)) || img->events < img->count) {
+		return VMA_ERR_FORMAT;
+	}
+	/* A sketch's resolution is one of the budget's steps: 64, 32, 16, 8 or 4; exact: 0. */
+	if (img->exact ? img->per_octave != 0
+		       : img->per_octave < VMA_CYCLES_SKETCH_SUB_MIN ||
+				 img->per_octave > VMA_CYCLES_SKETCH_SUB ||
+				 (img->per_octave & (img->per_octave - 1))) {
 		return VMA_ERR_FORMAT;
 	}
 	vma_cycles_init(s, img->exact_limit);
@@ -190,7 +198,7 @@ int vma_cycles_import(struct vma_cycles *s, const struct vma_cycles_image *img)
 	if (rc == 0 && !img->exact && !same_buckets(s, img))
 		rc = VMA_ERR_FORMAT;
 	if (rc) {
-		vma_cycles_release(s);
+		vma_cycles_release(s, NULL);
 		return rc;
 	}
 	s->events = img->events;

@@ -123,15 +123,15 @@ static void exact_sort(struct vma_cycles *s)
 	if (i >= s->n)
 		return;
 	if (s->n <= INSERTION_SORT_MAX) {
-		insertion_sort(s->u.exact32, s->n, width);
+		insertion_sort(exact_keys(s), s->n, width);
 		return;
 	}
 	if (width * s->n > sizeof(stack_tmp))
 		tmp = malloc(width * s->n);
 	if (tmp) {
-		radix_sort(s->u.exact32, tmp, s->n, width);
+		radix_sort(exact_keys(s), tmp, s->n, width);
 	} else {
-		qsort(s->u.exact32, s->n, width, s->wide ? cmp_u64 : cmp_u32);
+		qsort(exact_keys(s), s->n, width, exact_is64(s) ? cmp_u64 : cmp_u32);
 	}
 	if (tmp != stack_tmp)
 		free(tmp);
@@ -169,15 +169,12 @@ static uint64_t exact_quantile(struct vma_cycles *s, enum vma_cycles_weight weig
 	return exact_at(s, s->n - 1);
 }
 
-/*
- * The weights of the PAGE buckets of allocated page @p into @w: counts, or
- * sums.  A page lies inside one group, so its buckets are of one width.
- */
+/* The weights of the PAGE buckets of allocated page @p into @w: counts, or sums. */
 static void page_weights(const struct vma_cycles_sketch *sk, uint32_t p,
 			 enum vma_cycles_weight weight, uint64_t w[PAGE])
 {
 	uint32_t base = ((uint32_t)sk->page[p] - 1) * PAGE, j;
-	uint64_t lo = bucket_lo(p * PAGE), width = bucket_width(p * PAGE);
+	uint64_t lo, width;
 
 	if (sk->kind == CELLS_WIDE) {
 		const struct wcell *c = (const struct wcell *)sk->cells + base;
@@ -186,49 +183,106 @@ static void page_weights(const struct vma_cycles_sketch *sk, uint32_t p,
 			w[j] = weight == VMA_CYCLES_BY_COUNT ? c[j].count : c[j].sum;
 		return;
 	}
+	if (weight == VMA_CYCLES_BY_COUNT) {
+		for (j = 0; j < PAGE; j++)
+			w[j] = packed_count(sk, base + j);
+		return;
+	}
+	lo = bucket_lo(p * PAGE, sk->bits);
+	width = bucket_width(p * PAGE, sk->bits);
 	for (j = 0; j < PAGE; j++) {
-		uint64_t count = packed_count(sk, base + j);
+		/* Below 16 buckets per power of two a page spans groups: each its own bound. */
+		uint64_t at = sk->bits >= 4 ? lo + j * width : bucket_lo(p * PAGE + j, sk->bits);
 
-		w[j] = weight == VMA_CYCLES_BY_COUNT
-			       ? count
-			       : count * (lo + j * width) + packed_off(sk, base + j);
+		w[j] = packed_count(sk, base + j) * at + packed_off(sk, base + j);
 	}
 }
 
-static uint64_t sketch_quantile(const struct vma_cycles_sketch *sk, enum vma_cycles_weight weight,
+/* Values not yet in the buckets: their buckets, ascending, and weights. */
+struct pending_weights {
+	uint32_t n;
+	uint32_t bucket[PENDING];
+	uint64_t w[PENDING];
+};
+
+static void pending_weights(const struct vma_cycles *s, enum vma_cycles_weight weight,
+			    struct pending_weights *pw)
+{
+	const struct vma_cycles_sketch *sk = s->u.sketch;
+	uint32_t i, j;
+
+	pw->n = s->n;
+	for (i = 0; i < s->n; i++) {
+		uint32_t v = sk->pending[i], b = bucket_of(v, sk->bits);
+
+		for (j = i; j > 0 && pw->bucket[j - 1] > b; j--) {
+			pw->bucket[j] = pw->bucket[j - 1];
+			pw->w[j] = pw->w[j - 1];
+		}
+		pw->bucket[j] = b;
+		pw->w[j] = weight == VMA_CYCLES_BY_COUNT ? 1 : v;
+	}
+}
+
+/*
+ * The weights of page @p (allocated, or holding a pending value), the
+ * pending values' included, from pending value *@q on (advanced past the
+ * page's).
+ */
+static void weights_at(const struct vma_cycles_sketch *sk, const struct pending_weights *pw,
+		       uint32_t *q, uint32_t p, enum vma_cycles_weight weight, uint64_t w[PAGE])
+{
+	if (sk->page[p])
+		page_weights(sk, p, weight, w);
+	else
+		memset(w, 0, sizeof(*w) * PAGE);
+	for (; *q < pw->n && pw->bucket[*q] / PAGE == p; (*q)++)
+		w[pw->bucket[*q] % PAGE] += pw->w[*q];
+}
+
+/*
+ * A sketch's quantile, the values still pending counted where they will
+ * go (reading allocates nothing, so a budget's charges stay the
+ * summaries' memory; those whose page is missing stay pending).
+ */
+static uint64_t sketch_quantile(const struct vma_cycles *s, enum vma_cycles_weight weight,
 				uint32_t num, uint32_t den)
 {
+	const struct vma_cycles_sketch *sk = s->u.sketch;
 	unsigned __int128 total = 0, cum = 0;
-	uint64_t k, mid, w[PAGE];
-	uint32_t p, j, b;
+	uint64_t k, mid, lo, hi, w[PAGE];
+	struct pending_weights pw;
+	uint32_t p, j, b, q;
 
-	/* Pages never allocated hold nothing. */
-	for (p = 0; p < NPAGES; p++) {
-		if (!sk->page[p])
+	pending_weights(s, weight, &pw);
+	for (p = 0, q = 0; p < NPAGES; p++) {
+		if (!sk->page[p] && (q == pw.n || pw.bucket[q] / PAGE != p))
 			continue;
-		page_weights(sk, p, weight, w);
+		weights_at(sk, &pw, &q, p, weight, w);
 		for (j = 0; j < PAGE; j++)
 			total += w[j];
 	}
 	if (total == 0)
 		return 0;
 	k = target(total, num, den);
-	for (p = 0; p < NPAGES; p++) {
-		if (!sk->page[p])
+	lo = vma_cycles_min(s);
+	hi = vma_cycles_max(s);
+	for (p = 0, q = 0; p < NPAGES; p++) {
+		if (!sk->page[p] && (q == pw.n || pw.bucket[q] / PAGE != p))
 			continue;
-		page_weights(sk, p, weight, w);
+		weights_at(sk, &pw, &q, p, weight, w);
 		for (j = 0; j < PAGE; j++) {
 			cum += w[j];
 			if (cum > k) {
 				b = p * PAGE + j;
-				mid = bucket_lo(b) + (bucket_width(b) - 1) / 2;
-				if (mid < sk->min)
-					return sk->min;
-				return mid > sk->max ? sk->max : mid;
+				mid = bucket_lo(b, sk->bits) + (bucket_width(b, sk->bits) - 1) / 2;
+				if (mid < lo)
+					return lo;
+				return mid > hi ? hi : mid;
 			}
 		}
 	}
-	return sk->max;
+	return hi;
 }
 
 uint64_t vma_cycles_quantile(struct vma_cycles *s, enum vma_cycles_weight weight,
@@ -237,8 +291,10 @@ uint64_t vma_cycles_quantile(struct vma_cycles *s, enum vma_cycles_weight weight
 	if (den == 0)
 		return 0;
 	if (s->sketch) {
-		vma_cycles_sketch_flush(s);
-		return sketch_quantile(s->u.sketch, weight, num, den);
+		/* Pending values into their buckets where that allocates nothing. */
+		if (s->n)
+			vma_cycles_sketch_flush_in_place(s);
+		return sketch_quantile(s, weight, num, den);
 	}
 	if (s->n == 0)
 		return 0;
@@ -342,7 +398,7 @@ int vma_cycles_histogram(const struct vma_cycles *s, unsigned int per_octave,
 
 	*bins = NULL;
 	*nbins = 0;
-	while (k < SUB_BITS && (2u << k) <= per_octave)
+	while (k < (sk ? sk->bits : SUB_BITS) && (2u << k) <= per_octave)
 		k++;
 	hi = vma_cycles_max(s);
 	if (hi == 0)
@@ -375,7 +431,7 @@ int vma_cycles_histogram(const struct vma_cycles *s, unsigned int per_octave,
 
 		if (!count)
 			continue;
-		idx = bin_index(bucket_lo(bucket), k) - first;
+		idx = bin_index(bucket_lo(bucket, sk->bits), k) - first;
 		b[idx].count += count;
 		b[idx].cycles += cell_sum(sk, bucket);
 	}

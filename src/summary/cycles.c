@@ -62,14 +62,17 @@ void vma_cycles_init(struct vma_cycles *s, uint32_t exact_limit_wanted)
 	s->limit_code = (uint8_t)(ceil_log2(exact_limit_wanted) + 1);
 }
 
-void vma_cycles_release(struct vma_cycles *s)
+void vma_cycles_release(struct vma_cycles *s, struct vma_cycles_budget *b)
 {
 	uint8_t code = s->limit_code;
 
+	if (b)
+		vma_cycles_credit(b, held_bytes(s));
 	if (s->sketch) {
+		vma_cycles_unlink(b, s->u.sketch);
 		free(s->u.sketch->cells);
 		free(s->u.sketch);
-	} else {
+	} else if (s->form != EXACT_INLINE) {
 		free(s->u.exact32);
 	}
 	memset(s, 0, sizeof(*s));
@@ -82,7 +85,7 @@ void vma_cycles_release(struct vma_cycles *s)
  * Store @sk's buckets in the next wider kind (tiny to narrow, narrow to
  * wide).  Return: false if out of memory (the sketch is unchanged).
  */
-static bool widen(struct vma_cycles_sketch *sk)
+static bool widen(struct vma_cycles_sketch *sk, struct vma_cycles_budget *b)
 {
 	uint32_t i, n = (uint32_t)sk->npages * PAGE;
 	unsigned char *w;
@@ -104,12 +107,15 @@ static bool widen(struct vma_cycles_sketch *sk)
 					((ncell *)w)[at] = count << NOFF_BITS | off;
 				} else {
 					((struct wcell *)w)[at].count = count;
-					((struct wcell *)w)[at].sum = count * bucket_lo(i) + off;
+					((struct wcell *)w)[at].sum =
+						count * bucket_lo(i, sk->bits) + off;
 				}
 			}
 		}
 		free(sk->cells);
 		sk->cells = w;
+		vma_cycles_credit(b, kind_size(sk->kind) * n);
+		vma_cycles_charge(b, kind_size(sk->kind + 1u) * n);
 	}
 	sk->kind++;
 	return true;
@@ -120,7 +126,7 @@ static bool widen(struct vma_cycles_sketch *sk)
  * grow by exactly one page, which happens at most NPAGES times a sketch.
  * Return: false if out of memory (the sketch is unchanged).
  */
-static bool page_in(struct vma_cycles_sketch *sk, uint32_t b)
+static bool page_in(struct vma_cycles_sketch *sk, uint32_t b, struct vma_cycles_budget *bud)
 {
 	size_t csz = cell_size(sk);
 	unsigned char *cells;
@@ -133,6 +139,7 @@ static bool page_in(struct vma_cycles_sketch *sk, uint32_t b)
 	memset(cells + csz * PAGE * sk->npages, 0, csz * PAGE);
 	sk->cells = cells;
 	sk->page[b / PAGE] = ++sk->npages;
+	vma_cycles_charge(bud, csz * PAGE);
 	return true;
 }
 
@@ -176,23 +183,25 @@ static inline __attribute__((always_inline)) uint32_t add_packed(struct vma_cycl
  * sketch.  Values whose page cannot be allocated are dropped and @s marked
  * failed.
  */
-static void sketch_insert(struct vma_cycles *s, const uint64_t *v, uint32_t n)
+static void sketch_insert(struct vma_cycles *s, const uint64_t *v, uint32_t n,
+			  struct vma_cycles_budget *bud)
 {
 	struct vma_cycles_sketch *sk = s->u.sketch;
 	uint64_t lo = UINT64_MAX, hi = 0, off[PENDING];
 	uint32_t at[PENDING], bk[PENDING], i, j;
 	unsigned char *cells = sk->cells;
+	unsigned int bits = sk->bits;
 
 	/*
 	 * The buckets are rarely in the cache: find and ask for all of them
 	 * first, so that their misses overlap instead of queueing.
 	 */
 	for (i = 0, j = 0; i < n; i++) {
-		unsigned int sh = bucket_shift(v[i]);
-		uint32_t b = ((uint32_t)sh << SUB_BITS) + (uint32_t)(v[i] >> sh);
+		unsigned int sh = bucket_shift(v[i], bits);
+		uint32_t b = ((uint32_t)sh << bits) + (uint32_t)(v[i] >> sh);
 
 		if (__builtin_expect(!sk->page[b / PAGE], 0)) {
-			if (!page_in(sk, b)) {
+			if (!page_in(sk, b, bud)) {
 				s->failed = 1;
 				continue;
 			}
@@ -220,7 +229,7 @@ static void sketch_insert(struct vma_cycles *s, const uint64_t *v, uint32_t n)
 					    : add_packed(sk, at + i, off + i, n - i, CELLS_NARROW);
 		if (i == n)
 			return;
-		if (!widen(sk)) {
+		if (!widen(sk, bud)) {
 			s->failed = 1;
 			return;
 		}
@@ -229,166 +238,266 @@ static void sketch_insert(struct vma_cycles *s, const uint64_t *v, uint32_t n)
 		struct wcell *c = &((struct wcell *)sk->cells)[at[i]];
 
 		c->count++;
-		c->sum += bucket_lo(bk[i]) + off[i];
+		c->sum += bucket_lo(bk[i], bits) + off[i];
 	}
 }
 
 /* Insert @n 32-bit values into the buckets of @s's sketch. */
-static void sketch_insert32(struct vma_cycles *s, const uint32_t *v32, uint32_t n)
+static void sketch_insert32(struct vma_cycles *s, const uint32_t *v32, uint32_t n,
+			    struct vma_cycles_budget *b)
 {
 	uint64_t v[PENDING];
 	uint32_t i;
 
 	for (i = 0; i < n; i++)
 		v[i] = v32[i];
-	sketch_insert(s, v, n);
+	sketch_insert(s, v, n, b);
 }
 
 /* One value (too large for the pending array) into @s's sketch. */
-static __attribute__((noinline)) void sketch_insert_one(struct vma_cycles *s, uint64_t v)
+static __attribute__((noinline)) void sketch_insert_one(struct vma_cycles *s, uint64_t v,
+							struct vma_cycles_budget *b)
 {
-	sketch_insert(s, &v, 1);
+	sketch_insert(s, &v, 1, b);
+	vma_cycles_settle(b);
 }
 
 /*
- * Insert the pending values of @s's sketch into its buckets: the common
- * case of sketch_insert(), for 32-bit values falling in pages already
- * allocated of tiny or narrow buckets, in 32-bit arithmetic.  Out of line,
- * so that vma_cycles_add() needs no stack frame.
+ * The cells of @n pending values @v of @sk at 2^@bits buckets per power
+ * of two (a constant at the finest: one loop each), into @at and @off,
+ * their extremes into *@lo and *@hi.  Return: false when a page is missing.
  */
-__attribute__((noinline)) void vma_cycles_sketch_flush(struct vma_cycles *s)
+static inline __attribute__((always_inline)) bool locate(const struct vma_cycles_sketch *sk,
+							  const uint32_t *v, uint32_t n,
+							  unsigned int bits, uint32_t *at,
+							  uint64_t *off, uint32_t *lo, uint32_t *hi)
 {
-	struct vma_cycles_sketch *sk = s->u.sketch;
-	const uint32_t *v = sk->pending;
-	uint32_t n = s->n, lo = UINT32_MAX, hi = 0, i;
-	uint32_t at[PENDING];
-	uint64_t off[PENDING];
-	unsigned char *cells = sk->cells;
+	const unsigned char *cells = sk->cells;
 	size_t csz = cell_size(sk);
+	uint32_t i;
 
-	s->n = 0;
-	if (sk->kind == CELLS_WIDE) {
-		sketch_insert32(s, v, n);
-		return;
-	}
 	/* Ask for every bucket first, so that their cache misses overlap. */
 	for (i = 0; i < n; i++) {
-		unsigned int sh = bucket_shift(v[i]);
-		uint32_t b = ((uint32_t)sh << SUB_BITS) + (v[i] >> sh);
+		unsigned int sh = bucket_shift(v[i], bits);
+		uint32_t b = ((uint32_t)sh << bits) + (v[i] >> sh);
 		uint32_t page = sk->page[b / PAGE];
 
-		if (__builtin_expect(!page, 0)) {
-			sketch_insert32(s, v, n); /* allocates the page */
-			return;
-		}
+		if (__builtin_expect(!page, 0))
+			return false;
 		at[i] = (page - 1) * PAGE + b % PAGE;
 		off[i] = v[i] & (((uint32_t)1 << sh) - 1);
 		__builtin_prefetch(cells + csz * at[i], 1);
-		lo = v[i] < lo ? v[i] : lo;
-		hi = v[i] > hi ? v[i] : hi;
+		*lo = v[i] < *lo ? v[i] : *lo;
+		*hi = v[i] > *hi ? v[i] : *hi;
 	}
+	return true;
+}
+
+uint32_t vma_cycles_sketch_flush_in_place(struct vma_cycles *s)
+{
+	struct vma_cycles_sketch *sk = s->u.sketch;
+	uint32_t *v = sk->pending;
+	uint32_t n = s->n, lo = UINT32_MAX, hi = 0, i;
+	uint32_t at[PENDING];
+	uint64_t off[PENDING];
+	bool found;
+
+	if (sk->kind == CELLS_WIDE)
+		return n;
+	found = sk->bits == SUB_BITS ? locate(sk, v, n, SUB_BITS, at, off, &lo, &hi)
+				     : locate(sk, v, n, sk->bits, at, off, &lo, &hi);
+	if (!found)
+		return n;
 	if (n && lo < sk->min)
 		sk->min = lo;
 	if (hi > sk->max)
 		sk->max = hi;
 	i = sk->kind == CELLS_TINY ? add_packed(sk, at, off, n, CELLS_TINY)
 				   : add_packed(sk, at, off, n, CELLS_NARROW);
-	/* A bucket is full: the general path widens the sketch. */
-	if (i < n)
-		sketch_insert32(s, v + i, n - i);
+	/* A bucket is full: the rest waits for the general path, which widens. */
+	memmove(v, v + i, sizeof(*v) * (n - i));
+	s->n = n - i;
+	return s->n;
 }
 
-/* Move the exact samples of @s into a new sketch.  Return: false if out of memory. */
-static bool to_sketch(struct vma_cycles *s)
+/*
+ * Insert the pending values of @s's sketch into its buckets: in place
+ * when their pages are there (the common case), else through the general
+ * path, which allocates.  Out of line, so that vma_cycles_add() needs no
+ * stack frame.
+ */
+__attribute__((noinline)) void vma_cycles_sketch_flush(struct vma_cycles *s,
+						       struct vma_cycles_budget *bud)
+{
+	uint32_t n = vma_cycles_sketch_flush_in_place(s);
+
+	if (n) {
+		s->n = 0;
+		sketch_insert32(s, s->u.sketch->pending, n, bud);
+		vma_cycles_settle(bud);
+	}
+}
+
+/* The resolution new sketches of @b start at. */
+static unsigned int budget_bits(const struct vma_cycles_budget *b)
+{
+	return b ? b->bits : SUB_BITS;
+}
+
+/*
+ * Move the exact samples of @s into a new sketch of 2^@bits buckets per
+ * power of two.  Return: false if out of memory.
+ */
+static bool to_sketch(struct vma_cycles *s, struct vma_cycles_budget *b, unsigned int bits)
 {
 	struct vma_cycles_sketch *sk = calloc(1, sizeof(*sk));
+	struct vma_cycles was = *s; /* its samples, inline ones included */
 	uint64_t chunk[PENDING];
-	void *exact = s->u.exact32;
-	bool wide = s->wide;
+	size_t held = exact_held(s);
 	uint32_t n = s->n, i, j, k;
 
 	if (!sk)
 		return false;
 	sk->min = UINT64_MAX;
+	sk->bits = (uint8_t)bits;
+	vma_cycles_charge(b, sizeof(*sk));
+	vma_cycles_link(b, sk);
 	s->u.sketch = sk;
 	s->sketch = 1;
-	s->wide = 0;
+	s->form = EXACT_ARRAY32;
 	s->n = 0;
 	for (i = 0; i < n; i += k) {
 		k = n - i < PENDING ? n - i : PENDING;
 		for (j = 0; j < k; j++)
-			chunk[j] = wide ? ((uint64_t *)exact)[i + j] : ((uint32_t *)exact)[i + j];
-		sketch_insert(s, chunk, k);
+			chunk[j] = exact_at(&was, i + j);
+		sketch_insert(s, chunk, k, b);
 	}
-	free(exact);
+	if (was.form != EXACT_INLINE)
+		free(was.u.exact32);
+	vma_cycles_credit(b, held);
 	return true;
 }
 
 /* ---- exact samples ---- */
 
-/* Make room for @need exact samples of @width bytes; @need <= the exact limit. */
-static bool exact_reserve(struct vma_cycles *s, uint32_t need, size_t width)
+/*
+ * Make room for @need exact samples of @width bytes; @need <= the exact
+ * limit.  Inline: a large host grows a million small arrays.
+ */
+static inline __attribute__((always_inline)) bool exact_reserve(struct vma_cycles *s,
+								 uint32_t need, size_t width,
+								 struct vma_cycles_budget *b)
 {
+	bool inl = s->form == EXACT_INLINE;
+	size_t held, size;
 	void *p;
 
-	if (need <= exact_cap(s->n) && s->u.exact32 && width == exact_size(s))
+	if (need <= exact_cap(s->n) && s->u.exact32 && !inl && width == exact_size(s))
 		return true;
-	p = realloc(s->u.exact32, width * exact_cap(need > s->n ? need : s->n));
+	held = b ? exact_held(s) : 0;
+	size = width * exact_cap(need > s->n ? need : s->n);
+	p = realloc(inl ? NULL : s->u.exact32, size);
 	if (!p)
 		return false;
+	if (inl) {
+		/* Out of the struct: as 32-bit samples, which exact_widen() converts. */
+		memcpy(p, s->u.inl, sizeof(*s->u.inl) * s->n);
+		s->form = EXACT_ARRAY32;
+	}
 	s->u.exact32 = p;
+	if (b)
+		vma_cycles_recharge(b, held, size);
 	return true;
 }
 
 /* Store exact samples in 64 bits from now on.  Return: false if out of memory. */
-static bool exact_widen(struct vma_cycles *s)
+static bool exact_widen(struct vma_cycles *s, struct vma_cycles_budget *b)
 {
 	uint32_t i;
 
-	if (s->wide)
+	if (exact_is64(s))
 		return true;
-	if (s->u.exact32) {
-		if (!exact_reserve(s, s->n, sizeof(uint64_t)))
+	if (s->n) {
+		if (!exact_reserve(s, s->n, sizeof(uint64_t), b))
 			return false;
 		/* In place, from the end: each 64-bit slot covers its 32-bit source or later. */
 		for (i = s->n; i-- > 0;)
 			s->u.exact64[i] = s->u.exact32[i];
 	}
-	s->wide = 1;
+	s->form = EXACT_ARRAY64;
 	return true;
 }
 
+/* Append @v to an array (not inline) with room for it. */
 static void exact_store(struct vma_cycles *s, uint64_t v)
 {
 	s->sorted = 0;
-	if (s->wide) {
+	if (exact_is64(s)) {
 		s->u.exact64[s->n++] = v;
 	} else {
 		s->u.exact32[s->n++] = (uint32_t)v;
 	}
 }
 
-/* Exact mode with a full (or absent) array, or a value too large: the slow cases. */
-static __attribute__((noinline)) void add_slow(struct vma_cycles *s, uint64_t v)
+/* True when @s may keep @n samples of at most @max inline: none of them in an array. */
+static bool inline_fits(const struct vma_cycles *s, uint64_t n, uint64_t max)
 {
-	if (s->n < exact_limit(s)) {
-		if ((v <= UINT32_MAX || exact_widen(s)) &&
-		    exact_reserve(s, s->n + 1, exact_size(s))) {
+	return n <= EXACT_INLINE_MAX && max <= UINT32_MAX &&
+	       (s->form == EXACT_INLINE || (s->form == EXACT_ARRAY32 && !s->u.exact32));
+}
+
+/*
+ * Whether @s may hold @need samples exactly: within its own limit and,
+ * once its budget tightened, within the budget's lower one (*@early tells
+ * when only that one is passed).
+ */
+static bool exact_fits(const struct vma_cycles *s, uint64_t need,
+		       const struct vma_cycles_budget *b, bool *early)
+{
+	*early = false;
+	if (need > exact_limit(s))
+		return false;
+	if (b && need > b->exact_limit) {
+		*early = true;
+		return false;
+	}
+	return true;
+}
+
+/* Exact mode with a full (or absent) array, or a value too large: the slow cases. */
+static __attribute__((noinline)) void add_slow(struct vma_cycles *s, uint64_t v,
+					       struct vma_cycles_budget *b)
+{
+	bool early;
+
+	if (inline_fits(s, (uint64_t)s->n + 1, v)) {
+		s->u.inl[s->n++] = (uint32_t)v;
+		s->form = EXACT_INLINE;
+		s->sorted = 0;
+		return;
+	}
+	if (exact_fits(s, (uint64_t)s->n + 1, b, &early)) {
+		if ((v <= UINT32_MAX || exact_widen(s, b)) &&
+		    exact_reserve(s, s->n + 1, exact_size(s), b)) {
 			exact_store(s, v);
+			vma_cycles_settle(b);
 			return;
 		}
-	} else if (to_sketch(s)) {
+	} else if (to_sketch(s, b, budget_bits(b))) {
+		if (early)
+			b->early++;
 		if (v <= UINT32_MAX) {
 			s->u.sketch->pending[s->n++] = (uint32_t)v;
 		} else {
-			sketch_insert(s, &v, 1);
+			sketch_insert(s, &v, 1, b);
 		}
+		vma_cycles_settle(b);
 		return;
 	}
 	s->failed = 1;
 }
 
-void vma_cycles_add(struct vma_cycles *s, uint64_t v)
+void vma_cycles_add(struct vma_cycles *s, uint64_t v, struct vma_cycles_budget *b)
 {
 	uint32_t n;
 
@@ -400,19 +509,20 @@ void vma_cycles_add(struct vma_cycles *s, uint64_t v)
 	n = s->n;
 	if (s->sketch) {
 		if (__builtin_expect(v > UINT32_MAX, 0)) {
-			sketch_insert_one(s, v);
+			sketch_insert_one(s, v, b);
 			return;
 		}
 		s->u.sketch->pending[n++] = (uint32_t)v;
 		s->n = n;
 		if (n == PENDING)
-			vma_cycles_sketch_flush(s);
+			vma_cycles_sketch_flush(s, b);
 		return;
 	}
-	/* Room left unless n is 0 with no array, or a capacity (exact_cap()). */
-	if (n < EXACT_MIN_CAP ? s->u.exact32 != NULL : !exact_full(n)) {
+	/* Room left unless n is 0 with no array, inline, or a capacity (exact_cap()). */
+	if (n < EXACT_MIN_CAP ? s->u.exact32 != NULL && s->form != EXACT_INLINE
+			      : !exact_full(n)) {
 		s->sorted = 0;
-		if (!s->wide) {
+		if (s->form == EXACT_ARRAY32) {
 			if (v <= UINT32_MAX) {
 				s->u.exact32[n] = (uint32_t)v;
 				s->n = n + 1;
@@ -424,21 +534,18 @@ void vma_cycles_add(struct vma_cycles *s, uint64_t v)
 			return;
 		}
 	}
-	add_slow(s, v);
+	add_slow(s, v, b);
 }
 
 /* ---- merging ---- */
 
-/* Add bucket @b of @src to @dst, whose page for it is allocated. */
-static bool cell_merge(struct vma_cycles_sketch *dst, const struct vma_cycles_sketch *src,
-		       uint32_t b)
+/* Add @count values summing to @sum to bucket @b of @dst, whose page is allocated. */
+static bool cell_merge(struct vma_cycles_sketch *dst, uint32_t b, uint64_t count, uint64_t sum,
+		       struct vma_cycles_budget *bud)
 {
-	uint64_t count = cell_count(src, b), off;
+	uint64_t off = sum - count * bucket_lo(b, dst->bits);
 	uint32_t at = cell_at(dst, b);
 
-	if (!count)
-		return true;
-	off = cell_sum(src, b) - count * bucket_lo(b);
 	while (dst->kind != CELLS_WIDE) {
 		uint64_t have = packed_count(dst, at), have_off = packed_off(dst, at);
 
@@ -452,34 +559,37 @@ static bool cell_merge(struct vma_cycles_sketch *dst, const struct vma_cycles_sk
 			((ncell *)dst->cells)[at] += count * NCOUNT_ONE + off;
 			return true;
 		}
-		if (!widen(dst))
+		if (!widen(dst, bud))
 			return false;
 	}
 	((struct wcell *)dst->cells)[at].count += count;
-	((struct wcell *)dst->cells)[at].sum += cell_sum(src, b);
+	((struct wcell *)dst->cells)[at].sum += sum;
 	return true;
 }
 
-/* Add the buckets (not the pending values) of @src to @s's sketch. */
-static bool sketch_merge(struct vma_cycles *s, const struct vma_cycles_sketch *src)
+/*
+ * Add the buckets (not the pending values) of @src to @s's sketch, at the
+ * coarser of the two resolutions (@s's collapses first if @src's is).
+ */
+static bool sketch_merge(struct vma_cycles *s, const struct vma_cycles_sketch *src,
+			 struct vma_cycles_budget *bud)
 {
 	struct vma_cycles_sketch *dst = s->u.sketch;
-	uint32_t p, b;
+	uint32_t b, to;
 
 	if (src->max == 0)
 		return true;
-	while (dst->kind < src->kind) {
-		if (!widen(dst))
+	if (src->bits < dst->bits && !vma_cycles_collapse(dst, src->bits, bud))
+		return false;
+	while (dst->bits == src->bits && dst->kind < src->kind) {
+		if (!widen(dst, bud))
 			return false;
 	}
-	for (p = 0; p < NPAGES; p++) {
-		if (!src->page[p])
-			continue;
-		if (!page_in(dst, p * PAGE))
+	for (b = next_bucket(src, 0); b < NPAGES * PAGE; b = next_bucket(src, b + 1)) {
+		to = src->bits == dst->bits ? b : bucket_of(bucket_lo(b, src->bits), dst->bits);
+		if (!page_in(dst, to, bud) ||
+		    !cell_merge(dst, to, paged_count(src, b), paged_sum(src, b), bud)) {
 			return false;
-		for (b = p * PAGE; b < (p + 1) * PAGE; b++) {
-			if (!cell_merge(dst, src, b))
-				return false;
 		}
 	}
 	if (src->min < dst->min)
@@ -490,7 +600,8 @@ static bool sketch_merge(struct vma_cycles *s, const struct vma_cycles_sketch *s
 }
 
 /* Insert the exact samples of @src into @s's sketch. */
-static void sketch_insert_exact(struct vma_cycles *s, const struct vma_cycles *src)
+static void sketch_insert_exact(struct vma_cycles *s, const struct vma_cycles *src,
+				struct vma_cycles_budget *b)
 {
 	uint64_t chunk[PENDING];
 	uint32_t i, j, k;
@@ -499,14 +610,45 @@ static void sketch_insert_exact(struct vma_cycles *s, const struct vma_cycles *s
 		k = src->n - i < PENDING ? src->n - i : PENDING;
 		for (j = 0; j < k; j++)
 			chunk[j] = exact_at(src, i + j);
-		sketch_insert(s, chunk, k);
+		sketch_insert(s, chunk, k, b);
 	}
 }
 
-int vma_cycles_merge_samples(struct vma_cycles *dst, const struct vma_cycles *src)
+/* Both exact, and the samples fit @dst's limit: append them.  Return: 0 or VMA_ERR_NOMEM. */
+static int exact_append(struct vma_cycles *dst, const struct vma_cycles *src, uint32_t need,
+			struct vma_cycles_budget *b)
+{
+	uint32_t i;
+
+	if (need <= EXACT_INLINE_MAX && inline_fits(dst, need, vma_cycles_max(src))) {
+		for (i = 0; i < src->n; i++)
+			dst->u.inl[dst->n++] = (uint32_t)exact_at(src, i);
+		dst->form = EXACT_INLINE;
+		dst->sorted = 0;
+		return 0;
+	}
+	if ((exact_is64(src) && !exact_widen(dst, b)) ||
+	    !exact_reserve(dst, need, exact_size(dst), b)) {
+		return VMA_ERR_NOMEM;
+	}
+	if (exact_is64(dst) == exact_is64(src)) {
+		memcpy((char *)dst->u.exact32 + exact_size(dst) * dst->n,
+		       exact_samples(src), exact_size(src) * src->n);
+		dst->n = need;
+		dst->sorted = 0;
+	} else {
+		for (i = 0; i < src->n; i++)
+			exact_store(dst, exact_at(src, i));
+	}
+	return 0;
+}
+
+/* vma_cycles_merge_samples() before the budget settles. */
+static int merge_samples(struct vma_cycles *dst, const struct vma_cycles *src,
+			 struct vma_cycles_budget *b)
 {
 	uint8_t failed = dst->failed | src->failed;
-	uint32_t i;
+	bool early = false;
 
 	/* From here, dst->failed tells whether this merge dropped samples. */
 	dst->failed = 0;
@@ -517,35 +659,29 @@ int vma_cycles_merge_samples(struct vma_cycles *dst, const struct vma_cycles *sr
 			dst->failed = failed;
 			return 0;
 		}
-		if (need <= exact_limit(dst)) {
-			if ((src->wide && !exact_widen(dst)) ||
-			    !exact_reserve(dst, (uint32_t)need, exact_size(dst))) {
+		if (exact_fits(dst, need, b, &early)) {
+			if (exact_append(dst, src, (uint32_t)need, b)) {
 				dst->failed = 1;
 				return VMA_ERR_NOMEM;
-			}
-			if (dst->wide == src->wide) {
-				memcpy((char *)dst->u.exact32 + exact_size(dst) * dst->n,
-				       src->u.exact32, exact_size(src) * src->n);
-				dst->n = (uint32_t)need;
-				dst->sorted = 0;
-			} else {
-				for (i = 0; i < src->n; i++)
-					exact_store(dst, exact_at(src, i));
 			}
 			dst->failed = failed;
 			return 0;
 		}
 	}
-	if (!dst->sketch && !to_sketch(dst)) {
-		dst->failed = 1;
-		return VMA_ERR_NOMEM;
+	if (!dst->sketch) {
+		if (!to_sketch(dst, b, budget_bits(b))) {
+			dst->failed = 1;
+			return VMA_ERR_NOMEM;
+		}
+		if (early)
+			b->early++;
 	}
 	if (src->sketch) {
-		if (!sketch_merge(dst, src->u.sketch))
+		if (!sketch_merge(dst, src->u.sketch, b))
 			dst->failed = 1;
-		sketch_insert32(dst, src->u.sketch->pending, src->n);
+		sketch_insert32(dst, src->u.sketch->pending, src->n, b);
 	} else {
-		sketch_insert_exact(dst, src);
+		sketch_insert_exact(dst, src, b);
 	}
 	if (dst->failed)
 		return VMA_ERR_NOMEM;
@@ -553,10 +689,39 @@ int vma_cycles_merge_samples(struct vma_cycles *dst, const struct vma_cycles *sr
 	return 0;
 }
 
-int vma_cycles_merge(struct vma_cycles *dst, const struct vma_cycles *src)
+int vma_cycles_merge_samples(struct vma_cycles *dst, const struct vma_cycles *src,
+			     struct vma_cycles_budget *b)
 {
+	int rc = merge_samples(dst, src, b);
+
+	vma_cycles_settle(b);
+	return rc;
+}
+
+int vma_cycles_merge(struct vma_cycles *dst, const struct vma_cycles *src,
+		     struct vma_cycles_budget *b)
+{
+	int rc;
+
 	dst->events += src->events;
 	dst->count += src->count;
 	dst->cycles += src->cycles;
-	return vma_cycles_merge_samples(dst, src);
+	rc = merge_samples(dst, src, b);
+	vma_cycles_settle(b);
+	return rc;
+}
+
+int vma_cycles_coarsen(struct vma_cycles *s, unsigned int per_octave,
+		       struct vma_cycles_budget *b)
+{
+	unsigned int bits = SUB_BITS;
+
+	while (bits > SUB_BITS_MIN && (1u << bits) > per_octave)
+		bits--;
+	if (!s->sketch && !to_sketch(s, b, bits < budget_bits(b) ? bits : budget_bits(b)))
+		return VMA_ERR_NOMEM;
+	if (!vma_cycles_collapse(s->u.sketch, bits, b))
+		return VMA_ERR_NOMEM;
+	vma_cycles_settle(b);
+	return 0;
 }

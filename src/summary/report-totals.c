@@ -51,7 +51,7 @@ static void acc_add(struct vma_report_builder *b, struct acc_set *set, uint64_t 
 		set->n++;
 	}
 	if (st->dist)
-		vma_cycles_merge(set->rows[i].sum, st->dist);
+		vma_cycles_merge(set->rows[i].sum, st->dist, NULL);
 	else
 		set->rows[i].bare_events += st->events;
 }

@@ -214,9 +214,9 @@ static void build_sublines(struct vma_report_builder *b, struct vma_report_exit 
 				sum = vma_report_vcpu_cycles(b);
 				if (!sum)
 					goto out;
-				vma_cycles_merge(sum, &order[first]->cycles);
+				vma_cycles_merge(sum, &order[first]->cycles, NULL);
 			}
-			vma_cycles_merge(sum, &order[j]->cycles);
+			vma_cycles_merge(sum, &order[j]->cycles, NULL);
 		}
 		vma_report_fill_stat(b, &l->stat, sum ? sum : &order[first]->cycles,
 				     VMA_CYCLES_BY_COUNT);
@@ -361,7 +361,7 @@ static void address_add(struct vma_report_builder *b, void *arg, unsigned int t,
 			return;
 		a->n[t]++;
 	}
-	vma_cycles_merge(a->sums[t][i], &s->cycles);
+	vma_cycles_merge(a->sums[t][i], &s->cycles, NULL);
 }
 
 static int by_address(const void *pa, const void *pb)

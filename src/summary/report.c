@@ -86,7 +86,7 @@ void vma_report_owned_release(struct vma_report_owned *o)
 	size_t k;
 
 	for (k = 0; k < o->nr; k++) {
-		vma_cycles_release(o->v[k]);
+		vma_cycles_release(o->v[k], NULL);
 		free(o->v[k]);
 	}
 	o->nr = 0;
@@ -428,6 +428,24 @@ static void build_machine_rows(struct vma_report_builder *b, const struct vma_ma
 	}
 }
 
+/* What the machine's summaries gave up to their memory budget (cycles.h). */
+static void build_precision(struct vma_report_precision *p, const struct vma_machine *m)
+{
+	const struct vma_cycles_budget *b = &m->budget;
+
+	if (!b->step)
+		return;
+	p->reduced = true;
+	p->budget = b->limit;
+	p->at = m->have_time && b->reached_tsc > m->first_tsc ? b->reached_tsc - m->first_tsc : 0;
+	p->at_record = b->reached_record;
+	p->per_octave = vma_cycles_budget_per_octave(b);
+	p->error = vma_cycles_error_bound(p->per_octave);
+	p->exact_limit = b->exact_limit;
+	p->early = b->early;
+	p->peak = b->peak;
+}
+
 struct vma_report *vma_report_create(const struct vma_machine *m,
 				     const struct vma_report_build *how)
 {
@@ -459,6 +477,7 @@ struct vma_report *vma_report_create(const struct vma_machine *m,
 	r->records = m->records;
 	r->lost_records = m->lost_records;
 	r->vendor_known = m->vendor_known;
+	build_precision(&r->precision, m);
 	r->filtered = how->filter && (how->filter->domain_set || how->filter->vcpu_set);
 	build_machine_rows(b, m);
 	if (b->full && (how->totals || (how->kvm_totals && m->kvm)) && !b->failed)

@@ -77,7 +77,7 @@ static void round_trip(struct vma_cycles *s)
 	cr_assert_eq(vma_cycles_import(&back, &img), 0);
 	assert_same(s, &back);
 	vma_cycles_image_release(&img);
-	vma_cycles_release(&back);
+	vma_cycles_release(&back, NULL);
 }
 
 Test(cycles_image, round_trip_exact_sketch_narrow_wide)
@@ -87,27 +87,27 @@ Test(cycles_image, round_trip_exact_sketch_narrow_wide)
 	unsigned int i;
 
 	round_trip(&s); /* empty */
-	vma_cycles_add(&s, 0);
-	vma_cycles_add(&s, 0);
+	vma_cycles_add(&s, 0, NULL);
+	vma_cycles_add(&s, 0, NULL);
 	round_trip(&s); /* zero-length events only */
 	for (i = 0; i < 300; i++)
-		vma_cycles_add(&s, 1 + rnd(&st) % 5000);
+		vma_cycles_add(&s, 1 + rnd(&st) % 5000, NULL);
 	round_trip(&s); /* exact, 32-bit samples */
-	vma_cycles_add(&s, 1ull << 45);
+	vma_cycles_add(&s, 1ull << 45, NULL);
 	round_trip(&s); /* exact, 64-bit samples */
 	for (i = 0; i < 20000; i++)
-		vma_cycles_add(&s, duration(&st));
+		vma_cycles_add(&s, duration(&st), NULL);
 	cr_assert(!vma_cycles_is_exact(&s));
 	round_trip(&s); /* sketch with pending values */
 	vma_cycles_quantile(&s, VMA_CYCLES_BY_COUNT, 50, 100);
 	round_trip(&s); /* sketch, pending values flushed */
-	vma_cycles_release(&s);
+	vma_cycles_release(&s, NULL);
 
 	vma_cycles_init(&s, 4); /* a small exact limit: a sketch of a handful */
 	for (i = 1; i <= 9; i++)
-		vma_cycles_add(&s, i * 1000);
+		vma_cycles_add(&s, i * 1000, NULL);
 	round_trip(&s);
-	vma_cycles_release(&s);
+	vma_cycles_release(&s, NULL);
 }
 
 Test(cycles_image, inconsistent_images_are_refused)
@@ -118,7 +118,7 @@ Test(cycles_image, inconsistent_images_are_refused)
 	unsigned int i;
 
 	for (i = 0; i < 5000; i++)
-		vma_cycles_add(&s, duration(&st));
+		vma_cycles_add(&s, duration(&st), NULL);
 	cr_assert_eq(vma_cycles_export(&s, &img), 0);
 	cr_assert_gt(img.nr_bins, 2);
 	img.count++;
@@ -139,7 +139,7 @@ Test(cycles_image, inconsistent_images_are_refused)
 	img.events = 1;
 	img.samples = (uint64_t[]){ 1, 2 };
 	cr_assert_eq(vma_cycles_import(&back, &img), VMA_ERR_FORMAT); /* fewer events than samples */
-	vma_cycles_release(&s);
+	vma_cycles_release(&s, NULL);
 }
 
 #define PARTS 12
@@ -159,8 +159,8 @@ static void make_parts(struct vma_cycles *parts, struct vma_cycles *all, uint64_
 		uint64_t v = i % 97 == 0 ? 0 : duration(&st);
 
 		p = p < PARTS ? p : p % 3;
-		vma_cycles_add(&parts[p], v);
-		vma_cycles_add(all, v);
+		vma_cycles_add(&parts[p], v, NULL);
+		vma_cycles_add(all, v, NULL);
 	}
 }
 
@@ -178,7 +178,7 @@ Test(cycles_image, merge_is_associative_and_order_independent)
 	for (o = 0; o < 3; o++) {
 		memset(&flat[o], 0, sizeof(flat[o]));
 		for (i = 0; i < PARTS; i++)
-			cr_assert_eq(vma_cycles_merge(&flat[o], &parts[orders[o][i]]), 0);
+			cr_assert_eq(vma_cycles_merge(&flat[o], &parts[orders[o][i]], NULL), 0);
 		assert_same(&flat[o], &all);
 	}
 	/* A tree of pairwise merges, each through a stored image, as shards merge. */
@@ -192,16 +192,16 @@ Test(cycles_image, merge_is_associative_and_order_independent)
 	}
 	for (w = 1; w < PARTS; w *= 2) {
 		for (i = 0; i + w < PARTS; i += 2 * w)
-			cr_assert_eq(vma_cycles_merge(&tree[i], &tree[i + w]), 0);
+			cr_assert_eq(vma_cycles_merge(&tree[i], &tree[i + w], NULL), 0);
 	}
 	assert_same(&tree[0], &all);
 	for (i = 0; i < PARTS; i++) {
-		vma_cycles_release(&parts[i]);
-		vma_cycles_release(&tree[i]);
+		vma_cycles_release(&parts[i], NULL);
+		vma_cycles_release(&tree[i], NULL);
 	}
 	for (o = 0; o < 3; o++)
-		vma_cycles_release(&flat[o]);
-	vma_cycles_release(&all);
+		vma_cycles_release(&flat[o], NULL);
+	vma_cycles_release(&all, NULL);
 }
 
 /* ---- aggregates of hand-made reports ---- */
@@ -236,7 +236,7 @@ static void fake_trace(struct fake *f, unsigned int t)
 
 			n = (t == 4 ? 3000 : 40 + 30 * t) >> x;
 			for (i = 0; i < n; i++)
-				vma_cycles_add(c, i % 50 == 0 ? 0 : duration(&st));
+				vma_cycles_add(c, i % 50 == 0 ? 0 : duration(&st), NULL);
 			f->exits[d][x] = (struct vma_report_exit){
 				.code = codes[x], .name = names[x],
 				.stat = { .events = c->events, .count = c->count, .total = c->cycles,
@@ -260,7 +260,7 @@ static void fake_release(struct fake *f)
 
 	for (d = 0; d < 2; d++) {
 		for (x = 0; x < REASONS; x++)
-			vma_cycles_release(&f->dist[d][x]);
+			vma_cycles_release(&f->dist[d][x], NULL);
 	}
 }
 

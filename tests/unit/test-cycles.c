@@ -14,20 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "test-rng.h"
 #include "vmalyze/cycles.h"
-
-/* xorshift64*: deterministic, independent of libc's rand(). */
-struct rng {
-	uint64_t s;
-};
-
-static uint64_t rng_next(struct rng *r)
-{
-	r->s ^= r->s >> 12;
-	r->s ^= r->s << 25;
-	r->s ^= r->s >> 27;
-	return r->s * 0x2545F4914F6CDD1DULL;
-}
 
 static double rng_unit(struct rng *r)
 {
@@ -39,13 +27,6 @@ static double rng_normal(struct rng *r)
 	double u = rng_unit(r), v = rng_unit(r);
 
 	return sqrt(-2.0 * log(u + 1e-300)) * cos(6.283185307179586 * v);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
 }
 
 /* Sorted copy of the non-zero values; returns how many. */
@@ -99,7 +80,7 @@ static void fill(struct vma_cycles *s, const uint64_t *v, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		vma_cycles_add(s, v[i]);
+		vma_cycles_add(s, v[i], NULL);
 }
 
 Test(cycles, zero_filled_is_empty)
@@ -118,7 +99,7 @@ Test(cycles, zero_filled_is_empty)
 	cr_assert_eq(vma_cycles_histogram(&s, 1, &bins, &nbins), 0);
 	cr_expect_null(bins);
 	cr_expect_eq(nbins, 0);
-	vma_cycles_release(&s);
+	vma_cycles_release(&s, NULL);
 }
 
 Test(cycles, struct_is_small)
@@ -142,25 +123,25 @@ Test(cycles, zero_cycle_events_are_events_only)
 	cr_expect_eq(vma_cycles_min(&s), 5);
 
 	/* only zero-cycle events: counted as events, no samples */
-	vma_cycles_release(&s);
-	vma_cycles_add(&s, 0);
+	vma_cycles_release(&s, NULL);
+	vma_cycles_add(&s, 0, NULL);
 	cr_expect_eq(s.events, 1);
 	cr_expect_eq(s.count, 0);
 	cr_expect_eq(vma_cycles_mean(&s), 0);
 	cr_expect_eq(vma_cycles_percentile(&s, 50), 0);
-	vma_cycles_release(&s);
+	vma_cycles_release(&s, NULL);
 }
 
 Test(cycles, mean_truncates)
 {
 	struct vma_cycles s = { 0 };
 
-	vma_cycles_add(&s, 1);
-	vma_cycles_add(&s, 2);
+	vma_cycles_add(&s, 1, NULL);
+	vma_cycles_add(&s, 2, NULL);
 	cr_expect_eq(vma_cycles_mean(&s), 1);
-	vma_cycles_add(&s, 2);
+	vma_cycles_add(&s, 2, NULL);
 	cr_expect_eq(vma_cycles_mean(&s), 1); /* 5 / 3 */
-	vma_cycles_release(&s);
+	vma_cycles_release(&s, NULL);
 }
 
 Test(cycles, xenalyze_index_rule)
@@ -170,24 +151,24 @@ Test(cycles, xenalyze_index_rule)
 
 	/* 17 samples 10..170 arriving in reverse: p5 -> index 0, p50 -> 8, p95 -> 16 */
 	for (i = 17; i >= 1; i--)
-		vma_cycles_add(&s, i * 10);
+		vma_cycles_add(&s, i * 10, NULL);
 	cr_expect_eq(vma_cycles_percentile(&s, 50), 90);
 	cr_expect_eq(vma_cycles_percentile(&s, 5), 10);
 	cr_expect_eq(vma_cycles_percentile(&s, 95), 170);
 	/* 3 more (20 samples): p5 -> index 1, p95 -> index 19, p50 -> index 10 */
-	vma_cycles_add(&s, 180);
-	vma_cycles_add(&s, 190);
-	vma_cycles_add(&s, 200);
+	vma_cycles_add(&s, 180, NULL);
+	vma_cycles_add(&s, 190, NULL);
+	vma_cycles_add(&s, 200, NULL);
 	cr_expect_eq(vma_cycles_percentile(&s, 5), 20);
 	cr_expect_eq(vma_cycles_percentile(&s, 50), 110);
 	cr_expect_eq(vma_cycles_percentile(&s, 95), 200);
 	/* two samples: p50 is the larger one (index 1), not an interpolation */
-	vma_cycles_release(&s);
-	vma_cycles_add(&s, 100);
-	vma_cycles_add(&s, 300);
+	vma_cycles_release(&s, NULL);
+	vma_cycles_add(&s, 100, NULL);
+	vma_cycles_add(&s, 300, NULL);
 	cr_expect_eq(vma_cycles_percentile(&s, 50), 300);
 	cr_expect_eq(vma_cycles_percentile(&s, 49), 100);
-	vma_cycles_release(&s);
+	vma_cycles_release(&s, NULL);
 }
 
 Test(cycles, time_weighted_small)
@@ -195,17 +176,17 @@ Test(cycles, time_weighted_small)
 	struct vma_cycles s = { 0 };
 
 	/* weights 1, 1, 1, 97: W = 100; p5 target 5 -> only the 97 crosses it */
-	vma_cycles_add(&s, 97);
-	vma_cycles_add(&s, 1);
-	vma_cycles_add(&s, 1);
-	vma_cycles_add(&s, 1);
+	vma_cycles_add(&s, 97, NULL);
+	vma_cycles_add(&s, 1, NULL);
+	vma_cycles_add(&s, 1, NULL);
+	vma_cycles_add(&s, 1, NULL);
 	cr_expect_eq(vma_cycles_time_percentile(&s, 5), 97);
 	cr_expect_eq(vma_cycles_time_percentile(&s, 2), 1);  /* target 2: 1+1+1 > 2 */
 	cr_expect_eq(vma_cycles_time_percentile(&s, 3), 97); /* target 3: 1+1+1 not > 3 */
 	cr_expect_eq(vma_cycles_time_percentile(&s, 0), 1);
 	cr_expect_eq(vma_cycles_percentile(&s, 50), 1);
 	cr_expect_eq(vma_cycles_percentile(&s, 75), 97);
-	vma_cycles_release(&s);
+	vma_cycles_release(&s, NULL);
 }
 
 /* Every percentile 0..100 and some finer quantiles of an exact summary equal the reference. */
@@ -256,7 +237,7 @@ Test(cycles, exact_matches_reference)
 		check_exact_against_ref(&s, v, n);
 		/* a second query after sorting, and after more adds, is still right */
 		check_exact_against_ref(&s, v, n);
-		vma_cycles_release(&s);
+		vma_cycles_release(&s, NULL);
 	}
 }
 
@@ -274,23 +255,23 @@ Test(cycles, quantiles_between_adds)
 	while (n + 40 <= VMA_CYCLES_EXACT_DEFAULT / 2) {
 		for (i = 0; i < 20; i++, n++) {
 			v[n] = 1 + rng_next(&r) % (n < 200 ? 1000000 : 50);
-			vma_cycles_add(&s, v[n]);
+			vma_cycles_add(&s, v[n], NULL);
 		}
 		check_exact_against_ref(&s, v, n);
 		if (n == 300) {
 			v[n] = 1ULL << 40; /* the samples go to 64 bits */
-			vma_cycles_add(&s, v[n++]);
+			vma_cycles_add(&s, v[n++], NULL);
 			check_exact_against_ref(&s, v, n);
 		}
 		for (i = 0; i < 20; i++, n++) {
 			v[n] = 1 + rng_next(&r) % 30;
-			vma_cycles_add(&part, v[n]);
+			vma_cycles_add(&part, v[n], NULL);
 		}
-		cr_assert_eq(vma_cycles_merge(&s, &part), 0);
-		vma_cycles_release(&part);
+		cr_assert_eq(vma_cycles_merge(&s, &part, NULL), 0);
+		vma_cycles_release(&part, NULL);
 		check_exact_against_ref(&s, v, n);
 	}
-	vma_cycles_release(&s);
+	vma_cycles_release(&s, NULL);
 }
 
 Test(cycles, exact_limit_then_sketch)
@@ -300,33 +281,33 @@ Test(cycles, exact_limit_then_sketch)
 
 	vma_cycles_init(&s, 16);
 	for (i = 1; i <= 16; i++)
-		vma_cycles_add(&s, i * 1000);
+		vma_cycles_add(&s, i * 1000, NULL);
 	cr_expect(vma_cycles_is_exact(&s));
 	cr_expect_eq(vma_cycles_percentile(&s, 50), 9000);
-	vma_cycles_add(&s, 0); /* an event, not a sample: stays exact */
+	vma_cycles_add(&s, 0, NULL); /* an event, not a sample: stays exact */
 	cr_expect(vma_cycles_is_exact(&s));
-	vma_cycles_add(&s, 17000);
+	vma_cycles_add(&s, 17000, NULL);
 	cr_expect_not(vma_cycles_is_exact(&s));
 	cr_expect_eq(s.count, 17);
 	cr_expect_eq(s.events, 18);
 	cr_expect_eq(vma_cycles_min(&s), 1000);
 	cr_expect_eq(vma_cycles_max(&s), 17000);
 	/* release keeps the limit */
-	vma_cycles_release(&s);
+	vma_cycles_release(&s, NULL);
 	cr_expect_eq(s.count, 0);
 	for (i = 1; i <= 17; i++)
-		vma_cycles_add(&s, i);
+		vma_cycles_add(&s, i, NULL);
 	cr_expect_not(vma_cycles_is_exact(&s));
-	vma_cycles_release(&s);
+	vma_cycles_release(&s, NULL);
 
 	/* the default limit is VMA_CYCLES_EXACT_DEFAULT */
 	memset(&s, 0, sizeof(s));
 	for (i = 1; i <= VMA_CYCLES_EXACT_DEFAULT; i++)
-		vma_cycles_add(&s, i);
+		vma_cycles_add(&s, i, NULL);
 	cr_expect(vma_cycles_is_exact(&s));
-	vma_cycles_add(&s, 1);
+	vma_cycles_add(&s, 1, NULL);
 	cr_expect_not(vma_cycles_is_exact(&s));
-	vma_cycles_release(&s);
+	vma_cycles_release(&s, NULL);
 }
 
 Test(cycles, small_values_are_exact_in_sketch)
@@ -349,7 +330,7 @@ Test(cycles, small_values_are_exact_in_sketch)
 		cr_assert_eq(vma_cycles_time_percentile(&s, p), ref_time_q(sorted, m, p, 100));
 	}
 	free(sorted);
-	vma_cycles_release(&s);
+	vma_cycles_release(&s, NULL);
 }
 
 enum dist { UNIFORM, LOGNORMAL, BIMODAL, TINY_AND_HUGE };
@@ -410,7 +391,7 @@ static void check_large(enum dist d, size_t n, uint64_t seed)
 	cr_assert_eq(vma_cycles_max(&s), sorted[m - 1]);
 	free(sorted);
 	free(v);
-	vma_cycles_release(&s);
+	vma_cycles_release(&s, NULL);
 }
 
 Test(cycles, sketch_within_1pct_uniform)
@@ -479,14 +460,14 @@ static void merge_case(size_t n1, size_t n2, uint32_t limit, uint64_t seed)
 	for (i = 0; i < n1 + n2; i++) {
 		uint64_t v = rng_next(&r) % 10 == 0 ? 0 : draw(&r, (enum dist)(i % 3));
 
-		vma_cycles_add(i < n1 ? &a : &b, v);
-		vma_cycles_add(&all, v);
+		vma_cycles_add(i < n1 ? &a : &b, v, NULL);
+		vma_cycles_add(&all, v, NULL);
 	}
-	cr_assert_eq(vma_cycles_merge(&a, &b), 0);
+	cr_assert_eq(vma_cycles_merge(&a, &b, NULL), 0);
 	expect_same(&a, &all);
-	vma_cycles_release(&a);
-	vma_cycles_release(&b);
-	vma_cycles_release(&all);
+	vma_cycles_release(&a, NULL);
+	vma_cycles_release(&b, NULL);
+	vma_cycles_release(&all, NULL);
 }
 
 Test(cycles, merge_equals_adding_all)
@@ -515,8 +496,8 @@ Test(cycles, histogram_sums_and_bounds)
 	for (i = 0; i < 100000; i++) {
 		uint64_t v = draw(&r, (enum dist)(i % 4));
 
-		vma_cycles_add(&exact, v);
-		vma_cycles_add(&sk, v);
+		vma_cycles_add(&exact, v, NULL);
+		vma_cycles_add(&sk, v, NULL);
 	}
 	cr_assert(vma_cycles_is_exact(&exact));
 	cr_assert_not(vma_cycles_is_exact(&sk));
@@ -551,8 +532,8 @@ Test(cycles, histogram_sums_and_bounds)
 		free(be);
 		free(bs);
 	}
-	vma_cycles_release(&exact);
-	vma_cycles_release(&sk);
+	vma_cycles_release(&exact, NULL);
+	vma_cycles_release(&sk, NULL);
 }
 
 Test(cycles, histogram_power_of_two_bins)
@@ -561,10 +542,10 @@ Test(cycles, histogram_power_of_two_bins)
 	struct vma_cycles_bin *b;
 	size_t n;
 
-	vma_cycles_add(&s, 5000);
-	vma_cycles_add(&s, 5000);
-	vma_cycles_add(&s, 70000);
-	vma_cycles_add(&s, 0);
+	vma_cycles_add(&s, 5000, NULL);
+	vma_cycles_add(&s, 5000, NULL);
+	vma_cycles_add(&s, 70000, NULL);
+	vma_cycles_add(&s, 0, NULL);
 	cr_assert_eq(vma_cycles_histogram(&s, 1, &b, &n), 0);
 	cr_assert_eq(n, 5);
 	cr_expect_eq(b[0].lo, 4096);
@@ -582,11 +563,11 @@ Test(cycles, histogram_power_of_two_bins)
 	cr_expect_eq(b[0].hi, 5120);
 	cr_expect_eq(b[0].count, 2);
 	free(b);
-	vma_cycles_release(&s);
+	vma_cycles_release(&s, NULL);
 
 	/* small values get one bin per integer when the octave is too narrow */
-	vma_cycles_add(&s, 1);
-	vma_cycles_add(&s, 3);
+	vma_cycles_add(&s, 1, NULL);
+	vma_cycles_add(&s, 3, NULL);
 	cr_assert_eq(vma_cycles_histogram(&s, 8, &b, &n), 0);
 	cr_assert_eq(n, 3);
 	cr_expect_eq(b[0].lo, 1);
@@ -595,7 +576,7 @@ Test(cycles, histogram_power_of_two_bins)
 	cr_expect_eq(b[2].lo, 3);
 	cr_expect_eq(b[2].hi, 4);
 	free(b);
-	vma_cycles_release(&s);
+	vma_cycles_release(&s, NULL);
 }
 
 /* @s and @ref (exact) have the same finest histogram and quantiles' buckets. */
@@ -632,39 +613,39 @@ Test(cycles, buckets_widen_without_loss)
 	vma_cycles_init(&ref_a, VMA_CYCLES_EXACT_MAX);
 	vma_cycles_init(&ref_b, VMA_CYCLES_EXACT_MAX);
 	for (i = 0; i < 1500; i++) {
-		vma_cycles_add(&a, 1000 + i % 7);
-		vma_cycles_add(&ref_a, 1000 + i % 7);
-		vma_cycles_add(&b, 1003);
-		vma_cycles_add(&ref_b, 1003);
+		vma_cycles_add(&a, 1000 + i % 7, NULL);
+		vma_cycles_add(&ref_a, 1000 + i % 7, NULL);
+		vma_cycles_add(&b, 1003, NULL);
+		vma_cycles_add(&ref_b, 1003, NULL);
 	}
 	check_like_exact(&a, &ref_a);
 	/* tiny + tiny: 1500 + 1500 values in bucket 1003's, past 2047 */
-	cr_assert_eq(vma_cycles_merge(&a, &b), 0);
-	cr_assert_eq(vma_cycles_merge(&ref_a, &ref_b), 0);
+	cr_assert_eq(vma_cycles_merge(&a, &b, NULL), 0);
+	cr_assert_eq(vma_cycles_merge(&ref_a, &ref_b, NULL), 0);
 	check_like_exact(&a, &ref_a);
 	/* by adding: one bucket past 2047 values, then past 2^40 of offsets */
 	for (i = 0; i < 3000; i++) {
-		vma_cycles_add(&b, 1003);
-		vma_cycles_add(&ref_b, 1003);
+		vma_cycles_add(&b, 1003, NULL);
+		vma_cycles_add(&ref_b, 1003, NULL);
 	}
 	check_like_exact(&b, &ref_b);
 	for (i = 0; i < 8; i++) {
 		uint64_t v = (1ULL << 45) + (1ULL << 38) * 3 + i;
 
-		vma_cycles_add(&a, v);
-		vma_cycles_add(&ref_a, v);
+		vma_cycles_add(&a, v, NULL);
+		vma_cycles_add(&ref_a, v, NULL);
 	}
 	check_like_exact(&a, &ref_a);
 	/* a wide sketch merged into a narrower one */
-	cr_assert_eq(vma_cycles_merge(&b, &a), 0);
-	cr_assert_eq(vma_cycles_merge(&ref_b, &ref_a), 0);
+	cr_assert_eq(vma_cycles_merge(&b, &a, NULL), 0);
+	cr_assert_eq(vma_cycles_merge(&ref_b, &ref_a, NULL), 0);
 	check_like_exact(&b, &ref_b);
 	cr_assert_not(vma_cycles_failed(&a));
 	cr_assert_not(vma_cycles_failed(&b));
-	vma_cycles_release(&a);
-	vma_cycles_release(&b);
-	vma_cycles_release(&ref_a);
-	vma_cycles_release(&ref_b);
+	vma_cycles_release(&a, NULL);
+	vma_cycles_release(&b, NULL);
+	vma_cycles_release(&ref_a, NULL);
+	vma_cycles_release(&ref_b, NULL);
 }
 
 Test(cycles, extreme_values)
@@ -675,11 +656,11 @@ Test(cycles, extreme_values)
 	uint64_t top = UINT64_MAX;
 
 	vma_cycles_init(&s, 4);
-	vma_cycles_add(&s, 1);
-	vma_cycles_add(&s, 2);
-	vma_cycles_add(&s, 3);
-	vma_cycles_add(&s, 4);
-	vma_cycles_add(&s, top);
+	vma_cycles_add(&s, 1, NULL);
+	vma_cycles_add(&s, 2, NULL);
+	vma_cycles_add(&s, 3, NULL);
+	vma_cycles_add(&s, 4, NULL);
+	vma_cycles_add(&s, top, NULL);
 	cr_assert_not(vma_cycles_is_exact(&s));
 	cr_expect_eq(vma_cycles_max(&s), top);
 	cr_expect_eq(vma_cycles_percentile(&s, 100), top);
@@ -690,7 +671,7 @@ Test(cycles, extreme_values)
 	cr_expect_eq(b[n - 1].hi, UINT64_MAX);
 	cr_expect_eq(b[n - 1].count, 1);
 	free(b);
-	vma_cycles_release(&s);
+	vma_cycles_release(&s, NULL);
 }
 
 /*
@@ -728,14 +709,14 @@ Test(cycles, memory_does_not_grow_with_events)
 	size_t before, after, i;
 
 	for (i = 0; i < 1000000; i++)
-		vma_cycles_add(&s, 1000 + rng_next(&r) % 10000000);
+		vma_cycles_add(&s, 1000 + rng_next(&r) % 10000000, NULL);
 	before = heap_used();
 	for (i = 0; i < 4000000; i++)
-		vma_cycles_add(&s, 1000 + rng_next(&r) % 10000000);
+		vma_cycles_add(&s, 1000 + rng_next(&r) % 10000000, NULL);
 	after = heap_used();
 	cr_expect_eq(after, before, "heap grew from %zu to %zu", before, after);
 	cr_expect_eq(s.count, 5000000);
-	vma_cycles_release(&s);
+	vma_cycles_release(&s, NULL);
 }
 
 /*
@@ -750,9 +731,9 @@ Test(cycles, sparse_sketch_costs_its_pages_only)
 
 	before = heap_used();
 	for (i = 0; i < 3000; i++)
-		vma_cycles_add(&s, 1000 + i % 8);
-	vma_cycles_add(&s, 1u << 20);
-	vma_cycles_add(&s, 1ULL << 40);
+		vma_cycles_add(&s, 1000 + i % 8, NULL);
+	vma_cycles_add(&s, 1u << 20, NULL);
+	vma_cycles_add(&s, 1ULL << 40, NULL);
 	cr_assert_eq(vma_cycles_percentile(&s, 50), 1003); /* also inserts the pending values */
 	after = heap_used();
 	cr_expect(!vma_cycles_is_exact(&s));
@@ -761,7 +742,7 @@ Test(cycles, sparse_sketch_costs_its_pages_only)
 	cr_expect_eq(vma_cycles_min(&s), 1000);
 	cr_expect_eq(vma_cycles_percentile(&s, 100), 1ULL << 40);
 	cr_expect_eq(vma_cycles_time_percentile(&s, 99), 1ULL << 40);
-	vma_cycles_release(&s);
+	vma_cycles_release(&s, NULL);
 }
 
 /*
@@ -775,12 +756,12 @@ Test(cycles, exact_growth_stops_near_the_count)
 
 	before = heap_used();
 	for (i = 0; i < 700; i++)
-		vma_cycles_add(&s, 100 + i);
+		vma_cycles_add(&s, 100 + i, NULL);
 	after = heap_used();
 	cr_expect(vma_cycles_is_exact(&s));
 	cr_expect(after - before <= 768 * 4 + 64, "700 samples hold %zu bytes", after - before);
 	cr_expect_eq(vma_cycles_percentile(&s, 50), 450);
-	vma_cycles_release(&s);
+	vma_cycles_release(&s, NULL);
 }
 
 /* Merges that end on, just before and just after every capacity step. */
@@ -805,14 +786,14 @@ Test(cycles, merge_sparse_sketches)
 		uint64_t va = i % 100 == 0 ? (1ULL << 33) + i : 2000 + i % 50;
 		uint64_t vb = i % 7 == 0 ? 5 : 900000 + i;
 
-		vma_cycles_add(&a, va);
-		vma_cycles_add(&b, vb);
-		vma_cycles_add(&all, va);
-		vma_cycles_add(&all, vb);
+		vma_cycles_add(&a, va, NULL);
+		vma_cycles_add(&b, vb, NULL);
+		vma_cycles_add(&all, va, NULL);
+		vma_cycles_add(&all, vb, NULL);
 	}
-	cr_assert_eq(vma_cycles_merge(&a, &b), 0);
+	cr_assert_eq(vma_cycles_merge(&a, &b, NULL), 0);
 	expect_same(&a, &all);
-	vma_cycles_release(&a);
-	vma_cycles_release(&b);
-	vma_cycles_release(&all);
+	vma_cycles_release(&a, NULL);
+	vma_cycles_release(&b, NULL);
+	vma_cycles_release(&all, NULL);
 }

@@ -147,7 +147,7 @@ Test(histogram, renders_a_summary)
 	uint64_t i;
 
 	for (i = 1; i <= 3000; i++)
-		vma_cycles_add(&s, 1000 + i * 7);
+		vma_cycles_add(&s, 1000 + i * 7, NULL);
 	cr_assert_eq(vma_cycles_histogram(&s, 2, &bins, &n), 0);
 	out = render(bins, n, VMA_CYCLES_BY_COUNT, 80);
 	for (p = out; *p; p++)
@@ -156,5 +156,5 @@ Test(histogram, renders_a_summary)
 	cr_expect_not_null(strstr(out, "  [ 1024,  1536) "), "got:\n%s", out);
 	free(out);
 	free(bins);
-	vma_cycles_release(&s);
+	vma_cycles_release(&s, NULL);
 }

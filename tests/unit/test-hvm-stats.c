@@ -35,7 +35,7 @@ static struct vma_hvm_inflight refinement(uint32_t handler, uint64_t key, bool i
 /* 2,048 codes, each given code + 1 arcs of code + 1 cycles, in a scrambled order. */
 Test(hvm_stats, many_reasons_found_through_growth)
 {
-	struct vma_hvm_stats *st = vma_hvm_stats_create();
+	struct vma_hvm_stats *st = vma_hvm_stats_create(NULL);
 	const uint32_t n = 2048;
 	uint32_t i, k;
 
@@ -69,7 +69,7 @@ Test(hvm_stats, sorted_by_code_and_huge_codes_shared)
 {
 	static const uint32_t codes[] = { 0x400, 48, 0x7f, 1, 0x12345, 30, 0x60, 0xffffffffu, 0 };
 	const struct vma_exit_stats *order[16];
-	struct vma_hvm_stats *st = vma_hvm_stats_create();
+	struct vma_hvm_stats *st = vma_hvm_stats_create(NULL);
 	struct vma_hvm_inflight in = refinement(0, 0, false);
 	uint32_t i;
 
@@ -96,7 +96,7 @@ Test(hvm_stats, sorted_by_code_and_huge_codes_shared)
 /* Refinements: found again among many, by handler, key and direction; past the cap, "other". */
 Test(hvm_stats, refinements_by_key_and_the_other_entry)
 {
-	struct vma_hvm_stats *st = vma_hvm_stats_create();
+	struct vma_hvm_stats *st = vma_hvm_stats_create(NULL);
 	const struct vma_exit_stats *e;
 	uint64_t total = 0;
 	uint32_t i, k;
@@ -142,7 +142,7 @@ Test(hvm_stats, refinements_by_key_and_the_other_entry)
 Test(hvm_stats, injected_vectors_ascending)
 {
 	const struct vma_irq_stats *order[VMA_GUEST_VECTORS + 1];
-	struct vma_hvm_stats *st = vma_hvm_stats_create();
+	struct vma_hvm_stats *st = vma_hvm_stats_create(NULL);
 	uint32_t i, k;
 
 	for (k = 0; k < 2; k++) {
