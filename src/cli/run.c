@@ -6,6 +6,7 @@
  * renderer the options chose.  One pass over the data.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -48,6 +49,7 @@ struct run_ctx {
 	struct vma_render render;
 	struct vma_interval_clock clock;
 	struct vma_run_batch *batch;
+	struct vma_diag *diag;    /* where the run's own warnings go */
 	int status;               /* the run's status when the final report is built */
 	uint64_t interval_since;  /* records when the last interval's report was built */
 	bool default_domain;      /* --show-default-domain-summary */
@@ -156,6 +158,23 @@ static int add_to_aggregate(struct vma_run_batch *batch, const struct vma_report
 	return rc;
 }
 
+/*
+ * On stderr too: not every output has room to say that percentiles got
+ * coarser (CSV, kvm-stat, the batch aggregate), and it matters to all.
+ */
+static void warn_precision(struct run_ctx *ctx, const struct vma_report_precision *p)
+{
+	if (!p->reduced) {
+		return;
+	}
+	vma_diag_warn_once_in(ctx->diag, ctx->render.file, "memory-budget",
+			      "The memory budget of %.1f MiB for distributions was reached at"
+			      " record %" PRIu64 ": percentiles are within %.2f%%, counts and"
+			      " totals exact (--memory-budget sets the budget, 0 none)",
+			      (double)p->budget / (1024.0 * 1024.0), p->at_record,
+			      p->error * 100.0);
+}
+
 /* Build the report of @m as it stands and give it to the renderer. */
 static int render(struct run_ctx *ctx, const struct vma_machine *m, bool final, uint64_t at)
 {
@@ -182,6 +201,8 @@ static int render(struct run_ctx *ctx, const struct vma_machine *m, bool final, 
 		return VMA_ERR_NOMEM;
 	ctx->interval_since = m->records;
 	rc = ctx->renderer->render(&ctx->render, report);
+	if (final)
+		warn_precision(ctx, &report->precision);
 	if (final && ctx->batch) {
 		ctx->batch->rendered++;
 		if (ctx->batch->agg && add_to_aggregate(ctx->batch, report, ctx->render.file,
@@ -628,6 +649,7 @@ int vma_run_source(const struct vma_options *opts, const struct vma_run_source *
 			    .index = batch ? batch->rendered : 0,
 			    .batch = batch && batch->several },
 		.batch = batch,
+		.diag = diag,
 		.out = out,
 		.default_domain = opts->show_default_domain,
 		.filter = f->domain_set || f->vcpu_set || f->time_set ? f : NULL,

@@ -36,6 +36,12 @@ strip() { grep -v '^Memory budget' "$1" | sed 's/ {[0-9| ]*}$//'; }
 strip "$tmp/none.txt" >"$tmp/a"
 strip "$tmp/small.txt" >"$tmp/b"
 cmp -s "$tmp/a" "$tmp/b" || fail "counts or totals changed under the budget"
+# Every output is told on stderr, CSV too (it has no line of its own for it), once.
+"$VMALYZE" --csv --memory-budget 1M "$tmp/t.xt" >/dev/null 2>"$tmp/csv.err" || fail "1M csv"
+[ "$(grep -c 'memory budget of 1.0 MiB for distributions was reached' "$tmp/csv.err")" = 1 ] ||
+	fail "CSV under a reached budget: no single stderr warning: $(cat "$tmp/csv.err")"
+"$VMALYZE" --csv "$tmp/t.xt" >/dev/null 2>"$tmp/csv0.err" || fail "default csv"
+grep -q 'memory budget' "$tmp/csv0.err" && fail "a warning without a reached budget"
 for bad in 1 1023K 2T -5 12X M; do
 	"$VMALYZE" -s --memory-budget "$bad" "$tmp/t.xt" >/dev/null 2>"$tmp/err"
 	rc=$?
