@@ -126,6 +126,7 @@ struct xt_reader {
 	unsigned char *hcache;
 	uint64_t hc_off;
 	size_t hc_len;
+	uint64_t hc_last;           /* the last header asked for */
 	bool stopped;               /* read error: every stream ends now */
 	int status;                 /* what streams return once their windows run out */
 };

@@ -106,23 +106,32 @@ static int read_exact(struct xt_reader *rd, void *dst, size_t len, uint64_t off)
 }
 
 #define HEADER_CACHE (64u * 1024u)
+/* Read for one header when they are far apart: a page, about a syscall's cost. */
+#define HEADER_PEEK 4096u
 
 /*
  * A window header at @off, through a cache of the file around it: the
  * walks read headers one after the other, often only a few bytes apart
- * (small windows), so one pread() serves many of them.
+ * (small windows), so one pread() serves many of them.  When the last
+ * two were more than a peek apart (windows of tens of KiB, as xentrace
+ * writes them), a peek is read instead: a 64 KiB read for each header
+ * would copy the whole file once more before a record is read.
  */
 static int read_header(struct xt_reader *rd, unsigned char *hdr, uint64_t off)
 {
 	size_t want = HEADER_CACHE;
+	uint64_t last = rd->hc_last;
 	int rc;
 
+	rd->hc_last = off;
 	if (off >= rd->hc_off && off + CPU_CHANGE_SIZE <= rd->hc_off + rd->hc_len) {
 		memcpy(hdr, rd->hcache + (off - rd->hc_off), CPU_CHANGE_SIZE);
 		return VMA_OK;
 	}
 	if (!rd->hcache && !(rd->hcache = malloc(HEADER_CACHE)))
 		return VMA_ERR_NOMEM;
+	if (off > last && off - last > HEADER_PEEK)
+		want = HEADER_PEEK;
 	if (rd->input->size - off < want)
 		want = (size_t)(rd->input->size - off);
 	rd->hc_len = 0;

@@ -21,6 +21,7 @@
  */
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,8 +29,13 @@
 #include "vmalyze/merge.h"
 #include "vmalyze/status.h"
 
-/* Records per batch and batches in the ring: 16 x 1024 x 104 B, 1.6 MiB. */
-#define BATCH 1024u
+/*
+ * A batch is BATCH_BYTES of packed items, RING of them: 1 MiB.  An item is
+ * a head, then (for a record) its payload words: about 48 bytes for a
+ * typical Xen record, where a copy of the whole stream took 104.  The
+ * bytes are what crosses from one core's cache to the other's.
+ */
+#define BATCH_BYTES (64u * 1024u)
 #define RING 16u
 #define WAKE (RING / 2)
 /* Apart by this much, two fields are never on one cache line (nor one pair of lines). */
@@ -41,14 +47,37 @@ enum item_kind {
 	ITEM_RECORD,
 	ITEM_PCPU,  /* a stream of item.pcpu was announced */
 	ITEM_ENDED, /* the stream item.pcpu (of item.input) ended */
+	ITEM_INPUT, /* the items that follow are of the input whose pointer follows */
 	ITEM_FINAL, /* the merge ended with batch.final; always the last item */
 };
 
+/* Flags of an item's head, besides its kind. */
+#define ITEM_KIND_MASK 0x0fu
+#define ITEM_OWN_PCPU 0x10u /* a stream pcpu other than the record's follows the head */
+
+/* The fixed part of every item; 8-byte words follow it. */
+struct item_head {
+	uint64_t tsc;
+	uint64_t offset;
+	uint32_t event;
+	uint32_t pcpu;  /* the record's pcpu; of ITEM_PCPU and ITEM_ENDED, the stream's */
+	uint32_t ctx;
+	uint8_t kind;   /* enum item_kind, with ITEM_OWN_PCPU */
+	uint8_t nr_data;
+	uint16_t flags;
+};
+
+/* Largest item: head, a stream pcpu, every payload word. */
+#define ITEM_MAX (sizeof(struct item_head) + 8u + 4u * VMA_REC_MAX_WORDS)
+
 struct batch {
-	uint32_t n;
+	uint32_t used; /* bytes of items */
 	int final;
-	uint8_t kind[BATCH];
-	struct vma_stream item[BATCH];
+	/*
+	 * Payloads are copied whole (VMA_REC_MAX_WORDS words, a fixed size
+	 * the compiler inlines), past the item's end: ITEM_MAX bytes of slack.
+	 */
+	_Alignas(8) unsigned char bytes[BATCH_BYTES + ITEM_MAX];
 };
 
 struct vma_feed {
@@ -79,12 +108,14 @@ struct vma_feed {
 	 */
 	_Alignas(FEED_LINE) struct batch *fill; /* batch being filled, NULL before the first */
 	uint64_t fill_seq;
+	const struct vma_input *fill_input; /* of the last ITEM_INPUT written */
 
 	/* Caller's side. */
 	_Alignas(FEED_LINE) struct batch *take; /* batch being read, NULL before the first */
 	uint64_t take_seq;
-	uint32_t pos;
+	uint32_t pos;     /* byte offset of the next item in @take */
 	int done; /* status returned once the feed ended, 0 while it runs */
+	struct vma_stream cur; /* the item last unpacked, what vma_feed_next() lends */
 };
 
 struct vma_feed *vma_feed_create(vma_feed_pcpu_fn on_pcpu, vma_feed_ended_fn on_ended,
@@ -138,41 +169,103 @@ static bool fill_next(struct vma_feed *f)
 	/* Stopping: nothing more is written, not even into a free batch. */
 	f->fill = go ? &f->ring[f->fill_seq % RING] : NULL;
 	if (go)
-		f->fill->n = 0;
+		f->fill->used = 0;
 	return go;
 }
 
-/* A free item of the batch being filled, or NULL on stop. */
-static inline struct vma_stream *fill_item(struct vma_feed *f, enum item_kind kind)
+/*
+ * Room for @size bytes of items in the batch being filled: a pointer to
+ * them, or NULL on stop.  An item never spans two batches.
+ */
+static inline unsigned char *fill_room(struct vma_feed *f, size_t size)
 {
 	struct batch *b = f->fill;
+	unsigned char *at;
 
 	if (!b)
 		return NULL;
-	if (__builtin_expect(b->n == BATCH, 0)) {
+	if (__builtin_expect(b->used + size > BATCH_BYTES, 0)) {
 		if (!fill_next(f))
 			return NULL;
 		b = f->fill;
 	}
-	b->kind[b->n] = (uint8_t)kind;
-	return &b->item[b->n++];
+	at = b->bytes + b->used;
+	b->used += (uint32_t)size;
+	return at;
+}
+
+/* Items from here on are of @in.  Return: false on stop. */
+static bool fill_input(struct vma_feed *f, const struct vma_input *in)
+{
+	unsigned char *at;
+
+	if (in == f->fill_input)
+		return true;
+	at = fill_room(f, sizeof(struct item_head) + 8);
+	if (!at)
+		return false;
+	memset(at, 0, sizeof(struct item_head));
+	((struct item_head *)at)->kind = ITEM_INPUT;
+	memcpy(at + sizeof(struct item_head), &in, sizeof(in));
+	f->fill_input = in;
+	return true;
+}
+
+/* An item of @kind for stream @s (its record for ITEM_RECORD).  Return: false on stop. */
+static inline bool fill_item(struct vma_feed *f, enum item_kind kind, const struct vma_stream *s)
+{
+	const struct vma_record *rec = &s->rec;
+	uint32_t words = kind == ITEM_RECORD ? rec->nr_data : 0;
+	bool own_pcpu;
+	size_t size;
+	unsigned char *at;
+	struct item_head *h;
+
+	if (words > VMA_REC_MAX_WORDS)
+		words = VMA_REC_MAX_WORDS;
+	if (__builtin_expect(s->input != f->fill_input, 0) && !fill_input(f, s->input))
+		return false;
+	own_pcpu = kind == ITEM_RECORD && s->pcpu != rec->pcpu;
+	size = sizeof(*h) + (own_pcpu ? 8 : 0) + ((4 * words + 7) & ~7u);
+	at = fill_room(f, size);
+	if (!at)
+		return false;
+	h = (struct item_head *)at;
+	h->kind = (uint8_t)(kind | (own_pcpu ? ITEM_OWN_PCPU : 0));
+	if (kind != ITEM_RECORD) {
+		h->pcpu = s->pcpu;
+		return true;
+	}
+	h->tsc = rec->tsc;
+	h->offset = rec->offset;
+	h->event = rec->event;
+	h->pcpu = rec->pcpu;
+	h->ctx = rec->ctx;
+	h->nr_data = (uint8_t)words;
+	h->flags = rec->flags;
+	at += sizeof(*h);
+	if (own_pcpu) {
+		uint64_t pcpu = s->pcpu;
+
+		memcpy(at, &pcpu, 8);
+		at += 8;
+	}
+	memcpy(at, rec->data, sizeof(rec->data)); /* the slack takes what is past the item */
+	return true;
 }
 
 /* The merge's end of a stream, on the reader thread: an item, in order. */
 static void reader_ended(void *arg, const struct vma_stream *stream)
 {
-	struct vma_stream *item = fill_item(arg, ITEM_ENDED);
-
-	if (item) {
-		item->pcpu = stream->pcpu;
-		item->input = stream->input;
-	} /* else stopping: the next record's item fails too, and the reader ends */
+	/* On stop no item is written: the next record's item fails too, and the reader ends. */
+	fill_item(arg, ITEM_ENDED, stream);
 }
 
 static void *reader_main(void *arg)
 {
 	struct vma_feed *f = arg;
-	struct vma_stream *s, *item;
+	struct vma_stream *s;
+	unsigned char *at;
 	int rc;
 
 	if (!fill_next(f))
@@ -181,13 +274,14 @@ static void *reader_main(void *arg)
 		rc = vma_merge_next(f->merge, &s);
 		if (rc != VMA_OK)
 			break;
-		item = fill_item(f, ITEM_RECORD);
-		if (!item)
+		if (!fill_item(f, ITEM_RECORD, s))
 			return NULL;
-		*item = *s;
 	}
-	if (!fill_item(f, ITEM_FINAL))
+	at = fill_room(f, sizeof(struct item_head));
+	if (!at)
 		return NULL;
+	memset(at, 0, sizeof(struct item_head));
+	((struct item_head *)at)->kind = ITEM_FINAL;
 	f->fill->final = rc;
 	pthread_mutex_lock(&f->lock);
 	f->final = true;
@@ -205,19 +299,18 @@ int vma_feed_add(void *arg, struct vma_stream *stream)
 
 int vma_feed_add_ranked(struct vma_feed *f, struct vma_stream *stream, uint32_t rank)
 {
-	struct vma_stream *item;
 	int rc;
 
 	if (!f->threaded) {
 		rc = f->on_pcpu ? f->on_pcpu(f->arg, stream->pcpu) : VMA_OK;
 		return rc ? rc : vma_merge_add_ranked(f->merge, stream, rank);
 	}
-	/* On the reader thread, inside the merge: the caller hears of it in order. */
-	item = fill_item(f, ITEM_PCPU);
-	if (item) {
-		item->pcpu = stream->pcpu;
-		item->input = stream->input;
-	} /* else stopping: the caller reads no more, and the reader must not fail for that */
+	/*
+	 * On the reader thread, inside the merge: the caller hears of it in
+	 * order.  When stopping, the caller reads no more, and the reader
+	 * must not fail for that.
+	 */
+	fill_item(f, ITEM_PCPU, stream);
 	return vma_merge_add_ranked(f->merge, stream, rank);
 }
 
@@ -272,22 +365,60 @@ static __attribute__((noinline)) void take_next(struct vma_feed *f)
 	f->pos = 0;
 }
 
-/* Item @i of batch @b, not a record.  Return: GO_ON, or the status to return. */
-static __attribute__((noinline)) int other_item(struct vma_feed *f, struct batch *b, uint32_t i)
+/*
+ * The record item at @at into f->cur.  Words past nr_data keep what the
+ * record before left there, as in a stream's own record: nothing may read them.
+ */
+static inline struct vma_stream *unpack_record(struct vma_feed *f, const unsigned char *at,
+					       uint32_t *size)
 {
-	struct vma_stream *item = &b->item[i];
+	const struct item_head *h = (const struct item_head *)at;
+	struct vma_record *rec = &f->cur.rec;
+	uint32_t n = sizeof(*h);
+
+	rec->tsc = h->tsc;
+	rec->offset = h->offset;
+	rec->event = h->event;
+	rec->pcpu = h->pcpu;
+	rec->ctx = h->ctx;
+	rec->nr_data = h->nr_data;
+	rec->flags = h->flags;
+	f->cur.pcpu = h->pcpu;
+	if (__builtin_expect(h->kind & ITEM_OWN_PCPU, 0)) {
+		uint64_t pcpu;
+
+		memcpy(&pcpu, at + n, 8);
+		f->cur.pcpu = (uint32_t)pcpu;
+		n += 8;
+	}
+	memcpy(rec->data, at + n, sizeof(rec->data));
+	*size = n + ((4u * h->nr_data + 7) & ~7u);
+	return &f->cur;
+}
+
+/* The item at @at, not a record.  Return: GO_ON, or the status to return. */
+static __attribute__((noinline)) int other_item(struct vma_feed *f, const unsigned char *at,
+						uint32_t *size)
+{
+	const struct item_head *h = (const struct item_head *)at;
 	int rc;
 
-	switch ((enum item_kind)b->kind[i]) {
+	*size = sizeof(*h);
+	f->cur.pcpu = h->pcpu;
+	switch ((enum item_kind)(h->kind & ITEM_KIND_MASK)) {
+	case ITEM_INPUT:
+		memcpy(&f->cur.input, at + sizeof(*h), sizeof(f->cur.input));
+		*size += 8;
+		return GO_ON;
 	case ITEM_PCPU:
-		rc = f->on_pcpu ? f->on_pcpu(f->arg, item->pcpu) : VMA_OK;
+		rc = f->on_pcpu ? f->on_pcpu(f->arg, h->pcpu) : VMA_OK;
 		return rc ? (f->done = rc) : GO_ON;
 	case ITEM_ENDED:
 		if (f->on_ended)
-			f->on_ended(f->arg, item);
+			f->on_ended(f->arg, &f->cur);
 		return GO_ON;
 	case ITEM_FINAL:
-		return f->done = b->final;
+		return f->done = f->take->final;
 	case ITEM_RECORD:
 		break;
 	}
@@ -297,19 +428,23 @@ static __attribute__((noinline)) int other_item(struct vma_feed *f, struct batch
 /* Kept out of line, so that the one-thread path of vma_feed_next() is a jump. */
 static __attribute__((noinline)) int next_threaded(struct vma_feed *f, struct vma_stream **out)
 {
+	const unsigned char *at;
 	struct batch *b;
-	uint32_t i;
+	uint32_t size;
 	int rc;
 
 	for (;;) {
 		b = f->take;
-		if (__builtin_expect(b && f->pos < b->n, 1)) {
-			i = f->pos++;
-			if (__builtin_expect(b->kind[i] == ITEM_RECORD, 1)) {
-				*out = &b->item[i];
+		if (__builtin_expect(b && f->pos < b->used, 1)) {
+			at = b->bytes + f->pos;
+			if (__builtin_expect((at[offsetof(struct item_head, kind)] &
+					      ITEM_KIND_MASK) == ITEM_RECORD, 1)) {
+				*out = unpack_record(f, at, &size);
+				f->pos += size;
 				return VMA_OK;
 			}
-			rc = other_item(f, b, i);
+			rc = other_item(f, at, &size);
+			f->pos += size;
 			if (rc != GO_ON)
 				return rc;
 			continue;
@@ -323,16 +458,8 @@ static __attribute__((noinline)) int next_threaded(struct vma_feed *f, struct vm
 
 int vma_feed_next(struct vma_feed *f, struct vma_stream **out)
 {
-	struct batch *b = f->take;
-
-	if (f->threaded) {
-		/* The common case, a record in the batch at hand, calls nothing. */
-		if (__builtin_expect(b && f->pos < b->n && b->kind[f->pos] == ITEM_RECORD, 1)) {
-			*out = &b->item[f->pos++];
-			return VMA_OK;
-		}
+	if (f->threaded)
 		return next_threaded(f, out);
-	}
 	return f->joined ? VMA_END : vma_merge_next(f->merge, out);
 }
 
@@ -358,7 +485,7 @@ void vma_feed_stop(struct vma_feed *f)
 	f->joined = true;
 	f->done = VMA_END;
 	if (f->take)
-		f->pos = f->take->n; /* nothing more is delivered, not even from this batch */
+		f->pos = f->take->used; /* nothing more is delivered, not even from this batch */
 }
 
 uint64_t vma_feed_late_count(const struct vma_feed *f)
