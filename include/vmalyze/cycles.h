@@ -144,6 +144,11 @@ struct vma_cycles_budget {
 	uint64_t reached_record, reached_tsc;
 	const uint64_t *records, *tsc; /* borrowed: the owner's clock, NULL: none */
 	struct vma_cycles_sketch *sketches; /* the sketches charged to it, a list */
+	/*
+	 * Nothing will be read of the summaries but their events, counts and
+	 * sums (no report is built: -a alone): they keep no samples at all.
+	 */
+	bool counts_only;
 };
 
 /* The budget vmalyze gives a machine's summaries unless told otherwise (32 MiB). */

@@ -80,6 +80,7 @@ struct vma_machine *vma_machine_create(struct vma_diag *diag,
 	m->kvm_window = m->options.kvm_window;
 	budget = m->options.summary_budget ? m->options.summary_budget : VMA_CYCLES_BUDGET_DEFAULT;
 	vma_cycles_budget_init(&m->budget, budget == SIZE_MAX ? 0 : budget);
+	m->budget.counts_only = m->options.no_stats;
 	m->budget.records = &m->records;
 	m->budget.tsc = &m->last_tsc;
 	m->default_domain = vma_domain_get(m, VMA_DEFAULT_DOMAIN);
