@@ -44,13 +44,19 @@ struct leaf {
 	struct vma_stream *stream;
 };
 
+/* A node of the tree: the stream that lost the match played there, and its stamp. */
+struct node {
+	uint64_t tsc;
+	uint32_t leaf;
+	uint32_t unused;
+};
+
 struct vma_merge {
 	struct leaf *leaf;         /* nr_leaves: EMPTY, then every stream added */
 	uint32_t nr_leaves;
 	size_t cap_leaves;
 	uint32_t *slot;            /* width slots: the leaf waiting there, or EMPTY */
-	uint32_t *node;            /* node[0]: the first stream; node[1..width): losers */
-	uint64_t *node_tsc;        /* the time stamp of each node's stream, beside it */
+	struct node *node;         /* node[0]: the first stream; node[1..width): losers */
 	uint32_t width;            /* slots, a power of two, at least 2 */
 	uint32_t waiting;          /* streams waiting */
 	uint64_t top_tsc;          /* time stamp of the first one; UINT64_MAX if none */
@@ -137,7 +143,6 @@ void vma_merge_destroy(struct vma_merge *merge)
 	free(merge->leaf);
 	free(merge->slot);
 	free(merge->node);
-	free(merge->node_tsc);
 	free(merge->offset);
 	free(merge);
 }
@@ -159,36 +164,39 @@ static inline bool before(const struct vma_merge *m, uint32_t a, uint32_t b)
 
 /*
  * Leaf @l takes slot @s, which held the first stream: replay that
- * stream's matches with @l instead.
+ * stream's matches with @l instead.  One comparison per level, and the
+ * two streams trade places without a branch: which of two streams leads
+ * is a coin toss.
  */
-static void replay(struct vma_merge *m, uint32_t s, uint32_t l)
+static inline __attribute__((always_inline)) void replay(struct vma_merge *m, uint32_t s,
+							 uint32_t l)
 {
-	uint32_t n, cand = l, o, d;
-	uint64_t cand_tsc = m->leaf[l].tsc, o_tsc, d_tsc, mask;
-	bool o_first;
+	struct node *node = m->node;
+	uint32_t n, cand = l;
+	uint64_t cand_tsc = m->leaf[l].tsc;
 
 	m->slot[s] = l;
 	m->leaf[l].slot = s;
 	for (n = (m->width + s) / 2; n >= 1; n /= 2) {
-		o = m->node[n];
-		o_tsc = m->node_tsc[n];
+		uint64_t o_tsc = node[n].tsc, mask, d_tsc;
+		uint32_t o = node[n].leaf, d;
+		bool o_first;
+
 		if (__builtin_expect(o_tsc != cand_tsc, 1))
 			o_first = o_tsc < cand_tsc;
 		else
 			o_first = before(m, o, cand);
-		/*
-		 * Swap the two when @o leads, without a branch: which of two
-		 * streams leads is a coin toss.
-		 */
+		/* Masks, not selects: the compiler would make those a branch. */
 		mask = -(uint64_t)o_first;
 		d = (cand ^ o) & (uint32_t)mask;
 		d_tsc = (cand_tsc ^ o_tsc) & mask;
-		m->node[n] = o ^ d;
-		m->node_tsc[n] = o_tsc ^ d_tsc;
+		node[n].leaf = o ^ d;
+		node[n].tsc = o_tsc ^ d_tsc;
 		cand ^= d;
 		cand_tsc ^= d_tsc;
 	}
-	m->node[0] = cand;
+	node[0].leaf = cand;
+	node[0].tsc = cand_tsc;
 	m->top_tsc = cand_tsc;
 }
 
@@ -204,10 +212,11 @@ static int rebuild(struct vma_merge *m)
 		a = 2 * n >= m->width ? m->slot[2 * n - m->width] : win[2 * n];
 		b = 2 * n + 1 >= m->width ? m->slot[2 * n + 1 - m->width] : win[2 * n + 1];
 		win[n] = before(m, b, a) ? b : a;
-		m->node[n] = win[n] == a ? b : a;
-		m->node_tsc[n] = m->leaf[m->node[n]].tsc;
+		m->node[n].leaf = win[n] == a ? b : a;
+		m->node[n].tsc = m->leaf[m->node[n].leaf].tsc;
 	}
-	m->node[0] = win[1];
+	m->node[0].leaf = win[1];
+	m->node[0].tsc = m->leaf[win[1]].tsc;
 	m->top_tsc = m->leaf[win[1]].tsc;
 	free(win);
 	return VMA_OK;
@@ -218,15 +227,11 @@ static int widen(struct vma_merge *m)
 {
 	uint32_t width = m->width ? 2 * m->width : 2;
 	uint32_t *slot = calloc(width, sizeof(*slot));
-	uint32_t *node = realloc(m->node, width * sizeof(*node));
-	uint64_t *node_tsc;
+	struct node *node = realloc(m->node, width * sizeof(*node));
 
 	if (node)
 		m->node = node;
-	node_tsc = node ? realloc(m->node_tsc, width * sizeof(*node_tsc)) : NULL;
-	if (node_tsc)
-		m->node_tsc = node_tsc;
-	if (!slot || !node || !node_tsc) {
+	if (!slot || !node) {
 		free(slot);
 		return VMA_ERR_NOMEM;
 	}
@@ -234,7 +239,6 @@ static int widen(struct vma_merge *m)
 		memcpy(slot, m->slot, m->width * sizeof(*slot));
 	free(m->slot);
 	m->slot = slot;
-	m->node = node;
 	m->width = width;
 	return VMA_OK;
 }
@@ -261,7 +265,7 @@ static int tree_insert(struct vma_merge *m, uint32_t l)
 /* The first waiting stream stops waiting and @l, later than it, waits. */
 static inline uint32_t swap_first(struct vma_merge *m, uint32_t l)
 {
-	uint32_t w = m->node[0];
+	uint32_t w = m->node[0].leaf;
 
 	replay(m, m->leaf[w].slot, l);
 	return w;
@@ -272,13 +276,13 @@ static inline bool tie_goes_first(const struct vma_merge *m)
 {
 	if (!m->pcpu_ties || !m->waiting)
 		return false;
-	return before(m, m->node[0], m->current);
+	return before(m, m->node[0].leaf, m->current);
 }
 
 /* The first waiting stream stops waiting. */
 static uint32_t take_first(struct vma_merge *m)
 {
-	uint32_t w = m->node[0];
+	uint32_t w = m->node[0].leaf;
 
 	replay(m, m->leaf[w].slot, EMPTY);
 	m->waiting--;
