@@ -61,10 +61,10 @@ struct vma_exit_stats {
 	bool last_write;
 	struct vma_exit_sub *subs; /* owned, by first appearance */
 	/*
-	 * Every arc of the reason.  While records are read only its counters
-	 * are kept: each arc's sample goes to exactly one of the subs, and
-	 * vma_hvm_stats_finish() gathers them here (the same summary, one
-	 * sample add per arc instead of two).
+	 * Every arc of the reason: only its counters are kept, each arc's
+	 * sample goes to exactly one of the subs, and the report merges
+	 * them for its percentiles (one sample add per arc instead of two,
+	 * and no second copy of the samples, report.h).
 	 */
 	struct vma_cycles cycles;
 	uint32_t cap_subs;
@@ -126,12 +126,6 @@ void vma_hvm_stats_add_sub(struct vma_hvm_stats *stats, uint32_t reason,
 /* Both at once, for an arc whose refinement is final. */
 void vma_hvm_stats_add_arc(struct vma_hvm_stats *stats, uint32_t reason,
 			   const struct vma_hvm_inflight *inflight, uint64_t cycles);
-
-/*
- * Completes the exit reasons' summaries from their subs, once every arc
- * has been added (vma_machine_finish()); call it once.
- */
-void vma_hvm_stats_finish(struct vma_hvm_stats *stats);
 
 /* A wake-to-halt time of @cycles for interrupt @vector. */
 void vma_hvm_stats_add_w2h(struct vma_hvm_stats *stats, uint32_t vector, enum vma_w2h_case c,

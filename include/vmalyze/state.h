@@ -522,10 +522,12 @@ void vma_machine_pcpu_end(struct vma_machine *machine, uint32_t pcpu);
 
 /*
  * vma_machine_finish - close what is open at the end of the trace (running
- * stretches, cpu affinity) so the summaries cover the whole trace.  Some
- * summaries get their samples only here (an exit reason's come from its
- * handlers', a domain's total time from its vcpus' running times...): read
- * percentiles after it.  Calls after the first do nothing.
+ * stretches, cpu affinity) so the summaries cover the whole trace.  Calls
+ * after the first do nothing.  Some summaries only count, their samples
+ * kept by their parts (an exit reason's by its handlers', a vcpu's
+ * runnable time by its kinds', its cpu affinity by its pcpus', a domain's
+ * total time by its vcpus' running times): the report merges the parts
+ * for their percentiles, so the samples are never held twice.
  */
 void vma_machine_finish(struct vma_machine *machine);
 

@@ -284,17 +284,3 @@ void vma_hvm_stats_add_w2h(struct vma_hvm_stats *stats, uint32_t vector, enum vm
 	if (q && q->w2h)
 		vma_cycles_add(&q->w2h->cases[c], cycles, stats->budget);
 }
-
-void vma_hvm_stats_finish(struct vma_hvm_stats *stats)
-{
-	uint32_t i, j;
-
-	if (!stats)
-		return;
-	for (i = 0; i < stats->nr_reasons; i++) {
-		struct vma_exit_stats *e = &stats->reasons[i];
-
-		for (j = 0; j < e->nr_subs; j++)
-			vma_cycles_merge_samples(&e->cycles, &e->subs[j].cycles, stats->budget);
-	}
-}

@@ -72,7 +72,7 @@ static void runstate_update(const struct vma_machine *m, struct vma_vcpu *v,
 
 		/*
 		 * A stretch that two summaries share is sampled by one only;
-		 * vma_machine_finish() gives the other the samples.
+		 * the report merges the parts' samples for the other.
 		 */
 		if (v->state == VMA_RS_RUNNING) {
 			vma_cycles_add(rs, cycles, v->budget);
@@ -178,7 +178,7 @@ static void affinity_account(struct vma_vcpu *v, uint32_t pcpu, uint64_t tsc)
 		return;
 	slot = affinity_slot(v, pcpu);
 	if (slot) {
-		/* affinity_all gets the pcpus' samples at vma_machine_finish(). */
+		/* affinity_all only counts: the report merges the pcpus' samples. */
 		vma_cycles_count(&v->affinity_all, tsc - v->pcpu_tsc);
 		vma_cycles_add(slot, tsc - v->pcpu_tsc, v->budget);
 	} else {
@@ -508,32 +508,6 @@ void vma_machine_pcpu_end(struct vma_machine *m, uint32_t id)
 	vma_pcpu_changed(m, p);
 }
 
-/*
- * Give the summaries that were only counted (see runstate_update(),
- * affinity_account() and struct vma_exit_stats) the samples their parts
- * kept.
- */
-static void merge_shared_samples(struct vma_domain *d)
-{
-	uint32_t i, k;
-
-	for (i = 0; i < d->nr_vcpus; i++) {
-		struct vma_vcpu *v = d->vcpus[i];
-
-		if (!v)
-			continue;
-		vma_cycles_merge_samples(&d->total_time, &v->runstates[VMA_RS_RUNNING], v->budget);
-		for (k = 0; k < VMA_RUNNABLE_COUNT; k++) {
-			vma_cycles_merge_samples(&v->runstates[VMA_RS_RUNNABLE], &v->runnable[k],
-						 v->budget);
-		}
-		for (k = 0; k < v->nr_affinity; k++)
-			vma_cycles_merge_samples(&v->affinity_all, &v->affinity_pcpu[k], v->budget);
-		if (v->type == VMA_VCPU_HVM || v->type == VMA_VCPU_ARM)
-			vma_hvm_stats_finish(v->hvm.stats);
-	}
-}
-
 void vma_machine_finish(struct vma_machine *m)
 {
 	uint32_t i, j;
@@ -562,7 +536,6 @@ void vma_machine_finish(struct vma_machine *m)
 				v->pcpu_tsc = 0;
 			}
 		}
-		merge_shared_samples(d);
 	}
 	if (m->kvm)
 		vma_kvm_finish(m);

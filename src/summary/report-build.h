@@ -44,6 +44,17 @@ struct vma_cycles *vma_report_vcpu_cycles(struct vma_report_builder *b);
 /* Release the summaries of @o (keeping @o itself for reuse). */
 void vma_report_owned_release(struct vma_report_owned *o);
 
+/*
+ * vma_report_whole - @whole, a summary the state only counts, with the
+ * samples of its @n parts (@parts, @stride bytes apart; state.h, the
+ * machine's finish), merged into a summary the vcpu being built owns.
+ * @whole itself when the build is not full, it has no sample, or out of
+ * memory (b->failed).
+ */
+const struct vma_cycles *vma_report_whole(struct vma_report_builder *b,
+					  const struct vma_cycles *whole, const void *parts,
+					  size_t stride, uint32_t n);
+
 /* @st from the summary @c: counts, and with a full build percentiles and spread. */
 void vma_report_fill_stat(const struct vma_report_builder *b, struct vma_report_stat *st,
 			  const struct vma_cycles *c, enum vma_cycles_weight w);

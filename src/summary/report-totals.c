@@ -27,8 +27,9 @@ struct acc_set {
 	size_t n, cap;
 };
 
-static void acc_add(struct vma_report_builder *b, struct acc_set *set, uint64_t key, bool is_write,
-		    const char *name, const struct vma_report_stat *st)
+/* The row of (@key, @is_write) in @set, added when new; NULL when out of memory. */
+static struct acc *acc_row(struct vma_report_builder *b, struct acc_set *set, uint64_t key,
+			   bool is_write, const char *name)
 {
 	size_t i;
 
@@ -39,7 +40,7 @@ static void acc_add(struct vma_report_builder *b, struct acc_set *set, uint64_t 
 	if (i == set->n) {
 		if (vma_grow(set->rows, &set->cap, set->n + 1, 16)) {
 			b->failed = true;
-			return;
+			return NULL;
 		}
 		memset(&set->rows[i], 0, sizeof(set->rows[i]));
 		set->rows[i].key = key;
@@ -47,13 +48,45 @@ static void acc_add(struct vma_report_builder *b, struct acc_set *set, uint64_t 
 		set->rows[i].name = name;
 		set->rows[i].sum = vma_report_owned_cycles(b);
 		if (!set->rows[i].sum)
-			return;
+			return NULL;
 		set->n++;
 	}
+	return &set->rows[i];
+}
+
+static void acc_add(struct vma_report_builder *b, struct acc_set *set, uint64_t key, bool is_write,
+		    const char *name, const struct vma_report_stat *st)
+{
+	struct acc *a = acc_row(b, set, key, is_write, name);
+
+	if (!a)
+		return;
 	if (st->dist)
-		vma_cycles_merge(set->rows[i].sum, st->dist, NULL);
+		vma_cycles_merge(a->sum, st->dist, NULL);
 	else
-		set->rows[i].bare_events += st->events;
+		a->bare_events += st->events;
+}
+
+/*
+ * An exit reason of a vcpu into @set: its counters, and its samples,
+ * which its subs keep (struct vma_exit_stats), straight into the row's
+ * sum: the same as adding the whole summary.
+ */
+static void acc_reason(struct vma_report_builder *b, struct acc_set *set, const char *name,
+		       const struct vma_exit_stats *e)
+{
+	struct acc *a = acc_row(b, set, e->reason, false, name);
+	uint32_t k;
+
+	if (!a)
+		return;
+	if (!e->cycles.count) {
+		a->bare_events += e->cycles.events;
+		return;
+	}
+	vma_cycles_merge(a->sum, &e->cycles, NULL);
+	for (k = 0; k < e->nr_subs; k++)
+		vma_cycles_merge_samples(a->sum, &e->subs[k].cycles, NULL);
 }
 
 static int by_acc_key(const void *pa, const void *pb)
@@ -191,9 +224,8 @@ static void acc_vcpu(struct vma_report_builder *b, struct acc_totals *dom,
 	st = vma_report_exit_table(v);
 	for (r = 0; st && r < st->nr_reasons; r++) {
 		const struct vma_exit_stats *e = &st->reasons[r];
-		const struct vma_report_stat x = sum_of(&e->cycles);
 
-		acc_add(b, &dom->exits, e->reason, false, vma_report_exit_name(b, v, e->reason), &x);
+		acc_reason(b, &dom->exits, vma_report_exit_name(b, v, e->reason), e);
 	}
 	vma_report_address_subs(b, v, acc_sub, dom);
 }

@@ -274,7 +274,10 @@ static void build_exits(struct vma_report_builder *b, struct vma_report_vcpu *rv
 		x = &rv->exits[rv->nr_exits++];
 		x->code = e->reason;
 		x->name = vma_report_exit_name(b, v, e->reason);
-		vma_report_fill_stat(b, &x->stat, &e->cycles, VMA_CYCLES_BY_COUNT);
+		vma_report_fill_stat(b, &x->stat,
+				     vma_report_whole(b, &e->cycles, e->subs ? &e->subs[0].cycles : NULL,
+						      sizeof(*e->subs), e->nr_subs),
+				     VMA_CYCLES_BY_COUNT);
 		if (!b->full)
 			continue;
 		build_handlers(b, x, e);
@@ -524,11 +527,20 @@ void vma_report_build_vcpu(struct vma_report_builder *b, struct vma_report_vcpu 
 	b->held++;
 	rv->id = v->vid;
 	rv->type = v->type;
-	for (i = 0; i < VMA_RS_COUNT; i++)
-		vma_report_fill_stat(b, &rv->runstates[i], &v->runstates[i], VMA_CYCLES_BY_TIME);
+	for (i = 0; i < VMA_RS_COUNT; i++) {
+		/* runnable: the samples are its kinds' (state.h) */
+		vma_report_fill_stat(b, &rv->runstates[i],
+				     i != VMA_RS_RUNNABLE ? &v->runstates[i]
+				     : vma_report_whole(b, &v->runstates[i], v->runnable,
+							sizeof(*v->runnable), VMA_RUNNABLE_COUNT),
+				     VMA_CYCLES_BY_TIME);
+	}
 	for (i = 0; i < VMA_RUNNABLE_COUNT; i++)
 		vma_report_fill_stat(b, &rv->runnable[i], &v->runnable[i], VMA_CYCLES_BY_TIME);
-	vma_report_fill_stat(b, &rv->affinity, &v->affinity_all, VMA_CYCLES_BY_COUNT);
+	vma_report_fill_stat(b, &rv->affinity,
+			     vma_report_whole(b, &v->affinity_all, v->affinity_pcpu,
+					      sizeof(*v->affinity_pcpu), v->nr_affinity),
+			     VMA_CYCLES_BY_COUNT);
 	rv->affinity_pcpu = vma_report_rows(b, v->nr_affinity, sizeof(*rv->affinity_pcpu));
 	rv->affinity_pcpu_ids = vma_report_rows(b, v->nr_affinity, sizeof(*rv->affinity_pcpu_ids));
 	for (i = 0; rv->affinity_pcpu && rv->affinity_pcpu_ids && i < v->nr_affinity; i++) {

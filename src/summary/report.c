@@ -81,6 +81,33 @@ struct vma_cycles *vma_report_vcpu_cycles(struct vma_report_builder *b)
 	return owned_new(b, b->vcpu_owned);
 }
 
+/* @parts' samples (@n summaries, @stride bytes apart) into @t. */
+static void merge_parts(struct vma_cycles *t, const void *parts, size_t stride, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		vma_cycles_merge_samples(t, (const struct vma_cycles *)((const char *)parts +
+									 i * stride), NULL);
+	}
+}
+
+const struct vma_cycles *vma_report_whole(struct vma_report_builder *b,
+					  const struct vma_cycles *whole, const void *parts,
+					  size_t stride, uint32_t n)
+{
+	struct vma_cycles *t;
+
+	if (!b->full || !whole->count || !n)
+		return whole;
+	t = vma_report_vcpu_cycles(b);
+	if (!t)
+		return whole;
+	vma_cycles_merge(t, whole, NULL);
+	merge_parts(t, parts, stride, n);
+	return t;
+}
+
 void vma_report_owned_release(struct vma_report_owned *o)
 {
 	size_t k;
@@ -256,6 +283,29 @@ static void build_emulate_eips(struct vma_report_builder *b, struct vma_report_d
 	qsort(rd->emulate_eips, l->nr, sizeof(*rd->emulate_eips), emulate_eip_order);
 }
 
+/*
+ * A domain's run time with its vcpus' running times' samples (state.h):
+ * a summary the report owns, whose samples are those of the vcpus'.
+ */
+static const struct vma_cycles *domain_run_time(struct vma_report_builder *b,
+						const struct vma_domain *d)
+{
+	struct vma_cycles *t;
+	uint32_t i;
+
+	if (!b->full || !d->total_time.count)
+		return &d->total_time;
+	t = vma_report_owned_cycles(b);
+	if (!t)
+		return &d->total_time;
+	vma_cycles_merge(t, &d->total_time, NULL);
+	for (i = 0; i < d->nr_vcpus; i++) {
+		if (d->vcpus[i])
+			merge_parts(t, &d->vcpus[i]->runstates[VMA_RS_RUNNING], 0, 1);
+	}
+	return t;
+}
+
 static void build_domain(struct vma_report_builder *b, struct vma_report_domain *rd,
 			 struct source *src, const struct vma_domain *d)
 {
@@ -269,7 +319,7 @@ static void build_domain(struct vma_report_builder *b, struct vma_report_domain 
 	vma_report_fill_latency(&rd->latency_nohalt, d->latency ? &d->latency->nohalt : NULL);
 	for (i = 0; i < VMA_DRS_COUNT; i++)
 		vma_report_fill_stat(b, &rd->runstates[i], &d->runstates[i], VMA_CYCLES_BY_TIME);
-	vma_report_fill_stat(b, &rd->run_time, &d->total_time, VMA_CYCLES_BY_TIME);
+	vma_report_fill_stat(b, &rd->run_time, domain_run_time(b, d), VMA_CYCLES_BY_TIME);
 	if (d->mem)
 		rd->mem = *d->mem;
 	vma_report_fill_latency(&rd->latency, d->latency ? &d->latency->all : NULL);

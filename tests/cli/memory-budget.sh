@@ -13,7 +13,7 @@ trap 'rm -rf "$tmp"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=1; }
 
-"$GEN" --domains 8 --vcpus 2 --pcpus 4 --size 8M --out "$tmp/t.xt" ||
+"$GEN" --domains 8 --vcpus 2 --pcpus 4 --size 16M --out "$tmp/t.xt" ||
 	{ echo "FAIL: vmalyze-gen"; exit 1; }
 "$VMALYZE" -s "$tmp/t.xt" >"$tmp/default.txt" 2>/dev/null || fail "default run"
 "$VMALYZE" -s --memory-budget 0 "$tmp/t.xt" >"$tmp/none.txt" 2>/dev/null || fail "0 run"
@@ -23,7 +23,7 @@ fail() { echo "FAIL: $*"; fails=1; }
 "$VMALYZE" -s --json "$tmp/t.xt" >"$tmp/default.json" 2>/dev/null || fail "default json"
 
 cmp -s "$tmp/default.txt" "$tmp/none.txt" || fail "a budget not reached changed the summary"
-grep -q '^Memory budget' "$tmp/default.txt" && fail "the default budget reached on 8 MiB"
+grep -q '^Memory budget' "$tmp/default.txt" && fail "the default budget reached on 16 MiB"
 grep -q '"precision"' "$tmp/default.json" && fail "JSON precision without a reached budget"
 line='^Memory budget of 1.0 MiB for distributions reached at [0-9.]* seconds (record [0-9]*): '
 line=$line'sketch percentiles within [0-9.]*% ([0-9]* buckets per power of two), '
