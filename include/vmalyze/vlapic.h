@@ -19,10 +19,11 @@
 
 struct vma_vcpu;
 
-/* A vector sent to a vcpu and not yet delivered: in that vcpu's list. */
+/* A vector sent to a vcpu and not yet delivered: in that vcpu's list (16 bytes). */
 struct vma_ipi_outstanding {
-	uint32_t vec, sends;
 	uint64_t first_tsc;
+	uint32_t sends;
+	uint8_t vec;      /* an ICR's vector field: 8 bits */
 	bool injected;
 };
 

@@ -35,8 +35,13 @@
  * reported and skipped.
  */
 #define XT_MAX_PCPUS 4096u
-/* Read buffers of all pcpus together, past 128 pcpus (2 KiB each at XT_MAX_PCPUS). */
-#define BUFFER_BUDGET (8u << 20)
+/*
+ * Read buffers of all pcpus together, past 16 pcpus (16 KiB each at 64
+ * pcpus, 512 bytes from 2,048): part of the whole process's 64 MiB on a
+ * large host (doc/design.md, memory).  A read costs a microsecond or
+ * two, against some 40 ns per record of 16 to 30 bytes analysed.
+ */
+#define BUFFER_BUDGET (1u << 20)
 /* Windows the scan at open queues, in all pcpus. */
 #define INDEX_BUDGET (1u << 16)
 /*

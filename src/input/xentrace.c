@@ -163,12 +163,10 @@ static int stream_next(struct vma_stream *stream);
  */
 static size_t buffer_size_for(uint32_t nr_pcpus)
 {
-	size_t size = 16 * 1024;
+	size_t size = 64 * 1024;
 
 	if (nr_pcpus <= 16)
 		return 256 * 1024;
-	if (nr_pcpus <= 128)
-		return 64 * 1024;
 	while (size > 512 && size * nr_pcpus > BUFFER_BUDGET)
 		size /= 2;
 	return size;

@@ -45,7 +45,7 @@ static void send(struct vma_machine *m, struct vma_vcpu *v, uint32_t vec, uint64
 			return;
 		}
 		o = &q->list[q->nr++];
-		*o = (struct vma_ipi_outstanding){ .vec = vec, .first_tsc = tsc };
+		*o = (struct vma_ipi_outstanding){ .vec = (uint8_t)vec, .first_tsc = tsc };
 	}
 	o->sends++;
 }
