@@ -55,12 +55,42 @@ uint32_t vma_code_table_find(const struct vma_code_index *x, const void *entries
 			     uint32_t code);
 
 /*
+ * The room a full table of @cap entries grows to: 4 more up to 16, then
+ * half as much again, rounded up to a multiple of 4 (4, 8, 12, 16, 24,
+ * 36, ...): a vcpu's exit reasons, ten to twenty, waste less than by
+ * doubling.
+ */
+static inline uint32_t vma_code_table_grown(uint32_t cap)
+{
+	return cap < 16 ? (cap + 4) & ~3u : (cap + cap / 2 + 3) & ~3u;
+}
+
+/*
  * vma_code_table_add - append a zeroed entry of @code (not in the table).
  * @entriesp: address of the entry array pointer; *@nr entries, room for *@cap.
+ * A full table grows to vma_code_table_grown().
  * Return: the new entry, or NULL when out of memory (the table unchanged).
  */
 void *vma_code_table_add(void *entriesp, uint32_t *nr, uint32_t *cap, size_t size,
 			 struct vma_code_index *x, uint32_t code);
+
+/* The same, a full table growing by this one entry only (an "other" row). */
+void *vma_code_table_add_one(void *entriesp, uint32_t *nr, uint32_t *cap, size_t size,
+			     struct vma_code_index *x, uint32_t code);
+
+/*
+ * vma_code_table_rekey - entry @i of the @nr at @entries becomes the entry
+ * of @code (not in the table), its contents kept: a table that may not
+ * grow makes a row its "other" row.  The index is rebuilt where it is.
+ */
+void vma_code_table_rekey(struct vma_code_index *x, void *entries, size_t size, uint32_t nr,
+			  uint32_t i, uint32_t code);
+
+/* Index slots of a table with room for @cap entries: 2 * @cap rounded up to a power of two. */
+static inline uint32_t vma_code_index_slots(uint32_t cap)
+{
+	return cap ? (uint32_t)1 << (32 - __builtin_clz(2 * cap - 1)) : 0;
+}
 
 /* Pointers to the @n entries into @out (room for @n), by ascending code. */
 void vma_code_table_sorted(const void *entries, size_t size, uint32_t n, const void **out);

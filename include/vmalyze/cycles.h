@@ -47,7 +47,9 @@
  * level doubling the error bound: 0.79%, 1.57%, 3.13%, 6.25%, 12.5%), and
  * exact arrays that must grow past a lowered limit become sketches.
  * Events, counts, sums, minimum and maximum stay exact at every level.
- * Below the limit nothing differs from a summary without a budget.
+ * Below the limit nothing differs from a summary without a budget.  The
+ * same budget holds the limit of the owner's tables of rows (struct
+ * vma_rows_budget), whose summaries these are.
  *
  * Adding to a sketch is batched (see cycles.c); the batch is part of the
  * summary's state and every function below accounts for it.
@@ -96,6 +98,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Default and bounds of the exact limit (non-zero samples kept as they are). */
 #define VMA_CYCLES_EXACT_DEFAULT 1024u
@@ -107,6 +110,35 @@
 #define VMA_CYCLES_SKETCH_SUB_MIN 4u
 
 struct vma_cycles_sketch;
+
+/*
+ * struct vma_rows_budget - what the tables of rows of one owner may hold.
+ *
+ * The state's tables whose size grows with the distinct keys a trace
+ * shows (a vcpu's exit reasons and refinements, injected vectors and
+ * their wake-to-halt summaries, the pcpus it ran on, PV hypercall and
+ * trap numbers, a domain's emulated EIPs) charge the bytes they allocate
+ * for rows (their room, with their indexes) with vma_rows_charge() and
+ * credit them when freed.  Past @limit a charge is refused and the table
+ * sums the new key in its "other" row instead: counts, sums, minimum and
+ * maximum stay exact, only the split into rows is coarser.  A full table
+ * makes its least used row of the kind the "other" one (it costs
+ * nothing); else the "other" row is granted with vma_rows_force(),
+ * counted in @over, as a vcpu's first exit reasons are: the floor, a few
+ * hundred bytes a vcpu.  Rows never give memory back, so a key refused
+ * once stays in "other".  The checks are where a table grows, never per
+ * record.
+ */
+struct vma_rows_budget {
+	size_t limit;         /* bytes; 0: no limit (charged, never refused) */
+	size_t used;          /* bytes the tables charged to it hold now */
+	size_t peak;          /* the most they held at once */
+	size_t over;          /* bytes granted past @limit (the floor), in all */
+	uint64_t folded;      /* events summed in an "other" row after a refusal */
+	bool reached;         /* a charge was refused */
+	/* Where the owner's clock (vma_cycles_budget's) stood at the first refusal. */
+	uint64_t reached_record, reached_tsc;
+};
 
 /*
  * struct vma_cycles_budget - what the summaries of one owner may hold.
@@ -128,7 +160,9 @@ struct vma_cycles_sketch;
  *
  * Not thread-safe: one owner, one writer.  Fields are read-only outside
  * cycles.c, except @records and @tsc, which the owner may point at its
- * own clock so that the budget can say when it was first reached.
+ * own clock so that the budget can say when it was first reached, and
+ * @rows.limit, which the owner sets after vma_cycles_budget_init() (0,
+ * no limit, until it does).
  */
 struct vma_cycles_budget {
 	size_t limit;         /* bytes; 0: no limit (charged, never tightened) */
@@ -149,13 +183,39 @@ struct vma_cycles_budget {
 	 * sums (no report is built: -a alone): they keep no samples at all.
 	 */
 	bool counts_only;
+	struct vma_rows_budget rows; /* the owner's tables of rows, on the same clock */
 };
 
-/* The budget vmalyze gives a machine's summaries unless told otherwise (32 MiB). */
-#define VMA_CYCLES_BUDGET_DEFAULT ((size_t)32 << 20)
+/* The budget vmalyze gives a machine's summaries unless told otherwise (28 MiB). */
+#define VMA_CYCLES_BUDGET_DEFAULT ((size_t)28 << 20)
+/* ... and its tables of rows (struct vma_rows_budget, 4 MiB). */
+#define VMA_ROWS_BUDGET_DEFAULT ((size_t)4 << 20)
 
 /* vma_cycles_budget_init - an empty budget of @limit bytes (0: no limit), no clock. */
 void vma_cycles_budget_init(struct vma_cycles_budget *b, size_t limit);
+
+/*
+ * vma_rows_charge - a table of rows charged to @b's rows wants @bytes more.
+ * Return: true (charged; also when @b is NULL or has no row limit), or
+ * false when that would pass the limit: nothing is charged, the caller
+ * puts the key in its "other" row, and tells vma_rows_fold().
+ */
+bool vma_rows_charge(struct vma_cycles_budget *b, size_t bytes);
+
+/* The same for an "other" row: always charged, past the limit too (@b may be NULL). */
+void vma_rows_force(struct vma_cycles_budget *b, size_t bytes);
+
+/* An event of a key whose row was refused went to an "other" row (@b may be NULL). */
+void vma_rows_fold(struct vma_cycles_budget *b);
+
+/* @bytes charged before are freed (@b may be NULL). */
+void vma_rows_credit(struct vma_cycles_budget *b, size_t bytes);
+
+/* True once a charge was refused: some rows of the owner are "other" rows. */
+static inline bool vma_rows_reached(const struct vma_cycles_budget *b)
+{
+	return b->rows.reached;
+}
 
 /* Buckets per power of two the budget's sketches have now (64 until it tightens). */
 static inline unsigned int vma_cycles_budget_per_octave(const struct vma_cycles_budget *b)
@@ -272,6 +332,39 @@ static inline void vma_cycles_count(struct vma_cycles *s, uint64_t cycles)
 		s->count++;
 		s->cycles += cycles;
 	}
+}
+
+/*
+ * struct vma_cycles_counts - the counters alone of a summary whose samples
+ * its parts keep, all of them (an exit reason's are its refinements'):
+ * 24 bytes instead of a summary's 40.  vma_cycles_of_counts() makes it a
+ * summary without samples, for vma_cycles_merge() and
+ * vma_cycles_merge_samples() to complete from the parts.
+ */
+struct vma_cycles_counts {
+	uint64_t events, count, cycles;
+};
+
+/* vma_cycles_count() for @c. */
+static inline void vma_cycles_counts_add(struct vma_cycles_counts *c, uint64_t cycles)
+{
+	c->events++;
+	if (cycles) {
+		c->count++;
+		c->cycles += cycles;
+	}
+}
+
+/* A summary of @c's counters that holds no sample and owns nothing. */
+static inline struct vma_cycles vma_cycles_of_counts(const struct vma_cycles_counts *c)
+{
+	struct vma_cycles s;
+
+	memset(&s, 0, sizeof(s));
+	s.events = c->events;
+	s.count = c->count;
+	s.cycles = c->cycles;
+	return s;
 }
 
 /**

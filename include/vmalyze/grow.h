@@ -49,4 +49,28 @@ static inline int vma_grow_bytes(void *arrp, size_t *cap, size_t need, size_t si
 #define vma_grow(arr, cap, need, min) \
 	vma_grow_bytes(&(arr), (cap), (need), sizeof(*(arr)), (min))
 
+/*
+ * vma_grow_to_bytes - make *@arrp hold exactly @n elements (@n > *@cap),
+ * for a table whose growth is not doubling: one element more for its last
+ * entry (its "other" row, where doubling would waste what a memory budget
+ * refused), or half as many again.  Return: as vma_grow_bytes().
+ */
+static inline int vma_grow_to_bytes(void *arrp, size_t *cap, size_t n, size_t size)
+{
+	void *arr, *p;
+
+	if (size && n > SIZE_MAX / size)
+		return VMA_ERR_NOMEM;
+	memcpy(&arr, arrp, sizeof(arr));
+	p = realloc(arr, n * size);
+	if (!p)
+		return VMA_ERR_NOMEM;
+	memcpy(arrp, &p, sizeof(p));
+	*cap = n;
+	return VMA_OK;
+}
+
+/* vma_grow_to_bytes() of one more element than *@cap, for @arr, a typed array pointer. */
+#define vma_grow_one(arr, cap) vma_grow_to_bytes(&(arr), (cap), *(cap) + 1, sizeof(*(arr)))
+
 #endif /* VMALYZE_GROW_H */

@@ -22,8 +22,13 @@ struct vma_hvm_inflight;
  * sizeof(struct vma_hvm_stats), plus per exit reason seen a vma_exit_stats
  * and 8 bytes of index, per refinement seen a vma_exit_sub and 8 bytes of
  * index, per interrupt vector injected a vma_irq_stats and, once it has a
- * wake-to-halt time, a vma_w2h_stats, and 8 bytes of index.  The cycle summaries' own samples
- * are cycles.h's.
+ * wake-to-halt time, a vma_w2h_stats, and 8 bytes of index.  The cycle
+ * summaries' own samples are cycles.h's.  Those tables are charged to
+ * the rows of the machine's budget (struct vma_rows_budget, cycles.h):
+ * when it refuses, a new refinement goes to its handler's "other" entry
+ * (key VMA_SUB_OTHER), a new vector to the VMA_IRQ_OTHER entry (its
+ * wake-to-halt times too, when the vector's own summaries are refused),
+ * a new exit reason to the entry of the codes from VMA_CODE_SHARED up.
  */
 struct vma_exit_sub {
 	uint64_t key;
@@ -58,6 +63,7 @@ struct vma_exit_stats {
 	uint64_t last_key;
 	uint32_t last_handler;
 	uint32_t last_sub;
+	uint32_t cap_subs;
 	bool last_write;
 	struct vma_exit_sub *subs; /* owned, by first appearance */
 	/*
@@ -66,9 +72,8 @@ struct vma_exit_stats {
 	 * them for its percentiles (one sample add per arc instead of two,
 	 * and no second copy of the samples, report.h).
 	 */
-	struct vma_cycles cycles;
-	uint32_t cap_subs;
-	uint32_t *index;           /* owned: open-addressing hash of subs, 2 * cap_subs slots */
+	struct vma_cycles_counts cycles;
+	uint32_t *index;           /* owned: open-addressing hash of subs; NULL: found by a scan */
 };
 
 /* Wake-to-halt cases, per vector (xenalyze's names in the summary). */
@@ -83,7 +88,7 @@ struct vma_w2h_stats {
 	struct vma_cycles cases[VMA_W2H_COUNT];
 };
 
-/* Injections of one vector (VMA_GUEST_VECTORS: any larger one). */
+/* Injections of one vector (VMA_GUEST_VECTORS: any larger one; or VMA_IRQ_OTHER). */
 struct vma_irq_stats {
 	uint32_t vector; /* first: a code table's code (code-index.h) */
 	uint64_t count;
@@ -102,7 +107,9 @@ struct vma_hvm_stats {
 	struct vma_irq_stats *irqs;    /* owned, nr_irqs of them */
 	uint32_t nr_irqs, cap_irqs;
 	struct vma_code_index irq_index;
-	struct vma_cycles_budget *budget; /* borrowed: what the summaries are charged to */
+	/* borrowed: what the summaries and (its rows) the tables are charged to */
+	struct vma_cycles_budget *budget;
+	bool folded_reasons; /* reasons past the rows' budget are in the shared entry */
 };
 
 /*

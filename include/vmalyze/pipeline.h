@@ -32,7 +32,8 @@ struct vma_pipeline_options {
 	bool tsc_loop_fatal;           /* --tsc-loop-fatal (state.h) */
 	bool tsc_skew_correct;         /* --tsc-skew-correct: Xen, one thread */
 	bool no_stats;                 /* no report will be built: state.h's no_stats */
-	size_t summary_budget;         /* --memory-budget: state.h's summary_budget */
+	size_t summary_budget;         /* --memory-budget's part: state.h's summary_budget */
+	size_t rows_budget;            /* --memory-budget's part: state.h's rows_budget */
 	/*
 	 * Gives the merge a stream of the caller's in place of each stream the
 	 * input announces (--dump-raw-reads sees every read); NULL when out of

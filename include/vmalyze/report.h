@@ -108,7 +108,10 @@ struct vma_report_subline {
 	struct vma_report_stat stat;
 };
 
-/* External interrupts that caused an exit, by vector (key VMA_SUB_OTHER: the rest). */
+/*
+ * External interrupts that caused an exit, by vector (key VMA_SUB_OTHER:
+ * the rest, past 256 keys of the reason or the rows' memory budget).
+ */
 struct vma_report_vector {
 	uint64_t vector;
 	uint64_t events;
@@ -128,7 +131,7 @@ struct vma_report_exit {
 
 /* An I/O port or MMIO address, summed over the exit reasons that reached it. */
 struct vma_report_address {
-	uint64_t addr;        /* VMA_SUB_OTHER: the addresses beyond the table's size */
+	uint64_t addr;        /* VMA_SUB_OTHER: the addresses that got no row of their own */
 	bool is_write;
 	struct vma_report_stat stat;
 };
@@ -136,7 +139,7 @@ struct vma_report_address {
 /* Guest interrupts injected, by vector, with xenalyze's wake-to-halt times. */
 #define VMA_REPORT_W2H_CASES 3
 struct vma_report_irq {
-	uint32_t vector;      /* VMA_GUEST_VECTORS: every larger vector */
+	uint32_t vector;      /* VMA_GUEST_VECTORS: every larger vector; VMA_IRQ_OTHER: no row */
 	uint64_t count;
 	bool has_w2h;
 	struct vma_report_stat w2h[VMA_REPORT_W2H_CASES]; /* alone, any, intr */
@@ -152,12 +155,12 @@ struct vma_report_pv_event {
 };
 
 struct vma_report_trap {
-	uint32_t trap;        /* the trap (exception vector) number */
+	uint32_t trap;        /* the trap (exception vector) number; VMA_PV_OTHER: no row */
 	uint64_t count;
 };
 
 struct vma_report_hypercall {
-	uint32_t op;
+	uint32_t op;          /* VMA_PV_OTHER: the numbers that got no row of their own */
 	const char *name;     /* NULL when unknown */
 	uint64_t count;
 };
@@ -176,6 +179,7 @@ struct vma_report_eip {
 /* A guest EIP whose shadow page faults were emulated (shadow.h): the arcs' cycles. */
 struct vma_report_emulate_eip {
 	uint64_t eip;
+	bool other;           /* the EIPs that got no row of their own (rows' budget) */
 	struct vma_report_stat stat;
 };
 
@@ -197,7 +201,7 @@ struct vma_report_vcpu {
 	struct vma_report_stat runnable[VMA_RUNNABLE_COUNT];
 	struct vma_report_stat affinity;       /* over all pcpus */
 	struct vma_report_stat *affinity_pcpu; /* per pcpu it ran on ... */
-	uint32_t *affinity_pcpu_ids;           /* ... whose ids these are, ascending */
+	uint32_t *affinity_pcpu_ids;           /* ... whose ids these are, ascending (VMA_PCPU_OTHER last) */
 	uint32_t nr_affinity_pcpu;
 	struct vma_report_latency latency;     /* exits == 0: none */
 	struct vma_report_latency latency_nohalt; /* the same without HLT/WFx exits */
@@ -331,6 +335,20 @@ struct vma_report_precision {
 	uint64_t peak;         /* the most the summaries held, bytes */
 };
 
+/*
+ * Rows the machine's tables gave up to stay within the rows' part of its
+ * memory budget (cycles.h's struct vma_rows_budget): all zero while it
+ * never refused a row, and then the renderers print nothing of it.
+ */
+struct vma_report_folding {
+	bool reduced;          /* a row was refused: some keys are in "other" rows */
+	uint64_t budget;       /* its size, bytes */
+	uint64_t at;           /* ticks since the first record when first refused */
+	uint64_t at_record;    /* records read by then */
+	uint64_t events;       /* events summed in an "other" row for want of a row */
+	uint64_t peak;         /* the most the tables held, bytes */
+};
+
 struct vma_report {
 	enum vma_report_unit unit;
 	uint64_t hz;          /* ticks per second, never 0 */
@@ -357,6 +375,7 @@ struct vma_report {
 	struct vma_report_worst *worst;        /* --top: longest first */
 	uint32_t nr_worst;
 	struct vma_report_precision precision; /* given up to the memory budget */
+	struct vma_report_folding folding;     /* rows given up to it */
 	struct vma_report_priv *priv;          /* what the report owns */
 };
 

@@ -21,10 +21,12 @@ struct vma_eip_cycles {
 	struct vma_cycles cycles;
 };
 
+/* Charged to the rows of the machine's budget (cycles.h); past it new EIPs go to @other. */
 struct vma_eip_cycles_list {
 	struct vma_eip_cycles *v; /* owned, by ascending EIP */
 	uint32_t nr;
 	size_t cap;
+	struct vma_eip_cycles *other; /* owned: the EIPs that got no entry; NULL: none */
 };
 
 void vma_eip_cycles_release(struct vma_eip_cycles_list *l, struct vma_cycles_budget *b);

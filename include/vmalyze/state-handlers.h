@@ -102,4 +102,7 @@ void vma_hvm_runstate_change(const struct vma_machine *m, struct vma_vcpu *v,
 /* Forgets what is open on @v (lost records). */
 void vma_hvm_invalidate(struct vma_vcpu *v);
 
+/* Frees what @pv owns; its tables were charged to @b's rows (pv.c). */
+void vma_pv_release(struct vma_pv *pv, struct vma_cycles_budget *b);
+
 #endif /* VMALYZE_STATE_HANDLERS_H */

@@ -103,6 +103,8 @@ struct vma_hvm_pending {
 };
 
 #define VMA_GUEST_VECTORS 256
+/* The injected vectors that got no entry of their own (the rows' budget, hvm-stats.h). */
+#define VMA_IRQ_OTHER (VMA_GUEST_VECTORS + 1u)
 
 /*
  * Wake-to-halt: after a blocked vcpu is woken, the first interrupt
@@ -159,8 +161,11 @@ struct vma_pv_count {
 /*
  * PV event counts (no timing: PV records carry no arcs).  Hypercall and
  * trap numbers go up to 0xffff in a damaged trace: their tables hold the
- * numbers seen, in the order seen (vma_code_table_sorted() for order).
+ * numbers seen, in the order seen (vma_code_table_sorted() for order),
+ * charged to the rows of the machine's budget (cycles.h); when it
+ * refuses, a new number is counted in the VMA_PV_OTHER entry.
  */
+#define VMA_PV_OTHER VMA_CODE_SHARED
 struct vma_pv {
 	uint64_t *counts;   /* owned, indexed by PV event minor number (at most 256) */
 	uint32_t nr_counts;
@@ -221,6 +226,9 @@ struct vma_kvm_vm {
 
 /* arm64 exit reasons (VMA_ARM_REASON_EXCEPTION) are in arm-names.h. */
 
+/* The cpu-affinity entry of the pcpus that got none of their own (no pcpu has this id). */
+#define VMA_PCPU_OTHER UINT32_MAX
+
 struct vma_vcpu {
 	struct vma_domain *domain; /* borrowed: owns this vcpu */
 	uint32_t vid;
@@ -247,7 +255,10 @@ struct vma_vcpu {
 	struct vma_cycles runstates[VMA_RS_COUNT];
 	struct vma_cycles runnable[VMA_RUNNABLE_COUNT];
 	struct vma_cycles affinity_all;
-	/* Per pcpu it ran on, sorted by pcpu: as many as seen, whatever their ids. */
+	/*
+	 * Per pcpu it ran on, sorted by pcpu: as many as seen, whatever their
+	 * ids; past the rows' budget (cycles.h) new ones go to VMA_PCPU_OTHER.
+	 */
 	struct vma_cycles *affinity_pcpu; /* owned, nr_affinity entries */
 	uint32_t *affinity_ids;           /* owned: the pcpu of each entry */
 	uint32_t nr_affinity, cap_affinity;
@@ -398,6 +409,8 @@ struct vma_machine_options {
 	bool no_stats;
 	/* Bytes the summaries' samples may hold (cycles.h): 0 the default, SIZE_MAX no limit. */
 	size_t summary_budget;
+	/* Bytes the tables of rows may hold (cycles.h's rows): 0 the default, SIZE_MAX no limit. */
+	size_t rows_budget;
 };
 
 /* Slots of the machine's domain cache: a large host's domains each have their own. */

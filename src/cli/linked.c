@@ -70,7 +70,6 @@ int vma_open_linked(const struct vma_options *opts, const char *const *paths, ui
 		.force_svm = opts->svm_mode,
 		.cpu_hz = opts->cpu_hz,
 		.timer_hz = opts->timer_hz,
-		.summary_budget = opts->memory_budget,
 	};
 	const struct vma_time_map **maps = calloc(nr, sizeof(*maps));
 	uint32_t i;
@@ -82,6 +81,8 @@ int vma_open_linked(const struct vma_options *opts, const char *const *paths, ui
 	for (i = 0; i < nr; i++)
 		maps[i] = vma_options_time_map(opts, paths[i]);
 	popts.time_maps = maps;
+	/* each trace has its machine, all at once */
+	vma_options_budgets(opts, nr, &popts.summary_budget, &popts.rows_budget);
 	status = vma_pipeline_open_linked(paths, nr, &popts, diag, p);
 	free(maps);
 	return status;

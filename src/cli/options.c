@@ -443,6 +443,24 @@ static const struct vma_option_row table[] = {
 
 #define NR_OPTIONS (sizeof(table) / sizeof(table[0]))
 
+void vma_options_budgets(const struct vma_options *opts, unsigned int machines,
+			 size_t *summaries, size_t *rows)
+{
+	size_t total = opts->memory_budget ? opts->memory_budget : VMA_MEMORY_BUDGET_DEFAULT;
+	size_t share;
+
+	if (total == SIZE_MAX) {
+		*summaries = *rows = SIZE_MAX;
+		return;
+	}
+	share = total / (machines ? machines : 1);
+	*rows = share / 8;
+	*summaries = share - *rows;
+	/* 0 would ask the machine for its defaults: a share too small to split is a byte */
+	*rows = *rows ? *rows : 1;
+	*summaries = *summaries ? *summaries : 1;
+}
+
 const struct vma_time_map *vma_options_time_map(const struct vma_options *opts, const char *path)
 {
 	int i;

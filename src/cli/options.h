@@ -116,6 +116,23 @@ void vma_options_help(FILE *out);
 /* The --time-offset mapping given for trace @path, or NULL. */
 const struct vma_time_map *vma_options_time_map(const struct vma_options *opts, const char *path);
 
+/*
+ * --memory-budget's default: a machine's default budgets for its
+ * distributions and its rows together (cycles.h), 32 MiB.
+ */
+#define VMA_MEMORY_BUDGET_DEFAULT (VMA_CYCLES_BUDGET_DEFAULT + VMA_ROWS_BUDGET_DEFAULT)
+
+/*
+ * vma_options_budgets - what one of @machines machines analysed at once
+ * (the linked traces of one run) may hold of
+ * --memory-budget: an equal share each, of which an eighth for the tables
+ * of rows and the rest for the distributions (state.h's rows_budget and
+ * summary_budget); both SIZE_MAX when there is no limit.  A function of
+ * the command line only, so the output never depends on timing.
+ */
+void vma_options_budgets(const struct vma_options *opts, unsigned int machines,
+			 size_t *summaries, size_t *rows);
+
 /* Parses "2.4G", "2400M", "2400000000" (Hz).  Returns 0 on a bad value. */
 uint64_t vma_parse_hz(const char *text);
 

@@ -160,19 +160,30 @@ static int add_to_aggregate(struct vma_run_batch *batch, const struct vma_report
 
 /*
  * On stderr too: not every output has room to say that percentiles got
- * coarser (CSV, kvm-stat, the batch aggregate), and it matters to all.
+ * coarser or rows were summed (CSV, kvm-stat, the batch aggregate), and
+ * it matters to all.
  */
-static void warn_precision(struct run_ctx *ctx, const struct vma_report_precision *p)
+static void warn_precision(struct run_ctx *ctx, const struct vma_report *r)
 {
-	if (!p->reduced) {
-		return;
+	const struct vma_report_precision *p = &r->precision;
+	const struct vma_report_folding *f = &r->folding;
+
+	if (p->reduced) {
+		vma_diag_warn_once_in(ctx->diag, ctx->render.file, "memory-budget",
+				      "The memory budget of %.1f MiB for distributions was reached"
+				      " at record %" PRIu64 ": percentiles are within %.2f%%, counts"
+				      " and totals exact (--memory-budget sets the budget, 0 none)",
+				      (double)p->budget / (1024.0 * 1024.0), p->at_record,
+				      p->error * 100.0);
 	}
-	vma_diag_warn_once_in(ctx->diag, ctx->render.file, "memory-budget",
-			      "The memory budget of %.1f MiB for distributions was reached at"
-			      " record %" PRIu64 ": percentiles are within %.2f%%, counts and"
-			      " totals exact (--memory-budget sets the budget, 0 none)",
-			      (double)p->budget / (1024.0 * 1024.0), p->at_record,
-			      p->error * 100.0);
+	if (f->reduced) {
+		vma_diag_warn_once_in(ctx->diag, ctx->render.file, "row-budget",
+				      "The memory budget of %.1f MiB for rows was reached at record"
+				      " %" PRIu64 ": new keys (refinements, vectors, pcpus...) are"
+				      " summed in \"other\" rows, counts and totals exact"
+				      " (--memory-budget sets the budget, 0 none)",
+				      (double)f->budget / (1024.0 * 1024.0), f->at_record);
+	}
 }
 
 /* Build the report of @m as it stands and give it to the renderer. */
@@ -202,7 +213,7 @@ static int render(struct run_ctx *ctx, const struct vma_machine *m, bool final, 
 	ctx->interval_since = m->records;
 	rc = ctx->renderer->render(&ctx->render, report);
 	if (final)
-		warn_precision(ctx, &report->precision);
+		warn_precision(ctx, report);
 	if (final && ctx->batch) {
 		ctx->batch->rendered++;
 		if (ctx->batch->agg && add_to_aggregate(ctx->batch, report, ctx->render.file,
@@ -460,7 +471,6 @@ static struct vma_pipeline_options pipeline_options(const struct vma_options *op
 		.tsc_loop_fatal = opts->tsc_loop_fatal,
 		.tsc_skew_correct = opts->tsc_skew_correct,
 		.no_stats = keeps_no_stats(opts),
-		.summary_budget = opts->memory_budget,
 		.progress = src->progress,
 		.threads = opts->threads,
 		.time_set = opts->filter.time_set,
@@ -469,6 +479,7 @@ static struct vma_pipeline_options pipeline_options(const struct vma_options *op
 	};
 	const struct vma_time_map *map = src->path ? vma_options_time_map(opts, src->path) : NULL;
 
+	vma_options_budgets(opts, 1, &popts.summary_budget, &popts.rows_budget);
 	if (map)
 		popts.input.time_map = *map;
 	return popts;

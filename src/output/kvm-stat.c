@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "output/summary-internal.h"
+#include "vmalyze/hvm-stats.h"
 #include "vmalyze/status.h"
 
 /* One row of a table, whatever it counts. */
@@ -110,7 +111,11 @@ static int add_addresses(struct table *t, enum vma_stat_event ev,
 		const char *dir = ev == VMA_STAT_IOPORT ? (a[i].is_write ? "POUT" : "PIN")
 							 : a[i].is_write ? "W" : "R";
 
-		if (ev == VMA_STAT_HYPERCALL)
+		if (a[i].addr == VMA_SUB_OTHER && ev == VMA_STAT_HYPERCALL)
+			snprintf(r->label, sizeof(r->label), "other");
+		else if (a[i].addr == VMA_SUB_OTHER)
+			snprintf(r->label, sizeof(r->label), "other:%s", dir);
+		else if (ev == VMA_STAT_HYPERCALL)
 			snprintf(r->label, sizeof(r->label), "%" PRIu64, a[i].addr);
 		else
 			snprintf(r->label, sizeof(r->label), "%#" PRIx64 ":%s", a[i].addr, dir);

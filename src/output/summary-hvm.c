@@ -20,10 +20,17 @@ static void sub_label(char *buf, size_t len, const struct vma_report_subline *l)
 		return;
 	case VMA_SUB_KVM:
 		/* KVM refinements without a Xen equivalent: name and key. */
-		snprintf(buf, len, "   %s %" PRIu64 " ", l->name ? l->name : "(unknown)", l->key);
+		if (l->key == VMA_SUB_OTHER)
+			snprintf(buf, len, "   %s other ", l->name ? l->name : "(unknown)");
+		else
+			snprintf(buf, len, "   %s %" PRIu64 " ", l->name ? l->name : "(unknown)",
+				 l->key);
 		return;
 	case VMA_SUB_CR:
-		snprintf(buf, len, "   cr%" PRIu64 " ", l->key);
+		if (l->key == VMA_SUB_OTHER)
+			snprintf(buf, len, "   cr other ");
+		else
+			snprintf(buf, len, "   cr%" PRIu64 " ", l->key);
 		return;
 	case VMA_SUB_HYPERCALL:
 		if (l->name)
@@ -38,6 +45,8 @@ static void sub_label(char *buf, size_t len, const struct vma_report_subline *l)
 		/* Under a "page_fault" line, as xenalyze's hvm_pf_xen_summary(). */
 		if (l->name)
 			snprintf(buf, len, "     %-25s ", l->name);
+		else if (l->key == VMA_SUB_OTHER)
+			snprintf(buf, len, "     %-25s ", "other");
 		else
 			snprintf(buf, len, "     [%23" PRIu64 "] ", l->key);
 		return;
@@ -142,7 +151,10 @@ void vma_summary_hvm(const struct vma_summary_ctx *c, const struct vma_report_vc
 			fprintf(out, "  [%u+] %" PRIu64 "\n", VMA_GUEST_VECTORS, q->count);
 			continue;
 		}
-		fprintf(out, "  [%3u] %" PRIu64 "\n", q->vector, q->count);
+		if (q->vector == VMA_IRQ_OTHER)
+			fprintf(out, "  [other] %" PRIu64 "\n", q->count);
+		else
+			fprintf(out, "  [%3u] %" PRIu64 "\n", q->vector, q->count);
 		for (k = 0; q->has_w2h && k < VMA_REPORT_W2H_CASES; k++)
 			vma_summary_cycle_line(c, cases[k], &q->w2h[k]);
 	}

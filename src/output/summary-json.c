@@ -135,6 +135,10 @@ static void json_hvm(FILE *out, const struct vma_report *r, const struct vma_rep
 	}
 	fprintf(out, "],\"guest_interrupts\":{");
 	for (i = 0; i < v->nr_irqs; i++) {
+		if (v->irqs[i].vector == VMA_IRQ_OTHER) {
+			fprintf(out, "%s\"other\":%" PRIu64, i ? "," : "", v->irqs[i].count);
+			continue;
+		}
 		fprintf(out, "%s\"%u%s\":%" PRIu64, i ? "," : "", v->irqs[i].vector,
 			v->irqs[i].vector == VMA_GUEST_VECTORS ? "+" : "", v->irqs[i].count);
 	}
@@ -180,16 +184,22 @@ static void json_pv(FILE *out, const struct vma_report_vcpu *v)
 	}
 	fprintf(out, "},\"hypercalls\":{");
 	for (i = 0; i < v->nr_hypercalls; i++) {
-		fprintf(out, "%s\"%u\":%" PRIu64, i ? "," : "", v->hypercalls[i].op,
-			v->hypercalls[i].count);
+		if (v->hypercalls[i].op == VMA_PV_OTHER)
+			fprintf(out, "%s\"other\":%" PRIu64, i ? "," : "", v->hypercalls[i].count);
+		else
+			fprintf(out, "%s\"%u\":%" PRIu64, i ? "," : "", v->hypercalls[i].op,
+				v->hypercalls[i].count);
 	}
 	fputc('}', out);
 	if (!v->nr_traps)
 		return; /* most PV traces: no trap records */
 	fprintf(out, ",\"traps\":{");
 	for (i = 0; i < v->nr_traps; i++) {
-		fprintf(out, "%s\"%u\":%" PRIu64, i ? "," : "", v->traps[i].trap,
-			v->traps[i].count);
+		if (v->traps[i].trap == VMA_PV_OTHER)
+			fprintf(out, "%s\"other\":%" PRIu64, i ? "," : "", v->traps[i].count);
+		else
+			fprintf(out, "%s\"%u\":%" PRIu64, i ? "," : "", v->traps[i].trap,
+				v->traps[i].count);
 	}
 	fputc('}', out);
 }
@@ -326,8 +336,12 @@ static int json_domain(FILE *out, const struct vma_report *r, const struct vma_r
 	if (d->nr_emulate_eips) {
 		fprintf(out, ",\"emulate_eips\":[");
 		for (i = 0; i < d->nr_emulate_eips; i++) {
-			fprintf(out, "%s{\"eip\":%" PRIu64 ",\"cycles\":", i ? "," : "",
-				d->emulate_eips[i].eip);
+			if (d->emulate_eips[i].other) {
+				fprintf(out, "%s{\"eip\":\"other\",\"cycles\":", i ? "," : "");
+			} else {
+				fprintf(out, "%s{\"eip\":%" PRIu64 ",\"cycles\":", i ? "," : "",
+					d->emulate_eips[i].eip);
+			}
 			json_stat(out, r, &d->emulate_eips[i].stat);
 			fputc('}', out);
 		}
@@ -408,6 +422,20 @@ static void precision_json(FILE *out, const struct vma_report *r)
 		p->exact_limit, p->early, p->peak);
 }
 
+/* "rows": what the rows' part of the memory budget took, only when it took something. */
+static void folding_json(FILE *out, const struct vma_report *r)
+{
+	const struct vma_report_folding *f = &r->folding;
+
+	if (!f->reduced)
+		return;
+	fprintf(out,
+		",\"rows\":{\"memory_budget\":%" PRIu64 ",\"reached_seconds\":%.9f"
+		",\"reached_record\":%" PRIu64 ",\"other_events\":%" PRIu64
+		",\"peak_bytes\":%" PRIu64 "}",
+		f->budget, vma_report_seconds(r, f->at), f->at_record, f->events, f->peak);
+}
+
 int vma_render_json(struct vma_render *ctx, const struct vma_report *r)
 {
 	FILE *out = ctx->out;
@@ -436,6 +464,7 @@ int vma_render_json(struct vma_render *ctx, const struct vma_report *r)
 		",\"records\":%" PRIu64 ",\"lost_records\":%" PRIu64 ",\"pcpus\":[",
 		r->total, vma_report_seconds(r, r->total), r->records, r->lost_records);
 	precision_json(out, r);
+	folding_json(out, r);
 	for (i = 0; i < r->nr_pcpus; i++) {
 		const struct vma_report_pcpu *p = &r->pcpus[i];
 

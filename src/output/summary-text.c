@@ -181,7 +181,10 @@ static void vcpu_runstates(const struct vma_summary_ctx *c, const struct vma_rep
 	}
 	affinity_line(c, " cpu affinity", &v->affinity);
 	for (i = 0; i < v->nr_affinity_pcpu; i++) {
-		snprintf(desc, sizeof(desc), "   [%u]", v->affinity_pcpu_ids[i]);
+		if (v->affinity_pcpu_ids[i] == VMA_PCPU_OTHER)
+			snprintf(desc, sizeof(desc), "   [other]");
+		else
+			snprintf(desc, sizeof(desc), "   [%u]", v->affinity_pcpu_ids[i]);
 		affinity_line(c, desc, &v->affinity_pcpu[i]);
 	}
 }
@@ -202,8 +205,13 @@ static void pv_section(FILE *out, const struct vma_report_vcpu *v)
 			fprintf(out, "  pv_event %u  %" PRIu64 "\n", ev->minor,
 				ev->count + ev->subcalls);
 		}
-		for (j = 0; ev->lists_traps && j < v->nr_traps; j++)
-			fprintf(out, "    [%u] %" PRIu64 "\n", v->traps[j].trap, v->traps[j].count);
+		for (j = 0; ev->lists_traps && j < v->nr_traps; j++) {
+			if (v->traps[j].trap == VMA_PV_OTHER)
+				fprintf(out, "    [other] %" PRIu64 "\n", v->traps[j].count);
+			else
+				fprintf(out, "    [%u] %" PRIu64 "\n", v->traps[j].trap,
+					v->traps[j].count);
+		}
 		if (!ev->lists_hypercalls)
 			continue;
 		for (j = 0; j < v->nr_hypercalls; j++) {
@@ -215,7 +223,10 @@ static void pv_section(FILE *out, const struct vma_report_vcpu *v)
 				snprintf(unknown, sizeof(unknown), "hypercall %u", h->op);
 				hname = unknown;
 			}
-			fprintf(out, "    %-29s[%2u]: %6" PRIu64 "\n", hname, h->op, h->count);
+			if (h->op == VMA_PV_OTHER)
+				fprintf(out, "    %-29s[other]: %6" PRIu64 "\n", hname, h->count);
+			else
+				fprintf(out, "    %-29s[%2u]: %6" PRIu64 "\n", hname, h->op, h->count);
 		}
 	}
 }
@@ -434,9 +445,13 @@ static void emulate_eips(const struct vma_summary_ctx *c, const struct vma_repor
 		const struct vma_report_emulate_eip *e = &d->emulate_eips[i];
 		char sym[160] = "", prefix[224];
 
-		if (vma_symbols_format(c->symbols, e->eip, sym + 1, sizeof(sym) - 1))
-			sym[0] = ' ';
-		snprintf(prefix, sizeof(prefix), "   %12" PRIx64 "%-45s: ", e->eip, sym);
+		if (e->other) {
+			snprintf(prefix, sizeof(prefix), "   %12s%-45s: ", "other", "");
+		} else {
+			if (vma_symbols_format(c->symbols, e->eip, sym + 1, sizeof(sym) - 1))
+				sym[0] = ' ';
+			snprintf(prefix, sizeof(prefix), "   %12" PRIx64 "%-45s: ", e->eip, sym);
+		}
 		if (e->stat.total) {
 			vma_summary_exit_line(c, prefix, &e->stat);
 		} else {
@@ -619,6 +634,20 @@ static void precision_line(FILE *out, const struct vma_report *r)
 		p->peak / 1048576.0);
 }
 
+/* The rows given up to the memory budget, when they were (vma_report_folding). */
+static void folding_line(FILE *out, const struct vma_report *r)
+{
+	const struct vma_report_folding *f = &r->folding;
+
+	if (!f->reduced)
+		return;
+	fprintf(out,
+		"Memory budget of %.1f MiB for rows reached at %.2f seconds (record %" PRIu64
+		"): new keys summed in \"other\" rows, %" PRIu64 " events; peak %.1f MiB\n",
+		f->budget / 1048576.0, vma_report_seconds(r, f->at), f->at_record, f->events,
+		f->peak / 1048576.0);
+}
+
 static int render(struct vma_render *ctx, const struct vma_report *r, bool histograms)
 {
 	struct vma_summary_ctx c = {
@@ -645,6 +674,7 @@ static int render(struct vma_render *ctx, const struct vma_report *r, bool histo
 			vma_report_seconds(r, r->total), hz);
 	}
 	precision_line(out, r);
+	folding_line(out, r);
 	if (!r->kvm)
 		volume_section(&c);
 	/* Only its vcpus, first, as xenalyze shows it. */

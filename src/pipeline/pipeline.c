@@ -213,6 +213,7 @@ static int make_machine(struct vma_pipeline *p, struct member *mb)
 		.default_paging_levels = p->opts.default_paging_levels,
 		.no_stats = p->opts.no_stats,
 		.summary_budget = p->opts.summary_budget,
+		.rows_budget = p->opts.rows_budget,
 		.eips = p->opts.eips,
 		.tsc_loop_fatal = p->opts.tsc_loop_fatal,
 	};

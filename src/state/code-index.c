@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Tables of entries found by a code (code-index.h). */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,18 +50,18 @@ static void index_put(struct vma_code_index *x, uint32_t key, uint32_t i)
 	x->slots[at] = i;
 }
 
-/* @x for @nr entries rebuilt with 2 * @cap slots; VMA_ERR_NOMEM when out of memory. */
+/* @x for @nr entries rebuilt for @cap; VMA_ERR_NOMEM when out of memory. */
 static int index_resize(struct vma_code_index *x, uint32_t cap, const void *entries, size_t size,
 			uint32_t nr)
 {
+	uint32_t slots = vma_code_index_slots(cap), i;
 	struct vma_code_index grown;
-	uint32_t i;
 
-	grown.slots = malloc(2 * (size_t)cap * sizeof(*grown.slots));
+	grown.slots = malloc((size_t)slots * sizeof(*grown.slots));
 	if (!grown.slots)
 		return VMA_ERR_NOMEM;
-	memset(grown.slots, 0xff, 2 * (size_t)cap * sizeof(*grown.slots));
-	grown.shift = (uint32_t)__builtin_clz(2 * cap) + 1;
+	memset(grown.slots, 0xff, (size_t)slots * sizeof(*grown.slots));
+	grown.shift = (uint32_t)__builtin_clz(slots) + 1;
 	for (i = 0; i < nr; i++)
 		index_put(&grown, entry_key(entries, size, i), i);
 	free(x->slots);
@@ -68,16 +69,18 @@ static int index_resize(struct vma_code_index *x, uint32_t cap, const void *entr
 	return VMA_OK;
 }
 
-void *vma_code_table_add(void *entriesp, uint32_t *nr, uint32_t *cap, size_t size,
-			 struct vma_code_index *x, uint32_t code)
+/* vma_code_table_add(); a full table grows by half (vma_code_table_grown()), or by one entry when @one. */
+static void *table_add(void *entriesp, uint32_t *nr, uint32_t *cap, size_t size,
+		       struct vma_code_index *x, uint32_t code, bool one)
 {
 	size_t room = *cap;
 	char *entries;
 	uint32_t i;
 
 	if (*nr == *cap) {
-		if (vma_grow_bytes(entriesp, &room, (size_t)*nr + 1, size, 4) ||
-		    room > UINT32_MAX / 4)
+		if (*cap >= UINT32_MAX / 4 ||
+		    vma_grow_to_bytes(entriesp, &room, one ? *cap + 1 : vma_code_table_grown(*cap),
+				      size))
 			return NULL;
 		*cap = (uint32_t)room;
 		memcpy(&entries, entriesp, sizeof(entries));
@@ -90,6 +93,29 @@ void *vma_code_table_add(void *entriesp, uint32_t *nr, uint32_t *cap, size_t siz
 	memcpy(entries + (size_t)i * size, &code, sizeof(code));
 	index_put(x, code_key(code), i);
 	return entries + (size_t)i * size;
+}
+
+void *vma_code_table_add(void *entriesp, uint32_t *nr, uint32_t *cap, size_t size,
+			 struct vma_code_index *x, uint32_t code)
+{
+	return table_add(entriesp, nr, cap, size, x, code, false);
+}
+
+void *vma_code_table_add_one(void *entriesp, uint32_t *nr, uint32_t *cap, size_t size,
+			     struct vma_code_index *x, uint32_t code)
+{
+	return table_add(entriesp, nr, cap, size, x, code, true);
+}
+
+void vma_code_table_rekey(struct vma_code_index *x, void *entries, size_t size, uint32_t nr,
+			  uint32_t i, uint32_t code)
+{
+	uint32_t j;
+
+	memcpy((char *)entries + (size_t)i * size, &code, sizeof(code));
+	memset(x->slots, 0xff, ((size_t)code_mask(x) + 1) * sizeof(*x->slots));
+	for (j = 0; j < nr; j++)
+		index_put(x, entry_key(entries, size, j), j);
 }
 
 static int by_code(const void *pa, const void *pb)

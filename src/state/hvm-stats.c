@@ -14,6 +14,48 @@
 #include "vmalyze/hvm-stats.h"
 #include "vmalyze/state.h"
 
+/*
+ * A vcpu's first exit reasons are granted whatever the rows' budget: a
+ * vcpu has a few tens at most, and its exits summed in "other" from its
+ * first one would leave nothing to read (the hostile case costs 16
+ * entries a vcpu, 1.7 KiB).
+ */
+#define FREE_REASONS 16u
+
+/*
+ * A reason's refinements are found by a scan while its table has room
+ * for at most this many (most have one to four: no index to allocate),
+ * through a hash index beyond.
+ */
+#define SUB_SCAN 8u
+
+/* Rows' bytes a code table of @cap entries of @size holds, with its index. */
+static inline size_t table_bytes(uint32_t cap, size_t size)
+{
+	return (size_t)cap * size + (size_t)vma_code_index_slots(cap) * sizeof(uint32_t);
+}
+
+/* What growing a full code table of @cap entries adds (vma_code_table_grown(), or one entry). */
+static inline size_t growth_bytes(uint32_t cap, size_t size, bool one)
+{
+	uint32_t grown = one ? cap + 1 : vma_code_table_grown(cap);
+
+	return table_bytes(grown, size) - table_bytes(cap, size);
+}
+
+/* Rows' bytes a refinement table of @cap entries holds, with its index beyond SUB_SCAN. */
+static inline size_t sub_bytes(uint32_t cap)
+{
+	return (size_t)cap * sizeof(struct vma_exit_sub) +
+	       (cap > SUB_SCAN ? (size_t)vma_code_index_slots(cap) * sizeof(uint32_t) : 0);
+}
+
+/* What growing a full refinement table adds: doubling (from 1), or one entry when @one. */
+static inline size_t sub_growth(uint32_t cap, bool one)
+{
+	return sub_bytes(one ? cap + 1 : cap ? 2 * cap : 1) - sub_bytes(cap);
+}
+
 struct vma_hvm_stats *vma_hvm_stats_create(struct vma_cycles_budget *budget)
 {
 	struct vma_hvm_stats *stats = calloc(1, sizeof(struct vma_hvm_stats));
@@ -26,18 +68,20 @@ struct vma_hvm_stats *vma_hvm_stats_create(struct vma_cycles_budget *budget)
 void vma_hvm_stats_destroy(struct vma_hvm_stats *stats)
 {
 	uint32_t i, j;
+	size_t rows = 0;
 
 	if (!stats)
 		return;
 	for (i = 0; i < stats->nr_reasons; i++) {
 		struct vma_exit_stats *e = &stats->reasons[i];
 
-		vma_cycles_release(&e->cycles, stats->budget);
 		for (j = 0; j < e->nr_subs; j++)
 			vma_cycles_release(&e->subs[j].cycles, stats->budget);
+		rows += sub_bytes(e->cap_subs);
 		free(e->subs);
 		free(e->index);
 	}
+	rows += table_bytes(stats->cap_reasons, sizeof(*stats->reasons));
 	free(stats->reasons);
 	free(stats->reason_index.slots);
 	for (i = 0; i < stats->nr_irqs; i++) {
@@ -45,24 +89,73 @@ void vma_hvm_stats_destroy(struct vma_hvm_stats *stats)
 			continue;
 		for (j = 0; j < VMA_W2H_COUNT; j++)
 			vma_cycles_release(&stats->irqs[i].w2h->cases[j], stats->budget);
+		rows += sizeof(*stats->irqs[i].w2h);
 		free(stats->irqs[i].w2h);
 	}
+	rows += table_bytes(stats->cap_irqs, sizeof(*stats->irqs));
 	free(stats->irqs);
 	free(stats->irq_index.slots);
+	vma_rows_credit(stats->budget, rows);
 	free(stats);
 }
 
-/* reason_slot() past the first probe (NULL: out of memory). */
+/* How a row is charged to the rows' budget. */
+enum row_kind {
+	ROW_KEY,   /* a key's: refused past the limit */
+	ROW_FREE,  /* granted whatever the limit (a vcpu's first exit reasons) */
+	ROW_OTHER, /* an "other" row: granted, and a full table grows by it alone */
+};
+
+/*
+ * vma_code_table_add() of @code, its growth charged to @b as @kind says.
+ * NULL when refused (ROW_KEY only) or out of memory.
+ */
+static void *code_row_add(struct vma_cycles_budget *b, void *entriesp, uint32_t *nr,
+			  uint32_t *cap, size_t size, struct vma_code_index *x, uint32_t code,
+			  enum row_kind kind)
+{
+	size_t bytes = *nr == *cap ? growth_bytes(*cap, size, kind == ROW_OTHER) : 0;
+	void *e;
+
+	if (bytes && kind == ROW_KEY && !vma_rows_charge(b, bytes))
+		return NULL;
+	if (bytes && kind != ROW_KEY)
+		vma_rows_force(b, bytes);
+	e = kind == ROW_OTHER ? vma_code_table_add_one(entriesp, nr, cap, size, x, code)
+			      : vma_code_table_add(entriesp, nr, cap, size, x, code);
+	if (!e)
+		vma_rows_credit(b, bytes);
+	return e;
+}
+
+/*
+ * reason_slot() past the first probe (NULL: out of memory).  A reason
+ * past the rows' budget joins the entry of the codes from
+ * VMA_CODE_SHARED up (made with that code when it is the first).
+ */
 static __attribute__((noinline)) struct vma_exit_stats *find_reason(struct vma_hvm_stats *st,
 								     uint32_t reason)
 {
 	uint32_t i = vma_code_table_find(&st->reason_index, st->reasons, sizeof(*st->reasons),
 					 reason);
+	struct vma_exit_stats *e;
 
 	if (i != UINT32_MAX)
 		return &st->reasons[i];
-	return vma_code_table_add(&st->reasons, &st->nr_reasons, &st->cap_reasons,
-				  sizeof(*st->reasons), &st->reason_index, reason);
+	e = code_row_add(st->budget, &st->reasons, &st->nr_reasons, &st->cap_reasons,
+			 sizeof(*st->reasons), &st->reason_index, reason,
+			 reason >= VMA_CODE_SHARED ? ROW_OTHER
+			 : st->nr_reasons < FREE_REASONS ? ROW_FREE : ROW_KEY);
+	if (e || st->nr_reasons < st->cap_reasons)
+		return e;
+	vma_rows_fold(st->budget);
+	st->folded_reasons = true;
+	i = vma_code_table_find(&st->reason_index, st->reasons, sizeof(*st->reasons),
+				VMA_CODE_SHARED);
+	if (i != UINT32_MAX)
+		return &st->reasons[i];
+	return code_row_add(st->budget, &st->reasons, &st->nr_reasons, &st->cap_reasons,
+			    sizeof(*st->reasons), &st->reason_index, VMA_CODE_SHARED, ROW_OTHER);
 }
 
 /* As cheap as a table indexed by code when the first probe finds it (the usual case). */
@@ -101,7 +194,7 @@ static uint32_t *index_new(uint32_t slots)
 	return index;
 }
 
-/* Sub @i into the index of @slots (a power of two) slots, from hash @h on. */
+/* Sub @i into the index of @slots (vma_code_index_slots()) slots, from hash @h on. */
 static void sub_put(uint32_t *index, uint32_t slots, uint32_t h, uint32_t i)
 {
 	uint32_t at = h & (slots - 1);
@@ -111,22 +204,91 @@ static void sub_put(uint32_t *index, uint32_t slots, uint32_t h, uint32_t i)
 	index[at] = i;
 }
 
-/* Rebuild the hash index for @cap subs (index slots: 2 * cap, a power of two). */
-static bool reindex(struct vma_exit_stats *e, uint32_t cap)
+/* Put every sub of @e into @index, of @slots empty slots. */
+static void index_fill(const struct vma_exit_stats *e, uint32_t *index, uint32_t slots)
 {
-	uint32_t slots = 2 * cap, i;
-	uint32_t *index = index_new(slots);
+	uint32_t i;
 
-	if (!index)
-		return false;
 	for (i = 0; i < e->nr_subs; i++) {
 		const struct vma_exit_sub *s = &e->subs[i];
 
 		sub_put(index, slots, sub_hash(s->handler, s->key, s->is_write), i);
 	}
+}
+
+/*
+ * The hash index for @cap subs (its slots: vma_code_index_slots()),
+ * rebuilt; none while @cap is at most SUB_SCAN.
+ */
+static bool reindex(struct vma_exit_stats *e, uint32_t cap)
+{
+	uint32_t slots = vma_code_index_slots(cap);
+	uint32_t *index;
+
+	if (cap <= SUB_SCAN)
+		return true;
+	index = index_new(slots);
+	if (!index)
+		return false;
+	index_fill(e, index, slots);
 	free(e->index);
 	e->index = index;
 	return true;
+}
+
+/* The sub of (@handler, @key, @is_write) in @e, or UINT32_MAX. */
+static uint32_t sub_find(const struct vma_exit_stats *e, uint32_t handler, uint64_t key,
+			 bool is_write)
+{
+	uint32_t slots, at, i;
+
+	if (!e->index) {
+		for (i = 0; i < e->nr_subs; i++) {
+			const struct vma_exit_sub *s = &e->subs[i];
+
+			if (s->handler == handler && s->key == key && s->is_write == is_write)
+				return i;
+		}
+		return UINT32_MAX;
+	}
+	slots = vma_code_index_slots(e->cap_subs);
+	for (at = sub_hash(handler, key, is_write) & (slots - 1);
+	     (i = e->index[at]) != UINT32_MAX; at = (at + 1) & (slots - 1)) {
+		const struct vma_exit_sub *s = &e->subs[i];
+
+		if (s->handler == handler && s->key == key && s->is_write == is_write)
+			return i;
+	}
+	return UINT32_MAX;
+}
+
+/*
+ * A full table whose growth the rows' budget refused needs an "other"
+ * entry for (@handler, @is_write): its least used entry of that handler
+ * and direction becomes it (its events are the other entry's from now),
+ * so that the floor costs no memory.  Return: that entry, or UINT32_MAX
+ * when the handler has none in the table.
+ */
+static uint32_t rekey_other(struct vma_exit_stats *e, uint32_t handler, bool is_write)
+{
+	uint32_t i, best = UINT32_MAX, slots = vma_code_index_slots(e->cap_subs);
+
+	for (i = 0; i < e->nr_subs; i++) {
+		const struct vma_exit_sub *s = &e->subs[i];
+
+		if (s->handler != handler || s->is_write != is_write || s->key == VMA_SUB_OTHER)
+			continue;
+		if (best == UINT32_MAX || s->cycles.events < e->subs[best].cycles.events)
+			best = i;
+	}
+	if (best == UINT32_MAX)
+		return best;
+	e->subs[best].key = VMA_SUB_OTHER;
+	if (e->index) {
+		memset(e->index, 0xff, slots * sizeof(*e->index));
+		index_fill(e, e->index, slots);
+	}
+	return best;
 }
 
 static inline void remember(struct vma_exit_stats *e, uint32_t i)
@@ -138,63 +300,84 @@ static inline void remember(struct vma_exit_stats *e, uint32_t i)
 }
 
 /*
- * The sub-summary for a refinement other than the last one found: through
- * the hash index, or added; past VMA_MAX_SUBS, new keys share the
+ * The sub-summary for a refinement other than the last one found: by a
+ * scan or through the hash index, or added; past VMA_MAX_SUBS, or when
+ * the rows' budget refuses the table's growth, new keys share the
  * handler's "other" entry.
  */
-static __attribute__((noinline)) struct vma_exit_sub *find_sub(struct vma_exit_stats *e,
+static __attribute__((noinline)) struct vma_exit_sub *find_sub(struct vma_cycles_budget *b,
+								struct vma_exit_stats *e,
 								uint32_t handler, uint64_t key,
 								bool is_write)
 {
-	uint32_t slots, at, i;
+	size_t bytes = sub_growth(e->cap_subs, false);
+	bool charged = false, folded = false;
+	uint32_t i;
 
 	for (;;) {
-		if (e->index) {
-			slots = 2 * e->cap_subs;
-			at = sub_hash(handler, key, is_write) & (slots - 1);
-			while ((i = e->index[at]) != UINT32_MAX) {
-				struct vma_exit_sub *s = &e->subs[i];
-
-				if (s->handler == handler && s->key == key &&
-				    s->is_write == is_write) {
-					remember(e, i);
-					return s;
-				}
-				at = (at + 1) & (slots - 1);
-			}
+		i = sub_find(e, handler, key, is_write);
+		if (i != UINT32_MAX) {
+			if (folded)
+				vma_rows_fold(b);
+			remember(e, i);
+			return &e->subs[i];
 		}
-		if (e->nr_subs < VMA_MAX_SUBS || key == VMA_SUB_OTHER)
+		if (key == VMA_SUB_OTHER)
+			break;
+		if (e->nr_subs >= VMA_MAX_SUBS) {
+			key = VMA_SUB_OTHER;
+			continue;
+		}
+		if (e->nr_subs < e->cap_subs || (charged = vma_rows_charge(b, bytes)))
 			break;
 		key = VMA_SUB_OTHER;
+		folded = true;
+	}
+	if (folded)
+		vma_rows_fold(b);
+	if (folded && e->nr_subs == e->cap_subs &&
+	    (i = rekey_other(e, handler, is_write)) != UINT32_MAX) {
+		remember(e, i);
+		return &e->subs[i];
 	}
 	if (e->nr_subs == e->cap_subs) {
 		size_t cap = e->cap_subs;
 
-		if (vma_grow(e->subs, &cap, e->nr_subs + 1, 4) || cap > UINT32_MAX / 2)
+		/* An "other" entry the budget did not grant: room for it alone. */
+		if (!charged) {
+			bytes = sub_growth(e->cap_subs, true);
+			vma_rows_force(b, bytes);
+		}
+		if ((charged ? vma_grow(e->subs, &cap, e->nr_subs + 1, 1)
+			     : vma_grow_one(e->subs, &cap)) ||
+		    cap > UINT32_MAX / 2 || !reindex(e, (uint32_t)cap)) {
+			/* the table keeps its capacity (the array may be larger) */
+			vma_rows_credit(b, bytes);
 			return NULL;
+		}
 		e->cap_subs = (uint32_t)cap;
-		if (!reindex(e, e->cap_subs))
-			return NULL;
 	}
 	i = e->nr_subs++;
 	memset(&e->subs[i], 0, sizeof(e->subs[i]));
 	e->subs[i].handler = handler;
 	e->subs[i].key = key;
 	e->subs[i].is_write = is_write;
-	sub_put(e->index, 2 * e->cap_subs, sub_hash(handler, key, is_write), i);
+	if (e->index)
+		sub_put(e->index, vma_code_index_slots(e->cap_subs), sub_hash(handler, key, is_write),
+			i);
 	remember(e, i);
 	return &e->subs[i];
 }
 
 /* The sub-summary for a refinement: most arcs repeat the last one found. */
-static inline struct vma_exit_sub *sub_slot(struct vma_exit_stats *e, uint32_t handler,
-					    uint64_t key, bool is_write)
+static inline struct vma_exit_sub *sub_slot(struct vma_cycles_budget *b, struct vma_exit_stats *e,
+					    uint32_t handler, uint64_t key, bool is_write)
 {
 	/* The last sub's key is kept here, so that a miss does not load the sub. */
 	if (e->nr_subs && e->last_key == key && e->last_handler == handler &&
 	    e->last_write == is_write)
 		return &e->subs[e->last_sub];
-	return find_sub(e, handler, key, is_write);
+	return find_sub(b, e, handler, key, is_write);
 }
 
 void vma_hvm_stats_add_exit(struct vma_hvm_stats *stats, uint32_t reason, uint64_t cycles)
@@ -203,7 +386,7 @@ void vma_hvm_stats_add_exit(struct vma_hvm_stats *stats, uint32_t reason, uint64
 
 	/* The sample is kept by the sub (see struct vma_exit_stats). */
 	if (e)
-		vma_cycles_count(&e->cycles, cycles);
+		vma_cycles_counts_add(&e->cycles, cycles);
 }
 
 void vma_hvm_stats_add_sub(struct vma_hvm_stats *stats, uint32_t reason,
@@ -214,7 +397,7 @@ void vma_hvm_stats_add_sub(struct vma_hvm_stats *stats, uint32_t reason,
 
 	if (!e)
 		return;
-	s = sub_slot(e, inflight->handler, inflight->key, inflight->is_write);
+	s = sub_slot(stats->budget, e, inflight->handler, inflight->key, inflight->is_write);
 	if (s)
 		vma_cycles_add(&s->cycles, cycles, stats->budget);
 }
@@ -227,22 +410,70 @@ void vma_hvm_stats_add_arc(struct vma_hvm_stats *stats, uint32_t reason,
 
 	if (!e)
 		return;
-	vma_cycles_count(&e->cycles, cycles);
-	s = sub_slot(e, inflight->handler, inflight->key, inflight->is_write);
+	vma_cycles_counts_add(&e->cycles, cycles);
+	s = sub_slot(stats->budget, e, inflight->handler, inflight->key, inflight->is_write);
 	if (s)
 		vma_cycles_add(&s->cycles, cycles, stats->budget);
 }
 
-/* irq_slot() past the first probe (NULL: out of memory). */
+/* Whether vector entry @a is a better one than @b to make the "other" one. */
+static bool rather(const struct vma_irq_stats *a, const struct vma_irq_stats *b)
+{
+	/* wake-to-halt summaries come with it: the other entry needs none made */
+	if (!a->w2h != !b->w2h)
+		return a->w2h != NULL;
+	return a->count < b->count;
+}
+
+/*
+ * The "other" vectors' entry, made when first wanted: from the least
+ * injected vector below VMA_GUEST_VECTORS with wake-to-halt summaries
+ * when it is for those (@w2h) or the table is full, or without (its
+ * counts and summaries are the other entry's from now); else in the
+ * table's room, or by growing the table by one entry.  NULL: out of
+ * memory.
+ */
+static struct vma_irq_stats *other_irq(struct vma_hvm_stats *st, bool w2h)
+{
+	uint32_t i = vma_code_table_find(&st->irq_index, st->irqs, sizeof(*st->irqs),
+					 VMA_IRQ_OTHER), best = UINT32_MAX;
+
+	if (i != UINT32_MAX)
+		return &st->irqs[i];
+	for (i = 0; i < st->nr_irqs; i++) {
+		if (st->irqs[i].vector < VMA_GUEST_VECTORS &&
+		    (best == UINT32_MAX || rather(&st->irqs[i], &st->irqs[best])))
+			best = i;
+	}
+	if (best != UINT32_MAX && st->nr_irqs < st->cap_irqs && !(w2h && st->irqs[best].w2h))
+		best = UINT32_MAX;
+	if (best != UINT32_MAX) {
+		vma_code_table_rekey(&st->irq_index, st->irqs, sizeof(*st->irqs), st->nr_irqs, best,
+				     VMA_IRQ_OTHER);
+		return &st->irqs[best];
+	}
+	return code_row_add(st->budget, &st->irqs, &st->nr_irqs, &st->cap_irqs, sizeof(*st->irqs),
+			    &st->irq_index, VMA_IRQ_OTHER, ROW_OTHER);
+}
+
+/*
+ * irq_slot() past the first probe (NULL: out of memory); a vector past
+ * the rows' budget goes to the "other" entry.
+ */
 static __attribute__((noinline)) struct vma_irq_stats *find_irq(struct vma_hvm_stats *st,
 								uint32_t vector)
 {
 	uint32_t i = vma_code_table_find(&st->irq_index, st->irqs, sizeof(*st->irqs), vector);
+	struct vma_irq_stats *q;
 
 	if (i != UINT32_MAX)
 		return &st->irqs[i];
-	return vma_code_table_add(&st->irqs, &st->nr_irqs, &st->cap_irqs, sizeof(*st->irqs),
-				  &st->irq_index, vector);
+	q = code_row_add(st->budget, &st->irqs, &st->nr_irqs, &st->cap_irqs, sizeof(*st->irqs),
+			 &st->irq_index, vector, ROW_KEY);
+	if (q || st->nr_irqs < st->cap_irqs)
+		return q;
+	vma_rows_fold(st->budget);
+	return other_irq(st, false);
 }
 
 /* The entry of @vector (at most VMA_GUEST_VECTORS); NULL: out of memory. */
@@ -279,8 +510,23 @@ void vma_hvm_stats_add_w2h(struct vma_hvm_stats *stats, uint32_t vector, enum vm
 	if (vector >= VMA_GUEST_VECTORS)
 		return;
 	q = irq_slot(stats, vector);
-	if (q && !q->w2h)
-		q->w2h = calloc(1, sizeof(*q->w2h));
+	if (q && !q->w2h) {
+		/* Past the rows' budget: the "other" entry's summaries, always made. */
+		bool other = q->vector == VMA_IRQ_OTHER;
+
+		if (!other && !vma_rows_charge(stats->budget, sizeof(*q->w2h))) {
+			vma_rows_fold(stats->budget);
+			q = other_irq(stats, true);
+			other = true;
+		}
+		if (q && !q->w2h) {
+			if (other)
+				vma_rows_force(stats->budget, sizeof(*q->w2h));
+			q->w2h = calloc(1, sizeof(*q->w2h));
+			if (!q->w2h)
+				vma_rows_credit(stats->budget, sizeof(*q->w2h));
+		}
+	}
 	if (q && q->w2h)
 		vma_cycles_add(&q->w2h->cases[c], cycles, stats->budget);
 }

@@ -81,6 +81,8 @@ struct vma_machine *vma_machine_create(struct vma_diag *diag,
 	budget = m->options.summary_budget ? m->options.summary_budget : VMA_CYCLES_BUDGET_DEFAULT;
 	vma_cycles_budget_init(&m->budget, budget == SIZE_MAX ? 0 : budget);
 	m->budget.counts_only = m->options.no_stats;
+	budget = m->options.rows_budget ? m->options.rows_budget : VMA_ROWS_BUDGET_DEFAULT;
+	m->budget.rows.limit = budget == SIZE_MAX ? 0 : budget;
 	m->budget.records = &m->records;
 	m->budget.tsc = &m->last_tsc;
 	m->default_domain = vma_domain_get(m, VMA_DEFAULT_DOMAIN);
@@ -135,6 +137,8 @@ static void vcpu_destroy(struct vma_vcpu *v, struct vma_cycles_budget *b)
 	vma_cycles_release(&v->affinity_all, b);
 	for (i = 0; i < v->nr_affinity; i++)
 		vma_cycles_release(&v->affinity_pcpu[i], b);
+	vma_rows_credit(b, (size_t)v->cap_affinity *
+			   (sizeof(*v->affinity_pcpu) + sizeof(*v->affinity_ids)));
 	free(v->affinity_pcpu);
 	free(v->affinity_ids);
 	free(v->ipis.list);
@@ -147,11 +151,7 @@ static void vcpu_destroy(struct vma_vcpu *v, struct vma_cycles_budget *b)
 		vma_eip_counts_release(&v->hvm.eip_histogram);
 		vma_cycles_release(&v->hvm.ipi_latency, b);
 	} else if (v->type == VMA_VCPU_PV) {
-		free(v->pv.counts);
-		free(v->pv.hypercalls);
-		free(v->pv.hypercall_index.slots);
-		free(v->pv.traps);
-		free(v->pv.trap_index.slots);
+		vma_pv_release(&v->pv, b);
 	}
 	free(v);
 }

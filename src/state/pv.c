@@ -32,9 +32,56 @@ static bool bump(uint64_t **arr, uint32_t *nr, uint32_t idx)
 	return true;
 }
 
+/* Rows' bytes of a table of @cap numbers (cycles.h's rows budget), with its index. */
+static size_t table_bytes(uint32_t cap)
+{
+	return (size_t)cap * sizeof(struct vma_pv_count) +
+	       (size_t)vma_code_index_slots(cap) * sizeof(uint32_t);
+}
+
+/*
+ * A new number's entry, the table's growth charged to @b; when @b
+ * refuses it, the VMA_PV_OTHER entry: the least counted number's entry
+ * made into it (its count is the other entry's from now), so that the
+ * floor costs no memory.
+ */
+static struct vma_pv_count *add_number(struct vma_cycles_budget *b, struct vma_pv_count **arr,
+				       uint32_t *nr, uint32_t *cap, struct vma_code_index *x,
+				       uint32_t number)
+{
+	size_t bytes = table_bytes(vma_code_table_grown(*cap)) - table_bytes(*cap);
+	struct vma_pv_count *c;
+	uint32_t i;
+
+	if (*nr < *cap || vma_rows_charge(b, bytes)) {
+		c = vma_code_table_add(arr, nr, cap, sizeof(**arr), x, number);
+		if (!c && *nr == *cap)
+			vma_rows_credit(b, bytes);
+		return c;
+	}
+	vma_rows_fold(b);
+	i = vma_code_table_find(x, *arr, sizeof(**arr), VMA_PV_OTHER);
+	if (i != UINT32_MAX)
+		return &(*arr)[i];
+	if (*nr) {
+		uint32_t best = 0;
+
+		for (i = 1; i < *nr; i++)
+			best = (*arr)[i].count < (*arr)[best].count ? i : best;
+		vma_code_table_rekey(x, *arr, sizeof(**arr), *nr, best, VMA_PV_OTHER);
+		return &(*arr)[best];
+	}
+	bytes = table_bytes(*cap + 1) - table_bytes(*cap);
+	vma_rows_force(b, bytes);
+	c = vma_code_table_add_one(arr, nr, cap, sizeof(**arr), x, VMA_PV_OTHER);
+	if (!c)
+		vma_rows_credit(b, bytes);
+	return c;
+}
+
 /* Count @number (at most 0xffff, as the dense tables once held) in a code table. */
-static void bump_number(struct vma_pv_count **arr, uint32_t *nr, uint32_t *cap,
-			struct vma_code_index *x, uint32_t number)
+static void bump_number(struct vma_cycles_budget *b, struct vma_pv_count **arr, uint32_t *nr,
+			uint32_t *cap, struct vma_code_index *x, uint32_t number)
 {
 	uint32_t i;
 	struct vma_pv_count *c;
@@ -44,42 +91,55 @@ static void bump_number(struct vma_pv_count **arr, uint32_t *nr, uint32_t *cap,
 	c = vma_code_table_first(x, *arr, sizeof(**arr), number);
 	if (__builtin_expect(c == NULL, 0)) {
 		i = vma_code_table_find(x, *arr, sizeof(**arr), number);
-		c = i != UINT32_MAX ? &(*arr)[i]
-				    : vma_code_table_add(arr, nr, cap, sizeof(**arr), x, number);
+		c = i != UINT32_MAX ? &(*arr)[i] : add_number(b, arr, nr, cap, x, number);
 	}
 	if (c)
 		c->count++;
 }
 
-/* The state column of the PV rows of the Xen event table. */
-typedef void pv_event_fn(struct vma_pv *pv, const struct vma_record *rec);
+void vma_pv_release(struct vma_pv *pv, struct vma_cycles_budget *b)
+{
+	vma_rows_credit(b, table_bytes(pv->cap_hypercalls) + table_bytes(pv->cap_traps));
+	free(pv->counts);
+	free(pv->hypercalls);
+	free(pv->hypercall_index.slots);
+	free(pv->traps);
+	free(pv->trap_index.slots);
+}
+
+/* The state column of the PV rows of the Xen event table; @b: the machine's budget. */
+typedef void pv_event_fn(struct vma_pv *pv, struct vma_cycles_budget *b,
+			 const struct vma_record *rec);
 
 /* Every PV record counts as an event of its minor number (64-bit flag dropped). */
-static void count(struct vma_pv *pv, const struct vma_record *rec)
+static void count(struct vma_pv *pv, struct vma_cycles_budget *b, const struct vma_record *rec)
 {
+	(void)b;
 	bump(&pv->counts, &pv->nr_counts, rec->event & 0xff);
 }
 
-static void hypercall_v1(struct vma_pv *pv, const struct vma_record *rec)
+static void hypercall_v1(struct vma_pv *pv, struct vma_cycles_budget *b,
+			 const struct vma_record *rec)
 {
-	count(pv, rec);
-	bump_number(&pv->hypercalls, &pv->nr_hypercalls, &pv->cap_hypercalls,
+	count(pv, b, rec);
+	bump_number(b, &pv->hypercalls, &pv->nr_hypercalls, &pv->cap_hypercalls,
 		    &pv->hypercall_index, vma_xf_hc1_eax(rec));
 }
 
 /* v2: word 0 is the hypercall number plus argument flags. */
-static void hypercall_v2(struct vma_pv *pv, const struct vma_record *rec)
+static void hypercall_v2(struct vma_pv *pv, struct vma_cycles_budget *b,
+			 const struct vma_record *rec)
 {
-	count(pv, rec);
-	bump_number(&pv->hypercalls, &pv->nr_hypercalls, &pv->cap_hypercalls,
+	count(pv, b, rec);
+	bump_number(b, &pv->hypercalls, &pv->nr_hypercalls, &pv->cap_hypercalls,
 		    &pv->hypercall_index, vma_xf_hc2_op(rec) & 0xfffff);
 }
 
 /* The trap number (15 bits; xenalyze keeps 0 to 19 only). */
-static void pv_trap(struct vma_pv *pv, const struct vma_record *rec)
+static void pv_trap(struct vma_pv *pv, struct vma_cycles_budget *b, const struct vma_record *rec)
 {
-	count(pv, rec);
-	bump_number(&pv->traps, &pv->nr_traps, &pv->cap_traps, &pv->trap_index,
+	count(pv, b, rec);
+	bump_number(b, &pv->traps, &pv->nr_traps, &pv->cap_traps, &pv->trap_index,
 		    vma_xf_trap_info(rec) & 0x7fff);
 }
 
@@ -92,7 +152,7 @@ pv_row(struct vma_machine *m, struct vma_pv *pv, const struct vma_record *rec,
 	if (__builtin_expect(vma_xe_short(rec, words, flags), 0))
 		vma_state_refuse_short(m, row, rec, out);
 	else
-		state(pv, rec);
+		state(pv, &m->budget, rec);
 }
 
 int vma_pv_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
@@ -111,7 +171,7 @@ int vma_pv_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_re
 		VMA_XEN_PV_EVENTS(PV_CASE)
 #undef PV_CASE
 	default:
-		count(pv, rec);
+		count(pv, &m->budget, rec);
 		break;
 	}
 	return VMA_OK;

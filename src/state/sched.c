@@ -125,17 +125,11 @@ static void lose_vcpu(const struct vma_machine *m, struct vma_vcpu *v, uint64_t 
 	runstate_update(m, v, VMA_RS_LOST, tsc);
 }
 
-/*
- * The vcpu's entry for @pcpu, made on first use: the table holds the pcpus
- * the vcpu ran on, sorted, so a pcpu numbered 2^20 costs one entry.  Pcpus
- * 0..n-1 all seen, the usual case, sit at their own index.
- */
-static struct vma_cycles *affinity_slot(struct vma_vcpu *v, uint32_t pcpu)
+/* Where @pcpu is or would go in @v's sorted affinity table. */
+static uint32_t affinity_find(const struct vma_vcpu *v, uint32_t pcpu)
 {
 	uint32_t lo = 0, hi = v->nr_affinity;
 
-	if (pcpu < v->nr_affinity && v->affinity_ids[pcpu] == pcpu)
-		return &v->affinity_pcpu[pcpu];
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
@@ -144,19 +138,81 @@ static struct vma_cycles *affinity_slot(struct vma_vcpu *v, uint32_t pcpu)
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+static struct vma_cycles *affinity_slot(struct vma_vcpu *v, uint32_t pcpu);
+
+/*
+ * The VMA_PCPU_OTHER entry of @v's full table, whose growth the rows'
+ * budget refused: its least used entry becomes it (and goes last), so
+ * that the floor costs no memory; a table with none grows by one.
+ */
+static struct vma_cycles *affinity_other(struct vma_vcpu *v)
+{
+	uint32_t i, best = 0, n = v->nr_affinity;
+	struct vma_cycles c;
+
+	if (n && v->affinity_ids[n - 1] == VMA_PCPU_OTHER)
+		return &v->affinity_pcpu[n - 1];
+	if (!n)
+		return affinity_slot(v, VMA_PCPU_OTHER);
+	for (i = 1; i < n; i++) {
+		if (v->affinity_pcpu[i].events < v->affinity_pcpu[best].events)
+			best = i;
+	}
+	c = v->affinity_pcpu[best];
+	memmove(v->affinity_pcpu + best, v->affinity_pcpu + best + 1,
+		(n - best - 1) * sizeof(*v->affinity_pcpu));
+	memmove(v->affinity_ids + best, v->affinity_ids + best + 1,
+		(n - best - 1) * sizeof(*v->affinity_ids));
+	v->affinity_pcpu[n - 1] = c;
+	v->affinity_ids[n - 1] = VMA_PCPU_OTHER;
+	return &v->affinity_pcpu[n - 1];
+}
+
+/*
+ * The vcpu's entry for @pcpu, made on first use: the table holds the pcpus
+ * the vcpu ran on, sorted, so a pcpu numbered 2^20 costs one entry.  Pcpus
+ * 0..n-1 all seen, the usual case, sit at their own index.  When the
+ * rows' budget (cycles.h) refuses the table's growth, a new pcpu goes to
+ * the VMA_PCPU_OTHER entry, last (affinity_other()).
+ */
+static struct vma_cycles *affinity_slot(struct vma_vcpu *v, uint32_t pcpu)
+{
+	const size_t row = sizeof(*v->affinity_pcpu) + sizeof(*v->affinity_ids);
+	uint32_t lo;
+
+	if (pcpu < v->nr_affinity && v->affinity_ids[pcpu] == pcpu)
+		return &v->affinity_pcpu[pcpu];
+	lo = affinity_find(v, pcpu);
 	if (lo < v->nr_affinity && v->affinity_ids[lo] == pcpu)
 		return &v->affinity_pcpu[lo];
 	if (v->nr_affinity == v->cap_affinity) {
-		uint32_t cap = v->cap_affinity ? v->cap_affinity * 2 : 4;
-		struct vma_cycles *a = realloc(v->affinity_pcpu, cap * sizeof(*a));
+		/* The "other" entry, which the budget does not refuse: room for it alone. */
+		uint32_t cap = pcpu == VMA_PCPU_OTHER ? v->cap_affinity + 1
+			       : v->cap_affinity ? v->cap_affinity * 2 : 4;
+		size_t bytes = (cap - v->cap_affinity) * row;
+		struct vma_cycles *a;
 		uint32_t *ids;
 
-		if (!a)
+		if (pcpu != VMA_PCPU_OTHER && !vma_rows_charge(v->budget, bytes)) {
+			vma_rows_fold(v->budget);
+			return affinity_other(v);
+		}
+		if (pcpu == VMA_PCPU_OTHER)
+			vma_rows_force(v->budget, bytes);
+		a = realloc(v->affinity_pcpu, cap * sizeof(*a));
+		if (!a) {
+			vma_rows_credit(v->budget, bytes);
 			return NULL;
+		}
 		v->affinity_pcpu = a;
 		ids = realloc(v->affinity_ids, cap * sizeof(*ids));
-		if (!ids)
+		if (!ids) {
+			vma_rows_credit(v->budget, bytes);
 			return NULL;
+		}
 		v->affinity_ids = ids;
 		v->cap_affinity = cap;
 	}

@@ -109,9 +109,14 @@ int vma_shadow_record(struct vma_machine *m, struct vma_pcpu *p, const struct vm
 	return VMA_OK;
 }
 
-/* @eip's entry in @l, added in order when new; NULL: no memory. */
-static struct vma_eip_cycles *eip_entry(struct vma_eip_cycles_list *l, uint64_t eip)
+/*
+ * @eip's entry in @l, added in order when new, its growth charged to
+ * @b; the "other" entry when @b refuses it.  NULL: no memory.
+ */
+static struct vma_eip_cycles *eip_entry(struct vma_cycles_budget *b,
+					struct vma_eip_cycles_list *l, uint64_t eip)
 {
+	size_t bytes = (l->cap ? l->cap : 8) * sizeof(*l->v);
 	uint32_t lo = 0, hi = l->nr;
 
 	while (lo < hi) {
@@ -124,8 +129,21 @@ static struct vma_eip_cycles *eip_entry(struct vma_eip_cycles_list *l, uint64_t 
 		else
 			hi = mid;
 	}
-	if (l->nr == UINT32_MAX || vma_grow(l->v, &l->cap, (size_t)l->nr + 1, 8))
+	if (l->nr == l->cap && !vma_rows_charge(b, bytes)) {
+		vma_rows_fold(b);
+		if (!l->other) {
+			vma_rows_force(b, sizeof(*l->other));
+			l->other = calloc(1, sizeof(*l->other));
+			if (!l->other)
+				vma_rows_credit(b, sizeof(*l->other));
+		}
+		return l->other;
+	}
+	if (l->nr == UINT32_MAX || vma_grow(l->v, &l->cap, (size_t)l->nr + 1, 8)) {
+		if (l->nr == l->cap)
+			vma_rows_credit(b, bytes);
 		return NULL;
+	}
 	memmove(&l->v[lo + 1], &l->v[lo], (l->nr - lo) * sizeof(*l->v));
 	memset(&l->v[lo], 0, sizeof(*l->v));
 	l->v[lo].eip = eip;
@@ -139,7 +157,7 @@ void vma_shadow_arc_close(struct vma_machine *m, struct vma_vcpu *v, uint64_t cy
 
 	if (v->hvm.inflight.shadow != TRC_SHADOW_EMULATE - TRC_SHADOW)
 		return;
-	e = eip_entry(&v->domain->emulate_eips, v->hvm.rip);
+	e = eip_entry(&m->budget, &v->domain->emulate_eips, v->hvm.rip);
 	if (!e) {
 		vma_diag_warn_once(m->diag, "emulate-eip-nomem", "Out of memory: EIPs are missing "
 				   "from the emulate EIP lists");
@@ -154,6 +172,12 @@ void vma_eip_cycles_release(struct vma_eip_cycles_list *l, struct vma_cycles_bud
 
 	for (i = 0; i < l->nr; i++)
 		vma_cycles_release(&l->v[i].cycles, b);
+	vma_rows_credit(b, l->cap * sizeof(*l->v));
+	if (l->other) {
+		vma_cycles_release(&l->other->cycles, b);
+		vma_rows_credit(b, sizeof(*l->other));
+		free(l->other);
+	}
 	free(l->v);
 	*l = (struct vma_eip_cycles_list){ 0 };
 }

@@ -237,3 +237,50 @@ unsigned int vma_cycles_per_octave(const struct vma_cycles *s)
 {
 	return s->sketch ? 1u << s->u.sketch->bits : 0;
 }
+
+bool vma_rows_charge(struct vma_cycles_budget *b, size_t bytes)
+{
+	struct vma_rows_budget *r;
+
+	if (!b)
+		return true;
+	r = &b->rows;
+	if (r->limit && (bytes > r->limit || r->used > r->limit - bytes)) {
+		if (!r->reached) {
+			r->reached = true;
+			r->reached_record = b->records ? *b->records : 0;
+			r->reached_tsc = b->tsc ? *b->tsc : 0;
+		}
+		return false;
+	}
+	r->used += bytes;
+	if (r->used > r->peak)
+		r->peak = r->used;
+	return true;
+}
+
+void vma_rows_force(struct vma_cycles_budget *b, size_t bytes)
+{
+	struct vma_rows_budget *r;
+
+	if (!b)
+		return;
+	r = &b->rows;
+	if (r->limit && (bytes > r->limit || r->used > r->limit - bytes))
+		r->over += bytes;
+	r->used += bytes;
+	if (r->used > r->peak)
+		r->peak = r->used;
+}
+
+void vma_rows_fold(struct vma_cycles_budget *b)
+{
+	if (b)
+		b->rows.folded++;
+}
+
+void vma_rows_credit(struct vma_cycles_budget *b, size_t bytes)
+{
+	if (b)
+		b->rows.used -= bytes;
+}

@@ -47,9 +47,10 @@ void vma_report_owned_release(struct vma_report_owned *o);
 /*
  * vma_report_whole - @whole, a summary the state only counts, with the
  * samples of its @n parts (@parts, @stride bytes apart; state.h, the
- * machine's finish), merged into a summary the vcpu being built owns.
- * @whole itself when the build is not full, it has no sample, or out of
- * memory (b->failed).
+ * machine's finish), merged into a summary the vcpu being built owns
+ * (so @whole may be the caller's copy of counters).  @whole itself when
+ * the build is not full or it has no sample (no row keeps it then), or
+ * out of memory (b->failed).
  */
 const struct vma_cycles *vma_report_whole(struct vma_report_builder *b,
 					  const struct vma_cycles *whole, const void *parts,

@@ -76,6 +76,7 @@ static void acc_reason(struct vma_report_builder *b, struct acc_set *set, const 
 		       const struct vma_exit_stats *e)
 {
 	struct acc *a = acc_row(b, set, e->reason, false, name);
+	struct vma_cycles counts = vma_cycles_of_counts(&e->cycles);
 	uint32_t k;
 
 	if (!a)
@@ -84,7 +85,7 @@ static void acc_reason(struct vma_report_builder *b, struct acc_set *set, const 
 		a->bare_events += e->cycles.events;
 		return;
 	}
-	vma_cycles_merge(a->sum, &e->cycles, NULL);
+	vma_cycles_merge(a->sum, &counts, NULL);
 	for (k = 0; k < e->nr_subs; k++)
 		vma_cycles_merge_samples(a->sum, &e->subs[k].cycles, NULL);
 }

@@ -252,6 +252,11 @@ const struct vma_hvm_stats *vma_report_exit_table(const struct vma_vcpu *v)
 const char *vma_report_exit_name(const struct vma_report_builder *b, const struct vma_vcpu *v,
 				 uint32_t reason)
 {
+	const struct vma_hvm_stats *st = vma_report_exit_table(v);
+
+	/* the shared entry, where reasons past the rows' budget went */
+	if (st && st->folded_reasons && reason >= VMA_CODE_SHARED)
+		return "other";
 	return v->type == VMA_VCPU_ARM ? vma_arm_exit_name(reason)
 				       : vma_hvm_exit_name(b->r->svm, reason);
 }
@@ -260,6 +265,7 @@ static void build_exits(struct vma_report_builder *b, struct vma_report_vcpu *rv
 			const struct vma_vcpu *v)
 {
 	const struct vma_hvm_stats *st = v->hvm.stats;
+	struct vma_cycles counts;
 	const void **order;
 	uint32_t r;
 
@@ -274,8 +280,9 @@ static void build_exits(struct vma_report_builder *b, struct vma_report_vcpu *rv
 		x = &rv->exits[rv->nr_exits++];
 		x->code = e->reason;
 		x->name = vma_report_exit_name(b, v, e->reason);
+		counts = vma_cycles_of_counts(&e->cycles);
 		vma_report_fill_stat(b, &x->stat,
-				     vma_report_whole(b, &e->cycles, e->subs ? &e->subs[0].cycles : NULL,
+				     vma_report_whole(b, &counts, e->subs ? &e->subs[0].cycles : NULL,
 						      sizeof(*e->subs), e->nr_subs),
 				     VMA_CYCLES_BY_COUNT);
 		if (!b->full)
@@ -412,8 +419,9 @@ static void build_irqs(struct vma_report_builder *b, struct vma_report_vcpu *rv,
 	const void **order;
 	uint32_t r, k, n = 0;
 
+	/* the "other" entry may hold only wake-to-halt times of vectors counted elsewhere */
 	for (r = 0; r < st->nr_irqs; r++)
-		n += st->irqs[r].count != 0;
+		n += st->irqs[r].count || (st->irqs[r].vector == VMA_IRQ_OTHER && st->irqs[r].w2h);
 	rv->irqs = vma_report_rows(b, n, sizeof(*rv->irqs));
 	order = rv->irqs ? by_code(b, st->irqs, sizeof(*st->irqs), st->nr_irqs) : NULL;
 	if (!order)
@@ -422,12 +430,12 @@ static void build_irqs(struct vma_report_builder *b, struct vma_report_vcpu *rv,
 		const struct vma_irq_stats *s = order[r];
 		struct vma_report_irq *q;
 
-		if (!s->count)
+		if (!s->count && !(s->vector == VMA_IRQ_OTHER && s->w2h))
 			continue;
 		q = &rv->irqs[rv->nr_irqs++];
 		q->vector = s->vector;
 		q->count = s->count;
-		q->has_w2h = s->vector < VMA_GUEST_VECTORS && s->w2h;
+		q->has_w2h = (s->vector < VMA_GUEST_VECTORS || s->vector == VMA_IRQ_OTHER) && s->w2h;
 		for (k = 0; q->has_w2h && k < VMA_REPORT_W2H_CASES; k++)
 			vma_report_fill_stat(b, &q->w2h[k], &s->w2h->cases[k], VMA_CYCLES_BY_TIME);
 	}
@@ -461,7 +469,8 @@ static void build_pv(struct vma_report_builder *b, struct vma_report_vcpu *rv,
 				      pv->nr_hypercalls);
 	for (i = 0; order && rv->hypercalls && i < pv->nr_hypercalls; i++) {
 		rv->hypercalls[rv->nr_hypercalls].op = order[i]->number;
-		rv->hypercalls[rv->nr_hypercalls].name = vma_hypercall_name(order[i]->number);
+		rv->hypercalls[rv->nr_hypercalls].name = order[i]->number == VMA_PV_OTHER
+			? "other" : vma_hypercall_name(order[i]->number);
 		rv->hypercalls[rv->nr_hypercalls++].count = order[i]->count;
 	}
 	free((void *)order);

@@ -98,7 +98,7 @@ const struct vma_cycles *vma_report_whole(struct vma_report_builder *b,
 {
 	struct vma_cycles *t;
 
-	if (!b->full || !whole->count || !n)
+	if (!b->full || !whole->count)
 		return whole;
 	t = vma_report_vcpu_cycles(b);
 	if (!t)
@@ -262,6 +262,8 @@ static int emulate_eip_order(const void *pa, const void *pb)
 		return a->stat.total < b->stat.total ? 1 : -1;
 	if (a->stat.count != b->stat.count)
 		return a->stat.count < b->stat.count ? 1 : -1;
+	if (a->other != b->other)
+		return a->other ? 1 : -1;
 	return a->eip < b->eip ? -1 : a->eip > b->eip;
 }
 
@@ -270,17 +272,21 @@ static void build_emulate_eips(struct vma_report_builder *b, struct vma_report_d
 {
 	uint32_t i;
 
-	rd->emulate_eips = vma_report_rows(b, l->nr, sizeof(*rd->emulate_eips));
+	uint32_t n = l->nr + (l->other != NULL);
+
+	rd->emulate_eips = vma_report_rows(b, n, sizeof(*rd->emulate_eips));
 	if (!rd->emulate_eips)
 		return;
-	for (i = 0; i < l->nr; i++) {
-		rd->emulate_eips[i].eip = l->v[i].eip;
-		vma_report_fill_stat(b, &rd->emulate_eips[i].stat, &l->v[i].cycles,
-				     VMA_CYCLES_BY_COUNT);
-		rd->emulate_eip_total += l->v[i].cycles.events;
+	for (i = 0; i < n; i++) {
+		const struct vma_eip_cycles *e = i < l->nr ? &l->v[i] : l->other;
+
+		rd->emulate_eips[i].eip = i < l->nr ? e->eip : 0;
+		rd->emulate_eips[i].other = i == l->nr;
+		vma_report_fill_stat(b, &rd->emulate_eips[i].stat, &e->cycles, VMA_CYCLES_BY_COUNT);
+		rd->emulate_eip_total += e->cycles.events;
 	}
-	rd->nr_emulate_eips = l->nr;
-	qsort(rd->emulate_eips, l->nr, sizeof(*rd->emulate_eips), emulate_eip_order);
+	rd->nr_emulate_eips = n;
+	qsort(rd->emulate_eips, n, sizeof(*rd->emulate_eips), emulate_eip_order);
 }
 
 /*
@@ -496,6 +502,21 @@ static void build_precision(struct vma_report_precision *p, const struct vma_mac
 	p->peak = b->peak;
 }
 
+/* What the machine's tables of rows gave up to their part of the budget (cycles.h). */
+static void build_folding(struct vma_report_folding *f, const struct vma_machine *m)
+{
+	const struct vma_rows_budget *b = &m->budget.rows;
+
+	if (!vma_rows_reached(&m->budget))
+		return;
+	f->reduced = true;
+	f->budget = b->limit;
+	f->at = m->have_time && b->reached_tsc > m->first_tsc ? b->reached_tsc - m->first_tsc : 0;
+	f->at_record = b->reached_record;
+	f->events = b->folded;
+	f->peak = b->peak;
+}
+
 struct vma_report *vma_report_create(const struct vma_machine *m,
 				     const struct vma_report_build *how)
 {
@@ -528,6 +549,7 @@ struct vma_report *vma_report_create(const struct vma_machine *m,
 	r->lost_records = m->lost_records;
 	r->vendor_known = m->vendor_known;
 	build_precision(&r->precision, m);
+	build_folding(&r->folding, m);
 	r->filtered = how->filter && (how->filter->domain_set || how->filter->vcpu_set);
 	build_machine_rows(b, m);
 	if (b->full && (how->totals || (how->kvm_totals && m->kvm)) && !b->failed)

@@ -3,8 +3,12 @@
 #
 # --memory-budget: below the budget the summary is what it was (the
 # default budget changes no byte of a small trace's text or JSON); past it
-# the text says when and what was given up and JSON carries "precision",
-# counts and totals stay the same; bad sizes are refused with status 1.
+# the text says when and what was given up, JSON carries "precision"
+# (distributions, seven eighths of the budget) and "rows" (tables of rows,
+# an eighth: new keys summed in "other" rows), counts and totals stay the
+# same, the rows held stay near their share whatever the host, every
+# output gets one stderr warning of each; bad sizes are refused with
+# status 1.
 set -u
 : "${VMALYZE:?}" "${top_builddir:?}"
 GEN="$top_builddir/tools/vmalyze-gen"
@@ -25,23 +29,45 @@ fail() { echo "FAIL: $*"; fails=1; }
 cmp -s "$tmp/default.txt" "$tmp/none.txt" || fail "a budget not reached changed the summary"
 grep -q '^Memory budget' "$tmp/default.txt" && fail "the default budget reached on 16 MiB"
 grep -q '"precision"' "$tmp/default.json" && fail "JSON precision without a reached budget"
-line='^Memory budget of 1.0 MiB for distributions reached at [0-9.]* seconds (record [0-9]*): '
+grep -q '"rows":{' "$tmp/default.json" && fail "JSON rows without a reached budget"
+# 1M: 0.875 MiB for the distributions, 128 KiB for the rows.
+line='^Memory budget of 0.9 MiB for distributions reached at [0-9.]* seconds (record [0-9]*): '
 line=$line'sketch percentiles within [0-9.]*% ([0-9]* buckets per power of two), '
 line=$line'exact samples at most [0-9]*; peak [0-9.]* MiB$'
 grep -q "$line" "$tmp/small.txt" || fail "no budget line at 1M: $(sed -n 2p "$tmp/small.txt")"
-grep -q '"precision":{"memory_budget":1048576,"reached_seconds":' "$tmp/small.json" ||
+line='^Memory budget of 0.1 MiB for rows reached at [0-9.]* seconds (record [0-9]*): '
+line=$line'new keys summed in "other" rows, [0-9]* events; peak [0-9.]* MiB$'
+grep -q "$line" "$tmp/small.txt" || fail "no rows line at 1M: $(sed -n 3p "$tmp/small.txt")"
+grep -q '"precision":{"memory_budget":917504,"reached_seconds":' "$tmp/small.json" ||
 	fail "no JSON precision at 1M"
-# Precision, not counts: the lines without their percentiles are the same.
-strip() { grep -v '^Memory budget' "$1" | sed 's/ {[0-9| ]*}$//'; }
-strip "$tmp/none.txt" >"$tmp/a"
-strip "$tmp/small.txt" >"$tmp/b"
+line='"rows":{"memory_budget":131072,"reached_seconds":[0-9.]*,"reached_record":[0-9]*,'
+line=$line'"other_events":[1-9][0-9]*,"peak_bytes":[0-9]*}'
+grep -q "$line" "$tmp/small.json" || fail "no JSON rows at 1M"
+grep -q '\[other\]\|other:\[' "$tmp/small.txt" || fail "no other row at 1M"
+# Precision and rows, not counts: exit and runstate rows without their percentiles are the same.
+"$VMALYZE" --csv --memory-budget 0 "$tmp/t.xt" 2>/dev/null | cut -d, -f1-15,19- >"$tmp/a" ||
+	fail "csv 0"
+"$VMALYZE" --csv --memory-budget 1M "$tmp/t.xt" 2>"$tmp/csv.err" | cut -d, -f1-15,19- >"$tmp/b" ||
+	fail "1M csv"
 cmp -s "$tmp/a" "$tmp/b" || fail "counts or totals changed under the budget"
-# Every output is told on stderr, CSV too (it has no line of its own for it), once.
-"$VMALYZE" --csv --memory-budget 1M "$tmp/t.xt" >/dev/null 2>"$tmp/csv.err" || fail "1M csv"
-[ "$(grep -c 'memory budget of 1.0 MiB for distributions was reached' "$tmp/csv.err")" = 1 ] ||
+# Every output is told on stderr, CSV too (it has no line of its own for it), once of each.
+[ "$(grep -c 'memory budget of 0.9 MiB for distributions was reached' "$tmp/csv.err")" = 1 ] ||
 	fail "CSV under a reached budget: no single stderr warning: $(cat "$tmp/csv.err")"
+[ "$(grep -c 'memory budget of 0.1 MiB for rows was reached' "$tmp/csv.err")" = 1 ] ||
+	fail "CSV under reached rows: no single stderr warning: $(cat "$tmp/csv.err")"
 "$VMALYZE" --csv "$tmp/t.xt" >/dev/null 2>"$tmp/csv0.err" || fail "default csv"
 grep -q 'memory budget' "$tmp/csv0.err" && fail "a warning without a reached budget"
+
+# A host of 136 vcpus with tens of ports, addresses and vectors each: its
+# rows would take a few MiB; at 1M they stay near their 128 KiB (plus each
+# vcpu's first exit reasons and "other" rows, under 2 KiB a vcpu).
+"$GEN" --domains 32 --vcpus 4 --pcpus 16 --size 8M --out "$tmp/big.xt" ||
+	{ echo "FAIL: vmalyze-gen big"; exit 1; }
+"$VMALYZE" --json --memory-budget 1M "$tmp/big.xt" >"$tmp/big.json" 2>/dev/null || fail "big"
+peak=$(sed -n 's/.*"rows":{[^}]*"peak_bytes":\([0-9]*\)}.*/\1/p' "$tmp/big.json")
+[ -n "$peak" ] && [ "$peak" -le $((131072 + 136 * 2048)) ] ||
+	fail "rows of the 136-vcpu host at 1M: peak '${peak:-none}' bytes"
+
 for bad in 1 1023K 2T -5 12X M; do
 	"$VMALYZE" -s --memory-budget "$bad" "$tmp/t.xt" >/dev/null 2>"$tmp/err"
 	rc=$?
