@@ -33,8 +33,12 @@
 #include "vmalyze/source.h"
 #include "vmalyze/status.h"
 
-/* Held-back output of all jobs together, in memory; more goes to disk. */
-#define HOLD_BUDGET (64u << 20)
+/*
+ * Held-back output of all jobs together, in memory; more goes to disk.
+ * Small: it comes on top of the traces' memory budgets (a 200-vcpu
+ * host's JSON with histograms is 30 MB), and the disk costs little.
+ */
+#define HOLD_BUDGET (8u << 20)
 /* How far the workers may run ahead of the output (temporary files open). */
 #define AHEAD_PER_WORKER 16
 #define PROGRESS_TICK_MS 200
@@ -643,7 +647,8 @@ int vma_stdout_failed(int saved)
 
 int vma_batch_run(const struct vma_options *opts, vma_exit_status_fn exit_status_for)
 {
-	struct batch b = { .opts = opts, .exit_status_for = exit_status_for };
+	struct vma_options shared = *opts;
+	struct batch b = { .opts = &shared, .exit_status_for = exit_status_for };
 	struct bar bar = { 0 };
 	pthread_t *threads;
 	size_t nr_workers, i;
@@ -666,6 +671,11 @@ int vma_batch_run(const struct vma_options *opts, vma_exit_status_fn exit_status
 		goto out;
 	}
 	b.direct = nr_workers == 1;
+	/*
+	 * The traces that run at once share --memory-budget: a share each,
+	 * fixed by the command line (-j and the traces found), not by timing.
+	 */
+	shared.traces_at_once = (unsigned int)nr_workers;
 	b.names_traces = vma_results_names_traces(opts);
 	pthread_mutex_init(&b.agg_lock, NULL);
 	if (ensure_aggregate(&b)) {

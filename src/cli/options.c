@@ -447,13 +447,14 @@ void vma_options_budgets(const struct vma_options *opts, unsigned int machines,
 			 size_t *summaries, size_t *rows)
 {
 	size_t total = opts->memory_budget ? opts->memory_budget : VMA_MEMORY_BUDGET_DEFAULT;
+	unsigned int at_once = opts->traces_at_once ? opts->traces_at_once : 1;
 	size_t share;
 
 	if (total == SIZE_MAX) {
 		*summaries = *rows = SIZE_MAX;
 		return;
 	}
-	share = total / (machines ? machines : 1);
+	share = total / at_once / (machines ? machines : 1);
 	*rows = share / 8;
 	*summaries = share - *rows;
 	/* 0 would ask the machine for its defaults: a share too small to split is a byte */

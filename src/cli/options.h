@@ -85,6 +85,8 @@ struct vma_options {
 	unsigned int threads;   /* --threads: 1, or 2 for a reader thread per trace */
 	uint32_t top;           /* --top N: the N longest exits, 0 = off */
 	size_t memory_budget;   /* --memory-budget bytes: 0 the default, SIZE_MAX no limit */
+	/* Traces analysed at once, which share memory_budget (the batch driver's -j); 0: one */
+	unsigned int traces_at_once;
 	struct vma_report_filter filter; /* --domain/--vm, --vcpu, --time */
 	enum vma_stat_event stat_event; /* --event (kvm-stat) */
 	enum vma_stat_sort stat_sort;   /* --sort (kvm-stat) */
@@ -124,7 +126,7 @@ const struct vma_time_map *vma_options_time_map(const struct vma_options *opts, 
 
 /*
  * vma_options_budgets - what one of @machines machines analysed at once
- * (the linked traces of one run) may hold of
+ * (the traces of -j, times the linked traces of one run) may hold of
  * --memory-budget: an equal share each, of which an eighth for the tables
  * of rows and the rest for the distributions (state.h's rows_budget and
  * summary_budget); both SIZE_MAX when there is no limit.  A function of

@@ -7,8 +7,8 @@
 # (distributions, seven eighths of the budget) and "rows" (tables of rows,
 # an eighth: new keys summed in "other" rows), counts and totals stay the
 # same, the rows held stay near their share whatever the host, every
-# output gets one stderr warning of each; bad sizes are refused with
-# status 1.
+# output gets one stderr warning of each; traces at once share the budget
+# (-j), the same way at every run; bad sizes are refused with status 1.
 set -u
 : "${VMALYZE:?}" "${top_builddir:?}"
 GEN="$top_builddir/tools/vmalyze-gen"
@@ -67,6 +67,21 @@ grep -q 'memory budget' "$tmp/csv0.err" && fail "a warning without a reached bud
 peak=$(sed -n 's/.*"rows":{[^}]*"peak_bytes":\([0-9]*\)}.*/\1/p' "$tmp/big.json")
 [ -n "$peak" ] && [ "$peak" -le $((131072 + 136 * 2048)) ] ||
 	fail "rows of the 136-vcpu host at 1M: peak '${peak:-none}' bytes"
+
+# -j: two traces at once share the budget, a half each; the same at every run.
+cp "$tmp/t.xt" "$tmp/u.xt"
+"$VMALYZE" -j 2 -s --memory-budget 2M "$tmp/t.xt" "$tmp/u.xt" >"$tmp/j2.txt" 2>/dev/null ||
+	fail "-j 2"
+[ "$(grep -c '^Memory budget of 0.9 MiB for distributions' "$tmp/j2.txt")" = 2 ] &&
+	[ "$(grep -c '^Memory budget of 0.1 MiB for rows' "$tmp/j2.txt")" = 2 ] ||
+	fail "-j 2 --memory-budget 2M: not 1M a trace"
+"$VMALYZE" -j 2 -s --memory-budget 2M "$tmp/t.xt" "$tmp/u.xt" >"$tmp/j2b.txt" 2>/dev/null
+cmp -s "$tmp/j2.txt" "$tmp/j2b.txt" || fail "-j 2 not the same from run to run"
+"$VMALYZE" -j 1 -s --memory-budget 2M "$tmp/t.xt" "$tmp/u.xt" >"$tmp/j1.txt" 2>/dev/null
+grep -q '^Memory budget of [0-9.]* MiB for distributions' "$tmp/j1.txt" &&
+	fail "-j 1 --memory-budget 2M: 1.75 MiB of distributions reached"
+[ "$(grep -c '^Memory budget of 0.2 MiB for rows' "$tmp/j1.txt")" = 2 ] ||
+	fail "-j 1 --memory-budget 2M: not 2M a trace"
 
 for bad in 1 1023K 2T -5 12X M; do
 	"$VMALYZE" -s --memory-budget "$bad" "$tmp/t.xt" >/dev/null 2>"$tmp/err"
