@@ -354,8 +354,9 @@ static const struct vma_option_row table[] = {
 	  "With the summary: the N longest exits, with time stamp, vcpu, reason, rip",
 	  .set = set_top },
 	{ "memory-budget", 0, "SIZE",
-	  "Memory the distributions of one trace may hold (default 32M; 0: no limit); past it "
-	  "percentiles get coarser, and the summary says so",
+	  "Memory the distributions and rows of one trace may hold, shared by traces at once "
+	  "(default 32M; 0: no limit); past it percentiles get coarser, new keys go to "
+	  "\"other\" rows, and the summary says so",
 	  .set = set_memory_budget },
 	{ "domain", 0, "ID",
 	  "Only this domain (Xen) or VM (KVM: its number or its VMM's pid)",
