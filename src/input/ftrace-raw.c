@@ -9,7 +9,8 @@
  * header_page and header_event, or a tracefs events directory itself
  * (<system>/<event>/format).  Without one, kvm_entry and kvm_exit are read
  * with built-in x86 formats under the ids the header names, and every other
- * event stays unnamed.
+ * event stays unnamed.  A folder is held to the bounds of a trace.dat's
+ * formats (kvm-internal.h), and its listing to as many entries.
  *
  * The dump does not say which cpu it came from or which trace clock was
  * used: its records are cpu 0, and stamps are taken as nanoseconds (the
@@ -82,71 +83,185 @@ fail:
 	return NULL;
 }
 
+/*
+ * Entries one folder may hold: as many formats as an input keeps, and room
+ * for what tracefs puts beside them (enable, filter, id, trigger, ...).
+ */
+#define MAX_DIR_ENTRIES (VMA_KVM_MAX_FORMATS + 1024u)
+
 struct fmt_dir {
 	struct vma_input *in;
 	struct vma_kvm_priv *priv;
 	const char *path;
 	uint32_t loaded;
 	uint32_t failed;
+	uint64_t bytes;         /* of the texts loaded */
+	int status;             /* VMA_OK, or why no further file is read (reported) */
 };
+
+/* The folder is refused (a cap was passed): said once, with what to do. */
+static void refuse(struct fmt_dir *fd, const char *what)
+{
+	vma_diag_report(fd->in->diag, VMA_LVL_INPUT, fd->path, UINT64_MAX,
+			"%s: not a kernel's event formats, nothing of %s is read (--event-formats"
+			" names the recording kernel's tracefs events folder, or a folder of"
+			" copies of its format files)", what, fd->in->path);
+	fd->status = VMA_ERR_FORMAT;
+}
 
 static void add_file(struct fmt_dir *fd, int dirfd, const char *name, const char *system,
 		     const char *shown)
 {
 	size_t len;
 	char *text = slurp(dirfd, name, &len);
+	bool read = text != NULL;
+	int ret = read ? vma_kvm_add_format(fd->priv, system, text, len, UINT64_MAX) : -1;
+	char what[100];
 
-	if (!text || vma_kvm_add_format(fd->priv, system, text, len, UINT64_MAX) < 0) {
+	free(text);
+	if (ret == VMA_ERR_NOMEM) {
+		fd->status = ret;
+		return;
+	}
+	if (ret < 0) {
 		if (fd->failed++ == 0) {
 			vma_diag_report(fd->in->diag, VMA_LVL_WARN, fd->path, UINT64_MAX,
 					"Event format %s %s; its events will be unnamed", shown,
-					text ? "cannot be parsed" : "cannot be read");
+					read ? "cannot be parsed" : "cannot be read");
 		}
-	} else {
-		fd->loaded++;
+		return;
 	}
-	free(text);
+	/* the same bounds as the formats of a trace.dat (kvm-internal.h) */
+	fd->bytes += len;
+	if (++fd->loaded > VMA_KVM_MAX_FORMATS) {
+		snprintf(what, sizeof(what), "More than %u event formats in all",
+			 VMA_KVM_MAX_FORMATS);
+		refuse(fd, what);
+	} else if (fd->bytes > VMA_KVM_MAX_FORMAT_TEXT) {
+		snprintf(what, sizeof(what), "Event formats of more than %u MiB in all",
+			 VMA_KVM_MAX_FORMAT_TEXT >> 20);
+		refuse(fd, what);
+	}
 }
 
-static int by_name(const struct dirent **a, const struct dirent **b)
+/* The names of a folder's entries, sorted, in one buffer. */
+struct names {
+	char *buf;
+	size_t len, cap;
+	const char **at;
+	size_t n;
+};
+
+static void names_free(struct names *l)
 {
-	return strcmp((*a)->d_name, (*b)->d_name);
+	free(l->buf);
+	free(l->at);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * The entries of @dirfd's folder @sub, but those whose names start with a
+ * dot, in name order, into @l (names_free() it in every case).
+ * Return: 0; 1 when there are more than MAX_DIR_ENTRIES (reported); -1 with
+ * errno set.
+ */
+static int list_names(struct fmt_dir *fd, int dirfd, const char *sub, struct names *l)
+{
+	int dfd = openat(dirfd, sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir = dfd >= 0 ? fdopendir(dfd) : NULL;
+	char what[400];
+	size_t off, i;
+	int rc = 0;
+
+	memset(l, 0, sizeof(*l));
+	if (!dir) {
+		if (dfd >= 0)
+			close(dfd);
+		return -1;
+	}
+	for (;;) {
+		struct dirent *e;
+		size_t n;
+
+		errno = 0;
+		e = readdir(dir);
+		if (!e) {
+			rc = errno ? -1 : 0;
+			break;
+		}
+		if (e->d_name[0] == '.')
+			continue;
+		if (l->n == MAX_DIR_ENTRIES) {
+			snprintf(what, sizeof(what), "More than %u entries in %s", MAX_DIR_ENTRIES,
+				 strcmp(sub, ".") ? sub : "the folder");
+			refuse(fd, what);
+			rc = 1;
+			break;
+		}
+		n = strlen(e->d_name) + 1;
+		if (vma_grow(l->buf, &l->cap, l->len + n, 4096)) {
+			errno = ENOMEM;
+			rc = -1;
+			break;
+		}
+		memcpy(l->buf + l->len, e->d_name, n);
+		l->len += n;
+		l->n++;
+	}
+	closedir(dir);
+	if (rc)
+		return rc;
+	l->at = malloc((l->n ? l->n : 1) * sizeof(*l->at));
+	if (!l->at) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (off = 0, i = 0; i < l->n; i++) {
+		l->at[i] = l->buf + off;
+		off += strlen(l->at[i]) + 1;
+	}
+	qsort(l->at, l->n, sizeof(*l->at), by_name);
+	return 0;
 }
 
 /* tracefs layout: <system>/<event>/format. */
 static void add_system_dir(struct fmt_dir *fd, int dirfd, const char *system)
 {
 	int sysfd = openat(dirfd, system, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	struct dirent **ents;
-	int n, i;
+	struct names l;
+	size_t i;
+	int rc;
 
 	if (sysfd < 0)
 		return;
-	n = scandirat(sysfd, ".", &ents, NULL, by_name);
-	for (i = 0; i < n; i++) {
+	rc = list_names(fd, dirfd, system, &l);
+	if (rc < 0 && errno == ENOMEM)
+		fd->status = VMA_ERR_NOMEM;
+	for (i = 0; rc == 0 && i < l.n && fd->status == VMA_OK; i++) {
 		char rel[512], shown[600];
 		struct stat st;
 
-		snprintf(rel, sizeof(rel), "%s/format", ents[i]->d_name);
-		if (ents[i]->d_name[0] != '.' && fstatat(sysfd, rel, &st, 0) == 0 &&
-		    S_ISREG(st.st_mode)) {
+		snprintf(rel, sizeof(rel), "%s/format", l.at[i]);
+		if (fstatat(sysfd, rel, &st, 0) == 0 && S_ISREG(st.st_mode)) {
 			snprintf(shown, sizeof(shown), "%s/%s", system, rel);
 			add_file(fd, sysfd, rel, system, shown);
 		}
-		free(ents[i]);
 	}
-	if (n >= 0)
-		free(ents);
+	names_free(&l);
 	close(sysfd);
 }
 
 static int load_dir(struct vma_input *in, struct vma_kvm_priv *priv, const char *path)
 {
 	struct fmt_dir fd = { .in = in, .priv = priv, .path = path };
-	struct dirent **ents;
-	size_t len;
+	struct names l;
+	size_t len, i;
 	char *text;
-	int dirfd, n, i;
+	int dirfd, rc;
 
 	dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0) {
@@ -184,33 +299,35 @@ static int load_dir(struct vma_input *in, struct vma_kvm_priv *priv, const char 
 			return VMA_ERR_FORMAT;
 		}
 	}
-	n = scandirat(dirfd, ".", &ents, NULL, by_name);
-	for (i = 0; i < n; i++) {
-		const char *name = ents[i]->d_name;
+	rc = list_names(&fd, dirfd, ".", &l);
+	if (rc < 0 && errno == ENOMEM)
+		fd.status = VMA_ERR_NOMEM;
+	for (i = 0; rc == 0 && i < l.n && fd.status == VMA_OK; i++) {
+		const char *name = l.at[i];
 		size_t nlen = strlen(name);
 		const char *dot = strchr(name, '.');
 		struct stat st;
 
-		if (name[0] != '.' && fstatat(dirfd, name, &st, 0) == 0) {
-			if (S_ISREG(st.st_mode) && dot && dot != name && nlen > 7 &&
-			    !strcmp(name + nlen - 7, ".format") && dot < name + nlen - 7) {
-				char system[256];
-				size_t slen = (size_t)(dot - name);
+		if (fstatat(dirfd, name, &st, 0) != 0)
+			continue;
+		if (S_ISREG(st.st_mode) && dot && dot != name && nlen > 7 &&
+		    !strcmp(name + nlen - 7, ".format") && dot < name + nlen - 7) {
+			char system[256];
+			size_t slen = (size_t)(dot - name);
 
-				if (slen < sizeof(system)) {
-					memcpy(system, name, slen);
-					system[slen] = '\0';
-					add_file(&fd, dirfd, name, system, name);
-				}
-			} else if (S_ISDIR(st.st_mode)) {
-				add_system_dir(&fd, dirfd, name);
+			if (slen < sizeof(system)) {
+				memcpy(system, name, slen);
+				system[slen] = '\0';
+				add_file(&fd, dirfd, name, system, name);
 			}
+		} else if (S_ISDIR(st.st_mode)) {
+			add_system_dir(&fd, dirfd, name);
 		}
-		free(ents[i]);
 	}
-	if (n >= 0)
-		free(ents);
+	names_free(&l);
 	close(dirfd);
+	if (fd.status != VMA_OK)
+		return fd.status;
 	if (fd.loaded == 0) {
 		vma_diag_report(in->diag, VMA_LVL_INPUT, path, UINT64_MAX,
 				"No event formats in this folder (expected <system>.<event>.format"

@@ -564,6 +564,14 @@ int vma_kvm_header_page(struct vma_kvm_priv *priv, const char *text, size_t len,
 			bool set_page_size);
 
 /*
+ * Bounds on the event formats one input keeps, whether from a trace.dat or
+ * an --event-formats folder: a kernel has a few thousand events, and each
+ * kept format costs its text and a few hundred bytes.
+ */
+#define VMA_KVM_MAX_FORMATS 32768u
+#define VMA_KVM_MAX_FORMAT_TEXT (16u << 20)
+
+/*
  * vma_kvm_add_format - keep one tracefs format text of @system, found at
  * file offset @at (UINT64_MAX when none).  Only its name and id are read
  * now.  Return: 0, -1 when the text names no event or id, or VMA_ERR_NOMEM.

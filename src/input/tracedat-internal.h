@@ -47,8 +47,8 @@ enum {
 #define MAX_CMDLINES 32768u
 #define MAX_SECTIONS 1024
 #define MAX_FORMATS 100000
-/* event formats of all systems: a kernel has a few thousand events */
-#define MAX_ALL_FORMATS 32768
+/* event formats of all systems (kvm-internal.h) */
+#define MAX_ALL_FORMATS VMA_KVM_MAX_FORMATS
 #define MAX_INSTANCES 256
 
 struct dat_cpu {
@@ -86,7 +86,7 @@ struct dat {
 	bool nomem;
 	bool in_instance;         /* v6: reading an instance header, BUFFER options ignored */
 	uint32_t unnamed_formats; /* format texts without a name or id */
-	uint64_t formats_kept, format_bytes; /* named ones of all systems (MAX_ALL_FORMATS, MAX_TEXT) */
+	uint64_t formats_kept, format_bytes; /* named ones of all systems (kvm-internal.h) */
 };
 
 /*

@@ -89,14 +89,15 @@ static int read_formats(struct dat *d, struct cur *c, const char *system, uint32
 		}
 		/* a named format is kept until it is parsed: all of them are bounded */
 		d->format_bytes += ret == 0 ? size : 0;
-		if (ret == 0 && (++d->formats_kept > MAX_ALL_FORMATS || d->format_bytes > MAX_TEXT)) {
+		if (ret == 0 && (++d->formats_kept > MAX_ALL_FORMATS ||
+				 d->format_bytes > VMA_KVM_MAX_FORMAT_TEXT)) {
 			free(text);
 			if (d->formats_kept > MAX_ALL_FORMATS) {
-				return td_fatal(d, at, "More than %d event formats in all",
+				return td_fatal(d, at, "More than %u event formats in all",
 						MAX_ALL_FORMATS);
 			}
 			return td_fatal(d, at, "Event formats of more than %u MiB in all",
-					MAX_TEXT >> 20);
+					VMA_KVM_MAX_FORMAT_TEXT >> 20);
 		}
 		/* the first such format is reported, the others counted (open_dat) */
 		if (ret < 0 && d->unnamed_formats++ == 0 &&

@@ -162,6 +162,26 @@ if "$MKDAT" --raw --cpus 1 --formats-dir "$tmp/formats" -o "$tmp/raw" >/dev/null
 	head -c 8 "$tmp/raw" >"$tmp/raw-header"
 	run raw-header-only 2 "raw-header: Holds no trace records" 0 -- \
 		-s --event-formats "$tmp/formats" "$tmp/raw-header"
+	# An --event-formats folder has a trace.dat's bounds: 32,768 formats, 16 MiB
+	# of texts, and no more entries listed than that (200,000 tiny files: 68 MB).
+	cp -R "$tmp/formats" "$tmp/fdir" && cp -R "$tmp/formats" "$tmp/fbig"
+	"$MKBAD" formats-dir "$tmp/fdir" 32000 || fail "cannot make fdir"
+	run formats-dir-32k 0 - 1000000 -- -a --event-formats "$tmp/fdir" "$tmp/raw"
+	"$MKBAD" formats-dir "$tmp/fdir" 33000 || fail "cannot make fdir"
+	run formats-dir-33k 2 "fdir: More than 32768 event formats in all: .*nothing of .*raw is" 0 \
+		-- -s --event-formats "$tmp/fdir" "$tmp/raw"
+	"$MKBAD" formats-dir "$tmp/fdir" 34000 || fail "cannot make fdir"
+	run formats-dir-34k 2 "fdir: More than 33792 entries in the folder" 0 \
+		-- -s --event-formats "$tmp/fdir" "$tmp/raw"
+	rm -rf "$tmp/fdir"
+	pad=$(head -c 1000000 /dev/zero | tr '\0' '#')
+	for k in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do
+		printf 'name: big%d\nID: %d\n%s\n' $k $((2000 + k)) "$pad" >"$tmp/fbig/s.big$k.format"
+	done
+	run formats-dir-17m 2 "fbig: Event formats of more than 16 MiB in all" 0 \
+		-- -s --event-formats "$tmp/fbig" "$tmp/raw"
+	rm -f "$tmp/fbig/s.big16.format"
+	run formats-dir-16m 0 - 1000000 -- -s --event-formats "$tmp/fbig" "$tmp/raw"
 else
 	fail "cannot make a raw dump"
 fi

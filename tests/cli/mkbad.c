@@ -30,11 +30,19 @@
  *   cmdline-bomb  trace.dat v7 zstd, compressed metadata: N=64 MiB of saved
  *                 command lines "1 a", a few KiB compressed
  *   formats-many  trace.dat v6: N=1,000,000 tiny event formats in systems of 100,000
+ *   formats-dir   a folder for --event-formats (made if missing): tiny
+ *                 <system>.<event>.format files added, up to N=40,000 in all
+ *   formats-tree  the same in the tracefs layout: <system>/<event>/format, systems
+ *                 of 10,000 events
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include "kvm-scenario.h"
@@ -644,6 +652,70 @@ static int mk_formats_many(const char *path, uint32_t n)
 	return finish_file(w, path);
 }
 
+/* "name: eK" and "ID: 1000+K": the smallest text a reader keeps as a format. */
+static int tiny_format(int dirfd, const char *name, uint32_t k)
+{
+	char text[64];
+	int len = snprintf(text, sizeof(text), "name: e%u\nID: %u\n", k, 1000 + k);
+	int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	int ok = fd >= 0 && write(fd, text, (size_t)len) == len;
+
+	if (fd < 0 && errno == EEXIST)
+		return 0; /* made by an earlier run: a folder grows by its new files only */
+	if (fd >= 0 && close(fd) != 0)
+		ok = 0;
+	if (!ok)
+		perror(name);
+	return ok ? 0 : -1;
+}
+
+static int formats_folder(const char *path, uint32_t n, bool tree)
+{
+	char name[64];
+	uint32_t k;
+	int dirfd, rc = 0;
+
+	if (mkdir(path, 0755) < 0 && errno != EEXIST) {
+		perror(path);
+		return -1;
+	}
+	dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0) {
+		perror(path);
+		return -1;
+	}
+	for (k = 0; k < n && !rc; k++) {
+		if (!tree) {
+			snprintf(name, sizeof(name), "s%u.e%u.format", k / 10000, k);
+			rc = tiny_format(dirfd, name, k);
+			continue;
+		}
+		snprintf(name, sizeof(name), "s%u", k / 10000);
+		if (k % 10000 == 0 && mkdirat(dirfd, name, 0755) < 0 && errno != EEXIST)
+			rc = -1;
+		snprintf(name, sizeof(name), "s%u/e%u", k / 10000, k);
+		if (!rc && mkdirat(dirfd, name, 0755) < 0 && errno != EEXIST)
+			rc = -1;
+		snprintf(name, sizeof(name), "s%u/e%u/format", k / 10000, k);
+		if (!rc)
+			rc = tiny_format(dirfd, name, k);
+	}
+	if (rc)
+		perror(path);
+	close(dirfd);
+	return rc;
+}
+
+static int mk_formats_dir(const char *path, uint32_t n)
+{
+	return formats_folder(path, n, false);
+}
+
+static int mk_formats_tree(const char *path, uint32_t n)
+{
+	return formats_folder(path, n, true);
+}
+
 int main(int argc, char **argv)
 {
 	/* Each kind with the count its default N scales (0: not scalable). */
@@ -672,6 +744,8 @@ int main(int argc, char **argv)
 		{ "cmdlines-many", mk_cmdlines_many, 1000000 }, /* command lines */
 		{ "cmdline-bomb", mk_cmdline_bomb, 64 },       /* MiB */
 		{ "formats-many", mk_formats_many, 1000000 },  /* formats */
+		{ "formats-dir", mk_formats_dir, 40000 },      /* files */
+		{ "formats-tree", mk_formats_tree, 40000 },    /* event folders */
 	};
 	unsigned long n = 0;
 	char *end;
