@@ -54,6 +54,14 @@ int vma_source_open(const char *path, struct vma_diag *diag, _Atomic uint64_t *p
 int vma_source_next(struct vma_source *src, struct vma_member *m);
 
 /*
+ * vma_source_report_empty - when the first vma_source_next() returned
+ * VMA_END: report that @src holds nothing (an archive with no file in it,
+ * or a compressed file that is empty once decompressed), naming it.
+ * Return: VMA_ERR_FORMAT.
+ */
+int vma_source_report_empty(struct vma_source *src);
+
+/*
  * vma_source_start - start pumping the current member, head first, into a
  * pipe.  *fd is its read end, owned by the caller; closing it early stops
  * the pump.  Return: VMA_OK, or VMA_ERR_IO / VMA_ERR_NOMEM after a message.

@@ -301,11 +301,14 @@ static int run_members(struct batch *b, struct job *j, struct vma_source *src,
 {
 	struct vma_member *m = malloc(sizeof(*m));
 	int code = VMA_EXIT_OK, rc, fd;
+	bool any = false;
 
 	if (!m)
 		return b->exit_status_for(VMA_ERR_NOMEM, VMA_LVL_SYSTEM);
 	while ((rc = vma_source_next(src, m)) != VMA_END) {
 		struct vma_run_source rs = { .fd = -1 };
+
+		any = true;
 
 		if (rc < 0) {
 			code = max_code(code, b->exit_status_for(rc, vma_diag_worst(diag)));
@@ -344,6 +347,16 @@ static int run_members(struct batch *b, struct job *j, struct vma_source *src,
 			code = max_code(code, b->exit_status_for(rc, vma_diag_worst(diag)));
 	}
 	free(m);
+	/* nothing in it: said as for an empty file, unless a folder walk found it */
+	if (rc == VMA_END && !any && j->walked) {
+		vma_diag_info(diag, "%s: skipped: nothing in it", j->path);
+	} else if (rc == VMA_END && !any) {
+		rc = vma_source_report_empty(src);
+		code = max_code(code, b->exit_status_for(rc, vma_diag_worst(diag)));
+		if (add_failed(b, j->path, NULL, rc))
+			code = VMA_EXIT_SYSTEM;
+		atomic_fetch_add(&b->traces, 1);
+	}
 	return code;
 }
 

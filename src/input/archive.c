@@ -111,6 +111,8 @@ int vma_source_open(const char *path, struct vma_diag *diag, _Atomic uint64_t *p
 	archive_read_support_format_zip(src->outer);
 	archive_read_support_format_cpio(src->outer);
 	archive_read_support_format_raw(src->outer);
+	/* raw wants a byte: a compressed empty file would be no format at all */
+	archive_read_support_format_empty(src->outer);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		vma_diag_report(diag, VMA_LVL_INPUT, path, UINT64_MAX, "Cannot open: %s",
@@ -157,6 +159,19 @@ int vma_source_open(const char *path, struct vma_diag *diag, _Atomic uint64_t *p
 	note_bytes(src);
 	*out = src;
 	return VMA_OK;
+}
+
+int vma_source_report_empty(struct vma_source *src)
+{
+	if (archive_format(src->outer) == ARCHIVE_FORMAT_EMPTY) {
+		vma_diag_report(src->diag, VMA_LVL_INPUT, src->path, UINT64_MAX,
+				"Is empty once decompressed (%s): no trace records",
+				const_or(archive_filter_name(src->outer, 0), "?"));
+	} else {
+		vma_diag_report(src->diag, VMA_LVL_INPUT, src->path, UINT64_MAX,
+				"Is an archive with no file in it: no trace records");
+	}
+	return VMA_ERR_FORMAT;
 }
 
 /* The inner reader's input: the outer reader's bytes of the member. */

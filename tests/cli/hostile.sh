@@ -278,6 +278,22 @@ run three-bytes 2 "three: Is only 3 bytes long: too short" 0 -- -s "$tmp/three"
 # Zero bytes (what an empty tar also is) are not a trace, said with the offset.
 head -c 4096 /dev/zero >"$tmp/zeros"
 run zeros-4k 2 "zeros: offset 0: Not a trace vmalyze reads" 0 -- -s "$tmp/zeros"
+# A compressed archive with no member, or a compressed empty file: nothing in
+# it, said as for an empty file (once "no trace found (-v ...)", and status 4).
+if mk empty-tar-zst && mk empty-zst; then
+	mv "$tmp/empty-tar-zst" "$tmp/e.tar.zst"
+	mv "$tmp/empty-zst" "$tmp/e.zst"
+	run empty-tar-zst 2 "error: .*e.tar.zst: Is an archive with no file in it: no trace records" 0 \
+		-- -s "$tmp/e.tar.zst"
+	run empty-zst 2 "error: .*e.zst: Is empty once decompressed \(zstd\): no trace records" 0 \
+		-- -a "$tmp/e.zst"
+	run empty-tar-zst-and-trace 2 "e.tar.zst: Is an archive with no file in it" 10000000 \
+		-- -s "$tmp/e.tar.zst" "$good"
+	grep -q '^--- Log volume summary ---' "$tmp/out" || fail "empty-tar-zst-and-trace: no summary"
+	mkdir "$tmp/walk" && mv "$tmp/e.tar.zst" "$tmp/e.zst" "$tmp/walk/"
+	run empty-in-a-folder 2 "no trace found in .*walk" 1000 -- -s "$tmp/walk"
+	rm -rf "$tmp/walk"
+fi
 head -c 20 "$good" >"$tmp/xt20"
 run xentrace-20-bytes 2 "xt20: .*window" 0 -- -s "$tmp/xt20"
 if "$MKDAT" --version 6 --truncate 600 -o "$tmp/dat-header" >/dev/null; then

@@ -34,6 +34,8 @@
  *                 <system>.<event>.format files added, up to N=40,000 in all
  *   formats-tree  the same in the tracefs layout: <system>/<event>/format, systems
  *                 of 10,000 events
+ *   empty-tar-zst a tar with no member (10 KiB of zeros), compressed with zstd
+ *   empty-zst     nothing, compressed with zstd
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -716,6 +718,28 @@ static int mk_formats_tree(const char *path, uint32_t n)
 	return formats_folder(path, n, true);
 }
 
+/* @n zero bytes compressed with zstd: a tar with no member is 10 KiB of them. */
+static int zstd_zeros(const char *path, size_t n)
+{
+	unsigned char *zeros = calloc(1, n ? n : 1), *z = malloc(ZSTD_compressBound(n));
+	size_t len = zeros && z ? ZSTD_compress(z, ZSTD_compressBound(n), zeros, n, 3) : 0;
+	int rc = zeros && z && !ZSTD_isError(len) ? write_file(path, z, len) : -1;
+
+	free(zeros);
+	free(z);
+	return rc;
+}
+
+static int mk_empty_tar_zst(const char *path, uint32_t n)
+{
+	return zstd_zeros(path, 10240);
+}
+
+static int mk_empty_zst(const char *path, uint32_t n)
+{
+	return zstd_zeros(path, 0);
+}
+
 int main(int argc, char **argv)
 {
 	/* Each kind with the count its default N scales (0: not scalable). */
@@ -746,6 +770,8 @@ int main(int argc, char **argv)
 		{ "formats-many", mk_formats_many, 1000000 },  /* formats */
 		{ "formats-dir", mk_formats_dir, 40000 },      /* files */
 		{ "formats-tree", mk_formats_tree, 40000 },    /* event folders */
+		{ "empty-tar-zst", mk_empty_tar_zst, 0 },
+		{ "empty-zst", mk_empty_zst, 0 },
 	};
 	unsigned long n = 0;
 	char *end;

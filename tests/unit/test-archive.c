@@ -4,7 +4,7 @@
  * read back member by member through the pump's pipe: names, heads, every
  * byte, members compressed or not, entries that are not files, a reader
  * that stops early, a lone compressed file, a file that is no container,
- * and an archive cut in a member's data.
+ * an archive cut in a member's data, and containers holding nothing.
  */
 #include <archive.h>
 #include <archive_entry.h>
@@ -283,4 +283,49 @@ Test(archive, cut_in_a_member_names_it_and_the_offset)
 	cr_assert_eq(vma_source_next(src, &m), VMA_END);
 	vma_source_close(src);
 	free(buf);
+}
+
+/* @n bytes of zeros, compressed with zstd, at @path. */
+static void write_zstd_zeros(const char *path, size_t n)
+{
+	void *zeros = calloc(1, n ? n : 1);
+	size_t cap = ZSTD_compressBound(n), len;
+	void *z = malloc(cap);
+	FILE *f = fopen(path, "wb");
+
+	cr_assert(zeros && z && f);
+	len = ZSTD_compress(z, cap, zeros, n, 3);
+	cr_assert(!ZSTD_isError(len));
+	cr_assert_eq(fwrite(z, 1, len, f), len);
+	cr_assert_eq(fclose(f), 0);
+	free(zeros);
+	free(z);
+}
+
+Test(archive, nothing_in_it_is_said_as_for_an_empty_file)
+{
+	static struct vma_member m;
+	struct vma_source *src;
+	char path[256];
+
+	/* an empty tar is 10 KiB of zeros; compressed, it is an archive with no member */
+	path_in(path, sizeof(path), "empty.tar.zst");
+	write_zstd_zeros(path, 10240);
+	cr_assert_eq(vma_source_open(path, diag, NULL, &src), VMA_OK);
+	cr_assert_eq(vma_source_next(src, &m), VMA_END);
+	cr_assert_eq(vma_source_report_empty(src), VMA_ERR_FORMAT);
+	vma_source_close(src);
+	cr_assert(strstr(messages(), "empty.tar.zst: Is an archive with no file in it: no trace"
+			 " records"), "%s", messages());
+
+	/* a compressed empty file is not "damaged": it holds nothing */
+	path_in(path, sizeof(path), "empty.zst");
+	write_zstd_zeros(path, 0);
+	cr_assert_eq(vma_source_open(path, diag, NULL, &src), VMA_OK);
+	cr_assert_eq(vma_source_next(src, &m), VMA_END);
+	cr_assert_eq(vma_source_report_empty(src), VMA_ERR_FORMAT);
+	vma_source_close(src);
+	cr_assert(strstr(messages(), "empty.zst: Is empty once decompressed (zstd): no trace"
+			 " records"), "%s", messages());
+	cr_assert_eq(vma_diag_worst(diag), VMA_LVL_INPUT);
 }
