@@ -45,6 +45,19 @@ uint64_t td_cur_at(const struct cur *c)
 }
 
 /*
+ * Damage in a part only the dump's text uses, read when the dump first
+ * needs it (d->optional): the records are being read by then, and only
+ * that part is lost, so it is a warning, as a part too large is.
+ */
+static void optional_damage(struct dat *d, uint64_t offset, const char *msg)
+{
+	vma_diag_report(d->in->diag, VMA_LVL_WARN, d->in->path, offset,
+			"%s: the %s are left out, the dump shows addresses as numbers", msg,
+			d->optional);
+	d->failed = true;
+}
+
+/*
  * Damage that leaves the whole file unreadable: never tolerated.  @fmt
  * says what is wrong; the message goes on with what it costs.
  */
@@ -57,6 +70,10 @@ int td_fatal(struct dat *d, uint64_t offset, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(msg, sizeof(msg), fmt, ap);
 		va_end(ap);
+		if (d->optional) {
+			optional_damage(d, offset, msg);
+			return -1;
+		}
 		vma_diag_report(d->in->diag, VMA_LVL_INPUT, d->in->path, offset,
 				"%s: the trace.dat header is damaged, nothing of this file can be"
 				" read", msg);
@@ -79,6 +96,14 @@ int td_cur_short(struct cur *c, uint64_t need)
 
 	if (d->failed)
 		return -1;
+	if (d->optional) {
+		char msg[200];
+
+		snprintf(msg, sizeof(msg), "%s ends inside its %s (%" PRIu64 " more bytes needed)",
+			 c->mem ? "Section" : "File", c->what, need);
+		optional_damage(d, c->mem ? c->base : d->in->size, msg);
+		return -1;
+	}
 	d->failed = true;
 	if (c->mem) {
 		vma_diag_report(d->in->diag, VMA_LVL_INPUT, d->in->path, c->base,

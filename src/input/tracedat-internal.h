@@ -83,6 +83,7 @@ struct dat {
 	struct dat_buffer *inst;  /* other instances */
 	uint32_t nr_inst;
 	bool failed;              /* a cursor reported; no second message */
+	const char *optional;     /* the part read only for the dump's text ("kallsyms"), or NULL */
 	bool nomem;
 	bool in_instance;         /* v6: reading an instance header, BUFFER options ignored */
 	uint32_t unnamed_formats; /* format texts without a name or id */
@@ -133,12 +134,16 @@ int td_read_ftrace_formats(struct dat *d, struct cur *c);
 int td_read_event_formats(struct dat *d, struct cur *c);
 /*
  * The v7 kallsyms and printk sections td_read_meta_v7() left for later
- * (priv->load_symbols): read into priv->kallsyms and priv->printk; damage
- * is reported with its offset and leaves that part out.
+ * (priv->load_symbols): read into priv->kallsyms and priv->printk; damage,
+ * or a part over MAX_TEXT, is a warning with its offset and leaves that
+ * part out.
  */
 void td_load_symbols(struct vma_kvm_priv *priv);
 
-/* @size bytes of kallsyms or printk text, kept in *@keep for the dump. */
+/*
+ * @size bytes of kallsyms or printk text, kept in *@keep for the dump; more
+ * than MAX_TEXT are skipped with a warning (the dump shows addresses).
+ */
 int td_read_symbols(struct dat *d, struct cur *c, uint64_t size, char **keep);
 int td_read_cmdlines(struct dat *d, struct cur *c);
 /* v7: the options chain from @first, then the sections the options name. */

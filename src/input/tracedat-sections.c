@@ -157,11 +157,35 @@ int td_read_event_formats(struct dat *d, struct cur *c)
 	return 0;
 }
 
+/*
+ * Kallsyms or printk formats (@what) of @size bytes, more than vmalyze
+ * reads: only the dump's text uses them, and a user would rather have the
+ * trace without symbol names than nothing, so they are left out with a
+ * warning, as saved command lines past the kernel's count are.
+ */
+static void symbols_too_big(struct dat *d, uint64_t at, const char *what, uint64_t size,
+			    bool expanded)
+{
+	bool printk = !strcmp(what, "printk formats");
+
+	vma_diag_report(d->in->diag, VMA_LVL_WARN, d->in->path, at,
+			"%s of %" PRIu64 " bytes%s, more than the %u MiB vmalyze reads: left out,"
+			" the dump shows %s as numbers", printk ? "Printk formats" : "Kallsyms",
+			size, expanded ? " expanded" : "", MAX_TEXT >> 20,
+			printk ? "the addresses of printk formats" : "kernel addresses");
+}
+
 /* kallsyms or printk formats: kept as text for the dump (kvm-formats.c). */
 int td_read_symbols(struct dat *d, struct cur *c, uint64_t size, char **keep)
 {
-	char *text = td_cur_text(c, size);
+	char *text;
 
+	if (size > MAX_TEXT && c->pos <= c->end && size <= c->end - c->pos) {
+		symbols_too_big(d, td_cur_at(c), c->what, size, false);
+		c->pos += size;
+		return 0;
+	}
+	text = td_cur_text(c, size);
 	if (!text)
 		return -1;
 	free(*keep);
@@ -201,16 +225,19 @@ int td_read_cmdlines(struct dat *d, struct cur *c)
 
 /*
  * Load the section at @offset, expanding it when compressed.  @id is the
- * section id expected there.  Return: owned payload, or NULL after a report.
+ * section id expected there.  A kallsyms or printk section (@symbols) of
+ * more than MAX_TEXT is left out with a warning.  Return: owned payload,
+ * or NULL after a report.
  */
 static unsigned char *load_section(struct dat *d, uint64_t offset, uint32_t id,
-				   const char *what, uint64_t *len)
+				   const char *what, bool symbols, uint64_t *len)
 {
 	struct cur c;
-	uint32_t sid, flags, desc, csize, usize;
+	uint32_t sid, flags, desc, csize = 0, usize = 0;
 	uint64_t size;
 	unsigned char *raw = NULL, *out;
 	const char *why = NULL;
+	bool compressed;
 
 	td_cur_file(&c, d, offset, what);
 	if (td_cur_u16(&c, &sid) < 0 || td_cur_u16(&c, &flags) < 0 || td_cur_u32(&c, &desc) < 0 ||
@@ -221,18 +248,23 @@ static unsigned char *load_section(struct dat *d, uint64_t offset, uint32_t id,
 		td_fatal(d, offset, "No %s section where the options point", what);
 		return NULL;
 	}
-	if (!(flags & SEC_FL_COMPRESSED)) {
-		out = (unsigned char *)td_cur_text(&c, size);
-		*len = size;
-		return out;
-	}
-	if (!d->dc) {
+	compressed = flags & SEC_FL_COMPRESSED;
+	if (compressed && !d->dc) {
 		td_fatal(d, offset, "The %s section is compressed but the file names no"
 			 " compression", what);
 		return NULL;
 	}
-	if (td_cur_u32(&c, &csize) < 0 || td_cur_u32(&c, &usize) < 0)
+	if (compressed && (td_cur_u32(&c, &csize) < 0 || td_cur_u32(&c, &usize) < 0))
 		return NULL;
+	if (symbols && (compressed ? usize : size) > MAX_TEXT) {
+		symbols_too_big(d, offset, what, compressed ? usize : size, compressed);
+		return NULL;
+	}
+	if (!compressed) {
+		out = (unsigned char *)td_cur_text(&c, size);
+		*len = size;
+		return out;
+	}
 	if (usize > MAX_TEXT) {
 		td_fatal(d, offset, "Implausible expanded size of the %s section: %" PRIu32 " bytes,"
 			 " more than the %u MiB vmalyze reads", what, usize, MAX_TEXT >> 20);
@@ -277,7 +309,7 @@ int td_read_options_v7(struct dat *d, uint64_t first)
 		if (n == MAX_SECTIONS)
 			return td_fatal(d, offset, "More than %d options sections", MAX_SECTIONS);
 		seen[n++] = offset;
-		data = load_section(d, offset, OPT_DONE, "options", &len);
+		data = load_section(d, offset, OPT_DONE, "options", false, &len);
 		if (!data)
 			return -1;
 		td_cur_mem(&c, d, data, len, offset, "options");
@@ -317,7 +349,8 @@ void td_load_symbols(struct vma_kvm_priv *priv)
 			continue;
 		/* each part on its own: damage in one is reported and the other still read */
 		d.failed = false;
-		data = load_section(&d, off, parts[i].id, parts[i].what, &len);
+		d.optional = parts[i].what;
+		data = load_section(&d, off, parts[i].id, parts[i].what, true, &len);
 		if (!data)
 			continue;
 		td_cur_mem(&c, &d, data, len, off, parts[i].what);
@@ -365,7 +398,7 @@ int td_read_meta_v7(struct dat *d)
 			d->priv->symbols_big = d->big;
 			continue;
 		}
-		data = load_section(d, off, parts[i].id, parts[i].what, &len);
+		data = load_section(d, off, parts[i].id, parts[i].what, false, &len);
 		if (!data)
 			return -1;
 		td_cur_mem(&c, d, data, len, off, parts[i].what);

@@ -261,6 +261,18 @@ else
 	fail "cannot make cmdline-bomb-16"
 fi
 
+# Kallsyms over 16 MiB are left out with a warning and the trace is read (once
+# status 2, "nothing of this file can be read"); -s does not read v7's at all.
+if mk kallsyms-v6; then
+	run kallsyms-v6 0 "warning: .*kallsyms-v6: offset [0-9]+: Kallsyms of [0-9]+ bytes, more than the 16 MiB vmalyze reads: left out" \
+		100000 -- -s "$tmp/kallsyms-v6"
+fi
+if mk kallsyms-v7; then
+	run kallsyms-v7 0 "warning: .*kallsyms-v7: offset [0-9]+: Kallsyms of [0-9]+ bytes expanded, more than the 16 MiB" \
+		1000000 -- -a "$tmp/kallsyms-v7"
+	run kallsyms-v7-summary 0 - 100000 -- -s "$tmp/kallsyms-v7"
+fi
+
 # Event formats: 32,768 in all (1,000,000 tiny ones, 33 MB: 202 MB).
 if mk formats-many; then
 	run formats-many 2 "formats-many: offset [0-9]+: More than 32768 event formats in all" 0 -- \

@@ -36,6 +36,9 @@
  *                 of 10,000 events
  *   empty-tar-zst a tar with no member (10 KiB of zeros), compressed with zstd
  *   empty-zst     nothing, compressed with zstd
+ *   kallsyms-v6   trace.dat v6 with N=17 MiB of kallsyms text
+ *   kallsyms-v7   trace.dat v7 zstd, compressed metadata: the same (a few KiB compressed)
+ *   kallsyms-v7-plain  trace.dat v7, nothing compressed: the same
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -584,12 +587,21 @@ static int mk_format_sound_mid(const char *path, uint32_t n)
 	return format_mid(path, n, false);
 }
 
+static struct vma_tdw *few_events_with(const struct vma_tdw_opts *o);
+
 /* A v6 file (v7 zstd with compressed metadata: @v7) with a few kvm_entry on cpu 0. */
 static struct vma_tdw *few_events(bool v7)
 {
 	struct vma_tdw_opts o = { .version = v7 ? 7 : 6, .codec = v7 ? VMA_TDW_ZSTD : VMA_TDW_NONE,
 				  .nr_cpus = 1, .compress_meta = v7 };
-	struct vma_tdw *w = vma_tdw_new(&o);
+
+	return few_events_with(&o);
+}
+
+/* A file of options @o with a few kvm_entry on cpu 0. */
+static struct vma_tdw *few_events_with(const struct vma_tdw_opts *o)
+{
+	struct vma_tdw *w = vma_tdw_new(o);
 	uint32_t k;
 
 	if (!w || vma_mkdat_formats(VMA_MKDAT_VMX, put_format, w) < 0) {
@@ -740,6 +752,44 @@ static int mk_empty_zst(const char *path, uint32_t n)
 	return zstd_zeros(path, 0);
 }
 
+/* @mib MiB of kallsyms lines, in a file of @version, compressed (v7: with zstd) or not. */
+static int kallsyms_big(const char *path, uint32_t mib, unsigned int version, bool compress)
+{
+	struct vma_tdw_opts o = { .version = version, .nr_cpus = 1,
+				  .codec = compress ? VMA_TDW_ZSTD : VMA_TDW_NONE,
+				  .compress_meta = compress };
+	size_t len = (size_t)(mib < 1024 ? mib : 1024) << 20, at = 0;
+	char *text = malloc(len + 64);
+	struct vma_tdw *w;
+	uint32_t k = 0;
+	int rc;
+
+	if (!text)
+		return -1;
+	while (at < len)
+		at += (size_t)sprintf(text + at, "ffffffff%08x T sym_%u\n", k * 16, k), k++;
+	o.kallsyms = text;
+	w = few_events_with(&o);
+	rc = w ? finish_file(w, path) : -1;
+	free(text);
+	return rc;
+}
+
+static int mk_kallsyms_v6(const char *path, uint32_t n)
+{
+	return kallsyms_big(path, n, 6, false);
+}
+
+static int mk_kallsyms_v7(const char *path, uint32_t n)
+{
+	return kallsyms_big(path, n, 7, true);
+}
+
+static int mk_kallsyms_v7_plain(const char *path, uint32_t n)
+{
+	return kallsyms_big(path, n, 7, false);
+}
+
 int main(int argc, char **argv)
 {
 	/* Each kind with the count its default N scales (0: not scalable). */
@@ -772,6 +822,9 @@ int main(int argc, char **argv)
 		{ "formats-tree", mk_formats_tree, 40000 },    /* event folders */
 		{ "empty-tar-zst", mk_empty_tar_zst, 0 },
 		{ "empty-zst", mk_empty_zst, 0 },
+		{ "kallsyms-v6", mk_kallsyms_v6, 17 },          /* MiB */
+		{ "kallsyms-v7", mk_kallsyms_v7, 17 },          /* MiB */
+		{ "kallsyms-v7-plain", mk_kallsyms_v7_plain, 17 }, /* MiB */
 	};
 	unsigned long n = 0;
 	char *end;

@@ -542,7 +542,8 @@ static void build_symbols(const char *ksyms, const char *printk, unsigned char *
 /*
  * v7's kallsyms and printk sections are read only when the dump's text
  * needs them (-s never does); a damaged one then is reported at its offset
- * and leaves only itself out.
+ * and leaves only itself out: a warning, as the records are being read by
+ * then and only names are lost.
  */
 Test(tracedat_damage, symbols_read_when_the_dump_needs_them)
 {
@@ -577,9 +578,73 @@ Test(tracedat_damage, symbols_read_when_the_dump_needs_them)
 	vma_kvm_print_setup(priv);
 	cr_assert_null(priv->kallsyms);
 	cr_assert_str_eq(priv->printk, printk, "the printk section is read all the same");
-	cr_assert_eq(vma_diag_worst(t.diag), VMA_LVL_INPUT, "the damage is reported");
+	cr_assert_eq(vma_diag_worst(t.diag), VMA_LVL_WARN, "the damage is reported");
 	kt_close(&t);
 	free(img);
+}
+
+/* 17 MiB of kallsyms lines: more than the 16 MiB read. */
+static char *big_kallsyms(void)
+{
+	size_t len = 17u << 20, at = 0;
+	char *text = malloc(len + 64);
+	uint32_t k = 0;
+
+	cr_assert_not_null(text);
+	while (at < len)
+		at += (size_t)sprintf(text + at, "ffffffff%08x T sym_%u\n", k * 16, k), k++;
+	return text;
+}
+
+/*
+ * Kallsyms over 16 MiB (in v6's header, or a v7 section compressed or not)
+ * are left out with a warning, and the trace is read: they once made the
+ * whole file unreadable (v6) or reported it so while it was read (v7).
+ */
+Test(tracedat_damage, kallsyms_over_16_mib_are_left_out)
+{
+	static const char printk[] = "0xffffffff82000000 : \"hello %d\\n\"\n";
+	static const struct {
+		unsigned int version;
+		enum vma_tdw_codec codec;
+	} files[] = { { 6, VMA_TDW_NONE }, { 7, VMA_TDW_NONE }, { 7, VMA_TDW_ZLIB } };
+	char *ksyms = big_kallsyms();
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		struct vma_tdw_opts o = { .version = files[i].version, .codec = files[i].codec,
+					  .compress_meta = files[i].codec != VMA_TDW_NONE,
+					  .nr_cpus = 1, .kallsyms = ksyms, .printk = printk };
+		unsigned char ev[12] = { 0 }, *img;
+		struct vma_tdw *w = vma_tdw_new(&o);
+		struct vma_kvm_priv *priv;
+		struct kt_input t;
+		struct kt_drain d;
+		size_t len;
+
+		cr_assert_not_null(w);
+		cr_assert_eq(vma_tdw_format(w, "kvm", fpu_format), 0);
+		vma_tdw_put(ev, 2, 37, false);
+		vma_tdw_put(ev + 4, 4, 100, false);
+		cr_assert_eq(vma_tdw_event(w, 0, 0, 1000, ev, 12), 0);
+		cr_assert_eq(vma_tdw_finish(w, &img, &len), 0);
+		vma_tdw_free(w);
+		kt_open_mem(&t, img, len, NULL, NULL, VMA_DEFAULT_TOLERANCE);
+		cr_assert_eq(t.open_ret, VMA_OK, "v%u", files[i].version);
+		priv = vma_kvm_priv_of(&t.in);
+		vma_kvm_print_setup(priv);
+		cr_assert_null(priv->kallsyms);
+		cr_assert_str_eq(priv->printk, printk, "v%u: printk read all the same",
+				 files[i].version);
+		cr_assert_eq(vma_diag_worst(t.diag), VMA_LVL_WARN, "v%u", files[i].version);
+		kt_drain(&t, &d);
+		cr_assert_eq(d.nr, 1, "v%u: the record is read", files[i].version);
+		cr_assert_eq(d.end[0], VMA_END);
+		free(d.recs);
+		kt_close(&t);
+		free(img);
+	}
+	free(ksyms);
 }
 
 Test(tracedat_damage, corrupt_page_is_reported_and_skipped_when_tolerated)
