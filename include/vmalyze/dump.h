@@ -37,9 +37,12 @@ typedef void vma_dump_describe_fn(const struct vma_stream *stream, struct vma_st
  * an SVM trace shows itself at its first exit of code 0x60 or above,
  * which comes within the first few exits.  A VMX trace never does: its
  * first lines leave once this many are held (or at the end of the trace),
- * with VMX names.  Held lines cost some 80 bytes each.
+ * with VMX names.  Held lines cost some 80 bytes each; lines made wide by
+ * many pcpus (up to 256 columns) leave once VMA_DUMP_VENDOR_HOLD_BYTES of
+ * them are held (65,536 such lines held 22 MB).
  */
 #define VMA_DUMP_VENDOR_LOOKAHEAD (1u << 16)
+#define VMA_DUMP_VENDOR_HOLD_BYTES (8u << 20)
 
 /*
  * vma_dump_create - dump to @out, with times in seconds of @cpu_hz ticks

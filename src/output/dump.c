@@ -12,9 +12,10 @@
  *
  * A Xen trace says whether its exit codes are VMX's or SVM's only at its
  * first SVM-only exit code (vma_vendor_note()), so the first lines are held
- * until it has (or until VMA_DUMP_VENDOR_LOOKAHEAD records are held, or the
- * trace ends: VMX).  A held line whose text would differ under SVM keeps
- * that text aside, and the held lines get it if the trace turns out SVM.
+ * until it has (or until VMA_DUMP_VENDOR_LOOKAHEAD records or
+ * VMA_DUMP_VENDOR_HOLD_BYTES of lines are held, or the trace ends: VMX).
+ * A held line whose text would differ under SVM keeps that text aside, and
+ * the held lines get it if the trace turns out SVM.
  * The input is read once, so a pipe or FIFO is dumped like a file.
  */
 #include <errno.h>
@@ -289,7 +290,8 @@ static __attribute__((noinline)) int end_held(struct vma_dump *d)
 	const struct vma_machine *m = d->machine;
 	int rc;
 
-	if (!m->vendor_known && ++d->held < VMA_DUMP_VENDOR_LOOKAHEAD)
+	if (!m->vendor_known && ++d->held < VMA_DUMP_VENDOR_LOOKAHEAD &&
+	    d->lines.len + d->alt_text.len < VMA_DUMP_VENDOR_HOLD_BYTES)
 		return VMA_OK;
 	rc = release_held(d, m->svm);
 	if (rc < 0)

@@ -397,3 +397,43 @@ Test(xen_events, emulation_rows_do_not_type_the_vcpu)
 	cr_assert_not(feed(&other).unprocessed);
 	cr_assert_eq(v->type, VMA_VCPU_NONE);
 }
+
+/*
+ * Lines made wide by many pcpus leave the look-ahead at 8 MiB, before
+ * 65,536 of them are held (they once held 22 MB): 40,000 lines of some
+ * 300 bytes have reached the file before the dump is flushed.
+ */
+Test(xen_events, dump_look_ahead_is_bounded_in_bytes)
+{
+	struct vma_stream stream = { .pcpu = 0 };
+	struct vma_outcome out;
+	struct vma_dump *dump;
+	char *buf = NULL;
+	size_t len = 0, first;
+	FILE *f = open_memstream(&buf, &len);
+	uint32_t i;
+
+	cr_assert_not_null(f);
+	for (i = 1; i < 300; i++)
+		cr_assert_eq(vma_machine_add_pcpu(m, i), VMA_OK);
+	dump = vma_dump_create(f, 1000000000, NULL);
+	cr_assert_not_null(dump);
+	for (i = 0; i < 40000; i++) {
+		stream.pcpu = i % 300;
+		stream.rec = record(TRC_HVM_VMENTRY, 0);
+		stream.rec.pcpu = stream.pcpu;
+		vma_dump_begin(dump, m, &stream.rec);
+		cr_assert_eq(vma_dispatch(m, &stream.rec, &out), VMA_OK);
+		cr_assert_eq(vma_dump_end(dump, &stream, &out), VMA_OK);
+	}
+	cr_assert_eq(fflush(f), 0);
+	first = len;
+	cr_assert_eq(vma_dump_flush(dump), VMA_OK);
+	vma_dump_destroy(dump);
+	fclose(f);
+	cr_assert_gt(len, 40000u * 256, "lines of %zu bytes", len / 40000);
+	cr_assert_gt(first, 0, "all %zu bytes were held until the end", len);
+	cr_assert_lt(len - first, 2 * VMA_DUMP_VENDOR_HOLD_BYTES, "%zu bytes written late",
+		     len - first);
+	free(buf);
+}
