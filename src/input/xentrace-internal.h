@@ -49,8 +49,12 @@
  * asked (32 bytes each: 16 MiB); beyond, a pcpu walks the chain itself.
  */
 #define LAZY_BUDGET (1u << 19)
-/* Memory charged per window held by the stream source, besides its bytes. */
-#define WINDOW_OVERHEAD 64u
+/*
+ * Memory charged per window held by the stream source, besides its bytes:
+ * malloc's header and rounding, and its queue slot (32 bytes), counted
+ * three times as a queue that doubles is copied into one twice its size.
+ */
+#define WINDOW_OVERHEAD 128u
 
 struct window {
 	uint64_t start; /* file offset of the first record */

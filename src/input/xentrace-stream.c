@@ -8,7 +8,7 @@
  * until one of that pcpu's arrives (or the input ends): the queues are a
  * reorder stage, and what they hold is the span between the pcpu furthest
  * behind and the input's read position.  That is bounded by a cap
- * (VMA_REORDER_CAP_DEFAULT, 64 MiB): at the cap the pcpu that asked is
+ * (VMA_REORDER_CAP_DEFAULT, 16 MiB): at the cap the pcpu that asked is
  * paused (VMA_PAUSED) so the others' records are released; when its
  * windows come, it is announced again, and records older than those
  * already released are reported with their lateness and processed late,

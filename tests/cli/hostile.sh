@@ -155,6 +155,15 @@ if mk pcpus-20k; then
 	run pcpus-20k-tolerated 3 "warning: .*more than 4096 distinct pcpus" 2000000 -- \
 		-s --tolerance 6 "$tmp/pcpus-20k"
 fi
+# A pipe whose pcpu 0 runs far ahead of pcpu 1: its windows wait in the
+# reorder stage, held to 16 MiB (64 MiB of them once took the process past 64 MiB).
+mkfifo "$tmp/skew-fifo"
+for k in skewed skewed-tiny; do
+	{ "$MKBAD" $k "$tmp/skew-fifo" 128 || echo "cannot make $k" >&2; } &
+	run "$k-fifo" 0 "skew-fifo: offset [0-9]+: Records of pcpu [01] resuming here .* processed late" \
+		10000000 -- -s "$tmp/skew-fifo"
+	wait
+done
 if mk commit0; then
 	run commit0 2 "commit0: Holds no trace records" 0 -- -s "$tmp/commit0"
 fi

@@ -39,6 +39,11 @@
  *   kallsyms-v6   trace.dat v6 with N=17 MiB of kallsyms text
  *   kallsyms-v7   trace.dat v7 zstd, compressed metadata: the same (a few KiB compressed)
  *   kallsyms-v7-plain  trace.dat v7, nothing compressed: the same
+ *   skewed        xentrace, written as it is made (FILE may be /dev/stdout): N=256 MiB
+ *                 of 32 KiB windows alternating between pcpus 0 and 1, pcpu 0's
+ *                 records all later than pcpu 1's: piped, pcpu 0's windows wait
+ *                 in the reorder stage until it is full
+ *   skewed-tiny   the same in windows of one record
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -790,6 +795,44 @@ static int mk_kallsyms_v7_plain(const char *path, uint32_t n)
 	return kallsyms_big(path, n, 7, false);
 }
 
+/* Runstate records alternating between pcpu 1 (early) and pcpu 0 (10^13 cycles later). */
+static int skewed(const char *path, uint32_t mib, size_t window)
+{
+	struct vma_xtw_options o = { .window_bytes = window };
+	FILE *f = fopen(path, "wb");
+	struct vma_xtw *w = f ? vma_xtw_new_stream(f, &o) : NULL;
+	uint64_t i, n = ((uint64_t)mib << 20) / 16;
+	int rc = w ? 0 : -1;
+
+	for (i = 0; i < n && !rc; i++) {
+		uint32_t pcpu = (uint32_t)(i & 1), word = 1u << 16 | pcpu;
+		uint64_t tsc = (pcpu ? 0 : 10000000000000ull) + 1000 + 100 * i;
+
+		/* d1vN running -> runnable: a 16-byte record */
+		rc = vma_xtw_record(w, pcpu, RUNSTATE_CHANGE | 0 << 8 | 1 << 4, tsc, &word, 1);
+		if (!rc && window == VMA_XTW_MIN_WINDOW)
+			rc = vma_xtw_flush_pcpu(w, pcpu);
+	}
+	if (!rc)
+		rc = vma_xtw_finish(w);
+	vma_xtw_free(w);
+	if (f && fclose(f) != 0)
+		rc = -1;
+	if (rc)
+		perror(path);
+	return rc ? -1 : 0;
+}
+
+static int mk_skewed(const char *path, uint32_t n)
+{
+	return skewed(path, n, 32u << 10);
+}
+
+static int mk_skewed_tiny(const char *path, uint32_t n)
+{
+	return skewed(path, n, VMA_XTW_MIN_WINDOW);
+}
+
 int main(int argc, char **argv)
 {
 	/* Each kind with the count its default N scales (0: not scalable). */
@@ -825,6 +868,8 @@ int main(int argc, char **argv)
 		{ "kallsyms-v6", mk_kallsyms_v6, 17 },          /* MiB */
 		{ "kallsyms-v7", mk_kallsyms_v7, 17 },          /* MiB */
 		{ "kallsyms-v7-plain", mk_kallsyms_v7_plain, 17 }, /* MiB */
+		{ "skewed", mk_skewed, 256 },                  /* MiB */
+		{ "skewed-tiny", mk_skewed_tiny, 256 },        /* MiB */
 	};
 	unsigned long n = 0;
 	char *end;
