@@ -850,6 +850,12 @@ void vma_kvmev_describe(struct vma_kvm_priv *priv, const unsigned char *data, ui
 		if (event)
 			b->event = event;
 	}
+	if (!b->event && b->format < priv->nr_formats &&
+	    priv->formats[b->format].state == VMA_KVM_FMT_REFUSED) {
+		vma_sb_printf(sb, "%s: (format not parsed: past the %u MiB of format text parsed;"
+			      " %u bytes)", b->name, VMA_KVM_PARSE_BUDGET >> 20, size);
+		return;
+	}
 	if (!b->event) {
 		vma_sb_printf(sb, "%s: (format not understood; %u bytes)", b->name, size);
 		return;

@@ -16,6 +16,7 @@
  * vcpu_id and rip); a dump from a kernel with another layout needs
  * --event-formats, since a raw dump does not carry its formats.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,7 +230,8 @@ static void parse_here(struct vma_kvm_priv *priv, struct vma_kvm_format *f)
 /*
  * Parse the kept texts list[0..n) in that order, each checked first by the
  * helper process (format-check.c): a text it died on is marked bad and
- * never reaches this process's parser.
+ * never reaches this process's parser.  Texts past the parse budget are
+ * refused unparsed.
  */
 static void guarded_parse(struct vma_kvm_priv *priv, const uint32_t *list, uint32_t n)
 {
@@ -238,6 +240,15 @@ static void guarded_parse(struct vma_kvm_priv *priv, const uint32_t *list, uint3
 	for (i = 0; i < n; i++) {
 		struct vma_kvm_format *f = &priv->formats[list[i]];
 
+		if (f->len > VMA_KVM_PARSE_BUDGET - priv->parsed_text) {
+			/* spent: the texts after this one are refused too */
+			priv->parsed_text = VMA_KVM_PARSE_BUDGET;
+			f->state = VMA_KVM_FMT_REFUSED;
+			free(f->text);
+			f->text = NULL;
+			continue;
+		}
+		priv->parsed_text += f->len;
 		if (vma_fmtc_check(&priv->check, f->system, f->text, f->len) != VMA_FMTC_CRASH) {
 			parse_here(priv, f);
 			continue;
@@ -277,6 +288,17 @@ int vma_kvm_formats_load(struct vma_kvm_priv *priv, struct vma_diag *diag, const
 	for (i = 0; i < n; i++) {
 		const struct vma_kvm_format *f = &priv->formats[list[i]];
 
+		if (f->state == VMA_KVM_FMT_REFUSED) {
+			/* the first one says it for all: the rest are refused too */
+			if (!vma_diag_report(diag, VMA_LVL_WARN, path, f->at,
+					     "The event format of %s:%s and %" PRIu32 " later ones"
+					     " are not parsed: they pass the %u MiB of format text"
+					     " vmalyze parses (a kernel's formats are some 2 MiB);"
+					     " their events are counted but not analysed", f->system,
+					     f->name, n - i - 1, VMA_KVM_PARSE_BUDGET >> 20))
+				ret = VMA_ERR_DAMAGED;
+			break;
+		}
 		if (f->state == VMA_KVM_FMT_BAD &&
 		    !vma_diag_report(diag, VMA_LVL_WARN, path, f->at,
 				     "The event format of %s:%s cannot be parsed; its events"

@@ -245,6 +245,7 @@ enum vma_kvm_fmt_state {
 	VMA_KVM_FMT_PENDING = 0, /* not parsed yet: text kept */
 	VMA_KVM_FMT_PARSED,      /* registered in the tep handle */
 	VMA_KVM_FMT_BAD,         /* libtraceevent rejected it, or crashed on it */
+	VMA_KVM_FMT_REFUSED,     /* not parsed: past VMA_KVM_PARSE_BUDGET */
 };
 
 struct vma_kvm_format {
@@ -500,6 +501,7 @@ struct vma_kvm_priv {
 	struct vma_kvm_format *formats;  /* owned, in the order the file gives them */
 	uint32_t nr_formats;
 	size_t cap_formats;
+	size_t parsed_text;              /* bytes of the texts parsed (VMA_KVM_PARSE_BUDGET) */
 	char *kallsyms;                  /* owned text, parsed at the first dump line */
 	char *printk;                    /* owned text, likewise */
 	/*
@@ -570,6 +572,13 @@ int vma_kvm_header_page(struct vma_kvm_priv *priv, const char *text, size_t len,
  */
 #define VMA_KVM_MAX_FORMATS 32768u
 #define VMA_KVM_MAX_FORMAT_TEXT (16u << 20)
+/*
+ * Text of the formats one input parses, at open or for the dump: a parsed
+ * format costs some six times its text, here and in the format check's
+ * helper, and a kernel's formats are some 2 MiB of text in all (2,500 of
+ * 850 bytes), of which a trace uses a few.
+ */
+#define VMA_KVM_PARSE_BUDGET (2u << 20)
 
 /*
  * vma_kvm_add_format - keep one tracefs format text of @system, found at

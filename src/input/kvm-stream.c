@@ -750,7 +750,9 @@ void vma_kvm_tell(const struct vma_input *input, const struct vma_kvm_priv *priv
 		if (f->state != VMA_KVM_FMT_PENDING) {
 			vma_diag_debug(diag, "%s: event format %s:%s (id %" PRId32 ") %s at open",
 				       input->path, f->system, f->name, f->id,
-				       f->state == VMA_KVM_FMT_PARSED ? "parsed" : "rejected");
+				       f->state == VMA_KVM_FMT_PARSED ? "parsed" :
+				       f->state == VMA_KVM_FMT_REFUSED ? "refused (parse budget)" :
+				       "rejected");
 		}
 	}
 }

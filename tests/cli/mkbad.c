@@ -22,6 +22,10 @@
  *   commit0       trace.dat v6: 2 cpus, N=400 events each, every page's commit 0
  *   pcpu-renamed  $VMALYZE_GOOD (a xentrace file) with pcpu 1 renamed 1048575
  *   format-crashes trace.dat v6: N=2,000 kvm_exit formats libtraceevent crashes on
+ *   formats-wanted trace.dat v6: N=8,000 sound kvm_exit formats (ids 1000...), each
+ *                 one a reader parses at open
+ *   formats-dumped trace.dat v6: N=8,000 sound formats of other events, a record of
+ *                 each: the dump parses each when its record comes
  *   format-crash-mid trace.dat v6: N=400 kvm_entry, half-way a record whose format
  *                 crashes libtraceevent, later one of a sound format (both parsed
  *                 when their record comes)
@@ -531,8 +535,11 @@ static int finish_file(struct vma_tdw *w, const char *path)
 	return rc;
 }
 
-/* @n kvm_exit formats (each a reader wants) that crash libtraceevent, and a few events. */
-static int mk_format_crashes(const char *path, uint32_t n)
+/*
+ * @n kvm_exit formats (each a reader wants) that crash libtraceevent (sound
+ * ones: @crash false), and a few events.
+ */
+static int kvm_exit_formats(const char *path, uint32_t n, bool crash)
 {
 	struct vma_tdw *w = tdw_kvm(6, VMA_TDW_NONE, 1);
 	char text[4096];
@@ -540,7 +547,7 @@ static int mk_format_crashes(const char *path, uint32_t n)
 	int rc = w ? 0 : -1;
 
 	for (k = 0; k < n && k < 60000 && !rc; k++) {
-		rc = vma_mkdat_crashing_format(text, sizeof(text), "kvm_exit", 1000 + k, true) < 0 ||
+		rc = vma_mkdat_crashing_format(text, sizeof(text), "kvm_exit", 1000 + k, crash) < 0 ||
 		     vma_tdw_format(w, "kvm", text) < 0;
 	}
 	for (k = 0; k < 100 && !rc; k++)
@@ -550,6 +557,38 @@ static int mk_format_crashes(const char *path, uint32_t n)
 		return -1;
 	}
 	return finish_file(w, path);
+}
+
+static int mk_format_crashes(const char *path, uint32_t n)
+{
+	return kvm_exit_formats(path, n, true);
+}
+
+/* @n sound formats of events kvm_x0... (none a reader wants), a record of each. */
+static int mk_formats_dumped(const char *path, uint32_t n)
+{
+	struct vma_tdw *w = tdw_kvm(6, VMA_TDW_NONE, 1);
+	char text[4096], name[32];
+	uint32_t k;
+	int rc = w ? 0 : -1;
+
+	for (k = 0; k < n && k < 30000 && !rc; k++) {
+		snprintf(name, sizeof(name), "kvm_x%u", k);
+		rc = vma_mkdat_crashing_format(text, sizeof(text), name, 1000 + k, false) < 0 ||
+		     vma_tdw_format(w, "kvm", text) < 0;
+	}
+	for (k = 0; k < n && k < 30000 && !rc; k++)
+		rc = other_event(w, 0, 1000000 + 1000ull * k, 1000 + k);
+	if (rc) {
+		vma_tdw_free(w);
+		return -1;
+	}
+	return finish_file(w, path);
+}
+
+static int mk_formats_wanted(const char *path, uint32_t n)
+{
+	return kvm_exit_formats(path, n, false);
 }
 
 /*
@@ -856,6 +895,8 @@ int main(int argc, char **argv)
 		{ "commit0", mk_commit0, 400 },             /* events per cpu */
 		{ "pcpu-renamed", mk_pcpu_renamed, 0 },
 		{ "format-crashes", mk_format_crashes, 2000 }, /* formats */
+		{ "formats-wanted", mk_formats_wanted, 8000 }, /* formats */
+		{ "formats-dumped", mk_formats_dumped, 8000 }, /* formats */
 		{ "format-crash-mid", mk_format_crash_mid, 400 }, /* records */
 		{ "format-sound-mid", mk_format_sound_mid, 400 }, /* records */
 		{ "cmdlines-many", mk_cmdlines_many, 1000000 }, /* command lines */
