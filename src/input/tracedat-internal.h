@@ -55,6 +55,7 @@ struct dat_cpu {
 	uint32_t cpu;
 	uint64_t offset;
 	uint64_t size;
+	uint64_t at;              /* v6: file offset of the flyrecord's pair for it */
 };
 
 struct dat_buffer {

@@ -484,6 +484,7 @@ static int read_flyrecord_v6(struct dat *d, struct cur *c, struct dat_buffer *b)
 	c->what = "cpu data offsets";
 	for (i = 0; i < d->cpus; i++) {
 		b->cpus[i].cpu = i;
+		b->cpus[i].at = c->pos;
 		if (td_cur_u64(c, &b->cpus[i].offset) < 0 || td_cur_u64(c, &b->cpus[i].size) < 0)
 			return -1;
 	}

@@ -102,6 +102,93 @@ static int keep_cycles(struct dat *d)
 	return VMA_OK;
 }
 
+/* Where a message about the data of @b's cpu @i points, and what gives them. */
+static uint64_t cpu_given_at(const struct dat *d, const struct dat_buffer *b, uint32_t i)
+{
+	return d->version == 6 ? b->cpus[i].at : b->offset;
+}
+
+static const char *cpu_given_by(const struct dat *d)
+{
+	return d->version == 6 ? "The flyrecord header" : "The BUFFER option";
+}
+
+struct extent {
+	uint64_t start, end;
+	struct dat_buffer *b;
+	uint32_t i;
+	size_t order;             /* in the file's order of instances and cpus */
+};
+
+static int by_start(const void *a, const void *b)
+{
+	const struct extent *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/*
+ * The trace data of two cpus never share bytes: a damaged offset that points
+ * into another cpu's data would have its events read twice, silently.  An
+ * overlap is damage, said of the later cpu by offset; tolerated (level 5),
+ * both are read.  Return: VMA_OK, or VMA_ERR_DAMAGED / VMA_ERR_NOMEM.
+ */
+static int check_overlaps(struct dat *d)
+{
+	struct extent *x;
+	size_t n = 0, cap = 0, i;
+	uint64_t end = 0;
+	uint32_t k, c;
+	int ret = VMA_OK;
+
+	for (k = 0; k <= d->nr_inst; k++)
+		cap += k ? d->inst[k - 1].nr_cpus : d->top.nr_cpus;
+	x = malloc((cap ? cap : 1) * sizeof(*x));
+	if (!x)
+		return VMA_ERR_NOMEM;
+	for (k = 0; k <= d->nr_inst; k++) {
+		struct dat_buffer *b = k ? &d->inst[k - 1] : &d->top;
+
+		for (c = 0; c < b->nr_cpus && b->cpus; c++) {
+			const struct dat_cpu *dc = &b->cpus[c];
+
+			/* empty, or past 2^64 (reported by add_streams) */
+			if (dc->size == 0 || dc->size > UINT64_MAX - 8 - dc->offset)
+				continue;
+			x[n] = (struct extent){ dc->offset, dc->offset + dc->size, b, c, n };
+			n++;
+		}
+	}
+	qsort(x, n, sizeof(*x), by_start);
+	for (i = 0; i < n; i++) {
+		const struct extent *e = &x[i];
+		const struct extent *o = i ? &x[i - 1] : NULL;
+
+		if (i == 0 || e->start >= end) {
+			end = e->end;
+			continue;
+		}
+		if (!vma_diag_report(d->in->diag, VMA_LVL_FILE, d->in->path,
+				     cpu_given_at(d, e->b, e->i), "%s gives cpu %" PRIu32 " trace"
+				     " data at bytes %" PRIu64 " to %" PRIu64 ", which overlap those"
+				     " of cpu %" PRIu32 " (from byte %" PRIu64 "): damaged"
+				     " (--tolerance 5 reads both, the shared events twice)",
+				     cpu_given_by(d), e->b->cpus[e->i].cpu, e->start, e->end,
+				     o->b->cpus[o->i].cpu, o->start)) {
+			ret = VMA_ERR_DAMAGED;
+			break;
+		}
+		if (e->end > end)
+			end = e->end;
+	}
+	free(x);
+	return ret;
+}
+
 static int add_streams(struct dat *d, struct dat_buffer *b)
 {
 	uint32_t i;
@@ -132,11 +219,11 @@ static int add_streams(struct dat *d, struct dat_buffer *b)
 		r.size = b->cpus[i].size;
 		/* A size running past 2^64 would wrap the end of the data to before it. */
 		if (r.size > UINT64_MAX - 8 - r.offset) {
-			if (!vma_diag_report(d->in->diag, VMA_LVL_FILE, d->in->path, b->offset,
-					     "The BUFFER option gives cpu %" PRIu32 " trace data of"
-					     " %" PRIu64 " bytes from byte %" PRIu64 ", past any file"
-					     " size: damaged (--tolerance 5 reads it up to the end"
-					     " of the file)",
+			if (!vma_diag_report(d->in->diag, VMA_LVL_FILE, d->in->path,
+					     cpu_given_at(d, b, i), "%s gives cpu %" PRIu32 " trace"
+					     " data of %" PRIu64 " bytes from byte %" PRIu64 ", past"
+					     " any file size: damaged (--tolerance 5 reads it up to"
+					     " the end of the file)", cpu_given_by(d),
 					     b->cpus[i].cpu, r.size, r.offset)) {
 				return VMA_ERR_DAMAGED;
 			}
@@ -283,7 +370,9 @@ static int open_dat(struct dat *d)
 	ret = vma_kvm_formats_load(d->priv, d->in->diag, d->in->path, d->big);
 	if (ret < 0)
 		return ret;
-	ret = add_streams(d, &d->top);
+	ret = check_overlaps(d);
+	if (ret == VMA_OK)
+		ret = add_streams(d, &d->top);
 	for (i = 0; ret == VMA_OK && i < d->nr_inst; i++)
 		ret = add_streams(d, &d->inst[i]);
 	if (ret == VMA_OK)

@@ -215,6 +215,19 @@ if mk buffer-wrap; then
 	grep -q -e '^-- v0 ' "$tmp/out" || fail "buffer-wrap-tolerated: cpu 0's events missing"
 fi
 
+# v6: the flyrecord header's pair names what gives the data, and where; two cpus
+# whose data overlap (once read twice with status 0) are damage.
+if mk v6-size-wrap; then
+	run v6-size-wrap 4 "v6-size-wrap: offset [1-9][0-9]*: The flyrecord header gives cpu 0 trace data of 18446744073709551615 bytes" \
+		100000 -- -s "$tmp/v6-size-wrap"
+fi
+if mk v6-overlap; then
+	run v6-overlap 4 "v6-overlap: offset [1-9][0-9]*: The flyrecord header gives cpu [01] trace data at bytes [0-9]+ to [0-9]+, which overlap those of cpu [01]" \
+		100000 -- -a "$tmp/v6-overlap"
+	run v6-overlap-tolerated 3 "warning: .*v6-overlap: offset [0-9]+: The flyrecord header" \
+		1000000 -- -s --tolerance 5 "$tmp/v6-overlap"
+fi
+
 # Event formats are checked by a helper vmalyze spawns (no fork of a threaded
 # process): a format libtraceevent crashes on is refused, in a -j batch too.
 crash="$top_srcdir/traces/bad/fuzz-format-crash.dat"

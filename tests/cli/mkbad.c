@@ -19,6 +19,8 @@
  *   kvm-pids      trace.dat v6: kvm_entry from N=2,000 threads, vcpu_id 65535
  *   chunk-bomb    trace.dat v7 zstd: N=8 cpus, each first chunk expands to 64 MiB
  *   buffer-wrap   trace.dat v7: cpu 0's data size 2^64-1 in the BUFFER option
+ *   v6-size-wrap  trace.dat v6: cpu 0's data size 2^64-1 in the flyrecord header
+ *   v6-overlap    trace.dat v6: cpu 0's data where cpu 1's are (read twice, silently)
  *   commit0       trace.dat v6: 2 cpus, N=400 events each, every page's commit 0
  *   pcpu-renamed  $VMALYZE_GOOD (a xentrace file) with pcpu 1 renamed 1048575
  *   format-crashes trace.dat v6: N=2,000 kvm_exit formats libtraceevent crashes on
@@ -481,6 +483,57 @@ out:
 	return rc;
 }
 
+/*
+ * A v6 file of 2 cpus whose flyrecord pair for cpu 0 says its data run past
+ * 2^64 (@overlap false), or lie where cpu 1's do (@overlap true).
+ */
+static int v6_cpu_pair(const char *path, bool overlap)
+{
+	struct vma_tdw *w = tdw_kvm(6, VMA_TDW_NONE, 2);
+	uint64_t off0, size0, off1, size1;
+	unsigned char *img, key[16];
+	uint32_t cpu, k;
+	size_t len, at;
+	int rc = 0;
+
+	if (!w)
+		return -1;
+	for (cpu = 0; cpu < 2; cpu++) {
+		for (k = 0; k < 300 && !rc; k++)
+			rc = kvm_entry(w, cpu, 1000000 + 1000ull * k + cpu, 4000 + cpu, cpu);
+	}
+	if (rc || tdw_done(w, &img, &len) < 0)
+		return -1;
+	rc = -1;
+	if (vma_tdw_cpu_data(w, 0, 0, &off0, &size0) < 0 ||
+	    vma_tdw_cpu_data(w, 0, 1, &off1, &size1) < 0)
+		goto out;
+	vma_tdw_put(key, 8, off0, false);
+	vma_tdw_put(key + 8, 8, size0, false);
+	for (at = 0; at + sizeof(key) <= len; at++) {
+		if (memcmp(img + at, key, sizeof(key)))
+			continue;
+		vma_tdw_put(img + at, 8, overlap ? off1 : off0, false);
+		vma_tdw_put(img + at + 8, 8, overlap ? size1 : UINT64_MAX, false);
+		rc = write_file(path, img, len);
+		break;
+	}
+out:
+	vma_tdw_free(w);
+	free(img);
+	return rc;
+}
+
+static int mk_v6_size_wrap(const char *path, uint32_t n)
+{
+	return v6_cpu_pair(path, false);
+}
+
+static int mk_v6_overlap(const char *path, uint32_t n)
+{
+	return v6_cpu_pair(path, true);
+}
+
 /* Pages whose commit word is 0: they hold no event. */
 static int mk_commit0(const char *path, uint32_t n)
 {
@@ -892,6 +945,8 @@ int main(int argc, char **argv)
 		{ "kvm-pids", mk_kvm_pids, 2000 },          /* threads */
 		{ "chunk-bomb", mk_chunk_bomb, 8 },         /* cpus */
 		{ "buffer-wrap", mk_buffer_wrap, 0 },
+		{ "v6-size-wrap", mk_v6_size_wrap, 0 },
+		{ "v6-overlap", mk_v6_overlap, 0 },
 		{ "commit0", mk_commit0, 400 },             /* events per cpu */
 		{ "pcpu-renamed", mk_pcpu_renamed, 0 },
 		{ "format-crashes", mk_format_crashes, 2000 }, /* formats */
