@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/batch.h"
 #include "cli/options.h"
 #include "cli/record.h"
 #include "cli/run.h"
@@ -440,8 +441,12 @@ int vma_record_main(int argc, char **argv, volatile sig_atomic_t *stop,
 		return VMA_EXIT_USAGE;
 	/* A live analysis that ended must not kill the capture. */
 	signal(SIGPIPE, SIG_IGN);
+	/* the help is the output: a failed write is status 5, as for vmalyze --help */
 	if (help) {
+		errno = 0;
 		fputs(record_usage, stdout);
+		if (ferror(stdout) || fflush(stdout) != 0)
+			return vma_stdout_failed(errno);
 		return VMA_EXIT_OK;
 	}
 	diag = vma_diag_create(VMA_LVL_MAX_TOLERABLE, ro.verbosity);
