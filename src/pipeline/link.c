@@ -8,6 +8,7 @@
  */
 #include <stdbool.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "vmalyze/diag.h"
 #include "vmalyze/kvm-input.h"
@@ -33,17 +34,21 @@ static int read_ids(const char *path, const struct vma_input_options *inopts, st
 	struct vma_diag *quiet = vma_diag_create(VMA_LVL_MAX_TOLERABLE, VMA_VERB_QUIET);
 	const struct vma_kvm_file_info *info;
 	struct vma_input *in = NULL;
+	struct stat st;
 	uint32_t g;
 	int rc = VMA_OK;
 
 	if (!quiet)
 		return VMA_ERR_NOMEM;
 	/*
-	 * Standard input can be read once only: it is never linked.  Only a
-	 * trace.dat names trace ids: any other file (a large xentrace, an
-	 * archive, a folder) is not opened here at all.
+	 * Standard input, a pipe or a FIFO can be read once only: it is never
+	 * linked, nor opened here (a FIFO's bytes read here were lost to its
+	 * run, and its open waited for a writer that had gone: -a with two
+	 * FIFOs hung).  Only a trace.dat names trace ids: any other file (a
+	 * large xentrace, an archive, a folder) is not opened here at all.
 	 */
-	if ((path[0] == '-' && !path[1]) || !vma_kvm_is_tracedat(path)) {
+	if ((path[0] == '-' && !path[1]) || stat(path, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    !vma_kvm_is_tracedat(path)) {
 		vma_diag_destroy(quiet);
 		return VMA_OK;
 	}
