@@ -165,9 +165,45 @@ const struct vma_input_ops *vma_input_recognise(const unsigned char *head, size_
 	return NULL;
 }
 
-static void report_not_a_trace(struct vma_diag *diag, const char *name,
-			       const unsigned char *head, size_t got)
+/* The compression or archive whose magic @head starts with, or NULL. */
+static const char *container_magic(const unsigned char *head, size_t got)
 {
+	static const struct {
+		const char *name;
+		unsigned char len, magic[6];
+	} magics[] = {
+		{ "gzip", 2, { 0x1f, 0x8b } },
+		{ "xz", 6, { 0xfd, '7', 'z', 'X', 'Z', 0 } },
+		{ "zstd", 4, { 0x28, 0xb5, 0x2f, 0xfd } },
+		{ "bzip2", 3, { 'B', 'Z', 'h' } },
+		{ "lz4", 4, { 0x04, 0x22, 0x4d, 0x18 } },
+		{ "zip", 4, { 'P', 'K', 3, 4 } },
+		{ "cpio", 6, { '0', '7', '0', '7', '0', '1' } },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(magics) / sizeof(magics[0]); i++) {
+		if (got >= magics[i].len && !memcmp(head, magics[i].magic, magics[i].len))
+			return magics[i].name;
+	}
+	if (got >= 262 && !memcmp(head + 257, "ustar", 5))
+		return "tar";
+	return NULL;
+}
+
+static void report_not_a_trace(struct vma_diag *diag, const char *name,
+			       const unsigned char *head, size_t got, bool regular)
+{
+	const char *container = regular ? NULL : container_magic(head, got);
+
+	/* a container is opened by name (libarchive reads it), never from a pipe */
+	if (container) {
+		vma_diag_report(diag, VMA_LVL_INPUT, name, 0,
+				"Is %s data on a pipe: vmalyze decompresses or unpacks only a file"
+				" given by name (give the file, or decompress into the pipe)",
+				container);
+		return;
+	}
 	vma_diag_report(diag, VMA_LVL_INPUT, name, 0,
 			"Not a trace vmalyze reads (not xentrace, trace.dat or a raw ftrace "
 			"ring-buffer dump); first word 0x%02x%02x%02x%02x: give one of those, or "
@@ -278,7 +314,7 @@ static ssize_t probe(struct vma_input *in, bool regular, unsigned char *head)
 		return VMA_ERR_FORMAT;
 	}
 	if (!in->ops) {
-		report_not_a_trace(in->diag, name, head, (size_t)got);
+		report_not_a_trace(in->diag, name, head, (size_t)got, regular);
 		return VMA_ERR_FORMAT;
 	}
 	return got;

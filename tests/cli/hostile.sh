@@ -336,6 +336,12 @@ if mk empty-tar-zst && mk empty-zst; then
 	run empty-tar-zst-and-trace 2 "e.tar.zst: Is an archive with no file in it" 10000000 \
 		-- -s "$tmp/e.tar.zst" "$good"
 	grep -q '^--- Log volume summary ---' "$tmp/out" || fail "empty-tar-zst-and-trace: no summary"
+	# compressed data on a pipe: said so, not "give ... a compressed file"
+	mkfifo "$tmp/zfifo"
+	cat "$tmp/e.tar.zst" >"$tmp/zfifo" &
+	run zstd-on-a-fifo 2 "zfifo: offset 0: Is zstd data on a pipe: .*only a file given by name" 0 \
+		-- -s "$tmp/zfifo"
+	wait
 	mkdir "$tmp/walk" && mv "$tmp/e.tar.zst" "$tmp/e.zst" "$tmp/walk/"
 	run empty-in-a-folder 2 "no trace found in .*walk" 1000 -- -s "$tmp/walk"
 	rm -rf "$tmp/walk"
