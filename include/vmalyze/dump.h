@@ -135,6 +135,16 @@ int vma_dump_end(struct vma_dump *dump, const struct vma_stream *stream,
 		 const struct vma_outcome *out);
 
 /*
+ * vma_dump_before, vma_dump_after - vma_dump_begin() and vma_dump_end()
+ * as the pipeline's hooks (pipeline.h), @dump their argument: a run that
+ * only dumps calls them straight.  vma_dump_after() returns as
+ * vma_dump_end().
+ */
+int vma_dump_before(void *dump, const struct vma_machine *m, const struct vma_stream *stream);
+int vma_dump_after(void *dump, const struct vma_machine *m, const struct vma_stream *stream,
+		   const struct vma_outcome *out);
+
+/*
  * vma_dump_flush - write the finished lines still held.  The lines go
  * straight to the FILE's descriptor when it has one, after flushing it.
  * vma_dump_destroy() writes them too, through stdio, so a failure stays in

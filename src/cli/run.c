@@ -427,6 +427,14 @@ static int after_record(void *arg, const struct vma_machine *m, const struct vma
 	return vma_dump_end(ctx->dump, s, out);
 }
 
+/* The hooks would do nothing per record but the dump's begin and end. */
+static bool dump_only(const struct run_ctx *ctx, const struct vma_pipeline_hooks *hooks)
+{
+	return ctx->dump && hooks->before == before_record && hooks->after == after_record &&
+	       !ctx->extras && !ctx->xinterval && !ctx->live && !ctx->dump_origin_pending &&
+	       !(ctx->renderer && ctx->renderer->per_interval);
+}
+
 int vma_run_file(const struct vma_options *opts, const char *path, struct vma_diag *diag,
 		 FILE *out)
 {
@@ -706,6 +714,12 @@ int vma_run_source(const struct vma_options *opts, const struct vma_run_source *
 	if (ctx.worst && machine)
 		watch_arcs(&ctx, machine);
 	ctx.extras = ctx.scatter || ctx.ipi || ctx.raw_reads;
+	if (dump_only(&ctx, &hooks)) {
+		/* The dump's own calls, without before_record()'s tests per record. */
+		hooks.before = vma_dump_before;
+		hooks.after = vma_dump_after;
+		hooks.arg = ctx.dump;
+	}
 	status = finish_run(&ctx, machine, p, vma_pipeline_run(p, &hooks));
 out:
 	release_run(&ctx, p);

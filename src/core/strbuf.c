@@ -154,39 +154,15 @@ char *vma_fmt_x64(char *p, uint64_t v)
 	return p + n;
 }
 
-/*
- * The nine digits of @v < 10^9 (a time's nanoseconds) without a division:
- * @v * ceil(2^57 / 10^8) holds v / 10^8 in its top 7 bits and the other
- * digits as a binary fraction below them, of which each multiplication by
- * 100 lifts two into the top bits (the method of jeaiii's itoa).  The
- * constant's rounding never reaches a digit below 10^9: checked for every
- * value when this was written; the unit test checks edges and a sample.
- */
-static void dec9(char *p, uint32_t v)
-{
-	const uint64_t frac = (UINT64_C(1) << 57) - 1;
-	uint64_t y = (uint64_t)v * UINT64_C(1441151881);
-
-	p[0] = (char)('0' + (y >> 57));
-	y = (y & frac) * 100;
-	memcpy(p + 1, pairs + 2 * (y >> 57), 2);
-	y = (y & frac) * 100;
-	memcpy(p + 3, pairs + 2 * (y >> 57), 2);
-	y = (y & frac) * 100;
-	memcpy(p + 5, pairs + 2 * (y >> 57), 2);
-	y = (y & frac) * 100;
-	memcpy(p + 7, pairs + 2 * (y >> 57), 2);
-}
-
 char *vma_fmt_dec_fixed(char *p, uint64_t v, unsigned int n)
 {
 	char *q = p + n;
 	uint32_t w;
 
-	if (n == 9 && v < 1000000000u) {
-		dec9(p, (uint32_t)v);
-		return q;
-	}
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (n == 9 && v < 1000000000u)
+		return vma_fmt_dec9(p, (uint32_t)v);
+#endif
 	for (; v > UINT32_MAX && q - p >= 2; v /= 100) {
 		q -= 2;
 		memcpy(q, pairs + 2 * (v % 100), 2);

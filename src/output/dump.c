@@ -125,6 +125,7 @@ struct vma_dump {
 	const struct vma_machine *machine; /* borrowed: the model being dumped */
 	size_t vcpu_col;             /* offset of the vcpu column of the line being built */
 	const struct vma_symbols *symbols; /* borrowed: --symbol-file, NULL if none */
+	bool general;                /* extras, KVM or linked lines: not end_plain() */
 	bool extras;                 /* any of the options below */
 	bool no_lines;               /* only --dump-raw-process lines, no -a */
 	bool raw_process;            /* --dump-raw-process */
@@ -163,6 +164,7 @@ struct vma_dump *vma_dump_create(FILE *out, uint64_t cpu_hz, vma_dump_describe_f
 	d->out = out;
 	d->cpu_hz = cpu_hz;
 	d->describe = describe;
+	d->general = describe != NULL;
 	d->holding = !describe;
 	divisor_init(&d->hz, cpu_hz);
 	/* second 0 */
@@ -376,7 +378,8 @@ static char *fmt_seconds(char *p, uint64_t secs)
  * printf, as it is on every line, the seconds from @d's last line while
  * @cycles is in the same second.
  */
-static char *fmt_time(struct vma_dump *d, char *p, uint64_t cycles)
+static inline __attribute__((always_inline)) char *fmt_time(struct vma_dump *d, char *p,
+							     uint64_t cycles)
 {
 	struct time_second *sec = &d->second;
 	uint64_t rem = cycles - sec->start, ns;
@@ -395,7 +398,7 @@ static char *fmt_time(struct vma_dump *d, char *p, uint64_t cycles)
 		ns = divide(&d->hz, rem * 1000000000u);
 	else
 		ns = (uint64_t)((unsigned __int128)rem * 1000000000u / d->hz.d);
-	return vma_fmt_dec_fixed(p, ns, 9);
+	return vma_fmt_dec9(p, (uint32_t)ns); /* rem < hz: below 10^9 */
 }
 
 /* @n bytes from @src to @dst, 8 at a time: a dump line's pcpu columns. */
@@ -433,7 +436,7 @@ void vma_dump_raw_process(struct vma_dump *d, bool lines)
 {
 	d->raw_process = true;
 	d->no_lines = !lines;
-	d->extras = true;
+	d->extras = d->general = true;
 	/* Raw lines only: no text depends on the vendor. */
 	if (!lines)
 		d->holding = false;
@@ -503,8 +506,146 @@ void vma_dump_raw_line(struct vma_strbuf *sb, const char *prefix, const struct v
 #define DUMP_MAX_PCPU_COLS 256u
 #define HIDDEN_PCPU_MAX (2 + 10)
 
-static void begin(struct vma_dump *d, const struct vma_machine *m, const struct vma_record *rec,
-		  uint64_t origin, uint32_t x, const struct vma_vcpu *const *vcpu);
+/* " dNvM " at @p, returning the end; @p has room for a whole slot's text. */
+static inline __attribute__((always_inline)) char *vcpu_column(struct vma_dump *d, char *p,
+								uint32_t did, uint32_t vid)
+{
+	/* multiplicative hashing: the idle and default domains' vcpus spread */
+	uint32_t h = (did * 0x9e3779b1u + vid) * 0x85ebca6bu;
+	struct vcpu_col *c = &d->vcpu_cols[h >> (32 - VCPU_COL_SLOTS_LOG2)];
+	char *q;
+
+	if (c->len && c->did == did && c->vid == vid) {
+		memcpy(p, c->text, sizeof(c->text));
+		return p + c->len;
+	}
+	q = c->text;
+	memcpy(q, " d", 2);
+	q = vma_fmt_u64(q + 2, did);
+	*q++ = 'v';
+	q = vma_fmt_u64(q, vid);
+	*q++ = ' ';
+	c->did = did;
+	c->vid = vid;
+	c->len = (uint8_t)(q - c->text);
+	memcpy(p, c->text, c->len);
+	return p + c->len;
+}
+
+/*
+ * Whether the text of @event reads the analysis state of struct
+ * vma_describe_ctx taken before the record (the vcpu's CR3, paging levels,
+ * open exit...; the lost records' current vcpu): HVM records but exits and
+ * entries, memory and trace-buffer records.  The others' lines skip it.
+ */
+static inline bool reads_state(uint32_t event)
+{
+	switch (vma_xen_class(event)) {
+	case VMA_XEN_CLASS_GEN:
+	case VMA_XEN_CLASS_MEM:
+		return true;
+	case VMA_XEN_CLASS_HVM:
+		return VMA_TRC_SUB(event) != VMA_TRC_SUB(TRC_HVM_ENTRYEXIT);
+	default:
+		return false;
+	}
+}
+
+/* What some record texts show of the analysis, as it was before: from @p's vcpu. */
+static void take_state(struct vma_dump *d, const struct vma_pcpu *p)
+{
+	const struct vma_vcpu *v = p ? p->current : NULL;
+
+	memset(&d->ctx, 0, sizeof(d->ctx));
+	d->ctx.cpu_hz = d->cpu_hz;
+	if (!v)
+		return;
+	d->ctx.have_cur = true;
+	d->ctx.cur_dom = v->domain->did;
+	d->ctx.cur_vcpu = v->vid;
+	if (v->type == VMA_VCPU_HVM) {
+		d->ctx.exit_open = v->hvm.vmexit_valid;
+		d->ctx.exit_reason = v->hvm.exit_reason;
+		d->ctx.cr3 = v->hvm.cr3;
+		d->ctx.last_rdtsc = v->hvm.last_rdtsc;
+		d->ctx.guest_paging_levels = v->hvm.paging_levels;
+		d->ctx.mmio_in_arc = v->hvm.mmio_in_arc;
+	}
+}
+
+/*
+ * The prefix: time since @origin (UINT64_MAX: none yet), @m's pcpus with
+ * 'x' at @x, and the vcpu running on the record's pcpu, or *@vcpu when
+ * given (a guest's line: the host's vcpu that runs it, maybe NULL).  Room
+ * is made for the text too, so that its pieces do not grow the lines.
+ */
+static inline __attribute__((always_inline)) void
+begin(struct vma_dump *d, const struct vma_machine *m, const struct vma_record *rec,
+      uint64_t origin, uint32_t x, const struct vma_vcpu *const *vcpu)
+{
+	struct vma_strbuf *sb = &d->lines;
+	uint32_t nr = m->max_pcpu;
+	const struct vma_pcpu *p;
+	const struct vma_vcpu *cur;
+	char *col;
+
+	/* Drop a line begun and never ended (its record failed). */
+	if (sb->len > d->done) {
+		sb->len = d->done;
+		sb->buf[sb->len] = '\0';
+	}
+	if (__builtin_expect(d->raw_process, 0)) {
+		vma_dump_raw_line(sb, "* ", rec);
+		if (!vma_sb_failed(sb))
+			d->done = sb->len;
+		if (d->no_lines)
+			return;
+	}
+	/* Room for the whole prefix, written through a cursor and committed once. */
+	if (nr > DUMP_MAX_PCPU_COLS)
+		nr = DUMP_MAX_PCPU_COLS;
+	if (!vma_sb_room(sb, PREFIX_MAX(nr) + HIDDEN_PCPU_MAX + XD_TEXT_ROOM))
+		return;
+	col = sb->buf + sb->len;
+	*col++ = ' '; /* MARK, set at the end */
+	if (origin != UINT64_MAX && rec->tsc > origin) {
+		col = fmt_time(d, col, rec->tsc - origin);
+	} else {
+		memset(col, ' ', BLANK_TIME_WIDTH);
+		col += BLANK_TIME_WIDTH;
+	}
+	*col++ = ' ';
+	/* The state keeps each pcpu's column (vma_pcpu_column()). */
+	copy_columns(col, m->columns, nr);
+	if (__builtin_expect(d->show_power, 0))
+		power_columns(d, m, col);
+	if (x < nr)
+		col[x] = 'x';
+	col += nr;
+	if (__builtin_expect(m->max_pcpu > nr, 0)) {
+		*col++ = '+';
+		if (rec->pcpu >= nr) {
+			*col++ = 'x';
+			col = vma_fmt_u64(col, rec->pcpu);
+		}
+	}
+	d->machine = m;
+	d->vcpu_col = (size_t)(col - sb->buf);
+	p = rec->pcpu < m->nr_pcpus ? m->pcpus[rec->pcpu] : NULL;
+	cur = vcpu ? *vcpu : p ? p->current : NULL;
+	if (vcpu)
+		p = NULL; /* a guest's record: no host pcpu's analysis state */
+	if (cur) {
+		col = vcpu_column(d, col, cur->domain->did, cur->vid);
+	} else {
+		memcpy(col, " d?v? ", 6);
+		col += 6;
+	}
+	*col = '\0';
+	sb->len = (size_t)(col - sb->buf);
+	if (reads_state(rec->event))
+		take_state(d, p);
+}
 
 void vma_dump_begin(struct vma_dump *d, const struct vma_machine *m, const struct vma_record *rec)
 {
@@ -547,126 +688,11 @@ void vma_dump_begin_linked(struct vma_dump *d, const struct vma_machine *host,
 	}
 	if (guest)
 		x = pcpu_running(host, guest_vcpu);
+	d->general = true;
 	d->label = label;
 	d->label_width = label_width;
 	d->vcpu_fixed = guest;
 	begin(d, host, rec, d->origin, x, guest ? &guest_vcpu : NULL);
-}
-
-/* " dNvM " at @p, returning the end; @p has room for a whole slot's text. */
-static char *vcpu_column(struct vma_dump *d, char *p, uint32_t did, uint32_t vid)
-{
-	/* multiplicative hashing: the idle and default domains' vcpus spread */
-	uint32_t h = (did * 0x9e3779b1u + vid) * 0x85ebca6bu;
-	struct vcpu_col *c = &d->vcpu_cols[h >> (32 - VCPU_COL_SLOTS_LOG2)];
-	char *q;
-
-	if (c->len && c->did == did && c->vid == vid) {
-		memcpy(p, c->text, sizeof(c->text));
-		return p + c->len;
-	}
-	q = c->text;
-	memcpy(q, " d", 2);
-	q = vma_fmt_u64(q + 2, did);
-	*q++ = 'v';
-	q = vma_fmt_u64(q, vid);
-	*q++ = ' ';
-	c->did = did;
-	c->vid = vid;
-	c->len = (uint8_t)(q - c->text);
-	memcpy(p, c->text, c->len);
-	return p + c->len;
-}
-
-/*
- * The prefix: time since @origin (UINT64_MAX: none yet), @m's pcpus with
- * 'x' at @x, and the vcpu running on the record's pcpu, or *@vcpu when
- * given (a guest's line: the host's vcpu that runs it, maybe NULL).
- */
-static void begin(struct vma_dump *d, const struct vma_machine *m, const struct vma_record *rec,
-		  uint64_t origin, uint32_t x, const struct vma_vcpu *const *vcpu)
-{
-	struct vma_strbuf *sb = &d->lines;
-	struct vma_pcpu *const *pcpus = m->pcpus;
-	uint32_t nr = m->max_pcpu;
-	const struct vma_pcpu *p;
-	const struct vma_vcpu *cur;
-	char *col;
-
-	/* Drop a line begun and never ended (its record failed). */
-	if (sb->len > d->done) {
-		sb->len = d->done;
-		sb->buf[sb->len] = '\0';
-	}
-	if (__builtin_expect(d->raw_process, 0)) {
-		vma_dump_raw_line(sb, "* ", rec);
-		if (!vma_sb_failed(sb))
-			d->done = sb->len;
-		if (d->no_lines)
-			return;
-	}
-	/* Room for the whole prefix, written through a cursor and committed once. */
-	if (nr > DUMP_MAX_PCPU_COLS)
-		nr = DUMP_MAX_PCPU_COLS;
-	if (!vma_sb_room(sb, PREFIX_MAX(nr) + HIDDEN_PCPU_MAX))
-		return;
-	col = sb->buf + sb->len;
-	*col++ = ' '; /* MARK, set at the end */
-	if (origin != UINT64_MAX && rec->tsc > origin) {
-		col = fmt_time(d, col, rec->tsc - origin);
-	} else {
-		memset(col, ' ', BLANK_TIME_WIDTH);
-		col += BLANK_TIME_WIDTH;
-	}
-	*col++ = ' ';
-	/* The state keeps each pcpu's column (vma_pcpu_column()). */
-	copy_columns(col, m->columns, nr);
-	if (__builtin_expect(d->show_power, 0))
-		power_columns(d, m, col);
-	if (x < nr)
-		col[x] = 'x';
-	col += nr;
-	if (m->max_pcpu > nr) {
-		*col++ = '+';
-		if (rec->pcpu >= nr) {
-			*col++ = 'x';
-			col = vma_fmt_u64(col, rec->pcpu);
-		}
-	}
-	d->machine = m;
-	d->vcpu_col = (size_t)(col - sb->buf);
-	p = rec->pcpu < m->nr_pcpus ? pcpus[rec->pcpu] : NULL;
-	cur = vcpu ? *vcpu : p ? p->current : NULL;
-	if (vcpu)
-		p = NULL; /* a guest's record: no host pcpu's analysis state */
-	if (cur) {
-		col = vcpu_column(d, col, cur->domain->did, cur->vid);
-	} else {
-		memcpy(col, " d?v? ", 6);
-		col += 6;
-	}
-	*col = '\0';
-	sb->len = (size_t)(col - sb->buf);
-
-	/* What some record texts show of the analysis, as it was before. */
-	memset(&d->ctx, 0, sizeof(d->ctx));
-	d->ctx.cpu_hz = d->cpu_hz;
-	d->ctx.svm = m->svm;
-	if (p && p->current) {
-		const struct vma_vcpu *v = p->current;
-
-		d->ctx.have_cur = true;
-		d->ctx.cur_dom = v->domain->did;
-		d->ctx.cur_vcpu = v->vid;
-		if (v->type == VMA_VCPU_HVM) {
-			d->ctx.exit_open = v->hvm.vmexit_valid;
-			d->ctx.exit_reason = v->hvm.exit_reason;
-			d->ctx.cr3 = v->hvm.cr3;
-			d->ctx.last_rdtsc = v->hvm.last_rdtsc;
-			d->ctx.guest_paging_levels = v->hvm.paging_levels;
-			d->ctx.mmio_in_arc = v->hvm.mmio_in_arc;
-		}
-	}
 }
 
 void vma_dump_set_origin(struct vma_dump *d, uint64_t tsc)
@@ -678,18 +704,20 @@ void vma_dump_set_origin(struct vma_dump *d, uint64_t tsc)
 void vma_dump_set_guest_describe(struct vma_dump *d, vma_dump_describe_fn *describe)
 {
 	d->guest_describe = describe;
+	d->general = true;
 }
 
 void vma_dump_set_symbols(struct vma_dump *d, const struct vma_symbols *symbols)
 {
 	d->symbols = symbols;
 	d->extras |= symbols != NULL;
+	d->general |= symbols != NULL;
 }
 
 void vma_dump_show_power_states(struct vma_dump *d)
 {
 	d->show_power = true;
-	d->extras = true;
+	d->extras = d->general = true;
 }
 
 /* pm_idle_start c<N> puts the pcpu in C-state N; pm_idle_end takes it out. */
@@ -713,7 +741,7 @@ static int note_power_state(struct vma_dump *d, const struct vma_record *rec)
 void vma_dump_volume_on_lost(struct vma_dump *d)
 {
 	d->volume_on_lost = true;
-	d->extras = true;
+	d->extras = d->general = true;
 }
 
 /*
@@ -861,10 +889,96 @@ static __attribute__((noinline, cold)) int end_line_extras(struct vma_dump *d,
 	return end_line(d, stream, out, true);
 }
 
+static __attribute__((noinline)) int end_line_general(struct vma_dump *d,
+						       const struct vma_stream *stream,
+						       const struct vma_outcome *out)
+{
+	return end_line(d, stream, out, false);
+}
+
+/*
+ * The line of a held record: its SVM text aside if it has one, then the
+ * end of the line, as end_plain()'s.  @o's text is not synced yet.
+ */
+static __attribute__((noinline)) int end_plain_held(struct vma_dump *d,
+						     const struct vma_record *rec,
+						     const struct vma_outcome *out, struct xd_out *o,
+						     size_t text)
+{
+	struct vma_strbuf *sb = &d->lines;
+	int rc;
+
+	xd_sync(o);
+	if (!out->svm && o->vendor_read && (rc = hold_alt(d, rec, text, o->mark)) < 0)
+		return rc;
+	sb->buf[d->done] = o->mark;
+	vma_sb_putc(sb, '\n');
+	if (vma_sb_failed(sb))
+		return VMA_ERR_NOMEM;
+	d->done = sb->len;
+	return end_held(d);
+}
+
+/*
+ * end_line() of a Xen record with no extras, labels or guests, the common
+ * case: the text is written at a cursor on the room begin() made, and the
+ * line committed once.
+ */
+static inline __attribute__((always_inline)) int end_plain(struct vma_dump *d,
+							   const struct vma_record *rec,
+							   const struct vma_outcome *out)
+{
+	struct vma_describe_ctx *ctx = &d->ctx;
+	struct vma_strbuf *sb = &d->lines;
+	size_t text = sb->len;
+	struct xd_out o;
+
+	if (__builtin_expect(vma_sb_failed(sb), 0))
+		return VMA_ERR_NOMEM; /* begin() could make no room */
+	ctx->svm = out->svm;
+	ctx->arc_open = out->arc_closed;
+	ctx->arc_cycles = out->arc_cycles;
+	ctx->orphan = out->orphan;
+	ctx->unprocessed = out->unprocessed;
+	xd_attach(&o, sb);
+	xd_describe(&o, rec, ctx);
+	if (__builtin_expect(d->holding, 0))
+		return end_plain_held(d, rec, out, &o, text);
+	if (!xd_room(&o, 1))
+		return VMA_ERR_NOMEM;
+	*o.p++ = '\n';
+	xd_sync(&o);
+	sb->buf[d->done] = o.mark;
+	d->done = sb->len;
+	if (d->done >= FLUSH_BYTES)
+		return flush(d, true);
+	return VMA_OK;
+}
+
 int vma_dump_end(struct vma_dump *d, const struct vma_stream *stream,
 		 const struct vma_outcome *out)
 {
 	if (__builtin_expect(d->extras, 0))
 		return end_line_extras(d, stream, out);
-	return end_line(d, stream, out, false);
+	if (__builtin_expect(d->general, 0))
+		return end_line_general(d, stream, out);
+	return end_plain(d, &stream->rec, out);
+}
+
+int vma_dump_before(void *dump, const struct vma_machine *m, const struct vma_stream *stream)
+{
+	struct vma_dump *d = dump;
+	const struct vma_record *rec = &stream->rec;
+
+	d->label = NULL;
+	d->vcpu_fixed = false;
+	begin(d, m, rec, d->have_origin ? d->origin : m->have_time ? m->first_tsc : UINT64_MAX,
+	      rec->pcpu, NULL);
+	return VMA_OK;
+}
+
+int vma_dump_after(void *dump, const struct vma_machine *m, const struct vma_stream *stream,
+		   const struct vma_outcome *out)
+{
+	return vma_dump_end(dump, stream, out);
 }

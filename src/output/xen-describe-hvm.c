@@ -32,7 +32,7 @@ static bool vmexit(struct xd_out *o, const struct vma_record *rec,
 		   const struct vma_describe_ctx *ctx)
 {
 	uint32_t event = rec->event & ~(uint32_t)(TRC_HVM_NESTEDFLAG | TRC_64_FLAG);
-	bool svm = event == TRC_HVM_SVM_EXIT || ctx->svm;
+	bool svm = event == TRC_HVM_SVM_EXIT || xd_svm(o, ctx);
 	uint32_t reason = vma_xf_exit_reason(rec);
 	const char *name = vma_hvm_exit_name(svm, reason);
 
@@ -177,7 +177,7 @@ static bool destroy_proc(struct xd_out *o, const struct vma_record *rec,
 static bool intr(struct xd_out *o, const struct vma_record *rec,
 		 const struct vma_describe_ctx *ctx)
 {
-	uint32_t vec = vma_xf_intr_vector(rec, ctx->svm);
+	uint32_t vec = vma_xf_intr_vector(rec, xd_svm(o, ctx));
 	const char *name = vma_extint_vector_name(vec);
 
 	/* "intr vec %x", or "intr vec %s(%x)" for Xen's own vectors */

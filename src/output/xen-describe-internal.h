@@ -31,7 +31,18 @@ struct xd_out {
 	char *end;                      /* room up to here (the NUL excluded) */
 	char mark;                      /* first dump column, ' ' by default */
 	enum vma_xen_dump_layout layout;
+	bool vendor_read;               /* the text read ctx->svm (xd_svm()) */
 };
+
+/*
+ * ctx->svm, for a decoder whose text depends on it: the dump's vendor
+ * look-ahead decodes again under SVM only the records that asked.
+ */
+static inline bool xd_svm(struct xd_out *o, const struct vma_describe_ctx *ctx)
+{
+	o->vendor_read = true;
+	return ctx->svm;
+}
 
 /*
  * Room for @n more bytes at the cursor, growing the strbuf (out of line,
@@ -193,5 +204,31 @@ void xd_pt_walk(struct xd_pt_walk *pt, uint64_t va, unsigned int levels);
  */
 char vma_describe_xen_marked(struct vma_strbuf *sb, const struct vma_record *rec,
 			     const struct vma_describe_ctx *ctx);
+
+/*
+ * Room most records' text fits in: a caller that made it before
+ * xd_describe() has none of the pieces grow the strbuf.
+ */
+#define XD_TEXT_ROOM 256u
+
+/*
+ * The dump's own entry, at a cursor it keeps: @o's cursor on its strbuf's
+ * room (xd_attach()), mark ' ', layout NORMAL, vendor_read false; the text
+ * of @rec is written at the cursor, which the caller brings its strbuf's
+ * length up to (xd_sync()).
+ */
+void xd_describe(struct xd_out *o, const struct vma_record *rec,
+		 const struct vma_describe_ctx *ctx);
+
+/* @o on the end of @sb, which has a buffer; a new record's defaults. */
+static inline void xd_attach(struct xd_out *o, struct vma_strbuf *sb)
+{
+	o->sb = sb;
+	o->p = sb->buf + sb->len;
+	o->end = sb->buf + sb->cap - 1;
+	o->mark = ' ';
+	o->layout = VMA_XEN_DUMP_NORMAL;
+	o->vendor_read = false;
+}
 
 #endif /* VMALYZE_XEN_DESCRIBE_INTERNAL_H */

@@ -54,7 +54,7 @@ static bool pod(struct xd_out *o, const struct vma_record *rec,
 	if (rec->event == TRC_MEM_POD_ZERO_RECLAIM) {
 		xd_printf(o, " ctx %s",
 			  pod_reason_name[vma_xen_pod_reason(ctx->exit_open, ctx->exit_reason,
-							     ctx->svm)]);
+							     xd_svm(o, ctx))]);
 	}
 	return true;
 }

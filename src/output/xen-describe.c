@@ -158,60 +158,64 @@ static void guest(struct xd_out *o, const struct vma_record *rec)
 	xd_puts(o, " ]");
 }
 
-static void describe(struct xd_out *o, const struct vma_record *rec,
-		     const struct vma_describe_ctx *ctx)
+/* The records of no class: the end of a gap, a guest's, KVM's, garbage. */
+static bool classless(struct xd_out *o, const struct vma_record *rec,
+		      const struct vma_describe_ctx *ctx)
 {
-	bool done = false;
+	if (rec->event == VMA_SYNTH_LOST_END)
+		return misc(o, rec, ctx);
+	if (!vma_id_is_xen(rec->event))
+		return false;
+	if ((VMA_TRC_MAIN(rec->event) & (TRC_GUEST >> TRC_CLS_SHIFT)) != 0) {
+		guest(o, rec);
+		return true;
+	}
+	/* No class, or several: xenalyze refuses the record. */
+	xd_raw(o, rec);
+	o->layout = VMA_XEN_DUMP_SILENT;
+	return true;
+}
+
+void xd_describe(struct xd_out *o, const struct vma_record *rec,
+		 const struct vma_describe_ctx *ctx)
+{
+	bool done;
 
 	if (ctx->unprocessed) {
-		done = false;
-	} else if (rec->event == VMA_SYNTH_LOST_END) {
+		xd_raw(o, rec);
+		return;
+	}
+	/* The busy classes first; vma_xen_class() has none for the rest. */
+	switch (vma_xen_class(rec->event)) {
+	case VMA_XEN_CLASS_HVM:
+		done = xd_hvm(o, rec, ctx);
+		break;
+	case VMA_XEN_CLASS_SCHED:
+		done = xd_sched(o, rec);
+		break;
+	case VMA_XEN_CLASS_PV:
+		done = xd_pv(o, rec);
+		break;
+	case VMA_XEN_CLASS_GEN:
+	case VMA_XEN_CLASS_DOM0OP:
 		done = misc(o, rec, ctx);
-	} else if (!vma_id_is_xen(rec->event)) {
-		done = false;
-	} else if ((VMA_TRC_MAIN(rec->event) & (TRC_GUEST >> TRC_CLS_SHIFT)) != 0) {
-		guest(o, rec);
-		done = true;
-	} else {
-		switch (vma_xen_class(rec->event)) {
-		case VMA_XEN_CLASS_GEN:
-		case VMA_XEN_CLASS_DOM0OP:
-			done = misc(o, rec, ctx);
-			break;
-		case VMA_XEN_CLASS_SCHED:
-			done = xd_sched(o, rec);
-			break;
-		case VMA_XEN_CLASS_HVM:
-			done = xd_hvm(o, rec, ctx);
-			break;
-		case VMA_XEN_CLASS_MEM:
-			done = xd_mem(o, rec, ctx);
-			break;
-		case VMA_XEN_CLASS_PV:
-			done = xd_pv(o, rec);
-			break;
-		case VMA_XEN_CLASS_SHADOW:
-			done = xd_shadow(o, rec, ctx);
-			break;
-		case VMA_XEN_CLASS_HW:
-			done = xd_hw(o, rec);
-			break;
-		default:
-			/* No class, or several: xenalyze refuses the record. */
-			xd_raw(o, rec);
-			o->layout = VMA_XEN_DUMP_SILENT;
-			return;
-		}
+		break;
+	case VMA_XEN_CLASS_MEM:
+		done = xd_mem(o, rec, ctx);
+		break;
+	case VMA_XEN_CLASS_SHADOW:
+		done = xd_shadow(o, rec, ctx);
+		break;
+	case VMA_XEN_CLASS_HW:
+		done = xd_hw(o, rec);
+		break;
+	default:
+		done = classless(o, rec, ctx);
+		break;
 	}
 	if (!done)
 		xd_raw(o, rec);
 }
-
-/*
- * Room most records' text fits in, made once, so that their pieces never
- * grow the strbuf.
- */
-#define TEXT_ROOM 256u
 
 /* Decode @rec at the end of @sb: its text there, its mark and layout in *@o. */
 static void describe_into(struct xd_out *o, struct vma_strbuf *sb, const struct vma_record *rec,
@@ -220,10 +224,10 @@ static void describe_into(struct xd_out *o, struct vma_strbuf *sb, const struct 
 	o->sb = sb;
 	o->mark = ' ';
 	o->layout = VMA_XEN_DUMP_NORMAL;
-	if (!vma_sb_room(sb, TEXT_ROOM))
+	if (!vma_sb_room(sb, XD_TEXT_ROOM))
 		return;
-	attach(o);
-	describe(o, rec, ctx);
+	xd_attach(o, sb);
+	xd_describe(o, rec, ctx);
 	/* A failed strbuf's cursor stayed where it failed: at its length. */
 	xd_sync(o);
 }
