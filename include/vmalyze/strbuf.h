@@ -123,6 +123,25 @@ char *vma_fmt_x64(char *p, uint64_t v); /* "%llx": at most 16 bytes */
 char *vma_fmt_dec_fixed(char *p, uint64_t v, unsigned int n);
 
 /*
+ * "%04u" of @v < 10^4, inline, as vma_fmt_dec9() below does its lanes: the
+ * two pairs of digits in 16-bit lanes, each / 10 by a multiplication.
+ */
+static inline char *vma_fmt_dec4(char *p, uint32_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint32_t hi = v * 5243u >> 19; /* v / 100 */
+	uint32_t x = hi | (v - hi * 100u) << 16;
+	uint32_t q = (x * 103u >> 10) & 0x000f000fu; /* each lane / 10 */
+
+	x = (q | (x - q * 10u) << 8) + 0x30303030u;
+	memcpy(p, &x, 4);
+	return p + 4;
+#else
+	return vma_fmt_dec_fixed(p, v, 4);
+#endif
+}
+
+/*
  * "%09u" of @v < 10^9 (a time's nanoseconds), inline: it is on every dump
  * line.  The first digit by a multiplication (v * ceil(2^57 / 10^8) has
  * v / 10^8 in its top bits), the other eight in one 64-bit word, split in

@@ -79,13 +79,16 @@ static uint64_t divide(const struct divisor *dv, uint64_t n)
 }
 
 /*
- * The second the last line's time fell in.  Lines come in time order, so
- * most fall in the same one: they skip its division and its digits.
+ * The second the last line's time fell in, and the 10 us within it.  Lines
+ * come in time order, so most fall in the same ones: they skip the
+ * second's division and digits, and write the last four digits of the
+ * nanoseconds only.
  */
 struct time_second {
 	uint64_t start;  /* its first cycle (since the origin) */
-	char text[24];   /* its "%3llu." */
-	unsigned int len;
+	char text[32];   /* its "%3llu.", then the first five digits of the nanoseconds */
+	unsigned int len;  /* of "%3llu." */
+	uint32_t ns_high;  /* the nanoseconds / 10^4 in text, or UINT32_MAX */
 };
 
 /*
@@ -170,6 +173,7 @@ struct vma_dump *vma_dump_create(FILE *out, uint64_t cpu_hz, vma_dump_describe_f
 	/* second 0 */
 	memcpy(d->second.text, "  0.", 4);
 	d->second.len = 4;
+	d->second.ns_high = UINT32_MAX;
 	vma_sb_init(&d->lines);
 	vma_sb_init(&d->alt_text);
 	return d;
@@ -356,6 +360,12 @@ void vma_format_time(char *buf, size_t len, uint64_t cycles, uint64_t hz)
 	snprintf(buf, len, "%3llu.%09llu", (unsigned long long)secs, (unsigned long long)ns);
 }
 
+/* @v / 10^4 by a multiplication by ceil(2^45 / 10^4), exact for every 32-bit @v. */
+static inline uint32_t div10000(uint32_t v)
+{
+	return (uint32_t)(((uint64_t)v * 3518437209u) >> 45);
+}
+
 /* "%3llu." of @secs at @p, returning the end. */
 static char *fmt_seconds(char *p, uint64_t secs)
 {
@@ -383,6 +393,7 @@ static inline __attribute__((always_inline)) char *fmt_time(struct vma_dump *d, 
 {
 	struct time_second *sec = &d->second;
 	uint64_t rem = cycles - sec->start, ns;
+	uint32_t high;
 
 	/* unsigned: a time before the second's start is as far as one after it */
 	if (__builtin_expect(rem >= d->hz.d, 0)) {
@@ -391,14 +402,22 @@ static inline __attribute__((always_inline)) char *fmt_time(struct vma_dump *d, 
 		sec->start = secs * d->hz.d;
 		rem = cycles - sec->start;
 		sec->len = (unsigned int)(fmt_seconds(sec->text, secs) - sec->text);
+		sec->ns_high = UINT32_MAX;
 	}
-	memcpy(p, sec->text, sizeof(sec->text));
-	p += sec->len;
 	if (d->hz.d <= UINT64_MAX / 1000000000u)
 		ns = divide(&d->hz, rem * 1000000000u);
 	else
 		ns = (uint64_t)((unsigned __int128)rem * 1000000000u / d->hz.d);
-	return vma_fmt_dec9(p, (uint32_t)ns); /* rem < hz: below 10^9 */
+	high = div10000((uint32_t)ns); /* rem < hz: ns below 10^9 */
+	if (__builtin_expect(high != sec->ns_high, 0)) {
+		uint32_t top = div10000(high);
+
+		sec->text[sec->len] = (char)('0' + top);
+		vma_fmt_dec4(sec->text + sec->len + 1, high - top * 10000u);
+		sec->ns_high = high;
+	}
+	memcpy(p, sec->text, sizeof(sec->text));
+	return vma_fmt_dec4(p + sec->len + 5, (uint32_t)ns - high * 10000u);
 }
 
 /* @n bytes from @src to @dst, 8 at a time: a dump line's pcpu columns. */

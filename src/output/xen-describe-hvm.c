@@ -35,22 +35,26 @@ static bool vmexit(struct xd_out *o, const struct vma_record *rec,
 	bool svm = event == TRC_HVM_SVM_EXIT || xd_svm(o, ctx);
 	uint32_t reason = vma_xf_exit_reason(rec);
 	const char *name = vma_hvm_exit_name(svm, reason);
+	size_t n = name ? strlen(name) : XP_X64_MAX;
+	char *p;
 
 	o->mark = ']';
 	/* "vmexit exit_reason %s eip %llx", the reason in hex when unnamed */
-	xd_lit(o, "vmexit exit_reason ");
-	if (name)
-		xd_puts(o, name);
-	else
-		xd_x64(o, reason);
-	xd_lit(o, " eip ");
-	xd_x64(o, vma_xf_exit_rip(rec));
+	p = xd_reserve(o, 19 + n + 5 + XP_X64_MAX);
+	if (!p)
+		return true;
+	p = xp_lit(p, "vmexit exit_reason ");
+	p = name ? xp_put(p, name, n) : vma_fmt_x64(p, reason);
+	p = xp_lit(p, " eip ");
+	xd_commit(o, vma_fmt_x64(p, vma_xf_exit_rip(rec)));
 	return true;
 }
 
 static bool entry(struct xd_out *o, const struct vma_record *rec,
 		  const struct vma_describe_ctx *ctx)
 {
+	char *p;
+
 	if (!ctx->arc_open) {
 		o->mark = '!';
 		xd_puts(o, "vmentry");
@@ -58,12 +62,16 @@ static bool entry(struct xd_out *o, const struct vma_record *rec,
 	}
 	o->mark = ']';
 	/* "vmentry cycles %lld %s" */
-	xd_lit(o, "vmentry cycles ");
-	xd_s64(o, (int64_t)ctx->arc_cycles);
+	p = xd_reserve(o, 15 + XP_S64_MAX + 2);
+	if (!p)
+		return true;
+	p = xp_lit(p, "vmentry cycles ");
+	p = xp_s64(p, (int64_t)ctx->arc_cycles);
 	if (ctx->arc_cycles > XD_LONG_ARC_CYCLES)
-		xd_lit(o, " !");
+		p = xp_lit(p, " !");
 	else
-		xd_lit(o, " ");
+		p = xp_lit(p, " ");
+	xd_commit(o, p);
 	return true;
 }
 
@@ -77,20 +85,31 @@ static void handler_generic(struct xd_out *o, const struct vma_record *rec)
 	uint32_t minor = VMA_TRC_MINOR(rec->event);
 	bool is64 = (minor & TRC_64_FLAG) != 0;
 	const char *name;
+	size_t n;
+	char *p;
+	unsigned int i;
 
 	minor &= ~(uint32_t)TRC_64_FLAG;
 	name = vma_hvm_handler_name(minor);
+	n = name ? strlen(name) : 12 + XP_U64_MAX;
+	p = xd_reserve(o, n + 2 + 2 + rec->nr_data * (1 + XP_X64_MAX) + 2);
+	if (!p)
+		return;
 	if (name) {
-		xd_puts(o, name);
+		p = xp_put(p, name, n);
 	} else {
-		xd_lit(o, "hvm_handler ");
-		xd_u64(o, minor);
+		p = xp_lit(p, "hvm_handler ");
+		p = vma_fmt_u64(p, minor);
 	}
 	if (is64)
-		xd_lit(o, "64");
-	xd_lit(o, " [");
-	xd_words(o, rec);
-	xd_lit(o, " ]");
+		p = xp_lit(p, "64");
+	p = xp_lit(p, " [");
+	/* the words, as xd_words() */
+	for (i = 0; i < rec->nr_data; i++) {
+		*p++ = ' ';
+		p = vma_fmt_x64(p, rec->data[i]);
+	}
+	xd_commit(o, xp_lit(p, " ]"));
 }
 
 /* cpuid, hlt, cr_read, dr_*, invlpg, vlapic...: the generic form */
@@ -135,13 +154,18 @@ static bool reinj_virq(struct xd_out *o, const struct vma_record *rec,
 static bool inj_virq(struct xd_out *o, const struct vma_record *rec,
 		     const struct vma_describe_ctx *ctx)
 {
+	char *p = xd_reserve(o, 13 + XP_U64_MAX + 6);
+
+	if (!p)
+		return true;
 	/* "inj_virq vec %u  %s" */
-	xd_lit(o, "inj_virq vec ");
-	xd_u64(o, vma_xf_virq_vector(rec));
+	p = xp_lit(p, "inj_virq vec ");
+	p = vma_fmt_u64(p, vma_xf_virq_vector(rec));
 	if (vma_xf_virq_fake(rec))
-		xd_lit(o, "  fake");
+		p = xp_lit(p, "  fake");
 	else
-		xd_lit(o, "  real");
+		p = xp_lit(p, "  real");
+	xd_commit(o, p);
 	return true;
 }
 
@@ -179,17 +203,22 @@ static bool intr(struct xd_out *o, const struct vma_record *rec,
 {
 	uint32_t vec = vma_xf_intr_vector(rec, xd_svm(o, ctx));
 	const char *name = vma_extint_vector_name(vec);
+	size_t n = name ? strlen(name) : 0;
+	char *p = xd_reserve(o, 9 + n + 2 + XP_X64_MAX);
 
+	if (!p)
+		return true;
 	/* "intr vec %x", or "intr vec %s(%x)" for Xen's own vectors */
-	xd_lit(o, "intr vec ");
+	p = xp_lit(p, "intr vec ");
 	if (name) {
-		xd_puts(o, name);
-		xd_putc(o, '(');
-		xd_x64(o, vec);
-		xd_putc(o, ')');
+		p = xp_put(p, name, n);
+		*p++ = '(';
+		p = vma_fmt_x64(p, vec);
+		*p++ = ')';
 	} else {
-		xd_x64(o, vec);
+		p = vma_fmt_x64(p, vec);
 	}
+	xd_commit(o, p);
 	return true;
 }
 
@@ -242,19 +271,24 @@ static bool pf_xen(struct xd_out *o, const struct vma_record *rec,
 static bool io_assist(struct xd_out *o, const struct vma_record *rec,
 		      const struct vma_describe_ctx *ctx)
 {
+	char *p = xd_reserve(o, 14 + XP_X64_MAX + 10 + XP_X64_MAX);
+
+	if (!p)
+		return true;
 	/* "io %s port %x val %x" */
 	if (vma_xf_io_write(rec))
-		xd_lit(o, "io write port ");
+		p = xp_lit(p, "io write port ");
 	else
-		xd_lit(o, "io read port ");
-	xd_x64(o, vma_xf_io_port(rec));
+		p = xp_lit(p, "io read port ");
+	p = vma_fmt_x64(p, vma_xf_io_port(rec));
 	if (vma_xf_io_has_data(rec)) {
-		xd_lit(o, " val ");
-		xd_x64(o, vma_xf_io_data(rec));
+		p = xp_lit(p, " val ");
+		p = vma_fmt_x64(p, vma_xf_io_data(rec));
 	} else {
 		/* string I/O: Xen logs no data (xenalyze prints what follows) */
-		xd_puts(o, " (no data)");
+		p = xp_lit(p, " (no data)");
 	}
+	xd_commit(o, p);
 	return true;
 }
 
@@ -262,19 +296,24 @@ static bool io_assist(struct xd_out *o, const struct vma_record *rec,
 static bool mmio_assist(struct xd_out *o, const struct vma_record *rec,
 			const struct vma_describe_ctx *ctx)
 {
+	char *p = xd_reserve(o, 18 + XP_X64_MAX + 10 + XP_X64_MAX);
+
 	o->mark = ']';
+	if (!p)
+		return true;
 	/* "mmio_assist %c gpa %llx data %x" */
 	if (vma_xf_mmio_write(rec))
-		xd_lit(o, "mmio_assist w gpa ");
+		p = xp_lit(p, "mmio_assist w gpa ");
 	else
-		xd_lit(o, "mmio_assist r gpa ");
-	xd_x64(o, vma_xf_mmio_gpa(rec));
+		p = xp_lit(p, "mmio_assist r gpa ");
+	p = vma_fmt_x64(p, vma_xf_mmio_gpa(rec));
 	if (vma_xf_mmio_has_data(rec)) {
-		xd_lit(o, " data ");
-		xd_x64(o, vma_xf_mmio_data(rec));
+		p = xp_lit(p, " data ");
+		p = vma_fmt_x64(p, vma_xf_mmio_data(rec));
 	} else {
-		xd_lit(o, " (no data)");
+		p = xp_lit(p, " (no data)");
 	}
+	xd_commit(o, p);
 	return true;
 }
 
@@ -283,39 +322,47 @@ static bool cr_write(struct xd_out *o, const struct vma_record *rec,
 {
 	uint32_t cr = vma_xf_cr(rec);
 	uint64_t val = vma_xf_cr_value(rec);
+	char *p = xd_reserve(o, 17 + XP_X64_MAX + 6 + XP_X64_MAX + 7);
 
+	if (!p)
+		return true;
 	if (cr == 3 && ctx->cr3) {
 		o->mark = ']';
 		/* "cr_write cr3 val %llx oval %llx %s" */
-		xd_lit(o, "cr_write cr3 val ");
-		xd_x64(o, val);
-		xd_lit(o, " oval ");
-		xd_x64(o, ctx->cr3);
+		p = xp_lit(p, "cr_write cr3 val ");
+		p = vma_fmt_x64(p, val);
+		p = xp_lit(p, " oval ");
+		p = vma_fmt_x64(p, ctx->cr3);
 		if (ctx->cr3 == val)
-			xd_lit(o, " flush");
+			p = xp_lit(p, " flush");
 		else
-			xd_lit(o, " switch");
+			p = xp_lit(p, " switch");
 	} else {
 		/* "cr_write cr%d val %llx" */
-		xd_lit(o, "cr_write cr");
-		xd_s64(o, (int32_t)cr);
-		xd_lit(o, " val ");
-		xd_x64(o, val);
+		p = xp_lit(p, "cr_write cr");
+		p = xp_s64(p, (int32_t)cr);
+		p = xp_lit(p, " val ");
+		p = vma_fmt_x64(p, val);
 	}
+	xd_commit(o, p);
 	return true;
 }
 
 static bool msr(struct xd_out *o, const struct vma_record *rec,
 		const struct vma_describe_ctx *ctx)
 {
+	char *p = xd_reserve(o, 15 + XP_X64_MAX + 5 + XP_X64_MAX);
+
+	if (!p)
+		return true;
 	/* "%s addr %x val %llx" */
 	if (rec->event == TRC_HVM_MSR_READ)
-		xd_lit(o, "msr_read addr ");
+		p = xp_lit(p, "msr_read addr ");
 	else
-		xd_lit(o, "msr_write addr ");
-	xd_x64(o, vma_xf_msr(rec));
-	xd_lit(o, " val ");
-	xd_x64(o, vma_xf_msr_value(rec));
+		p = xp_lit(p, "msr_write addr ");
+	p = vma_fmt_x64(p, vma_xf_msr(rec));
+	p = xp_lit(p, " val ");
+	xd_commit(o, vma_fmt_x64(p, vma_xf_msr_value(rec)));
 	return true;
 }
 
@@ -324,30 +371,40 @@ static bool vmcall(struct xd_out *o, const struct vma_record *rec,
 {
 	uint32_t eax = vma_xf_vmcall_eax(rec);
 	const char *name = vma_hypercall_name(eax);
+	size_t n = name ? strlen(name) : 0;
+	char *p = xd_reserve(o, 7 + VMA_FMT_PAD_MAX(2) + 2 + n + 1);
 
+	if (!p)
+		return true;
 	/* "vmcall %2x (%s)", without the name when there is none */
-	xd_lit(o, "vmcall ");
-	xd_x64_pad(o, eax, 2, ' ');
+	p = xp_lit(p, "vmcall ");
+	p = vma_fmt_x64_pad(p, eax, 2, ' ');
 	if (name) {
-		xd_lit(o, " (");
-		xd_puts(o, name);
-		xd_putc(o, ')');
+		p = xp_lit(p, " (");
+		p = xp_put(p, name, n);
+		*p++ = ')';
 	}
+	xd_commit(o, p);
 	return true;
 }
 
 static bool npf(struct xd_out *o, const struct vma_record *rec,
 		const struct vma_describe_ctx *ctx)
 {
+	char *p = xd_reserve(o, 8 + XP_X64_MAX + 3 + XP_X64_MAX + 5 + XP_X64_MAX + 3 +
+			       XP_S64_MAX);
+
+	if (!p)
+		return true;
 	/* "npf gpa %llx q %x mfn %llx t %d" */
-	xd_lit(o, "npf gpa ");
-	xd_x64(o, vma_xf_npf_gpa(rec));
-	xd_lit(o, " q ");
-	xd_x64(o, vma_xf_npf_qual(rec));
-	xd_lit(o, " mfn ");
-	xd_x64(o, vma_xf_npf_mfn(rec));
-	xd_lit(o, " t ");
-	xd_s64(o, vma_xf_npf_type(rec));
+	p = xp_lit(p, "npf gpa ");
+	p = vma_fmt_x64(p, vma_xf_npf_gpa(rec));
+	p = xp_lit(p, " q ");
+	p = vma_fmt_x64(p, vma_xf_npf_qual(rec));
+	p = xp_lit(p, " mfn ");
+	p = vma_fmt_x64(p, vma_xf_npf_mfn(rec));
+	p = xp_lit(p, " t ");
+	xd_commit(o, xp_s64(p, vma_xf_npf_type(rec)));
 	return true;
 }
 

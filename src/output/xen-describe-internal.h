@@ -147,6 +147,57 @@ static inline void xd_vcpu(struct xd_out *o, uint32_t dom, uint32_t vcpu)
 	o->p = vma_fmt_u64(p, vcpu);
 }
 
+/*
+ * A run of pieces with one check: xd_reserve() makes room for at most @n
+ * bytes and returns the cursor (NULL when the strbuf cannot grow: it is
+ * failed, and the run is skipped), the xp_*() pieces write at it without a
+ * check and return the end, and xd_commit() moves the cursor there.  The
+ * cursor lives in a register meanwhile, where each xd_*() piece loads and
+ * stores o->p (the bytes it writes could alias it).  The XP_*_MAX are the
+ * pieces' largest sizes, to add up for xd_reserve().
+ */
+#define XP_U64_MAX 20u
+#define XP_S64_MAX 21u
+#define XP_X64_MAX 16u
+#define XP_VCPU_MAX (2u + 2u * 10u)
+
+static inline char *xd_reserve(struct xd_out *o, size_t n)
+{
+	return xd_room(o, n) ? o->p : NULL;
+}
+
+static inline void xd_commit(struct xd_out *o, char *p)
+{
+	o->p = p;
+}
+
+#define xp_lit(p, lit) xp_put((p), "" lit, sizeof(lit) - 1)
+
+static inline char *xp_put(char *p, const char *s, size_t n)
+{
+	memcpy(p, s, n);
+	return p + n;
+}
+
+static inline char *xp_s64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		/* the magnitude in unsigned arithmetic, so INT64_MIN is no overflow */
+		return vma_fmt_u64(p, -(uint64_t)v);
+	}
+	return vma_fmt_u64(p, (uint64_t)v);
+}
+
+/* "dNvM" */
+static inline char *xp_vcpu(char *p, uint32_t dom, uint32_t vcpu)
+{
+	*p++ = 'd';
+	p = vma_fmt_u64(p, dom);
+	*p++ = 'v';
+	return vma_fmt_u64(p, vcpu);
+}
+
 /* Payload word @i, or 0 past the end of the record. */
 static inline uint32_t xd_w(const struct vma_record *rec, unsigned int i)
 {

@@ -102,18 +102,23 @@ static bool hypercall(struct xd_out *o, const struct vma_record *rec, bool subca
 {
 	uint32_t op = vma_xf_hc2_op(rec);
 	const char *name = vma_hypercall_name(op);
+	size_t n = name ? strlen(name) : 0;
+	char *p = xd_reserve(o, 1 + 10 + VMA_FMT_PAD_MAX(2) + 2 + n + 1);
 	uint64_t args[6];
 
+	if (!p)
+		return true;
 	/* "%shypercall %2x (%s)", without the name when there is none */
 	if (subcall)
-		xd_putc(o, ' ');
-	xd_lit(o, "hypercall ");
-	xd_x64_pad(o, op, 2, ' ');
+		*p++ = ' ';
+	p = xp_lit(p, "hypercall ");
+	p = vma_fmt_x64_pad(p, op, 2, ' ');
 	if (name) {
-		xd_lit(o, " (");
-		xd_puts(o, name);
-		xd_putc(o, ')');
+		p = xp_lit(p, " (");
+		p = xp_put(p, name, n);
+		*p++ = ')';
 	}
+	xd_commit(o, p);
 	gather_args(rec, args);
 	switch (op) {
 	case XD_HC_MMU_UPDATE:

@@ -24,13 +24,23 @@ static uint32_t hi16(uint32_t w)
 }
 
 /* Nanoseconds as xenalyze prints them: "<us>.<ns rest>us", rest unpadded. */
-static void ns_as_us(struct xd_out *o, uint32_t ns)
+#define NS_AS_US_MAX (10u + 1u + 3u + 2u)
+
+static char *xp_ns_as_us(char *p, uint32_t ns)
 {
 	/* "%u.%uus" */
-	xd_u64(o, ns / 1000);
-	xd_putc(o, '.');
-	xd_u64(o, ns % 1000);
-	xd_lit(o, "us");
+	p = vma_fmt_u64(p, ns / 1000);
+	*p++ = '.';
+	p = vma_fmt_u64(p, ns % 1000);
+	return xp_lit(p, "us");
+}
+
+static void ns_as_us(struct xd_out *o, uint32_t ns)
+{
+	char *p = xd_reserve(o, NS_AS_US_MAX);
+
+	if (p)
+		xd_commit(o, xp_ns_as_us(p, ns));
 }
 
 /*
@@ -79,6 +89,8 @@ static bool runstate(struct xd_out *o, const struct vma_record *rec)
 {
 	struct vma_xf_runstate rs = vma_xf_runstate(rec);
 	const char *old_name, *new_name;
+	size_t old_len, new_len;
+	char *p;
 
 	if (rs.fit != VMA_XF_RUNSTATE_OK)
 		return false;
@@ -92,13 +104,18 @@ static bool runstate(struct xd_out *o, const struct vma_record *rec)
 		xd_lit(o, "runstate_change");
 	if (vma_xf_runstate_has_counters(rec))
 		xd_printf(o, " {%lld,%lld}", (long long)xd_q(rec, 1), (long long)xd_q(rec, 3));
+	old_len = strlen(old_name);
+	new_len = strlen(new_name);
+	p = xd_reserve(o, 1 + XP_VCPU_MAX + 1 + old_len + 2 + new_len);
+	if (!p)
+		return true;
 	/* " d%uv%u %s->%s" */
-	xd_putc(o, ' ');
-	xd_vcpu(o, vma_xf_runstate_dom(rec), vma_xf_runstate_vcpu(rec));
-	xd_putc(o, ' ');
-	xd_puts(o, old_name);
-	xd_lit(o, "->");
-	xd_puts(o, new_name);
+	*p++ = ' ';
+	p = xp_vcpu(p, vma_xf_runstate_dom(rec), vma_xf_runstate_vcpu(rec));
+	*p++ = ' ';
+	p = xp_put(p, old_name, old_len);
+	p = xp_lit(p, "->");
+	xd_commit(o, xp_put(p, new_name, new_len));
 	return true;
 }
 
@@ -119,9 +136,14 @@ static bool dom_op(struct xd_out *o, const struct vma_record *rec, const char *n
 /* {domid, vcpuid}: "<name> dNvM". */
 static bool vcpu_action(struct xd_out *o, const struct vma_record *rec, const char *name)
 {
-	xd_puts(o, name);
-	xd_putc(o, ' ');
-	xd_vcpu(o, rec->data[0], rec->data[1]);
+	size_t n = strlen(name);
+	char *p = xd_reserve(o, n + 1 + XP_VCPU_MAX);
+
+	if (!p)
+		return true;
+	p = xp_put(p, name, n);
+	*p++ = ' ';
+	xd_commit(o, xp_vcpu(p, rec->data[0], rec->data[1]));
 	return true;
 }
 
@@ -158,12 +180,15 @@ static bool plain(struct xd_out *o, const struct vma_record *rec, const char *na
 static bool sched_switch(struct xd_out *o, const struct vma_record *rec, const char *name)
 {
 	const uint32_t *d = rec->data;
+	char *p = xd_reserve(o, 18 + XP_VCPU_MAX + 6 + XP_VCPU_MAX);
 
+	if (!p)
+		return true;
 	/* "sched_switch prev d%uv%u next d%uv%u" */
-	xd_lit(o, "sched_switch prev ");
-	xd_vcpu(o, d[0], d[1]);
-	xd_lit(o, " next ");
-	xd_vcpu(o, d[2], d[3]);
+	p = xp_lit(p, "sched_switch prev ");
+	p = xp_vcpu(p, d[0], d[1]);
+	p = xp_lit(p, " next ");
+	xd_commit(o, xp_vcpu(p, d[2], d[3]));
 	return true;
 }
 
@@ -171,14 +196,17 @@ static bool sched_switch(struct xd_out *o, const struct vma_record *rec, const c
 static bool switch_infprev(struct xd_out *o, const struct vma_record *rec, const char *name)
 {
 	const uint32_t *d = rec->data;
+	char *p = xd_reserve(o, 19 + XP_U64_MAX + 1 + XP_S64_MAX + 10 + NS_AS_US_MAX);
 
+	if (!p)
+		return true;
 	/* "sched_switch prev d%uv%d, run for " (a signed vcpu, as xenalyze has it) */
-	xd_lit(o, "sched_switch prev d");
-	xd_u64(o, d[0]);
-	xd_putc(o, 'v');
-	xd_s64(o, (int32_t)d[1]);
-	xd_lit(o, ", run for ");
-	ns_as_us(o, d[2]);
+	p = xp_lit(p, "sched_switch prev d");
+	p = vma_fmt_u64(p, d[0]);
+	*p++ = 'v';
+	p = xp_s64(p, (int32_t)d[1]);
+	p = xp_lit(p, ", run for ");
+	xd_commit(o, xp_ns_as_us(p, d[2]));
 	return true;
 }
 
@@ -186,17 +214,21 @@ static bool switch_infprev(struct xd_out *o, const struct vma_record *rec, const
 static bool switch_infnext(struct xd_out *o, const struct vma_record *rec, const char *name)
 {
 	const uint32_t *d = rec->data;
+	char *p = xd_reserve(o, 18 + XP_VCPU_MAX + 19 + NS_AS_US_MAX + 13 + NS_AS_US_MAX);
 
-	xd_lit(o, "sched_switch next ");
-	xd_vcpu(o, d[0], d[1]);
+	if (!p)
+		return true;
+	p = xp_lit(p, "sched_switch next ");
+	p = xp_vcpu(p, d[0], d[1]);
 	if (d[2] != 0) {
-		xd_lit(o, ", was runnable for ");
-		ns_as_us(o, d[2]);
+		p = xp_lit(p, ", was runnable for ");
+		p = xp_ns_as_us(p, d[2]);
 	}
 	if ((int32_t)d[3] > 0) {
-		xd_lit(o, ", next slice ");
-		ns_as_us(o, d[3]);
+		p = xp_lit(p, ", next slice ");
+		p = xp_ns_as_us(p, d[3]);
 	}
+	xd_commit(o, p);
 	return true;
 }
 
@@ -204,15 +236,19 @@ static bool switch_infnext(struct xd_out *o, const struct vma_record *rec, const
 static bool switch_infcont(struct xd_out *o, const struct vma_record *rec, const char *name)
 {
 	const uint32_t *d = rec->data;
+	char *p = xd_reserve(o, 22 + XP_VCPU_MAX + 10 + NS_AS_US_MAX + 13 + NS_AS_US_MAX);
 
-	xd_lit(o, "sched_switch continue ");
-	xd_vcpu(o, d[0], d[1]);
-	xd_lit(o, ", run for ");
-	ns_as_us(o, d[2]);
+	if (!p)
+		return true;
+	p = xp_lit(p, "sched_switch continue ");
+	p = xp_vcpu(p, d[0], d[1]);
+	p = xp_lit(p, ", run for ");
+	p = xp_ns_as_us(p, d[2]);
 	if ((int32_t)d[3] > 0) {
-		xd_lit(o, ", next slice ");
-		ns_as_us(o, d[3]);
+		p = xp_lit(p, ", next slice ");
+		p = xp_ns_as_us(p, d[3]);
 	}
+	xd_commit(o, p);
 	return true;
 }
 

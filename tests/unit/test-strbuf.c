@@ -274,6 +274,14 @@ Test(strbuf_fmt, hex_padded_and_nine_digits_match_printf)
 			cr_expect_str_eq(got, want);
 		}
 	}
+	/* four digits: all of them */
+	for (k = 0; k < 10000; k++) {
+		memset(got, '#', sizeof(got));
+		*vma_fmt_dec4(got, k) = '\0';
+		snprintf(want, sizeof(want), "%04u", k);
+		if (strcmp(got, want) != 0)
+			cr_assert_str_eq(got, want, "vma_fmt_dec4 of %u", k);
+	}
 	/* every 10^k boundary's neighbours, then pseudo-random values */
 	for (k = 1; k < 1000000000u; k *= 10) {
 		uint32_t edge[3] = { k - 1, k, k + 1 };
