@@ -125,6 +125,7 @@ struct vma_dump {
 	struct vma_strbuf lines;     /* finished lines, then the one being built */
 	size_t done;                 /* bytes of finished lines in @lines */
 	struct vma_describe_ctx ctx; /* analysis state before the record */
+	struct xd_kept_texts *kept;  /* owned: the decoders' words kept between lines */
 	const struct vma_machine *machine; /* borrowed: the model being dumped */
 	size_t vcpu_col;             /* offset of the vcpu column of the line being built */
 	const struct vma_symbols *symbols; /* borrowed: --symbol-file, NULL if none */
@@ -164,6 +165,11 @@ struct vma_dump *vma_dump_create(FILE *out, uint64_t cpu_hz, vma_dump_describe_f
 
 	if (!d)
 		return NULL;
+	d->kept = calloc(1, sizeof(*d->kept));
+	if (!d->kept) {
+		free(d);
+		return NULL;
+	}
 	d->out = out;
 	d->cpu_hz = cpu_hz;
 	d->describe = describe;
@@ -328,6 +334,7 @@ void vma_dump_destroy(struct vma_dump *d)
 	free(d->alts);
 	free(d->power);
 	free(d->volume_mark);
+	free(d->kept);
 	free(d);
 }
 
@@ -960,6 +967,7 @@ static inline __attribute__((always_inline)) int end_plain(struct vma_dump *d,
 	ctx->orphan = out->orphan;
 	ctx->unprocessed = out->unprocessed;
 	xd_attach(&o, sb);
+	o.kept = d->kept;
 	xd_describe(&o, rec, ctx);
 	if (__builtin_expect(d->holding, 0))
 		return end_plain_held(d, rec, out, &o, text);

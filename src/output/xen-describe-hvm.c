@@ -34,18 +34,31 @@ static bool vmexit(struct xd_out *o, const struct vma_record *rec,
 	uint32_t event = rec->event & ~(uint32_t)(TRC_HVM_NESTEDFLAG | TRC_64_FLAG);
 	bool svm = event == TRC_HVM_SVM_EXIT || xd_svm(o, ctx);
 	uint32_t reason = vma_xf_exit_reason(rec);
-	const char *name = vma_hvm_exit_name(svm, reason);
-	size_t n = name ? strlen(name) : XP_X64_MAX;
-	char *p;
+	struct xd_kept *k = o->kept && reason < XD_KEPT_EXITS ? &o->kept->exit[svm][reason] : NULL;
+	const char *name;
+	size_t n;
+	char *p, *head;
 
 	o->mark = ']';
-	/* "vmexit exit_reason %s eip %llx", the reason in hex when unnamed */
-	p = xd_reserve(o, 19 + n + 5 + XP_X64_MAX);
-	if (!p)
-		return true;
-	p = xp_lit(p, "vmexit exit_reason ");
-	p = name ? xp_put(p, name, n) : vma_fmt_x64(p, reason);
-	p = xp_lit(p, " eip ");
+	if (xd_kept_ready(k)) {
+		p = xd_reserve(o, XD_KEPT_MAX + XP_X64_MAX);
+		if (!p)
+			return true;
+		p = xp_kept(p, k);
+	} else {
+		name = vma_hvm_exit_name(svm, reason);
+		n = name ? strlen(name) : XP_X64_MAX;
+		p = xd_reserve(o, 19 + n + 5 + XP_X64_MAX);
+		if (!p)
+			return true;
+		head = p;
+		/* "vmexit exit_reason %s eip %llx", the reason in hex when unnamed */
+		p = xp_lit(p, "vmexit exit_reason ");
+		p = name ? xp_put(p, name, n) : vma_fmt_x64(p, reason);
+		p = xp_lit(p, " eip ");
+		if (k)
+			xd_keep(k, head, (size_t)(p - head));
+	}
 	xd_commit(o, vma_fmt_x64(p, vma_xf_exit_rip(rec)));
 	return true;
 }

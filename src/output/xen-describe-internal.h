@@ -25,6 +25,8 @@
  * The strbuf's length is brought up to the cursor (xd_sync()) by printf-
  * style pieces and at the end of the record.
  */
+struct xd_kept_texts;
+
 struct xd_out {
 	struct vma_strbuf *sb;          /* the text is appended to it */
 	char *p;                        /* the text's end so far */
@@ -32,6 +34,7 @@ struct xd_out {
 	char mark;                      /* first dump column, ' ' by default */
 	enum vma_xen_dump_layout layout;
 	bool vendor_read;               /* the text read ctx->svm (xd_svm()) */
+	struct xd_kept_texts *kept;     /* the caller's, or NULL (below) */
 };
 
 /*
@@ -280,6 +283,57 @@ static inline void xd_attach(struct xd_out *o, struct vma_strbuf *sb)
 	o->mark = ' ';
 	o->layout = VMA_XEN_DUMP_NORMAL;
 	o->vendor_read = false;
+	o->kept = NULL;
+}
+
+/*
+ * Words a decoder keeps between records when its caller lends it a
+ * struct xd_kept_texts (o->kept; the dump does): an exit reason, a
+ * runstate change or a hypercall is worded the same every time, and most
+ * lines are of a few of them.  A decoder makes a text the first time
+ * through the same pieces it uses without one, keeps it (xd_keep()), and
+ * then copies it whole, a fixed size: no name lookup, strlen or memcpy
+ * call.  test-describe-fast decodes its random records both ways.
+ */
+#define XD_KEPT_MAX 63u
+#define XD_KEPT_NONE 0xffu /* too long to keep: made every time */
+
+struct xd_kept {
+	uint8_t len; /* 0: not made yet */
+	char text[XD_KEPT_MAX];
+};
+
+#define XD_KEPT_EXITS 256u /* exit codes kept, of each vendor */
+#define XD_KEPT_STATES 16u /* runstate numbers (4 bits of the id) */
+
+struct xd_kept_texts {
+	struct xd_kept exit[2][XD_KEPT_EXITS];  /* "vmexit exit_reason NAME eip " by SVM, code */
+	struct xd_kept hypercall[VMA_HYPERCALL_LIMIT]; /* "hypercall %2x (NAME)" */
+	struct xd_kept runstate[XD_KEPT_STATES][XD_KEPT_STATES]; /* "OLD->NEW" */
+};
+
+/* Keep the @n bytes at @s in @k, if they fit. */
+static inline void xd_keep(struct xd_kept *k, const char *s, size_t n)
+{
+	if (n > XD_KEPT_MAX) {
+		k->len = XD_KEPT_NONE;
+		return;
+	}
+	memcpy(k->text, s, n);
+	k->len = (uint8_t)n;
+}
+
+/* @k's text at @p, which has room for XD_KEPT_MAX bytes (all are copied). */
+static inline char *xp_kept(char *p, const struct xd_kept *k)
+{
+	memcpy(p, k->text, XD_KEPT_MAX);
+	return p + k->len;
+}
+
+/* Whether @k holds a text to copy. */
+static inline bool xd_kept_ready(const struct xd_kept *k)
+{
+	return k && k->len && k->len != XD_KEPT_NONE;
 }
 
 #endif /* VMALYZE_XEN_DESCRIBE_INTERNAL_H */

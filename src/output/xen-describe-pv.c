@@ -98,19 +98,15 @@ static void count_arg(struct xd_out *o, const char *what, uint64_t arg, const ch
 	xd_puts(o, after);
 }
 
-static bool hypercall(struct xd_out *o, const struct vma_record *rec, bool subcall)
+/* "hypercall %2x (%s)", kept in @k if not NULL. */
+static void hypercall_head(struct xd_out *o, uint32_t op, struct xd_kept *k)
 {
-	uint32_t op = vma_xf_hc2_op(rec);
 	const char *name = vma_hypercall_name(op);
 	size_t n = name ? strlen(name) : 0;
-	char *p = xd_reserve(o, 1 + 10 + VMA_FMT_PAD_MAX(2) + 2 + n + 1);
-	uint64_t args[6];
+	char *p = xd_reserve(o, 10 + VMA_FMT_PAD_MAX(2) + 2 + n + 1), *head = p;
 
 	if (!p)
-		return true;
-	/* "%shypercall %2x (%s)", without the name when there is none */
-	if (subcall)
-		*p++ = ' ';
+		return;
 	p = xp_lit(p, "hypercall ");
 	p = vma_fmt_x64_pad(p, op, 2, ' ');
 	if (name) {
@@ -118,7 +114,29 @@ static bool hypercall(struct xd_out *o, const struct vma_record *rec, bool subca
 		p = xp_put(p, name, n);
 		*p++ = ')';
 	}
+	if (k)
+		xd_keep(k, head, (size_t)(p - head));
 	xd_commit(o, p);
+}
+
+static bool hypercall(struct xd_out *o, const struct vma_record *rec, bool subcall)
+{
+	uint32_t op = vma_xf_hc2_op(rec);
+	struct xd_kept *k = o->kept && op < VMA_HYPERCALL_LIMIT ? &o->kept->hypercall[op] : NULL;
+	uint64_t args[6];
+	char *p;
+
+	/* "%shypercall %2x (%s)", without the name when there is none */
+	if (subcall)
+		xd_putc(o, ' ');
+	if (xd_kept_ready(k)) {
+		p = xd_reserve(o, XD_KEPT_MAX);
+		if (!p)
+			return true;
+		xd_commit(o, xp_kept(p, k));
+	} else {
+		hypercall_head(o, op, k);
+	}
 	gather_args(rec, args);
 	switch (op) {
 	case XD_HC_MMU_UPDATE:

@@ -88,34 +88,48 @@ static const char *state_name(uint32_t state)
 static bool runstate(struct xd_out *o, const struct vma_record *rec)
 {
 	struct vma_xf_runstate rs = vma_xf_runstate(rec);
-	const char *old_name, *new_name;
-	size_t old_len, new_len;
-	char *p;
+	const char *old_name = NULL, *new_name = NULL;
+	size_t old_len = 0, new_len = 0;
+	struct xd_kept *k;
+	bool kept;
+	char *p, *change;
 
 	if (rs.fit != VMA_XF_RUNSTATE_OK)
 		return false;
-	old_name = state_name(rs.old_state);
-	new_name = state_name(rs.new_state);
-	if (!old_name || !new_name)
-		return false;
+	k = o->kept ? &o->kept->runstate[rs.old_state][rs.new_state] : NULL;
+	kept = xd_kept_ready(k);
+	if (!kept) {
+		old_name = state_name(rs.old_state);
+		new_name = state_name(rs.new_state);
+		if (!old_name || !new_name)
+			return false;
+		old_len = strlen(old_name);
+		new_len = strlen(new_name);
+	}
 	if (vma_xf_runstate_continue(rec))
 		xd_lit(o, "runstate_continue");
 	else
 		xd_lit(o, "runstate_change");
 	if (vma_xf_runstate_has_counters(rec))
 		xd_printf(o, " {%lld,%lld}", (long long)xd_q(rec, 1), (long long)xd_q(rec, 3));
-	old_len = strlen(old_name);
-	new_len = strlen(new_name);
-	p = xd_reserve(o, 1 + XP_VCPU_MAX + 1 + old_len + 2 + new_len);
+	p = xd_reserve(o, 1 + XP_VCPU_MAX + 1 + (kept ? XD_KEPT_MAX : old_len + 2 + new_len));
 	if (!p)
 		return true;
 	/* " d%uv%u %s->%s" */
 	*p++ = ' ';
 	p = xp_vcpu(p, vma_xf_runstate_dom(rec), vma_xf_runstate_vcpu(rec));
 	*p++ = ' ';
-	p = xp_put(p, old_name, old_len);
-	p = xp_lit(p, "->");
-	xd_commit(o, xp_put(p, new_name, new_len));
+	if (kept) {
+		p = xp_kept(p, k);
+	} else {
+		change = p;
+		p = xp_put(p, old_name, old_len);
+		p = xp_lit(p, "->");
+		p = xp_put(p, new_name, new_len);
+		if (k)
+			xd_keep(k, change, (size_t)(p - change));
+	}
+	xd_commit(o, p);
 	return true;
 }
 
