@@ -270,17 +270,23 @@ static __attribute__((noinline)) int release_held(struct vma_dump *d, bool svm)
 static __attribute__((noinline)) int hold_alt(struct vma_dump *d, const struct vma_record *rec,
 					      size_t text, char mark)
 {
-	struct vma_describe_ctx svm_ctx = d->ctx;
 	size_t text_end = d->lines.len;
 	size_t alt = d->alt_text.len, len;
-	char alt_mark;
+	bool svm = d->ctx.svm;
+	struct xd_out o;
 
-	svm_ctx.svm = true;
-	alt_mark = vma_describe_xen_marked(&d->alt_text, rec, &svm_ctx);
+	if (!vma_sb_room(&d->alt_text, XD_TEXT_ROOM))
+		return VMA_ERR_NOMEM;
+	xd_attach(&o, &d->alt_text);
+	o.kept = d->kept;
+	d->ctx.svm = true;
+	xd_describe(&o, rec, &d->ctx);
+	d->ctx.svm = svm;
+	xd_sync(&o);
 	if (vma_sb_failed(&d->alt_text))
 		return VMA_ERR_NOMEM;
 	len = d->alt_text.len - alt;
-	if (alt_mark == mark && len == text_end - text &&
+	if (o.mark == mark && len == text_end - text &&
 	    !memcmp(d->alt_text.buf + alt, d->lines.buf + text, len)) {
 		d->alt_text.len = alt;
 		if (d->alt_text.cap)
@@ -291,7 +297,7 @@ static __attribute__((noinline)) int hold_alt(struct vma_dump *d, const struct v
 		return VMA_ERR_NOMEM;
 	d->alts[d->nr_alts++] = (struct held_alt){
 		.line = d->done, .text = text, .text_end = text_end,
-		.alt = alt, .alt_len = len, .alt_mark = alt_mark,
+		.alt = alt, .alt_len = len, .alt_mark = o.mark,
 	};
 	return VMA_OK;
 }
@@ -982,14 +988,21 @@ static inline __attribute__((always_inline)) int end_plain(struct vma_dump *d,
 	return VMA_OK;
 }
 
-int vma_dump_end(struct vma_dump *d, const struct vma_stream *stream,
-		 const struct vma_outcome *out)
+static inline __attribute__((always_inline)) int end(struct vma_dump *d,
+						     const struct vma_stream *stream,
+						     const struct vma_outcome *out)
 {
 	if (__builtin_expect(d->extras, 0))
 		return end_line_extras(d, stream, out);
 	if (__builtin_expect(d->general, 0))
 		return end_line_general(d, stream, out);
 	return end_plain(d, &stream->rec, out);
+}
+
+int vma_dump_end(struct vma_dump *d, const struct vma_stream *stream,
+		 const struct vma_outcome *out)
+{
+	return end(d, stream, out);
 }
 
 int vma_dump_before(void *dump, const struct vma_machine *m, const struct vma_stream *stream)
@@ -1007,5 +1020,5 @@ int vma_dump_before(void *dump, const struct vma_machine *m, const struct vma_st
 int vma_dump_after(void *dump, const struct vma_machine *m, const struct vma_stream *stream,
 		   const struct vma_outcome *out)
 {
-	return vma_dump_end(dump, stream, out);
+	return end(dump, stream, out);
 }

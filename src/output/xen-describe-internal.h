@@ -265,14 +265,58 @@ char vma_describe_xen_marked(struct vma_strbuf *sb, const struct vma_record *rec
  */
 #define XD_TEXT_ROOM 256u
 
+/* GEN and DOM0 records, and the reader's end of a gap (xen-describe.c). */
+bool xd_misc(struct xd_out *o, const struct vma_record *rec, const struct vma_describe_ctx *ctx);
+/* The records of no class: the end of a gap, a guest's, KVM's, garbage. */
+bool xd_classless(struct xd_out *o, const struct vma_record *rec,
+		  const struct vma_describe_ctx *ctx);
+
 /*
- * The dump's own entry, at a cursor it keeps: @o's cursor on its strbuf's
- * room (xd_attach()), mark ' ', layout NORMAL, vendor_read false; the text
- * of @rec is written at the cursor, which the caller brings its strbuf's
- * length up to (xd_sync()).
+ * The decoding of @rec at @o's cursor (xd_attach(): mark ' ', layout
+ * NORMAL), which the caller then brings its strbuf's length up to
+ * (xd_sync()).  Inline, so the dump's line calls the class's decoder
+ * straight.
  */
-void xd_describe(struct xd_out *o, const struct vma_record *rec,
-		 const struct vma_describe_ctx *ctx);
+static inline void xd_describe(struct xd_out *o, const struct vma_record *rec,
+			       const struct vma_describe_ctx *ctx)
+{
+	bool done;
+
+	if (ctx->unprocessed) {
+		xd_raw(o, rec);
+		return;
+	}
+	/* The busy classes first; vma_xen_class() has none for the rest. */
+	switch (vma_xen_class(rec->event)) {
+	case VMA_XEN_CLASS_HVM:
+		done = xd_hvm(o, rec, ctx);
+		break;
+	case VMA_XEN_CLASS_SCHED:
+		done = xd_sched(o, rec);
+		break;
+	case VMA_XEN_CLASS_PV:
+		done = xd_pv(o, rec);
+		break;
+	case VMA_XEN_CLASS_GEN:
+	case VMA_XEN_CLASS_DOM0OP:
+		done = xd_misc(o, rec, ctx);
+		break;
+	case VMA_XEN_CLASS_MEM:
+		done = xd_mem(o, rec, ctx);
+		break;
+	case VMA_XEN_CLASS_SHADOW:
+		done = xd_shadow(o, rec, ctx);
+		break;
+	case VMA_XEN_CLASS_HW:
+		done = xd_hw(o, rec);
+		break;
+	default:
+		done = xd_classless(o, rec, ctx);
+		break;
+	}
+	if (!done)
+		xd_raw(o, rec);
+}
 
 /* @o on the end of @sb, which has a buffer; a new record's defaults. */
 static inline void xd_attach(struct xd_out *o, struct vma_strbuf *sb)

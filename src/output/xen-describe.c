@@ -135,8 +135,7 @@ static misc_describe_fn *const misc_describe[VMA_XE_COUNT] = {
 };
 
 /* A GEN or DOM0 record (or the reader's end of a gap), by its row. */
-static bool misc(struct xd_out *o, const struct vma_record *rec,
-		 const struct vma_describe_ctx *ctx)
+bool xd_misc(struct xd_out *o, const struct vma_record *rec, const struct vma_describe_ctx *ctx)
 {
 	enum vma_xe_index row = vma_xen_event_index(rec->event);
 
@@ -158,12 +157,11 @@ static void guest(struct xd_out *o, const struct vma_record *rec)
 	xd_puts(o, " ]");
 }
 
-/* The records of no class: the end of a gap, a guest's, KVM's, garbage. */
-static bool classless(struct xd_out *o, const struct vma_record *rec,
-		      const struct vma_describe_ctx *ctx)
+bool xd_classless(struct xd_out *o, const struct vma_record *rec,
+		  const struct vma_describe_ctx *ctx)
 {
 	if (rec->event == VMA_SYNTH_LOST_END)
-		return misc(o, rec, ctx);
+		return xd_misc(o, rec, ctx);
 	if (!vma_id_is_xen(rec->event))
 		return false;
 	if ((VMA_TRC_MAIN(rec->event) & (TRC_GUEST >> TRC_CLS_SHIFT)) != 0) {
@@ -174,47 +172,6 @@ static bool classless(struct xd_out *o, const struct vma_record *rec,
 	xd_raw(o, rec);
 	o->layout = VMA_XEN_DUMP_SILENT;
 	return true;
-}
-
-void xd_describe(struct xd_out *o, const struct vma_record *rec,
-		 const struct vma_describe_ctx *ctx)
-{
-	bool done;
-
-	if (ctx->unprocessed) {
-		xd_raw(o, rec);
-		return;
-	}
-	/* The busy classes first; vma_xen_class() has none for the rest. */
-	switch (vma_xen_class(rec->event)) {
-	case VMA_XEN_CLASS_HVM:
-		done = xd_hvm(o, rec, ctx);
-		break;
-	case VMA_XEN_CLASS_SCHED:
-		done = xd_sched(o, rec);
-		break;
-	case VMA_XEN_CLASS_PV:
-		done = xd_pv(o, rec);
-		break;
-	case VMA_XEN_CLASS_GEN:
-	case VMA_XEN_CLASS_DOM0OP:
-		done = misc(o, rec, ctx);
-		break;
-	case VMA_XEN_CLASS_MEM:
-		done = xd_mem(o, rec, ctx);
-		break;
-	case VMA_XEN_CLASS_SHADOW:
-		done = xd_shadow(o, rec, ctx);
-		break;
-	case VMA_XEN_CLASS_HW:
-		done = xd_hw(o, rec);
-		break;
-	default:
-		done = classless(o, rec, ctx);
-		break;
-	}
-	if (!done)
-		xd_raw(o, rec);
 }
 
 /* Decode @rec at the end of @sb: its text there, its mark and layout in *@o. */
