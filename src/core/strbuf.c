@@ -140,8 +140,30 @@ static inline void hex_digits(char *end, uint64_t v)
 
 char *vma_fmt_u64_long(char *p, uint64_t v)
 {
-	unsigned int n = dec_len(v);
+	unsigned int n;
 
+	/* The short numbers of dump lines (cycles of an exit, ids) without a loop. */
+	if (v < 100) {
+		memcpy(p, pairs + 2 * v, 2);
+		return p + 2;
+	}
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (v < 10000) {
+		uint32_t x = vma_dec4_word((uint32_t)v);
+
+		n = v < 1000 ? 3 : 4;
+		x >>= 8 * (4 - n); /* past the leading zero */
+		memcpy(p, &x, 4);
+		return p + n;
+	}
+	if (v < 100000) {
+		uint32_t top = (uint32_t)v / 10000;
+
+		p[0] = (char)('0' + top);
+		return vma_fmt_dec4(p + 1, (uint32_t)v - top * 10000);
+	}
+#endif
+	n = dec_len(v);
 	dec_digits(p + n, v);
 	return p + n;
 }

@@ -92,16 +92,18 @@ struct time_second {
 };
 
 /*
- * The " dNvM " vcpu columns lately written, by (domain, vcpu) id in a small
+ * The " dNvM " vcpu columns lately written, by vcpu in a small
  * direct-mapped table: a line copies its column rather than formatting two
- * numbers (the idle and default domains' ids have five digits).
+ * numbers (the idle and default domains' ids have five digits).  A vcpu is
+ * known by its address: its ids never change, and a machine frees its
+ * vcpus only when it is destroyed, after the dump.
  */
 #define VCPU_COL_SLOTS_LOG2 8
 #define VCPU_COL_MAX (2 + 10 + 1 + 10 + 1)
 
 struct vcpu_col {
-	uint32_t did, vid;
-	uint8_t len;     /* 0: empty */
+	const struct vma_vcpu *vcpu; /* NULL: empty */
+	uint8_t len;
 	char text[VCPU_COL_MAX];
 };
 
@@ -538,29 +540,32 @@ void vma_dump_raw_line(struct vma_strbuf *sb, const char *prefix, const struct v
 #define DUMP_MAX_PCPU_COLS 256u
 #define HIDDEN_PCPU_MAX (2 + 10)
 
-/* " dNvM " at @p, returning the end; @p has room for a whole slot's text. */
-static inline __attribute__((always_inline)) char *vcpu_column(struct vma_dump *d, char *p,
-								uint32_t did, uint32_t vid)
+/* @v's column in @c, which held another's. */
+static __attribute__((noinline)) void fill_vcpu_column(struct vcpu_col *c,
+							const struct vma_vcpu *v)
 {
-	/* multiplicative hashing: the idle and default domains' vcpus spread */
-	uint32_t h = (did * 0x9e3779b1u + vid) * 0x85ebca6bu;
-	struct vcpu_col *c = &d->vcpu_cols[h >> (32 - VCPU_COL_SLOTS_LOG2)];
-	char *q;
+	char *q = c->text;
 
-	if (c->len && c->did == did && c->vid == vid) {
-		memcpy(p, c->text, sizeof(c->text));
-		return p + c->len;
-	}
-	q = c->text;
 	memcpy(q, " d", 2);
-	q = vma_fmt_u64(q + 2, did);
+	q = vma_fmt_u64(q + 2, v->domain->did);
 	*q++ = 'v';
-	q = vma_fmt_u64(q, vid);
+	q = vma_fmt_u64(q, v->vid);
 	*q++ = ' ';
-	c->did = did;
-	c->vid = vid;
+	c->vcpu = v;
 	c->len = (uint8_t)(q - c->text);
-	memcpy(p, c->text, c->len);
+}
+
+/* " dNvM " of @v at @p, returning the end; @p has room for a whole slot's text. */
+static inline __attribute__((always_inline)) char *vcpu_column(struct vma_dump *d, char *p,
+								const struct vma_vcpu *v)
+{
+	/* multiplicative hashing of the address, past its alignment */
+	uint64_t h = ((uint64_t)(uintptr_t)v >> 4) * 0x9e3779b97f4a7c15ull;
+	struct vcpu_col *c = &d->vcpu_cols[h >> (64 - VCPU_COL_SLOTS_LOG2)];
+
+	if (__builtin_expect(c->vcpu != v, 0))
+		fill_vcpu_column(c, v);
+	memcpy(p, c->text, sizeof(c->text));
 	return p + c->len;
 }
 
@@ -668,7 +673,7 @@ begin(struct vma_dump *d, const struct vma_machine *m, const struct vma_record *
 	if (vcpu)
 		p = NULL; /* a guest's record: no host pcpu's analysis state */
 	if (cur) {
-		col = vcpu_column(d, col, cur->domain->did, cur->vid);
+		col = vcpu_column(d, col, cur);
 	} else {
 		memcpy(col, " d?v? ", 6);
 		col += 6;

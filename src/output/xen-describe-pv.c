@@ -57,45 +57,62 @@ static void gather_args(const struct vma_record *rec, uint64_t args[6])
 /* Arguments as xenalyze lists them: 32-bit in hex, 64-bit as 16 decimal digits. */
 static void print_args(struct xd_out *o, const struct vma_record *rec)
 {
+	char *p = xd_reserve(o, 6 * (1 + VMA_FMT_PAD_MAX(16)));
 	unsigned int i, word;
 
+	if (!p)
+		return;
 	for (i = 0, word = 1; i < 6 && word < rec->nr_data; i++) {
 		unsigned int kind = vma_xf_hc2_arg_kind(rec, i);
 
 		if (kind == XD_ARG_MISSING) {
-			xd_puts(o, " ??");
+			p = xp_lit(p, " ??");
 		} else if (kind == XD_ARG_32) {
 			/* " %08x" */
-			xd_putc(o, ' ');
-			xd_x64_pad(o, rec->data[word], 8, '0');
+			*p++ = ' ';
+			p = vma_fmt_x64_pad(p, rec->data[word], 8, '0');
 		} else if (kind == XD_ARG_64) {
 			/* " %016llu" */
-			xd_putc(o, ' ');
-			xd_u64_pad(o, xd_q(rec, word), 16, '0');
+			*p++ = ' ';
+			p = vma_fmt_u64_pad(p, xd_q(rec, word), 16, '0');
 		}
 		word += kind;
 	}
+	xd_commit(o, p);
 }
 
-/* A sub-operation name, or "unknown (N)". */
+/* " NAME" of a sub-operation, or " unknown (N)". */
 static void op_name(struct xd_out *o, const char *name, uint32_t cmd)
 {
+	size_t n = name ? strlen(name) : 9 + XP_S64_MAX + 1;
+	char *p = xd_reserve(o, 1 + n);
+
+	if (!p)
+		return;
+	*p++ = ' ';
 	if (name) {
-		xd_puts(o, name);
+		p = xp_put(p, name, n);
 	} else {
 		/* "unknown (%d)" */
-		xd_lit(o, "unknown (");
-		xd_s64(o, (int32_t)cmd);
-		xd_putc(o, ')');
+		p = xp_lit(p, "unknown (");
+		p = xp_s64(p, (int32_t)cmd);
+		*p++ = ')';
 	}
+	xd_commit(o, p);
 }
 
-/* " <what> %d<after>", the count a hypercall's argument gives */
-static void count_arg(struct xd_out *o, const char *what, uint64_t arg, const char *after)
+/* "<what>%d<after>", the count a hypercall's argument gives; @what and @after are literals. */
+static inline __attribute__((always_inline)) void count_arg(struct xd_out *o, const char *what,
+							    uint64_t arg, const char *after)
 {
-	xd_puts(o, what);
-	xd_s64(o, (int32_t)(uint32_t)arg);
-	xd_puts(o, after);
+	size_t what_len = strlen(what), after_len = strlen(after);
+	char *p = xd_reserve(o, what_len + XP_S64_MAX + after_len);
+
+	if (!p)
+		return;
+	p = xp_put(p, what, what_len);
+	p = xp_s64(p, (int32_t)(uint32_t)arg);
+	xd_commit(o, xp_put(p, after, after_len));
 }
 
 /* "hypercall %2x (%s)", kept in @k if not NULL. */
@@ -137,34 +154,34 @@ static bool hypercall(struct xd_out *o, const struct vma_record *rec, bool subca
 	} else {
 		hypercall_head(o, op, k);
 	}
-	gather_args(rec, args);
 	switch (op) {
 	case XD_HC_MMU_UPDATE:
+		gather_args(rec, args);
 		/* " %d updates%s" */
-		xd_putc(o, ' ');
-		xd_s64(o, (int32_t)((uint32_t)args[1] & ~XD_MMU_UPDATE_PREEMPTED));
-		xd_lit(o, " updates");
+		count_arg(o, " ", (uint32_t)args[1] & ~XD_MMU_UPDATE_PREEMPTED, " updates");
 		if (args[1] & XD_MMU_UPDATE_PREEMPTED)
 			xd_lit(o, " (preempted)");
 		break;
 	case XD_HC_MULTICALL:
+		gather_args(rec, args);
 		count_arg(o, " ", args[1], " calls");
 		break;
 	case XD_HC_GRANT_TABLE_OP:
-		xd_putc(o, ' ');
+		gather_args(rec, args);
 		op_name(o, vma_grant_table_op_name((uint32_t)args[0]), (uint32_t)args[0]);
 		count_arg(o, " ", args[2], " ops");
 		break;
 	case XD_HC_VCPU_OP:
-		xd_putc(o, ' ');
+		gather_args(rec, args);
 		op_name(o, vma_vcpu_op_name((uint32_t)args[0]), (uint32_t)args[0]);
 		count_arg(o, " vcpu ", args[1], "");
 		break;
 	case XD_HC_MMUEXT_OP:
+		gather_args(rec, args);
 		count_arg(o, " ", args[1], " ops");
 		break;
 	case XD_HC_SCHED_OP:
-		xd_puts(o, " ");
+		gather_args(rec, args);
 		op_name(o, vma_sched_op_name((uint32_t)args[0]), (uint32_t)args[0]);
 		break;
 	default:

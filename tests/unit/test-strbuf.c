@@ -274,6 +274,13 @@ Test(strbuf_fmt, hex_padded_and_nine_digits_match_printf)
 			cr_expect_str_eq(got, want);
 		}
 	}
+	/* "%llu" of every number below 2 * 10^5: the short ones have paths of their own */
+	for (k = 0; k < 200000; k++) {
+		*vma_fmt_u64(got, k) = '\0';
+		snprintf(want, sizeof(want), "%u", k);
+		if (strcmp(got, want) != 0)
+			cr_assert_str_eq(got, want, "vma_fmt_u64 of %u", k);
+	}
 	/* four digits: all of them */
 	for (k = 0; k < 10000; k++) {
 		memset(got, '#', sizeof(got));
