@@ -135,14 +135,14 @@ int vma_dump_end(struct vma_dump *dump, const struct vma_stream *stream,
 		 const struct vma_outcome *out);
 
 /*
- * vma_dump_before, vma_dump_after - vma_dump_begin() and vma_dump_end()
- * as the pipeline's hooks (pipeline.h), @dump their argument: a run that
- * only dumps calls them straight.  vma_dump_after() returns as
- * vma_dump_end().
+ * vma_dump_record - vma_dump_begin(), @dispatch of the record into @m,
+ * then vma_dump_end(): the pipeline's around hook (pipeline.h), @dump its
+ * argument, for a run that does nothing else per record.  Return: the
+ * first failure of @dispatch or vma_dump_end(), or VMA_OK.
  */
-int vma_dump_before(void *dump, const struct vma_machine *m, const struct vma_stream *stream);
-int vma_dump_after(void *dump, const struct vma_machine *m, const struct vma_stream *stream,
-		   const struct vma_outcome *out);
+int vma_dump_record(void *dump, struct vma_machine *m, const struct vma_stream *stream,
+		    int (*dispatch)(struct vma_machine *m, const struct vma_record *rec,
+				    struct vma_outcome *out));
 
 /*
  * vma_dump_flush - write the finished lines still held.  The lines go

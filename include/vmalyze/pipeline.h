@@ -61,6 +61,10 @@ struct vma_pipeline_options {
 };
 
 /* Each hook may be NULL; a negative return stops the run with that status. */
+/* Folds a record into a machine, as vma_dispatch() does: what an around hook is given. */
+typedef int vma_pipeline_dispatch_fn(struct vma_machine *m, const struct vma_record *rec,
+				     struct vma_outcome *out);
+
 struct vma_pipeline_hooks {
 	void *arg;
 	/* Before @stream's record is dispatched: @m as the previous records left it. */
@@ -68,6 +72,16 @@ struct vma_pipeline_hooks {
 	/* After: how it was taken.  @m and @out are NULL with no_state. */
 	int (*after)(void *arg, const struct vma_machine *m, const struct vma_stream *stream,
 		     const struct vma_outcome *out);
+	/*
+	 * Instead of before and after, for a caller with work on both sides of
+	 * each record (the dump: a line shows the state before the record and
+	 * how the record was taken): it has @dispatch fold the record into @m,
+	 * once, and returns as they do.  One call a record, not two, and the
+	 * caller's state stays in registers across the dispatch.  Used when
+	 * the record's input has a machine.
+	 */
+	int (*around)(void *arg, struct vma_machine *m, const struct vma_stream *stream,
+		      vma_pipeline_dispatch_fn *dispatch);
 	/*
 	 * The hooks have the input describe() a stream's record, which reads
 	 * the reader's own buffers: the run then stays on one thread.

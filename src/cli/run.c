@@ -715,9 +715,10 @@ int vma_run_source(const struct vma_options *opts, const struct vma_run_source *
 		watch_arcs(&ctx, machine);
 	ctx.extras = ctx.scatter || ctx.ipi || ctx.raw_reads;
 	if (dump_only(&ctx, &hooks)) {
-		/* The dump's own calls, without before_record()'s tests per record. */
-		hooks.before = vma_dump_before;
-		hooks.after = vma_dump_after;
+		/* The dump's own call, without before_record()'s tests per record. */
+		hooks.around = vma_dump_record;
+		hooks.before = NULL;
+		hooks.after = NULL;
 		hooks.arg = ctx.dump;
 	}
 	status = finish_run(&ctx, machine, p, vma_pipeline_run(p, &hooks));

@@ -684,12 +684,19 @@ begin(struct vma_dump *d, const struct vma_machine *m, const struct vma_record *
 		take_state(d, p);
 }
 
-void vma_dump_begin(struct vma_dump *d, const struct vma_machine *m, const struct vma_record *rec)
+/* begin() of a trace's own record: its time since the origin, its pcpu's vcpu. */
+static inline __attribute__((always_inline)) void
+begin_own(struct vma_dump *d, const struct vma_machine *m, const struct vma_record *rec)
 {
 	d->label = NULL;
 	d->vcpu_fixed = false;
 	begin(d, m, rec, d->have_origin ? d->origin : m->have_time ? m->first_tsc : UINT64_MAX,
 	      rec->pcpu, NULL);
+}
+
+void vma_dump_begin(struct vma_dump *d, const struct vma_machine *m, const struct vma_record *rec)
+{
+	begin_own(d, m, rec);
 }
 
 /*
@@ -1010,20 +1017,18 @@ int vma_dump_end(struct vma_dump *d, const struct vma_stream *stream,
 	return end(d, stream, out);
 }
 
-int vma_dump_before(void *dump, const struct vma_machine *m, const struct vma_stream *stream)
+int vma_dump_record(void *dump, struct vma_machine *m, const struct vma_stream *stream,
+		    int (*dispatch)(struct vma_machine *m, const struct vma_record *rec,
+				    struct vma_outcome *out))
 {
 	struct vma_dump *d = dump;
 	const struct vma_record *rec = &stream->rec;
+	struct vma_outcome out;
+	int rc;
 
-	d->label = NULL;
-	d->vcpu_fixed = false;
-	begin(d, m, rec, d->have_origin ? d->origin : m->have_time ? m->first_tsc : UINT64_MAX,
-	      rec->pcpu, NULL);
-	return VMA_OK;
-}
-
-int vma_dump_after(void *dump, const struct vma_machine *m, const struct vma_stream *stream,
-		   const struct vma_outcome *out)
-{
-	return end(dump, stream, out);
+	begin_own(d, m, rec);
+	rc = dispatch(m, rec, &out);
+	if (rc < 0)
+		return rc;
+	return end(d, stream, &out);
 }

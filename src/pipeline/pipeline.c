@@ -474,6 +474,7 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 	struct vma_machine *bare_machine = bare ? p->members->machine : NULL;
 	__typeof__(h->before) before = h->before;
 	__typeof__(h->after) after = h->after;
+	__typeof__(h->around) around = h->around;
 	void *arg = h->arg;
 	struct vma_stream *stream;
 	struct vma_outcome outcome;
@@ -514,6 +515,12 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 			speak_for(p, mb);
 		} else {
 			mb = only;
+		}
+		if (around && mb->machine) {
+			rc = around(arg, mb->machine, stream, vma_dispatch);
+			if (rc < 0)
+				return rc;
+			continue;
 		}
 		if (before) {
 			rc = before(arg, mb->machine, stream);
@@ -558,7 +565,7 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 	if (p->opts.tsc_skew_correct)
 		threads = 1;
 	(void)vma_feed_start(p->feed, threads);
-	bare = !h->before && !h->after && p->nr_members == 1 && p->members->machine;
+	bare = !h->before && !h->after && !h->around && p->nr_members == 1 && p->members->machine;
 	if (p->opts.time_set)
 		status = run_loop(p, h, true, false, &interrupted);
 	else if (bare)
