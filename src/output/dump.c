@@ -570,14 +570,14 @@ static inline __attribute__((always_inline)) char *vcpu_column(struct vma_dump *
 }
 
 /*
- * Whether the text of @event reads the analysis state of struct
+ * Whether the text of @event, of class @cls, reads the analysis state of struct
  * vma_describe_ctx taken before the record (the vcpu's CR3, paging levels,
  * open exit...; the lost records' current vcpu): HVM records but exits and
  * entries, memory and trace-buffer records.  The others' lines skip it.
  */
-static inline bool reads_state(uint32_t event)
+static inline bool reads_state(int cls, uint32_t event)
 {
-	switch (vma_xen_class(event)) {
+	switch (cls) {
 	case VMA_XEN_CLASS_GEN:
 	case VMA_XEN_CLASS_MEM:
 		return true;
@@ -592,22 +592,20 @@ static inline bool reads_state(uint32_t event)
 static void take_state(struct vma_dump *d, const struct vma_pcpu *p)
 {
 	const struct vma_vcpu *v = p ? p->current : NULL;
+	bool hvm = v && v->type == VMA_VCPU_HVM;
+	struct vma_describe_ctx *ctx = &d->ctx;
 
-	memset(&d->ctx, 0, sizeof(d->ctx));
-	d->ctx.cpu_hz = d->cpu_hz;
-	if (!v)
-		return;
-	d->ctx.have_cur = true;
-	d->ctx.cur_dom = v->domain->did;
-	d->ctx.cur_vcpu = v->vid;
-	if (v->type == VMA_VCPU_HVM) {
-		d->ctx.exit_open = v->hvm.vmexit_valid;
-		d->ctx.exit_reason = v->hvm.exit_reason;
-		d->ctx.cr3 = v->hvm.cr3;
-		d->ctx.last_rdtsc = v->hvm.last_rdtsc;
-		d->ctx.guest_paging_levels = v->hvm.paging_levels;
-		d->ctx.mmio_in_arc = v->hvm.mmio_in_arc;
-	}
+	/* every field the record's end does not set */
+	ctx->cpu_hz = d->cpu_hz;
+	ctx->have_cur = v != NULL;
+	ctx->cur_dom = v ? v->domain->did : 0;
+	ctx->cur_vcpu = v ? v->vid : 0;
+	ctx->exit_open = hvm && v->hvm.vmexit_valid;
+	ctx->exit_reason = hvm ? v->hvm.exit_reason : 0;
+	ctx->cr3 = hvm ? v->hvm.cr3 : 0;
+	ctx->last_rdtsc = hvm ? v->hvm.last_rdtsc : 0;
+	ctx->guest_paging_levels = hvm ? v->hvm.paging_levels : 0;
+	ctx->mmio_in_arc = hvm && v->hvm.mmio_in_arc;
 }
 
 /*
@@ -617,7 +615,7 @@ static void take_state(struct vma_dump *d, const struct vma_pcpu *p)
  * is made for the text too, so that its pieces do not grow the lines.
  */
 static inline __attribute__((always_inline)) void
-begin(struct vma_dump *d, const struct vma_machine *m, const struct vma_record *rec,
+begin(struct vma_dump *d, const struct vma_machine *m, const struct vma_record *rec, int cls,
       uint64_t origin, uint32_t x, const struct vma_vcpu *const *vcpu)
 {
 	struct vma_strbuf *sb = &d->lines;
@@ -680,23 +678,24 @@ begin(struct vma_dump *d, const struct vma_machine *m, const struct vma_record *
 	}
 	*col = '\0';
 	sb->len = (size_t)(col - sb->buf);
-	if (reads_state(rec->event))
+	if (reads_state(cls, rec->event))
 		take_state(d, p);
 }
 
-/* begin() of a trace's own record: its time since the origin, its pcpu's vcpu. */
+/* begin() of a trace's own record, of class @cls: its time since the origin, its pcpu's vcpu. */
 static inline __attribute__((always_inline)) void
-begin_own(struct vma_dump *d, const struct vma_machine *m, const struct vma_record *rec)
+begin_own(struct vma_dump *d, const struct vma_machine *m, const struct vma_record *rec, int cls)
 {
-	d->label = NULL;
-	d->vcpu_fixed = false;
-	begin(d, m, rec, d->have_origin ? d->origin : m->have_time ? m->first_tsc : UINT64_MAX,
-	      rec->pcpu, NULL);
+	begin(d, m, rec, cls,
+	      d->have_origin ? d->origin : m->have_time ? m->first_tsc : UINT64_MAX, rec->pcpu,
+	      NULL);
 }
 
 void vma_dump_begin(struct vma_dump *d, const struct vma_machine *m, const struct vma_record *rec)
 {
-	begin_own(d, m, rec);
+	d->label = NULL;
+	d->vcpu_fixed = false;
+	begin_own(d, m, rec, vma_xen_class(rec->event));
 }
 
 /*
@@ -736,7 +735,7 @@ void vma_dump_begin_linked(struct vma_dump *d, const struct vma_machine *host,
 	d->label = label;
 	d->label_width = label_width;
 	d->vcpu_fixed = guest;
-	begin(d, host, rec, d->origin, x, guest ? &guest_vcpu : NULL);
+	begin(d, host, rec, vma_xen_class(rec->event), d->origin, x, guest ? &guest_vcpu : NULL);
 }
 
 void vma_dump_set_origin(struct vma_dump *d, uint64_t tsc)
@@ -969,7 +968,7 @@ static __attribute__((noinline)) int end_plain_held(struct vma_dump *d,
  * line committed once.
  */
 static inline __attribute__((always_inline)) int end_plain(struct vma_dump *d,
-							   const struct vma_record *rec,
+							   const struct vma_record *rec, int cls,
 							   const struct vma_outcome *out)
 {
 	struct vma_describe_ctx *ctx = &d->ctx;
@@ -986,7 +985,7 @@ static inline __attribute__((always_inline)) int end_plain(struct vma_dump *d,
 	ctx->unprocessed = out->unprocessed;
 	xd_attach(&o, sb);
 	o.kept = d->kept;
-	xd_describe(&o, rec, ctx);
+	xd_describe_class(&o, rec, ctx, cls);
 	if (__builtin_expect(d->holding, 0))
 		return end_plain_held(d, rec, out, &o, text);
 	if (!xd_room(&o, 1))
@@ -1000,21 +999,22 @@ static inline __attribute__((always_inline)) int end_plain(struct vma_dump *d,
 	return VMA_OK;
 }
 
+/* The end of the line of @stream's record, of class @cls. */
 static inline __attribute__((always_inline)) int end(struct vma_dump *d,
-						     const struct vma_stream *stream,
+						     const struct vma_stream *stream, int cls,
 						     const struct vma_outcome *out)
 {
 	if (__builtin_expect(d->extras, 0))
 		return end_line_extras(d, stream, out);
 	if (__builtin_expect(d->general, 0))
 		return end_line_general(d, stream, out);
-	return end_plain(d, &stream->rec, out);
+	return end_plain(d, &stream->rec, cls, out);
 }
 
 int vma_dump_end(struct vma_dump *d, const struct vma_stream *stream,
 		 const struct vma_outcome *out)
 {
-	return end(d, stream, out);
+	return end(d, stream, vma_xen_class(stream->rec.event), out);
 }
 
 int vma_dump_record(void *dump, struct vma_machine *m, const struct vma_stream *stream,
@@ -1023,12 +1023,14 @@ int vma_dump_record(void *dump, struct vma_machine *m, const struct vma_stream *
 {
 	struct vma_dump *d = dump;
 	const struct vma_record *rec = &stream->rec;
+	int cls = vma_xen_class(rec->event);
 	struct vma_outcome out;
 	int rc;
 
-	begin_own(d, m, rec);
+	/* a trace of its own (linked.c has hooks of its own): no label, no guest vcpu */
+	begin_own(d, m, rec, cls);
 	rc = dispatch(m, rec, &out);
 	if (rc < 0)
 		return rc;
-	return end(d, stream, &out);
+	return end(d, stream, cls, &out);
 }

@@ -275,10 +275,10 @@ bool xd_classless(struct xd_out *o, const struct vma_record *rec,
  * The decoding of @rec at @o's cursor (xd_attach(): mark ' ', layout
  * NORMAL), which the caller then brings its strbuf's length up to
  * (xd_sync()).  Inline, so the dump's line calls the class's decoder
- * straight.
+ * straight; xd_describe_class() is given the record's vma_xen_class().
  */
-static inline void xd_describe(struct xd_out *o, const struct vma_record *rec,
-			       const struct vma_describe_ctx *ctx)
+static inline void xd_describe_class(struct xd_out *o, const struct vma_record *rec,
+				     const struct vma_describe_ctx *ctx, int cls)
 {
 	bool done;
 
@@ -287,7 +287,7 @@ static inline void xd_describe(struct xd_out *o, const struct vma_record *rec,
 		return;
 	}
 	/* The busy classes first; vma_xen_class() has none for the rest. */
-	switch (vma_xen_class(rec->event)) {
+	switch (cls) {
 	case VMA_XEN_CLASS_HVM:
 		done = xd_hvm(o, rec, ctx);
 		break;
@@ -316,6 +316,12 @@ static inline void xd_describe(struct xd_out *o, const struct vma_record *rec,
 	}
 	if (!done)
 		xd_raw(o, rec);
+}
+
+static inline void xd_describe(struct xd_out *o, const struct vma_record *rec,
+			       const struct vma_describe_ctx *ctx)
+{
+	xd_describe_class(o, rec, ctx, vma_xen_class(rec->event));
 }
 
 /* @o on the end of @sb, which has a buffer; a new record's defaults. */
