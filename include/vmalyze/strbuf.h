@@ -108,10 +108,7 @@ void vma_sb_put_x64_pad(struct vma_strbuf *sb, uint64_t v, unsigned int width, c
  */
 char *vma_fmt_u64_long(char *p, uint64_t v); /* vma_fmt_u64() of @v >= 10 */
 
-/*
- * "%llu": at most 20 bytes.  Ids are mostly one digit: that case inline.
- * Of three or four digits, four bytes are stored.
- */
+/* "%llu": at most 20 bytes.  Ids are mostly one digit: that case inline. */
 static inline char *vma_fmt_u64(char *p, uint64_t v)
 {
 	if (v < 10) {
@@ -125,33 +122,17 @@ char *vma_fmt_x64(char *p, uint64_t v); /* "%llx": at most 16 bytes */
 /* Exactly @n digits: the last @n of @v, zero-filled ("%09llu" of v < 10^9). */
 char *vma_fmt_dec_fixed(char *p, uint64_t v, unsigned int n);
 
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-/*
- * The four digits of @v < 10^4, zero-filled, as the bytes of a 32-bit
- * word in memory order: the two pairs in 16-bit lanes, each / 10 by a
- * multiplication (as vma_fmt_dec9() below does its lanes).
- */
-static inline uint32_t vma_dec4_word(uint32_t v)
-{
-	uint32_t hi = v * 5243u >> 19; /* v / 100 */
-	uint32_t x = hi | (v - hi * 100u) << 16;
-	uint32_t q = (x * 103u >> 10) & 0x000f000fu; /* each lane / 10 */
+/* "00" to "99": the two digits of each number below 100, for writers that take them by pairs. */
+extern const char vma_dec_pairs[200];
 
-	return (q | (x - q * 10u) << 8) + 0x30303030u;
-}
-#endif
-
-/* "%04u" of @v < 10^4, inline. */
+/* "%04u" of @v < 10^4, inline: two pairs of digits. */
 static inline char *vma_fmt_dec4(char *p, uint32_t v)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	uint32_t x = vma_dec4_word(v);
+	uint32_t hi = v * 5243u >> 19; /* v / 100 */
 
-	memcpy(p, &x, 4);
+	memcpy(p, vma_dec_pairs + 2 * hi, 2);
+	memcpy(p + 2, vma_dec_pairs + 2 * (v - hi * 100u), 2);
 	return p + 4;
-#else
-	return vma_fmt_dec_fixed(p, v, 4);
-#endif
 }
 
 /*

@@ -76,7 +76,7 @@ static unsigned int hex_len(uint64_t v)
 }
 
 /* Two digits per division halves the divisions of long numbers. */
-static const char pairs[] =
+const char vma_dec_pairs[200] =
 	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
@@ -104,7 +104,7 @@ static inline void dec_digits(char *end, uint64_t v)
 
 		v /= 100;
 		p -= 2;
-		memcpy(p, pairs + 2 * r, 2);
+		memcpy(p, vma_dec_pairs + 2 * r, 2);
 	}
 	w = (uint32_t)v;
 	while (w >= 100) {
@@ -112,10 +112,10 @@ static inline void dec_digits(char *end, uint64_t v)
 
 		w /= 100;
 		p -= 2;
-		memcpy(p, pairs + 2 * r, 2);
+		memcpy(p, vma_dec_pairs + 2 * r, 2);
 	}
 	if (w >= 10) {
-		memcpy(p - 2, pairs + 2 * w, 2);
+		memcpy(p - 2, vma_dec_pairs + 2 * w, 2);
 	} else {
 		p[-1] = (char)('0' + w);
 	}
@@ -144,17 +144,18 @@ char *vma_fmt_u64_long(char *p, uint64_t v)
 
 	/* The short numbers of dump lines (cycles of an exit, ids) without a loop. */
 	if (v < 100) {
-		memcpy(p, pairs + 2 * v, 2);
+		memcpy(p, vma_dec_pairs + 2 * v, 2);
 		return p + 2;
 	}
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	if (v < 10000) {
-		uint32_t x = vma_dec4_word((uint32_t)v);
+		uint32_t hi = (uint32_t)v * 5243u >> 19; /* v / 100 */
 
-		n = v < 1000 ? 3 : 4;
-		x >>= 8 * (4 - n); /* past the leading zero */
-		memcpy(p, &x, 4);
-		return p + n;
+		if (hi < 10)
+			*p++ = (char)('0' + hi);
+		else
+			p = (char *)memcpy(p, vma_dec_pairs + 2 * hi, 2) + 2;
+		memcpy(p, vma_dec_pairs + 2 * ((uint32_t)v - hi * 100u), 2);
+		return p + 2;
 	}
 	if (v < 100000) {
 		uint32_t top = (uint32_t)v / 10000;
@@ -162,7 +163,6 @@ char *vma_fmt_u64_long(char *p, uint64_t v)
 		p[0] = (char)('0' + top);
 		return vma_fmt_dec4(p + 1, (uint32_t)v - top * 10000);
 	}
-#endif
 	n = dec_len(v);
 	dec_digits(p + n, v);
 	return p + n;
@@ -187,7 +187,7 @@ char *vma_fmt_dec_fixed(char *p, uint64_t v, unsigned int n)
 #endif
 	for (; v > UINT32_MAX && q - p >= 2; v /= 100) {
 		q -= 2;
-		memcpy(q, pairs + 2 * (v % 100), 2);
+		memcpy(q, vma_dec_pairs + 2 * (v % 100), 2);
 	}
 	w = (uint32_t)(v > UINT32_MAX ? v % 10 : v);
 	/* Four digits per step in 32 bits: the pairs of a step do not wait for each other. */
@@ -195,12 +195,12 @@ char *vma_fmt_dec_fixed(char *p, uint64_t v, unsigned int n)
 		uint32_t r = w % 10000;
 
 		q -= 4;
-		memcpy(q, pairs + 2 * (r / 100), 2);
-		memcpy(q + 2, pairs + 2 * (r % 100), 2);
+		memcpy(q, vma_dec_pairs + 2 * (r / 100), 2);
+		memcpy(q + 2, vma_dec_pairs + 2 * (r % 100), 2);
 	}
 	if (q - p >= 2) {
 		q -= 2;
-		memcpy(q, pairs + 2 * (w % 100), 2);
+		memcpy(q, vma_dec_pairs + 2 * (w % 100), 2);
 		w /= 100;
 	}
 	if (q > p)

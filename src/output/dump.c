@@ -686,9 +686,12 @@ begin(struct vma_dump *d, const struct vma_machine *m, const struct vma_record *
 static inline __attribute__((always_inline)) void
 begin_own(struct vma_dump *d, const struct vma_machine *m, const struct vma_record *rec, int cls)
 {
-	begin(d, m, rec, cls,
-	      d->have_origin ? d->origin : m->have_time ? m->first_tsc : UINT64_MAX, rec->pcpu,
-	      NULL);
+	/* The machine's first stamp, once it has one, is the origin for good. */
+	if (__builtin_expect(!d->have_origin, 0) && m->have_time) {
+		d->have_origin = true;
+		d->origin = m->first_tsc;
+	}
+	begin(d, m, rec, cls, d->have_origin ? d->origin : UINT64_MAX, rec->pcpu, NULL);
 }
 
 void vma_dump_begin(struct vma_dump *d, const struct vma_machine *m, const struct vma_record *rec)

@@ -112,7 +112,7 @@ static void handler_generic(struct xd_out *o, const struct vma_record *rec)
 		p = xp_put(p, name, n);
 	} else {
 		p = xp_lit(p, "hvm_handler ");
-		p = vma_fmt_u64(p, minor);
+		p = xp_u64(p, minor);
 	}
 	if (is64)
 		p = xp_lit(p, "64");
@@ -173,7 +173,7 @@ static bool inj_virq(struct xd_out *o, const struct vma_record *rec,
 		return true;
 	/* "inj_virq vec %u  %s" */
 	p = xp_lit(p, "inj_virq vec ");
-	p = vma_fmt_u64(p, vma_xf_virq_vector(rec));
+	p = xp_u64(p, vma_xf_virq_vector(rec));
 	if (vma_xf_virq_fake(rec))
 		p = xp_lit(p, "  fake");
 	else

@@ -29,9 +29,9 @@ static uint32_t hi16(uint32_t w)
 static char *xp_ns_as_us(char *p, uint32_t ns)
 {
 	/* "%u.%uus" */
-	p = vma_fmt_u64(p, ns / 1000);
+	p = xp_u64(p, ns / 1000);
 	*p++ = '.';
-	p = vma_fmt_u64(p, ns % 1000);
+	p = xp_u64(p, ns % 1000);
 	return xp_lit(p, "us");
 }
 
@@ -216,7 +216,7 @@ static bool switch_infprev(struct xd_out *o, const struct vma_record *rec, const
 		return true;
 	/* "sched_switch prev d%uv%d, run for " (a signed vcpu, as xenalyze has it) */
 	p = xp_lit(p, "sched_switch prev d");
-	p = vma_fmt_u64(p, d[0]);
+	p = xp_u64(p, d[0]);
 	*p++ = 'v';
 	p = xp_s64(p, (int32_t)d[1]);
 	p = xp_lit(p, ", run for ");
