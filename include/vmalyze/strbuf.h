@@ -136,37 +136,6 @@ static inline char *vma_fmt_dec4(char *p, uint32_t v)
 }
 
 /*
- * "%09u" of @v < 10^9 (a time's nanoseconds), inline: it is on every dump
- * line.  The first digit by a multiplication (v * ceil(2^57 / 10^8) has
- * v / 10^8 in its top bits), the other eight in one 64-bit word, split in
- * lanes without a division: 4 + 4 digits (/ 10^4), each lane / 100, then
- * each / 10, by multiplications exact for the lanes' ranges (all 10^9
- * values were checked when this was written; test-strbuf checks edges and
- * a sample).  Digits land in the word's bytes in memory order on a
- * little-endian machine; otherwise vma_fmt_dec_fixed() does it.
- */
-static inline char *vma_fmt_dec9(char *p, uint32_t v)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	uint32_t top = (uint32_t)(((uint64_t)v * 1441151881u) >> 57);
-	uint32_t rest = v - top * 100000000u;
-	uint64_t hi = (uint64_t)rest * 109951163u >> 40; /* rest / 10^4 */
-	uint64_t x = hi | (uint64_t)(rest - (uint32_t)hi * 10000u) << 32;
-	uint64_t q;
-
-	q = (x * 10486u >> 20) & 0x0000007f0000007full; /* each lane / 100 */
-	x = q | (x - q * 100u) << 16;
-	q = (x * 103u >> 10) & 0x000f000f000f000full; /* each lane / 10 */
-	x = q | (x - q * 10u) << 8;
-	x += 0x3030303030303030ull;
-	p[0] = (char)('0' + top);
-	memcpy(p + 1, &x, 8);
-	return p + 9;
-#else
-	return vma_fmt_dec_fixed(p, v, 9);
-#endif
-}
-/*
  * "%*llu" and "%*llx" (@pad '0': "%0*llu"...), as vma_sb_put_u64_pad().
  * They may store up to VMA_FMT_PAD_MAX(@width) bytes at @p, past the
  * field's end (a short fill is one 8-byte store the digits then overwrite).
