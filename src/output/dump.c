@@ -569,25 +569,6 @@ static inline __attribute__((always_inline)) char *vcpu_column(struct vma_dump *
 	return p + c->len;
 }
 
-/*
- * Whether the text of @event, of class @cls, reads the analysis state of struct
- * vma_describe_ctx taken before the record (the vcpu's CR3, paging levels,
- * open exit...; the lost records' current vcpu): HVM records but exits and
- * entries, memory and trace-buffer records.  The others' lines skip it.
- */
-static inline bool reads_state(int cls, uint32_t event)
-{
-	switch (cls) {
-	case VMA_XEN_CLASS_GEN:
-	case VMA_XEN_CLASS_MEM:
-		return true;
-	case VMA_XEN_CLASS_HVM:
-		return VMA_TRC_SUB(event) != VMA_TRC_SUB(TRC_HVM_ENTRYEXIT);
-	default:
-		return false;
-	}
-}
-
 /* What some record texts show of the analysis, as it was before: from @p's vcpu. */
 static void take_state(struct vma_dump *d, const struct vma_pcpu *p)
 {
@@ -615,7 +596,7 @@ static void take_state(struct vma_dump *d, const struct vma_pcpu *p)
  * is made for the text too, so that its pieces do not grow the lines.
  */
 static inline __attribute__((always_inline)) void
-begin(struct vma_dump *d, const struct vma_machine *m, const struct vma_record *rec, int cls,
+begin(struct vma_dump *d, const struct vma_machine *m, const struct vma_record *rec,
       uint64_t origin, uint32_t x, const struct vma_vcpu *const *vcpu)
 {
 	struct vma_strbuf *sb = &d->lines;
@@ -678,27 +659,27 @@ begin(struct vma_dump *d, const struct vma_machine *m, const struct vma_record *
 	}
 	*col = '\0';
 	sb->len = (size_t)(col - sb->buf);
-	if (reads_state(cls, rec->event))
+	if (xd_reads_state(rec->event))
 		take_state(d, p);
 }
 
-/* begin() of a trace's own record, of class @cls: its time since the origin, its pcpu's vcpu. */
+/* begin() of a trace's own record: its time since the origin, its pcpu's vcpu. */
 static inline __attribute__((always_inline)) void
-begin_own(struct vma_dump *d, const struct vma_machine *m, const struct vma_record *rec, int cls)
+begin_own(struct vma_dump *d, const struct vma_machine *m, const struct vma_record *rec)
 {
 	/* The machine's first stamp, once it has one, is the origin for good. */
 	if (__builtin_expect(!d->have_origin, 0) && m->have_time) {
 		d->have_origin = true;
 		d->origin = m->first_tsc;
 	}
-	begin(d, m, rec, cls, d->have_origin ? d->origin : UINT64_MAX, rec->pcpu, NULL);
+	begin(d, m, rec, d->have_origin ? d->origin : UINT64_MAX, rec->pcpu, NULL);
 }
 
 void vma_dump_begin(struct vma_dump *d, const struct vma_machine *m, const struct vma_record *rec)
 {
 	d->label = NULL;
 	d->vcpu_fixed = false;
-	begin_own(d, m, rec, vma_xen_class(rec->event));
+	begin_own(d, m, rec);
 }
 
 /*
@@ -738,7 +719,7 @@ void vma_dump_begin_linked(struct vma_dump *d, const struct vma_machine *host,
 	d->label = label;
 	d->label_width = label_width;
 	d->vcpu_fixed = guest;
-	begin(d, host, rec, vma_xen_class(rec->event), d->origin, x, guest ? &guest_vcpu : NULL);
+	begin(d, host, rec, d->origin, x, guest ? &guest_vcpu : NULL);
 }
 
 void vma_dump_set_origin(struct vma_dump *d, uint64_t tsc)
@@ -1031,7 +1012,7 @@ int vma_dump_record(void *dump, struct vma_machine *m, const struct vma_stream *
 	int rc;
 
 	/* a trace of its own (linked.c has hooks of its own): no label, no guest vcpu */
-	begin_own(d, m, rec, cls);
+	begin_own(d, m, rec);
 	rc = dispatch(m, rec, &out);
 	if (rc < 0)
 		return rc;

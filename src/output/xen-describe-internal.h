@@ -17,6 +17,7 @@
 #include "vmalyze/record.h"
 #include "vmalyze/strbuf.h"
 #include "vmalyze/trace-ids.h"
+#include "vmalyze/xen-events.h"
 #include "vmalyze/xen-names.h"
 
 /*
@@ -148,6 +149,32 @@ static inline void xd_vcpu(struct xd_out *o, uint32_t dom, uint32_t vcpu)
 	p = vma_fmt_u64(p, dom);
 	*p++ = 'v';
 	o->p = vma_fmt_u64(p, vcpu);
+}
+
+/*
+ * Whether the text of @event reads the analysis state of struct
+ * vma_describe_ctx, which its caller takes before the record (the dump,
+ * for these records only): lost records name the pcpu's vcpu, PoD
+ * reclaims the open exit's reason, CR writes and process ends the vcpu's
+ * CR3, Xen's page faults its paging levels and MMIO, RDTSC its previous
+ * value.  test-describe-fast checks that no other row's text changes with
+ * that state.
+ */
+static inline bool xd_reads_state(uint32_t event)
+{
+	switch (event) {
+	case TRC_LOST_RECORDS:
+	case TRC_MEM_POD_ZERO_RECLAIM:
+	case TRC_HVM_CR_WRITE:
+	case TRC_HVM_CR_WRITE64:
+	case VMA_TRC_HVM_OP_DESTROY_PROC:
+	case TRC_HVM_PF_XEN:
+	case TRC_HVM_PF_XEN64:
+	case TRC_HVM_RDTSC:
+		return true;
+	default:
+		return false;
+	}
 }
 
 /*

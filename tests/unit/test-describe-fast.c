@@ -458,3 +458,56 @@ Test(describe_fast, pv_hypercall_arguments)
 		}
 	}
 }
+
+/* @rec's text and mark under @ctx, at the start of @out. */
+static char describe_to(struct vma_strbuf *out, const struct vma_record *rec,
+			const struct vma_describe_ctx *ctx)
+{
+	vma_sb_reset(out);
+	return describe_kept(out, rec, ctx);
+}
+
+/*
+ * The dump takes the analysis state before a record only for the records
+ * xd_reads_state() names: no other row's text or mark may change with it.
+ * Every row, random payloads, the state empty and then random.
+ */
+Test(describe_fast, only_named_records_read_the_state)
+{
+	struct vma_strbuf other;
+	uint32_t w[8];
+	size_t row;
+	int i;
+
+	vma_sb_init(&other);
+	for (row = 0; row < VMA_XE_COUNT; row++) {
+		const struct vma_xen_event *e = &vma_xen_events[row];
+
+		for (i = 0; i < 200; i++) {
+			struct vma_describe_ctx bare = { .cpu_hz = 1000000000, .svm = i & 1 };
+			struct vma_describe_ctx full = bare;
+			struct vma_record rec;
+			char mark;
+
+			fill_words(w, 8);
+			memset(&rec, 0, sizeof(rec));
+			rec.event = e->id;
+			rec.nr_data = (uint16_t)((e->flags & VMA_XE_EXACT) ? e->words : 7);
+			memcpy(rec.data, w, sizeof(rec.data[0]) * rec.nr_data);
+			full.have_cur = true;
+			full.cur_dom = word();
+			full.cur_vcpu = word();
+			full.exit_open = true;
+			full.exit_reason = word() % 0x100;
+			full.cr3 = (uint64_t)word() << 12 | 1;
+			full.last_rdtsc = (uint64_t)word() << 32;
+			full.guest_paging_levels = (uint8_t)(2 + word() % 3);
+			full.mmio_in_arc = word() & 1;
+			mark = describe_to(&other, &rec, &bare);
+			if (describe_to(&sb, &rec, &full) != mark || strcmp(sb.buf, other.buf))
+				cr_assert(xd_reads_state(rec.event), "%s (%#x) reads the state: %s / %s",
+					  e->name, e->id, other.buf, sb.buf);
+		}
+	}
+	vma_sb_free(&other);
+}
