@@ -435,15 +435,26 @@ static inline __attribute__((always_inline)) char *fmt_time(struct vma_dump *d, 
 	return vma_fmt_dec4(p + sec->len + 5, (uint32_t)ns - high * 10000u);
 }
 
-/* @n bytes from @src to @dst, 8 at a time: a dump line's pcpu columns. */
+/*
+ * @n bytes from @src to @dst: a dump line's pcpu columns.  8 at a time,
+ * the last 8 (or 4) overlapping those before rather than byte by byte, so
+ * a host of 8 pcpus is one move.
+ */
 static inline void copy_columns(char *dst, const char *src, uint32_t n)
 {
-	uint32_t i = 0;
+	uint32_t i;
 
-	for (; i + 8 <= n; i += 8)
-		memcpy(dst + i, src + i, 8);
-	for (; i < n; i++)
-		dst[i] = src[i];
+	if (n >= 8) {
+		for (i = 0; i + 8 < n; i += 8)
+			memcpy(dst + i, src + i, 8);
+		memcpy(dst + n - 8, src + n - 8, 8);
+	} else if (n >= 4) {
+		memcpy(dst, src, 4);
+		memcpy(dst + n - 4, src + n - 4, 4);
+	} else {
+		for (i = 0; i < n; i++)
+			dst[i] = src[i];
+	}
 }
 
 /* With power states shown, an idle pcpu's column is its C-state's digit. */
