@@ -999,10 +999,9 @@ static inline __attribute__((always_inline)) int end(struct vma_dump *d,
 						     const struct vma_stream *stream, int cls,
 						     const struct vma_outcome *out)
 {
-	if (__builtin_expect(d->extras, 0))
-		return end_line_extras(d, stream, out);
+	/* d->general with every extra */
 	if (__builtin_expect(d->general, 0))
-		return end_line_general(d, stream, out);
+		return d->extras ? end_line_extras(d, stream, out) : end_line_general(d, stream, out);
 	return end_plain(d, &stream->rec, cls, out);
 }
 

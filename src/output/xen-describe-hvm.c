@@ -571,10 +571,30 @@ hvm_row(struct xd_out *o, const struct vma_record *rec, const struct vma_describ
 	return describe(o, rec, ctx);
 }
 
+/* The rows' sizes and flags as constants, by the rows' names. */
+enum {
+#define HVM_ROW_CONSTANTS(sym, id, name, words, flags, state, describe) \
+	HVM_WORDS_##sym = (words), HVM_FLAGS_##sym = (flags),
+	VMA_XEN_HVM_EVENTS(HVM_ROW_CONSTANTS)
+#undef HVM_ROW_CONSTANTS
+};
+
 bool xd_hvm(struct xd_out *o, const struct vma_record *rec, const struct vma_describe_ctx *ctx)
 {
 	uint32_t sub = VMA_TRC_SUB(rec->event);
 	uint32_t event = rec->event;
+
+	/* An exit's two ends, two records in three, before the search of the others. */
+	switch (event) {
+	case TRC_HVM_VMENTRY:
+		return hvm_row(o, rec, ctx, false, HVM_WORDS_VMENTRY, HVM_FLAGS_VMENTRY, entry);
+	case TRC_HVM_VMX_EXIT64:
+		return hvm_row(o, rec, ctx, false, HVM_WORDS_VMX_EXIT64, HVM_FLAGS_VMX_EXIT64, vmexit);
+	case TRC_HVM_SVM_EXIT64:
+		return hvm_row(o, rec, ctx, false, HVM_WORDS_SVM_EXIT64, HVM_FLAGS_SVM_EXIT64, vmexit);
+	default:
+		break;
+	}
 
 	/*
 	 * A record of a nested guest (TRC_HVM_NESTEDFLAG) reads like its plain
