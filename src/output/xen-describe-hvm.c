@@ -97,26 +97,38 @@ static void handler_generic(struct xd_out *o, const struct vma_record *rec)
 {
 	uint32_t minor = VMA_TRC_MINOR(rec->event);
 	bool is64 = (minor & TRC_64_FLAG) != 0;
+	struct xd_kept *k;
 	const char *name;
 	size_t n;
-	char *p;
+	char *p, *head;
 	unsigned int i;
 
 	minor &= ~(uint32_t)TRC_64_FLAG;
-	name = vma_hvm_handler_name(minor);
-	n = name ? strlen(name) : 12 + XP_U64_MAX;
-	p = xd_reserve(o, n + 2 + 2 + rec->nr_data * (1 + XP_X64_MAX) + 2);
-	if (!p)
-		return;
-	if (name) {
-		p = xp_put(p, name, n);
+	k = o->kept && minor < VMA_HVM_HANDLER_LIMIT ? &o->kept->handler[is64][minor] : NULL;
+	if (xd_kept_ready(k)) {
+		p = xd_reserve(o, XD_KEPT_MAX + rec->nr_data * (1 + XP_X64_MAX) + 2);
+		if (!p)
+			return;
+		p = xp_kept(p, k);
 	} else {
-		p = xp_lit(p, "hvm_handler ");
-		p = xp_u64(p, minor);
+		name = vma_hvm_handler_name(minor);
+		n = name ? strlen(name) : 12 + XP_U64_MAX;
+		p = xd_reserve(o, n + 2 + 2 + rec->nr_data * (1 + XP_X64_MAX) + 2);
+		if (!p)
+			return;
+		head = p;
+		if (name) {
+			p = xp_put(p, name, n);
+		} else {
+			p = xp_lit(p, "hvm_handler ");
+			p = xp_u64(p, minor);
+		}
+		if (is64)
+			p = xp_lit(p, "64");
+		p = xp_lit(p, " [");
+		if (k)
+			xd_keep(k, head, (size_t)(p - head));
 	}
-	if (is64)
-		p = xp_lit(p, "64");
-	p = xp_lit(p, " [");
 	/* the words, as xd_words() */
 	for (i = 0; i < rec->nr_data; i++) {
 		*p++ = ' ';

@@ -395,8 +395,8 @@ static inline void xd_attach(struct xd_out *o, struct vma_strbuf *sb)
 /*
  * Words a decoder keeps between records when its caller lends it a
  * struct xd_kept_texts (o->kept; the dump does): an exit reason, a
- * runstate change or a hypercall is worded the same every time, and most
- * lines are of a few of them.  A decoder makes a text the first time
+ * runstate change, a hypercall or a handler is worded the same every
+ * time, and most lines are of a few of them.  A decoder makes a text the first time
  * through the same pieces it uses without one, keeps it (xd_keep()), and
  * then copies it whole, a fixed size: no name lookup, strlen or memcpy
  * call.  test-describe-fast decodes its random records both ways.
@@ -416,6 +416,7 @@ struct xd_kept_texts {
 	struct xd_kept exit[2][XD_KEPT_EXITS];  /* "vmexit exit_reason NAME eip " by SVM, code */
 	struct xd_kept hypercall[VMA_HYPERCALL_LIMIT]; /* "hypercall %2x (NAME)" */
 	struct xd_kept runstate[XD_KEPT_STATES][XD_KEPT_STATES]; /* "OLD->NEW" */
+	struct xd_kept handler[2][VMA_HVM_HANDLER_LIMIT]; /* "NAME[64] [" by 64-bit, minor */
 };
 
 /* Keep the @n bytes at @s in @k, if they fit. */
