@@ -122,6 +122,7 @@ struct vma_dump {
 	vma_dump_describe_fn *describe; /* NULL: Xen records, decoded here */
 	uint64_t cpu_hz;
 	struct divisor hz;           /* cpu_hz, to divide by quickly */
+	uint64_t ns_per_cycle;       /* ceil(2^64 * 10^9 / cpu_hz), or 0 (nanoseconds()) */
 	struct time_second second;   /* of the last line's time */
 	struct vcpu_col vcpu_cols[1u << VCPU_COL_SLOTS_LOG2];
 	struct vma_strbuf lines;     /* finished lines, then the one being built */
@@ -178,6 +179,11 @@ struct vma_dump *vma_dump_create(FILE *out, uint64_t cpu_hz, vma_dump_describe_f
 	d->general = describe != NULL;
 	d->holding = !describe;
 	divisor_init(&d->hz, cpu_hz);
+	if (cpu_hz > 1000000000u && cpu_hz <= UINT64_C(1) << 32) {
+		unsigned __int128 one = (unsigned __int128)1000000000u << 64;
+
+		d->ns_per_cycle = (uint64_t)((one + cpu_hz - 1) / cpu_hz);
+	}
 	/* second 0 */
 	memcpy(d->second.text, "  0.", 4);
 	d->second.len = 4;
@@ -399,6 +405,22 @@ static char *fmt_seconds(char *p, uint64_t secs)
 }
 
 /*
+ * The nanoseconds in @rem < hz cycles, truncated.  For 10^9 < hz <= 2^32
+ * (TSCs of 1 to 4.29 GHz) one multiplication: rem * ceil(2^64 * 10^9 /
+ * hz) / 2^64 exceeds rem * 10^9 / hz by less than hz / 2^64 <= 1 / hz,
+ * and a fraction of that quotient is 0 or at most 1 - 1 / hz, so the
+ * integer part is the same.  Otherwise the division as vma_format_time().
+ */
+static inline uint64_t nanoseconds(const struct vma_dump *d, uint64_t rem)
+{
+	if (__builtin_expect(d->ns_per_cycle != 0, 1))
+		return (uint64_t)(((unsigned __int128)rem * d->ns_per_cycle) >> 64);
+	if (d->hz.d <= UINT64_MAX / 1000000000u)
+		return divide(&d->hz, rem * 1000000000u);
+	return (uint64_t)((unsigned __int128)rem * 1000000000u / d->hz.d);
+}
+
+/*
  * vma_format_time() at @p, returning the end: "%3llu.%09llu" without
  * printf, as it is on every line, the seconds from @d's last line while
  * @cycles is in the same second.
@@ -419,10 +441,7 @@ static inline __attribute__((always_inline)) char *fmt_time(struct vma_dump *d, 
 		sec->len = (unsigned int)(fmt_seconds(sec->text, secs) - sec->text);
 		sec->ns_high = UINT32_MAX;
 	}
-	if (d->hz.d <= UINT64_MAX / 1000000000u)
-		ns = divide(&d->hz, rem * 1000000000u);
-	else
-		ns = (uint64_t)((unsigned __int128)rem * 1000000000u / d->hz.d);
+	ns = nanoseconds(d, rem);
 	high = div10000((uint32_t)ns); /* rem < hz: ns below 10^9 */
 	if (__builtin_expect(high != sec->ns_high, 0)) {
 		uint32_t top = div10000(high);

@@ -124,7 +124,14 @@ static void expect_dump_times(uint64_t hz)
 
 Test(dump_time, dump_lines_match_vma_format_time)
 {
+	/* 10^9 < hz <= 2^32: one multiplication */
 	expect_dump_times(2400000000ull);
+	expect_dump_times(1000000001ull);
+	expect_dump_times(2999999999ull);
+	expect_dump_times(4294967295ull);
+	expect_dump_times(4294967296ull);
+	/* the division */
+	expect_dump_times(4294967297ull);
 	expect_dump_times(1000000000ull);
 	expect_dump_times(999999937ull);
 	expect_dump_times(19000000000ull); /* past 2^64 / 10^9: the 128-bit path */
