@@ -957,10 +957,9 @@ static __attribute__((noinline)) int end_line_general(struct vma_dump *d,
  * The line of a held record: its SVM text aside if it has one, then the
  * end of the line, as end_plain()'s.  @o's text is not synced yet.
  */
-static __attribute__((noinline)) int end_plain_held(struct vma_dump *d,
-						     const struct vma_record *rec,
-						     const struct vma_outcome *out, struct xd_out *o,
-						     size_t text)
+static __attribute__((noinline)) int
+end_plain_held(struct vma_dump *d, const struct vma_record *rec, const struct vma_outcome *out,
+	       struct xd_out *o, size_t text)
 {
 	struct vma_strbuf *sb = &d->lines;
 	int rc;
@@ -1019,8 +1018,11 @@ static inline __attribute__((always_inline)) int end(struct vma_dump *d,
 						     const struct vma_outcome *out)
 {
 	/* d->general with every extra */
-	if (__builtin_expect(d->general, 0))
-		return d->extras ? end_line_extras(d, stream, out) : end_line_general(d, stream, out);
+	if (__builtin_expect(d->general, 0)) {
+		if (d->extras)
+			return end_line_extras(d, stream, out);
+		return end_line_general(d, stream, out);
+	}
 	return end_plain(d, &stream->rec, cls, out);
 }
 

@@ -601,9 +601,11 @@ bool xd_hvm(struct xd_out *o, const struct vma_record *rec, const struct vma_des
 	case TRC_HVM_VMENTRY:
 		return hvm_row(o, rec, ctx, false, HVM_WORDS_VMENTRY, HVM_FLAGS_VMENTRY, entry);
 	case TRC_HVM_VMX_EXIT64:
-		return hvm_row(o, rec, ctx, false, HVM_WORDS_VMX_EXIT64, HVM_FLAGS_VMX_EXIT64, vmexit);
+		return hvm_row(o, rec, ctx, false, HVM_WORDS_VMX_EXIT64, HVM_FLAGS_VMX_EXIT64,
+			       vmexit);
 	case TRC_HVM_SVM_EXIT64:
-		return hvm_row(o, rec, ctx, false, HVM_WORDS_SVM_EXIT64, HVM_FLAGS_SVM_EXIT64, vmexit);
+		return hvm_row(o, rec, ctx, false, HVM_WORDS_SVM_EXIT64, HVM_FLAGS_SVM_EXIT64,
+			       vmexit);
 	default:
 		break;
 	}

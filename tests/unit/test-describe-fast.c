@@ -505,8 +505,9 @@ Test(describe_fast, only_named_records_read_the_state)
 			full.mmio_in_arc = word() & 1;
 			mark = describe_to(&other, &rec, &bare);
 			if (describe_to(&sb, &rec, &full) != mark || strcmp(sb.buf, other.buf))
-				cr_assert(xd_reads_state(rec.event), "%s (%#x) reads the state: %s / %s",
-					  e->name, e->id, other.buf, sb.buf);
+				cr_assert(xd_reads_state(rec.event),
+					  "%s (%#x) reads the state: %s | %s", e->name, e->id,
+					  other.buf, sb.buf);
 		}
 	}
 	vma_sb_free(&other);
