@@ -66,7 +66,8 @@ int vma_open_linked(const struct vma_options *opts, const char *const *paths, ui
 		    struct vma_diag *diag, struct vma_pipeline **p)
 {
 	struct vma_pipeline_options popts = {
-		.input = { .event_formats_dir = opts->event_formats },
+		.input = { .event_formats_dir = opts->event_formats,
+			   .reorder_cap = vma_options_reorder_cap(opts, nr) },
 		.force_svm = opts->svm_mode,
 		.cpu_hz = opts->cpu_hz,
 		.timer_hz = opts->timer_hz,

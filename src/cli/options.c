@@ -463,6 +463,14 @@ void vma_options_budgets(const struct vma_options *opts, unsigned int machines,
 	*summaries = *summaries ? *summaries : 1;
 }
 
+size_t vma_options_reorder_cap(const struct vma_options *opts, unsigned int inputs)
+{
+	unsigned int at_once = opts->traces_at_once ? opts->traces_at_once : 1;
+	size_t share = VMA_REORDER_CAP_DEFAULT / at_once / (inputs ? inputs : 1);
+
+	return share < ((size_t)2 << 20) ? (size_t)2 << 20 : share;
+}
+
 const struct vma_time_map *vma_options_time_map(const struct vma_options *opts, const char *path)
 {
 	int i;

@@ -135,6 +135,14 @@ const struct vma_time_map *vma_options_time_map(const struct vma_options *opts, 
 void vma_options_budgets(const struct vma_options *opts, unsigned int machines,
 			 size_t *summaries, size_t *rows);
 
+/*
+ * vma_options_reorder_cap - what the reorder stage of one of @inputs
+ * streamed xentraces read at once (a pipe, a FIFO, an archive member;
+ * the traces of -j, times the linked traces of one run) may hold:
+ * VMA_REORDER_CAP_DEFAULT shared equally, at least 2 MiB each.
+ */
+size_t vma_options_reorder_cap(const struct vma_options *opts, unsigned int inputs);
+
 /* Parses "2.4G", "2400M", "2400000000" (Hz).  Returns 0 on a bad value. */
 uint64_t vma_parse_hz(const char *text);
 

@@ -467,6 +467,7 @@ static struct vma_pipeline_options pipeline_options(const struct vma_options *op
 {
 	struct vma_pipeline_options popts = {
 		.input = { .event_formats_dir = opts->event_formats,
+			   .reorder_cap = vma_options_reorder_cap(opts, 1),
 			   .stop = opts->stop,
 			   .idle = flush_output,
 			   .idle_arg = ctx },

@@ -4,7 +4,8 @@
  * reaches the field it names (the generic setters write through an offset
  * into struct vma_options, which a wrong row would get wrong silently),
  * xenalyze's rows carry their kinds, --help stops the reading, and a
- * group heading of xenalyze's table is no option.
+ * group heading of xenalyze's table is no option, and the shares of the
+ * reorder bound.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -119,4 +120,21 @@ Test(options, every_row_of_xenalyzes_table_has_a_setter)
 		cr_assert_not_null(rows[i].doc, "--%s has no help text", rows[i].name);
 	}
 	cr_assert_gt(named, 30);
+}
+
+/*
+ * The streamed readers' reorder stages share VMA_REORDER_CAP_DEFAULT like
+ * the memory budget (-j, linked traces), down to a floor.
+ */
+Test(options, reorder_stages_share_their_bound)
+{
+	struct vma_options o = { 0 };
+
+	cr_expect_eq(vma_options_reorder_cap(&o, 1), VMA_REORDER_CAP_DEFAULT);
+	cr_expect_eq(vma_options_reorder_cap(&o, 2), VMA_REORDER_CAP_DEFAULT / 2);
+	o.traces_at_once = 4;
+	cr_expect_eq(vma_options_reorder_cap(&o, 1), VMA_REORDER_CAP_DEFAULT / 4);
+	cr_expect_eq(vma_options_reorder_cap(&o, 2), VMA_REORDER_CAP_DEFAULT / 8);
+	o.traces_at_once = 64;
+	cr_expect_eq(vma_options_reorder_cap(&o, 1), (size_t)2 << 20, "the floor");
 }
