@@ -43,16 +43,19 @@ struct vma_kvmev_spec {
 	uint8_t nr_data;
 	uint8_t nr_fields;
 	const struct fspec *fields;
+	/* its fixed decoder (see decode_fields()) */
+	void (*decode)(const struct vma_kvmev_bind *b, const unsigned char *data,
+		       struct vma_record *rec);
 };
 
 #define N(...) { __VA_ARGS__ }
 #define NR(tab) ((uint8_t)(sizeof(tab) / sizeof(tab[0])))
 /* An event with one layout: its id and payload size are the vocabulary's. */
 #define SPEC(sys, ev, id, tab) \
-	{ sys, ev, NULL, VMA_KVM_##id, 0, VMA_KVM_WORDS_##id, NR(tab), tab }
+	{ sys, ev, NULL, VMA_KVM_##id, 0, VMA_KVM_WORDS_##id, NR(tab), tab, decode_##tab }
 /* kvm_exit: one layout per instruction set family. */
 #define EXIT_SPEC(det, isa_, nr, tab) \
-	{ "kvm", "kvm_exit", det, VMA_KVM_EXIT, isa_, nr, NR(tab), tab }
+	{ "kvm", "kvm_exit", det, VMA_KVM_EXIT, isa_, nr, NR(tab), tab, decode_##tab }
 
 static const struct fspec exit_x86[] = {
 	{ N("exit_reason"), VMA_KVM_EXIT_REASON, F_U32, 0, 0 },
@@ -185,6 +188,106 @@ static const struct fspec sched_wakeup[] = {
 	{ N("comm"), VMA_KVM_SCHED_WAKEUP_COMM, F_BYTES, 16, 0 },
 };
 
+/*
+ * The fixed decoders: the fields of a spec's table into a record whose
+ * fields are all present (its size at least the bind's need), with the
+ * usual common fields in the host's byte order, on a little-endian host.
+ * The loop is unrolled, so each field's kind and word are the table's
+ * constants and only its place in the record is read from the bind
+ * (bind_fixed()): a few loads, a mask and a store per field, where
+ * put_field() tests its presence, size and kind.  The unit tests check
+ * them against vma_kvmev_fill() on random layouts and records.
+ */
+static inline __attribute__((always_inline)) void
+decode_fields(const struct fspec *tab, unsigned int n, const struct vma_kvmev_bind *b,
+	      const unsigned char *data, struct vma_record *rec)
+{
+	uint32_t *w = rec->data;
+	unsigned int i;
+
+	memset(rec->data, 0, sizeof(rec->data));
+#pragma GCC unroll 16
+	for (i = 0; i < n; i++) {
+		const struct vma_kvmev_fix *x = &b->fix[i];
+		uint32_t word = tab[i].word;
+		uint64_t v, hi;
+
+		memcpy(&v, data + x->offset, 8);
+		v = (v & x->mask[0]) | x->missing;
+		switch (tab[i].kind) {
+		case F_U32:
+			w[word] = (uint32_t)v;
+			break;
+		case F_U64:
+			w[word] = (uint32_t)v;
+			w[word + 1] = (uint32_t)(v >> 32);
+			break;
+		case F_BIT:
+			w[word] |= (uint32_t)(v != 0) << tab[i].arg;
+			break;
+		case F_LO16:
+			w[word] |= (uint32_t)v;
+			break;
+		case F_HI16:
+			w[word] |= (uint32_t)v << 16;
+			break;
+		case F_BYTES:
+			/* byte i in bits 8 * (i % 4) of word i / 4: the host's own layout */
+			memcpy(&w[word], &v, 8);
+			if (tab[i].arg > 8) {
+				memcpy(&hi, data + x->offset + 8, 8);
+				hi &= x->mask[1];
+				memcpy(&w[word + 2], &hi, 8);
+			}
+			break;
+		}
+	}
+}
+
+#define DECODER(tab)                                                                      \
+	static void decode_##tab(const struct vma_kvmev_bind *b, const unsigned char *data, \
+				 struct vma_record *rec)                                      \
+	{                                                                                 \
+		decode_fields(tab, NR(tab), b, data, rec);                                \
+	}
+
+DECODER(exit_x86)
+DECODER(entry)
+DECODER(pio)
+DECODER(mmio)
+DECODER(msr)
+DECODER(cpuid)
+DECODER(hypercall)
+DECODER(inj_virq)
+DECODER(userspace_exit)
+DECODER(halt_poll_ns)
+DECODER(vcpu_wakeup)
+DECODER(fpu)
+DECODER(emulate_insn)
+DECODER(match_mmio)
+DECODER(sched_switch)
+DECODER(sched_wakeup)
+
+/* arm64 kvm_exit: and whether ret is a trap on this kernel, as vma_kvmev_fill() says. */
+static void decode_exit_arm64(const struct vma_kvmev_bind *b, const unsigned char *data,
+			      struct vma_record *rec)
+{
+	decode_fields(exit_arm64, NR(exit_arm64), b, data, rec);
+	rec->data[VMA_KVM_EXIT_ARM_TRAP] = (int64_t)rec->data[VMA_KVM_EXIT_REASON] == b->arm_trap;
+}
+
+/* An event vmalyze does not know, as vma_kvmev_fill() makes it. */
+static void decode_other(const struct vma_kvmev_bind *b, const unsigned char *data,
+			 struct vma_record *rec)
+{
+	uint16_t type;
+
+	memcpy(&type, data, 2);
+	memset(rec->data, 0, sizeof(rec->data));
+	rec->data[VMA_KVM_OTHER_INDEX] = b->index;
+	rec->data[VMA_KVM_OTHER_FTRACE_ID] = type;
+}
+
 /* First match wins: the arm64 kvm_exit layout is recognised by esr_ec. */
 static const struct vma_kvmev_spec specs[] = {
 	EXIT_SPEC("esr_ec", VMA_KVM_ISA_ARM64, VMA_KVM_EXIT_ARM_WORDS, exit_arm64),
@@ -295,64 +398,49 @@ static void bind_fields(struct vma_kvmev_bind *b)
 	}
 }
 
-/* A step that copies bytes straight into the words (see bind_steps()). */
-#define F_COPY VMA_KVMEV_STEP_COPY
-
-/* Turns @st into a copy of its bytes when they are its words' bytes on this host. */
-static void as_copy(struct vma_kvmev_step *st)
+/* The low @n bytes of a 64-bit word loaded on a little-endian host. */
+static uint64_t low_bytes(uint32_t n)
 {
-	uint32_t n = 0;
-
-	if (VMA_HOST_BIG || !st->size)
-		return;
-	if (st->kind == F_U32 || st->kind == F_U64) {
-		/* little-endian: the low 4 bytes are the low word */
-		n = st->kind == F_U32 || st->size == 4 ? 4 : st->size == 8 ? 8 : 0;
-		if (st->size < n)
-			n = 0;
-	} else if (st->kind == F_BYTES) {
-		n = st->size < st->arg ? st->size : st->arg;
-	}
-	if (n) {
-		st->kind = F_COPY;
-		st->size = n;
-	}
+	return n >= 8 ? UINT64_MAX : (1ull << (8 * n)) - 1;
 }
 
 /*
- * The steps vma_kvmev_fill() takes on a record holding every field, in the
- * host's byte order: the present fields, and the absent ones that set a
- * word (the others leave it 0).  Fields whose bytes are their words' bytes
- * become copies, and copies that continue each other in the record and in
- * the words become one.
+ * What the fixed decoders read of each field: the 8 bytes at its offset
+ * (16 for bytes) masked to its size, and to 16 bits for the prio halves,
+ * or, absent, nothing (the common fields at offset 0, masked off) and its
+ * default.  Only on a little-endian host, where the low bytes of a load
+ * are the field's first bytes.
  */
-static void bind_steps(struct vma_kvmev_bind *b)
+static void bind_fixed(struct vma_kvmev_bind *b)
 {
 	unsigned int i;
 
-	b->nr_steps = 0;
 	for (i = 0; i < b->spec->nr_fields && i < VMA_KVMEV_MAX_FIELDS; i++) {
 		const struct fspec *f = &b->spec->fields[i];
 		const struct vma_kvmev_loc *loc = &b->loc[i];
-		struct vma_kvmev_step st, *prev;
+		struct vma_kvmev_fix *x = &b->fix[i];
 
-		if (!loc->size && !((f->kind == F_U32 || f->kind == F_U64) && f->missing))
-			continue;
-		st = (struct vma_kvmev_step){ .offset = loc->offset, .size = loc->size,
-					      .kind = f->kind, .word = f->word, .arg = f->arg,
-					      .missing = f->missing };
-		as_copy(&st);
-		prev = b->nr_steps ? &b->step[b->nr_steps - 1] : NULL;
-		if (prev && st.kind == F_COPY && prev->kind == F_COPY &&
-		    prev->offset + prev->size == st.offset &&
-		    prev->word * 4u + prev->size == st.word * 4u && prev->size % 4 == 0) {
-			prev->size += st.size;
+		*x = (struct vma_kvmev_fix){ 0 };
+		if (!loc->size) {
+			if (f->kind == F_U32 || f->kind == F_U64)
+				x->missing = f->missing;
 			continue;
 		}
-		b->step[b->nr_steps++] = st;
+		x->offset = loc->offset;
+		if (f->kind == F_BYTES) {
+			uint32_t n = loc->size < f->arg ? loc->size : f->arg;
+
+			x->mask[0] = low_bytes(n);
+			x->mask[1] = n > 8 ? low_bytes(n - 8) : 0;
+			continue;
+		}
+		x->mask[0] = low_bytes(loc->size);
+		if (f->kind == F_U32)
+			x->mask[0] &= UINT32_MAX;
+		else if (f->kind == F_LO16 || f->kind == F_HI16)
+			x->mask[0] &= 0xffff;
 	}
-	b->nr_data = b->spec->nr_data;
-	b->fast = !(b->id == VMA_KVM_EXIT && b->isa == VMA_KVM_ISA_ARM64);
+	b->decode = VMA_HOST_BIG ? NULL : b->spec->decode;
 }
 
 /* Offset and size of a common field, from any parsed event (they all share them). */
@@ -397,8 +485,9 @@ static void bind_event(struct vma_kvmev_bind *b, struct tep_event *event)
 	if (b->spec) {
 		b->id = b->spec->id;
 		b->isa = b->spec->isa;
+		b->nr_data = b->spec->nr_data;
 		bind_fields(b);
-		bind_steps(b);
+		bind_fixed(b);
 	}
 }
 
@@ -442,7 +531,10 @@ int vma_kvmev_init(struct vma_kvmev *ev, struct vma_kvm_priv *priv, bool big_end
 			continue;
 		b->name = f->name;
 		b->format = order[i];
+		b->index = ev->nr_bind;
 		b->id = VMA_KVM_OTHER;
+		b->nr_data = 2;
+		b->decode = VMA_HOST_BIG ? NULL : decode_other;
 		event = parsed_event(priv->tep, f);
 		if (event)
 			bind_event(b, event);
@@ -551,35 +643,6 @@ static void put_field(const struct fspec *f, const struct vma_kvmev_loc *loc, bo
 	put_value(f->kind, f->arg, w, val);
 }
 
-void vma_kvmev_put_step(const struct vma_kvmev_step *st, const unsigned char *data,
-			struct vma_record *rec)
-{
-	uint32_t *w = &rec->data[st->word];
-	uint64_t val;
-
-	if (st->kind == F_COPY) {
-		vma_kvmev_copy(st, data, rec);
-		return;
-	}
-	if (st->kind == F_BYTES) {
-		put_bytes(w, data + st->offset, st->size < st->arg ? st->size : st->arg);
-		return;
-	}
-	/* the file's order is the host's: the swap folds away */
-	val = st->size ? vma_get_uint(data + st->offset, st->size, VMA_HOST_BIG) : st->missing;
-	put_value(st->kind, st->arg, w, val);
-}
-
-/* put_field() for a record holding every field, in the host's byte order. */
-static void fill_steps(const struct vma_kvmev_bind *b, const unsigned char *data,
-		       struct vma_record *rec)
-{
-	unsigned int i;
-
-	for (i = 0; i < b->nr_steps; i++)
-		vma_kvmev_put_step(&b->step[i], data, rec);
-}
-
 int vma_kvmev_fill(const struct vma_kvmev *ev, const unsigned char *data, uint32_t size,
 		   struct vma_record *rec)
 {
@@ -614,13 +677,8 @@ int vma_kvmev_fill(const struct vma_kvmev *ev, const unsigned char *data, uint32
 	}
 	rec->event = b->id;
 	rec->nr_data = b->spec->nr_data;
-	/* the usual record: every field in it, in the host's byte order */
-	if (size >= b->need && ev->big_endian == VMA_HOST_BIG) {
-		fill_steps(b, data, rec);
-	} else {
-		for (i = 0; i < b->spec->nr_fields; i++)
-			put_field(&b->spec->fields[i], &b->loc[i], ev->big_endian, data, size, rec);
-	}
+	for (i = 0; i < b->spec->nr_fields; i++)
+		put_field(&b->spec->fields[i], &b->loc[i], ev->big_endian, data, size, rec);
 	if (b->id == VMA_KVM_EXIT && b->isa == VMA_KVM_ISA_ARM64) {
 		rec->data[VMA_KVM_EXIT_ARM_TRAP] =
 			(int64_t)rec->data[VMA_KVM_EXIT_REASON] == b->arm_trap;

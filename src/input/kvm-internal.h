@@ -275,16 +275,23 @@ struct vma_kvmev_bind {
 		uint32_t offset, size;
 	} loc[VMA_KVMEV_MAX_FIELDS];
 	uint32_t need;               /* bytes a record needs to hold every field found */
-	/* The fields as steps for a record that holds them all, in the host's byte order. */
-	struct vma_kvmev_step {
-		uint32_t offset, size;
-		uint8_t kind, word, arg;
-		uint32_t missing;
-	} step[VMA_KVMEV_MAX_FIELDS];
-	uint8_t nr_steps;
-	uint8_t nr_data;             /* the spec's words */
-	/* vma_kvmev_fill_fast() may fill it: a known event without the arm64 trap flag */
-	bool fast;
+	uint32_t index;              /* in vma_kvmev.bind: an unknown event's record names it */
+	uint8_t nr_data;             /* the record's words: the spec's, 2 for an unknown event */
+	/*
+	 * Its fixed decoder (kvm-events.c: one per spec, and one for events
+	 * vmalyze does not know), for a record of at least need bytes in a
+	 * file of the usual common fields in the host's byte order
+	 * (vma_kvmev.usual_common); NULL on a big-endian host.  It reads each
+	 * field as the 8 bytes (16 for bytes) at its offset, kept to the
+	 * field by fix[].mask: see VMA_KVMEV_SLACK.
+	 */
+	void (*decode)(const struct vma_kvmev_bind *b, const unsigned char *data,
+		       struct vma_record *rec);
+	struct vma_kvmev_fix {
+		uint32_t offset;     /* 0 when absent: then mask is 0 */
+		uint32_t missing;    /* or-ed in: the spec's default when absent */
+		uint64_t mask[2];    /* the field's bytes in the loaded ones, by size and kind */
+	} fix[VMA_KVMEV_MAX_FIELDS];
 	int64_t arm_trap;            /* arm64 kvm_exit: the "ret" value named TRAP */
 	struct vma_kvmtext *text;    /* owned: its dump text (kvm-text.c), from its first line */
 };
@@ -321,41 +328,19 @@ void vma_kvmev_fini(struct vma_kvmev *ev);
 int vma_kvmev_fill(const struct vma_kvmev *ev, const unsigned char *data, uint32_t size,
 		   struct vma_record *rec);
 
-/* The kind of a step that copies its bytes to its words (the others: kvm-events.c). */
-#define VMA_KVMEV_STEP_COPY 0xff
-
-/* A copy step of a bind: the usual sizes as moves of a known size. */
-static inline void vma_kvmev_copy(const struct vma_kvmev_step *st, const unsigned char *data,
-				  struct vma_record *rec)
-{
-	uint32_t *w = &rec->data[st->word];
-
-	switch (st->size) {
-	case 4:
-		memcpy(w, data + st->offset, 4);
-		break;
-	case 8:
-		memcpy(w, data + st->offset, 8);
-		break;
-	case 16:
-		memcpy(w, data + st->offset, 16);
-		break;
-	case 24:
-		memcpy(w, data + st->offset, 24);
-		break;
-	default:
-		memcpy(w, data + st->offset, st->size);
-	}
-}
-
-/* One step of a bind into @rec (a record holding every field, in the host's order). */
-void vma_kvmev_put_step(const struct vma_kvmev_step *st, const unsigned char *data,
-			struct vma_record *rec);
+/*
+ * Bytes past the end of a record that vma_kvmev_fill_fast() may read (and
+ * ignore): the fixed decoders load whole words, so the buffer a record
+ * lies in must be this much longer than its last record.
+ */
+#define VMA_KVMEV_SLACK 16
 
 /*
  * vma_kvmev_fill_fast - vma_kvmev_fill(), the usual record (the usual
- * common fields, a fast bind, every field present) filled here, its copies
- * without a call; any other goes to vma_kvmev_fill(), which starts again.
+ * common fields, a bind with a fixed decoder, every field present) filled
+ * by its event's fixed decoder; any other goes to vma_kvmev_fill(), which
+ * starts again.  VMA_KVMEV_SLACK bytes after @data + @size must be
+ * readable.
  */
 static inline __attribute__((always_inline)) int
 vma_kvmev_fill_fast(const struct vma_kvmev *ev, const unsigned char *data, uint32_t size,
@@ -363,7 +348,6 @@ vma_kvmev_fill_fast(const struct vma_kvmev *ev, const unsigned char *data, uint3
 {
 	const struct vma_kvmev_bind *b;
 	uint16_t type;
-	uint32_t i;
 
 	if (__builtin_expect(!ev->usual_common || size < 8, 0))
 		return vma_kvmev_fill(ev, data, size, rec);
@@ -371,18 +355,12 @@ vma_kvmev_fill_fast(const struct vma_kvmev *ev, const unsigned char *data, uint3
 	if (__builtin_expect(type >= ev->nr_ids || ev->by_id[type] < 0, 0))
 		return vma_kvmev_fill(ev, data, size, rec);
 	b = &ev->bind[ev->by_id[type]];
-	if (!b->fast || size < b->need)
+	if (__builtin_expect(!b->decode || size < b->need, 0))
 		return vma_kvmev_fill(ev, data, size, rec);
 	memcpy(&rec->ctx, data + 4, 4);
-	memset(rec->data, 0, sizeof(rec->data));
 	rec->event = b->id;
 	rec->nr_data = b->nr_data;
-	for (i = 0; i < b->nr_steps; i++) {
-		if (__builtin_expect(b->step[i].kind == VMA_KVMEV_STEP_COPY, 1))
-			vma_kvmev_copy(&b->step[i], data, rec);
-		else
-			vma_kvmev_put_step(&b->step[i], data, rec);
-	}
+	b->decode(b, data, rec);
 	return 0;
 }
 

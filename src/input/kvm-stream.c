@@ -242,6 +242,15 @@ static int grow(struct vma_kvm_stream *s, unsigned char **buf, size_t *cap, size
 }
 
 /*
+ * Room for @len bytes of pages in s->buf, and the slack the record
+ * decoders may read past the last one (VMA_KVMEV_SLACK).
+ */
+static int grow_pages(struct vma_kvm_stream *s, size_t len)
+{
+	return grow(s, &s->buf, &s->buf_cap, len + VMA_KVMEV_SLACK);
+}
+
+/*
  * Ends the stream after damage: when tolerated it just ends (returns 0, "no
  * more pages"), else it stops with VMA_ERR_DAMAGED.  Either way the status
  * sticks.
@@ -307,7 +316,7 @@ static int refill_plain(struct vma_kvm_stream *s)
 	/* Within the budget a block shrinks to one page (always allowed: reading needs one). */
 	if (s->buf_cap < n && !fits_budget(s, s->buf_cap, (size_t)n))
 		n = psize < n ? psize : n;
-	if (grow(s, &s->buf, &s->buf_cap, (size_t)n) < 0) {
+	if (grow_pages(s, (size_t)n) < 0) {
 		s->state = VMA_ERR_NOMEM;
 		return s->state;
 	}
@@ -383,7 +392,7 @@ static int refill_chunk(struct vma_kvm_stream *s)
 			      " vmalyze holds for them (trace-cmd writes chunks of a few pages)";
 		}
 		if (!why && (grow(s, &s->zbuf, &s->zbuf_cap, csize ? csize : 1) < 0 ||
-			     grow(s, &s->buf, &s->buf_cap, usize) < 0)) {
+			     grow_pages(s, usize) < 0)) {
 			s->state = VMA_ERR_NOMEM;
 			return s->state;
 		}
