@@ -181,23 +181,29 @@ struct vma_pv {
  * vm-trace's figures for KVM: exits, their total and largest latency, and
  * the largest sum of exit latency inside any window (1 ms): for a vcpu at
  * most the window, for a VM at most its vcpus times the window.  Holds
- * the arcs that end inside the last window only.
+ * the arcs that end inside the last window (see kvm-window.c).
  */
-struct vma_latency_arc {
-	uint64_t start, end;
-};
-
 struct vma_latency_window {
 	uint64_t exits, total, max;
-	uint64_t sum, max_window;
-	/* owned: a ring of cap arcs by end, then a ring of cap starts, ascending */
-	struct vma_latency_arc *ring;
+	uint64_t max_window;
+	uint64_t added;               /* the latency of the arcs added to the ring */
+	/*
+	 * While each arc begins after the one before ended: the latency of
+	 * the arcs in the ring.  Once one did not (overlap): the starts of the
+	 * arcs begun by the window's start, less the ends of those ended by it.
+	 */
+	uint64_t sum;
+	uint64_t lo, last_end;        /* the window's start, the end of the last arc */
+	/*
+	 * owned: a ring of cap ends, in the order added, then a ring of cap
+	 * starts: while no arc overlaps, each beside its end; after, those
+	 * not begun by the window's start, ascending
+	 */
+	uint64_t *ring;
 	uint32_t head, len, cap;
-	bool unordered;               /* the ring's arcs do not begin in order: see kvm-window.c */
-	uint32_t starts_head, starts_len; /* then the starts of ring arcs that begin inside it */
-	uint32_t clipped;             /* ring arcs that begin before it */
-	uint64_t lo;                  /* the window's start at the last arc */
-	uint64_t excess;              /* the sum of their parts before lo */
+	uint32_t starts_head, starts_len; /* after an overlap only */
+	uint32_t open;                /* after an overlap: arcs begun by lo, less those ended */
+	bool overlap;
 };
 
 /* KVM: the windows with and without HLT/WFx exits (made at the first exit closed). */

@@ -5,54 +5,61 @@
  * turns from rising to falling where an exit ends at the window's end, so
  * it is computed exactly for each window that ends where an exit ends.
  *
- * Exits end in time order (the merge delivers them so), so the arcs ending
- * inside the window are a ring, oldest first.  An arc that began before
- * the window counts only its part inside it: for those arcs ("clipped")
- * only their count and the sum of their parts before the window's start
- * are kept, moved on by the count times the start's step (all modulo
- * 2^64: exact, as the figure it comes off from is a 64-bit sum).
+ * The arcs that end inside the window [lo, end] wait in a ring in the
+ * order they came (the merge delivers exits in time order, so by end), and
+ * leave it when lo passes their end.  Only an arc that begins before lo
+ * counts less than its whole latency: its part before lo is left out.
  *
- * Which arcs are clipped: while the arcs in the ring also begin in order
- * (always for a vcpu, whose arcs never overlap, and for a VM whenever its
- * vcpus' exits do not overlap), the clipped ones are the ring's first
- * `clipped`, and the window's start passing the next one's start moves it
- * in.  When an arc begins before the last one that is not clipped, the
- * starts of the arcs still beginning inside the window go into a second
- * ring, ascending, and leave it from the front when the window's start
- * passes them; a start is moved back past the later starts of the arcs
- * that lie inside its own arc.  Each arc lies inside at most one arc of
- * each other vcpu, so the moves add up to fewer than the VM's vcpus per
- * exit, where a heap costs its depth and a cache miss per level on every
- * exit.  Once every arc in the ring is clipped, their order is back.  Both
- * rings' capacity is a power of two, so positions wrap with a mask.
+ * While each arc begins after the one before it ended (always a vcpu's
+ * arcs, and a VM's until two of its vcpus' exits overlap), at most the
+ * ring's first arc begins before lo: the sum is the ring's latency less
+ * that arc's part before lo, and each start is kept beside its end.
+ *
+ * Once an arc begins before the one before it ended, the arcs begun by lo
+ * are any of the ring's.  The sum of their parts inside is then the
+ * latency of every arc added, less, for each arc begun by lo, its part
+ * before lo (lo - start), of which an arc also ended by lo gives back
+ * (lo - end):
+ *
+ *	added + (starts of the arcs begun by lo - ends of those ended by lo)
+ *	      - lo x (arcs begun by lo - arcs ended by lo)
+ *
+ * all modulo 2^64, which is exact: the figure it gives is a 64-bit sum.
+ * An arc counts as begun when lo passes its start and as ended when lo
+ * passes its end, once each; the starts still ahead of lo wait in a
+ * second ring, ascending.  A start goes back past the later starts of the
+ * arcs that lie inside its own arc: each arc lies inside at most one arc
+ * of each other vcpu, so that costs fewer than the VM's vcpus per exit,
+ * where a heap costs its depth and a cache miss per level on every exit.
+ * The first way's state is the second's at the first overlap: the starts
+ * not begun by lo already wait in order, beside their ends.  Both rings'
+ * capacity is a power of two, so positions wrap with a mask.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "vmalyze/state-handlers.h"
 
-static inline uint64_t *starts_of(struct vma_latency_window *w)
-{
-	return (uint64_t *)(w->ring + w->cap);
-}
-
-/* Room for one more arc in both rings, which are full.  Return: false when out of memory. */
+/* Room for one more arc, the ring of ends being full.  Return: false when out of memory. */
 static bool grow(struct vma_latency_window *w)
 {
-	uint32_t cap = w->cap ? w->cap * 2 : 64, i;
-	struct vma_latency_arc *ring;
-	uint64_t *starts;
+	uint32_t cap = w->cap ? w->cap * 2 : 64, mask = w->cap - 1, i;
+	uint64_t *ring;
 
 	if (cap < w->cap || cap > UINT32_MAX / 2)
 		return false;
-	ring = malloc((size_t)cap * (sizeof(*ring) + sizeof(*starts)));
+	ring = malloc((size_t)cap * 2 * sizeof(*ring));
 	if (!ring)
 		return false;
-	starts = (uint64_t *)(ring + cap);
 	for (i = 0; i < w->len; i++)
-		ring[i] = w->ring[(w->head + i) & (w->cap - 1)];
-	for (i = 0; i < w->starts_len; i++)
-		starts[i] = starts_of(w)[(w->starts_head + i) & (w->cap - 1)];
+		ring[i] = w->ring[(w->head + i) & mask];
+	if (!w->overlap) {
+		for (i = 0; i < w->len; i++)
+			ring[cap + i] = w->ring[w->cap + ((w->head + i) & mask)];
+	} else {
+		for (i = 0; i < w->starts_len; i++)
+			ring[cap + i] = w->ring[w->cap + ((w->starts_head + i) & mask)];
+	}
 	free(w->ring);
 	w->ring = ring;
 	w->cap = cap;
@@ -61,11 +68,28 @@ static bool grow(struct vma_latency_window *w)
 	return true;
 }
 
+/* The first arc that began before the one before it ended: from now on the second way. */
+static __attribute__((noinline)) void overlapped(struct vma_latency_window *w)
+{
+	uint64_t part = 0;
+
+	w->open = 0;
+	if (w->len && w->ring[w->cap + w->head] <= w->lo) {
+		part = w->lo - w->ring[w->cap + w->head];
+		w->open = 1;
+	}
+	w->starts_head = (w->head + w->open) & (w->cap - 1);
+	w->starts_len = w->len - w->open;
+	/* the same sum inside, ring latency - part = added + sum - open x lo */
+	w->sum = w->sum - part - w->added + (uint64_t)w->open * w->lo;
+	w->overlap = true;
+}
+
 /* Adds @start to the starts' ring, in order (see above). */
 static inline __attribute__((always_inline)) void starts_insert(struct vma_latency_window *w,
-									 uint64_t start)
+								 uint64_t start)
 {
-	uint64_t *st = starts_of(w);
+	uint64_t *st = w->ring + w->cap;
 	uint32_t mask = w->cap - 1, at = w->starts_head + w->starts_len;
 
 	while (at != w->starts_head && st[(at - 1) & mask] > start) {
@@ -76,17 +100,90 @@ static inline __attribute__((always_inline)) void starts_insert(struct vma_laten
 	w->starts_len++;
 }
 
-/* The starts of the ring's unclipped arcs into the starts' ring, which the order now needs. */
-static void unorder(struct vma_latency_window *w, uint32_t clipped)
+/* An arc [@start, @end] that begins after the last one ended, the window starting at @lo. */
+static inline __attribute__((always_inline)) void add_after(struct vma_latency_window *w,
+							   uint64_t start, uint64_t end,
+							   uint64_t lo)
 {
-	uint64_t *st = starts_of(w);
-	uint32_t mask = w->cap - 1, i;
+	uint64_t sum = w->sum, first;
+	uint32_t mask = w->cap - 1, at = w->head, n = w->len;
 
-	w->starts_head = 0;
-	w->starts_len = w->len - clipped;
-	for (i = 0; i < w->starts_len; i++)
-		st[i] = w->ring[(w->head + clipped + i) & mask].start;
-	w->unordered = true;
+	/* the arcs that ended by lo leave */
+	while (n && w->ring[at] <= lo) {
+		sum -= w->ring[at] - w->ring[w->cap + at];
+		at = (at + 1) & mask;
+		n--;
+	}
+	w->head = at;
+	w->len = n;
+	w->sum = sum;
+	w->lo = lo;
+	w->last_end = end;
+	if (n == w->cap && !grow(w))
+		return;
+	at = (w->head + n) & (w->cap - 1);
+	w->ring[at] = end;
+	w->ring[w->cap + at] = start;
+	w->len = n + 1;
+	sum += end - start;
+	w->sum = sum;
+	w->added += end - start;
+	/* the first arc's part before lo is outside */
+	first = w->ring[w->cap + w->head];
+	if (first < lo)
+		sum -= lo - first;
+	if (sum > w->max_window)
+		w->max_window = sum;
+}
+
+/* An arc [@start, @end] into @w after an overlap, the window starting at @lo. */
+static inline __attribute__((always_inline)) void add_overlapping(struct vma_latency_window *w,
+								 uint64_t start, uint64_t end,
+								 uint64_t lo)
+{
+	uint64_t sum = w->sum, inside;
+	uint32_t open = w->open, mask = w->cap - 1, at, n;
+
+	/* The window now starts at lo: the arcs that begin by then have begun... */
+	at = w->starts_head;
+	n = w->starts_len;
+	while (n && w->ring[w->cap + at] <= lo) {
+		sum += w->ring[w->cap + at];
+		open++;
+		at = (at + 1) & mask;
+		n--;
+	}
+	w->starts_head = at;
+	w->starts_len = n;
+	/* ...and those that end by then have ended. */
+	at = w->head;
+	n = w->len;
+	while (n && w->ring[at] <= lo) {
+		sum -= w->ring[at];
+		open--;
+		at = (at + 1) & mask;
+		n--;
+	}
+	w->head = at;
+	w->len = n;
+	w->sum = sum;
+	w->open = open;
+	if (n == w->cap && !grow(w))
+		return;
+	w->ring[(w->head + n) & (w->cap - 1)] = end;
+	w->len = n + 1;
+	if (start <= lo) {
+		open++;
+		sum += start;
+		w->open = open;
+		w->sum = sum;
+	} else {
+		starts_insert(w, start);
+	}
+	w->added += end - start;
+	inside = w->added + sum - (uint64_t)open * lo;
+	if (inside > w->max_window)
+		w->max_window = inside;
 }
 
 /*
@@ -98,69 +195,18 @@ static inline __attribute__((always_inline)) void add_arc(struct vma_latency_win
 							 uint64_t lo)
 {
 	uint64_t cycles = end - start;
-	/* the clipped arcs' parts before the window's start, now that it moved to lo */
-	uint64_t sum = w->sum, excess = w->excess + (uint64_t)w->clipped * (lo - w->lo), inside;
-	uint32_t clipped = w->clipped, mask = w->cap - 1, head = w->head, len = w->len;
-	const struct vma_latency_arc *ring = w->ring;
 
 	w->exits++;
 	w->total += cycles;
 	if (cycles > w->max)
 		w->max = cycles;
-	w->lo = lo;
-	/* The window now starts at lo: arcs that begin by then are clipped... */
-	if (!w->unordered) {
-		while (clipped < len && ring[(head + clipped) & mask].start <= lo) {
-			excess += lo - ring[(head + clipped) & mask].start;
-			clipped++;
-		}
-	} else {
-		const uint64_t *st = starts_of(w);
-		uint32_t at = w->starts_head, n = w->starts_len;
-
-		while (n && st[at] <= lo) {
-			clipped++;
-			excess += lo - st[at];
-			at = (at + 1) & mask;
-			n--;
-		}
-		w->starts_head = at;
-		w->starts_len = n;
-		w->unordered = n != 0;
-	}
-	/* ...and those that ended by then leave (all of them were clipped). */
-	while (len && ring[head].end <= lo) {
-		sum -= ring[head].end - ring[head].start;
-		clipped--;
-		excess -= lo - ring[head].start;
-		head = (head + 1) & mask;
-		len--;
-	}
-	w->head = head;
-	w->len = len;
-	w->sum = sum;
-	w->clipped = clipped;
-	w->excess = excess;
-	if (len == w->cap && !grow(w))
+	if (__builtin_expect(!w->overlap && start >= w->last_end, 1)) {
+		add_after(w, start, end, lo);
 		return;
-	mask = w->cap - 1;
-	head = w->head;
-	/* out of order: begins before the last arc that begins inside the window */
-	if (!w->unordered && clipped < len && start < w->ring[(head + len - 1) & mask].start)
-		unorder(w, clipped);
-	w->ring[(head + len) & mask] = (struct vma_latency_arc){ start, end };
-	w->len = len + 1;
-	w->sum = sum + cycles;
-	if (start <= lo) {
-		w->clipped = clipped + 1;
-		w->excess = excess + (lo - start);
-	} else if (w->unordered) {
-		starts_insert(w, start);
 	}
-	/* The clipped arcs count from lo only: their parts before it come off. */
-	inside = w->sum - w->excess;
-	if (inside > w->max_window)
-		w->max_window = inside;
+	if (!w->overlap)
+		overlapped(w);
+	add_overlapping(w, start, end, lo);
 }
 
 void vma_latency_window_add(struct vma_latency_window *w, uint64_t start, uint64_t end,

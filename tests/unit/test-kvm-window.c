@@ -2,7 +2,8 @@
 /*
  * Unit tests of the KVM latency window (src/state/kvm-window.c): the
  * largest exit time inside any 1 ms window, exact for a vcpu's arcs and
- * for a VM's, whose arcs overlap and begin in no order.
+ * for a VM's, whose arcs overlap and begin in no order, and across the
+ * first overlap, where the window changes its way of keeping arcs.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -115,6 +116,46 @@ Test(kvm_window, sparse_vms_match_brute_force)
 {
 	random_vms(2, 400, 3 * MS, 600000, 777);
 	random_vms(4, 300, 2 * MS, 400000, 4242);
+}
+
+/*
+ * One vcpu's arcs, enough to grow the ring, then a second vcpu's that
+ * overlap them: the sum goes on exact across the first overlap, whether
+ * the ring's first arc had begun before the window's start or not.
+ */
+Test(kvm_window, the_first_overlap_keeps_the_sum)
+{
+	static uint64_t arcs[600][2];
+	unsigned int seed = 31337, round;
+
+	for (round = 0; round < 40; round++) {
+		struct vma_latency_window w = { 0 };
+		uint64_t t = 0, best = 0;
+		size_t n = 0, i;
+
+		for (i = 0; i < 300; i++) {
+			t += 1000 + rand_r(&seed) % 5000;
+			arcs[n][0] = t;
+			t += 1000 + (round % 2 ? rand_r(&seed) % 8000 : rand_r(&seed) % 900000);
+			arcs[n++][1] = t;
+		}
+		for (i = 0; i < 300; i++) {
+			uint64_t start = arcs[150 + rand_r(&seed) % 150][0] + rand_r(&seed) % 3000;
+
+			arcs[n][0] = start;
+			arcs[n++][1] = start + 500 + rand_r(&seed) % 20000;
+		}
+		qsort(arcs, n, sizeof(arcs[0]), by_end);
+		for (i = 0; i < n; i++) {
+			uint64_t in = inside_at(arcs, i);
+
+			best = in > best ? in : best;
+			add(&w, arcs[i][0], arcs[i][1]);
+			cr_assert_eq(w.max_window, best, "round %u, arc %zu", round, i);
+		}
+		cr_assert(w.overlap);
+		free(w.ring);
+	}
 }
 
 /* One vcpu: arcs in order, whatever their spacing. */
