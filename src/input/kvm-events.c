@@ -533,6 +533,7 @@ int vma_kvmev_init(struct vma_kvmev *ev, struct vma_kvm_priv *priv, bool big_end
 		b->format = order[i];
 		b->index = ev->nr_bind;
 		b->id = VMA_KVM_OTHER;
+		b->need = 8; /* the common fields */
 		b->nr_data = 2;
 		b->decode = VMA_HOST_BIG ? NULL : decode_other;
 		event = parsed_event(priv->tep, f);
@@ -564,6 +565,18 @@ int vma_kvmev_init(struct vma_kvmev *ev, struct vma_kvm_priv *priv, bool big_end
 				ev->by_id[id] = (int32_t)i;
 		}
 	}
+	if (ev->usual_common && ev->nr_ids) {
+		ev->fixed = calloc(ev->nr_ids, sizeof(*ev->fixed));
+		if (!ev->fixed) {
+			vma_kvmev_fini(ev);
+			return VMA_ERR_NOMEM;
+		}
+		ev->nr_fixed = ev->nr_ids;
+		for (i = 0; i < ev->nr_ids; i++) {
+			if (ev->by_id[i] >= 0 && ev->bind[ev->by_id[i]].decode)
+				ev->fixed[i] = &ev->bind[ev->by_id[i]];
+		}
+	}
 	return VMA_OK;
 }
 
@@ -575,10 +588,13 @@ void vma_kvmev_fini(struct vma_kvmev *ev)
 		vma_kvmtext_free(ev->bind[i].text);
 	free(ev->bind);
 	free(ev->by_id);
+	free(ev->fixed);
 	ev->bind = NULL;
 	ev->by_id = NULL;
+	ev->fixed = NULL;
 	ev->nr_bind = 0;
 	ev->nr_ids = 0;
+	ev->nr_fixed = 0;
 }
 
 /* A number field's value into its words at @w, by its kind (not F_BYTES). */

@@ -274,7 +274,7 @@ struct vma_kvmev_bind {
 	struct vma_kvmev_loc {
 		uint32_t offset, size;
 	} loc[VMA_KVMEV_MAX_FIELDS];
-	uint32_t need;               /* bytes a record needs to hold every field found */
+	uint32_t need;               /* bytes a record needs to hold every field found, 8 at least */
 	uint32_t index;              /* in vma_kvmev.bind: an unknown event's record names it */
 	uint8_t nr_data;             /* the record's words: the spec's, 2 for an unknown event */
 	/*
@@ -302,6 +302,12 @@ struct vma_kvmev {
 	uint32_t nr_bind;
 	int32_t *by_id;              /* owned: ftrace id -> bind index, -1 when none */
 	uint32_t nr_ids;
+	/*
+	 * owned: ftrace id -> the bind whose fixed decoder reads its records,
+	 * NULL when none; no entries when the common fields are not the usual ones
+	 */
+	const struct vma_kvmev_bind **fixed;
+	uint32_t nr_fixed;
 	uint32_t type_offset, type_size; /* common_type */
 	uint32_t pid_offset, pid_size;   /* common_pid */
 	bool big_endian;
@@ -336,31 +342,48 @@ int vma_kvmev_fill(const struct vma_kvmev *ev, const unsigned char *data, uint32
 #define VMA_KVMEV_SLACK 16
 
 /*
- * vma_kvmev_fill_fast - vma_kvmev_fill(), the usual record (the usual
- * common fields, a bind with a fixed decoder, every field present) filled
- * by its event's fixed decoder; any other goes to vma_kvmev_fill(), which
- * starts again.  VMA_KVMEV_SLACK bytes after @data + @size must be
- * readable.
+ * vma_kvmev_fixed - the bind whose fixed decoder reads the record at
+ * @data, of @size bytes (the usual common fields, every field present);
+ * NULL when vma_kvmev_fill() must.  Reads the record's first 2 bytes
+ * whatever @size (see VMA_KVMEV_SLACK).
  */
-static inline __attribute__((always_inline)) int
-vma_kvmev_fill_fast(const struct vma_kvmev *ev, const unsigned char *data, uint32_t size,
-		    struct vma_record *rec)
+static inline const struct vma_kvmev_bind *vma_kvmev_fixed(const struct vma_kvmev *ev,
+							    const unsigned char *data,
+							    uint32_t size)
 {
 	const struct vma_kvmev_bind *b;
 	uint16_t type;
 
-	if (__builtin_expect(!ev->usual_common || size < 8, 0))
-		return vma_kvmev_fill(ev, data, size, rec);
 	memcpy(&type, data, 2);
-	if (__builtin_expect(type >= ev->nr_ids || ev->by_id[type] < 0, 0))
-		return vma_kvmev_fill(ev, data, size, rec);
-	b = &ev->bind[ev->by_id[type]];
-	if (__builtin_expect(!b->decode || size < b->need, 0))
-		return vma_kvmev_fill(ev, data, size, rec);
+	if (__builtin_expect(type >= ev->nr_fixed, 0))
+		return NULL;
+	b = ev->fixed[type];
+	return b && size >= b->need ? b : NULL;
+}
+
+/* vma_kvmev_fill() by the fixed decoder of @b, from vma_kvmev_fixed(). */
+static inline void vma_kvmev_decode(const struct vma_kvmev_bind *b, const unsigned char *data,
+				    struct vma_record *rec)
+{
 	memcpy(&rec->ctx, data + 4, 4);
 	rec->event = b->id;
 	rec->nr_data = b->nr_data;
 	b->decode(b, data, rec);
+}
+
+/*
+ * vma_kvmev_fill_fast - vma_kvmev_fill(), by the event's fixed decoder
+ * when vma_kvmev_fixed() names one.  VMA_KVMEV_SLACK bytes after @data +
+ * @size must be readable.
+ */
+static inline int vma_kvmev_fill_fast(const struct vma_kvmev *ev, const unsigned char *data,
+				      uint32_t size, struct vma_record *rec)
+{
+	const struct vma_kvmev_bind *b = vma_kvmev_fixed(ev, data, size);
+
+	if (!b)
+		return vma_kvmev_fill(ev, data, size, rec);
+	vma_kvmev_decode(b, data, rec);
 	return 0;
 }
 

@@ -54,12 +54,10 @@ struct vma_kvm_stream {
 	unsigned char *zbuf;        /* compressed bytes of a chunk */
 	size_t zbuf_cap;
 	struct vma_rb_page pg;
-	bool in_page;
+	bool in_page;               /* the next data event may be taken from pg: no lost record due */
 	bool lost_pending;
 	uint64_t last_ts;           /* record time of the last data record */
-	const unsigned char *cur;   /* raw bytes of the current record, NULL if synthetic */
-	uint32_t cur_size;
-	int state;                  /* 0 while running, then the status it ended with */
+	int state;                  /* 0 while running, then the status it ended with (not in_page) */
 	bool started;
 	/* vma_kvm_time() is a constant's addition (no tsync, TSC scaling or map scale) */
 	bool time_plain;
@@ -257,6 +255,7 @@ static int grow_pages(struct vma_kvm_stream *s, size_t len)
  */
 static int finish(struct vma_kvm_stream *s, bool tolerated)
 {
+	s->in_page = false;
 	s->state = tolerated ? VMA_END : VMA_ERR_DAMAGED;
 	return tolerated ? 0 : s->state;
 }
@@ -455,7 +454,8 @@ static int next_page(struct vma_kvm_stream *s)
 			s->st.missed_pages++;
 			s->lost_pending = true;
 		}
-		s->in_page = true;
+		/* a lost record first, then the page's events */
+		s->in_page = !s->lost_pending;
 		return 1;
 	}
 }
@@ -481,9 +481,8 @@ static void emit_lost(struct vma_kvm_stream *s)
 	rec->data[1] = (uint32_t)(count >> 32);
 	rec->data[2] = (uint32_t)s->last_ts;
 	rec->data[3] = (uint32_t)(s->last_ts >> 32);
-	s->cur = NULL;
-	s->cur_size = 0;
 	s->lost_pending = false;
+	s->in_page = true;
 	s->st.records++;
 }
 
@@ -521,24 +520,41 @@ static __attribute__((cold, noinline)) int short_event(struct vma_kvm_stream *s)
 	return 0;
 }
 
-/* The current event as the stream's record: 1 delivered, 0 skipped, or a status. */
+/*
+ * The current event as @rec when no fixed decoder reads it: 1 filled, 0
+ * skipped, or a status.
+ */
+static __attribute__((noinline)) int fill_slow(struct vma_kvm_stream *s, struct vma_record *rec)
+{
+	if (vma_kvmev_fill(&s->priv->ev, s->pg.ev, s->pg.ev_size, rec) < 0)
+		return short_event(s);
+	if (rec->event == VMA_KVM_OTHER && rec->data[VMA_KVM_OTHER_INDEX] == UINT32_MAX)
+		no_format(s, rec);
+	return 1;
+}
+
+/*
+ * The current event as the stream's record: 1 delivered, 0 skipped, or a
+ * status.  rec->pcpu is the stream's since its first record.
+ */
 static inline __attribute__((always_inline)) int deliver(struct vma_kvm_stream *s)
 {
 	struct vma_record *rec = &s->pub.rec;
+	const struct vma_kvmev_bind *b = vma_kvmev_fixed(&s->priv->ev, s->pg.ev, s->pg.ev_size);
 
+	rec->offset = s->page_off + (s->region.compressed ? 0 : s->pg.ev_pos);
+	rec->flags = VMA_REC_HAS_TSC;
+	if (__builtin_expect(b != NULL, 1)) {
+		vma_kvmev_decode(b, s->pg.ev, rec);
+	} else {
+		int ret = fill_slow(s, rec);
+
+		if (ret <= 0)
+			return ret;
+	}
+	/* after the fill: a skipped event leaves the last record's time for a lost one */
 	rec->tsc = s->time_plain ? s->pg.ts + s->time_add :
 		vma_kvm_time(s->priv, s->pg.ts, s->pub.pcpu);
-	rec->offset = s->page_off + (s->region.compressed ? 0 : s->pg.ev_pos);
-	rec->pcpu = s->pub.pcpu;
-	rec->flags = VMA_REC_HAS_TSC;
-	if (__builtin_expect(vma_kvmev_fill_fast(&s->priv->ev, s->pg.ev, s->pg.ev_size, rec) < 0, 0))
-		return short_event(s);
-	if (__builtin_expect(rec->event == VMA_KVM_OTHER, 0) &&
-	    rec->data[VMA_KVM_OTHER_INDEX] == UINT32_MAX) {
-		no_format(s, rec);
-	}
-	s->cur = s->pg.ev;
-	s->cur_size = s->pg.ev_size;
 	s->last_ts = rec->tsc;
 	s->st.records++;
 	return 1;
@@ -608,7 +624,7 @@ static int stream_next(struct vma_stream *stream)
 	struct vma_kvm_stream *s = (struct vma_kvm_stream *)stream;
 
 	/* The next data event of the page being read, without the walk's frame. */
-	if (__builtin_expect(s->in_page && !s->lost_pending && !s->state, 1)) {
+	if (__builtin_expect(s->in_page, 1)) {
 		int ret = vma_rb_page_step(&s->pg);
 
 		if (ret == VMA_RB_EVENT) {
@@ -689,11 +705,12 @@ void vma_kvm_stream_describe(const struct vma_stream *stream, struct vma_strbuf 
 		}
 		return;
 	}
-	if (!s->cur) {
+	if ((rec->flags & VMA_REC_SYNTHETIC) || !s->pg.ev) {
 		vma_sb_puts(sb, "(no event)");
 		return;
 	}
-	vma_kvmev_describe(s->priv, s->cur, s->cur_size, stream->pcpu, rec->tsc, sb);
+	/* the page's current event is the record's until the stream is advanced */
+	vma_kvmev_describe(s->priv, s->pg.ev, s->pg.ev_size, stream->pcpu, rec->tsc, sb);
 }
 
 void vma_kvm_stream_stats(const struct vma_stream *stream, struct vma_kvm_stream_stats *st)
