@@ -33,6 +33,7 @@ struct thread_slot {
 	uint32_t pid;
 	struct vma_vcpu *vcpu; /* borrowed: owned by its domain; NULL while unknown */
 	bool used;
+	uint32_t vm_at;        /* where its VM was in the last pcpu's kvm_vms (pcpu_vm_add) */
 	/* An exit seen before the thread named its vcpu, replayed when it does. */
 	bool pending_exit;
 	struct vma_record pending;
@@ -45,8 +46,11 @@ struct vma_kvm_threads {
 	uint32_t arm_vcpus;
 	uint32_t free_vm;      /* every VM below it has a bound vcpu */
 	uint64_t unattributed; /* records of threads not known to be vcpus */
-	/* The slot of each pcpu's last thread (by pcpu % 16): a pcpu runs one for a while. */
-	uint32_t recent[16];
+	/*
+	 * The slot of each pcpu's last thread (by pcpu % 16): a pcpu runs one
+	 * for a while.  NULL when none; all NULL again when the table grows.
+	 */
+	struct thread_slot *recent[16];
 };
 
 static uint32_t pid_hash(uint32_t pid)
@@ -75,6 +79,7 @@ static struct thread_slot *thread_find(struct vma_kvm_threads *t, uint32_t pid, 
 		free(t->slots);
 		t->slots = slots;
 		t->cap = cap;
+		memset(t->recent, 0, sizeof(t->recent));
 	}
 	at = pid_hash(pid) & (t->cap - 1);
 	while (t->slots[at].used) {
@@ -93,15 +98,13 @@ static struct thread_slot *thread_find(struct vma_kvm_threads *t, uint32_t pid, 
 /* thread_find(t, pid, true), first trying the last thread seen on @pcpu. */
 static struct thread_slot *thread_on(struct vma_kvm_threads *t, uint32_t pcpu, uint32_t pid)
 {
-	uint32_t *at = &t->recent[pcpu % 16];
-	struct thread_slot *slot;
+	struct thread_slot **recent = &t->recent[pcpu % 16], *slot = *recent;
 
-	/* an index, checked: the table may have grown since */
-	if (*at < t->cap && t->slots[*at].used && t->slots[*at].pid == pid)
-		return &t->slots[*at];
+	if (slot && slot->pid == pid)
+		return slot;
 	slot = thread_find(t, pid, true);
-	if (slot)
-		*at = (uint32_t)(slot - t->slots);
+	/* found or added after the table grew: recent[] has no stale slot */
+	*recent = slot;
 	return slot;
 }
 
@@ -265,10 +268,9 @@ static inline struct vma_vcpu *vcpu_of_thread(struct vma_machine *m, struct thre
 	const struct vma_kvm_threads *t = m->kvm_threads;
 
 	if (t) {
-		uint32_t at = t->recent[pcpu % 16];
-		struct thread_slot *slot = &t->slots[at];
+		struct thread_slot *slot = t->recent[pcpu % 16];
 
-		if (at < t->cap && slot->used && slot->pid == pid && slot->vcpu) {
+		if (slot && slot->pid == pid && slot->vcpu) {
 			*slotp = slot;
 			return slot->vcpu;
 		}
@@ -313,15 +315,12 @@ static uint32_t exit_isa(const struct vma_record *rec)
 	return vma_kvm_word(rec, VMA_KVM_EXIT_ISA);
 }
 
-/* --report-pcpu: @guest and @exits ticks of @v's VM on host cpu @pcpu. */
-static void pcpu_vm_add(struct vma_machine *m, uint32_t pcpu, const struct vma_vcpu *v,
-			uint64_t guest, uint64_t exits)
+/* pcpu_vm_add() for a VM not at @p->kvm_vms[*at]: found or added, and *at set. */
+static __attribute__((noinline)) void pcpu_vm_find(struct vma_pcpu *p, const struct vma_vcpu *v,
+						   uint32_t *at, uint64_t guest, uint64_t exits)
 {
-	struct vma_pcpu *p = vma_pcpu_of(m, pcpu);
 	uint32_t i = 0;
 
-	if (!p)
-		return;
 	while (i < p->nr_kvm_vms && p->kvm_vms[i].did != v->domain->did)
 		i++;
 	if (i == p->nr_kvm_vms) {
@@ -331,22 +330,42 @@ static void pcpu_vm_add(struct vma_machine *m, uint32_t pcpu, const struct vma_v
 		p->kvm_vms[i].did = v->domain->did;
 		p->nr_kvm_vms++;
 	}
+	*at = i;
 	p->kvm_vms[i].guest += guest;
 	p->kvm_vms[i].exits += exits;
 }
 
-static void kvm_exit(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
-		     struct vma_outcome *out)
+/*
+ * --report-pcpu: @guest and @exits ticks of @v's VM on host cpu @pcpu;
+ * @at remembers where the VM was found (a thread's VM is most often where
+ * it was on the pcpu before).
+ */
+static inline void pcpu_vm_add(struct vma_machine *m, uint32_t pcpu, const struct vma_vcpu *v,
+			       uint32_t *at, uint64_t guest, uint64_t exits)
+{
+	struct vma_pcpu *p = vma_pcpu_of(m, pcpu);
+
+	if (!p)
+		return;
+	if (__builtin_expect(*at < p->nr_kvm_vms && p->kvm_vms[*at].did == v->domain->did, 1)) {
+		p->kvm_vms[*at].guest += guest;
+		p->kvm_vms[*at].exits += exits;
+		return;
+	}
+	pcpu_vm_find(p, v, at, guest, exits);
+}
+
+static void kvm_exit(struct vma_machine *m, struct vma_vcpu *v, struct thread_slot *slot,
+		     const struct vma_record *rec)
 {
 	struct vma_hvm *h = &v->hvm;
 	uint32_t isa = exit_isa(rec), reason = vma_kvm_word(rec, VMA_KVM_EXIT_REASON);
 	bool arm = isa == VMA_KVM_ISA_ARM64;
 
-	(void)out;
 	/* Guest mode since the last entry, when it was on this cpu. */
 	if (!h->vmexit_valid && h->entry_tsc && h->entry_tsc <= rec->tsc &&
 	    v->kvm_entry_pcpu == rec->pcpu)
-		pcpu_vm_add(m, rec->pcpu, v, rec->tsc - h->entry_tsc, 0);
+		pcpu_vm_add(m, rec->pcpu, v, &slot->vm_at, rec->tsc - h->entry_tsc, 0);
 	if (h->vmexit_valid) {
 		/* A second exit without an entry: the first is counted, not timed. */
 		vma_hvm_count_open_exit(v);
@@ -371,8 +390,8 @@ static void kvm_exit(struct vma_machine *m, struct vma_vcpu *v, const struct vma
 	memset(&h->inflight, 0, sizeof(h->inflight));
 }
 
-static void kvm_entry(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
-		      struct vma_outcome *out)
+static void kvm_entry(struct vma_machine *m, struct vma_vcpu *v, struct thread_slot *slot,
+		      const struct vma_record *rec, struct vma_outcome *out)
 {
 	struct vma_hvm *h = &v->hvm;
 	uint64_t cycles;
@@ -386,7 +405,7 @@ static void kvm_entry(struct vma_machine *m, struct vma_vcpu *v, const struct vm
 	out->arc_cycles = cycles;
 	vma_hvm_close_arc_final(m, v, rec->tsc);
 	v->kvm_entry_pcpu = rec->pcpu;
-	pcpu_vm_add(m, rec->pcpu, v, 0, cycles);
+	pcpu_vm_add(m, rec->pcpu, v, &slot->vm_at, 0, cycles);
 	vma_kvm_windows_add(v, halt, rec->tsc - cycles, rec->tsc, m->kvm_window);
 }
 
@@ -417,8 +436,13 @@ static void sched_switch(struct vma_machine *m, const struct vma_record *rec)
 
 	if (!t || rec->nr_data < VMA_KVM_WORDS_SCHED_SWITCH)
 		return;
-	prev = thread_find(t, vma_kvm_word(rec, VMA_KVM_SCHED_SWITCH_PREV_PID), false);
+	/* prev most often ran the pcpu's last KVM records; next runs the pcpu's next ones */
+	prev = t->recent[rec->pcpu % 16];
+	if (!prev || prev->pid != vma_kvm_word(rec, VMA_KVM_SCHED_SWITCH_PREV_PID))
+		prev = thread_find(t, vma_kvm_word(rec, VMA_KVM_SCHED_SWITCH_PREV_PID), false);
 	next = thread_find(t, vma_kvm_word(rec, VMA_KVM_SCHED_SWITCH_NEXT_PID), false);
+	if (next)
+		t->recent[rec->pcpu % 16] = next;
 	if (prev && prev->vcpu)
 		take_comm(prev->vcpu, rec, VMA_KVM_SCHED_SWITCH_PREV_COMM);
 	if (next && next->vcpu)
@@ -529,14 +553,13 @@ typedef void (*vcpu_handler)(struct vma_machine *, struct vma_vcpu *, const stru
 /*
  * The state handler of each id of the vocabulary (kvm-events.h) that acts
  * on the vcpu of its thread; refining ones only while an exit is open.
- * Ids without one are only counted.
+ * kvm_exit and kvm_entry are vma_kvm_record()'s own cases; ids without a
+ * handler are only counted.
  */
 static const struct {
 	vcpu_handler fn;
 	bool needs_exit;
 } handlers[VMA_KVM_NR_IDS] = {
-	[VMA_KVM_EXIT - VMA_ID_KVM_BASE] = { kvm_exit, false },
-	[VMA_KVM_ENTRY - VMA_ID_KVM_BASE] = { kvm_entry, false },
 	[VMA_KVM_PIO - VMA_ID_KVM_BASE] = { on_pio, true },
 	[VMA_KVM_MMIO - VMA_ID_KVM_BASE] = { on_mmio, true },
 	[VMA_KVM_MSR - VMA_ID_KVM_BASE] = { on_msr, true },
@@ -588,8 +611,11 @@ int vma_kvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_r
 		v = vcpu_of_thread(m, &slot, rec->pcpu, rec->ctx, VMA_KVM_NO_VCPU, false);
 		break;
 	}
-	p->current = v;
-	vma_pcpu_changed(m, p);
+	/* the column changes with the vcpu only: active and lost say so themselves */
+	if (p->current != v) {
+		p->current = v;
+		vma_pcpu_changed(m, p);
+	}
 	if (!v && m->refused != refused && vma_machine_refused(m, rec->offset))
 		return VMA_ERR_DAMAGED;
 	if (!v) {
@@ -608,11 +634,19 @@ int vma_kvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_r
 			return VMA_OK;
 		vma_vcpu_set_type(v, arm_exit ? VMA_VCPU_ARM : VMA_VCPU_HVM);
 	}
-	if (slot && slot->pending_exit && rec->event == VMA_KVM_ENTRY) {
+	if (rec->event == VMA_KVM_ENTRY && slot->pending_exit) {
 		slot->pending_exit = false;
-		kvm_exit(m, v, &slot->pending, out);
+		kvm_exit(m, v, slot, &slot->pending);
 	}
 	out->svm = m->svm;
+	switch (rec->event) {
+	case VMA_KVM_EXIT:
+		kvm_exit(m, v, slot, rec);
+		return VMA_OK;
+	case VMA_KVM_ENTRY:
+		kvm_entry(m, v, slot, rec, out);
+		return VMA_OK;
+	}
 	if (kind < VMA_KVM_NR_IDS && handlers[kind].fn &&
 	    (!handlers[kind].needs_exit || v->hvm.vmexit_valid))
 		handlers[kind].fn(m, v, rec, out);
