@@ -424,21 +424,40 @@ static __attribute__((noinline)) struct vma_stream *swap_with_first(struct vma_m
 	return deliver(m, swap_first(m, m->current));
 }
 
-/* The next record of KVM streams: equal stamps by pcpu, the stream aside too. */
+/* The stream aside's record has the first waiting one's stamp: KVM's go by pcpu. */
+static __attribute__((noinline)) bool tie_to_first(struct vma_merge *m)
+{
+	m->leaf[m->current].tsc = m->current_stream->rec.tsc;
+	return tie_goes_first(m);
+}
+
+/*
+ * The next record of KVM streams: equal stamps by pcpu, the stream aside
+ * too.  A stream that goes on stays aside as it was (kvm_held).
+ */
 static __attribute__((noinline)) int next_kvm(struct vma_merge *m, struct vma_stream **out)
 {
-	struct vma_stream *s = m->leaf[m->current].stream;
+	struct vma_stream *s = m->current_stream;
+	uint64_t tsc;
 	int rc;
 
-	m->kvm_held = false;
 	rc = s->next(s);
-	if (rc != VMA_OK || m->slow)
+	if (rc != VMA_OK || m->slow) {
+		m->kvm_held = false;
 		return next_slow(m, out, true, rc);
-	m->leaf[m->current].tsc = s->rec.tsc;
-	if (s->rec.tsc > m->top_tsc || (s->rec.tsc == m->top_tsc && tie_goes_first(m)))
+	}
+	tsc = s->rec.tsc;
+	if (tsc >= m->top_tsc && (tsc > m->top_tsc || tie_to_first(m))) {
 		*out = swap_with_first(m);
-	else
-		*out = deliver(m, m->current);
+		return VMA_OK;
+	}
+	if (tsc < m->last_tsc) {
+		s->rec.flags |= VMA_REC_LATE;
+		m->late++;
+	} else {
+		m->last_tsc = tsc;
+	}
+	*out = s;
 	return VMA_OK;
 }
 
