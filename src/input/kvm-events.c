@@ -43,19 +43,23 @@ struct vma_kvmev_spec {
 	uint8_t nr_data;
 	uint8_t nr_fields;
 	const struct fspec *fields;
-	/* its fixed decoder (see decode_fields()) */
+	/* its fixed decoders (see decode_fields()): any layout, every field whole */
 	void (*decode)(const struct vma_kvmev_bind *b, const unsigned char *data,
 		       struct vma_record *rec);
+	void (*decode_whole)(const struct vma_kvmev_bind *b, const unsigned char *data,
+			     struct vma_record *rec);
 };
 
 #define N(...) { __VA_ARGS__ }
 #define NR(tab) ((uint8_t)(sizeof(tab) / sizeof(tab[0])))
 /* An event with one layout: its id and payload size are the vocabulary's. */
 #define SPEC(sys, ev, id, tab) \
-	{ sys, ev, NULL, VMA_KVM_##id, 0, VMA_KVM_WORDS_##id, NR(tab), tab, decode_##tab }
+	{ sys, ev, NULL, VMA_KVM_##id, 0, VMA_KVM_WORDS_##id, NR(tab), tab, decode_##tab, \
+	  decode_whole_##tab }
 /* kvm_exit: one layout per instruction set family. */
 #define EXIT_SPEC(det, isa_, nr, tab) \
-	{ "kvm", "kvm_exit", det, VMA_KVM_EXIT, isa_, nr, NR(tab), tab, decode_##tab }
+	{ "kvm", "kvm_exit", det, VMA_KVM_EXIT, isa_, nr, NR(tab), tab, decode_##tab, \
+	  decode_whole_##tab }
 
 static const struct fspec exit_x86[] = {
 	{ N("exit_reason"), VMA_KVM_EXIT_REASON, F_U32, 0, 0 },
@@ -194,12 +198,14 @@ static const struct fspec sched_wakeup[] = {
  * usual common fields in the host's byte order, on a little-endian host.
  * The loop is unrolled, so each field's kind and word are the table's
  * constants and only its place in the record is read from the bind
- * (bind_fixed()): a few loads, a mask and a store per field, where
- * put_field() tests its presence, size and kind.  The unit tests check
- * them against vma_kvmev_fill() on random layouts and records.
+ * (bind_fixed()): a load, a mask and a store per field, where put_field()
+ * tests its presence, size and kind.  @whole: every field is present at a
+ * size its kind reads whole (bind_fixed()), so no mask is needed: a load
+ * and a store.  The unit tests check both against vma_kvmev_fill() on
+ * random layouts and records.
  */
 static inline __attribute__((always_inline)) void
-decode_fields(const struct fspec *tab, unsigned int n, const struct vma_kvmev_bind *b,
+decode_fields(const struct fspec *tab, unsigned int n, bool whole, const struct vma_kvmev_bind *b,
 	      const unsigned char *data, struct vma_record *rec)
 {
 	uint32_t *w = rec->data;
@@ -209,10 +215,38 @@ decode_fields(const struct fspec *tab, unsigned int n, const struct vma_kvmev_bi
 #pragma GCC unroll 16
 	for (i = 0; i < n; i++) {
 		const struct vma_kvmev_fix *x = &b->fix[i];
+		const unsigned char *p = data + x->offset;
 		uint32_t word = tab[i].word;
 		uint64_t v, hi;
+		uint16_t v16;
 
-		memcpy(&v, data + x->offset, 8);
+		if (whole) {
+			/* byte i of the bytes in bits 8 * (i % 4) of word i / 4: the host's layout */
+			switch (tab[i].kind) {
+			case F_U32:
+				memcpy(&w[word], p, 4);
+				break;
+			case F_U64:
+				memcpy(&w[word], p, 8);
+				break;
+			case F_BIT:
+				w[word] |= (uint32_t)(*p != 0) << tab[i].arg;
+				break;
+			case F_LO16:
+				memcpy(&v16, p, 2);
+				w[word] |= v16;
+				break;
+			case F_HI16:
+				memcpy(&v16, p, 2);
+				w[word] |= (uint32_t)v16 << 16;
+				break;
+			case F_BYTES:
+				memcpy(&w[word], p, tab[i].arg);
+				break;
+			}
+			continue;
+		}
+		memcpy(&v, p, 8);
 		v = (v & x->mask[0]) | x->missing;
 		switch (tab[i].kind) {
 		case F_U32:
@@ -232,10 +266,9 @@ decode_fields(const struct fspec *tab, unsigned int n, const struct vma_kvmev_bi
 			w[word] |= (uint32_t)v << 16;
 			break;
 		case F_BYTES:
-			/* byte i in bits 8 * (i % 4) of word i / 4: the host's own layout */
 			memcpy(&w[word], &v, 8);
 			if (tab[i].arg > 8) {
-				memcpy(&hi, data + x->offset + 8, 8);
+				memcpy(&hi, p + 8, 8);
 				hi &= x->mask[1];
 				memcpy(&w[word + 2], &hi, 8);
 			}
@@ -248,7 +281,12 @@ decode_fields(const struct fspec *tab, unsigned int n, const struct vma_kvmev_bi
 	static void decode_##tab(const struct vma_kvmev_bind *b, const unsigned char *data, \
 				 struct vma_record *rec)                                      \
 	{                                                                                 \
-		decode_fields(tab, NR(tab), b, data, rec);                                \
+		decode_fields(tab, NR(tab), false, b, data, rec);                         \
+	}                                                                                 \
+	static void decode_whole_##tab(const struct vma_kvmev_bind *b,                    \
+				       const unsigned char *data, struct vma_record *rec)     \
+	{                                                                                 \
+		decode_fields(tab, NR(tab), true, b, data, rec);                          \
 	}
 
 DECODER(exit_x86)
@@ -272,9 +310,12 @@ DECODER(sched_wakeup)
 static void decode_exit_arm64(const struct vma_kvmev_bind *b, const unsigned char *data,
 			      struct vma_record *rec)
 {
-	decode_fields(exit_arm64, NR(exit_arm64), b, data, rec);
+	decode_fields(exit_arm64, NR(exit_arm64), false, b, data, rec);
 	rec->data[VMA_KVM_EXIT_ARM_TRAP] = (int64_t)rec->data[VMA_KVM_EXIT_REASON] == b->arm_trap;
 }
+
+/* Its table has fields no kernel has (isa, vcpu_id): it is never whole. */
+#define decode_whole_exit_arm64 decode_exit_arm64
 
 /* An event vmalyze does not know, as vma_kvmev_fill() makes it. */
 static void decode_other(const struct vma_kvmev_bind *b, const unsigned char *data,
@@ -404,17 +445,38 @@ static uint64_t low_bytes(uint32_t n)
 	return n >= 8 ? UINT64_MAX : (1ull << (8 * n)) - 1;
 }
 
+/* Whether a field of kind @kind and @size bytes is read whole by a load of its kind's width. */
+static bool read_whole(const struct fspec *f, uint32_t size)
+{
+	switch (f->kind) {
+	case F_U32:
+		return size == 4 || size == 8; /* the low 4 bytes */
+	case F_U64:
+		return size == 8;
+	case F_BIT:
+		return size == 1;
+	case F_LO16:
+	case F_HI16:
+		return size >= 2; /* the low 2 bytes */
+	case F_BYTES:
+		return size >= f->arg;
+	}
+	return false;
+}
+
 /*
  * What the fixed decoders read of each field: the 8 bytes at its offset
  * (16 for bytes) masked to its size, and to 16 bits for the prio halves,
  * or, absent, nothing (the common fields at offset 0, masked off) and its
- * default.  Only on a little-endian host, where the low bytes of a load
- * are the field's first bytes.
+ * default; or, when every field is present and read whole by a load of
+ * its kind's width, just that load.  Only on a little-endian host, where
+ * the low bytes of a load are the field's first bytes.
  */
 static void bind_fixed(struct vma_kvmev_bind *b)
 {
 	unsigned int i;
 
+	b->whole = true;
 	for (i = 0; i < b->spec->nr_fields && i < VMA_KVMEV_MAX_FIELDS; i++) {
 		const struct fspec *f = &b->spec->fields[i];
 		const struct vma_kvmev_loc *loc = &b->loc[i];
@@ -424,9 +486,12 @@ static void bind_fixed(struct vma_kvmev_bind *b)
 		if (!loc->size) {
 			if (f->kind == F_U32 || f->kind == F_U64)
 				x->missing = f->missing;
+			b->whole = false;
 			continue;
 		}
 		x->offset = loc->offset;
+		if (!read_whole(f, loc->size))
+			b->whole = false;
 		if (f->kind == F_BYTES) {
 			uint32_t n = loc->size < f->arg ? loc->size : f->arg;
 
@@ -440,7 +505,10 @@ static void bind_fixed(struct vma_kvmev_bind *b)
 		else if (f->kind == F_LO16 || f->kind == F_HI16)
 			x->mask[0] &= 0xffff;
 	}
-	b->decode = VMA_HOST_BIG ? NULL : b->spec->decode;
+	if (VMA_HOST_BIG)
+		b->decode = NULL;
+	else
+		b->decode = b->whole ? b->spec->decode_whole : b->spec->decode;
 }
 
 /* Offset and size of a common field, from any parsed event (they all share them). */

@@ -292,6 +292,7 @@ struct vma_kvmev_bind {
 		uint32_t missing;    /* or-ed in: the spec's default when absent */
 		uint64_t mask[2];    /* the field's bytes in the loaded ones, by size and kind */
 	} fix[VMA_KVMEV_MAX_FIELDS];
+	bool whole;                  /* every field present, read whole: no masks needed */
 	int64_t arm_trap;            /* arm64 kvm_exit: the "ret" value named TRAP */
 	struct vma_kvmtext *text;    /* owned: its dump text (kvm-text.c), from its first line */
 };
