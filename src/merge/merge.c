@@ -435,7 +435,8 @@ static __attribute__((noinline)) bool tie_to_first(struct vma_merge *m)
  * The next record of KVM streams: equal stamps by pcpu, the stream aside
  * too.  A stream that goes on stays aside as it was (kvm_held).
  */
-static __attribute__((noinline)) int next_kvm(struct vma_merge *m, struct vma_stream **out)
+static inline __attribute__((always_inline)) int next_kvm(struct vma_merge *m,
+							  struct vma_stream **out)
 {
 	struct vma_stream *s = m->current_stream;
 	uint64_t tsc;
