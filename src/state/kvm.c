@@ -355,8 +355,10 @@ static inline void pcpu_vm_add(struct vma_machine *m, uint32_t pcpu, const struc
 	pcpu_vm_find(p, v, at, guest, exits);
 }
 
-static void kvm_exit(struct vma_machine *m, struct vma_vcpu *v, struct thread_slot *slot,
-		     const struct vma_record *rec)
+static inline __attribute__((always_inline)) void kvm_exit(struct vma_machine *m,
+							  struct vma_vcpu *v,
+							  struct thread_slot *slot,
+							  const struct vma_record *rec)
 {
 	struct vma_hvm *h = &v->hvm;
 	uint32_t isa = exit_isa(rec), reason = vma_kvm_word(rec, VMA_KVM_EXIT_REASON);
@@ -388,6 +390,14 @@ static void kvm_exit(struct vma_machine *m, struct vma_vcpu *v, struct thread_sl
 	h->rip = vma_kvm_word64(rec, VMA_KVM_EXIT_RIP);
 	h->exit_tsc = rec->tsc;
 	memset(&h->inflight, 0, sizeof(h->inflight));
+}
+
+/* The exit kept for a thread that had not named its vcpu yet, now that it has. */
+static __attribute__((noinline)) void replay_exit(struct vma_machine *m, struct vma_vcpu *v,
+						  struct thread_slot *slot)
+{
+	slot->pending_exit = false;
+	kvm_exit(m, v, slot, &slot->pending);
 }
 
 static void kvm_entry(struct vma_machine *m, struct vma_vcpu *v, struct thread_slot *slot,
@@ -634,10 +644,8 @@ int vma_kvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_r
 			return VMA_OK;
 		vma_vcpu_set_type(v, arm_exit ? VMA_VCPU_ARM : VMA_VCPU_HVM);
 	}
-	if (rec->event == VMA_KVM_ENTRY && slot->pending_exit) {
-		slot->pending_exit = false;
-		kvm_exit(m, v, slot, &slot->pending);
-	}
+	if (rec->event == VMA_KVM_ENTRY && slot->pending_exit)
+		replay_exit(m, v, slot);
 	out->svm = m->svm;
 	switch (rec->event) {
 	case VMA_KVM_EXIT:
