@@ -43,23 +43,21 @@ struct vma_kvmev_spec {
 	uint8_t nr_data;
 	uint8_t nr_fields;
 	const struct fspec *fields;
-	/* its fixed decoders (see decode_fields()): any layout, every field whole */
-	void (*decode)(const struct vma_kvmev_bind *b, const unsigned char *data,
-		       struct vma_record *rec);
-	void (*decode_whole)(const struct vma_kvmev_bind *b, const unsigned char *data,
-			     struct vma_record *rec);
+	/* its fixed decoders, by enum vma_kvmev_way (see decode_fields()) */
+	void (*decode[VMA_KVMEV_WAYS])(const struct vma_kvmev_bind *b, const unsigned char *data,
+				       struct vma_record *rec);
 };
 
 #define N(...) { __VA_ARGS__ }
 #define NR(tab) ((uint8_t)(sizeof(tab) / sizeof(tab[0])))
+/* A table's fixed decoders, made by DECODER() below. */
+#define DECODERS(tab) { decode_masked_##tab, decode_whole_##tab, decode_gaps_##tab }
 /* An event with one layout: its id and payload size are the vocabulary's. */
 #define SPEC(sys, ev, id, tab) \
-	{ sys, ev, NULL, VMA_KVM_##id, 0, VMA_KVM_WORDS_##id, NR(tab), tab, decode_##tab, \
-	  decode_whole_##tab }
+	{ sys, ev, NULL, VMA_KVM_##id, 0, VMA_KVM_WORDS_##id, NR(tab), tab, DECODERS(tab) }
 /* kvm_exit: one layout per instruction set family. */
 #define EXIT_SPEC(det, isa_, nr, tab) \
-	{ "kvm", "kvm_exit", det, VMA_KVM_EXIT, isa_, nr, NR(tab), tab, decode_##tab, \
-	  decode_whole_##tab }
+	{ "kvm", "kvm_exit", det, VMA_KVM_EXIT, isa_, nr, NR(tab), tab, DECODERS(tab) }
 
 static const struct fspec exit_x86[] = {
 	{ N("exit_reason"), VMA_KVM_EXIT_REASON, F_U32, 0, 0 },
@@ -196,17 +194,20 @@ static const struct fspec sched_wakeup[] = {
  * The fixed decoders: the fields of a spec's table into a record whose
  * fields are all present (its size at least the bind's need), with the
  * usual common fields in the host's byte order, on a little-endian host.
- * The loop is unrolled, so each field's kind and word are the table's
- * constants and only its place in the record is read from the bind
- * (bind_fixed()): a load, a mask and a store per field, where put_field()
- * tests its presence, size and kind.  @whole: every field is present at a
- * size its kind reads whole (bind_fixed()), so no mask is needed: a load
- * and a store.  The unit tests check both against vma_kvmev_fill() on
- * random layouts and records.
+ * The loop is unrolled, so each field's kind, word and default are the
+ * table's constants and only its place in the record is read from the
+ * bind (bind_fixed()), where put_field() tests its presence, size and kind
+ * at each record.  @way: VMA_KVMEV_MASKED, a load, a mask and a store per
+ * field; VMA_KVMEV_WHOLE, every field present at a size its kind reads
+ * whole, a load and a store; VMA_KVMEV_GAPS, the same for the fields
+ * present and the default for the others (offset 0: no field lies in the
+ * common fields then).  @arm_trap: arm64's kvm_exit, whose ret says
+ * whether it is a trap.  The unit tests check every way against
+ * vma_kvmev_fill() on random layouts and records.
  */
 static inline __attribute__((always_inline)) void
-decode_fields(const struct fspec *tab, unsigned int n, bool whole, const struct vma_kvmev_bind *b,
-	      const unsigned char *data, struct vma_record *rec)
+decode_fields(const struct fspec *tab, unsigned int n, enum vma_kvmev_way way, bool arm_trap,
+	      const struct vma_kvmev_bind *b, const unsigned char *data, struct vma_record *rec)
 {
 	uint32_t *w = rec->data;
 	unsigned int i;
@@ -220,7 +221,12 @@ decode_fields(const struct fspec *tab, unsigned int n, bool whole, const struct 
 		uint64_t v, hi;
 		uint16_t v16;
 
-		if (whole) {
+		if (way == VMA_KVMEV_GAPS && !x->offset) {
+			if (tab[i].kind == F_U32 || tab[i].kind == F_U64)
+				w[word] = tab[i].missing;
+			continue;
+		}
+		if (way != VMA_KVMEV_MASKED) {
 			/* byte i of the bytes in bits 8 * (i % 4) of word i / 4: the host's layout */
 			switch (tab[i].kind) {
 			case F_U32:
@@ -275,47 +281,45 @@ decode_fields(const struct fspec *tab, unsigned int n, bool whole, const struct 
 			break;
 		}
 	}
+	/* as vma_kvmev_fill() says it */
+	if (arm_trap)
+		w[VMA_KVM_EXIT_ARM_TRAP] = (int64_t)w[VMA_KVM_EXIT_REASON] == b->arm_trap;
 }
 
-#define DECODER(tab)                                                                      \
-	static void decode_##tab(const struct vma_kvmev_bind *b, const unsigned char *data, \
-				 struct vma_record *rec)                                      \
+#define DECODER(tab, arm_trap)                                                            \
+	static void decode_masked_##tab(const struct vma_kvmev_bind *b,                   \
+					const unsigned char *data, struct vma_record *rec)    \
 	{                                                                                 \
-		decode_fields(tab, NR(tab), false, b, data, rec);                         \
+		decode_fields(tab, NR(tab), VMA_KVMEV_MASKED, arm_trap, b, data, rec);    \
 	}                                                                                 \
 	static void decode_whole_##tab(const struct vma_kvmev_bind *b,                    \
 				       const unsigned char *data, struct vma_record *rec)     \
 	{                                                                                 \
-		decode_fields(tab, NR(tab), true, b, data, rec);                          \
+		decode_fields(tab, NR(tab), VMA_KVMEV_WHOLE, arm_trap, b, data, rec);     \
+	}                                                                                 \
+	static void decode_gaps_##tab(const struct vma_kvmev_bind *b,                     \
+				      const unsigned char *data, struct vma_record *rec)      \
+	{                                                                                 \
+		decode_fields(tab, NR(tab), VMA_KVMEV_GAPS, arm_trap, b, data, rec);      \
 	}
 
-DECODER(exit_x86)
-DECODER(entry)
-DECODER(pio)
-DECODER(mmio)
-DECODER(msr)
-DECODER(cpuid)
-DECODER(hypercall)
-DECODER(inj_virq)
-DECODER(userspace_exit)
-DECODER(halt_poll_ns)
-DECODER(vcpu_wakeup)
-DECODER(fpu)
-DECODER(emulate_insn)
-DECODER(match_mmio)
-DECODER(sched_switch)
-DECODER(sched_wakeup)
-
-/* arm64 kvm_exit: and whether ret is a trap on this kernel, as vma_kvmev_fill() says. */
-static void decode_exit_arm64(const struct vma_kvmev_bind *b, const unsigned char *data,
-			      struct vma_record *rec)
-{
-	decode_fields(exit_arm64, NR(exit_arm64), false, b, data, rec);
-	rec->data[VMA_KVM_EXIT_ARM_TRAP] = (int64_t)rec->data[VMA_KVM_EXIT_REASON] == b->arm_trap;
-}
-
-/* Its table has fields no kernel has (isa, vcpu_id): it is never whole. */
-#define decode_whole_exit_arm64 decode_exit_arm64
+DECODER(exit_arm64, true)
+DECODER(exit_x86, false)
+DECODER(entry, false)
+DECODER(pio, false)
+DECODER(mmio, false)
+DECODER(msr, false)
+DECODER(cpuid, false)
+DECODER(hypercall, false)
+DECODER(inj_virq, false)
+DECODER(userspace_exit, false)
+DECODER(halt_poll_ns, false)
+DECODER(vcpu_wakeup, false)
+DECODER(fpu, false)
+DECODER(emulate_insn, false)
+DECODER(match_mmio, false)
+DECODER(sched_switch, false)
+DECODER(sched_wakeup, false)
 
 /* An event vmalyze does not know, as vma_kvmev_fill() makes it. */
 static void decode_other(const struct vma_kvmev_bind *b, const unsigned char *data,
@@ -468,15 +472,17 @@ static bool read_whole(const struct fspec *f, uint32_t size)
  * What the fixed decoders read of each field: the 8 bytes at its offset
  * (16 for bytes) masked to its size, and to 16 bits for the prio halves,
  * or, absent, nothing (the common fields at offset 0, masked off) and its
- * default; or, when every field is present and read whole by a load of
- * its kind's width, just that load.  Only on a little-endian host, where
- * the low bytes of a load are the field's first bytes.
+ * default.  When the fields present are all read whole by a load of their
+ * kind's width, and lie past the common fields, just that load: the whole
+ * way when every field is present, else the one with gaps.  Only on a
+ * little-endian host, where the low bytes of a load are the field's first
+ * bytes.
  */
 static void bind_fixed(struct vma_kvmev_bind *b)
 {
+	bool all_there = true, whole = true;
 	unsigned int i;
 
-	b->whole = true;
 	for (i = 0; i < b->spec->nr_fields && i < VMA_KVMEV_MAX_FIELDS; i++) {
 		const struct fspec *f = &b->spec->fields[i];
 		const struct vma_kvmev_loc *loc = &b->loc[i];
@@ -486,12 +492,12 @@ static void bind_fixed(struct vma_kvmev_bind *b)
 		if (!loc->size) {
 			if (f->kind == F_U32 || f->kind == F_U64)
 				x->missing = f->missing;
-			b->whole = false;
+			all_there = false;
 			continue;
 		}
 		x->offset = loc->offset;
-		if (!read_whole(f, loc->size))
-			b->whole = false;
+		if (!read_whole(f, loc->size) || loc->offset < 8)
+			whole = false;
 		if (f->kind == F_BYTES) {
 			uint32_t n = loc->size < f->arg ? loc->size : f->arg;
 
@@ -505,10 +511,8 @@ static void bind_fixed(struct vma_kvmev_bind *b)
 		else if (f->kind == F_LO16 || f->kind == F_HI16)
 			x->mask[0] &= 0xffff;
 	}
-	if (VMA_HOST_BIG)
-		b->decode = NULL;
-	else
-		b->decode = b->whole ? b->spec->decode_whole : b->spec->decode;
+	b->way = !whole ? VMA_KVMEV_MASKED : all_there ? VMA_KVMEV_WHOLE : VMA_KVMEV_GAPS;
+	b->decode = VMA_HOST_BIG ? NULL : b->spec->decode[b->way];
 }
 
 /* Offset and size of a common field, from any parsed event (they all share them). */

@@ -262,6 +262,14 @@ struct vma_kvm_format {
 
 #define VMA_KVMEV_MAX_FIELDS 16
 
+/* How a fixed decoder reads a bind's fields (kvm-events.c). */
+enum vma_kvmev_way {
+	VMA_KVMEV_MASKED = 0, /* any layout: each field masked to its size */
+	VMA_KVMEV_WHOLE,      /* every field present, at a size its kind reads whole */
+	VMA_KVMEV_GAPS,       /* the same for the fields present, defaults for the others */
+	VMA_KVMEV_WAYS
+};
+
 /* One event format and what vmalyze makes of it. */
 struct vma_kvmev_bind {
 	struct tep_event *event;     /* NULL until its format is parsed */
@@ -292,7 +300,7 @@ struct vma_kvmev_bind {
 		uint32_t missing;    /* or-ed in: the spec's default when absent */
 		uint64_t mask[2];    /* the field's bytes in the loaded ones, by size and kind */
 	} fix[VMA_KVMEV_MAX_FIELDS];
-	bool whole;                  /* every field present, read whole: no masks needed */
+	uint8_t way;                 /* enum vma_kvmev_way: which fixed decoder */
 	int64_t arm_trap;            /* arm64 kvm_exit: the "ret" value named TRAP */
 	struct vma_kvmtext *text;    /* owned: its dump text (kvm-text.c), from its first line */
 };
