@@ -95,6 +95,19 @@ static struct thread_slot *thread_find(struct vma_kvm_threads *t, uint32_t pid, 
 	return &t->slots[at];
 }
 
+/* thread_find(t, pid, false), the slot the pid hashes to tried inline. */
+static inline struct thread_slot *thread_lookup(struct vma_kvm_threads *t, uint32_t pid)
+{
+	struct thread_slot *slot;
+
+	if (!t->cap)
+		return NULL;
+	slot = &t->slots[pid_hash(pid) & (t->cap - 1)];
+	if (!slot->used || slot->pid == pid)
+		return slot->used ? slot : NULL;
+	return thread_find(t, pid, false);
+}
+
 /* thread_find(t, pid, true), first trying the last thread seen on @pcpu. */
 static struct thread_slot *thread_on(struct vma_kvm_threads *t, uint32_t pcpu, uint32_t pid)
 {
@@ -420,7 +433,7 @@ static void kvm_entry(struct vma_machine *m, struct vma_vcpu *v, struct thread_s
 }
 
 /* The thread name a sched_switch gives (16 bytes from word @w): the latest wins. */
-static void take_comm(struct vma_vcpu *v, const struct vma_record *rec, enum vma_kvm_word w)
+static inline void take_comm(struct vma_vcpu *v, const struct vma_record *rec, enum vma_kvm_word w)
 {
 	char comm[VMA_KVM_COMM_LEN];
 	uint32_t i;
@@ -449,8 +462,8 @@ static void sched_switch(struct vma_machine *m, const struct vma_record *rec)
 	/* prev most often ran the pcpu's last KVM records; next runs the pcpu's next ones */
 	prev = t->recent[rec->pcpu % 16];
 	if (!prev || prev->pid != vma_kvm_word(rec, VMA_KVM_SCHED_SWITCH_PREV_PID))
-		prev = thread_find(t, vma_kvm_word(rec, VMA_KVM_SCHED_SWITCH_PREV_PID), false);
-	next = thread_find(t, vma_kvm_word(rec, VMA_KVM_SCHED_SWITCH_NEXT_PID), false);
+		prev = thread_lookup(t, vma_kvm_word(rec, VMA_KVM_SCHED_SWITCH_PREV_PID));
+	next = thread_lookup(t, vma_kvm_word(rec, VMA_KVM_SCHED_SWITCH_NEXT_PID));
 	if (next)
 		t->recent[rec->pcpu % 16] = next;
 	if (prev && prev->vcpu)
