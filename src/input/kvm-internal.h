@@ -184,20 +184,22 @@ int vma_rb_page_load(struct vma_rb_page *pg, const struct vma_rb_layout *layout,
 int vma_rb_page_next(struct vma_rb_page *pg);
 
 /*
- * vma_rb_page_step - vma_rb_page_next(), the usual event (data of 1 to 28
- * words, whole before the commit end and the page's present bytes) taken
- * here without a call; anything else goes to vma_rb_page_next(), which
- * starts again from the same position.
+ * vma_rb_page_step_in - vma_rb_page_next(), the usual event (data of 1 to
+ * 28 words, whole before the commit end and the page's present bytes)
+ * taken here without a call, for a page of byte order @big (pg->big, or
+ * a constant where the caller knows it); anything else goes to
+ * vma_rb_page_next(), which starts again from the same position.
  */
-static inline int vma_rb_page_step(struct vma_rb_page *pg)
+static inline __attribute__((always_inline)) int vma_rb_page_step_in(struct vma_rb_page *pg,
+								      bool big)
 {
 	uint32_t hdr, type_len, delta, total;
 
 	if (__builtin_expect(pg->pos + 4 > pg->lim, 0))
 		return vma_rb_page_next(pg);
-	hdr = vma_get32(pg->page + pg->pos, pg->big);
-	type_len = pg->big ? hdr >> 27 : hdr & 31;
-	delta = pg->big ? hdr & ((1u << 27) - 1) : hdr >> 5;
+	hdr = vma_get32(pg->page + pg->pos, big);
+	type_len = big ? hdr >> 27 : hdr & 31;
+	delta = big ? hdr & ((1u << 27) - 1) : hdr >> 5;
 	total = 4 + type_len * 4;
 	if (__builtin_expect(type_len - 1 >= 28 || total > pg->lim - pg->pos, 0))
 		return vma_rb_page_next(pg);
@@ -207,6 +209,12 @@ static inline int vma_rb_page_step(struct vma_rb_page *pg)
 	pg->ev_pos = pg->pos;
 	pg->pos += total;
 	return VMA_RB_EVENT;
+}
+
+/* vma_rb_page_step_in() in the page's own byte order. */
+static inline int vma_rb_page_step(struct vma_rb_page *pg)
+{
+	return vma_rb_page_step_in(pg, pg->big);
 }
 
 /* ---- decompression (decompress.c) ---------------------------------------- */

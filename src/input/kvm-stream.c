@@ -535,9 +535,10 @@ static __attribute__((noinline)) int fill_slow(struct vma_kvm_stream *s, struct 
 
 /*
  * The current event as the stream's record: 1 delivered, 0 skipped, or a
- * status.  rec->pcpu is the stream's since its first record.
+ * status.  rec->pcpu is the stream's since its first record.  @plain:
+ * s->time_plain is known to be true.
  */
-static inline __attribute__((always_inline)) int deliver(struct vma_kvm_stream *s)
+static inline __attribute__((always_inline)) int deliver(struct vma_kvm_stream *s, bool plain)
 {
 	struct vma_record *rec = &s->pub.rec;
 	const struct vma_kvmev_bind *b = vma_kvmev_fixed(&s->priv->ev, s->pg.ev, s->pg.ev_size);
@@ -553,12 +554,14 @@ static inline __attribute__((always_inline)) int deliver(struct vma_kvm_stream *
 			return ret;
 	}
 	/* after the fill: a skipped event leaves the last record's time for a lost one */
-	rec->tsc = s->time_plain ? s->pg.ts + s->time_add :
+	rec->tsc = plain || s->time_plain ? s->pg.ts + s->time_add :
 		vma_kvm_time(s->priv, s->pg.ts, s->pub.pcpu);
 	s->last_ts = rec->tsc;
 	s->st.records++;
 	return 1;
 }
+
+static int stream_next_usual(struct vma_stream *stream);
 
 /* stream_next() but for the usual record: starts, pages, lost events, the ends. */
 static __attribute__((noinline)) int stream_walk(struct vma_kvm_stream *s)
@@ -574,6 +577,8 @@ static __attribute__((noinline)) int stream_walk(struct vma_kvm_stream *s)
 			(p->time_map.cycles || !p->info.tsc2nsec_mult);
 		s->time_add = (p->time_map.cycles ? 0 : (uint64_t)p->info.ts_offset) +
 			(uint64_t)p->time_map.offset;
+		if (s->time_plain && !s->layout.big_endian)
+			s->pub.next = stream_next_usual;
 		if (s->region.offset > s->input->size) {
 			bool ok = vma_diag_report(s->input->diag, VMA_LVL_FILE, s->input->path,
 						  s->input->size,
@@ -606,7 +611,7 @@ static __attribute__((noinline)) int stream_walk(struct vma_kvm_stream *s)
 		}
 		ret = vma_rb_page_step(&s->pg);
 		if (ret == VMA_RB_EVENT) {
-			ret = deliver(s);
+			ret = deliver(s, false);
 			if (ret == 0)
 				continue;
 			return ret < 0 ? ret : VMA_OK;
@@ -619,16 +624,19 @@ static __attribute__((noinline)) int stream_walk(struct vma_kvm_stream *s)
 	}
 }
 
-static int stream_next(struct vma_stream *stream)
+/*
+ * stream_next(): the next data event of the page being read, without the
+ * walk's frame.  @usual: a little-endian page and a record time that is
+ * the stamp plus a constant, as stream_next_usual() is chosen for.
+ */
+static inline __attribute__((always_inline)) int next_in_page(struct vma_kvm_stream *s,
+							     bool usual)
 {
-	struct vma_kvm_stream *s = (struct vma_kvm_stream *)stream;
-
-	/* The next data event of the page being read, without the walk's frame. */
 	if (__builtin_expect(s->in_page, 1)) {
-		int ret = vma_rb_page_step(&s->pg);
+		int ret = usual ? vma_rb_page_step_in(&s->pg, false) : vma_rb_page_step(&s->pg);
 
 		if (ret == VMA_RB_EVENT) {
-			ret = deliver(s);
+			ret = deliver(s, usual);
 			if (ret != 0)
 				return ret < 0 ? ret : VMA_OK;
 		} else {
@@ -638,6 +646,17 @@ static int stream_next(struct vma_stream *stream)
 		}
 	}
 	return stream_walk(s);
+}
+
+static int stream_next(struct vma_stream *stream)
+{
+	return next_in_page((struct vma_kvm_stream *)stream, false);
+}
+
+/* stream_next() of a stream in the usual case (see next_in_page()), set at its first record. */
+static int stream_next_usual(struct vma_stream *stream)
+{
+	return next_in_page((struct vma_kvm_stream *)stream, true);
 }
 
 int vma_kvm_stream_add(struct vma_input *input, struct vma_kvm_priv *priv, uint32_t cpu,
