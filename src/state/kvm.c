@@ -292,13 +292,32 @@ static inline struct vma_vcpu *vcpu_of_thread(struct vma_machine *m, struct thre
 }
 
 /*
+ * The words of a kvm_exit or kvm_entry the state reads: all within the
+ * payload the readers always write (kvm-events.h), so once a record has
+ * them they are read as they are; one that has fewer is padded first.
+ */
+#define EXIT_WORDS VMA_KVM_EXIT_ARM_WORDS  /* the fewer of both layouts: up to the arm trap */
+#define ENTRY_WORDS (VMA_KVM_ENTRY_VCPU + 1)
+
+/* A copy of @rec in @copy whose words past its payload are 0, as vma_kvm_word() reads them. */
+static __attribute__((noinline)) const struct vma_record *padded(const struct vma_record *rec,
+								  struct vma_record *copy)
+{
+	uint32_t n = rec->nr_data < VMA_REC_MAX_WORDS ? rec->nr_data : VMA_REC_MAX_WORDS;
+
+	*copy = *rec;
+	memset(copy->data + n, 0, (VMA_REC_MAX_WORDS - n) * sizeof(copy->data[0]));
+	return copy;
+}
+
+/*
  * arm64 exits: the exception class for traps (the adapter says which ret
- * is a trap on this kernel), else the exception type.
+ * is a trap on this kernel), else the exception type.  @rec has EXIT_WORDS.
  */
 static uint32_t arm_reason(const struct vma_record *rec)
 {
-	return vma_kvm_word(rec, VMA_KVM_EXIT_ARM_TRAP) ? vma_kvm_word(rec, VMA_KVM_EXIT_ARM_EC)
-		: VMA_ARM_REASON_EXCEPTION + vma_kvm_word(rec, VMA_KVM_EXIT_REASON);
+	return rec->data[VMA_KVM_EXIT_ARM_TRAP] ? rec->data[VMA_KVM_EXIT_ARM_EC]
+		: VMA_ARM_REASON_EXCEPTION + rec->data[VMA_KVM_EXIT_REASON];
 }
 
 /* HLT and WFx exits: the guest idles; the figures without them show the rest. */
@@ -323,11 +342,6 @@ static void refine(struct vma_hvm *h, uint32_t handler, uint64_t key, bool is_wr
 	h->inflight.is_write = is_write;
 }
 
-static uint32_t exit_isa(const struct vma_record *rec)
-{
-	return vma_kvm_word(rec, VMA_KVM_EXIT_ISA);
-}
-
 /* pcpu_vm_add() for a VM not at @p->kvm_vms[*at]: found or added, and *at set. */
 static __attribute__((noinline)) void pcpu_vm_find(struct vma_pcpu *p, const struct vma_vcpu *v,
 						   uint32_t *at, uint64_t guest, uint64_t exits)
@@ -349,15 +363,13 @@ static __attribute__((noinline)) void pcpu_vm_find(struct vma_pcpu *p, const str
 }
 
 /*
- * --report-pcpu: @guest and @exits ticks of @v's VM on host cpu @pcpu;
- * @at remembers where the VM was found (a thread's VM is most often where
- * it was on the pcpu before).
+ * --report-pcpu: @guest and @exits ticks of @v's VM on host cpu @p (NULL:
+ * none); @at remembers where the VM was found (a thread's VM is most often
+ * where it was on the pcpu before).
  */
-static inline void pcpu_vm_add(struct vma_machine *m, uint32_t pcpu, const struct vma_vcpu *v,
-			       uint32_t *at, uint64_t guest, uint64_t exits)
+static inline void pcpu_vm_add(struct vma_pcpu *p, const struct vma_vcpu *v, uint32_t *at,
+			       uint64_t guest, uint64_t exits)
 {
-	struct vma_pcpu *p = vma_pcpu_of(m, pcpu);
-
 	if (!p)
 		return;
 	if (__builtin_expect(*at < p->nr_kvm_vms && p->kvm_vms[*at].did == v->domain->did, 1)) {
@@ -368,19 +380,21 @@ static inline void pcpu_vm_add(struct vma_machine *m, uint32_t pcpu, const struc
 	pcpu_vm_find(p, v, at, guest, exits);
 }
 
+/* A kvm_exit record (with EXIT_WORDS) of pcpu @p (rec->pcpu's) opens @v's arc. */
 static inline __attribute__((always_inline)) void kvm_exit(struct vma_machine *m,
+							  struct vma_pcpu *p,
 							  struct vma_vcpu *v,
 							  struct thread_slot *slot,
 							  const struct vma_record *rec)
 {
 	struct vma_hvm *h = &v->hvm;
-	uint32_t isa = exit_isa(rec), reason = vma_kvm_word(rec, VMA_KVM_EXIT_REASON);
+	uint32_t isa = rec->data[VMA_KVM_EXIT_ISA], reason = rec->data[VMA_KVM_EXIT_REASON];
 	bool arm = isa == VMA_KVM_ISA_ARM64;
 
 	/* Guest mode since the last entry, when it was on this cpu. */
 	if (!h->vmexit_valid && h->entry_tsc && h->entry_tsc <= rec->tsc &&
 	    v->kvm_entry_pcpu == rec->pcpu)
-		pcpu_vm_add(m, rec->pcpu, v, &slot->vm_at, rec->tsc - h->entry_tsc, 0);
+		pcpu_vm_add(p, v, &slot->vm_at, rec->tsc - h->entry_tsc, 0);
 	if (h->vmexit_valid) {
 		/* A second exit without an entry: the first is counted, not timed. */
 		vma_hvm_count_open_exit(v);
@@ -400,7 +414,7 @@ static inline __attribute__((always_inline)) void kvm_exit(struct vma_machine *m
 	h->vmexit_valid = true;
 	/* VMX keeps flag bits above the basic reason. */
 	h->exit_reason = arm ? arm_reason(rec) : isa == VMA_KVM_ISA_VMX ? reason & 0xffff : reason;
-	h->rip = vma_kvm_word64(rec, VMA_KVM_EXIT_RIP);
+	h->rip = vma_rec_u64(rec, VMA_KVM_EXIT_RIP);
 	h->exit_tsc = rec->tsc;
 	memset(&h->inflight, 0, sizeof(h->inflight));
 }
@@ -410,11 +424,13 @@ static __attribute__((noinline)) void replay_exit(struct vma_machine *m, struct 
 						  struct thread_slot *slot)
 {
 	slot->pending_exit = false;
-	kvm_exit(m, v, slot, &slot->pending);
+	kvm_exit(m, vma_pcpu_of(m, slot->pending.pcpu), v, slot, &slot->pending);
 }
 
-static void kvm_entry(struct vma_machine *m, struct vma_vcpu *v, struct thread_slot *slot,
-		      const struct vma_record *rec, struct vma_outcome *out)
+/* A kvm_entry record of pcpu @p (rec->pcpu's) closes @v's arc. */
+static void kvm_entry(struct vma_machine *m, struct vma_pcpu *p, struct vma_vcpu *v,
+		      struct thread_slot *slot, const struct vma_record *rec,
+		      struct vma_outcome *out)
 {
 	struct vma_hvm *h = &v->hvm;
 	uint64_t cycles;
@@ -428,7 +444,7 @@ static void kvm_entry(struct vma_machine *m, struct vma_vcpu *v, struct thread_s
 	out->arc_cycles = cycles;
 	vma_hvm_close_arc_final(m, v, rec->tsc);
 	v->kvm_entry_pcpu = rec->pcpu;
-	pcpu_vm_add(m, rec->pcpu, v, &slot->vm_at, 0, cycles);
+	pcpu_vm_add(p, v, &slot->vm_at, 0, cycles);
 	vma_kvm_windows_add(v, halt, rec->tsc - cycles, rec->tsc, m->kvm_window);
 }
 
@@ -441,11 +457,14 @@ static inline void take_comm(struct vma_vcpu *v, const struct vma_record *rec, e
 	/* byte i is in bits 8 * (i % 4) of word w + i / 4: in order on a little-endian host */
 	if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ &&
 	    (uint32_t)w + VMA_KVM_COMM_LEN / 4 <= rec->nr_data) {
-		memcpy(comm, &rec->data[w], VMA_KVM_COMM_LEN - 1);
-	} else {
-		for (i = 0; i < VMA_KVM_COMM_LEN - 1; i++)
-			comm[i] = (char)(vma_kvm_word(rec, w + i / 4) >> (8 * (i % 4)));
+		if (!(rec->data[w] & 0xff))
+			return;
+		memcpy(v->kvm_comm, &rec->data[w], VMA_KVM_COMM_LEN - 1);
+		v->kvm_comm[VMA_KVM_COMM_LEN - 1] = '\0';
+		return;
 	}
+	for (i = 0; i < VMA_KVM_COMM_LEN - 1; i++)
+		comm[i] = (char)(vma_kvm_word(rec, w + i / 4) >> (8 * (i % 4)));
 	comm[VMA_KVM_COMM_LEN - 1] = '\0';
 	if (comm[0])
 		memcpy(v->kvm_comm, comm, sizeof(comm));
@@ -461,9 +480,9 @@ static void sched_switch(struct vma_machine *m, const struct vma_record *rec)
 		return;
 	/* prev most often ran the pcpu's last KVM records; next runs the pcpu's next ones */
 	prev = t->recent[rec->pcpu % 16];
-	if (!prev || prev->pid != vma_kvm_word(rec, VMA_KVM_SCHED_SWITCH_PREV_PID))
-		prev = thread_lookup(t, vma_kvm_word(rec, VMA_KVM_SCHED_SWITCH_PREV_PID));
-	next = thread_lookup(t, vma_kvm_word(rec, VMA_KVM_SCHED_SWITCH_NEXT_PID));
+	if (!prev || prev->pid != rec->data[VMA_KVM_SCHED_SWITCH_PREV_PID])
+		prev = thread_lookup(t, rec->data[VMA_KVM_SCHED_SWITCH_PREV_PID]);
+	next = thread_lookup(t, rec->data[VMA_KVM_SCHED_SWITCH_NEXT_PID]);
 	if (next)
 		t->recent[rec->pcpu % 16] = next;
 	if (prev && prev->vcpu)
@@ -472,7 +491,7 @@ static void sched_switch(struct vma_machine *m, const struct vma_record *rec)
 		take_comm(next->vcpu, rec, VMA_KVM_SCHED_SWITCH_NEXT_COMM);
 	if (prev && prev->vcpu) {
 		/* prev_state 0 (TASK_RUNNING) means preempted. */
-		enum vma_runstate st = vma_kvm_word(rec, VMA_KVM_SCHED_SWITCH_PREV_STATE) == 0
+		enum vma_runstate st = rec->data[VMA_KVM_SCHED_SWITCH_PREV_STATE] == 0
 			? VMA_RS_RUNNABLE : VMA_RS_BLOCKED;
 
 		vma_vcpu_runstate(m, prev->vcpu, st, rec->tsc);
@@ -611,6 +630,7 @@ int vma_kvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_r
 	uint32_t kind = rec->event - VMA_ID_KVM_BASE;
 	uint64_t refused = m->refused;
 	bool arm_exit = false;
+	struct vma_record copy;
 	struct vma_vcpu *v;
 
 	count_event(m, rec);
@@ -622,13 +642,17 @@ int vma_kvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_r
 		lost(m, p, rec);
 		return VMA_OK;
 	case VMA_KVM_EXIT:
-		arm_exit = exit_isa(rec) == VMA_KVM_ISA_ARM64;
-		v = vcpu_of_thread(m, &slot, rec->pcpu, rec->ctx,
-				   vma_kvm_word(rec, VMA_KVM_EXIT_VCPU), arm_exit);
+		if (__builtin_expect(rec->nr_data < EXIT_WORDS, 0))
+			rec = padded(rec, &copy);
+		arm_exit = rec->data[VMA_KVM_EXIT_ISA] == VMA_KVM_ISA_ARM64;
+		v = vcpu_of_thread(m, &slot, rec->pcpu, rec->ctx, rec->data[VMA_KVM_EXIT_VCPU],
+				   arm_exit);
 		break;
 	case VMA_KVM_ENTRY:
-		v = vcpu_of_thread(m, &slot, rec->pcpu, rec->ctx,
-				   vma_kvm_word(rec, VMA_KVM_ENTRY_VCPU), false);
+		if (__builtin_expect(rec->nr_data < ENTRY_WORDS, 0))
+			rec = padded(rec, &copy);
+		v = vcpu_of_thread(m, &slot, rec->pcpu, rec->ctx, rec->data[VMA_KVM_ENTRY_VCPU],
+				   false);
 		break;
 	default:
 		v = vcpu_of_thread(m, &slot, rec->pcpu, rec->ctx, VMA_KVM_NO_VCPU, false);
@@ -662,10 +686,10 @@ int vma_kvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_r
 	out->svm = m->svm;
 	switch (rec->event) {
 	case VMA_KVM_EXIT:
-		kvm_exit(m, v, slot, rec);
+		kvm_exit(m, p, v, slot, rec);
 		return VMA_OK;
 	case VMA_KVM_ENTRY:
-		kvm_entry(m, v, slot, rec, out);
+		kvm_entry(m, p, v, slot, rec, out);
 		return VMA_OK;
 	}
 	if (kind < VMA_KVM_NR_IDS && handlers[kind].fn &&
