@@ -56,7 +56,7 @@ struct vma_kvm_stream {
 	struct vma_rb_page pg;
 	bool in_page;               /* the next data event may be taken from pg: no lost record due */
 	bool lost_pending;
-	uint64_t last_ts;           /* record time of the last data record */
+	uint64_t last_ts;           /* record time of the last data record before a lost one */
 	int state;                  /* 0 while running, then the status it ended with (not in_page) */
 	bool started;
 	/* vma_kvm_time() is a constant's addition (no tsync, TSC scaling or map scale) */
@@ -470,6 +470,9 @@ static void emit_lost(struct vma_kvm_stream *s)
 			      " before this page while recording (it was full): the report"
 			      " misses them; a larger buffer (trace-cmd record -b) loses fewer",
 			      s->page_off, s->pub.pcpu);
+	/* the record before is still the stream's: its time, unless it was a lost one too */
+	if (!(rec->flags & VMA_REC_SYNTHETIC))
+		s->last_ts = rec->tsc;
 	memset(rec, 0, sizeof(*rec));
 	rec->event = VMA_KVM_LOST;
 	rec->tsc = vma_kvm_time(s->priv, s->pg.base_ts, s->pub.pcpu);
@@ -533,18 +536,28 @@ static __attribute__((noinline)) int fill_slow(struct vma_kvm_stream *s, struct 
 	return 1;
 }
 
+/* What a stream's next() knows of the stream beforehand (see next_in_page()). */
+enum knows {
+	KNOWS_NOTHING,     /* stream_next() */
+	KNOWS_PAGES,       /* usual, its pages read as they are from the file */
+	KNOWS_CHUNKS,      /* usual, its pages expanded from compressed chunks */
+};
+
 /*
  * The current event as the stream's record: 1 delivered, 0 skipped, or a
- * status.  rec->pcpu is the stream's since its first record.  @plain:
- * s->time_plain is known to be true.
+ * status.  rec->pcpu is the stream's since its first record.
  */
-static inline __attribute__((always_inline)) int deliver(struct vma_kvm_stream *s, bool plain)
+static inline __attribute__((always_inline)) int deliver(struct vma_kvm_stream *s,
+							enum knows knows)
 {
 	struct vma_record *rec = &s->pub.rec;
 	const struct vma_kvmev_bind *b = vma_kvmev_fixed(&s->priv->ev, s->pg.ev, s->pg.ev_size);
 
-	rec->offset = s->page_off + (s->region.compressed ? 0 : s->pg.ev_pos);
-	rec->flags = VMA_REC_HAS_TSC;
+	/* an event in a chunk is found by the chunk's offset */
+	if (knows == KNOWS_CHUNKS || (knows == KNOWS_NOTHING && s->region.compressed))
+		rec->offset = s->page_off;
+	else
+		rec->offset = s->page_off + s->pg.ev_pos;
 	if (__builtin_expect(b != NULL, 1)) {
 		vma_kvmev_decode(b, s->pg.ev, rec);
 	} else {
@@ -553,15 +566,16 @@ static inline __attribute__((always_inline)) int deliver(struct vma_kvm_stream *
 		if (ret <= 0)
 			return ret;
 	}
-	/* after the fill: a skipped event leaves the last record's time for a lost one */
-	rec->tsc = plain || s->time_plain ? s->pg.ts + s->time_add :
+	/* after the fill: a skipped event leaves the last record's time and flags (emit_lost()) */
+	rec->flags = VMA_REC_HAS_TSC;
+	rec->tsc = knows != KNOWS_NOTHING || s->time_plain ? s->pg.ts + s->time_add :
 		vma_kvm_time(s->priv, s->pg.ts, s->pub.pcpu);
-	s->last_ts = rec->tsc;
 	s->st.records++;
 	return 1;
 }
 
-static int stream_next_usual(struct vma_stream *stream);
+static int stream_next_pages(struct vma_stream *stream);
+static int stream_next_chunks(struct vma_stream *stream);
 
 /* stream_next() but for the usual record: starts, pages, lost events, the ends. */
 static __attribute__((noinline)) int stream_walk(struct vma_kvm_stream *s)
@@ -578,7 +592,7 @@ static __attribute__((noinline)) int stream_walk(struct vma_kvm_stream *s)
 		s->time_add = (p->time_map.cycles ? 0 : (uint64_t)p->info.ts_offset) +
 			(uint64_t)p->time_map.offset;
 		if (s->time_plain && !s->layout.big_endian)
-			s->pub.next = stream_next_usual;
+			s->pub.next = s->region.compressed ? stream_next_chunks : stream_next_pages;
 		if (s->region.offset > s->input->size) {
 			bool ok = vma_diag_report(s->input->diag, VMA_LVL_FILE, s->input->path,
 						  s->input->size,
@@ -611,7 +625,7 @@ static __attribute__((noinline)) int stream_walk(struct vma_kvm_stream *s)
 		}
 		ret = vma_rb_page_step(&s->pg);
 		if (ret == VMA_RB_EVENT) {
-			ret = deliver(s, false);
+			ret = deliver(s, KNOWS_NOTHING);
 			if (ret == 0)
 				continue;
 			return ret < 0 ? ret : VMA_OK;
@@ -626,17 +640,20 @@ static __attribute__((noinline)) int stream_walk(struct vma_kvm_stream *s)
 
 /*
  * stream_next(): the next data event of the page being read, without the
- * walk's frame.  @usual: a little-endian page and a record time that is
- * the stamp plus a constant, as stream_next_usual() is chosen for.
+ * walk's frame.  The usual stream (@knows not KNOWS_NOTHING) has
+ * little-endian pages and record times that are the stamp plus a
+ * constant: stream_next_pages() or stream_next_chunks() is its next()
+ * from its first record.
  */
 static inline __attribute__((always_inline)) int next_in_page(struct vma_kvm_stream *s,
-							     bool usual)
+							     enum knows knows)
 {
 	if (__builtin_expect(s->in_page, 1)) {
-		int ret = usual ? vma_rb_page_step_in(&s->pg, false) : vma_rb_page_step(&s->pg);
+		int ret = knows != KNOWS_NOTHING ? vma_rb_page_step_in(&s->pg, false) :
+			vma_rb_page_step(&s->pg);
 
 		if (ret == VMA_RB_EVENT) {
-			ret = deliver(s, usual);
+			ret = deliver(s, knows);
 			if (ret != 0)
 				return ret < 0 ? ret : VMA_OK;
 		} else {
@@ -650,13 +667,17 @@ static inline __attribute__((always_inline)) int next_in_page(struct vma_kvm_str
 
 static int stream_next(struct vma_stream *stream)
 {
-	return next_in_page((struct vma_kvm_stream *)stream, false);
+	return next_in_page((struct vma_kvm_stream *)stream, KNOWS_NOTHING);
 }
 
-/* stream_next() of a stream in the usual case (see next_in_page()), set at its first record. */
-static int stream_next_usual(struct vma_stream *stream)
+static int stream_next_pages(struct vma_stream *stream)
 {
-	return next_in_page((struct vma_kvm_stream *)stream, true);
+	return next_in_page((struct vma_kvm_stream *)stream, KNOWS_PAGES);
+}
+
+static int stream_next_chunks(struct vma_stream *stream)
+{
+	return next_in_page((struct vma_kvm_stream *)stream, KNOWS_CHUNKS);
 }
 
 int vma_kvm_stream_add(struct vma_input *input, struct vma_kvm_priv *priv, uint32_t cpu,
