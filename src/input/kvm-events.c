@@ -205,6 +205,30 @@ static const struct fspec sched_wakeup[] = {
  * whether it is a trap.  The unit tests check every way against
  * vma_kvmev_fill() on random layouts and records.
  */
+/*
+ * Whether decode_fields() stores word @k of a record whole, whatever the
+ * field's value: numbers and (unless absent in @way) bytes do, the flags
+ * and prio halves are or-ed in.  Constant where the table is.
+ */
+static inline __attribute__((always_inline)) bool
+stores_word(const struct fspec *tab, unsigned int n, enum vma_kvmev_way way, unsigned int k)
+{
+	unsigned int i;
+
+#pragma GCC unroll 16
+	for (i = 0; i < n; i++) {
+		uint32_t last = tab[i].word + (tab[i].kind == F_U64 ? 1 :
+					       tab[i].kind == F_BYTES ? tab[i].arg / 4u - 1 : 0);
+
+		if (k < tab[i].word || k > last)
+			continue;
+		if (tab[i].kind == F_U32 || tab[i].kind == F_U64 ||
+		    (tab[i].kind == F_BYTES && way != VMA_KVMEV_GAPS))
+			return true;
+	}
+	return false;
+}
+
 static inline __attribute__((always_inline)) void
 decode_fields(const struct fspec *tab, unsigned int n, enum vma_kvmev_way way, bool arm_trap,
 	      const struct vma_kvmev_bind *b, const unsigned char *data, struct vma_record *rec)
@@ -212,7 +236,12 @@ decode_fields(const struct fspec *tab, unsigned int n, enum vma_kvmev_way way, b
 	uint32_t *w = rec->data;
 	unsigned int i;
 
-	memset(rec->data, 0, sizeof(rec->data));
+	/* the words no field stores whole are 0 first, as in vma_kvmev_fill() */
+#pragma GCC unroll 16
+	for (i = 0; i < VMA_REC_MAX_WORDS; i++) {
+		if (!stores_word(tab, n, way, i))
+			w[i] = 0;
+	}
 #pragma GCC unroll 16
 	for (i = 0; i < n; i++) {
 		const struct vma_kvmev_fix *x = &b->fix[i];
@@ -224,6 +253,8 @@ decode_fields(const struct fspec *tab, unsigned int n, enum vma_kvmev_way way, b
 		if (way == VMA_KVMEV_GAPS && !x->offset) {
 			if (tab[i].kind == F_U32 || tab[i].kind == F_U64)
 				w[word] = tab[i].missing;
+			if (tab[i].kind == F_U64)
+				w[word + 1] = 0;
 			continue;
 		}
 		if (way != VMA_KVMEV_MASKED) {
