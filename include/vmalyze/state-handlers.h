@@ -45,9 +45,6 @@ void vma_kvm_finish(struct vma_machine *m);
 /* One exit arc [@start, @end] into @w, whose window is @span ticks (kvm-window.c). */
 void vma_latency_window_add(struct vma_latency_window *w, uint64_t start, uint64_t end,
 			    uint64_t span);
-/* An exit arc of @v into its and its VM's windows, and unless @halt their no-halt ones. */
-void vma_kvm_windows_add(struct vma_vcpu *v, bool halt, uint64_t start, uint64_t end,
-			 uint64_t span);
 
 /*
  * A record too short for its row of the Xen event table: warned about

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "state/kvm-window.h"
 #include "vmalyze/diag.h"
 #include "vmalyze/grow.h"
 #include "vmalyze/hvm-stats.h"
