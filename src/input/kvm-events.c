@@ -191,21 +191,6 @@ static const struct fspec sched_wakeup[] = {
 };
 
 /*
- * The fixed decoders: the fields of a spec's table into a record whose
- * fields are all present (its size at least the bind's need), with the
- * usual common fields in the host's byte order, on a little-endian host.
- * The loop is unrolled, so each field's kind, word and default are the
- * table's constants and only its place in the record is read from the
- * bind (bind_fixed()), where put_field() tests its presence, size and kind
- * at each record.  @way: VMA_KVMEV_MASKED, a load, a mask and a store per
- * field; VMA_KVMEV_WHOLE, every field present at a size its kind reads
- * whole, a load and a store; VMA_KVMEV_GAPS, the same for the fields
- * present and the default for the others (offset 0: no field lies in the
- * common fields then).  @arm_trap: arm64's kvm_exit, whose ret says
- * whether it is a trap.  The unit tests check every way against
- * vma_kvmev_fill() on random layouts and records.
- */
-/*
  * Whether decode_fields() stores word @k of a record whole, whatever the
  * field's value: numbers and (unless absent in @way) bytes do, the flags
  * and prio halves are or-ed in.  Constant where the table is.
@@ -229,6 +214,21 @@ stores_word(const struct fspec *tab, unsigned int n, enum vma_kvmev_way way, uns
 	return false;
 }
 
+/*
+ * The fixed decoders: the fields of a spec's table into a record whose
+ * fields are all present (its size at least the bind's need), with the
+ * usual common fields in the host's byte order, on a little-endian host.
+ * The loop is unrolled, so each field's kind, word and default are the
+ * table's constants and only its place in the record is read from the
+ * bind (bind_fixed()), where put_field() tests its presence, size and kind
+ * at each record.  @way: VMA_KVMEV_MASKED, a load, a mask and a store per
+ * field; VMA_KVMEV_WHOLE, every field present at a size its kind reads
+ * whole, a load and a store; VMA_KVMEV_GAPS, the same for the fields
+ * present and the default for the others (offset 0: no field lies in the
+ * common fields then).  @arm_trap: arm64's kvm_exit, whose ret says
+ * whether it is a trap.  The unit tests check every way against
+ * vma_kvmev_fill() on random layouts and records.
+ */
 static inline __attribute__((always_inline)) void
 decode_fields(const struct fspec *tab, unsigned int n, enum vma_kvmev_way way, bool arm_trap,
 	      const struct vma_kvmev_bind *b, const unsigned char *data, struct vma_record *rec)
@@ -258,7 +258,7 @@ decode_fields(const struct fspec *tab, unsigned int n, enum vma_kvmev_way way, b
 			continue;
 		}
 		if (way != VMA_KVMEV_MASKED) {
-			/* byte i of the bytes in bits 8 * (i % 4) of word i / 4: the host's layout */
+			/* byte i of bytes in bits 8 * (i % 4) of word i / 4: the host's layout */
 			switch (tab[i].kind) {
 			case F_U32:
 				memcpy(&w[word], p, 4);

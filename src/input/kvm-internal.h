@@ -290,16 +290,15 @@ struct vma_kvmev_bind {
 	struct vma_kvmev_loc {
 		uint32_t offset, size;
 	} loc[VMA_KVMEV_MAX_FIELDS];
-	uint32_t need;               /* bytes a record needs to hold every field found, 8 at least */
+	uint32_t need;               /* bytes a record needs to hold every field found (>= 8) */
 	uint32_t index;              /* in vma_kvmev.bind: an unknown event's record names it */
 	uint8_t nr_data;             /* the record's words: the spec's, 2 for an unknown event */
 	/*
-	 * Its fixed decoder (kvm-events.c: one per spec, and one for events
-	 * vmalyze does not know), for a record of at least need bytes in a
-	 * file of the usual common fields in the host's byte order
-	 * (vma_kvmev.usual_common); NULL on a big-endian host.  It reads each
-	 * field as the 8 bytes (16 for bytes) at its offset, kept to the
-	 * field by fix[].mask: see VMA_KVMEV_SLACK.
+	 * Its fixed decoder (kvm-events.c: three per spec, one for each way,
+	 * and one for events vmalyze does not know), for a record of at least
+	 * need bytes in a file of the usual common fields in the host's byte
+	 * order (vma_kvmev.usual_common); NULL on a big-endian host.  It reads
+	 * each field at fix[].offset, in whole words (see VMA_KVMEV_SLACK).
 	 */
 	void (*decode)(const struct vma_kvmev_bind *b, const unsigned char *data,
 		       struct vma_record *rec);

@@ -54,10 +54,10 @@ struct vma_kvm_stream {
 	unsigned char *zbuf;        /* compressed bytes of a chunk */
 	size_t zbuf_cap;
 	struct vma_rb_page pg;
-	bool in_page;               /* the next data event may be taken from pg: no lost record due */
+	bool in_page;               /* the next event may be taken from pg: no lost record due */
 	bool lost_pending;
 	uint64_t last_ts;           /* record time of the last data record before a lost one */
-	int state;                  /* 0 while running, then the status it ended with (not in_page) */
+	int state;                  /* 0 while running, then the status it ended with */
 	bool started;
 	/* vma_kvm_time() is a constant's addition (no tsync, TSC scaling or map scale) */
 	bool time_plain;
