@@ -6,7 +6,7 @@
  * xenalyze keeps every sample of every summary (up to 32 Mi of them, 256 MiB
  * each); vmalyze cannot afford that with tens of thousands of summaries over
  * hundreds of millions of events.  A struct vma_cycles therefore has two
- * modes:
+ * modes, and a third form for summaries past a memory budget's last level:
  *
  *  - exact: the first few non-zero values are kept as they are, in an array
  *    that doubles from 4 slots up to the exact limit (1024 by default).
@@ -23,6 +23,15 @@
  *    Buckets are allocated 16 at a time, when a value first falls in
  *    one of them, so a narrow distribution or a few outliers cost a few
  *    pages, not every power of two between them.
+ *  - compact: past its budget's last level (below), a summary is the list
+ *    of its non-empty buckets at 4 buckets per power of two (2, then 1, as
+ *    the budget tightens on), each with its count and the exact sum of its
+ *    values, without a sketch's header: a sketch of the same buckets, with
+ *    the same answers.  Its percentiles are the midpoint of the right
+ *    bucket, clamped to [min, max]: within 12.5%, 25% and 50% of the exact
+ *    answer at 4, 2 and 1 buckets per power of two, count- and
+ *    time-weighted alike (with the sums, the bucket where the cumulative
+ *    time crosses its target is found exactly, not estimated).
  *
  * Memory: sizeof(struct vma_cycles) is 40 bytes on LP64, and a zero-filled
  * struct is a valid empty summary that owns nothing.  An exact summary
@@ -36,7 +45,12 @@
  * page while every bucket holds fewer than 2048 values whose offsets in
  * their bucket sum below 2^21, then 128 bytes a page, and 256 in the rare
  * sketch whose 24-bit counts or 40-bit sums would overflow; whatever the
- * number of events, a sketch is at most 408 + 236 * 256 bytes.
+ * number of events, a sketch is at most 408 + 236 * 256 bytes.  A compact
+ * summary costs 24 bytes and 8 per non-empty bucket (16 in the rare one
+ * whose count in a bucket passes 2^20 or whose offsets in it sum past
+ * 2^36), room for two more at most: set by the range of its values, never
+ * by their number (values over 8 powers of two: 24 + 8 * 32 bytes at 4
+ * buckets per power of two, 24 + 8 * 8 at 1), at most 24 + 252 * 16.
  *
  * A memory budget (struct vma_cycles_budget, below) bounds what all the
  * summaries of one owner (a machine) hold together.  Every allocation of
@@ -45,7 +59,13 @@
  * is given up instead of memory: sketches collapse (pairs of adjacent
  * buckets merged, 64 -> 32 -> 16 -> 8 -> 4 buckets per power of two, each
  * level doubling the error bound: 0.79%, 1.57%, 3.13%, 6.25%, 12.5%), and
- * exact arrays that must grow past a lowered limit become sketches.
+ * exact arrays that must grow past a lowered limit (512, 256, 128) become
+ * sketches.  That is the last level: a sketch's header and a page are no
+ * smaller than 128 exact samples.  Past it, summaries take the compact
+ * form: exact arrays as they grow past the limit, sketches as they next
+ * take values; then the exact limit goes on halving (64, 32, 16: below,
+ * an array is no larger than a compact form) and the compact forms'
+ * buckets go to 2, then 1 per power of two (25%, 50%).
  * Events, counts, sums, minimum and maximum stay exact at every level.
  * Below the limit nothing differs from a summary without a budget.  The
  * same budget holds the limit of the owner's tables of rows (struct
@@ -110,6 +130,7 @@
 #define VMA_CYCLES_SKETCH_SUB_MIN 4u
 
 struct vma_cycles_sketch;
+struct vma_cycles_compact;
 
 /*
  * struct vma_rows_budget - what the tables of rows of one owner may hold.
@@ -154,9 +175,15 @@ struct vma_rows_budget {
  * sketches start there; otherwise @exact_limit halves (1024 -> 512 ->
  * 256 -> 128) and an exact array that must grow past it becomes a sketch.
  * A step that leaves @used over @limit is followed by another only once
- * the summaries grew by a further 1/32 of it.  When neither can give more,
- * allocations are still granted (@peak then passes @limit): a summary's
- * floor is its small exact array, or its sketch's 408 bytes and a page.
+ * the summaries grew by a further 1/256 of it.  When neither can give more
+ * (exact arrays at 128 samples, sketches at 4 buckets: the last level),
+ * the next step sets @compact: summaries past the exact limit take the
+ * compact form, and the steps after it halve @exact_limit down to 16 and
+ * the compact forms' buckets (@bits) down to 1 per power of two.  When
+ * nothing can give more, allocations are still granted (@peak then passes
+ * @limit): a summary's floor is an exact array of 16 samples, or a compact
+ * form of 24 bytes and 8 per non-empty bucket at 1 per power of two (a
+ * sketch that takes no more values keeps its buckets).
  *
  * Not thread-safe: one owner, one writer.  Fields are read-only outside
  * cycles.c, except @records and @tsc, which the owner may point at its
@@ -169,11 +196,14 @@ struct vma_cycles_budget {
 	size_t used;          /* bytes the summaries charged to it hold now */
 	size_t peak;          /* the most they held at once */
 	uint32_t exact_limit; /* exact arrays grow to at most this many samples */
-	uint8_t bits;         /* sketches hold 2^bits buckets per power of two */
+	uint8_t bits;         /* 2^bits buckets per power of two (below 4: compact forms) */
 	uint8_t step;         /* times the budget tightened: 0 while never reached */
 	size_t next_step;     /* tighten when @used passes this */
 	uint64_t early;       /* exact summaries made sketches before their own limit */
 	uint64_t collapses;   /* sketches collapsed to a coarser resolution */
+	bool compact;         /* past the last level: summaries take the compact form */
+	uint64_t compacts;    /* summaries made compact */
+	size_t compact_used;  /* bytes the compact forms charged to it hold (in @used) */
 	/* Where the owner's clock stood when the limit was first reached. */
 	uint64_t reached_record, reached_tsc;
 	const uint64_t *records, *tsc; /* borrowed: the owner's clock, NULL: none */
@@ -243,6 +273,7 @@ struct vma_cycles {
 		uint64_t *exact64;                /* exact mode, 64-bit */
 		uint32_t inl[2];                  /* exact mode, inline: up to two samples */
 		struct vma_cycles_sketch *sketch; /* sketch mode */
+		struct vma_cycles_compact *compact; /* compact form (past a budget's last level) */
 	} u;
 	/*
 	 * Exact mode: samples in u.exact32, u.exact64 or u.inl (@form).  The
@@ -255,7 +286,7 @@ struct vma_cycles {
 	uint8_t limit_code : 7; /* 0: default exact limit; else 1 << (limit_code - 1) */
 	uint8_t sorted : 1;     /* exact mode: the samples are in ascending order */
 	uint8_t sketch;     /* true once in sketch mode */
-	uint8_t form;       /* exact mode: 32-bit array, 64-bit array or inline (cycles.c) */
+	uint8_t form;       /* exact mode: 32-bit array, 64-bit array or inline; or compact */
 	uint8_t failed;     /* an allocation failed: some samples were dropped */
 };
 
@@ -305,8 +336,10 @@ void vma_cycles_add(struct vma_cycles *s, uint64_t cycles, struct vma_cycles_bud
  * The result is the same as if every event of @src had been added to @dst
  * (for sketches: the same buckets; for exact samples: the same multiset),
  * at the coarser of the two resolutions: a sketch merged with a collapsed
- * one is collapsed as far, so that any grouping and order of merges gives
- * the same buckets.  Return: 0, or VMA_ERR_NOMEM when samples had to be
+ * one is collapsed as far, and anything merged with a compact summary (or
+ * into a summary of a budget past its last level) is compact, so that any
+ * grouping and order of merges gives the same buckets in the same form.
+ * Return: 0, or VMA_ERR_NOMEM when samples had to be
  * dropped (the counters are merged all the same, and
  * vma_cycles_failed(@dst) becomes true).
  */
@@ -383,7 +416,8 @@ int vma_cycles_merge_samples(struct vma_cycles *dst, const struct vma_cycles *sr
 
 /**
  * vma_cycles_coarsen - make @s a sketch of at most @per_octave buckets per
- * power of two (an exact summary becomes a sketch; a finer sketch collapses).
+ * power of two (an exact summary becomes a sketch; a finer sketch collapses;
+ * a compact summary stays one, already at 4 or fewer).
  * @per_octave: 64, 32, 16, 8 or 4 (others are rounded down, within them).
  * @b: the budget @s is charged to, or NULL.
  * Return: 0, or VMA_ERR_NOMEM (@s is unchanged).
@@ -391,7 +425,17 @@ int vma_cycles_merge_samples(struct vma_cycles *dst, const struct vma_cycles *sr
 int vma_cycles_coarsen(struct vma_cycles *s, unsigned int per_octave,
 		       struct vma_cycles_budget *b);
 
-/* Buckets per power of two of @s's sketch; 0 while @s is exact. */
+/**
+ * vma_cycles_compact - give @s the compact form at at most @per_octave
+ * buckets per power of two (4, 2 or 1; others are rounded down, within
+ * them), what a budget does past its last level.
+ * @b: the budget @s is charged to, or NULL.
+ * Return: 0, or VMA_ERR_NOMEM (@s is unchanged).
+ */
+int vma_cycles_compact(struct vma_cycles *s, unsigned int per_octave,
+		       struct vma_cycles_budget *b);
+
+/* Buckets per power of two of @s's sketch or compact form; 0 while @s is exact. */
 unsigned int vma_cycles_per_octave(const struct vma_cycles *s);
 
 /* Bytes @s holds besides its own struct: what it is charged to its budget. */
@@ -407,8 +451,9 @@ size_t vma_cycles_footprint(const struct vma_cycles *s);
  * The rank (or target weight) is floor(total * num / den), computed without
  * overflow; num >= den gives the maximum.  Exact when vma_cycles_is_exact(),
  * otherwise the midpoint of the right bucket, clamped to [min, max], within
- * 0.79% of the exact answer (vma_cycles_error_bound() of the sketch's
- * vma_cycles_per_octave() once it has collapsed).  Nothing is allocated.
+ * 0.79% of the exact answer (vma_cycles_error_bound() of the sketch's or
+ * compact form's vma_cycles_per_octave() once it has collapsed: 12.5%,
+ * 25%, 50% at 4, 2, 1).  Nothing is allocated.
  * Return: the cycles value, 0 when @s has no non-zero sample.
  */
 uint64_t vma_cycles_quantile(struct vma_cycles *s, enum vma_cycles_weight weight,
@@ -444,10 +489,10 @@ uint64_t vma_cycles_min(const struct vma_cycles *s);
 uint64_t vma_cycles_max(const struct vma_cycles *s);
 
 /* True while every non-zero sample is held exactly (percentiles are exact). */
-static inline bool vma_cycles_is_exact(const struct vma_cycles *s)
-{
-	return !s->sketch && s->n == s->count;
-}
+bool vma_cycles_is_exact(const struct vma_cycles *s);
+
+/* True once @s has the compact form (past its budget's last level, or merged with one). */
+bool vma_cycles_is_compact(const struct vma_cycles *s);
 
 /* True when an allocation failure made @s drop samples (not counters). */
 static inline bool vma_cycles_failed(const struct vma_cycles *s)
@@ -473,16 +518,16 @@ struct vma_cycles_bin {
  * vma_cycles_histogram - log-scale histogram of the non-zero samples.
  * @s: the summary (not changed).
  * @per_octave: bins per power of two: 1, 2, 4, 8, 16, 32 or 64 (other
- *	values are rounded down to one of these), at most the sketch's own
- *	vma_cycles_per_octave() once it has collapsed.  Octaves narrower than
- *	that get one bin per integer.
+ *	values are rounded down to one of these), at most the sketch's or
+ *	compact form's own vma_cycles_per_octave() once it has collapsed.
+ *	Octaves narrower than that get one bin per integer.
  * @bins: set to a malloc()ed array, owned by the caller (free()); NULL when
  *	there are no bins.
  * @nbins: set to the number of bins: every bin from the one holding the
  *	minimum to the one holding the maximum, empty ones included.
  *
- * Bins are unions of sketch buckets, so counts and sums are exact in both
- * modes and add up to the summary's samples.
+ * Bins are unions of sketch buckets, so counts and sums are exact in every
+ * form and add up to the summary's samples.
  * Return: 0, or VMA_ERR_NOMEM.
  */
 int vma_cycles_histogram(const struct vma_cycles *s, unsigned int per_octave,
@@ -493,9 +538,11 @@ int vma_cycles_histogram(const struct vma_cycles *s, unsigned int per_octave,
  * @events, @count, @cycles: the summary's counters.
  * @exact_limit: its exact limit (a power of two).
  * @exact: true when @samples holds every non-zero sample; otherwise the
- *	summary is a sketch and @bins holds its non-empty buckets.
- * @per_octave: a sketch's buckets per power of two (vma_cycles_per_octave());
- *	0 when exact.
+ *	summary is a sketch or a compact form and @bins holds its non-empty
+ *	buckets.
+ * @compact: the summary has the compact form (vma_cycles_is_compact()).
+ * @per_octave: buckets per power of two of a sketch (64 .. 4) or compact
+ *	form (4, 2, 1) (vma_cycles_per_octave()); 0 when exact.
  * @min, @max: smallest and largest non-zero sample; 0 when none.
  * @samples, @nr_samples: exact mode, in the summary's order.
  * @bins, @nr_bins: sketch mode, ascending; each bin is one sketch bucket
@@ -509,6 +556,7 @@ struct vma_cycles_image {
 	uint64_t events, count, cycles;
 	uint32_t exact_limit;
 	bool exact;
+	bool compact;
 	unsigned int per_octave;
 	uint64_t min, max;
 	uint64_t *samples;

@@ -26,6 +26,8 @@
 
 /* Exact arrays keep growing below this many samples: a sketch is no smaller. */
 #define EXACT_FLOOR 128u
+/* Past the last level, below this many: a compact form is no smaller (24 + 8 a bucket). */
+#define EXACT_FLOOR_COMPACT 16u
 
 void vma_cycles_budget_init(struct vma_cycles_budget *b, size_t limit)
 {
@@ -172,33 +174,47 @@ static size_t sketch_bytes(const struct vma_cycles_budget *b)
 }
 
 /*
- * One step tighter, on what holds the memory: while sketches hold half of
- * it or more (or exact arrays can give no more), every sketch collapses
- * to half its buckets; otherwise exact arrays that grow past half the
- * exact limit become sketches.  Return: false when neither can give more
- * (the summaries' floor: small exact arrays and sketches at their coarsest).
+ * One step tighter, on what holds the memory: while buckets (sketches,
+ * compact forms) hold half of it or more (or exact arrays can give no
+ * more), halve the buckets per power of two; otherwise exact arrays that
+ * grow past half the exact limit give way.  Sketches collapse at once, to
+ * 4 buckets at the coarsest; exact arrays become sketches, down to 128
+ * samples.  That is the last level: the next step gives summaries the
+ * compact form (as exact arrays grow past the limit, as sketches take
+ * values), and those after it halve the exact limit down to 16 samples
+ * and the compact forms' buckets down to 1 per power of two (each
+ * collapses when it next takes a value).  Return: false when nothing can
+ * give more (arrays of 16 samples, compact forms at 1 bucket per power
+ * of two).
  */
 static bool step(struct vma_cycles_budget *b)
 {
 	struct vma_cycles_sketch *sk;
-	bool exact_can = b->exact_limit / 2 >= EXACT_FLOOR;
-	bool sketch_can = b->bits > SUB_BITS_MIN;
+	bool exact_can = b->exact_limit / 2 >= (b->compact ? EXACT_FLOOR_COMPACT : EXACT_FLOOR);
+	bool sketch_can = b->bits > (b->compact ? 0 : SUB_BITS_MIN);
 
-	if (!exact_can && !sketch_can)
-		return false;
+	if (!exact_can && !sketch_can) {
+		if (b->compact)
+			return false;
+		b->compact = true;
+		b->step++;
+		return true;
+	}
 	if (b->step == 0) {
 		b->reached_record = b->records ? *b->records : 0;
 		b->reached_tsc = b->tsc ? *b->tsc : 0;
 	}
 	b->step++;
-	if (!sketch_can || (exact_can && sketch_bytes(b) < b->used / 2)) {
+	/* Past the last level, halving the buckets shrinks the compact forms only. */
+	if (!sketch_can ||
+	    (exact_can && (b->compact ? b->compact_used : sketch_bytes(b)) < b->used / 2)) {
 		if (b->exact_limit > VMA_CYCLES_EXACT_DEFAULT)
 			b->exact_limit = VMA_CYCLES_EXACT_DEFAULT;
 		b->exact_limit /= 2;
 		return true;
 	}
 	b->bits--;
-	for (sk = b->sketches; sk; sk = sk->next) {
+	for (sk = b->sketches; sk && !b->compact; sk = sk->next) {
 		if (sk->bits > b->bits && vma_cycles_collapse(sk, b->bits, b))
 			b->collapses++;
 	}
@@ -209,9 +225,10 @@ static bool step(struct vma_cycles_budget *b)
  * vma_cycles_settle() past @next_step: called where the summaries'
  * memory may have grown, between operations (no sketch half-updated),
  * it tightens while over the limit.  After a step that left the memory
- * over it (exact arrays give way only as they grow), the next waits until
- * the summaries grew by another 1/32 of the limit, so that one burst of
- * allocations does not spend every step.
+ * over it (exact arrays and sketches give way only as they grow), the
+ * next waits until the summaries grew by another 1/256 of the limit, so
+ * that one burst of allocations does not spend every step (and the dozen
+ * steps to the last level cost under 5% of the limit).
  */
 void vma_cycles_tighten(struct vma_cycles_budget *b)
 {
@@ -221,7 +238,7 @@ void vma_cycles_tighten(struct vma_cycles_budget *b)
 			return;
 		}
 		if (b->used > b->limit) {
-			b->next_step = b->used + b->limit / 32;
+			b->next_step = b->used + b->limit / 256;
 			return;
 		}
 	}
@@ -235,6 +252,8 @@ size_t vma_cycles_footprint(const struct vma_cycles *s)
 
 unsigned int vma_cycles_per_octave(const struct vma_cycles *s)
 {
+	if (is_compact(s))
+		return 1u << s->u.compact->bits;
 	return s->sketch ? 1u << s->u.sketch->bits : 0;
 }
 

@@ -174,8 +174,69 @@ enum exact_form {
 	EXACT_ARRAY32 = 0,
 	EXACT_ARRAY64 = 1,
 	EXACT_INLINE = 2,
+	FORM_COMPACT = 3, /* not exact: u.compact (below); n is 0 */
 };
 #define EXACT_INLINE_MAX 2u
+
+/*
+ * The compact form (cycles-compact.c): what a summary becomes past a
+ * budget's last level.  A sketch of at most 4 buckets per power of two
+ * (2^bits, bits 2, 1 or 0, the layout of bucket_of()) without a sketch's
+ * header: its non-empty buckets only, ascending, each an 8-byte entry of
+ * bucket number (8 bits: at most 252 buckets), count and the sum of its
+ * values' offsets from the bucket's lower bound (as a narrow cell); or 16
+ * bytes (bucket and count, sum) once one does not fit.  Its results are
+ * those of a sketch of the same buckets.
+ */
+struct vma_cycles_compact {
+	uint8_t nr;      /* entries */
+	uint8_t cap;     /* room for entries */
+	uint8_t bits;    /* log2 of the buckets per power of two: 0, 1 or 2 */
+	uint8_t wide;    /* entries of 16 bytes */
+	uint32_t unused;
+	uint64_t min;    /* of the values in it; UINT64_MAX when none */
+	uint64_t max;    /* 0 when none */
+	uint64_t e[];    /* narrow: bucket << 56 | count << 36 | offsets; wide: two words */
+};
+#define COMPACT_BITS_MAX SUB_BITS_MIN
+#define CCOUNT_SHIFT 36
+#define CCOUNT_MAX (((uint64_t)1 << 20) - 1)
+#define COFF_MASK (((uint64_t)1 << CCOUNT_SHIFT) - 1)
+#define CWCOUNT_MASK (((uint64_t)1 << 56) - 1)
+
+static inline bool is_compact(const struct vma_cycles *s)
+{
+	return s->form == FORM_COMPACT;
+}
+
+static inline size_t compact_entry_size(const struct vma_cycles_compact *c)
+{
+	return c->wide ? 2 * sizeof(uint64_t) : sizeof(uint64_t);
+}
+
+/* Bytes a compact form is charged. */
+static inline size_t compact_held(const struct vma_cycles_compact *c)
+{
+	return sizeof(*c) + compact_entry_size(c) * c->cap;
+}
+
+static inline uint32_t compact_bucket(const struct vma_cycles_compact *c, uint32_t i)
+{
+	return (uint32_t)(c->e[c->wide ? 2 * i : i] >> 56);
+}
+
+static inline uint64_t compact_count(const struct vma_cycles_compact *c, uint32_t i)
+{
+	return c->wide ? c->e[2 * i] & CWCOUNT_MASK : (c->e[i] >> CCOUNT_SHIFT) & CCOUNT_MAX;
+}
+
+static inline uint64_t compact_sum(const struct vma_cycles_compact *c, uint32_t i)
+{
+	if (c->wide)
+		return c->e[2 * i + 1];
+	return compact_count(c, i) * bucket_lo(compact_bucket(c, i), c->bits) +
+	       (c->e[i] & COFF_MASK);
+}
 
 static inline bool exact_is64(const struct vma_cycles *s)
 {
@@ -294,7 +355,9 @@ static inline size_t sketch_held(const struct vma_cycles_sketch *sk)
 /* vma_cycles_footprint(): what @s is charged. */
 static inline size_t held_bytes(const struct vma_cycles *s)
 {
-	return s->sketch ? sketch_held(s->u.sketch) : exact_held(s);
+	if (s->sketch)
+		return sketch_held(s->u.sketch);
+	return is_compact(s) ? compact_held(s->u.compact) : exact_held(s);
 }
 
 /*
@@ -338,6 +401,22 @@ static inline void vma_cycles_settle(struct vma_cycles_budget *b)
 /* Collapse @sk to 2^@bits buckets per power of two (no-op if not finer).  False: no memory. */
 bool vma_cycles_collapse(struct vma_cycles_sketch *sk, unsigned int bits,
 			 struct vma_cycles_budget *b);
+
+/*
+ * The compact form (cycles-compact.c).  Each returns false when out of
+ * memory (vma_cycles_to_compact(): @s unchanged; the others: samples
+ * dropped, the caller marks @s failed).
+ */
+/* Make exact or sketch @s compact at 2^@bits (<= 2) buckets per power of two. */
+bool vma_cycles_to_compact(struct vma_cycles *s, unsigned int bits, struct vma_cycles_budget *b);
+/* Add non-zero @v to compact @s (collapsed first to @b's resolution if coarser). */
+bool vma_cycles_compact_add(struct vma_cycles *s, uint64_t v, struct vma_cycles_budget *b);
+/* Add the samples of @src (any form) to compact @dst, at the coarser resolution. */
+bool vma_cycles_compact_merge(struct vma_cycles *dst, const struct vma_cycles *src,
+			      struct vma_cycles_budget *b);
+/* Collapse compact @s to 2^@bits buckets per power of two (no-op if not finer). */
+bool vma_cycles_compact_collapse(struct vma_cycles *s, unsigned int bits,
+				 struct vma_cycles_budget *b);
 
 /* Insert the pending values of @s's sketch into its buckets (cycles.c). */
 void vma_cycles_sketch_flush(struct vma_cycles *s, struct vma_cycles_budget *b);

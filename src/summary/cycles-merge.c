@@ -41,19 +41,21 @@ int vma_cycles_export(const struct vma_cycles *s, struct vma_cycles_image *img)
 {
 	struct vma_cycles_bin *bins = NULL;
 	size_t nbins = 0, i, j;
+	uint64_t n;
 	uint32_t k;
 
 	memset(img, 0, sizeof(*img));
 	if (vma_cycles_failed(s))
 		return VMA_ERR_NOMEM;
 	/* Counted but not sampled (vma_cycles_count() without its parts): not storable. */
-	if (!s->sketch && s->n != s->count)
+	if (!s->sketch && !is_compact(s) && s->n != s->count)
 		return VMA_ERR_FORMAT;
 	img->events = s->events;
 	img->count = s->count;
 	img->cycles = s->cycles;
 	img->exact_limit = exact_limit(s);
 	img->exact = vma_cycles_is_exact(s);
+	img->compact = is_compact(s);
 	img->per_octave = vma_cycles_per_octave(s);
 	img->min = vma_cycles_min(s);
 	img->max = vma_cycles_max(s);
@@ -77,6 +79,13 @@ int vma_cycles_export(const struct vma_cycles *s, struct vma_cycles_image *img)
 	}
 	img->bins = bins;
 	img->nr_bins = j;
+	/* The same check for a compact form: its buckets must hold every sample counted. */
+	for (i = 0, n = 0; i < j; i++)
+		n += bins[i].count;
+	if (img->compact && n != s->count) {
+		vma_cycles_image_release(img);
+		return VMA_ERR_FORMAT;
+	}
 	return 0;
 }
 
@@ -139,8 +148,8 @@ static int import_sketch(struct vma_cycles *s, const struct vma_cycles_image *im
 	}
 	if (count != img->count || sum != img->cycles)
 		return VMA_ERR_FORMAT;
-	/* A sketch made early by a budget, or collapsed by one: as it was. */
-	return vma_cycles_coarsen(s, img->per_octave, NULL);
+	/* A compact form was one from its first value; a sketch is made as collapsed as it was. */
+	return img->compact ? 0 : vma_cycles_coarsen(s, img->per_octave, NULL);
 }
 
 static int import_exact(struct vma_cycles *s, const struct vma_cycles_image *img)
@@ -167,7 +176,8 @@ static bool same_buckets(const struct vma_cycles *s, const struct vma_cycles_ima
 
 	if (vma_cycles_export(s, &again))
 		return false;
-	same = !again.exact && again.per_octave == img->per_octave &&
+	same = !again.exact && again.compact == img->compact &&
+	       again.per_octave == img->per_octave &&
 	       again.nr_bins == img->nr_bins && again.min == img->min &&
 	       again.max == img->max &&
 	       !memcmp(again.bins, img->bins, sizeof(*img->bins) * img->nr_bins);
@@ -184,15 +194,24 @@ int vma_cycles_import(struct vma_cycles *s, const struct vma_cycles_image *img)
 	    (img->exact_limit & (img->exact_limit - 1)) || img->events < img->count) {
 		return VMA_ERR_FORMAT;
 	}
-	/* A sketch's resolution is one of the budget's steps: 64, 32, 16, 8 or 4; exact: 0. */
-	if (img->exact ? img->per_octave != 0
-		       : img->per_octave < VMA_CYCLES_SKETCH_SUB_MIN ||
-				 img->per_octave > VMA_CYCLES_SKETCH_SUB ||
+	/*
+	 * A sketch's resolution is one of the budget's steps: 64, 32, 16, 8 or
+	 * 4; a compact form's 4, 2 or 1; exact: 0.
+	 */
+	if (img->exact ? img->per_octave != 0 || img->compact
+		       : img->per_octave < (img->compact ? 1u : VMA_CYCLES_SKETCH_SUB_MIN) ||
+				 img->per_octave > (img->compact ? VMA_CYCLES_SKETCH_SUB_MIN
+								 : VMA_CYCLES_SKETCH_SUB) ||
 				 (img->per_octave & (img->per_octave - 1))) {
 		return VMA_ERR_FORMAT;
 	}
 	vma_cycles_init(s, img->exact_limit);
-	rc = img->exact ? import_exact(s, img) : import_sketch(s, img);
+	rc = img->compact ? vma_cycles_compact(s, img->per_octave, NULL) : 0;
+	/* A compact form made before its first sample holds none. */
+	if (rc == 0 && img->compact && img->count == 0)
+		rc = img->nr_bins || img->cycles || img->min || img->max ? VMA_ERR_FORMAT : 0;
+	else if (rc == 0)
+		rc = img->exact ? import_exact(s, img) : import_sketch(s, img);
 	if (rc == 0 && vma_cycles_failed(s))
 		rc = VMA_ERR_NOMEM;
 	if (rc == 0 && !img->exact && !same_buckets(s, img))

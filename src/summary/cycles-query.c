@@ -285,6 +285,34 @@ static uint64_t sketch_quantile(const struct vma_cycles *s, enum vma_cycles_weig
 	return hi;
 }
 
+/* A compact summary's quantile: a sketch's, on its list of buckets. */
+static uint64_t compact_quantile(const struct vma_cycles *s, enum vma_cycles_weight weight,
+				 uint32_t num, uint32_t den)
+{
+	const struct vma_cycles_compact *c = s->u.compact;
+	unsigned __int128 total = 0, cum = 0;
+	uint64_t k, mid;
+	uint32_t i, b;
+
+	for (i = 0; i < c->nr; i++)
+		total += weight == VMA_CYCLES_BY_COUNT ? compact_count(c, i) : compact_sum(c, i);
+	if (total == 0)
+		return 0;
+	k = target(total, num, den);
+	for (i = 0; i < c->nr; i++) {
+		cum += weight == VMA_CYCLES_BY_COUNT ? compact_count(c, i) : compact_sum(c, i);
+		if (cum > k)
+			break;
+	}
+	if (i == c->nr)
+		return c->max;
+	b = compact_bucket(c, i);
+	mid = bucket_lo(b, c->bits) + (bucket_width(b, c->bits) - 1) / 2;
+	if (mid < c->min)
+		return c->min;
+	return mid > c->max ? c->max : mid;
+}
+
 uint64_t vma_cycles_quantile(struct vma_cycles *s, enum vma_cycles_weight weight,
 			     uint32_t num, uint32_t den)
 {
@@ -297,8 +325,18 @@ uint64_t vma_cycles_quantile(struct vma_cycles *s, enum vma_cycles_weight weight
 		return sketch_quantile(s, weight, num, den);
 	}
 	if (s->n == 0)
-		return 0;
+		return is_compact(s) ? compact_quantile(s, weight, num, den) : 0;
 	return exact_quantile(s, weight, num, den);
+}
+
+bool vma_cycles_is_exact(const struct vma_cycles *s)
+{
+	return !s->sketch && !is_compact(s) && s->n == s->count;
+}
+
+bool vma_cycles_is_compact(const struct vma_cycles *s)
+{
+	return is_compact(s);
 }
 
 uint64_t vma_cycles_min(const struct vma_cycles *s)
@@ -315,7 +353,7 @@ uint64_t vma_cycles_min(const struct vma_cycles *s)
 		return s->n || s->u.sketch->max ? m : 0;
 	}
 	if (s->n == 0)
-		return 0;
+		return is_compact(s) && s->u.compact->max ? s->u.compact->min : 0;
 	if (s->sorted)
 		return exact_at(s, 0);
 	for (i = 0; i < s->n; i++) {
@@ -338,7 +376,9 @@ uint64_t vma_cycles_max(const struct vma_cycles *s)
 		}
 		return m;
 	}
-	if (s->sorted && s->n)
+	if (s->n == 0)
+		return is_compact(s) ? s->u.compact->max : 0;
+	if (s->sorted)
 		return exact_at(s, s->n - 1);
 	for (i = 0; i < s->n; i++) {
 		if (exact_at(s, i) > m)
@@ -390,6 +430,7 @@ int vma_cycles_histogram(const struct vma_cycles *s, unsigned int per_octave,
 			 struct vma_cycles_bin **bins, size_t *nbins)
 {
 	const struct vma_cycles_sketch *sk = s->sketch ? s->u.sketch : NULL;
+	const struct vma_cycles_compact *cf = is_compact(s) ? s->u.compact : NULL;
 	struct vma_cycles_bin *b;
 	unsigned int k = 0;
 	size_t first, n, idx;
@@ -398,7 +439,7 @@ int vma_cycles_histogram(const struct vma_cycles *s, unsigned int per_octave,
 
 	*bins = NULL;
 	*nbins = 0;
-	while (k < (sk ? sk->bits : SUB_BITS) && (2u << k) <= per_octave)
+	while (k < (sk ? sk->bits : cf ? cf->bits : SUB_BITS) && (2u << k) <= per_octave)
 		k++;
 	hi = vma_cycles_max(s);
 	if (hi == 0)
@@ -434,6 +475,11 @@ int vma_cycles_histogram(const struct vma_cycles *s, unsigned int per_octave,
 		idx = bin_index(bucket_lo(bucket, sk->bits), k) - first;
 		b[idx].count += count;
 		b[idx].cycles += cell_sum(sk, bucket);
+	}
+	for (i = 0; cf && i < cf->nr; i++) {
+		idx = bin_index(bucket_lo(compact_bucket(cf, i), cf->bits), k) - first;
+		b[idx].count += compact_count(cf, i);
+		b[idx].cycles += compact_sum(cf, i);
 	}
 	*bins = b;
 	*nbins = n;

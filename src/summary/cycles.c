@@ -66,8 +66,11 @@ void vma_cycles_release(struct vma_cycles *s, struct vma_cycles_budget *b)
 {
 	uint8_t code = s->limit_code;
 
-	if (b)
+	if (b) {
 		vma_cycles_credit(b, held_bytes(s));
+		if (is_compact(s))
+			b->compact_used -= held_bytes(s);
+	}
 	if (s->sketch) {
 		vma_cycles_unlink(b, s->u.sketch);
 		free(s->u.sketch->cells);
@@ -254,11 +257,29 @@ static void sketch_insert32(struct vma_cycles *s, const uint32_t *v32, uint32_t 
 	sketch_insert(s, v, n, b);
 }
 
+/*
+ * Past its budget's last level a sketch gives way to the compact form, the
+ * next time it takes values (a cold one keeps its buckets, which no longer
+ * grow).  Return: true when @s is compact now.
+ */
+static bool sketch_gives_way(struct vma_cycles *s, struct vma_cycles_budget *b)
+{
+	if (!b || !b->compact || !vma_cycles_to_compact(s, b->bits, b))
+		return false;
+	b->compacts++;
+	return true;
+}
+
 /* One value (too large for the pending array) into @s's sketch. */
 static __attribute__((noinline)) void sketch_insert_one(struct vma_cycles *s, uint64_t v,
 							struct vma_cycles_budget *b)
 {
-	sketch_insert(s, &v, 1, b);
+	if (sketch_gives_way(s, b)) {
+		if (!vma_cycles_compact_add(s, v, b))
+			s->failed = 1;
+	} else {
+		sketch_insert(s, &v, 1, b);
+	}
 	vma_cycles_settle(b);
 }
 
@@ -329,7 +350,13 @@ uint32_t vma_cycles_sketch_flush_in_place(struct vma_cycles *s)
 __attribute__((noinline)) void vma_cycles_sketch_flush(struct vma_cycles *s,
 						       struct vma_cycles_budget *bud)
 {
-	uint32_t n = vma_cycles_sketch_flush_in_place(s);
+	uint32_t n;
+
+	if (__builtin_expect(bud && bud->compact, 0) && sketch_gives_way(s, bud)) {
+		vma_cycles_settle(bud);
+		return;
+	}
+	n = vma_cycles_sketch_flush_in_place(s);
 
 	if (n) {
 		s->n = 0;
@@ -338,10 +365,12 @@ __attribute__((noinline)) void vma_cycles_sketch_flush(struct vma_cycles *s,
 	}
 }
 
-/* The resolution new sketches of @b start at. */
+/* The resolution new sketches of @b start at (past its last level, compact forms go coarser). */
 static unsigned int budget_bits(const struct vma_cycles_budget *b)
 {
-	return b ? b->bits : SUB_BITS;
+	if (!b)
+		return SUB_BITS;
+	return b->bits > SUB_BITS_MIN ? b->bits : SUB_BITS_MIN;
 }
 
 /*
@@ -464,6 +493,46 @@ static bool exact_fits(const struct vma_cycles *s, uint64_t need,
 	return true;
 }
 
+/*
+ * Add @v to compact @s (out of line, so that the exact cases of add_slow()
+ * keep their registers).
+ */
+static __attribute__((noinline)) void compact_add(struct vma_cycles *s, uint64_t v,
+						  struct vma_cycles_budget *b)
+{
+	if (!vma_cycles_compact_add(s, v, b))
+		s->failed = 1;
+	vma_cycles_settle(b);
+}
+
+/*
+ * Exact @s must grow past its limit (or its budget's, @early): it becomes
+ * a sketch, or past @b's last level a compact form, and takes @v.
+ * Return: false if out of memory.
+ */
+static __attribute__((noinline)) bool exact_gives_way(struct vma_cycles *s, uint64_t v,
+						      struct vma_cycles_budget *b, bool early)
+{
+	if (b && b->compact) {
+		if (!vma_cycles_to_compact(s, b->bits, b))
+			return false;
+		b->compacts++;
+		compact_add(s, v, b);
+		return true;
+	}
+	if (!to_sketch(s, b, budget_bits(b)))
+		return false;
+	if (early)
+		b->early++;
+	if (v <= UINT32_MAX) {
+		s->u.sketch->pending[s->n++] = (uint32_t)v;
+	} else {
+		sketch_insert(s, &v, 1, b);
+	}
+	vma_cycles_settle(b);
+	return true;
+}
+
 /* Exact mode with a full (or absent) array, or a value too large: the slow cases. */
 static __attribute__((noinline)) void add_slow(struct vma_cycles *s, uint64_t v,
 					       struct vma_cycles_budget *b)
@@ -479,6 +548,10 @@ static __attribute__((noinline)) void add_slow(struct vma_cycles *s, uint64_t v,
 		s->sorted = 0;
 		return;
 	}
+	if (is_compact(s)) {
+		compact_add(s, v, b);
+		return;
+	}
 	if (exact_fits(s, (uint64_t)s->n + 1, b, &early)) {
 		if ((v <= UINT32_MAX || exact_widen(s, b)) &&
 		    exact_reserve(s, s->n + 1, exact_size(s), b)) {
@@ -486,15 +559,7 @@ static __attribute__((noinline)) void add_slow(struct vma_cycles *s, uint64_t v,
 			vma_cycles_settle(b);
 			return;
 		}
-	} else if (to_sketch(s, b, budget_bits(b))) {
-		if (early)
-			b->early++;
-		if (v <= UINT32_MAX) {
-			s->u.sketch->pending[s->n++] = (uint32_t)v;
-		} else {
-			sketch_insert(s, &v, 1, b);
-		}
-		vma_cycles_settle(b);
+	} else if (exact_gives_way(s, v, b, early)) {
 		return;
 	}
 	s->failed = 1;
@@ -521,8 +586,11 @@ void vma_cycles_add(struct vma_cycles *s, uint64_t v, struct vma_cycles_budget *
 			vma_cycles_sketch_flush(s, b);
 		return;
 	}
-	/* Room left unless n is 0 with no array, inline, or a capacity (exact_cap()). */
-	if (n < EXACT_MIN_CAP ? s->u.exact32 != NULL && s->form != EXACT_INLINE
+	/*
+	 * Room left unless n is 0 with no array, inline or compact (n is then
+	 * 0 too), or a capacity (exact_cap()).
+	 */
+	if (n < EXACT_MIN_CAP ? s->u.exact32 != NULL && s->form < EXACT_INLINE
 			      : !exact_full(n)) {
 		s->sorted = 0;
 		if (s->form == EXACT_ARRAY32) {
@@ -646,6 +714,36 @@ static int exact_append(struct vma_cycles *dst, const struct vma_cycles *src, ui
 	return 0;
 }
 
+/*
+ * A merge where either side is compact, or past @b's last level: the
+ * result is compact, at the coarsest resolution of the two (and of @b),
+ * so that any grouping and order of merges gives the same buckets.
+ */
+static int merge_compact(struct vma_cycles *dst, const struct vma_cycles *src,
+			 struct vma_cycles_budget *b, uint8_t failed)
+{
+	unsigned int bits = COMPACT_BITS_MAX;
+
+	if (!is_compact(dst)) {
+		if (is_compact(src) && src->u.compact->bits < bits)
+			bits = src->u.compact->bits;
+		if (b && b->compact && b->bits < bits)
+			bits = b->bits;
+		if (!vma_cycles_to_compact(dst, bits, b)) {
+			dst->failed = 1;
+			return VMA_ERR_NOMEM;
+		}
+		if (b && b->compact)
+			b->compacts++;
+	}
+	if (!vma_cycles_compact_merge(dst, src, b)) {
+		dst->failed = 1;
+		return VMA_ERR_NOMEM;
+	}
+	dst->failed = failed;
+	return 0;
+}
+
 /* vma_cycles_merge_samples() before the budget settles. */
 static int merge_samples(struct vma_cycles *dst, const struct vma_cycles *src,
 			 struct vma_cycles_budget *b)
@@ -655,6 +753,8 @@ static int merge_samples(struct vma_cycles *dst, const struct vma_cycles *src,
 
 	/* From here, dst->failed tells whether this merge dropped samples. */
 	dst->failed = 0;
+	if (is_compact(dst) || is_compact(src))
+		return merge_compact(dst, src, b, failed);
 	if (!dst->sketch && !src->sketch) {
 		uint64_t need = (uint64_t)dst->n + src->n;
 
@@ -671,6 +771,8 @@ static int merge_samples(struct vma_cycles *dst, const struct vma_cycles *src,
 			return 0;
 		}
 	}
+	if (b && b->compact)
+		return merge_compact(dst, src, b, failed);
 	if (!dst->sketch) {
 		if (!to_sketch(dst, b, budget_bits(b))) {
 			dst->failed = 1;
@@ -714,13 +816,40 @@ int vma_cycles_merge(struct vma_cycles *dst, const struct vma_cycles *src,
 	return rc;
 }
 
-int vma_cycles_coarsen(struct vma_cycles *s, unsigned int per_octave,
-		       struct vma_cycles_budget *b)
+/* log2 of @per_octave rounded down, within [@min_bits, SUB_BITS]. */
+static unsigned int bits_of(unsigned int per_octave, unsigned int min_bits)
 {
 	unsigned int bits = SUB_BITS;
 
-	while (bits > SUB_BITS_MIN && (1u << bits) > per_octave)
+	while (bits > min_bits && (1u << bits) > per_octave)
 		bits--;
+	return bits;
+}
+
+int vma_cycles_compact(struct vma_cycles *s, unsigned int per_octave,
+		       struct vma_cycles_budget *b)
+{
+	unsigned int bits = bits_of(per_octave, 0);
+
+	if (bits > COMPACT_BITS_MAX)
+		bits = COMPACT_BITS_MAX;
+	if (!vma_cycles_to_compact(s, bits, b))
+		return VMA_ERR_NOMEM;
+	vma_cycles_settle(b);
+	return 0;
+}
+
+int vma_cycles_coarsen(struct vma_cycles *s, unsigned int per_octave,
+		       struct vma_cycles_budget *b)
+{
+	unsigned int bits = bits_of(per_octave, SUB_BITS_MIN);
+
+	if (is_compact(s)) {
+		if (!vma_cycles_compact_collapse(s, bits, b))
+			return VMA_ERR_NOMEM;
+		vma_cycles_settle(b);
+		return 0;
+	}
 	if (!s->sketch && !to_sketch(s, b, bits < budget_bits(b) ? bits : budget_bits(b)))
 		return VMA_ERR_NOMEM;
 	if (!vma_cycles_collapse(s->u.sketch, bits, b))
