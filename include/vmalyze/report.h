@@ -332,6 +332,8 @@ struct vma_report_precision {
 	double error;          /* the percentiles' relative error bound at that resolution */
 	uint32_t exact_limit;  /* exact arrays grown after it gave way past this many samples */
 	uint64_t early;        /* exact summaries that became sketches sooner */
+	bool compact;          /* past its last level: summaries took the compact form */
+	uint64_t compacts;     /* how many */
 	uint64_t peak;         /* the most the summaries held, bytes */
 };
 

@@ -417,9 +417,10 @@ static void precision_json(FILE *out, const struct vma_report *r)
 	fprintf(out,
 		",\"precision\":{\"memory_budget\":%" PRIu64 ",\"reached_seconds\":%.9f"
 		",\"reached_record\":%" PRIu64 ",\"buckets_per_octave\":%u,\"relative_error\":%.7f"
-		",\"exact_limit\":%u,\"early_sketches\":%" PRIu64 ",\"peak_bytes\":%" PRIu64 "}",
+		",\"exact_limit\":%u,\"early_sketches\":%" PRIu64 ",\"compact_summaries\":%" PRIu64
+		",\"peak_bytes\":%" PRIu64 "}",
 		p->budget, vma_report_seconds(r, p->at), p->at_record, p->per_octave, p->error,
-		p->exact_limit, p->early, p->peak);
+		p->exact_limit, p->early, p->compacts, p->peak);
 }
 
 /* "rows": what the rows' part of the memory budget took, only when it took something. */

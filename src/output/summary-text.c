@@ -627,11 +627,15 @@ static void precision_line(FILE *out, const struct vma_report *r)
 		return;
 	fprintf(out,
 		"Memory budget of %.1f MiB for distributions reached at %.2f seconds "
-		"(record %" PRIu64 "): sketch percentiles within %.2f%% (%u buckets per "
-		"power of two), exact samples at most %u; peak %.1f MiB\n",
+		"(record %" PRIu64 "): sketch percentiles within %.2f%% (%u bucket%s per "
+		"power of two), exact samples at most %u",
 		p->budget / 1048576.0, vma_report_seconds(r, p->at), p->at_record,
-		vma_report_error_percent(p->error), p->per_octave, p->exact_limit,
-		p->peak / 1048576.0);
+		vma_report_error_percent(p->error), p->per_octave, p->per_octave == 1 ? "" : "s",
+		p->exact_limit);
+	/* Past its last level: how many summaries are lists of buckets (cycles.h). */
+	if (p->compact)
+		fprintf(out, ", %" PRIu64 " summaries in compact form", p->compacts);
+	fprintf(out, "; peak %.1f MiB\n", p->peak / 1048576.0);
 }
 
 /* The rows given up to the memory budget, when they were (vma_report_folding). */

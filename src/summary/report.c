@@ -499,6 +499,8 @@ static void build_precision(struct vma_report_precision *p, const struct vma_mac
 	p->error = vma_cycles_error_bound(p->per_octave);
 	p->exact_limit = b->exact_limit;
 	p->early = b->early;
+	p->compact = b->compact;
+	p->compacts = b->compacts;
 	p->peak = b->peak;
 }
 

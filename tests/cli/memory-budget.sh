@@ -6,8 +6,9 @@
 # the text says when and what was given up, JSON carries "precision"
 # (distributions, seven eighths of the budget) and "rows" (tables of rows,
 # an eighth: new keys summed in "other" rows), counts and totals stay the
-# same, the rows held stay near their share whatever the host, every
-# output gets one stderr warning of each; traces at once share the budget
+# same, the rows held stay near their share whatever the host, past the
+# distributions' last level summaries take the compact form and say so,
+# every output gets one stderr warning of each; traces at once share the budget
 # (-j), the same way at every run; bad sizes are refused with status 1.
 set -u
 : "${VMALYZE:?}" "${top_builddir:?}"
@@ -67,6 +68,27 @@ grep -q 'memory budget' "$tmp/csv0.err" && fail "a warning without a reached bud
 peak=$(sed -n 's/.*"rows":{[^}]*"peak_bytes":\([0-9]*\)}.*/\1/p' "$tmp/big.json")
 [ -n "$peak" ] && [ "$peak" -le $((131072 + 136 * 2048)) ] ||
 	fail "rows of the 136-vcpu host at 1M: peak '${peak:-none}' bytes"
+
+# Past the distributions' last level (exact arrays at 128 samples, sketches
+# at 4 buckets per power of two): summaries take the compact form, the
+# summary says how many, the distributions stay near their part (0.875 MiB),
+# and counts and totals stay exact.
+"$VMALYZE" -s --memory-budget 1M "$tmp/big.xt" >"$tmp/big.txt" 2>/dev/null || fail "big text"
+line='^Memory budget of 0.9 MiB for distributions reached at [0-9.]* seconds (record [0-9]*): '
+line=$line'sketch percentiles within [0-9.]*% ([124] buckets\{0,1\} per power of two), '
+line=$line'exact samples at most [0-9]*, [1-9][0-9]* summaries in compact form; peak [0-9.]* MiB$'
+grep -q "$line" "$tmp/big.txt" ||
+	fail "no compact form at 1M on the 136-vcpu host: $(grep '^Memory budget' "$tmp/big.txt")"
+grep -q '"compact_summaries":[1-9][0-9]*,' "$tmp/big.json" || fail "no JSON compact_summaries"
+grep -q '"compact_summaries":0,' "$tmp/small.json" || fail "compact_summaries not 0 at 1M on 16 MiB"
+peak=$(sed -n 's/.*"precision":{[^}]*"peak_bytes":\([0-9]*\)}.*/\1/p' "$tmp/big.json")
+[ -n "$peak" ] && [ "$peak" -le $((917504 + 917504 / 8)) ] ||
+	fail "distributions of the 136-vcpu host at 1M: peak '${peak:-none}' bytes"
+"$VMALYZE" --csv --memory-budget 0 "$tmp/big.xt" 2>/dev/null | cut -d, -f1-15,19- >"$tmp/a" ||
+	fail "big csv 0"
+"$VMALYZE" --csv --memory-budget 1M "$tmp/big.xt" 2>/dev/null | cut -d, -f1-15,19- >"$tmp/b" ||
+	fail "big csv 1M"
+cmp -s "$tmp/a" "$tmp/b" || fail "counts or totals changed past the last level"
 
 # -j: two traces at once share the budget, a half each; the same at every run.
 cp "$tmp/t.xt" "$tmp/u.xt"
