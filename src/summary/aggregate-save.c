@@ -20,12 +20,21 @@
 
 #define SAVE_MAGIC "VMALYZE-SAVE"
 #define SAVE_MAGIC_LEN 12
-#define SAVE_VERSION 2u
+#define SAVE_VERSION 3u
+/* Version 2 had no compact form: its distributions read the same. */
+#define SAVE_VERSION_OLDEST 2u
 #define SAVE_END "END\n"
 #define NO_STRING UINT32_MAX
 /* Bounds a damaged file cannot make the reader exceed. */
 #define MAX_STRING (1u << 16)
 #define MAX_BINS (64u * 64u)
+
+/* A distribution's form byte (version 2: exact or not, no compact form). */
+enum save_form {
+	SAVE_SKETCH = 0,
+	SAVE_EXACT = 1,
+	SAVE_COMPACT = 2,
+};
 
 /* ---- the aggregate section: sums of the traces' exits by reason ---- */
 
@@ -109,7 +118,8 @@ static bool same_dist(const struct vma_cycles *a, const struct vma_cycles *b)
 		return false;
 	}
 	if (x.events == y.events && x.count == y.count && x.cycles == y.cycles &&
-	    x.exact == y.exact && x.min == y.min && x.max == y.max &&
+	    x.exact == y.exact && x.compact == y.compact && x.per_octave == y.per_octave &&
+	    x.min == y.min && x.max == y.max &&
 	    x.nr_samples == y.nr_samples && x.nr_bins == y.nr_bins) {
 		if (x.nr_samples) {
 			qsort(x.samples, x.nr_samples, sizeof(*x.samples), cmp_sample);
@@ -176,7 +186,7 @@ static int put_dist(FILE *out, const struct vma_cycles *c)
 	put_u64(out, img.count);
 	put_u64(out, img.cycles);
 	put_u32(out, img.exact_limit);
-	put_u8(out, img.exact);
+	put_u8(out, img.exact ? SAVE_EXACT : img.compact ? SAVE_COMPACT : SAVE_SKETCH);
 	put_u8(out, (uint8_t)img.per_octave);
 	put_u64(out, img.min);
 	put_u64(out, img.max);
@@ -275,6 +285,7 @@ struct reader {
 	const char *path;
 	FILE *err;
 	uint64_t off;
+	uint32_t version;     /* the file's format version */
 	int rc;               /* the first error; later reads do nothing */
 };
 
@@ -351,14 +362,22 @@ static void get_dist(struct reader *r, struct vma_cycles *c)
 	struct vma_cycles_image img = { 0 };
 	uint64_t start = r->off;
 	uint32_t n, i;
+	uint8_t form;
 	int rc;
 
 	img.events = get_u64(r);
 	img.count = get_u64(r);
 	img.cycles = get_u64(r);
 	img.exact_limit = get_u32(r);
-	img.exact = get_u8(r) != 0;
+	form = get_u8(r);
+	img.exact = form == SAVE_EXACT;
+	img.compact = form == SAVE_COMPACT;
 	img.per_octave = get_u8(r);
+	if (!r->rc && form > (r->version > SAVE_VERSION_OLDEST ? SAVE_COMPACT : SAVE_EXACT)) {
+		r->off = start;
+		bad(r, VMA_ERR_FORMAT, "a distribution of an unknown form");
+		return;
+	}
 	img.min = get_u64(r);
 	img.max = get_u64(r);
 	n = get_u32(r);
@@ -505,7 +524,8 @@ static void check_header(struct reader *r, struct vma_aggregate *agg)
 		bad(r, VMA_ERR_FORMAT, "not a vmalyze save file");
 		return;
 	}
-	if (!r->rc && get_u32(r) != SAVE_VERSION) {
+	r->version = get_u32(r);
+	if (!r->rc && (r->version < SAVE_VERSION_OLDEST || r->version > SAVE_VERSION)) {
 		bad(r, VMA_ERR_USAGE, "a save file format this vmalyze does not read");
 		return;
 	}

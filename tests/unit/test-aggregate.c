@@ -222,7 +222,12 @@ static const uint32_t codes[REASONS] = { 1, 12, 30, 48 };
 static const char *const names[REASONS] = { "EXTERNAL_INTERRUPT", "HLT", "IO_INSTRUCTION",
 					    "EPT_VIOLATION" };
 
-/* Trace @t: two VMs of one vcpu each; trace 4 has far more exits (sketches). */
+/*
+ * Trace @t: two VMs of one vcpu each; trace 4 has far more exits
+ * (sketches); traces 3 and 5 ran past their memory budget's last level:
+ * their distributions have the compact form (4 and 2 buckets per power of
+ * two), which merges with the others' exact samples and sketches.
+ */
 static void fake_trace(struct fake *f, unsigned int t)
 {
 	uint64_t st = 1000 + t;
@@ -237,6 +242,8 @@ static void fake_trace(struct fake *f, unsigned int t)
 			n = (t == 4 ? 3000 : 40 + 30 * t) >> x;
 			for (i = 0; i < n; i++)
 				vma_cycles_add(c, i % 50 == 0 ? 0 : duration(&st), NULL);
+			if (t == 3 || t == 5)
+				cr_assert_eq(vma_cycles_compact(c, t == 3 ? 4 : 2, NULL), 0);
 			f->exits[d][x] = (struct vma_report_exit){
 				.code = codes[x], .name = names[x],
 				.stat = { .events = c->events, .count = c->count, .total = c->cycles,
@@ -265,6 +272,8 @@ static void fake_release(struct fake *f)
 }
 
 static const struct vma_aggregate_options hz24 = { 2400000000ull, 0 };
+/* What a merge starts from: the first file sets the options. */
+static const struct vma_aggregate_options any_hz = { 0 };
 
 static void add_trace(struct vma_aggregate *agg, unsigned int t)
 {
@@ -452,8 +461,23 @@ Test(aggregate, merges_that_must_be_refused)
 	fwrite(bytes, 1, (size_t)size, f);
 	fclose(f);
 	cr_assert_eq(vma_aggregate_load(m, pv, quiet), VMA_ERR_USAGE);
-	/* Truncated, and not a save file at all. */
+	/* The previous format version (2): the same layout without compact forms. */
 	bytes[12 + 4 + 4] ^= 0x01;
+	bytes[12] = 2;
+	f = fopen(pv, "wb");
+	fwrite(bytes, 1, (size_t)size, f);
+	fclose(f);
+	{
+		struct vma_aggregate *old = vma_aggregate_create(&any_hz);
+
+		cr_assert_eq(vma_aggregate_load(old, pv, quiet), VMA_OK);
+		got = render_all(old);
+		cr_assert_str_eq(got, expect);
+		free(got);
+		vma_aggregate_destroy(old);
+	}
+	bytes[12] = 3;
+	/* Truncated, and not a save file at all. */
 	f = fopen(pt, "wb");
 	fwrite(bytes, 1, (size_t)size / 2, f);
 	fclose(f);
@@ -470,6 +494,34 @@ Test(aggregate, merges_that_must_be_refused)
 	fclose(f);
 	cr_assert_eq(vma_aggregate_load(m, pt, quiet), VMA_ERR_FORMAT);
 	cr_assert_eq(vma_aggregate_load(m, "/nonexistent/save", quiet), VMA_ERR_IO);
+	/* A compact distribution in a file that says version 2, which had none. */
+	{
+		struct vma_aggregate *c = vma_aggregate_create(&hz24);
+		struct vma_aggregate *old = vma_aggregate_create(&any_hz);
+		char *cb;
+		long csize;
+
+		add_trace(c, 5);
+		save_to(c, pt);
+		f = fopen(pt, "rb");
+		fseek(f, 0, SEEK_END);
+		csize = ftell(f);
+		rewind(f);
+		cb = malloc((size_t)csize);
+		cr_assert_eq(fread(cb, 1, (size_t)csize, f), (size_t)csize);
+		fclose(f);
+		cr_assert_eq(vma_aggregate_load(old, pt, quiet), VMA_OK);
+		cb[12] = 2;
+		f = fopen(pt, "wb");
+		fwrite(cb, 1, (size_t)csize, f);
+		fclose(f);
+		vma_aggregate_destroy(old);
+		old = vma_aggregate_create(&any_hz);
+		cr_assert_eq(vma_aggregate_load(old, pt, quiet), VMA_ERR_FORMAT);
+		free(cb);
+		vma_aggregate_destroy(old);
+		vma_aggregate_destroy(c);
+	}
 
 	got = render_all(m);
 	cr_assert_str_eq(got, expect);
