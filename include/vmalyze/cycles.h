@@ -146,7 +146,9 @@ struct vma_cycles_compact;
  * makes its least used row of the kind the "other" one (it costs
  * nothing); else the "other" row is granted with vma_rows_force(),
  * counted in @over, as a vcpu's first exit reasons are: the floor, a few
- * hundred bytes a vcpu.  Rows never give memory back, so a key refused
+ * hundred bytes a vcpu.  What the rows hold past @limit comes out of the
+ * summaries' limit (struct vma_cycles_budget), so that the two parts hold
+ * the whole budget together.  Rows never give memory back, so a key refused
  * once stays in "other".  The checks are where a table grows, never per
  * record.
  */
@@ -168,13 +170,16 @@ struct vma_rows_budget {
  * allocate or free for its summaries (add, merge, release); a summary is
  * charged to one budget, or to none (NULL: no limit, no accounting), for
  * its whole life.  The limit is checked only where memory is allocated,
- * never on the per-value path.  When a charge takes @used past @limit, the
- * budget tightens one step, on what holds the memory: while sketches hold
- * half of it or more, every sketch charged to it collapses to half its
- * buckets per power of two (down to VMA_CYCLES_SKETCH_SUB_MIN) and new
- * sketches start there; otherwise @exact_limit halves (1024 -> 512 ->
- * 256 -> 128) and an exact array that must grow past it becomes a sketch.
- * A step that leaves @used over @limit is followed by another only once
+ * never on the per-value path.  The summaries may hold @limit, less what
+ * the owner's rows hold past their own limit (@rows, the floor
+ * vma_rows_force() grants): the two parts of the budget share the whole of
+ * it while precision can be given up.  When a charge takes @used past
+ * that, the budget tightens one step, on what holds the memory: while
+ * sketches hold half of it or more, every sketch charged to it collapses
+ * to half its buckets per power of two (down to VMA_CYCLES_SKETCH_SUB_MIN)
+ * and new sketches start there; otherwise @exact_limit halves (1024 ->
+ * 512 -> 256 -> 128) and an exact array that must grow past it becomes a
+ * sketch.  A step that leaves @used over that is followed by another only once
  * the summaries grew by a further 1/256 of it.  When neither can give more
  * (exact arrays at 128 samples, sketches at 4 buckets: the last level),
  * the next step sets @compact: summaries past the exact limit take the

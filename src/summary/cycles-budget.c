@@ -222,6 +222,20 @@ static bool step(struct vma_cycles_budget *b)
 }
 
 /*
+ * What the summaries may hold: their limit, less what the owner's rows
+ * hold past theirs (the floor vma_rows_force() grants), so that the two
+ * parts of the budget hold the whole of it together while precision can
+ * still be given up.
+ */
+static size_t summaries_limit(const struct vma_cycles_budget *b)
+{
+	const struct vma_rows_budget *r = &b->rows;
+	size_t over = r->limit && r->used > r->limit ? r->used - r->limit : 0;
+
+	return over < b->limit ? b->limit - over : 0;
+}
+
+/*
  * vma_cycles_settle() past @next_step: called where the summaries'
  * memory may have grown, between operations (no sketch half-updated),
  * it tightens while over the limit.  After a step that left the memory
@@ -232,17 +246,19 @@ static bool step(struct vma_cycles_budget *b)
  */
 void vma_cycles_tighten(struct vma_cycles_budget *b)
 {
-	while (b->used > b->limit) {
+	size_t limit = summaries_limit(b);
+
+	while (b->used > limit) {
 		if (!step(b)) {
 			b->next_step = SIZE_MAX; /* nothing more to give */
 			return;
 		}
-		if (b->used > b->limit) {
+		if (b->used > limit) {
 			b->next_step = b->used + b->limit / 256;
 			return;
 		}
 	}
-	b->next_step = b->limit;
+	b->next_step = limit;
 }
 
 size_t vma_cycles_footprint(const struct vma_cycles *s)
@@ -290,6 +306,10 @@ void vma_rows_force(struct vma_cycles_budget *b, size_t bytes)
 	r->used += bytes;
 	if (r->used > r->peak)
 		r->peak = r->used;
+	/* Past their part, the rows take it from the summaries': tighten at their next charge. */
+	if (r->limit && r->used > r->limit && b->limit && b->next_step != SIZE_MAX &&
+	    b->next_step > summaries_limit(b))
+		b->next_step = summaries_limit(b);
 }
 
 void vma_rows_fold(struct vma_cycles_budget *b)

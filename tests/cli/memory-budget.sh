@@ -71,8 +71,8 @@ peak=$(sed -n 's/.*"rows":{[^}]*"peak_bytes":\([0-9]*\)}.*/\1/p' "$tmp/big.json"
 
 # Past the distributions' last level (exact arrays at 128 samples, sketches
 # at 4 buckets per power of two): summaries take the compact form, the
-# summary says how many, the distributions stay near their part (0.875 MiB),
-# and counts and totals stay exact.
+# summary says how many, the distributions stay near their part (0.875 MiB,
+# less what the rows hold past theirs), and counts and totals stay exact.
 "$VMALYZE" -s --memory-budget 1M "$tmp/big.xt" >"$tmp/big.txt" 2>/dev/null || fail "big text"
 line='^Memory budget of 0.9 MiB for distributions reached at [0-9.]* seconds (record [0-9]*): '
 line=$line'sketch percentiles within [0-9.]*% ([124] buckets\{0,1\} per power of two), '

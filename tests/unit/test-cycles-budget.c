@@ -167,6 +167,49 @@ Test(budget, a_reached_budget_gives_up_precision_not_memory)
 	vma_cycles_release(&ref, &free_b);
 }
 
+/*
+ * The rows' floor, granted past their part of the budget, comes out of
+ * the summaries' part: the two hold the whole budget together.
+ */
+Test(budget, rows_past_their_part_come_out_of_the_summaries)
+{
+	static struct vma_cycles s[NSUM], t[NSUM];
+	struct vma_cycles_budget alone, shared;
+	size_t i, k;
+
+	memset(s, 0, sizeof(s));
+	memset(t, 0, sizeof(t));
+	vma_cycles_budget_init(&alone, 256 << 10);
+	vma_cycles_budget_init(&shared, 256 << 10);
+	alone.rows.limit = shared.rows.limit = 32 << 10;
+	/* The rows take 96 KiB: 64 past their part (a vcpu's first exit reasons, say). */
+	cr_assert(vma_rows_charge(&shared, 32 << 10));
+	cr_assert(!vma_rows_charge(&shared, 1));
+	vma_rows_force(&shared, 64 << 10);
+	/* 64 arrays of 900 samples: 1024 slots of 4 bytes each, 256 KiB, the whole limit. */
+	for (k = 1; k <= 900; k++) {
+		for (i = 0; i < NSUM; i++) {
+			vma_cycles_add(&s[i], 1000 + (k * 7919 + i) % 500, &alone);
+			vma_cycles_add(&t[i], 1000 + (k * 7919 + i) % 500, &shared);
+		}
+	}
+	cr_assert_eq(alone.step, 0, "256 KiB of summaries fit alone");
+	cr_assert_eq(alone.used, 256 << 10);
+	cr_assert_gt(shared.step, 0, "not with 64 KiB of rows past theirs");
+	cr_assert_leq(shared.used, (192 << 10) + (256 << 10) / 8, "used %zu", shared.used);
+	for (i = 0, k = 0; i < NSUM; i++) {
+		cr_assert(vma_cycles_is_exact(&s[i]));
+		k += !vma_cycles_is_exact(&t[i]);
+		cr_assert_eq(s[i].count, t[i].count);
+		cr_assert_eq(s[i].cycles, t[i].cycles);
+		vma_cycles_release(&s[i], &alone);
+		vma_cycles_release(&t[i], &shared);
+	}
+	cr_assert_gt(k, NSUM / 2, "%zu summaries gave way", k);
+	cr_assert_eq(alone.used, 0);
+	cr_assert_eq(shared.used, 0);
+}
+
 /* Exact arrays that must grow past a tightened budget's exact limit become sketches. */
 Test(budget, exact_arrays_give_way_as_they_grow)
 {
