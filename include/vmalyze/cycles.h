@@ -46,11 +46,12 @@
  * their bucket sum below 2^21, then 128 bytes a page, and 256 in the rare
  * sketch whose 24-bit counts or 40-bit sums would overflow; whatever the
  * number of events, a sketch is at most 408 + 236 * 256 bytes.  A compact
- * summary costs 24 bytes and 8 per non-empty bucket (16 in the rare one
- * whose count in a bucket passes 2^20 or whose offsets in it sum past
- * 2^36), room for two more at most: set by the range of its values, never
- * by their number (values over 8 powers of two: 24 + 8 * 32 bytes at 4
- * buckets per power of two, 24 + 8 * 8 at 1), at most 24 + 252 * 16.
+ * summary costs 24 bytes and 4 per non-empty bucket while every bucket
+ * holds fewer than 128 values whose offsets in it sum below 2^17, then 8
+ * (2^20 values, 2^36), and 16 in the rare one past those, with room for
+ * up to three more: set by the range of its values, never by their number
+ * (values over 8 powers of two: 24 + 4 * 32 bytes at 4 buckets per power
+ * of two, 24 + 4 * 8 at 1), at most 24 + 252 * 16.
  *
  * A memory budget (struct vma_cycles_budget, below) bounds what all the
  * summaries of one owner (a machine) hold together.  Every allocation of
@@ -187,8 +188,8 @@ struct vma_rows_budget {
  * the compact forms' buckets (@bits) down to 1 per power of two.  When
  * nothing can give more, allocations are still granted (@peak then passes
  * @limit): a summary's floor is an exact array of 16 samples, or a compact
- * form of 24 bytes and 8 per non-empty bucket at 1 per power of two (a
- * sketch that takes no more values keeps its buckets).
+ * form of 24 bytes and 4 to 16 per non-empty bucket at 1 per power of two
+ * (a summary that takes no more values keeps its form and buckets).
  *
  * Not thread-safe: one owner, one writer.  Fields are read-only outside
  * cycles.c, except @records and @tsc, which the owner may point at its

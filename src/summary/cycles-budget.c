@@ -26,7 +26,7 @@
 
 /* Exact arrays keep growing below this many samples: a sketch is no smaller. */
 #define EXACT_FLOOR 128u
-/* Past the last level, below this many: a compact form is no smaller (24 + 8 a bucket). */
+/* Past the last level, below this many: a compact form is no smaller (24 + 4 to 8 a bucket). */
 #define EXACT_FLOOR_COMPACT 16u
 
 void vma_cycles_budget_init(struct vma_cycles_budget *b, size_t limit)

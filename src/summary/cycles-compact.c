@@ -6,9 +6,10 @@
  * sized for 64 buckets per power of two, and a page of 16 buckets) nor an
  * exact array of a hundred samples is small enough.  A compact summary is
  * the list of its non-empty buckets at 4 buckets per power of two or
- * fewer, with their counts and exact sums: 24 bytes and 8 per bucket, so
- * what it costs grows with the range of its values (at most 252 buckets),
- * never with their number.
+ * fewer, with their counts and exact sums: 24 bytes and 4 per bucket (8,
+ * 16 once the counts or sums of a bucket need it), so what it costs grows
+ * with the range of its values (at most 252 buckets), never with their
+ * number.
  *
  * Why buckets with their sums rather than counts alone: a time-weighted
  * percentile needs the bucket where the cumulative time crosses its target
@@ -18,8 +19,8 @@
  * distributions past the last level are narrow (a few to a few tens of
  * buckets), so a binary search is as fast as a directory and costs none
  * of its memory.  Adding a value is a search and an increment; a new
- * bucket moves the entries after it and grows the list by two entries
- * when it is full (24 + 8 * even: a multiple of malloc's 16-byte steps).
+ * bucket moves the entries after it and grows the list when it is full,
+ * by whole 16-byte steps of malloc (4 entries of 4 bytes, 2 of 8, 1 of 16).
  *
  * Everything here is off the per-value path of a summary below its
  * budget: vma_cycles_add() reaches this file only for compact summaries.
@@ -55,58 +56,70 @@ static void compact_credit(struct vma_cycles_budget *b, size_t bytes)
 	}
 }
 
-/* True when a bucket of @count values whose offsets sum to @off fits a narrow entry. */
-static bool narrow_fits(uint64_t count, uint64_t off)
+/* The smallest kind of entry that holds @count values whose offsets sum to @off. */
+static unsigned int kind_for(uint64_t count, uint64_t off)
 {
-	return count <= CCOUNT_MAX && off <= COFF_MASK;
+	if (count <= CT_COUNT_MAX && off <= CT_OFF_MASK)
+		return COMPACT_TINY;
+	if (count <= CN_COUNT_MAX && off <= CN_OFF_MASK)
+		return COMPACT_NARROW;
+	return COMPACT_WIDE;
 }
 
-/* Store bucket @b (@count values summing to @sum) as entry @i of @c. */
+/* Entries @kind's room comes in: whole 16-byte steps of malloc. */
+static uint32_t room_for(uint32_t nr, unsigned int kind)
+{
+	uint32_t step = kind == COMPACT_TINY ? 4 : kind == COMPACT_NARROW ? 2 : 1;
+
+	nr = (nr + step - 1) / step * step;
+	return nr < COMPACT_MAX_BUCKETS ? nr : COMPACT_MAX_BUCKETS;
+}
+
+/* Store bucket @b (@count values summing to @sum) as entry @i of @c, of @c's kind. */
 static void entry_store(struct vma_cycles_compact *c, uint32_t i, uint32_t b, uint64_t count,
 			uint64_t sum)
 {
-	if (c->wide) {
+	uint64_t off = sum - count * bucket_lo(b, c->bits);
+
+	if (c->kind == COMPACT_TINY) {
+		((uint32_t *)c->e)[i] = b << 24 | (uint32_t)count << CT_COUNT_SHIFT | (uint32_t)off;
+	} else if (c->kind == COMPACT_NARROW) {
+		c->e[i] = (uint64_t)b << 56 | count << CN_COUNT_SHIFT | off;
+	} else {
 		c->e[2 * i] = (uint64_t)b << 56 | count;
 		c->e[2 * i + 1] = sum;
-	} else {
-		c->e[i] = (uint64_t)b << 56 | count << CCOUNT_SHIFT |
-			  (sum - count * bucket_lo(b, c->bits));
 	}
 }
 
 /*
- * Resize @s's compact form to room for @cap entries, @wide or not (the
- * entries kept, converted when @wide changes).  Return: false if out of
- * memory (unchanged).
+ * Resize @s's compact form to room for @cap entries of @kind (no smaller
+ * a kind than its own: entries converted in place when it is larger).
+ * Return: false if out of memory (unchanged).
  */
-static bool compact_resize(struct vma_cycles *s, uint32_t cap, bool wide,
+static bool compact_resize(struct vma_cycles *s, uint32_t cap, unsigned int kind,
 			   struct vma_cycles_budget *b)
 {
 	struct vma_cycles_compact *c = s->u.compact, *n;
-	size_t old = compact_held(c), esz = wide ? 2 * sizeof(uint64_t) : sizeof(uint64_t);
+	size_t old = compact_held(c);
+	unsigned int was = c->kind;
 	uint32_t i;
 
-	if (cap < c->nr)
-		cap = c->nr;
-	if (wide && !c->wide) {
-		n = realloc(c, sizeof(*c) + esz * cap);
-		if (!n)
-			return false;
-		/* From the end: entry i's two words lie at or after its narrow word. */
-		for (i = n->nr; i-- > 0;) {
-			uint64_t e = n->e[i];
-			uint32_t bk = (uint32_t)(e >> 56);
-			uint64_t count = (e >> CCOUNT_SHIFT) & CCOUNT_MAX;
+	if (kind < was)
+		kind = was;
+	cap = room_for(cap < c->nr ? c->nr : cap, kind);
+	n = realloc(c, sizeof(*c) + compact_kind_size(kind) * cap);
+	if (!n)
+		return false;
+	/* From the end: entry i in the larger kind lies at or after where it was. */
+	for (i = n->nr; kind != was && i-- > 0;) {
+		uint32_t bk = compact_bucket(n, i);
+		uint64_t count = compact_count(n, i), sum = compact_sum(n, i);
 
-			n->e[2 * i] = (uint64_t)bk << 56 | count;
-			n->e[2 * i + 1] = count * bucket_lo(bk, n->bits) + (e & COFF_MASK);
-		}
-		n->wide = 1;
-	} else {
-		n = realloc(c, sizeof(*c) + esz * cap);
-		if (!n)
-			return false;
+		n->kind = (uint8_t)kind;
+		entry_store(n, i, bk, count, sum);
+		n->kind = (uint8_t)was;
 	}
+	n->kind = (uint8_t)kind;
 	n->cap = (uint8_t)cap;
 	s->u.compact = n;
 	compact_credit(b, old);
@@ -140,36 +153,25 @@ static bool compact_put(struct vma_cycles *s, uint32_t b, uint64_t count, uint64
 	struct vma_cycles_compact *c = s->u.compact;
 	uint64_t lo = bucket_lo(b, c->bits);
 	uint32_t i = entry_find(c, b);
+	unsigned int kind;
 	size_t esz;
 
 	if (i < c->nr && compact_bucket(c, i) == b) {
-		uint64_t have = compact_count(c, i);
-
-		if (!c->wide) {
-			uint64_t off = (c->e[i] & COFF_MASK) + (sum - count * lo);
-
-			if (narrow_fits(have + count, off)) {
-				c->e[i] += count << CCOUNT_SHIFT | (sum - count * lo);
-				return true;
-			}
-			if (!compact_resize(s, c->cap, true, bud))
-				return false;
-			c = s->u.compact;
-		}
-		c->e[2 * i] += count;
-		c->e[2 * i + 1] += sum;
+		count += compact_count(c, i);
+		sum += compact_sum(c, i);
+		kind = kind_for(count, sum - count * lo);
+		if (kind > c->kind && !compact_resize(s, c->cap, kind, bud))
+			return false;
+		entry_store(s->u.compact, i, b, count, sum);
 		return true;
 	}
-	if (c->nr == c->cap || (!c->wide && !narrow_fits(count, sum - count * lo))) {
-		uint32_t cap = c->nr == c->cap ? c->cap + 2u : c->cap;
-
-		if (cap > COMPACT_MAX_BUCKETS)
-			cap = COMPACT_MAX_BUCKETS;
-		if (!compact_resize(s, cap, c->wide || !narrow_fits(count, sum - count * lo), bud))
+	kind = kind_for(count, sum - count * lo);
+	if (c->nr == c->cap || kind > c->kind) {
+		if (!compact_resize(s, c->nr + 1u, kind, bud))
 			return false;
 		c = s->u.compact;
 	}
-	esz = compact_entry_size(c);
+	esz = compact_kind_size(c->kind);
 	memmove((char *)c->e + esz * (i + 1), (char *)c->e + esz * i, esz * (c->nr - i));
 	c->nr++;
 	entry_store(c, i, b, count, sum);
@@ -197,24 +199,26 @@ static struct vma_cycles_compact *compact_build(const struct tally *t, unsigned 
 						uint64_t min, uint64_t max)
 {
 	struct vma_cycles_compact *c;
+	unsigned int kind = COMPACT_TINY;
 	uint32_t b, nr = 0, i = 0;
-	bool wide = false;
 
 	for (b = 0; b < COMPACT_MAX_BUCKETS; b++) {
 		if (t[b].count) {
+			unsigned int k = kind_for(t[b].count,
+						  t[b].sum - t[b].count * bucket_lo(b, bits));
+
 			nr++;
-			wide = wide || !narrow_fits(t[b].count,
-						    t[b].sum - t[b].count * bucket_lo(b, bits));
+			kind = k > kind ? k : kind;
 		}
 	}
-	nr += nr & 1; /* room for one more, at no cost in malloc's steps */
-	c = malloc(sizeof(*c) + (wide ? 2 * sizeof(uint64_t) : sizeof(uint64_t)) * nr);
+	nr = room_for(nr, kind); /* room for more, at no cost in malloc's steps */
+	c = malloc(sizeof(*c) + compact_kind_size(kind) * nr);
 	if (!c)
 		return NULL;
 	memset(c, 0, sizeof(*c));
 	c->cap = (uint8_t)nr;
 	c->bits = (uint8_t)bits;
-	c->wide = wide;
+	c->kind = (uint8_t)kind;
 	c->min = min;
 	c->max = max;
 	for (b = 0; b < COMPACT_MAX_BUCKETS; b++) {

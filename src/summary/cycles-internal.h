@@ -182,60 +182,87 @@ enum exact_form {
  * The compact form (cycles-compact.c): what a summary becomes past a
  * budget's last level.  A sketch of at most 4 buckets per power of two
  * (2^bits, bits 2, 1 or 0, the layout of bucket_of()) without a sketch's
- * header: its non-empty buckets only, ascending, each an 8-byte entry of
- * bucket number (8 bits: at most 252 buckets), count and the sum of its
- * values' offsets from the bucket's lower bound (as a narrow cell); or 16
- * bytes (bucket and count, sum) once one does not fit.  Its results are
- * those of a sketch of the same buckets.
+ * header: its non-empty buckets only, ascending, each an entry of bucket
+ * number (8 bits: at most 252 buckets), count and the sum of its values'
+ * offsets from the bucket's lower bound (as a sketch's packed cells).
+ * Entries are all of one kind: 4 bytes while every count fits 7 bits and
+ * every offset sum 17 (most compact summaries: a few dozen values of tens
+ * of microseconds a bucket), else 8 bytes (20 and 36 bits), else 16
+ * (bucket and count, sum).  Its results are those of a sketch of the same
+ * buckets.
  */
+enum compact_kind {
+	COMPACT_TINY,   /* uint32_t: bucket << 24 | count << 17 | offsets */
+	COMPACT_NARROW, /* uint64_t: bucket << 56 | count << 36 | offsets */
+	COMPACT_WIDE,   /* two uint64_t: bucket << 56 | count, sum */
+};
+
 struct vma_cycles_compact {
 	uint8_t nr;      /* entries */
 	uint8_t cap;     /* room for entries */
 	uint8_t bits;    /* log2 of the buckets per power of two: 0, 1 or 2 */
-	uint8_t wide;    /* entries of 16 bytes */
+	uint8_t kind;    /* enum compact_kind of the entries */
 	uint32_t unused;
 	uint64_t min;    /* of the values in it; UINT64_MAX when none */
 	uint64_t max;    /* 0 when none */
-	uint64_t e[];    /* narrow: bucket << 56 | count << 36 | offsets; wide: two words */
+	uint64_t e[];    /* the entries */
 };
 #define COMPACT_BITS_MAX SUB_BITS_MIN
-#define CCOUNT_SHIFT 36
-#define CCOUNT_MAX (((uint64_t)1 << 20) - 1)
-#define COFF_MASK (((uint64_t)1 << CCOUNT_SHIFT) - 1)
-#define CWCOUNT_MASK (((uint64_t)1 << 56) - 1)
+#define CT_COUNT_SHIFT 17
+#define CT_COUNT_MAX ((1u << 7) - 1)
+#define CT_OFF_MASK ((1u << CT_COUNT_SHIFT) - 1)
+#define CN_COUNT_SHIFT 36
+#define CN_COUNT_MAX (((uint64_t)1 << 20) - 1)
+#define CN_OFF_MASK (((uint64_t)1 << CN_COUNT_SHIFT) - 1)
+#define CW_COUNT_MASK (((uint64_t)1 << 56) - 1)
 
 static inline bool is_compact(const struct vma_cycles *s)
 {
 	return s->form == FORM_COMPACT;
 }
 
-static inline size_t compact_entry_size(const struct vma_cycles_compact *c)
+static inline size_t compact_kind_size(unsigned int kind)
 {
-	return c->wide ? 2 * sizeof(uint64_t) : sizeof(uint64_t);
+	return kind == COMPACT_TINY ? sizeof(uint32_t) : kind == COMPACT_NARROW ? sizeof(uint64_t)
+										: 2 * sizeof(uint64_t);
 }
 
 /* Bytes a compact form is charged. */
 static inline size_t compact_held(const struct vma_cycles_compact *c)
 {
-	return sizeof(*c) + compact_entry_size(c) * c->cap;
+	return sizeof(*c) + compact_kind_size(c->kind) * c->cap;
+}
+
+static inline uint32_t compact_tiny(const struct vma_cycles_compact *c, uint32_t i)
+{
+	return ((const uint32_t *)c->e)[i];
 }
 
 static inline uint32_t compact_bucket(const struct vma_cycles_compact *c, uint32_t i)
 {
-	return (uint32_t)(c->e[c->wide ? 2 * i : i] >> 56);
+	if (c->kind == COMPACT_TINY)
+		return compact_tiny(c, i) >> 24;
+	return (uint32_t)(c->e[c->kind == COMPACT_WIDE ? 2 * i : i] >> 56);
 }
 
 static inline uint64_t compact_count(const struct vma_cycles_compact *c, uint32_t i)
 {
-	return c->wide ? c->e[2 * i] & CWCOUNT_MASK : (c->e[i] >> CCOUNT_SHIFT) & CCOUNT_MAX;
+	if (c->kind == COMPACT_TINY)
+		return (compact_tiny(c, i) >> CT_COUNT_SHIFT) & CT_COUNT_MAX;
+	if (c->kind == COMPACT_NARROW)
+		return (c->e[i] >> CN_COUNT_SHIFT) & CN_COUNT_MAX;
+	return c->e[2 * i] & CW_COUNT_MASK;
 }
 
 static inline uint64_t compact_sum(const struct vma_cycles_compact *c, uint32_t i)
 {
-	if (c->wide)
-		return c->e[2 * i + 1];
-	return compact_count(c, i) * bucket_lo(compact_bucket(c, i), c->bits) +
-	       (c->e[i] & COFF_MASK);
+	uint64_t base = compact_count(c, i) * bucket_lo(compact_bucket(c, i), c->bits);
+
+	if (c->kind == COMPACT_TINY)
+		return base + (compact_tiny(c, i) & CT_OFF_MASK);
+	if (c->kind == COMPACT_NARROW)
+		return base + (c->e[i] & CN_OFF_MASK);
+	return c->e[2 * i + 1];
 }
 
 static inline bool exact_is64(const struct vma_cycles *s)

@@ -441,7 +441,7 @@ Test(compact, size_does_not_grow_with_the_count)
 		vma_cycles_add(&c, 500 + rng_next(&r) % 100000, NULL);
 	cr_assert_eq(vma_cycles_compact(&c, 4, NULL), 0);
 	at_10k = vma_cycles_footprint(&c);
-	/* [500, 100500): 7.6 powers of two, 4 buckets each: about 32 entries of 8 bytes. */
+	/* [500, 100500): 7.6 powers of two, 4 buckets each: about 32 entries of 4 or 8 bytes. */
 	cr_assert_leq(at_10k, 24 + 8 * 34, "%zu bytes", at_10k);
 	for (i = 0; i < 1000000; i++)
 		vma_cycles_add(&c, 500 + rng_next(&r) % 100000, NULL);
