@@ -223,8 +223,9 @@ static inline bool is_compact(const struct vma_cycles *s)
 
 static inline size_t compact_kind_size(unsigned int kind)
 {
-	return kind == COMPACT_TINY ? sizeof(uint32_t) : kind == COMPACT_NARROW ? sizeof(uint64_t)
-										: 2 * sizeof(uint64_t);
+	if (kind == COMPACT_TINY)
+		return sizeof(uint32_t);
+	return kind == COMPACT_NARROW ? sizeof(uint64_t) : 2 * sizeof(uint64_t);
 }
 
 /* Bytes a compact form is charged. */

@@ -180,7 +180,7 @@ static bool same_buckets(const struct vma_cycles *s, const struct vma_cycles_ima
 	       again.per_octave == img->per_octave &&
 	       again.nr_bins == img->nr_bins && again.min == img->min &&
 	       again.max == img->max &&
-	       !memcmp(again.bins, img->bins, sizeof(*img->bins) * img->nr_bins);
+	       (!img->nr_bins || !memcmp(again.bins, img->bins, sizeof(*img->bins) * img->nr_bins));
 	vma_cycles_image_release(&again);
 	return same;
 }
