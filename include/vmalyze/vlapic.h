@@ -8,7 +8,9 @@
  * send the delivery answers to that vmentry, goes to the target's
  * summary (struct vma_hvm's ipi_latency); the deliveries a vmentry made
  * are listed for the dump's --dump-ipi-latency lines (ipi.h) until the
- * next vmentry.
+ * next vmentry.  A vcpu's list is a table of rows of the machine's budget
+ * (cycles.h): past the rows' limit an IPI that finds no room in it is not
+ * followed (not timed), as a new key goes to "other" in the other tables.
  */
 #ifndef VMALYZE_VLAPIC_H
 #define VMALYZE_VLAPIC_H

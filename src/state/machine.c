@@ -141,6 +141,7 @@ static void vcpu_destroy(struct vma_vcpu *v, struct vma_cycles_budget *b)
 			   (sizeof(*v->affinity_pcpu) + sizeof(*v->affinity_ids)));
 	free(v->affinity_pcpu);
 	free(v->affinity_ids);
+	vma_rows_credit(b, v->ipis.cap * sizeof(*v->ipis.list));
 	free(v->ipis.list);
 	latency_free(v->latency);
 	if (v->type == VMA_VCPU_HVM || v->type == VMA_VCPU_ARM) {

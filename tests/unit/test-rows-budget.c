@@ -5,7 +5,8 @@
  * charge their rows to one budget shared by every vcpu; past its limit
  * new keys are summed in "other" rows, so the rows stay bounded while
  * every count and sum stays exact; below it nothing differs from no
- * limit; and the report says when it was reached (text, JSON).
+ * limit; the report says when it was reached (text, JSON); and IPIs
+ * outstanding are such a table.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -283,4 +284,46 @@ Test(rows_budget, a_trace_keeps_its_totals_and_the_report_says_so)
 	vma_pipeline_close(q);
 	free(json);
 	free(free_text);
+}
+
+/*
+ * IPIs outstanding are rows too: a domain whose 16 vcpus each get all 256
+ * vectors by broadcast and never take them holds 256 entries a vcpu with
+ * no limit, and past a limit an IPI that finds no room is not followed.
+ */
+static size_t ipi_room(size_t limit, uint64_t *folded)
+{
+	struct vma_machine_options o = { .rows_budget = limit ? limit : SIZE_MAX };
+	struct vma_diag *diag = vma_diag_create(VMA_LVL_MAX_TOLERABLE, VMA_VERB_QUIET);
+	struct vma_machine *m = vma_machine_create(diag, &o);
+	struct vma_vcpu *v[16];
+	size_t room = 0;
+	uint32_t i, vec;
+
+	cr_assert_not_null(m);
+	for (i = 0; i < 16; i++) {
+		v[i] = vma_vcpu_get(m, 1, i);
+		cr_assert_not_null(v[i]);
+	}
+	/* "all but self" shorthand (ICR bits 18-19 = 3) with each vector */
+	for (vec = 0; vec < 256; vec++)
+		vma_vlapic_icr_write(m, v[0], 3u << 18 | vec, 1000 + vec);
+	for (i = 0; i < 16; i++)
+		room += v[i]->ipis.cap * sizeof(*v[i]->ipis.list);
+	*folded = m->budget.rows.folded;
+	vma_machine_destroy(m);
+	vma_diag_destroy(diag);
+	return room;
+}
+
+Test(rows_budget, ipis_outstanding_are_rows)
+{
+	uint64_t folded;
+	size_t room = ipi_room(0, &folded);
+
+	cr_expect_eq(room, 15u * 256 * sizeof(struct vma_ipi_outstanding), "%zu", room);
+	cr_expect_eq(folded, 0);
+	room = ipi_room(8u << 10, &folded);
+	cr_expect_leq(room, 8u << 10, "past the limit no room is added (%zu)", room);
+	cr_expect_gt(folded, 0, "the IPIs not followed are counted as folded keys");
 }
