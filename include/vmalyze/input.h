@@ -23,6 +23,7 @@
 
 struct vma_diag;
 struct vma_input;
+struct vma_spool;
 
 /* Clock of the time stamps in an input's records. */
 enum vma_clock {
@@ -81,7 +82,10 @@ struct vma_input_ops {
  * (doc/design.md); a real trace piped whole (11 MB) is still held whole.
  */
 #define VMA_REORDER_CAP_DEFAULT (16u << 20)
-/* Largest temporary copy of a pipe whose format must seek (trace.dat). */
+/*
+ * Largest temporary copy of a pipe whose format must seek (trace.dat, raw
+ * dumps); a trace.dat's is only as long as its header says the file is.
+ */
 #define VMA_SPOOL_CAP_DEFAULT (4ull << 30)
 
 /*
@@ -145,6 +149,13 @@ struct vma_input {
 	vma_new_stream_fn new_stream;
 	void *new_stream_arg;
 	void *priv;               /* owned by the reader */
+	/*
+	 * While a reader opens a pipe it reads by offset: fd is the pipe's
+	 * temporary copy, size the bytes it holds so far, and the reader has
+	 * more copied as it needs them (vma_input_spool_to()).  NULL once
+	 * open() returned: the copy holds all that will be read.
+	 */
+	struct vma_spool *spool;
 };
 
 /*
@@ -153,7 +164,9 @@ struct vma_input {
  * The format is recognised from the first bytes before anything else is
  * read.  A xentrace pipe or FIFO is read as it arrives (streaming); a
  * trace.dat or raw dump on a pipe, whose readers seek, is copied to an
- * unlinked temporary file first, up to options->spool_cap bytes.
+ * unlinked temporary file, up to options->spool_cap bytes: a raw dump
+ * whole, first; a trace.dat as far as its reader reads at open (the end
+ * of its header, or of damage in it, then the end of its data).
  * Return: VMA_OK and *out owned (free with vma_input_close()), or a negative
  * VMA_ERR_* after a message naming the file was reported to @diag.
  */
@@ -178,6 +191,23 @@ void vma_input_close(struct vma_input *input);
  * VMA_ERR_IO after a message naming the file and offset.
  */
 ssize_t vma_input_read(struct vma_input *in, void *buf, size_t min, size_t max);
+
+/*
+ * vma_input_spool_to - for a reader's open() while in->spool is set: copy
+ * the pipe on until the copy holds the bytes before @end, or the pipe
+ * ends; in->size is then the bytes held (less than @end: the input ends
+ * there).  An @end past the cap of the copy is refused at once, nothing
+ * copied, with a message at offset @at naming the part that needs it
+ * (@what, e.g. "options"); with @what NULL (a part only some runs read) the copy goes
+ * up to the cap.  Without a spool: nothing to do.
+ * Return: VMA_OK, or a negative VMA_ERR_* after a message.
+ */
+int vma_input_spool_to(struct vma_input *in, uint64_t end, uint64_t at, const char *what);
+/*
+ * vma_input_spool_all - the same for all of the pipe (data running to the
+ * end of the input); one holding more than the cap is refused there.
+ */
+int vma_input_spool_all(struct vma_input *in);
 
 /*
  * vma_input_wait - streaming input: wait up to @ms milliseconds for more

@@ -8,7 +8,9 @@
  * rejected at once.  A xentrace stream is then read as it arrives
  * (xentrace.c puts it in time order within a memory cap).  The trace.dat
  * and raw-dump readers seek, so such a pipe is copied to an unlinked
- * temporary file first, up to a cap, and the user is told why.
+ * temporary file, up to a cap, and the user is told why: a raw dump
+ * first, a trace.dat as far as its reader asks while it reads the header
+ * (it stops at damage, and knows where the data end).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -70,69 +72,146 @@ static bool write_all(int fd, const unsigned char *buf, size_t len)
 }
 
 /*
- * Copy @head and the rest of the pipe @src to an unlinked temporary file,
- * at most @cap bytes: beyond, the input is refused (a copy without end
- * would fill the disk).
+ * A pipe being copied to a temporary file for a reader that reads by
+ * offset.  The trace.dat reader has it copied as far as it reads
+ * (vma_input_spool_to()), so a pipe that starts like a trace.dat and then
+ * holds garbage costs the bytes up to the damage, not the cap; a raw dump
+ * has no header saying where it ends and is copied whole.
  */
-static int spool_to_temp(int src, const unsigned char *head, size_t head_len, uint64_t cap,
-			 const char *name, const struct vma_input_options *options,
-			 struct vma_diag *diag, int *out)
+struct vma_spool {
+	int src;          /* the pipe; in->fd is the copy, in->size the bytes it holds */
+	uint64_t cap;     /* most bytes the copy may hold */
+	bool ended;       /* the pipe ended (or a stop was asked): in->size is all there is */
+};
+
+static const char *temp_dir(void)
 {
 	const char *dir = getenv("TMPDIR");
-	volatile sig_atomic_t *stop = options ? options->stop : NULL;
-	uint64_t copied = head_len;
-	bool stopped = false;
+
+	return dir && *dir ? dir : "/tmp";
+}
+
+/*
+ * Start the copy of the pipe in->fd: an unlinked temporary file holding
+ * @head so far replaces in->fd, the pipe is kept in in->spool.
+ */
+static int spool_start(struct vma_input *in, const unsigned char *head, size_t head_len,
+		       uint64_t cap)
+{
+	struct vma_spool *sp = calloc(1, sizeof(*sp));
 	char path[4096];
-	unsigned char buf[1 << 16];
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/vmalyze-XXXXXX", dir && *dir ? dir : "/tmp");
+	if (!sp)
+		return VMA_ERR_NOMEM;
+	snprintf(path, sizeof(path), "%s/vmalyze-XXXXXX", temp_dir());
 	fd = mkstemp(path);
 	if (fd < 0) {
-		vma_diag_report(diag, VMA_LVL_INPUT, name, UINT64_MAX,
+		vma_diag_report(in->diag, VMA_LVL_INPUT, in->path, UINT64_MAX,
 				"Cannot create a temporary file in %s to hold the input: %s "
 				"(set TMPDIR to a writable folder, or give a file, not a pipe)",
-				dir && *dir ? dir : "/tmp", strerror(errno));
+				temp_dir(), strerror(errno));
+		free(sp);
 		return VMA_ERR_IO;
 	}
 	unlink(path);
-	vma_diag_info(diag, "%s: this format is read by offset: copying the pipe to a temporary "
-		      "file in %s first (at most %" PRIu64 " MiB)", name,
-		      dir && *dir ? dir : "/tmp", cap >> 20);
-	if (!write_all(fd, head, head_len))
-		goto write_error;
-	for (;;) {
-		ssize_t n = read_some(src, buf, sizeof(buf), stop, &stopped);
+	sp->src = in->fd;
+	sp->cap = cap;
+	in->fd = fd;
+	in->size = 0;
+	in->spool = sp;
+	if (!write_all(fd, head, head_len)) {
+		vma_diag_report(in->diag, VMA_LVL_SYSTEM, in->path, 0,
+				"Cannot write the temporary copy: %s (free space in TMPDIR or point "
+				"it elsewhere, or give a file, not a pipe)", strerror(errno));
+		return VMA_ERR_IO;
+	}
+	in->size = head_len;
+	return VMA_OK;
+}
 
+/* The pipe is no longer read: what the copy holds is the input. */
+static void spool_end(struct vma_input *in)
+{
+	if (!in->spool)
+		return;
+	close(in->spool->src);
+	free(in->spool);
+	in->spool = NULL;
+}
+
+/*
+ * Copy the pipe on until the copy holds @end bytes or the pipe ends;
+ * UINT64_MAX: all of it, and a pipe holding more than the cap is refused.
+ * @end is at most the cap otherwise.
+ */
+static int spool_more(struct vma_input *in, uint64_t end)
+{
+	struct vma_spool *sp = in->spool;
+	volatile sig_atomic_t *stop = in->options ? in->options->stop : NULL;
+	unsigned char buf[1 << 16];
+	bool stopped = false;
+
+	while (!sp->ended && in->size < end) {
+		size_t want = sizeof(buf);
+		ssize_t n;
+
+		/* one byte past the cap tells a pipe that holds more */
+		if (want > sp->cap - in->size)
+			want = sp->cap - in->size > 0 ? (size_t)(sp->cap - in->size) : 1;
+		n = read_some(sp->src, buf, want, stop, &stopped);
 		if (n < 0) {
-			vma_diag_report(diag, VMA_LVL_INPUT, name, copied, "Cannot read: %s",
-					strerror(errno));
-			close(fd);
+			vma_diag_report(in->diag, VMA_LVL_INPUT, in->path, in->size,
+					"Cannot read: %s", strerror(errno));
 			return VMA_ERR_IO;
 		}
-		if (n == 0)
+		if (n == 0) {
+			sp->ended = true;
 			break;
-		if (copied + (uint64_t)n > cap) {
-			vma_diag_report(diag, VMA_LVL_INPUT, name, cap,
+		}
+		if (in->size + (uint64_t)n > sp->cap) {
+			vma_diag_report(in->diag, VMA_LVL_INPUT, in->path, sp->cap,
 					"A trace.dat or raw dump on a pipe must be copied to a "
 					"temporary file (the format is read by offset), and this "
 					"one exceeds the %" PRIu64 " MiB cap: write it to a file "
-					"first", cap >> 20);
-			close(fd);
+					"first", sp->cap >> 20);
 			return VMA_ERR_IO;
 		}
-		if (!write_all(fd, buf, (size_t)n))
-			goto write_error;
-		copied += (uint64_t)n;
+		if (!write_all(in->fd, buf, (size_t)n)) {
+			vma_diag_report(in->diag, VMA_LVL_SYSTEM, in->path, in->size,
+					"Cannot write the temporary copy: %s (free space in TMPDIR "
+					"or point it elsewhere, or give a file, not a pipe)",
+					strerror(errno));
+			return VMA_ERR_IO;
+		}
+		in->size += (uint64_t)n;
 	}
-	*out = fd;
 	return VMA_OK;
-write_error:
-	vma_diag_report(diag, VMA_LVL_SYSTEM, name, copied,
-			"Cannot write the temporary copy: %s (free space in TMPDIR or point it "
-			"elsewhere, or give a file, not a pipe)", strerror(errno));
-	close(fd);
-	return VMA_ERR_IO;
+}
+
+int vma_input_spool_to(struct vma_input *in, uint64_t end, uint64_t at, const char *what)
+{
+	struct vma_spool *sp = in->spool;
+
+	if (!sp || sp->ended || end <= in->size)
+		return VMA_OK;
+	if (end > sp->cap && !what)
+		end = sp->cap;
+	if (end > sp->cap) {
+		/* the copy could never hold them: said now, not after copying up to the cap */
+		vma_diag_report(in->diag, VMA_LVL_INPUT, in->path, at,
+				"The %s reach past the %" PRIu64 " MiB a trace.dat on a pipe is "
+				"copied up to (its parts are read by offset): damaged, or a trace "
+				"too large for a pipe: write it to a file first", what,
+				sp->cap >> 20);
+		return VMA_ERR_IO;
+	}
+	return spool_more(in, end);
+}
+
+int vma_input_spool_all(struct vma_input *in)
+{
+	return in->spool ? spool_more(in, UINT64_MAX) : VMA_OK;
 }
 
 /* The first bytes of a pipe: at least PROBE_MIN unless it ends sooner. */
@@ -323,13 +402,15 @@ static ssize_t probe(struct vma_input *in, bool regular, unsigned char *head)
 /*
  * A pipe or FIFO: a xentrace stream is read as it comes, the probed bytes
  * served first; any other format is copied to a temporary file, which
- * replaces in->fd.
+ * replaces in->fd: a trace.dat as far as its reader reads while it opens
+ * it, a raw dump whole, now.
  */
 static int prepare_pipe(struct vma_input *in, const unsigned char *head, size_t got)
 {
 	const struct vma_input_options *o = in->options;
-	struct stat st;
-	int tmp, rc;
+	uint64_t cap = o && o->spool_cap ? o->spool_cap : VMA_SPOOL_CAP_DEFAULT;
+	bool by_need = in->ops == &vma_tracedat_ops;
+	int rc;
 
 	if (in->ops == &vma_xentrace_ops) {
 		in->streaming = true;
@@ -341,17 +422,13 @@ static int prepare_pipe(struct vma_input *in, const unsigned char *head, size_t 
 		in->head_len = got;
 		return VMA_OK;
 	}
-	rc = spool_to_temp(in->fd, head, got,
-			   o && o->spool_cap ? o->spool_cap : VMA_SPOOL_CAP_DEFAULT, in->path, o,
-			   in->diag, &tmp);
+	rc = spool_start(in, head, got, cap);
 	if (rc)
 		return rc;
-	close(in->fd);
-	in->fd = tmp;
-	if (fstat(tmp, &st) < 0)
-		return VMA_ERR_IO;
-	in->size = (uint64_t)st.st_size;
-	return VMA_OK;
+	vma_diag_info(in->diag, "%s: this format is read by offset: copying the pipe to a "
+		      "temporary file in %s %s (at most %" PRIu64 " MiB)", in->path, temp_dir(),
+		      by_need ? "as far as its header says it reaches" : "first", cap >> 20);
+	return by_need ? VMA_OK : vma_input_spool_all(in);
 }
 
 int vma_input_open_fd(int fd, const char *name, const struct vma_input_options *options,
@@ -396,6 +473,8 @@ int vma_input_open_fd(int fd, const char *name, const struct vma_input_options *
 		rc = prepare_pipe(in, head, (size_t)got);
 	if (rc == VMA_OK)
 		rc = in->ops->open(in);
+	/* the reader has had copied all it will read */
+	spool_end(in);
 	if (rc) {
 		vma_input_close(in);
 		return rc;
@@ -410,6 +489,7 @@ void vma_input_close(struct vma_input *input)
 		return;
 	if (input->ops && input->ops->close)
 		input->ops->close(input);
+	spool_end(input);
 	if (input->fd >= 0)
 		close(input->fd);
 	free(input->head);

@@ -637,6 +637,12 @@ int vma_kvm_default_formats(struct vma_kvm_priv *priv, uint32_t entry_id, uint32
 uint64_t vma_kvm_time(const struct vma_kvm_priv *priv, uint64_t ts, uint32_t cpu);
 
 /*
+ * vma_kvm_region_end - the file offset where the stream of @region stops
+ * reading (UINT64_MAX when its size runs past 2^64).
+ */
+uint64_t vma_kvm_region_end(const struct vma_kvm_region *region);
+
+/*
  * vma_kvm_stream_add - create the stream of one ring buffer and announce it
  * through input->new_stream.  Return: VMA_OK or a negative VMA_ERR_*.
  */

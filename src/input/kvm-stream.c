@@ -680,6 +680,17 @@ static int stream_next_chunks(struct vma_stream *stream)
 	return next_in_page((struct vma_kvm_stream *)stream, KNOWS_CHUNKS);
 }
 
+uint64_t vma_kvm_region_end(const struct vma_kvm_region *region)
+{
+	uint64_t end = region->offset + region->size;
+
+	if (region->compressed) {
+		/* trace-cmd 3.1 leaves the 4-byte chunk count out of the size */
+		end += 4;
+	}
+	return end < region->offset ? UINT64_MAX : end;
+}
+
 int vma_kvm_stream_add(struct vma_input *input, struct vma_kvm_priv *priv, uint32_t cpu,
 		       const struct vma_kvm_region *region)
 {
@@ -702,13 +713,7 @@ int vma_kvm_stream_add(struct vma_input *input, struct vma_kvm_priv *priv, uint3
 	if (region->page_size)
 		s->layout.page_size = region->page_size;
 	s->next = region->offset;
-	s->end = region->offset + region->size;
-	if (region->compressed) {
-		/* trace-cmd 3.1 leaves the 4-byte chunk count out of the size */
-		s->end += 4;
-	}
-	if (s->end < region->offset)
-		s->end = UINT64_MAX;
+	s->end = vma_kvm_region_end(region);
 	s->pub.next = stream_next;
 	s->pub.input = input;
 	s->pub.pcpu = cpu;

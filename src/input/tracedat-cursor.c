@@ -3,6 +3,9 @@
  * trace.dat reader: the cursor every part of the file is read with, over
  * the file (pread) or a section held in memory, bounded by its end; the
  * first read past it reports where the data stop (see tracedat-internal.h).
+ * On a pipe, the file is the pipe's temporary copy, which a read past
+ * what it holds extends (input.c): the header's own reads decide how far
+ * the pipe is copied.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -119,13 +122,44 @@ int td_cur_short(struct cur *c, uint64_t need)
 	return -1;
 }
 
+int td_fetch(struct dat *d, uint64_t pos, uint64_t n, const char *what)
+{
+	uint64_t end = n > UINT64_MAX - pos ? UINT64_MAX : pos + n;
+	int ret = vma_input_spool_to(d->in, end, pos, what);
+
+	if (ret < 0) {
+		d->failed = true;
+		d->spool_error = ret;
+		return -1;
+	}
+	return 0;
+}
+
+/* The file's bytes under a file cursor reach @n past it, if the file has them. */
+static int cur_fetch(struct cur *c, uint64_t n)
+{
+	if (c->mem || (c->pos <= c->end && n <= c->end - c->pos))
+		return 0;
+	if (td_fetch(c->d, c->pos, n, c->what) < 0)
+		return -1;
+	c->end = c->d->in->size;
+	return 0;
+}
+
 static int cur_need(struct cur *c, uint64_t n)
 {
-	if (c->d->failed)
+	if (c->d->failed || cur_fetch(c, n) < 0)
 		return -1;
 	if (c->pos > c->end || n > c->end - c->pos)
 		return td_cur_short(c, n);
 	return 0;
+}
+
+bool td_cur_has(struct cur *c, uint64_t n)
+{
+	if (c->d->failed || cur_fetch(c, n) < 0)
+		return false;
+	return c->pos <= c->end && n <= c->end - c->pos;
 }
 
 static int pread_all(struct dat *d, void *buf, size_t len, uint64_t off)

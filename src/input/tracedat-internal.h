@@ -39,6 +39,8 @@ enum {
 };
 
 #define SEC_FL_COMPRESSED 1
+/* A v7 section's head: id, flags, description, size; compressed, two sizes more. */
+#define SEC_HEAD_MAX 24
 /* Sanity limits: far above anything trace-cmd writes, low enough to stay in memory. */
 #define MAX_CPUS 8192
 /* a header text or section, expanded (twice that is held while it is read) */
@@ -84,6 +86,7 @@ struct dat {
 	struct dat_buffer *inst;  /* other instances */
 	uint32_t nr_inst;
 	bool failed;              /* a cursor reported; no second message */
+	int spool_error;          /* the copy of a pipe failed: its VMA_ERR_*, or 0 */
 	const char *optional;     /* the part read only for the dump's text ("kallsyms"), or NULL */
 	bool nomem;
 	bool in_instance;         /* v6: reading an instance header, BUFFER options ignored */
@@ -116,6 +119,15 @@ int td_fatal(struct dat *d, uint64_t offset, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Out of memory while reading the header.  Return: -1. */
 int td_oom(struct dat *d);
+/*
+ * On a pipe (in->spool): have its copy extended to hold the @n bytes at
+ * @pos, @what needing them, if the pipe has them (@what NULL: as far as
+ * the cap allows, see vma_input_spool_to()).  Else nothing to do.
+ * Return: 0, or -1 after a report (d->failed, d->spool_error).
+ */
+int td_fetch(struct dat *d, uint64_t pos, uint64_t n, const char *what);
+/* Whether the file or section has @n bytes at the cursor (false after a report too). */
+bool td_cur_has(struct cur *c, uint64_t n);
 /* Reports that @need more bytes were missing at the cursor.  Return: -1. */
 int td_cur_short(struct cur *c, uint64_t need);
 /* Reads at the cursor, in the file's byte order.  Return: 0, or -1 after a report. */

@@ -180,7 +180,7 @@ int td_read_symbols(struct dat *d, struct cur *c, uint64_t size, char **keep)
 {
 	char *text;
 
-	if (size > MAX_TEXT && c->pos <= c->end && size <= c->end - c->pos) {
+	if (size > MAX_TEXT && td_cur_has(c, size)) {
 		symbols_too_big(d, td_cur_at(c), c->what, size, false);
 		c->pos += size;
 		return 0;
@@ -391,6 +391,13 @@ int td_read_meta_v7(struct dat *d)
 			continue;
 		}
 		if (parts[i].id == OPT_KALLSYMS || parts[i].id == OPT_PRINTK) {
+			/*
+			 * On a pipe the copy holds all load_section() may read of
+			 * them (its head and at most MAX_TEXT), within the cap:
+			 * a damaged part only costs the dump's symbol names.
+			 */
+			if (td_fetch(d, off, SEC_HEAD_MAX + MAX_TEXT, NULL) < 0)
+				return -1;
 			/* read when the dump first needs them: expanding kallsyms is most of an open */
 			d->priv->symbols_at[parts[i].id == OPT_PRINTK] = off;
 			d->priv->load_symbols = td_load_symbols;

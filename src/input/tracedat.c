@@ -189,6 +189,24 @@ static int check_overlaps(struct dat *d)
 	return ret;
 }
 
+/*
+ * On a pipe, the copy is made to hold the trace data of @b's cpu @i (@r)
+ * before its stream is made: streams read the copy once the pipe is
+ * closed.  Data running past 2^64 are left to add_streams().
+ */
+static int spool_data(struct dat *d, const struct dat_buffer *b, uint32_t i,
+		      const struct vma_kvm_region *r)
+{
+	uint64_t end = vma_kvm_region_end(r);
+	char what[96];
+
+	if (!d->in->spool || r->size > UINT64_MAX - 8 - r->offset)
+		return VMA_OK;
+	snprintf(what, sizeof(what), "trace data of cpu %" PRIu32 " (bytes %" PRIu64 " to %"
+		 PRIu64 ")", b->cpus[i].cpu, r->offset, end);
+	return vma_input_spool_to(d->in, end, cpu_given_at(d, b, i), what);
+}
+
 static int add_streams(struct dat *d, struct dat_buffer *b)
 {
 	uint32_t i;
@@ -212,11 +230,16 @@ static int add_streams(struct dat *d, struct dat_buffer *b)
 		struct vma_kvm_region r;
 		int ret;
 
+		r.offset = b->cpus[i].offset;
+		r.size = b->cpus[i].size;
+		r.compressed = b->compressed;
+		r.page_size = b->page_size;
+		ret = spool_data(d, b, i, &r);
+		if (ret < 0)
+			return ret;
 		/* an empty cpu has nothing to stream unless its data went missing */
 		if (b->cpus[i].size == 0 && b->cpus[i].offset <= d->in->size)
 			continue;
-		r.offset = b->cpus[i].offset;
-		r.size = b->cpus[i].size;
 		/* A size running past 2^64 would wrap the end of the data to before it. */
 		if (r.size > UINT64_MAX - 8 - r.offset) {
 			if (!vma_diag_report(d->in->diag, VMA_LVL_FILE, d->in->path,
@@ -227,10 +250,11 @@ static int add_streams(struct dat *d, struct dat_buffer *b)
 					     b->cpus[i].cpu, r.size, r.offset)) {
 				return VMA_ERR_DAMAGED;
 			}
+			ret = vma_input_spool_all(d->in);
+			if (ret < 0)
+				return ret;
 			r.size = d->in->size > r.offset ? d->in->size - r.offset : 0;
 		}
-		r.compressed = b->compressed;
-		r.page_size = b->page_size;
 		ret = vma_kvm_stream_add(d->in, d->priv, b->cpus[i].cpu, &r);
 		if (ret < 0)
 			return ret;
@@ -311,6 +335,14 @@ static void dat_free(struct dat *d)
 	free(d->inst);
 }
 
+/* The status of a header that could not be read, after its report. */
+static int failure(const struct dat *d)
+{
+	if (d->nomem)
+		return VMA_ERR_NOMEM;
+	return d->spool_error ? d->spool_error : VMA_ERR_FORMAT;
+}
+
 static int open_dat(struct dat *d)
 {
 	uint64_t options_start = 0;
@@ -325,7 +357,7 @@ static int open_dat(struct dat *d)
 	 * for a xentrace file with no complete window (doc/exit-status.md).
 	 */
 	if (ret < 0)
-		return ret != -1 ? ret : d->nomem ? VMA_ERR_NOMEM : VMA_ERR_FORMAT;
+		return ret != -1 ? ret : failure(d);
 	d->priv->info.version = d->version;
 	ret = vma_kvm_tep_new(d->priv, d->big, d->long_size, d->page_size);
 	if (ret < 0)
@@ -344,7 +376,7 @@ static int open_dat(struct dat *d)
 		}
 	}
 	if (ret < 0)
-		return d->nomem ? VMA_ERR_NOMEM : VMA_ERR_FORMAT;
+		return failure(d);
 	if (!d->top.name && !d->nr_inst && d->version >= 7) {
 		vma_diag_report(d->in->diag, VMA_LVL_INPUT, d->in->path, options_start,
 				"This trace.dat has no binary trace data (no BUFFER option):"

@@ -19,6 +19,8 @@
  *   kvm-pids      trace.dat v6: kvm_entry from N=2,000 threads, vcpu_id 65535
  *   chunk-bomb    trace.dat v7 zstd: N=8 cpus, each first chunk expands to 64 MiB
  *   buffer-wrap   trace.dat v7: cpu 0's data size 2^64-1 in the BUFFER option
+ *   options-far   trace.dat v7 whose preamble puts the first options section at
+ *                 byte 2^40 (piped: past any copy of the pipe)
  *   v6-size-wrap  trace.dat v6: cpu 0's data size 2^64-1 in the flyrecord header
  *   v6-overlap    trace.dat v6: cpu 0's data where cpu 1's are (read twice, silently)
  *   commit0       trace.dat v6: 2 cpus, N=400 events each, every page's commit 0
@@ -478,6 +480,27 @@ static int mk_buffer_wrap(const char *path, uint32_t n)
 		}
 	}
 out:
+	vma_tdw_free(w);
+	free(img);
+	return rc;
+}
+
+static int mk_options_far(const char *path, uint32_t n)
+{
+	unsigned char *img;
+	size_t len, at;
+	struct vma_tdw *w = small_v7(VMA_TDW_NONE, 2, &img, &len);
+	int rc;
+
+	(void)n;
+	if (!w)
+		return -1;
+	/* magic, version "7", 6 bytes, compression name and version, then the offset */
+	at = 10 + strlen((char *)img + 10) + 1 + 6;
+	at += strlen((char *)img + at) + 1;
+	at += strlen((char *)img + at) + 1;
+	vma_tdw_put(img + at, 8, 1ull << 40, false);
+	rc = write_file(path, img, len);
 	vma_tdw_free(w);
 	free(img);
 	return rc;
@@ -945,6 +968,7 @@ int main(int argc, char **argv)
 		{ "kvm-pids", mk_kvm_pids, 2000 },          /* threads */
 		{ "chunk-bomb", mk_chunk_bomb, 8 },         /* cpus */
 		{ "buffer-wrap", mk_buffer_wrap, 0 },
+		{ "options-far", mk_options_far, 0 },
 		{ "v6-size-wrap", mk_v6_size_wrap, 0 },
 		{ "v6-overlap", mk_v6_overlap, 0 },
 		{ "commit0", mk_commit0, 400 },             /* events per cpu */

@@ -5,9 +5,11 @@
 # temporary copy.  Endless data that is not a trace is refused at once;
 # a FIFO works in dump mode; a trace piped in gives the file's output; a
 # slow writer's records are printed while it is still writing; SIGINT and
-# SIGTERM end the input and the summary of what was read is printed.
+# SIGTERM end the input and the summary of what was read is printed.  A
+# trace.dat on a pipe, a FIFO or in an archive (copied as far as its
+# header and data reach) gives the file's output too.
 set -u
-: "${VMALYZE:?}" "${top_srcdir:?}"
+: "${VMALYZE:?}" "${top_srcdir:?}" "${top_builddir:?}"
 tmp=$(mktemp -d)
 pids=
 trap 'for p in $pids; do kill $p 2>/dev/null; done; rm -rf "$tmp"' EXIT
@@ -40,6 +42,69 @@ for t in "$top_srcdir"/traces/gen-*.xentrace; do
 			echo "ok   pipe $mode $b"
 		else
 			fail "pipe $mode $b: output differs from the file's"
+		fi
+	done
+done
+
+# trace.dat through a pipe and a FIFO: copied as far as the header and the
+# data it gives reach, the file's output and messages in every mode (v6, v7
+# plain, zlib and zstd, several cpus, a truncated file).
+MKDAT="$top_builddir/tools/vmalyze-mkdat"
+mkdir "$tmp/dats"
+"$MKDAT" --version 6 --cpus 4 --vcpus 6 --extras -o "$tmp/dats/g6.dat" >/dev/null &&
+"$MKDAT" --version 6 --big-endian --cpus 2 -o "$tmp/dats/g6b.dat" >/dev/null &&
+"$MKDAT" --version 7 --cpus 8 --vcpus 4 --extras -o "$tmp/dats/g7.dat" >/dev/null &&
+"$MKDAT" --version 7 --compress zlib --cpus 3 --tsc --extras -o "$tmp/dats/g7l.dat" >/dev/null &&
+"$MKDAT" --version 7 --compress zstd --cpus 16 --vcpus 16 --extras -o "$tmp/dats/g7z.dat" \
+	>/dev/null || fail "cannot make the trace.dat files"
+cp "$top_srcdir"/traces/kvm/*.dat "$tmp/dats/"
+mkfifo "$tmp/dat-fifo"
+for t in "$tmp"/dats/*.dat; do
+	b=$(basename "$t")
+	for mode in -s "-s --json --histogram" -a "--format kvm-stat"; do
+		# shellcheck disable=SC2086
+		timeout 60 "$VMALYZE" $mode "$t" >"$tmp/file.out" 2>"$tmp/file.err"
+		rc=$?
+		# shellcheck disable=SC2086
+		cat "$t" | timeout 60 "$VMALYZE" $mode - >"$tmp/pipe.out" 2>"$tmp/pipe.err"
+		prc=$?
+		cat "$t" >"$tmp/dat-fifo" &
+		# shellcheck disable=SC2086
+		timeout 60 "$VMALYZE" $mode "$tmp/dat-fifo" >"$tmp/fifo.out" 2>"$tmp/fifo.err"
+		frc=$?
+		wait
+		sed -i "s|$t|NAME|" "$tmp/file.err"
+		sed -i "s|<stdin>|NAME|" "$tmp/pipe.err"
+		sed -i "s|$tmp/dat-fifo|NAME|" "$tmp/fifo.err"
+		if [ $rc -eq $prc ] && [ $rc -eq $frc ] && cmp -s "$tmp/file.out" "$tmp/pipe.out" &&
+			cmp -s "$tmp/file.out" "$tmp/fifo.out" && cmp -s "$tmp/file.err" "$tmp/pipe.err" &&
+			cmp -s "$tmp/file.err" "$tmp/fifo.err"; then
+			echo "ok   dat pipe and fifo $mode $b (status $rc)"
+		else
+			fail "dat pipe and fifo $mode $b: status $rc $prc $frc, or output differs"
+		fi
+	done
+done
+# The same files in a tar and a tar.zst (each member on a pipe): a folder's output.
+(cd "$tmp/dats" && tar -cf "$tmp/dats.tar" $(ls)) || fail "cannot make dats.tar"
+if command -v zstd >/dev/null; then
+	zstd -q -o "$tmp/dats.tar.zst" "$tmp/dats.tar" || fail "cannot make dats.tar.zst"
+fi
+for a in dats.tar dats.tar.zst; do
+	[ -f "$tmp/$a" ] || continue
+	for mode in -s -a "--format kvm-stat"; do
+		# shellcheck disable=SC2086
+		(cd "$tmp" && timeout 60 "$VMALYZE" $mode dats/) >"$tmp/file.out" 2>"$tmp/file.err"
+		rc=$?
+		# shellcheck disable=SC2086
+		(cd "$tmp" && timeout 60 "$VMALYZE" $mode "$a") >"$tmp/tar.out" 2>"$tmp/tar.err"
+		trc=$?
+		sed -i "s|$a:|dats/|g" "$tmp/tar.out" "$tmp/tar.err"
+		if [ $rc -eq $trc ] && cmp -s "$tmp/file.out" "$tmp/tar.out" &&
+			cmp -s "$tmp/file.err" "$tmp/tar.err"; then
+			echo "ok   dat $a $mode (status $rc)"
+		else
+			fail "dat $a $mode: status $rc $trc, or output differs from the folder's"
 		fi
 	done
 done
