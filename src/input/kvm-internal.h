@@ -515,6 +515,7 @@ struct vma_kvm_priv {
 	struct vma_time_map time_map;    /* --time-offset, last */
 	struct vma_kvm_stream **streams; /* owned */
 	uint32_t nr_streams;
+	size_t cap_streams;
 	struct vma_kvm_format *formats;  /* owned, in the order the file gives them */
 	uint32_t nr_formats;
 	size_t cap_formats;
