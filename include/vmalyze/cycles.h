@@ -540,6 +540,15 @@ int vma_cycles_histogram(const struct vma_cycles *s, unsigned int per_octave,
 			 struct vma_cycles_bin **bins, size_t *nbins);
 
 /**
+ * vma_cycles_spread - the standard deviation of the non-zero samples,
+ * rounded, from the finest histogram (vma_cycles_histogram() at 64 bins
+ * per octave, each bin at the exact mean of its samples): exact while a
+ * summary is exact and its bins hold one value each, within a bin's width
+ * otherwise.  0 with fewer than two samples, or out of memory.
+ */
+uint64_t vma_cycles_spread(const struct vma_cycles *s);
+
+/**
  * struct vma_cycles_image - a summary laid out for storage (cycles-merge.c).
  * @events, @count, @cycles: the summary's counters.
  * @exact_limit: its exact limit (a power of two).

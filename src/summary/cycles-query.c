@@ -4,6 +4,8 @@
  * in cycles.c): sorting exact samples, count- and time-weighted quantiles
  * from either mode, minimum, maximum and log-scale histograms.
  */
+#include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -426,8 +428,13 @@ static void bin_bounds(size_t idx, unsigned int k, struct vma_cycles_bin *b)
 	}
 }
 
-int vma_cycles_histogram(const struct vma_cycles *s, unsigned int per_octave,
-			 struct vma_cycles_bin **bins, size_t *nbins)
+/*
+ * vma_cycles_histogram()'s bins, with their bounds when @bounds: the
+ * spread needs only their counts and sums, and a wide summary has
+ * thousands of bins at 64 per octave.
+ */
+static int histogram(const struct vma_cycles *s, unsigned int per_octave,
+		     struct vma_cycles_bin **bins, size_t *nbins, bool bounds)
 {
 	const struct vma_cycles_sketch *sk = s->sketch ? s->u.sketch : NULL;
 	const struct vma_cycles_compact *cf = is_compact(s) ? s->u.compact : NULL;
@@ -450,7 +457,7 @@ int vma_cycles_histogram(const struct vma_cycles *s, unsigned int per_octave,
 	b = calloc(n, sizeof(*b));
 	if (!b)
 		return VMA_ERR_NOMEM;
-	for (idx = 0; idx < n; idx++)
+	for (idx = 0; bounds && idx < n; idx++)
 		bin_bounds(first + idx, k, &b[idx]);
 	/* Exact samples, or a sketch's pending values. */
 	for (i = 0; i < s->n; i++) {
@@ -484,4 +491,31 @@ int vma_cycles_histogram(const struct vma_cycles *s, unsigned int per_octave,
 	*bins = b;
 	*nbins = n;
 	return 0;
+}
+
+int vma_cycles_histogram(const struct vma_cycles *s, unsigned int per_octave,
+			 struct vma_cycles_bin **bins, size_t *nbins)
+{
+	return histogram(s, per_octave, bins, nbins, true);
+}
+
+uint64_t vma_cycles_spread(const struct vma_cycles *s)
+{
+	struct vma_cycles_bin *bins = NULL;
+	double mean, var = 0;
+	size_t n = 0, i;
+
+	if (s->count < 2 || histogram(s, 64, &bins, &n, false))
+		return 0;
+	mean = (double)s->cycles / (double)s->count;
+	for (i = 0; i < n; i++) {
+		double d;
+
+		if (!bins[i].count)
+			continue;
+		d = (double)bins[i].cycles / (double)bins[i].count - mean;
+		var += d * d * (double)bins[i].count;
+	}
+	free(bins);
+	return (uint64_t)llround(sqrt(var / (double)s->count));
 }

@@ -6,7 +6,6 @@
  * pcpus' and domains' rows and owns the report's memory; a vcpu's rows
  * are report-vcpu.c's, the VM and host-wide totals report-totals.c's.
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,28 +118,6 @@ void vma_report_owned_release(struct vma_report_owned *o)
 	o->nr = 0;
 }
 
-/* Spread of the samples, from the finest histogram: each bin at its exact mean. */
-static uint64_t stddev_of(const struct vma_cycles *c)
-{
-	struct vma_cycles_bin *bins = NULL;
-	double mean, var = 0;
-	size_t n = 0, i;
-
-	if (c->count < 2 || vma_cycles_histogram(c, 64, &bins, &n))
-		return 0;
-	mean = (double)c->cycles / (double)c->count;
-	for (i = 0; i < n; i++) {
-		double d;
-
-		if (!bins[i].count)
-			continue;
-		d = (double)bins[i].cycles / (double)bins[i].count - mean;
-		var += d * d * (double)bins[i].count;
-	}
-	free(bins);
-	return (uint64_t)llround(sqrt(var / (double)c->count));
-}
-
 /*
  * Percentiles of a summary the report only reads.  In exact mode the
  * accumulator sorts its samples to answer; that reorders, but does not
@@ -172,7 +149,7 @@ void vma_report_fill_stat(const struct vma_report_builder *b, struct vma_report_
 {
 	vma_report_stat_fill(st, c, w, b->full);
 	if (b->full && c->count && b->spread)
-		st->stddev = stddev_of(c);
+		st->stddev = vma_cycles_spread(c);
 }
 
 void vma_report_fill_latency(struct vma_report_latency *l, const struct vma_latency_window *w)
