@@ -515,6 +515,7 @@ struct vma_kvm_priv {
 	struct vma_time_map time_map;    /* --time-offset, last */
 	struct vma_kvm_stream **streams; /* owned */
 	uint32_t nr_streams;
+	uint32_t nr_planned;             /* the streams the reader will make (0: unknown) */
 	size_t cap_streams;
 	struct vma_kvm_format *formats;  /* owned, in the order the file gives them */
 	uint32_t nr_formats;
@@ -547,6 +548,18 @@ struct vma_kvm_priv {
 	} comms[64];
 	uint32_t comm_gen;
 	size_t buffered;                 /* bytes of every stream's page buffers together */
+	/*
+	 * Shared by the streams, which are read one at a time (doc/design.md,
+	 * "Merge"): the decompressor, the compressed bytes of the chunk being
+	 * expanded, and the unit (a page, or an expanded chunk) that windowed
+	 * streams read their windows from; it holds unit_owner's, at unit_at
+	 * (kvm-stream.c).
+	 */
+	struct vma_decomp *dc;
+	unsigned char *zbuf, *unit;
+	size_t zbuf_cap, unit_cap;
+	const struct vma_kvm_stream *unit_owner;
+	uint64_t unit_at;
 };
 
 /* The comms kept for the dump may be stale now: a comm may have been registered. */

@@ -4,7 +4,12 @@
  * of one ring buffer, wherever the file keeps them: a plain run of pages
  * (trace.dat v6, v7 uncompressed, raw ftrace dumps) read a block at a
  * time, or v7 chunks expanded one at a time.  Memory per stream is one
- * block or one chunk, whatever the size of the file.
+ * block or one chunk, whatever the size of the file; with many cpus, less:
+ * the streams' blocks share BLOCKS_BUDGET, and past it (more cpus than
+ * pages fit in it) a stream holds only a window of its current page,
+ * taken from the input's one unit (the page read, or its chunk expanded)
+ * again when another stream's took its place.  The decompressor and the
+ * compressed bytes are the input's, not each stream's.
  *
  * Damage is met where it lies, so everything before it is delivered: a
  * truncated run ends the stream with a report naming the byte where the
@@ -24,8 +29,28 @@
 #include "vmalyze/grow.h"
 #include "vmalyze/status.h"
 
-/* Pages read per pread() from an uncompressed run. */
+/* Pages read per pread() from an uncompressed run, at most. */
 #define BLOCK_PAGES 16
+/*
+ * The blocks of all the streams of an input together: 16 pages each up
+ * to 128 cpus of 4 KiB pages, one page from 2,048.  With more cpus than
+ * pages fit, each stream holds a window of its share of it instead
+ * (8,192 cpus of a full 4 KiB page each held 32 MiB), at least MIN_WINDOW.
+ */
+#define BLOCKS_BUDGET (8u << 20)
+#define MIN_WINDOW 512u
+/*
+ * A chunk read through windows is expanded again for each window when
+ * other cpus' chunks came between: at most WINDOW_SPAN windows long, or
+ * SPAN_PAGES pages if that is at most SPAN_MAX bytes and WINDOW_SPAN_MAX
+ * windows, so that the expansions stay a bounded multiple of the data
+ * (trace-cmd writes chunks of 10 pages, 640 KiB with the 64 KiB pages of
+ * some arm64 kernels).
+ */
+#define WINDOW_SPAN 64u
+#define WINDOW_SPAN_MAX 256u
+#define SPAN_PAGES 16u
+#define SPAN_MAX (1u << 20)
 /* Largest chunk accepted, expanded or not: trace-cmd writes far smaller. */
 #define MAX_CHUNK (64u << 20)
 /*
@@ -41,7 +66,6 @@ struct vma_kvm_stream {
 	struct vma_kvm_priv *priv;
 	struct vma_kvm_region region;
 	struct vma_rb_layout layout;  /* the input's, with this buffer's page size */
-	struct vma_decomp *dc;      /* compressed runs only */
 	uint64_t next;              /* file offset of the next block or chunk header */
 	uint64_t end;               /* end of the run as declared */
 	uint32_t chunks_left;
@@ -52,8 +76,6 @@ struct vma_kvm_stream {
 	size_t buf_page;            /* offset in buf of the current page */
 	uint64_t buf_off;           /* file offset of buf, or of its chunk */
 	uint64_t page_off;          /* file offset of the current page, or of its chunk */
-	unsigned char *zbuf;        /* compressed bytes of a chunk */
-	size_t zbuf_cap;
 	struct vma_rb_page pg;
 	bool in_page;               /* the next event may be taken from pg: no lost record due */
 	bool lost_pending;
@@ -64,6 +86,25 @@ struct vma_kvm_stream {
 	bool time_plain;
 	uint64_t time_add;
 	struct vma_kvm_stream_stats st;
+	/*
+	 * win: the block or chunk (buf_off, buf_len; csize compressed bytes)
+	 * is the unit's, priv->unit when it is unit_owner's, and buf holds a
+	 * window of the current page, from page byte win_d + data_offset on at
+	 * buf + data_offset: pg's positions are the window's.  An event longer
+	 * than the window is decoded from the unit (in_unit), and stays there
+	 * once delivered (parked, ev_at bytes into the page) until the next call.
+	 */
+	bool win;
+	bool in_unit;
+	bool parked;
+	uint32_t win_len;           /* bytes of a window, at most */
+	uint32_t win_d;
+	uint32_t cur_page;          /* offset in the unit of the current page */
+	uint32_t page_lim;          /* where the current page's events end (page bytes) */
+	uint32_t page_avail;        /* bytes of the current page present */
+	uint32_t csize;
+	uint32_t ev_at;
+	uint64_t page_at;           /* file offset of the current page */
 };
 
 struct vma_kvm_priv *vma_kvm_priv_new(void)
@@ -75,9 +116,7 @@ static void stream_free(struct vma_kvm_stream *s)
 {
 	if (!s)
 		return;
-	vma_decomp_free(s->dc);
 	free(s->buf);
-	free(s->zbuf);
 	free(s);
 }
 
@@ -100,6 +139,9 @@ void vma_kvm_priv_free(struct vma_kvm_priv *priv)
 		stream_free(priv->streams[i]);
 	}
 	free(priv->streams);
+	vma_decomp_free(priv->dc);
+	free(priv->zbuf);
+	free(priv->unit);
 	vma_kvmev_fini(&priv->ev);
 	vma_kvm_formats_free(priv);
 	if (priv->tep) {
@@ -300,28 +342,68 @@ static int report_read_failure(struct vma_kvm_stream *s, uint64_t at)
 	return finish(s, ok);
 }
 
+/* The stream's share of BLOCKS_BUDGET, among the streams the input has or will have. */
+static size_t share(const struct vma_kvm_stream *s)
+{
+	uint32_t n = s->priv->nr_streams > s->priv->nr_planned ? s->priv->nr_streams :
+		s->priv->nr_planned;
+
+	return BLOCKS_BUDGET / (n ? n : 1);
+}
+
+/* Bytes of a window: the share, at least MIN_WINDOW, at most a page. */
+static uint32_t window_len(const struct vma_kvm_stream *s)
+{
+	size_t n = share(s);
+
+	n = n < MIN_WINDOW ? MIN_WINDOW : n;
+	return n < s->layout.page_size ? (uint32_t)n : s->layout.page_size;
+}
+
+/* The input's unit for @n bytes (and the decoders' slack), no stream's for now. */
+static int grow_unit(struct vma_kvm_stream *s, size_t n)
+{
+	struct vma_kvm_priv *p = s->priv;
+
+	p->unit_owner = NULL;
+	if (grow(s, &p->unit, &p->unit_cap, n + VMA_KVMEV_SLACK) == 0)
+		return 0;
+	s->state = VMA_ERR_NOMEM;
+	return s->state;
+}
+
 /* Next block of an uncompressed run: 1 loaded, 0 at the end, or a status. */
 static int refill_plain(struct vma_kvm_stream *s)
 {
 	uint32_t psize = s->layout.page_size;
-	uint64_t stop = avail_end(s), n;
+	uint64_t stop = avail_end(s), n, pages = share(s) / psize;
 
 	if (s->next >= s->end)
 		return 0;
 	if (s->next >= stop)
 		return report_truncated(s);
 	n = stop - s->next;
-	if (n > (uint64_t)BLOCK_PAGES * psize)
-		n = (uint64_t)BLOCK_PAGES * psize;
-	/* Within the budget a block shrinks to one page (always allowed: reading needs one). */
-	if (s->buf_cap < n && !fits_budget(s, s->buf_cap, (size_t)n))
-		n = psize < n ? psize : n;
-	if (grow_pages(s, (size_t)n) < 0) {
-		s->state = VMA_ERR_NOMEM;
-		return s->state;
+	s->win = pages == 0;
+	if (s->win) {
+		/* a page into the unit, read from there (or the file) a window at a time */
+		n = n < psize ? n : psize;
+		if (grow_unit(s, (size_t)n) < 0)
+			return s->state;
+		if (read_at(s->input->fd, s->priv->unit, (size_t)n, s->next) < 0)
+			return report_read_failure(s, s->next);
+		s->priv->unit_owner = s;
+		s->priv->unit_at = s->next;
+		s->win_len = window_len(s);
+	} else {
+		pages = pages < BLOCK_PAGES ? pages : BLOCK_PAGES;
+		n = n < pages * psize ? n : pages * psize;
+		if (grow_pages(s, (size_t)n) < 0) {
+			s->state = VMA_ERR_NOMEM;
+			return s->state;
+		}
+		if (read_at(s->input->fd, s->buf, (size_t)n, s->next) < 0)
+			return report_read_failure(s, s->next);
 	}
-	if (read_at(s->input->fd, s->buf, (size_t)n, s->next) < 0)
-		return report_read_failure(s, s->next);
 	s->buf_off = s->next;
 	s->buf_len = (size_t)n;
 	s->buf_page = 0;
@@ -340,9 +422,44 @@ static int bad_chunk(struct vma_kvm_stream *s, uint64_t at, const char *why)
 	return ok ? 0 : finish(s, false);
 }
 
+/*
+ * Where a chunk of @csize bytes expanding to @usize goes: whole into the
+ * stream's buffer while the input's buffers stay within BUFFER_BUDGET and
+ * the cpus are few enough to have a page each in BLOCKS_BUDGET, else into
+ * the unit, to be read through windows if it is not too long for
+ * that (WINDOW_SPAN).  Return: NULL, or why it cannot be expanded.
+ */
+static const char *chunk_room(struct vma_kvm_stream *s, uint32_t csize, uint32_t usize,
+			      bool *whole)
+{
+	const struct vma_kvm_priv *p = s->priv;
+	size_t win = window_len(s), span = (size_t)WINDOW_SPAN * win;
+	size_t pages = (size_t)SPAN_PAGES * s->layout.page_size;
+	bool few = share(s) >= s->layout.page_size;
+
+	if (pages <= SPAN_MAX && pages <= (size_t)WINDOW_SPAN_MAX * win && pages > span)
+		span = pages;
+
+	*whole = few && fits_budget(s, p->zbuf_cap + s->buf_cap,
+				    (csize > p->zbuf_cap ? csize : p->zbuf_cap) +
+				    (usize > s->buf_cap ? usize : s->buf_cap));
+	/* compressed bytes beyond twice the expanded ones are no compressor's */
+	if (*whole || (usize <= span && csize <= 2 * span))
+		return NULL;
+	if (few) {
+		return "with the chunks of the other cpus it would expand past the 32 MiB"
+			" vmalyze holds for them (trace-cmd writes chunks of a few pages)";
+	}
+	return "with this many cpus their pages are read a window at a time, and it is"
+		" longer than the 64 windows (16 pages if that is at most 1 MiB and 256"
+		" windows) vmalyze expands a chunk again for (trace-cmd writes chunks of"
+		" 10 pages)";
+}
+
 /* Next chunk of a compressed run: 1 loaded, 0 at the end, or a status. */
 static int refill_chunk(struct vma_kvm_stream *s)
 {
+	struct vma_kvm_priv *p = s->priv;
 	uint32_t psize = s->layout.page_size;
 	bool big = s->layout.big_endian;
 	unsigned char hdr[8];
@@ -351,6 +468,7 @@ static int refill_chunk(struct vma_kvm_stream *s)
 		uint64_t stop = avail_end(s), at = s->next;
 		uint32_t csize, usize;
 		const char *why = NULL;
+		bool whole = false;
 		int ret;
 
 		if (!s->chunks_counted) {
@@ -385,29 +503,175 @@ static int refill_chunk(struct vma_kvm_stream *s)
 		} else if (usize % psize) {
 			why = "its expanded size is not a whole number of pages";
 		}
-		if (!why && !fits_budget(s, s->zbuf_cap + s->buf_cap,
-					 (csize > s->zbuf_cap ? csize : s->zbuf_cap) +
-					 (usize > s->buf_cap ? usize : s->buf_cap))) {
-			why = "with the chunks of the other cpus it would expand past the 32 MiB"
-			      " vmalyze holds for them (trace-cmd writes chunks of a few pages)";
-		}
-		if (!why && (grow(s, &s->zbuf, &s->zbuf_cap, csize ? csize : 1) < 0 ||
-			     grow_pages(s, usize) < 0)) {
+		if (!why)
+			why = chunk_room(s, csize, usize, &whole);
+		if (!why && (grow(s, &p->zbuf, &p->zbuf_cap, csize ? csize : 1) < 0 ||
+			     (whole ? grow_pages(s, usize) : grow_unit(s, usize)) < 0)) {
 			s->state = VMA_ERR_NOMEM;
 			return s->state;
 		}
-		if (!why && read_at(s->input->fd, s->zbuf, csize, at + 8) < 0)
+		if (!why && read_at(s->input->fd, p->zbuf, csize, at + 8) < 0)
 			return report_read_failure(s, at + 8);
-		if (!why && vma_decompress(s->dc, s->zbuf, csize, s->buf, usize, &why) == 0) {
+		if (!why && vma_decompress(p->dc, p->zbuf, csize, whole ? s->buf : p->unit, usize,
+					   &why) == 0) {
 			s->buf_off = at;
 			s->buf_len = usize;
 			s->buf_page = 0;
+			s->win = !whole;
+			if (s->win) {
+				s->csize = csize;
+				s->win_len = window_len(s);
+				p->unit_owner = s;
+				p->unit_at = at;
+			}
 			return 1;
 		}
 		ret = bad_chunk(s, at, why);
 		if (ret)
 			return ret;
 	}
+}
+
+/*
+ * The unit of a windowed stream, read (or its chunk expanded) again into
+ * priv->unit when another stream's took its place.  Return: 0, or after a
+ * report the status the stream ended with (VMA_END when tolerated).
+ */
+static int unit_load(struct vma_kvm_stream *s)
+{
+	struct vma_kvm_priv *p = s->priv;
+	const char *why = NULL;
+	bool ok;
+
+	if (p->unit_owner == s && p->unit_at == s->buf_off)
+		return 0;
+	/* the unit and zbuf were grown for this unit when it was first read */
+	p->unit_owner = NULL;
+	if (!s->region.compressed) {
+		if (read_at(s->input->fd, p->unit, s->buf_len, s->buf_off) < 0) {
+			report_read_failure(s, s->buf_off);
+			return s->state;
+		}
+	} else {
+		if (read_at(s->input->fd, p->zbuf, s->csize, s->buf_off + 8) < 0) {
+			report_read_failure(s, s->buf_off + 8);
+			return s->state;
+		}
+		if (vma_decompress(p->dc, p->zbuf, s->csize, p->unit, s->buf_len, &why) < 0) {
+			ok = vma_diag_report(s->input->diag, VMA_LVL_FILE, s->input->path,
+					     s->buf_off, "Compressed chunk in the trace data of cpu %"
+					     PRIu32 " no longer expands as it did (%s): the file"
+					     " changed while being read; the rest of this cpu's events"
+					     " are lost (read a copy that is not being written to)",
+					     s->pub.pcpu, why);
+			finish(s, ok);
+			return s->state;
+		}
+	}
+	p->unit_owner = s;
+	p->unit_at = s->buf_off;
+	return 0;
+}
+
+/*
+ * Starts the window of the current page at page byte @pos (at least
+ * data_offset): the bytes up to where its events end, at most win_len,
+ * from the unit when it holds them, else from the file or the chunk
+ * expanded again; pg's positions are moved onto it.  Return: 0, or the
+ * status the stream ended with (unit_load()).
+ */
+static int window_at(struct vma_kvm_stream *s, uint32_t pos)
+{
+	struct vma_kvm_priv *p = s->priv;
+	uint32_t dofs = s->layout.data_offset, d = pos - dofs;
+	uint32_t len = s->page_lim > pos ? s->page_lim - pos : 0;
+	int ret;
+
+	len = len < s->win_len ? len : s->win_len;
+	if (grow_pages(s, dofs + len) < 0) {
+		s->state = VMA_ERR_NOMEM;
+		return s->state;
+	}
+	if (!s->region.compressed && !(p->unit_owner == s && p->unit_at == s->buf_off)) {
+		if (read_at(s->input->fd, s->buf + dofs, len, s->page_at + pos) < 0) {
+			report_read_failure(s, s->page_at + pos);
+			return s->state;
+		}
+	} else {
+		ret = unit_load(s);
+		if (ret)
+			return ret;
+		memcpy(s->buf + dofs, p->unit + s->cur_page + pos, len);
+	}
+	/* the commit and positions in window terms: page byte x is buf[x - d] */
+	s->pg.commit = s->pg.commit + s->win_d - d;
+	s->pg.page = s->buf;
+	s->pg.pos = dofs;
+	s->pg.avail = dofs + len;
+	s->pg.lim = dofs + len;
+	s->pg.cut = false;
+	s->win_d = d;
+	if (!s->region.compressed)
+		s->page_off = s->page_at + d;
+	return 0;
+}
+
+/* pg back on the current page in the unit (read again if need be): 0 or as unit_load(). */
+static int to_unit(struct vma_kvm_stream *s)
+{
+	int ret = unit_load(s);
+
+	if (ret)
+		return ret;
+	s->pg.page = s->priv->unit + s->cur_page;
+	s->pg.pos += s->win_d;
+	s->pg.commit += s->win_d;
+	s->pg.avail = s->page_avail;
+	s->pg.lim = s->page_lim;
+	s->pg.cut = false;
+	s->win_d = 0;
+	s->page_off = s->region.compressed ? s->buf_off : s->page_at;
+	s->in_unit = true;
+	return 0;
+}
+
+/*
+ * A windowed stream left its page (s->in_page false): when its window
+ * ran out before the page's events, the next window, or for an event
+ * longer than a window the page in the unit, to decode that one event
+ * from.  Return: 1 in the page again, 0 when the page is done (or the
+ * stream ended, s->state), or a status.
+ */
+static int window_on(struct vma_kvm_stream *s)
+{
+	uint32_t pos;
+	int ret;
+
+	if (s->in_unit) {
+		s->in_unit = false;
+		if (!s->parked)
+			return 0; /* the page ended there */
+		/* its event was delivered: on from the next one in a window */
+		s->parked = false;
+		pos = s->pg.pos;
+	} else {
+		if (!s->pg.cut || s->win_d + s->pg.avail >= s->page_lim)
+			return 0;
+		pos = s->pg.pos + s->win_d;
+		if (s->pg.pos == s->layout.data_offset) {
+			/* a whole window did not hold the event */
+			ret = to_unit(s);
+			if (ret)
+				return ret < 0 ? ret : 0;
+			s->in_page = true;
+			return 1;
+		}
+	}
+	ret = window_at(s, pos);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	s->in_page = true;
+	return 1;
 }
 
 /* Reports damage in the current page.  Return: true when tolerated. */
@@ -423,13 +687,17 @@ static bool bad_page(struct vma_kvm_stream *s, const char *action)
 			       s->pg.error, action);
 }
 
-/* Loads the next page into s->pg: 1 loaded, 0 at the end, or a status. */
+/*
+ * Loads the next page into s->pg (of a windowed stream, its first
+ * window): 1 loaded, 0 at the end, or a status.
+ */
 static int next_page(struct vma_kvm_stream *s)
 {
 	uint32_t psize = s->layout.page_size;
 
 	for (;;) {
 		size_t left = s->buf_len > s->buf_page ? s->buf_len - s->buf_page : 0;
+		const unsigned char *src;
 		int ret;
 
 		if (left == 0) {
@@ -439,7 +707,15 @@ static int next_page(struct vma_kvm_stream *s)
 			continue;
 		}
 		s->page_off = s->region.compressed ? s->buf_off : s->buf_off + s->buf_page;
-		ret = vma_rb_page_load(&s->pg, &s->layout, s->buf + s->buf_page,
+		src = s->buf;
+		if (s->win) {
+			ret = unit_load(s);
+			if (ret)
+				return ret < 0 ? ret : 0;
+			src = s->priv->unit;
+		}
+		s->cur_page = (uint32_t)s->buf_page;
+		ret = vma_rb_page_load(&s->pg, &s->layout, src + s->buf_page,
 				       (uint32_t)(left < psize ? left : psize));
 		s->buf_page += left < psize ? left : psize;
 		s->st.pages++;
@@ -450,6 +726,15 @@ static int next_page(struct vma_kvm_stream *s)
 			if (!bad_page(s, "page skipped"))
 				return finish(s, false);
 			continue;
+		}
+		if (s->win) {
+			s->page_at = s->page_off;
+			s->page_avail = s->pg.avail;
+			s->page_lim = s->pg.lim;
+			s->win_d = 0;
+			ret = window_at(s, s->pg.pos);
+			if (ret)
+				return ret < 0 ? ret : 0;
 		}
 		if (s->pg.missed) {
 			s->st.missed_pages++;
@@ -614,6 +899,15 @@ static __attribute__((noinline)) int stream_walk(struct vma_kvm_stream *s)
 			return VMA_OK;
 		}
 		if (!s->in_page) {
+			if (s->win) {
+				ret = window_on(s);
+				if (ret < 0)
+					return ret;
+				if (ret > 0)
+					continue;
+				if (s->state)
+					return s->state;
+			}
 			ret = next_page(s);
 			if (ret < 0)
 				return ret;
@@ -629,6 +923,12 @@ static __attribute__((noinline)) int stream_walk(struct vma_kvm_stream *s)
 			ret = deliver(s, KNOWS_NOTHING);
 			if (ret == 0)
 				continue;
+			if (s->in_unit && ret > 0) {
+				/* parked: the lean path never reads a unit another stream may take */
+				s->parked = true;
+				s->in_page = false;
+				s->ev_at = (uint32_t)(s->pg.ev - s->pg.page);
+			}
 			return ret < 0 ? ret : VMA_OK;
 		}
 		s->in_page = false;
@@ -716,9 +1016,9 @@ int vma_kvm_stream_add(struct vma_input *input, struct vma_kvm_priv *priv, uint3
 	s->pub.input = input;
 	s->pub.pcpu = cpu;
 	s->pub.rec.pcpu = cpu;
-	if (region->compressed) {
-		s->dc = vma_decomp_new(priv->codec);
-		if (!s->dc) {
+	if (region->compressed && !priv->dc) {
+		priv->dc = vma_decomp_new(priv->codec);
+		if (!priv->dc) {
 			free(s);
 			return VMA_ERR_NOMEM;
 		}
@@ -751,6 +1051,17 @@ void vma_kvm_stream_describe(const struct vma_stream *stream, struct vma_strbuf 
 	if ((rec->flags & VMA_REC_SYNTHETIC) || !s->pg.ev) {
 		vma_sb_puts(sb, "(no event)");
 		return;
+	}
+	if (s->parked) {
+		/* in the input's unit, which another stream's may have taken since */
+		struct vma_kvm_stream *m = (struct vma_kvm_stream *)stream;
+
+		if (unit_load(m)) {
+			vma_sb_puts(sb, "(no event)");
+			return;
+		}
+		m->pg.page = s->priv->unit + s->cur_page;
+		m->pg.ev = m->pg.page + s->ev_at;
 	}
 	/* the page's current event is the record's until the stream is advanced */
 	vma_kvmev_describe(s->priv, s->pg.ev, s->pg.ev_size, stream->pcpu, rec->tsc, sb);

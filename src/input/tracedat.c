@@ -262,6 +262,24 @@ static int add_streams(struct dat *d, struct dat_buffer *b)
 	return VMA_OK;
 }
 
+/*
+ * The streams add_streams() will make, the cpus with data: each is read
+ * as soon as it is made, so the page buffers are shared out by this
+ * count, not the count so far (kvm-stream.c).
+ */
+static uint32_t streams_planned(const struct dat *d)
+{
+	uint32_t n = 0, k, c;
+
+	for (k = 0; k <= d->nr_inst; k++) {
+		const struct dat_buffer *b = k ? &d->inst[k - 1] : &d->top;
+
+		for (c = 0; c < b->nr_cpus && b->cpus; c++)
+			n += b->cpus[c].size != 0;
+	}
+	return n;
+}
+
 static int read_preamble(struct dat *d, struct cur *c, uint64_t *options_start)
 {
 	char magic[10], *ver, *zname = NULL, *zver = NULL;
@@ -403,6 +421,7 @@ static int open_dat(struct dat *d)
 	if (ret < 0)
 		return ret;
 	ret = check_overlaps(d);
+	d->priv->nr_planned = streams_planned(d);
 	if (ret == VMA_OK)
 		ret = add_streams(d, &d->top);
 	for (i = 0; ret == VMA_OK && i < d->nr_inst; i++)

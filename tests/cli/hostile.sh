@@ -210,6 +210,35 @@ if mk chunk-bomb; then
 	run chunk-bomb-tolerated 3 "warning: .*chunk-bomb: offset [0-9]+: Damaged compressed chunk" \
 		100000 -- -s --tolerance 6 "$tmp/chunk-bomb"
 fi
+# Many cpus with data: their page blocks share the input's 8 MiB, past
+# which each cpu holds a window of its page, read again (or its chunk
+# expanded again) when it goes on after another cpu; one decompressor and
+# compressed-bytes buffer per input.  Before: 8,192 cpus of a page each
+# took 68 MB (32 MiB of pages), in zstd chunks 232 MB (a decompressor per
+# cpu) and status 4 (the cpus past 32 MiB of chunks reported damaged),
+# and 1,024 cpus of trace-cmd's 10-page chunks status 4 the same way.
+if mk cpus-8k; then
+	for m in -s -a "-s --json --histogram"; do
+		# shellcheck disable=SC2086
+		run "cpus-8k $m" 0 - 70000000 -- $m "$tmp/cpus-8k"
+	done
+fi
+# window_check KIND LINES: each dump line's event is its own cpu's
+# (vcpu = cpu in these files), so windows read again are the right bytes.
+window_check() {
+	awk -v want="$2" '{ if (match($0, /\[[0-9]+\]/)) { c = substr($0, RSTART + 1, RLENGTH - 2) + 0;
+		if ($0 !~ ("vcpu " c " rip")) bad++; n++ } }
+		END { exit !(n >= want && !bad) }' "$tmp/out" ||
+		fail "$1 -a: lines missing, or showing another cpu's event"
+}
+for k in cpus-8k-full:81929 cpus-8k-zstd:81929 cpus-1k-chunks:10240 cpus-8k-long:81929 \
+	cpus-8k-long-zstd:81929; do
+	lines=${k#*:} k=${k%%:*}
+	mk "$k" || continue
+	run "$k -s" 0 - 300000 -- -s "$tmp/$k"
+	run "$k -a" 0 - 40000000 -- -a --time 0.000020,0.000030 "$tmp/$k"
+	window_check "$k" "$lines"
+done
 # A BUFFER size wrapping past 2^64: reported, not a silently missing cpu.
 if mk buffer-wrap; then
 	run buffer-wrap 4 "buffer-wrap: offset [0-9]+: The BUFFER option gives cpu 0 trace data of 18446744073709551615 bytes" \

@@ -24,6 +24,15 @@
  *   v6-size-wrap  trace.dat v6: cpu 0's data size 2^64-1 in the flyrecord header
  *   v6-overlap    trace.dat v6: cpu 0's data where cpu 1's are (read twice, silently)
  *   commit0       trace.dat v6: 2 cpus, N=400 events each, every page's commit 0
+ *   cpus-8k       trace.dat v6: N=8,192 cpus (the cap), each a page of 20 kvm_entry
+ *                 of a vcpu thread of its own
+ *   cpus-8k-full  the same with 145 kvm_entry a cpu: each page full
+ *   cpus-8k-zstd  cpus-8k-full in v7, zstd (a chunk of one page a cpu)
+ *   cpus-1k-chunks trace.dat v7 zstd as trace-cmd writes it: N=1,024 cpus, each
+ *                 10 full pages in one chunk of 10 pages (40 MiB of chunks)
+ *   cpus-8k-long  trace.dat v6: N=8,192 cpus, each 40 kvm_entry of which the
+ *                 26th carries 2,000 bytes (longer than a cpu's window)
+ *   cpus-8k-long-zstd  the same in v7, zstd
  *   pcpu-renamed  $VMALYZE_GOOD (a xentrace file) with pcpu 1 renamed 1048575
  *   format-crashes trace.dat v6: N=2,000 kvm_exit formats libtraceevent crashes on
  *   formats-wanted trace.dat v6: N=8,000 sound kvm_exit formats (ids 1000...), each
@@ -587,6 +596,114 @@ static int mk_commit0(const char *path, uint32_t n)
 	return rc;
 }
 
+/*
+ * @n cpus, each with @events events of its own vcpu thread (145 fill a
+ * page), in chunks of @chunk pages when compressed.
+ */
+static int many_cpus(const char *path, uint32_t n, uint32_t events, unsigned int version,
+		     enum vma_tdw_codec codec, uint32_t chunk)
+{
+	struct vma_tdw_opts o = { .version = version, .codec = codec, .nr_cpus = n,
+				  .chunk_pages = chunk };
+	struct vma_tdw *w = vma_tdw_new(&o);
+	unsigned char *img;
+	uint32_t cpu, k;
+	size_t len;
+	int rc = 0;
+
+	if (!w || vma_mkdat_formats(VMA_MKDAT_VMX, put_format, w) < 0) {
+		vma_tdw_free(w);
+		return -1;
+	}
+	for (cpu = 0; cpu < n && !rc; cpu++) {
+		for (k = 0; k < events && !rc; k++)
+			rc = kvm_entry(w, cpu, 1000000 + 1000ull * k + cpu, 4000 + cpu, cpu);
+	}
+	if (rc) {
+		vma_tdw_free(w);
+		return -1;
+	}
+	if (tdw_done(w, &img, &len) < 0)
+		return -1;
+	vma_tdw_free(w);
+	rc = write_file(path, img, len);
+	free(img);
+	return rc;
+}
+
+/* @n cpus of 40 kvm_entry, the 26th 2,000 bytes long (the fields, then zeros). */
+static int long_events(const char *path, uint32_t n, unsigned int version,
+		       enum vma_tdw_codec codec)
+{
+	struct vma_tdw_opts o = { .version = version, .codec = codec, .nr_cpus = n };
+	struct vma_tdw *w = vma_tdw_new(&o);
+	static unsigned char ev[2000];
+	unsigned char *img;
+	uint32_t cpu, k;
+	uint64_t ts;
+	size_t len;
+	int rc = 0;
+
+	if (!w || vma_mkdat_formats(VMA_MKDAT_VMX, put_format, w) < 0) {
+		vma_tdw_free(w);
+		return -1;
+	}
+	for (cpu = 0; cpu < n && !rc; cpu++) {
+		for (k = 0; k < 40 && !rc; k++) {
+			ts = 1000000 + 1000ull * k + cpu;
+			if (k != 25) {
+				rc = kvm_entry(w, cpu, ts, 4000 + cpu, cpu);
+				continue;
+			}
+			vma_tdw_put(ev, 2, 30, false);
+			vma_tdw_put(ev + 4, 4, 4000 + cpu, false);
+			vma_tdw_put(ev + 8, 4, cpu, false);
+			vma_tdw_put(ev + 16, 8, 0xffffffff81000000ull + cpu, false);
+			rc = vma_tdw_event(w, 0, cpu, ts, ev, sizeof(ev));
+		}
+	}
+	if (rc) {
+		vma_tdw_free(w);
+		return -1;
+	}
+	if (tdw_done(w, &img, &len) < 0)
+		return -1;
+	vma_tdw_free(w);
+	rc = write_file(path, img, len);
+	free(img);
+	return rc;
+}
+
+static int mk_cpus_8k_long(const char *path, uint32_t n)
+{
+	return long_events(path, n, 6, VMA_TDW_NONE);
+}
+
+static int mk_cpus_8k_long_zstd(const char *path, uint32_t n)
+{
+	return long_events(path, n, 7, VMA_TDW_ZSTD);
+}
+
+static int mk_cpus_8k(const char *path, uint32_t n)
+{
+	return many_cpus(path, n, 20, 6, VMA_TDW_NONE, 0);
+}
+
+static int mk_cpus_8k_full(const char *path, uint32_t n)
+{
+	return many_cpus(path, n, 145, 6, VMA_TDW_NONE, 0);
+}
+
+static int mk_cpus_8k_zstd(const char *path, uint32_t n)
+{
+	return many_cpus(path, n, 145, 7, VMA_TDW_ZSTD, 0);
+}
+
+static int mk_cpus_1k_chunks(const char *path, uint32_t n)
+{
+	return many_cpus(path, n, 1450, 7, VMA_TDW_ZSTD, 10);
+}
+
 /* A record of event @id, a kvm_exit's size, zeros but its id and pid. */
 static int other_event(struct vma_tdw *w, uint32_t cpu, uint64_t ts, unsigned int id)
 {
@@ -972,6 +1089,12 @@ int main(int argc, char **argv)
 		{ "v6-size-wrap", mk_v6_size_wrap, 0 },
 		{ "v6-overlap", mk_v6_overlap, 0 },
 		{ "commit0", mk_commit0, 400 },             /* events per cpu */
+		{ "cpus-8k", mk_cpus_8k, 8192 },            /* cpus */
+		{ "cpus-8k-full", mk_cpus_8k_full, 8192 },  /* cpus */
+		{ "cpus-8k-zstd", mk_cpus_8k_zstd, 8192 },  /* cpus */
+		{ "cpus-1k-chunks", mk_cpus_1k_chunks, 1024 }, /* cpus */
+		{ "cpus-8k-long", mk_cpus_8k_long, 8192 },  /* cpus */
+		{ "cpus-8k-long-zstd", mk_cpus_8k_long_zstd, 8192 }, /* cpus */
 		{ "pcpu-renamed", mk_pcpu_renamed, 0 },
 		{ "format-crashes", mk_format_crashes, 2000 }, /* formats */
 		{ "formats-wanted", mk_formats_wanted, 8000 }, /* formats */
