@@ -448,7 +448,7 @@ bool vma_kvmtext_fast(const struct vma_kvmtext *t);
 /* True when a guest trace was linked to @host (kvm-link.c): its rips may be named. */
 bool vma_kvm_has_guest_links(const struct tep_handle *host);
 
-/* ---- the per-input state both readers share (kvm-stream.c) ---------------- */
+/* ---- the per-input state both readers share (kvm-priv.c) ----------------- */
 
 /* Where one cpu's ring-buffer pages lie in the file. */
 struct vma_kvm_region {
@@ -645,7 +645,7 @@ void vma_kvm_print_setup(struct vma_kvm_priv *priv);
 /* Registers the built-in x86 kvm_entry / kvm_exit formats under the given ids. */
 int vma_kvm_default_formats(struct vma_kvm_priv *priv, uint32_t entry_id, uint32_t exit_id);
 
-/* ---- time ------------------------------------------------------------------ */
+/* ---- time (kvm-priv.c) --------------------------------------------------- */
 
 /* File time stamp -> record time, as trace-cmd report computes it. */
 uint64_t vma_kvm_time(const struct vma_kvm_priv *priv, uint64_t ts, uint32_t cpu);
@@ -675,6 +675,12 @@ struct vma_kvm_stream_stats {
 };
 
 void vma_kvm_stream_stats(const struct vma_stream *stream, struct vma_kvm_stream_stats *st);
+
+/* Frees a stream made by vma_kvm_stream_add() (-vv: what it read). */
+void vma_kvm_stream_free(struct vma_kvm_stream *s);
+
+/* -vv: where the stream's data lie in the file. */
+void vma_kvm_stream_tell(const struct vma_kvm_stream *s);
 
 /* -v: the format, clock, cpus and GUEST mapping found; -vv: where the data lie. */
 void vma_kvm_tell(const struct vma_input *input, const struct vma_kvm_priv *priv);
