@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -36,11 +37,24 @@
 /*
  * Held-back output of all jobs together, in memory; more goes to disk.
  * Small: it comes on top of the traces' memory budgets (a 200-vcpu
- * host's JSON with histograms is 30 MB; two 200 x 16 hosts at once,
- * -j 2, peaked at 68.7 MB with 8 MiB here, 63.0 with 2), and the disk
- * costs little.
+ * host's JSON with histograms is 30 MB; 200 x 16 hosts two at once,
+ * -j 2, peaked at 68.7 MB with 8 MiB here, 63.0 with 2, 62.1 MiB with
+ * 1), and the disk costs little.
  */
-#define HOLD_BUDGET (2u << 20)
+#define HOLD_BUDGET (1u << 20)
+/*
+ * Another trace starts while others run only if the resident size, with
+ * the new one counted as taking what the running ones take on average,
+ * stays under START_GATE (more with a larger --memory-budget), and once
+ * each running one has read a quarter of its file or SETTLE_BYTES:
+ * besides its share of the budget a trace holds its own read buffers and
+ * per-vcpu state (about 15 MB on a 200 x 16 host), which would otherwise
+ * add up with -j past 64 MiB.  The shares, and so the output, still
+ * depend only on -j and the inputs.
+ */
+#define START_GATE ((size_t)48 << 20)
+#define SETTLE_BYTES ((uint64_t)16 << 20)
+#define GATE_TICK_MS 20
 /* How far the workers may run ahead of the output (temporary files open). */
 #define AHEAD_PER_WORKER 16
 #define PROGRESS_TICK_MS 200
@@ -56,6 +70,7 @@ struct job {
 	unsigned int rendered; /* traces whose summary it rendered */
 	int exit_code;
 	_Atomic uint64_t progress; /* bytes of the file read so far */
+	bool started;          /* under the batch lock */
 	bool done;             /* under the batch lock */
 };
 
@@ -76,6 +91,7 @@ struct batch {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	size_t next_job, emitted, ahead;
+	size_t start_gate;     /* resident bytes (START_GATE), 0: no gate */
 	bool stop;             /* the output failed: start no more jobs */
 	bool output_failed;
 	int output_errno;     /* errno of the first failed write to stdout, once known */
@@ -474,6 +490,57 @@ static bool interrupted(const struct batch *b)
 	return b->opts->stop && *b->opts->stop;
 }
 
+/* Bytes resident in memory now (0 when /proc cannot tell). */
+static size_t resident_bytes(void)
+{
+	unsigned long long size, resident;
+	FILE *f = fopen("/proc/self/statm", "r");
+	int n;
+
+	if (!f)
+		return 0;
+	n = fscanf(f, "%llu %llu", &size, &resident);
+	fclose(f);
+	return n == 2 ? (size_t)resident * (size_t)sysconf(_SC_PAGESIZE) : 0;
+}
+
+/* Under the lock: whether another trace may start now (START_GATE). */
+static bool may_start(const struct batch *b)
+{
+	size_t running = 0, i, rss;
+
+	if (!b->start_gate)
+		return true;
+	for (i = b->emitted; i < b->next_job; i++) {
+		const struct job *j = &b->jobs[i];
+		uint64_t settle = j->size / 4 < SETTLE_BYTES ? j->size / 4 : SETTLE_BYTES;
+
+		if (!j->started || j->done)
+			continue;
+		running++;
+		if (atomic_load_explicit(&j->progress, memory_order_relaxed) < settle)
+			return false;
+	}
+	if (!running)
+		return true;
+	/* the new trace counted as taking what the running ones take on average */
+	rss = resident_bytes();
+	return rss + rss / running < b->start_gate;
+}
+
+static void wait_ms(struct batch *b, long ms)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += ms * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(&b->cond, &b->lock, &until);
+}
+
 static void *worker(void *arg)
 {
 	struct batch *b = arg;
@@ -482,13 +549,27 @@ static void *worker(void *arg)
 	for (;;) {
 		struct job *j;
 
-		while (!b->stop && b->next_job < b->nr_jobs && b->next_job >= b->emitted + b->ahead)
-			pthread_cond_wait(&b->cond, &b->lock);
+		while (!b->stop && !interrupted(b) && b->next_job < b->nr_jobs) {
+			if (b->next_job >= b->emitted + b->ahead)
+				pthread_cond_wait(&b->cond, &b->lock);
+			else if (!may_start(b))
+				wait_ms(b, GATE_TICK_MS);
+			else
+				break;
+		}
 		if (b->stop || interrupted(b) || b->next_job >= b->nr_jobs)
 			break;
 		j = &b->jobs[b->next_job++];
+		j->started = true;
 		pthread_mutex_unlock(&b->lock);
 		do_job(b, j);
+		/*
+		 * The trace's freed memory back to the system when memory
+		 * may hold the next one back, not kept in this thread's arena
+		 * (below that, faulting the pages in again costs more).
+		 */
+		if (b->start_gate && resident_bytes() > b->start_gate / 2)
+			malloc_trim(0);
 		atomic_fetch_add(&b->bytes_done, j->size);
 		pthread_mutex_lock(&b->lock);
 		j->done = true;
@@ -585,15 +666,7 @@ static bool emit(struct batch *b, struct job *j, struct bar *bar)
 
 static void wait_tick(struct batch *b)
 {
-	struct timespec until;
-
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_nsec += PROGRESS_TICK_MS * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
-	pthread_cond_timedwait(&b->cond, &b->lock, &until);
+	wait_ms(b, PROGRESS_TICK_MS);
 }
 
 static int drive(struct batch *b, size_t nr_workers, pthread_t *threads, struct bar *bar)
@@ -691,6 +764,13 @@ int vma_batch_run(const struct vma_options *opts, vma_exit_status_fn exit_status
 	 * fixed by the command line (-j and the traces found), not by timing.
 	 */
 	shared.traces_at_once = (unsigned int)nr_workers;
+	if (nr_workers > 1 && opts->memory_budget != SIZE_MAX) {
+		size_t budget = opts->memory_budget ? opts->memory_budget :
+			VMA_MEMORY_BUDGET_DEFAULT;
+
+		b.start_gate = START_GATE + (budget > VMA_MEMORY_BUDGET_DEFAULT ?
+					     budget - VMA_MEMORY_BUDGET_DEFAULT : 0);
+	}
 	b.names_traces = vma_results_names_traces(opts);
 	pthread_mutex_init(&b.agg_lock, NULL);
 	if (ensure_aggregate(&b)) {

@@ -382,8 +382,9 @@ static const struct vma_option_row table[] = {
 	  "Folder of tracefs event format files, for raw ftrace ring-buffer dumps",
 	  VMA_OPTION_STRING(event_formats) },
 	{ "jobs", 'j', "N",
-	  "Analyze N traces at once (default: the number of online cpus); the output "
-	  "is the same for every N",
+	  "Analyze up to N traces at once, as memory allows (default: the number of "
+	  "online cpus); the output is the same for every N unless a trace reaches "
+	  "its share of --memory-budget",
 	  .set = set_jobs },
 	{ "progress", 0, NULL,
 	  "Progress line on stderr even when it is not a terminal (on a terminal it "
