@@ -15,24 +15,17 @@
 #include "vmalyze/status.h"
 
 /*
- * vma_grow_bytes - make *@arrp (elements of @size bytes, capacity *@cap)
- * hold at least @need elements: the capacity starts at *@cap, or @min when
- * it is 0, and doubles.  @arrp is the address of the array pointer.
- * Return: VMA_OK, or VMA_ERR_NOMEM (allocation failed or the size would
- * overflow) with the array and *@cap unchanged.
+ * vma_grow_to_bytes - make *@arrp hold exactly @n elements (@n > *@cap),
+ * for a table whose growth is not doubling: one element more for its last
+ * entry (its "other" row, where doubling would waste what a memory budget
+ * refused), or half as many again.  Return: VMA_OK, or VMA_ERR_NOMEM
+ * (allocation failed or the size would overflow) with the array and
+ * *@cap unchanged.
  */
-static inline int vma_grow_bytes(void *arrp, size_t *cap, size_t need, size_t size, size_t min)
+static inline int vma_grow_to_bytes(void *arrp, size_t *cap, size_t n, size_t size)
 {
-	size_t n = *cap ? *cap : (min ? min : 1);
 	void *arr, *p;
 
-	if (need <= *cap)
-		return VMA_OK;
-	while (n < need) {
-		if (n > SIZE_MAX / 2)
-			return VMA_ERR_NOMEM;
-		n *= 2;
-	}
 	if (size && n > SIZE_MAX / size)
 		return VMA_ERR_NOMEM;
 	/* memcpy: the array pointer has its own type; void ** would alias it. */
@@ -45,30 +38,29 @@ static inline int vma_grow_bytes(void *arrp, size_t *cap, size_t need, size_t si
 	return VMA_OK;
 }
 
+/*
+ * vma_grow_bytes - make *@arrp (elements of @size bytes, capacity *@cap)
+ * hold at least @need elements: the capacity starts at *@cap, or @min when
+ * it is 0, and doubles.  @arrp is the address of the array pointer.
+ * Return: as vma_grow_to_bytes().
+ */
+static inline int vma_grow_bytes(void *arrp, size_t *cap, size_t need, size_t size, size_t min)
+{
+	size_t n = *cap ? *cap : (min ? min : 1);
+
+	if (need <= *cap)
+		return VMA_OK;
+	while (n < need) {
+		if (n > SIZE_MAX / 2)
+			return VMA_ERR_NOMEM;
+		n *= 2;
+	}
+	return vma_grow_to_bytes(arrp, cap, n, size);
+}
+
 /* vma_grow - vma_grow_bytes() for @arr, a typed array pointer (not its address). */
 #define vma_grow(arr, cap, need, min) \
 	vma_grow_bytes(&(arr), (cap), (need), sizeof(*(arr)), (min))
-
-/*
- * vma_grow_to_bytes - make *@arrp hold exactly @n elements (@n > *@cap),
- * for a table whose growth is not doubling: one element more for its last
- * entry (its "other" row, where doubling would waste what a memory budget
- * refused), or half as many again.  Return: as vma_grow_bytes().
- */
-static inline int vma_grow_to_bytes(void *arrp, size_t *cap, size_t n, size_t size)
-{
-	void *arr, *p;
-
-	if (size && n > SIZE_MAX / size)
-		return VMA_ERR_NOMEM;
-	memcpy(&arr, arrp, sizeof(arr));
-	p = realloc(arr, n * size);
-	if (!p)
-		return VMA_ERR_NOMEM;
-	memcpy(arrp, &p, sizeof(p));
-	*cap = n;
-	return VMA_OK;
-}
 
 /* vma_grow_to_bytes() of one more element than *@cap, for @arr, a typed array pointer. */
 #define vma_grow_one(arr, cap) vma_grow_to_bytes(&(arr), (cap), *(cap) + 1, sizeof(*(arr)))

@@ -273,13 +273,7 @@ bool vma_cycles_to_compact(struct vma_cycles *s, unsigned int bits, struct vma_c
 	c = compact_build(t, bits, max ? min : UINT64_MAX, max);
 	if (!c)
 		return false;
-	if (s->sketch) {
-		vma_cycles_unlink(b, s->u.sketch);
-		free(s->u.sketch->cells);
-		free(s->u.sketch);
-	} else if (s->form != EXACT_INLINE) {
-		free(s->u.exact32);
-	}
+	vma_cycles_free_samples(s, b);
 	vma_cycles_credit(b, held);
 	s->u.compact = c;
 	s->sketch = 0;

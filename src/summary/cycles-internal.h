@@ -421,6 +421,9 @@ void vma_cycles_link(struct vma_cycles_budget *b, struct vma_cycles_sketch *sk);
 void vma_cycles_unlink(struct vma_cycles_budget *b, struct vma_cycles_sketch *sk);
 void vma_cycles_tighten(struct vma_cycles_budget *b);
 
+/* Frees @s's sketch (unlinked from @b) or exact array; charges are the caller's. */
+void vma_cycles_free_samples(struct vma_cycles *s, struct vma_cycles_budget *b);
+
 static inline void vma_cycles_settle(struct vma_cycles_budget *b)
 {
 	if (b && b->used > b->next_step)

@@ -62,6 +62,17 @@ void vma_cycles_init(struct vma_cycles *s, uint32_t exact_limit_wanted)
 	s->limit_code = (uint8_t)(ceil_log2(exact_limit_wanted) + 1);
 }
 
+void vma_cycles_free_samples(struct vma_cycles *s, struct vma_cycles_budget *b)
+{
+	if (s->sketch) {
+		vma_cycles_unlink(b, s->u.sketch);
+		free(s->u.sketch->cells);
+		free(s->u.sketch);
+	} else if (s->form != EXACT_INLINE) {
+		free(s->u.exact32);
+	}
+}
+
 void vma_cycles_release(struct vma_cycles *s, struct vma_cycles_budget *b)
 {
 	uint8_t code = s->limit_code;
@@ -71,13 +82,7 @@ void vma_cycles_release(struct vma_cycles *s, struct vma_cycles_budget *b)
 		if (is_compact(s))
 			b->compact_used -= held_bytes(s);
 	}
-	if (s->sketch) {
-		vma_cycles_unlink(b, s->u.sketch);
-		free(s->u.sketch->cells);
-		free(s->u.sketch);
-	} else if (s->form != EXACT_INLINE) {
-		free(s->u.exact32);
-	}
+	vma_cycles_free_samples(s, b);
 	memset(s, 0, sizeof(*s));
 	s->limit_code = code;
 }

@@ -339,9 +339,12 @@ static int put_format(void *arg, const char *system, const char *name, const cha
 	return system ? vma_tdw_format(arg, system, text) : 0;
 }
 
-static struct vma_tdw *tdw_kvm(unsigned int version, enum vma_tdw_codec codec, uint32_t cpus)
+/* A trace.dat writer with the VMX kvm formats; @chunk pages a v7 chunk (0: the writer's). */
+static struct vma_tdw *tdw_kvm_chunked(unsigned int version, enum vma_tdw_codec codec,
+				       uint32_t cpus, uint32_t chunk)
 {
-	struct vma_tdw_opts o = { .version = version, .codec = codec, .nr_cpus = cpus };
+	struct vma_tdw_opts o = { .version = version, .codec = codec, .nr_cpus = cpus,
+				  .chunk_pages = chunk };
 	struct vma_tdw *w = vma_tdw_new(&o);
 
 	if (w && vma_mkdat_formats(VMA_MKDAT_VMX, put_format, w) < 0) {
@@ -349,6 +352,11 @@ static struct vma_tdw *tdw_kvm(unsigned int version, enum vma_tdw_codec codec, u
 		return NULL;
 	}
 	return w;
+}
+
+static struct vma_tdw *tdw_kvm(unsigned int version, enum vma_tdw_codec codec, uint32_t cpus)
+{
+	return tdw_kvm_chunked(version, codec, cpus, 0);
 }
 
 /*
@@ -373,6 +381,21 @@ static int tdw_done(struct vma_tdw *w, unsigned char **img, size_t *len)
 
 	if (rc < 0)
 		vma_tdw_free(w);
+	return rc;
+}
+
+/* Writes @w's file to @path and frees @w.  Return: 0 or -1. */
+static int finish_file(struct vma_tdw *w, const char *path)
+{
+	unsigned char *img;
+	size_t len;
+	int rc;
+
+	if (tdw_done(w, &img, &len) < 0)
+		return -1;
+	vma_tdw_free(w);
+	rc = write_file(path, img, len);
+	free(img);
 	return rc;
 }
 
@@ -465,6 +488,19 @@ out:
 	return rc;
 }
 
+/* Where the @n bytes of @key first lie in @img, or @len when nowhere. */
+static size_t find_bytes(const unsigned char *img, size_t len, const unsigned char *key,
+			 size_t n)
+{
+	size_t at;
+
+	for (at = 0; at + n <= len; at++) {
+		if (!memcmp(img + at, key, n))
+			return at;
+	}
+	return len;
+}
+
 /* The BUFFER option's {cpu, offset, size} of cpu 0, with size 2^64-1. */
 static int mk_buffer_wrap(const char *path, uint32_t n)
 {
@@ -481,12 +517,10 @@ static int mk_buffer_wrap(const char *path, uint32_t n)
 	vma_tdw_put(key, 4, 0, false);
 	vma_tdw_put(key + 4, 8, off, false);
 	vma_tdw_put(key + 12, 8, size, false);
-	for (at = 0; at + sizeof(key) <= len; at++) {
-		if (!memcmp(img + at, key, sizeof(key))) {
-			vma_tdw_put(img + at + 12, 8, UINT64_MAX, false);
-			rc = write_file(path, img, len);
-			break;
-		}
+	at = find_bytes(img, len, key, sizeof(key));
+	if (at < len) {
+		vma_tdw_put(img + at + 12, 8, UINT64_MAX, false);
+		rc = write_file(path, img, len);
 	}
 out:
 	vma_tdw_free(w);
@@ -542,13 +576,11 @@ static int v6_cpu_pair(const char *path, bool overlap)
 		goto out;
 	vma_tdw_put(key, 8, off0, false);
 	vma_tdw_put(key + 8, 8, size0, false);
-	for (at = 0; at + sizeof(key) <= len; at++) {
-		if (memcmp(img + at, key, sizeof(key)))
-			continue;
+	at = find_bytes(img, len, key, sizeof(key));
+	if (at < len) {
 		vma_tdw_put(img + at, 8, overlap ? off1 : off0, false);
 		vma_tdw_put(img + at + 8, 8, overlap ? size1 : UINT64_MAX, false);
 		rc = write_file(path, img, len);
-		break;
 	}
 out:
 	vma_tdw_free(w);
@@ -603,18 +635,10 @@ static int mk_commit0(const char *path, uint32_t n)
 static int many_cpus(const char *path, uint32_t n, uint32_t events, unsigned int version,
 		     enum vma_tdw_codec codec, uint32_t chunk)
 {
-	struct vma_tdw_opts o = { .version = version, .codec = codec, .nr_cpus = n,
-				  .chunk_pages = chunk };
-	struct vma_tdw *w = vma_tdw_new(&o);
-	unsigned char *img;
+	struct vma_tdw *w = tdw_kvm_chunked(version, codec, n, chunk);
 	uint32_t cpu, k;
-	size_t len;
-	int rc = 0;
+	int rc = w ? 0 : -1;
 
-	if (!w || vma_mkdat_formats(VMA_MKDAT_VMX, put_format, w) < 0) {
-		vma_tdw_free(w);
-		return -1;
-	}
 	for (cpu = 0; cpu < n && !rc; cpu++) {
 		for (k = 0; k < events && !rc; k++)
 			rc = kvm_entry(w, cpu, 1000000 + 1000ull * k + cpu, 4000 + cpu, cpu);
@@ -623,31 +647,19 @@ static int many_cpus(const char *path, uint32_t n, uint32_t events, unsigned int
 		vma_tdw_free(w);
 		return -1;
 	}
-	if (tdw_done(w, &img, &len) < 0)
-		return -1;
-	vma_tdw_free(w);
-	rc = write_file(path, img, len);
-	free(img);
-	return rc;
+	return finish_file(w, path);
 }
 
 /* @n cpus of 40 kvm_entry, the 26th 2,000 bytes long (the fields, then zeros). */
 static int long_events(const char *path, uint32_t n, unsigned int version,
 		       enum vma_tdw_codec codec)
 {
-	struct vma_tdw_opts o = { .version = version, .codec = codec, .nr_cpus = n };
-	struct vma_tdw *w = vma_tdw_new(&o);
+	struct vma_tdw *w = tdw_kvm(version, codec, n);
 	static unsigned char ev[2000];
-	unsigned char *img;
 	uint32_t cpu, k;
 	uint64_t ts;
-	size_t len;
-	int rc = 0;
+	int rc = w ? 0 : -1;
 
-	if (!w || vma_mkdat_formats(VMA_MKDAT_VMX, put_format, w) < 0) {
-		vma_tdw_free(w);
-		return -1;
-	}
 	for (cpu = 0; cpu < n && !rc; cpu++) {
 		for (k = 0; k < 40 && !rc; k++) {
 			ts = 1000000 + 1000ull * k + cpu;
@@ -666,12 +678,7 @@ static int long_events(const char *path, uint32_t n, unsigned int version,
 		vma_tdw_free(w);
 		return -1;
 	}
-	if (tdw_done(w, &img, &len) < 0)
-		return -1;
-	vma_tdw_free(w);
-	rc = write_file(path, img, len);
-	free(img);
-	return rc;
+	return finish_file(w, path);
 }
 
 static int mk_cpus_8k_long(const char *path, uint32_t n)
@@ -712,20 +719,6 @@ static int other_event(struct vma_tdw *w, uint32_t cpu, uint64_t ts, unsigned in
 	vma_tdw_put(ev, 2, id, false);
 	vma_tdw_put(ev + 4, 4, 4000, false);
 	return vma_tdw_event(w, 0, cpu, ts, ev, sizeof(ev));
-}
-
-static int finish_file(struct vma_tdw *w, const char *path)
-{
-	unsigned char *img;
-	size_t len;
-	int rc;
-
-	if (tdw_done(w, &img, &len) < 0)
-		return -1;
-	vma_tdw_free(w);
-	rc = write_file(path, img, len);
-	free(img);
-	return rc;
 }
 
 /*
