@@ -56,11 +56,45 @@
  */
 #define WINDOW_OVERHEAD 128u
 
+/*
+ * The block cache of a seekable file (xentrace-cache.c): runs of small
+ * windows (at most XT_SMALL_WINDOW bytes each) that follow one another in
+ * the file, at most XT_BLOCK_SIZE bytes a run, are read whole into one of
+ * XT_BLOCKS blocks (1 MiB in all); the walks that queue windows note them
+ * (at most XT_RUNS remembered).
+ */
+#define XT_BLOCK_SIZE (64u * 1024u)
+#define XT_BLOCKS 16u
+#define XT_SMALL_WINDOW (16u * 1024u)
+#define XT_RUNS (1u << 16)
+
+struct xt_run {
+	uint64_t start, end; /* file offsets: its first window's records .. its last's end */
+	bool read;           /* in a block once: it grows no more */
+};
+
+struct xt_block {
+	unsigned char *data; /* XT_BLOCK_SIZE bytes, allocated at its first read */
+	uint64_t run;        /* the run it holds (its number), 0: none */
+	uint64_t off;        /* the run's start */
+	uint32_t len;
+	uint32_t pins;       /* streams reading from it */
+	uint64_t used;       /* when last asked for (the cache's tick) */
+};
+
+struct xt_cache {
+	struct xt_block block[XT_BLOCKS];
+	uint64_t tick;
+	struct xt_run *runs; /* a ring of XT_RUNS, allocated at the first run */
+	uint64_t runs_made;  /* run n (from 1) is runs[(n - 1) % XT_RUNS] while n + XT_RUNS > runs_made */
+};
+
 struct window {
 	uint64_t start; /* file offset of the first record */
 	uint64_t end;   /* file offset just past the last byte */
 	bool cut;       /* the file ends inside it (already reported) */
 	bool lazy;      /* queued by the lazy walk for a pcpu other than the walker */
+	uint64_t run;   /* seekable: the run of small windows it is in (xt_cache_note()), 0: none */
 	unsigned char *data; /* streaming: its bytes (owned), else NULL */
 };
 
@@ -75,17 +109,22 @@ struct pcpu_stream {
 	/* Seekable: where this pcpu walks the chain alone (own_walk), past LAZY_BUDGET. */
 	uint64_t own_off;
 	bool own_walk;
+	uint64_t run;          /* the window's run, 0: none */
 	/* The window being read. */
 	uint64_t pos, end;
 	bool cut;
 	/*
 	 * Read buffer: bytes [buf_off, buf_off + buf_len) of the file.  When
-	 * streaming, the current window's bytes (owned).  Allocated at the
-	 * first read, so pcpus that only have empty windows cost little.
+	 * streaming, the current window's bytes (owned).  Seekable: @own (of
+	 * buf_cap bytes, allocated at the first read, so that pcpus that
+	 * only have empty windows cost little) or the data of @block, which
+	 * the stream pins while it reads from it.
 	 */
 	unsigned char *buf;
 	size_t buf_cap, buf_len;
 	uint64_t buf_off;
+	unsigned char *own;
+	struct xt_block *block;
 	/*
 	 * min(end, buf_off + buf_len) while reading: a record starting at
 	 * least MAX_RECORD_SIZE before it is whole in the buffer and the
@@ -105,6 +144,7 @@ struct pcpu_stream {
 struct chain_walk {
 	uint64_t off;  /* next window header */
 	bool done;
+	uint64_t run;  /* the run its last window went to, 0: none (xt_cache_note()) */
 };
 
 /* Streaming: a buffered, forward-only view of the input. */
@@ -136,6 +176,7 @@ struct xt_reader {
 	uint64_t hc_off;
 	size_t hc_len;
 	uint64_t hc_last;           /* the last header asked for */
+	struct xt_cache cache;      /* seekable: the small windows' blocks */
 	bool stopped;               /* read error: every stream ends now */
 	int status;                 /* what streams return once their windows run out */
 };
@@ -152,6 +193,27 @@ int xt_report(struct xt_reader *rd, enum vma_level level, uint64_t offset, const
 int xt_pcpu_for(struct xt_reader *rd, uint32_t cpu, uint64_t off, struct pcpu_stream **ps);
 int xt_queue_window(struct pcpu_stream *ps, const struct window *w);
 uint32_t xt_le32(const unsigned char *p);
+/* pread() @len bytes at @off whole; a failure is reported and stops the reader. */
+int xt_read_exact(struct xt_reader *rd, void *dst, size_t len, uint64_t off);
+
+/* xentrace-cache.c. */
+void xt_cache_init(struct xt_cache *c);
+void xt_cache_free(struct xt_cache *c);
+/*
+ * xt_cache_note - the window [@start, @end) that @walk found: the number of
+ * the run it is in (that of the window before it, when that one ended at
+ * this one's header and the run has room), or 0 when it is not small or
+ * no run can be kept.  A walk notes every window it passes, in order.
+ */
+uint64_t xt_cache_note(struct xt_reader *rd, struct chain_walk *walk, uint64_t start,
+		       uint64_t end);
+/*
+ * xt_cache_get - the block holding run @run, read in if it is not there
+ * (*@out NULL when the run is forgotten or every block is pinned).  The
+ * caller pins it (pins++) for as long as it reads from it.  Return:
+ * VMA_OK, VMA_ERR_NOMEM or what xt_read_exact() returned.
+ */
+int xt_cache_get(struct xt_reader *rd, uint64_t run, struct xt_block **out);
 
 /* xentrace-stream.c. */
 int xt_stream_open(struct xt_reader *rd);

@@ -73,7 +73,7 @@ static void stop_reading(struct xt_reader *rd, int status)
 	}
 }
 
-static int read_exact(struct xt_reader *rd, void *dst, size_t len, uint64_t off)
+int xt_read_exact(struct xt_reader *rd, void *dst, size_t len, uint64_t off)
 {
 	size_t done = 0;
 
@@ -135,7 +135,7 @@ static int read_header(struct xt_reader *rd, unsigned char *hdr, uint64_t off)
 	if (rd->input->size - off < want)
 		want = (size_t)(rd->input->size - off);
 	rd->hc_len = 0;
-	rc = read_exact(rd, rd->hcache, want, off);
+	rc = xt_read_exact(rd, rd->hcache, want, off);
 	if (rc)
 		return rc;
 	rd->hc_off = off;
@@ -259,7 +259,7 @@ static uint64_t resync(struct xt_reader *rd, uint64_t from)
 
 		if (off + want > rd->input->size)
 			want = (size_t)(rd->input->size - off);
-		if (read_exact(rd, chunk, want, off) != VMA_OK)
+		if (xt_read_exact(rd, chunk, want, off) != VMA_OK)
 			break;
 		for (i = 0; i + CPU_CHANGE_SIZE <= want; i += 4) {
 			uint32_t cpu = le32(chunk + i + 4);
@@ -362,7 +362,7 @@ static int scan_all(struct xt_reader *rd)
 {
 	struct vma_input *in = rd->input;
 	struct pcpu_stream *ps, **order;
-	uint64_t start, end, hdr_off;
+	uint64_t start, end, hdr_off, run;
 	uint32_t nr = 0, i, cpu;
 	size_t order_cap = 0;
 	bool cut;
@@ -375,6 +375,8 @@ static int scan_all(struct xt_reader *rd)
 		if (walk != VMA_OK)
 			break;
 		rd->windows++;
+		/* Runs are noted for the windows queued in order here. */
+		run = rd->indexed < INDEX_BUDGET ? xt_cache_note(rd, &rd->scan, start, end) : 0;
 		/* A window with no records makes no pcpu: nothing would come of it. */
 		if (start >= end)
 			continue;
@@ -406,7 +408,7 @@ static int scan_all(struct xt_reader *rd)
 		/* Past the budget only a pcpu's first window is queued now. */
 		if (rd->indexed < INDEX_BUDGET || !ps->queued_upto) {
 			rc = xt_queue_window(ps, &(struct window){ .start = start, .end = end,
-								   .cut = cut });
+								   .cut = cut, .run = run });
 			if (rc)
 				goto out;
 			ps->queued_upto = start;
@@ -429,6 +431,40 @@ out:
 	return rc;
 }
 
+/* The stream stops reading from its block, if it was. */
+static void unpin(struct pcpu_stream *ps)
+{
+	if (!ps->block)
+		return;
+	ps->block->pins--;
+	ps->block = NULL;
+	ps->buf = NULL;
+	ps->buf_len = 0;
+}
+
+/*
+ * A window in a run of small ones is read from the run's block.  Return:
+ * VMA_OK with the buffer set, or with no block to be had (the buffer
+ * unset); else an error.
+ */
+static int fill_from_cache(struct pcpu_stream *ps)
+{
+	struct xt_block *b;
+	int rc;
+
+	if (!ps->run)
+		return VMA_OK;
+	rc = xt_cache_get(ps->reader, ps->run, &b);
+	if (rc || !b)
+		return rc;
+	b->pins++;
+	ps->block = b;
+	ps->buf = b->data;
+	ps->buf_off = b->off;
+	ps->buf_len = b->len;
+	return VMA_OK;
+}
+
 /* Make at least @need bytes at ps->pos available in the buffer. */
 static int fill(struct pcpu_stream *ps, size_t need)
 {
@@ -438,19 +474,30 @@ static int fill(struct pcpu_stream *ps, size_t need)
 
 	if (ps->pos >= ps->buf_off && ps->pos + need <= avail_end && ps->buf)
 		return VMA_OK;
+	unpin(ps);
+	rc = fill_from_cache(ps);
+	if (rc)
+		return rc;
+	if (ps->block) {
+		if (ps->pos + need <= ps->buf_off + ps->buf_len)
+			return VMA_OK;
+		unpin(ps); /* the file shrank under the block: read it as below */
+	}
 	/* Sized at the first read, when the scan has found every pcpu. */
-	if (!ps->buf) {
+	if (!ps->own) {
 		ps->buf_cap = buffer_size_for(ps->reader->nr_pcpus);
-		ps->buf = malloc(ps->buf_cap);
-		if (!ps->buf)
+		ps->own = malloc(ps->buf_cap);
+		if (!ps->own)
 			return VMA_ERR_NOMEM;
 	}
+	ps->buf = ps->own;
+	ps->buf_len = 0;
 	want = ps->buf_cap;
 	if (ps->end - ps->pos < want)
 		want = (size_t)(ps->end - ps->pos);
 	if (want < need)
 		return VMA_END;
-	rc = read_exact(ps->reader, ps->buf, want, ps->pos);
+	rc = xt_read_exact(ps->reader, ps->buf, want, ps->pos);
 	if (rc)
 		return rc;
 	ps->buf_off = ps->pos;
@@ -470,13 +517,13 @@ static int walk_for(struct pcpu_stream *ps)
 	struct xt_reader *rd = ps->reader;
 	struct pcpu_stream *owner;
 	struct chain_walk *walk = &rd->lazy;
-	uint64_t start, end;
+	uint64_t start, end, run;
 	uint32_t cpu;
 	bool cut;
 	int rc;
 
 	if (rd->lazy_queued >= LAZY_BUDGET) {
-		struct chain_walk own = { ps->own_off, false };
+		struct chain_walk own = { .off = ps->own_off };
 
 		if (!ps->own_walk || own.off < rd->lazy.off)
 			own.off = rd->lazy.off;
@@ -497,15 +544,35 @@ static int walk_for(struct pcpu_stream *ps)
 	rc = chain_next(rd, walk, false, &cpu, &start, &end, &cut);
 	if (rc)
 		return rc;
+	run = xt_cache_note(rd, walk, start, end);
 	owner = cpu < rd->nr_slots ? rd->pcpus[cpu] : NULL;
 	if (start < end && owner && start > owner->queued_upto) {
 		rc = xt_queue_window(owner, &(struct window){ .start = start, .end = end,
 							      .cut = cut,
-							      .lazy = owner != ps });
+							      .lazy = owner != ps, .run = run });
 		if (rc)
 			return rc;
 		owner->queued_upto = start;
 		rd->lazy_queued += owner != ps;
+	}
+	return VMA_OK;
+}
+
+/*
+ * The window about to be read is in the run the lazy walk is still
+ * making: the walk goes on to the run's end first, so that one read of
+ * the run serves this window and the others' in it.
+ */
+static int complete_run(struct pcpu_stream *ps)
+{
+	struct xt_reader *rd = ps->reader;
+	int rc;
+
+	while (ps->run && ps->run == rd->lazy.run && !rd->lazy.done &&
+	       rd->lazy_queued < LAZY_BUDGET) {
+		rc = walk_for(ps);
+		if (rc)
+			return rc == VMA_END ? VMA_OK : rc;
 	}
 	return VMA_OK;
 }
@@ -538,10 +605,11 @@ static int next_window(struct pcpu_stream *ps)
 	ps->pos = ps->queue[ps->q_head].start;
 	ps->end = ps->queue[ps->q_head].end;
 	ps->cut = ps->queue[ps->q_head].cut;
+	ps->run = ps->queue[ps->q_head].run;
 	rd->lazy_queued -= ps->queue[ps->q_head].lazy;
 	ps->q_head = (ps->q_head + 1) % ps->q_cap;
 	ps->q_len--;
-	return VMA_OK;
+	return complete_run(ps);
 }
 
 /* Cold paths of stream_next(), kept out of its frame. */
@@ -667,8 +735,12 @@ static __attribute__((noinline)) int stream_next_slow(struct pcpu_stream *ps)
 			return ps->reader->status;
 		if (ps->pos >= ps->end) {
 			rc = next_window(ps);
-			if (rc)
+			if (rc) {
+				/* An ended stream holds no block (streaming has none). */
+				if (!ps->reader->input->streaming)
+					unpin(ps);
 				return rc;
+			}
 			continue;
 		}
 		if (ps->end - ps->pos < 4) {
@@ -736,6 +808,7 @@ static int xentrace_open(struct vma_input *in)
 		return VMA_ERR_NOMEM;
 	rd->input = in;
 	in->priv = rd;
+	xt_cache_init(&rd->cache);
 	in->clock = VMA_CLOCK_CYCLES;
 	in->family = VMA_FAMILY_XEN;
 
@@ -765,13 +838,17 @@ static void xentrace_close(struct vma_input *in)
 
 			for (; ps->q_len; ps->q_len--, ps->q_head = (ps->q_head + 1) % ps->q_cap)
 				free(ps->queue[ps->q_head].data);
-			free(rd->pcpus[i]->queue);
-			free(rd->pcpus[i]->buf);
-			free(rd->pcpus[i]);
+			free(ps->queue);
+			/* streaming: the window's bytes; else a view of own or a block */
+			if (in->streaming)
+				free(ps->buf);
+			free(ps->own);
+			free(ps);
 		}
 	}
 	free(rd->pcpus);
 	free(rd->hcache);
+	xt_cache_free(&rd->cache);
 	xt_stream_free(rd);
 	free(rd);
 	in->priv = NULL;

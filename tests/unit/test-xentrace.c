@@ -362,3 +362,74 @@ Test(xentrace, file_shrinking_while_read_is_damage_not_silence)
 		unlink(path);
 	}
 }
+
+/* Order and count of every record, for files past MAX_SEEN records. */
+struct tally {
+	uint64_t last_tsc, records, per_pcpu[128];
+	bool ordered;
+};
+
+static int tally_record(void *arg, const struct vma_machine *m, const struct vma_stream *s,
+			const struct vma_outcome *out)
+{
+	struct tally *t = arg;
+
+	(void)m;
+	(void)out;
+	if (s->rec.tsc < t->last_tsc)
+		t->ordered = false;
+	t->last_tsc = s->rec.tsc;
+	t->records++;
+	if (s->rec.pcpu < 128)
+		t->per_pcpu[s->rec.pcpu]++;
+	return VMA_OK;
+}
+
+/*
+ * Small windows are read through the reader's block cache.  Here 40 pcpus
+ * read at once, each from its own block (70 KiB of a later pcpu's records
+ * lie between their windows): more blocks than the cache has, so that the
+ * pcpus it cannot serve read their windows themselves.  Twice, so that
+ * blocks are let go and taken again.
+ */
+Test(xentrace, small_windows_of_more_pcpus_than_cached_blocks)
+{
+	struct vma_xtw_options o = { .window_bytes = 128 * 1024 };
+	struct vma_diag *diag = vma_diag_create(3, VMA_VERB_QUIET);
+	struct vma_pipeline_options opts = { .no_state = true };
+	struct tally t = { .ordered = true };
+	struct vma_pipeline_hooks hooks = { .arg = &t, .after = tally_record };
+	struct vma_pipeline *p = NULL;
+	uint32_t words[7] = { 0 }, round, pcpu, i;
+	uint64_t late = 1000000000ull;
+	struct vma_xtw *w = vma_xtw_new_memory(&o);
+	int rc;
+
+	for (round = 0; round < 2; round++) {
+		for (pcpu = 0; pcpu < 40; pcpu++) {
+			for (i = 0; i < 20; i++)
+				cr_assert_eq(vma_xtw_record(w, pcpu, TRC_SCHED_WAKE,
+							    1000 + round * 100000 + pcpu + 40 * i,
+							    words, 1), 0);
+			cr_assert_eq(vma_xtw_flush_pcpu(w, pcpu), 0);
+			for (i = 0; i < 1792; i++)
+				cr_assert_eq(vma_xtw_record(w, 100, TRC_SCHED_WAKE, late++, words, 7),
+					     0);
+			cr_assert_eq(vma_xtw_flush_pcpu(w, 100), 0);
+		}
+	}
+	write_writer(w);
+	vma_xtw_free(w);
+	cr_assert_eq(vma_pipeline_open(path, &opts, diag, &p), VMA_OK);
+	rc = vma_pipeline_run(p, &hooks);
+	cr_assert(rc == VMA_OK || rc == VMA_END, "run: %d", rc);
+	vma_pipeline_close(p);
+	cr_assert_eq(vma_diag_worst(diag), VMA_LVL_NONE);
+	vma_diag_destroy(diag);
+	unlink(path);
+	cr_assert(t.ordered, "records out of time order");
+	cr_assert_eq(t.records, 2 * 40 * 20 + 2 * 40 * 1792);
+	for (pcpu = 0; pcpu < 40; pcpu++)
+		cr_assert_eq(t.per_pcpu[pcpu], 40, "pcpu %u", pcpu);
+	cr_assert_eq(t.per_pcpu[100], 2 * 40 * 1792);
+}
