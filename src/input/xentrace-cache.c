@@ -45,15 +45,17 @@ void xt_cache_free(struct xt_cache *c)
 	c->runs = NULL;
 }
 
-/* Run @n, unless it was forgotten (or never made). */
-static struct xt_run *run_of(struct xt_cache *c, uint64_t n)
+/* Run number @n: the latest run of that number, unless it was forgotten. */
+static struct xt_run *run_of(struct xt_cache *c, uint32_t n)
 {
-	if (!n || n > c->runs_made || c->runs_made - n >= XT_RUNS)
+	uint32_t back = (uint32_t)c->runs_made - n;
+
+	if (!n || !c->runs || back >= XT_RUNS)
 		return NULL;
-	return &c->runs[(n - 1) % XT_RUNS];
+	return &c->runs[(c->runs_made - 1 - back) % XT_RUNS];
 }
 
-uint64_t xt_cache_note(struct xt_reader *rd, struct chain_walk *walk, uint64_t start,
+uint32_t xt_cache_note(struct xt_reader *rd, struct chain_walk *walk, uint64_t start,
 		       uint64_t end)
 {
 	struct xt_cache *c = &rd->cache;
@@ -73,12 +75,12 @@ uint64_t xt_cache_note(struct xt_reader *rd, struct chain_walk *walk, uint64_t s
 	}
 	r = &c->runs[c->runs_made % XT_RUNS];
 	*r = (struct xt_run){ .start = start, .end = end };
-	walk->run = ++c->runs_made;
+	walk->run = (uint32_t)++c->runs_made;
 	return walk->run;
 }
 
 /* The block holding run @n, if it is cached. */
-static struct xt_block *lookup(struct xt_cache *c, uint64_t n)
+static struct xt_block *lookup(struct xt_cache *c, uint32_t n)
 {
 	uint32_t i;
 
@@ -108,7 +110,7 @@ static struct xt_block *victim(struct xt_cache *c)
 	return best;
 }
 
-int xt_cache_get(struct xt_reader *rd, uint64_t run, struct xt_block **out)
+int xt_cache_get(struct xt_reader *rd, uint32_t run, struct xt_block **out)
 {
 	struct xt_cache *c = &rd->cache;
 	struct xt_run *r = run_of(c, run);

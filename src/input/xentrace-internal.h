@@ -75,7 +75,7 @@ struct xt_run {
 
 struct xt_block {
 	unsigned char *data; /* XT_BLOCK_SIZE bytes, allocated at its first read */
-	uint64_t run;        /* the run it holds (its number), 0: none */
+	uint32_t run;        /* the run it holds (its number), 0: none */
 	uint64_t off;        /* the run's start */
 	uint32_t len;
 	uint32_t pins;       /* streams reading from it */
@@ -86,7 +86,14 @@ struct xt_cache {
 	struct xt_block block[XT_BLOCKS];
 	uint64_t tick;
 	struct xt_run *runs; /* a ring of XT_RUNS, allocated at the first run */
-	uint64_t runs_made;  /* run n (from 1) is runs[(n - 1) % XT_RUNS] while n + XT_RUNS > runs_made */
+	/*
+	 * Runs noted so far: run k (from 1) is runs[(k - 1) % XT_RUNS] until
+	 * XT_RUNS more are made.  A run's number is k's low 32 bits (0, once
+	 * in 2^32 runs, stands for none): a number taken for an older run
+	 * can only make a block be looked for that does not hold the window,
+	 * which fill() checks by offset.
+	 */
+	uint64_t runs_made;
 };
 
 struct window {
@@ -94,7 +101,8 @@ struct window {
 	uint64_t end;   /* file offset just past the last byte */
 	bool cut;       /* the file ends inside it (already reported) */
 	bool lazy;      /* queued by the lazy walk for a pcpu other than the walker */
-	uint64_t run;   /* seekable: the run of small windows it is in (xt_cache_note()), 0: none */
+	/* seekable: the run of small windows it is in (xt_cache_note()), 0: none */
+	uint32_t run;   /* (32 bits, so that a window stays 32 bytes) */
 	unsigned char *data; /* streaming: its bytes (owned), else NULL */
 };
 
@@ -109,7 +117,7 @@ struct pcpu_stream {
 	/* Seekable: where this pcpu walks the chain alone (own_walk), past LAZY_BUDGET. */
 	uint64_t own_off;
 	bool own_walk;
-	uint64_t run;          /* the window's run, 0: none */
+	uint32_t run;          /* the window's run, 0: none */
 	/* The window being read. */
 	uint64_t pos, end;
 	bool cut;
@@ -144,7 +152,7 @@ struct pcpu_stream {
 struct chain_walk {
 	uint64_t off;  /* next window header */
 	bool done;
-	uint64_t run;  /* the run its last window went to, 0: none (xt_cache_note()) */
+	uint32_t run;  /* the run its last window went to, 0: none (xt_cache_note()) */
 };
 
 /* Streaming: a buffered, forward-only view of the input. */
@@ -205,7 +213,7 @@ void xt_cache_free(struct xt_cache *c);
  * this one's header and the run has room), or 0 when it is not small or
  * no run can be kept.  A walk notes every window it passes, in order.
  */
-uint64_t xt_cache_note(struct xt_reader *rd, struct chain_walk *walk, uint64_t start,
+uint32_t xt_cache_note(struct xt_reader *rd, struct chain_walk *walk, uint64_t start,
 		       uint64_t end);
 /*
  * xt_cache_get - the block holding run @run, read in if it is not there
@@ -213,7 +221,7 @@ uint64_t xt_cache_note(struct xt_reader *rd, struct chain_walk *walk, uint64_t s
  * caller pins it (pins++) for as long as it reads from it.  Return:
  * VMA_OK, VMA_ERR_NOMEM or what xt_read_exact() returned.
  */
-int xt_cache_get(struct xt_reader *rd, uint64_t run, struct xt_block **out);
+int xt_cache_get(struct xt_reader *rd, uint32_t run, struct xt_block **out);
 
 /* xentrace-stream.c. */
 int xt_stream_open(struct xt_reader *rd);

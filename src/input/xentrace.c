@@ -222,6 +222,9 @@ int xt_pcpu_for(struct xt_reader *rd, uint32_t cpu, uint64_t off, struct pcpu_st
 	return *ps ? VMA_OK : VMA_ERR_NOMEM;
 }
 
+/* LAZY_BUDGET and INDEX_BUDGET bound memory at this size a window. */
+_Static_assert(sizeof(struct window) == 32, "a queued window grew");
+
 int xt_queue_window(struct pcpu_stream *ps, const struct window *w)
 {
 	if (ps->q_len == ps->q_cap) {
@@ -362,7 +365,8 @@ static int scan_all(struct xt_reader *rd)
 {
 	struct vma_input *in = rd->input;
 	struct pcpu_stream *ps, **order;
-	uint64_t start, end, hdr_off, run;
+	uint64_t start, end, hdr_off;
+	uint32_t run;
 	uint32_t nr = 0, i, cpu;
 	size_t order_cap = 0;
 	bool cut;
@@ -479,9 +483,9 @@ static int fill(struct pcpu_stream *ps, size_t need)
 	if (rc)
 		return rc;
 	if (ps->block) {
-		if (ps->pos + need <= ps->buf_off + ps->buf_len)
+		if (ps->pos >= ps->buf_off && ps->pos + need <= ps->buf_off + ps->buf_len)
 			return VMA_OK;
-		unpin(ps); /* the file shrank under the block: read it as below */
+		unpin(ps); /* not the window's bytes (see struct xt_cache): read them below */
 	}
 	/* Sized at the first read, when the scan has found every pcpu. */
 	if (!ps->own) {
@@ -517,7 +521,8 @@ static int walk_for(struct pcpu_stream *ps)
 	struct xt_reader *rd = ps->reader;
 	struct pcpu_stream *owner;
 	struct chain_walk *walk = &rd->lazy;
-	uint64_t start, end, run;
+	uint64_t start, end;
+	uint32_t run;
 	uint32_t cpu;
 	bool cut;
 	int rc;
