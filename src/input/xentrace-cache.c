@@ -61,12 +61,14 @@ uint32_t xt_cache_note(struct xt_reader *rd, struct chain_walk *walk, uint64_t s
 	struct xt_cache *c = &rd->cache;
 	struct xt_run *r = run_of(c, walk->run);
 
+	_Static_assert(XT_SMALL_WINDOW <= XT_BLOCK_SIZE, "a small window fits a run");
 	if (end - start > XT_SMALL_WINDOW) {
 		walk->run = 0;
 		return 0;
 	}
-	if (r && !r->read && r->end == start - CPU_CHANGE_SIZE && end - r->start <= XT_BLOCK_SIZE) {
-		r->end = end;
+	if (r && !r->read && r->start + r->len == start - CPU_CHANGE_SIZE &&
+	    end - r->start <= XT_BLOCK_SIZE) {
+		r->len = (uint32_t)(end - r->start);
 		return walk->run;
 	}
 	if (!c->runs && !(c->runs = malloc(XT_RUNS * sizeof(*c->runs)))) {
@@ -74,7 +76,7 @@ uint32_t xt_cache_note(struct xt_reader *rd, struct chain_walk *walk, uint64_t s
 		return 0;
 	}
 	r = &c->runs[c->runs_made % XT_RUNS];
-	*r = (struct xt_run){ .start = start, .end = end };
+	*r = (struct xt_run){ .start = start, .len = (uint32_t)(end - start) };
 	walk->run = (uint32_t)++c->runs_made;
 	return walk->run;
 }
@@ -128,13 +130,13 @@ int xt_cache_get(struct xt_reader *rd, uint32_t run, struct xt_block **out)
 		if (!b->data && !(b->data = malloc(XT_BLOCK_SIZE)))
 			return VMA_ERR_NOMEM;
 		b->run = 0;
-		rc = xt_read_exact(rd, b->data, (size_t)(r->end - r->start), r->start);
+		rc = xt_read_exact(rd, b->data, r->len, r->start);
 		if (rc)
 			return rc;
-		r->read = true;
+		r->read = 1;
 		b->run = run;
 		b->off = r->start;
-		b->len = (uint32_t)(r->end - r->start);
+		b->len = r->len;
 	}
 	b->used = ++c->tick;
 	*out = b;

@@ -69,8 +69,9 @@
 #define XT_RUNS (1u << 16)
 
 struct xt_run {
-	uint64_t start, end; /* file offsets: its first window's records .. its last's end */
-	bool read;           /* in a block once: it grows no more */
+	uint64_t start; /* file offset of its first window's records */
+	uint32_t len;   /* to its last window's end, at most XT_BLOCK_SIZE */
+	uint32_t read;  /* in a block once: it grows no more */
 };
 
 struct xt_block {
