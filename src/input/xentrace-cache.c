@@ -66,6 +66,15 @@ uint32_t xt_cache_note(struct xt_reader *rd, struct chain_walk *walk, uint64_t s
 		walk->run = 0;
 		return 0;
 	}
+	/* An empty window is never read: it only carries a run on, or starts none. */
+	if (start == end) {
+		if (r && !r->read && r->start + r->len == start - CPU_CHANGE_SIZE &&
+		    end - r->start <= XT_BLOCK_SIZE)
+			r->len = (uint32_t)(end - r->start);
+		else
+			walk->run = 0;
+		return 0;
+	}
 	if (r && !r->read && r->start + r->len == start - CPU_CHANGE_SIZE &&
 	    end - r->start <= XT_BLOCK_SIZE) {
 		r->len = (uint32_t)(end - r->start);

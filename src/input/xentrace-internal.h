@@ -66,7 +66,7 @@
 #define XT_BLOCK_SIZE (64u * 1024u)
 #define XT_BLOCKS 16u
 #define XT_SMALL_WINDOW (16u * 1024u)
-#define XT_RUNS (1u << 16)
+#define XT_RUNS (1u << 14)
 
 struct xt_run {
 	uint64_t start; /* file offset of its first window's records */
