@@ -22,17 +22,6 @@
 #include "input/xentrace-internal.h"
 #include "vmalyze/status.h"
 
-void xt_cache_init(struct xt_cache *c)
-{
-	uint32_t i;
-
-	for (i = 0; i < XT_BLOCKS; i++)
-		c->block[i] = (struct xt_block){ .run = 0 };
-	c->tick = 0;
-	c->runs = NULL;
-	c->runs_made = 0;
-}
-
 void xt_cache_free(struct xt_cache *c)
 {
 	uint32_t i;
@@ -62,23 +51,15 @@ uint32_t xt_cache_note(struct xt_reader *rd, struct chain_walk *walk, uint64_t s
 	struct xt_run *r = run_of(c, walk->run);
 
 	_Static_assert(XT_SMALL_WINDOW <= XT_BLOCK_SIZE, "a small window fits a run");
-	if (end - start > XT_SMALL_WINDOW) {
+	if (end - start <= XT_SMALL_WINDOW && r && !r->read &&
+	    r->start + r->len == start - CPU_CHANGE_SIZE && end - r->start <= XT_BLOCK_SIZE) {
+		r->len = (uint32_t)(end - r->start);
+		/* an empty window is never read: it only carries the run on */
+		return start < end ? walk->run : 0;
+	}
+	if (end - start > XT_SMALL_WINDOW || start == end) {
 		walk->run = 0;
 		return 0;
-	}
-	/* An empty window is never read: it only carries a run on, or starts none. */
-	if (start == end) {
-		if (r && !r->read && r->start + r->len == start - CPU_CHANGE_SIZE &&
-		    end - r->start <= XT_BLOCK_SIZE)
-			r->len = (uint32_t)(end - r->start);
-		else
-			walk->run = 0;
-		return 0;
-	}
-	if (r && !r->read && r->start + r->len == start - CPU_CHANGE_SIZE &&
-	    end - r->start <= XT_BLOCK_SIZE) {
-		r->len = (uint32_t)(end - r->start);
-		return walk->run;
 	}
 	if (!c->runs && !(c->runs = malloc(XT_RUNS * sizeof(*c->runs)))) {
 		walk->run = 0; /* no memory for runs: windows are read alone */

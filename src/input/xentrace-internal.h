@@ -74,11 +74,12 @@ struct xt_run {
 	uint32_t read;  /* in a block once: it grows no more */
 };
 
+/* A zero-filled block is empty, as a zero-filled cache is. */
 struct xt_block {
 	unsigned char *data; /* XT_BLOCK_SIZE bytes, allocated at its first read */
+	uint64_t off;        /* the run's start and length: kept, as the ring may */
+	uint32_t len;        /* forget the run while a stream reads the block */
 	uint32_t run;        /* the run it holds (its number), 0: none */
-	uint64_t off;        /* the run's start */
-	uint32_t len;
 	uint32_t pins;       /* streams reading from it */
 	uint64_t used;       /* when last asked for (the cache's tick) */
 };
@@ -206,7 +207,6 @@ uint32_t xt_le32(const unsigned char *p);
 int xt_read_exact(struct xt_reader *rd, void *dst, size_t len, uint64_t off);
 
 /* xentrace-cache.c. */
-void xt_cache_init(struct xt_cache *c);
 void xt_cache_free(struct xt_cache *c);
 /*
  * xt_cache_note - the window [@start, @end) that @walk found: the number of

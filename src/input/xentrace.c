@@ -812,8 +812,7 @@ static int xentrace_open(struct vma_input *in)
 	if (!rd)
 		return VMA_ERR_NOMEM;
 	rd->input = in;
-	in->priv = rd;
-	xt_cache_init(&rd->cache);
+	in->priv = rd; /* zero-filled: the cache too is empty */
 	in->clock = VMA_CLOCK_CYCLES;
 	in->family = VMA_FAMILY_XEN;
 
