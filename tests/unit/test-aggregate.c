@@ -327,6 +327,33 @@ static void save_to(struct vma_aggregate *agg, const char *path)
 }
 
 /* Save @nshards shards, trace t in shard shard_of[t], then merge them in @order. */
+/* The whole file at @path (owned), its size in *@size. */
+static char *read_whole(const char *path, long *size)
+{
+	FILE *f = fopen(path, "rb");
+	char *bytes;
+
+	cr_assert_not_null(f);
+	fseek(f, 0, SEEK_END);
+	*size = ftell(f);
+	rewind(f);
+	bytes = malloc((size_t)*size);
+	cr_assert_not_null(bytes);
+	cr_assert_eq(fread(bytes, 1, (size_t)*size, f), (size_t)*size);
+	fclose(f);
+	return bytes;
+}
+
+/* @path made of the @n bytes at @bytes. */
+static void write_bytes(const char *path, const char *bytes, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	cr_assert_not_null(f);
+	cr_assert_eq(fwrite(bytes, 1, n, f), n);
+	fclose(f);
+}
+
 static char *split_and_merge(const unsigned int *shard_of, unsigned int nshards,
 			     const unsigned int *order)
 {
@@ -428,7 +455,6 @@ Test(aggregate, merges_that_must_be_refused)
 	const char *pa = tmp_path("refuse", 0), *ph = tmp_path("refuse", 1);
 	const char *pv = tmp_path("refuse", 2), *pt = tmp_path("refuse", 3);
 	long size;
-	FILE *f;
 	unsigned int t;
 
 	for (t = 0; t < 3; t++)
@@ -449,24 +475,14 @@ Test(aggregate, merges_that_must_be_refused)
 	free(got);
 
 	/* Another vmalyze version: the version string's first byte changed. */
-	f = fopen(pa, "rb");
-	fseek(f, 0, SEEK_END);
-	size = ftell(f);
-	rewind(f);
-	bytes = malloc((size_t)size);
-	cr_assert_eq(fread(bytes, 1, (size_t)size, f), (size_t)size);
-	fclose(f);
+	bytes = read_whole(pa, &size);
 	bytes[12 + 4 + 4] ^= 0x01;
-	f = fopen(pv, "wb");
-	fwrite(bytes, 1, (size_t)size, f);
-	fclose(f);
+	write_bytes(pv, bytes, (size_t)size);
 	cr_assert_eq(vma_aggregate_load(m, pv, quiet), VMA_ERR_USAGE);
 	/* The previous format version (2): the same layout without compact forms. */
 	bytes[12 + 4 + 4] ^= 0x01;
 	bytes[12] = 2;
-	f = fopen(pv, "wb");
-	fwrite(bytes, 1, (size_t)size, f);
-	fclose(f);
+	write_bytes(pv, bytes, (size_t)size);
 	{
 		struct vma_aggregate *old = vma_aggregate_create(&any_hz);
 
@@ -478,20 +494,14 @@ Test(aggregate, merges_that_must_be_refused)
 	}
 	bytes[12] = 3;
 	/* Truncated, and not a save file at all. */
-	f = fopen(pt, "wb");
-	fwrite(bytes, 1, (size_t)size / 2, f);
-	fclose(f);
+	write_bytes(pt, bytes, (size_t)size / 2);
 	cr_assert_eq(vma_aggregate_load(m, pt, quiet), VMA_ERR_FORMAT);
 	/* The stored aggregate's last number changed: no longer the traces' sum. */
 	bytes[size - 5] ^= 0x40;
-	f = fopen(pt, "wb");
-	fwrite(bytes, 1, (size_t)size, f);
-	fclose(f);
+	write_bytes(pt, bytes, (size_t)size);
 	cr_assert_eq(vma_aggregate_load(m, pt, quiet), VMA_ERR_FORMAT);
 	bytes[size - 5] ^= 0x40;
-	f = fopen(pt, "wb");
-	fwrite("not a save file, just text\n", 1, 27, f);
-	fclose(f);
+	write_bytes(pt, "not a save file, just text\n", 27);
 	cr_assert_eq(vma_aggregate_load(m, pt, quiet), VMA_ERR_FORMAT);
 	cr_assert_eq(vma_aggregate_load(m, "/nonexistent/save", quiet), VMA_ERR_IO);
 	/* A compact distribution in a file that says version 2, which had none. */
@@ -503,18 +513,10 @@ Test(aggregate, merges_that_must_be_refused)
 
 		add_trace(c, 5);
 		save_to(c, pt);
-		f = fopen(pt, "rb");
-		fseek(f, 0, SEEK_END);
-		csize = ftell(f);
-		rewind(f);
-		cb = malloc((size_t)csize);
-		cr_assert_eq(fread(cb, 1, (size_t)csize, f), (size_t)csize);
-		fclose(f);
+		cb = read_whole(pt, &csize);
 		cr_assert_eq(vma_aggregate_load(old, pt, quiet), VMA_OK);
 		cb[12] = 2;
-		f = fopen(pt, "wb");
-		fwrite(cb, 1, (size_t)csize, f);
-		fclose(f);
+		write_bytes(pt, cb, (size_t)csize);
 		vma_aggregate_destroy(old);
 		old = vma_aggregate_create(&any_hz);
 		cr_assert_eq(vma_aggregate_load(old, pt, quiet), VMA_ERR_FORMAT);

@@ -23,15 +23,6 @@ static uint64_t wide_value(struct rng *r)
 	return ((uint64_t)1 << e) + rng_next(r) % ((uint64_t)1 << e);
 }
 
-static size_t held(const struct vma_cycles *s, size_t n)
-{
-	size_t i, sum = 0;
-
-	for (i = 0; i < n; i++)
-		sum += vma_cycles_footprint(&s[i]);
-	return sum;
-}
-
 #define NSUM 64
 
 /* Every charge and credit matches an allocation: the budget is what the summaries hold. */
@@ -50,16 +41,16 @@ Test(budget, charges_are_the_live_allocation)
 		i = (size_t)sqrt((double)i);
 		vma_cycles_add(&s[i], k % 97 == 0 ? 0 : wide_value(&r), &b);
 		if (k % 5000 == 0)
-			cr_assert_eq(b.used, held(s, NSUM), "after %zu values", k);
+			cr_assert_eq(b.used, summaries_held(s, NSUM), "after %zu values", k);
 	}
-	cr_assert_eq(b.used, held(s, NSUM));
+	cr_assert_eq(b.used, summaries_held(s, NSUM));
 	/* Merges into summaries of the same budget, a coarsening, a release. */
 	cr_assert_eq(vma_cycles_merge(&s[3], &s[NSUM - 1], &b), 0);
 	cr_assert_eq(vma_cycles_merge_samples(&s[NSUM - 2], &s[5], &b), 0);
 	cr_assert_eq(vma_cycles_coarsen(&s[NSUM - 3], 16, &b), 0);
 	cr_assert_eq(vma_cycles_coarsen(&s[2], 8, &b), 0);
 	vma_cycles_release(&s[NSUM - 4], &b);
-	cr_assert_eq(b.used, held(s, NSUM));
+	cr_assert_eq(b.used, summaries_held(s, NSUM));
 	cr_assert_geq(b.peak, b.used);
 	cr_assert_eq(b.step, 0, "no limit: never tightened");
 	for (i = 0; i < NSUM; i++)
@@ -156,7 +147,7 @@ Test(budget, a_reached_budget_gives_up_precision_not_memory)
 	cr_assert_gt(b.step, 0);
 	cr_assert_lt(vma_cycles_budget_per_octave(&b), 64);
 	cr_assert_leq(b.used, b.limit + b.limit / 8, "used %zu of %zu", b.used, b.limit);
-	cr_assert_eq(b.used, held(s, NSUM));
+	cr_assert_eq(b.used, summaries_held(s, NSUM));
 	for (i = 0; i < NSUM; i++) {
 		cr_assert_eq(s[i].count, PER);
 		cr_assert_eq(s[i].cycles, sum[i]);
@@ -356,7 +347,7 @@ Test(budget, two_samples_cost_nothing)
 	vma_cycles_add(&a, 500, &bud);
 	cr_assert_eq(bud.used, 16);
 	vma_cycles_add(&a, 1ull << 40, &bud);
-	cr_assert_eq(bud.used, held(&a, 1));
+	cr_assert_eq(bud.used, summaries_held(&a, 1));
 	cr_assert_eq(vma_cycles_percentile(&a, 50), 700);
 	cr_assert_eq(vma_cycles_max(&a), 1ull << 40);
 	/* An inline summary with a 64-bit sample to come: straight to a 64-bit array. */
@@ -364,7 +355,7 @@ Test(budget, two_samples_cost_nothing)
 	vma_cycles_add(&b, 5ull << 33, &bud);
 	cr_assert_eq(vma_cycles_min(&b), 9);
 	cr_assert_eq(vma_cycles_max(&b), 5ull << 33);
-	cr_assert_eq(bud.used, held(&a, 1) + held(&b, 1));
+	cr_assert_eq(bud.used, summaries_held(&a, 1) + summaries_held(&b, 1));
 	/* Merges: two inline samples stay inline; more become an array. */
 	vma_cycles_add(&c, 42, &bud);
 	cr_assert_eq(vma_cycles_merge_samples(&c, &b, &bud), 0);
@@ -373,7 +364,7 @@ Test(budget, two_samples_cost_nothing)
 	cr_assert_eq(c.n, 7);
 	cr_assert_eq(vma_cycles_max(&c), 1ull << 40);
 	cr_assert_eq(vma_cycles_min(&c), 9);
-	cr_assert_eq(bud.used, held(&a, 1) + held(&b, 1) + held(&c, 1));
+	cr_assert_eq(bud.used, summaries_held(&a, 1) + summaries_held(&b, 1) + summaries_held(&c, 1));
 	vma_cycles_release(&c, &bud);
 	vma_cycles_add(&c, 8, &bud);
 	vma_cycles_release(&b, &bud);

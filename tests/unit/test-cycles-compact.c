@@ -451,15 +451,6 @@ Test(compact, size_does_not_grow_with_the_count)
 	vma_cycles_release(&c, NULL);
 }
 
-static size_t held(const struct vma_cycles *s, size_t n)
-{
-	size_t i, sum = 0;
-
-	for (i = 0; i < n; i++)
-		sum += vma_cycles_footprint(&s[i]);
-	return sum;
-}
-
 #define NSUM 3000
 
 /*
@@ -500,7 +491,7 @@ Test(compact, a_budget_past_its_last_level)
 	cr_assert(b.compact, "the last level was passed");
 	cr_assert_gt(b.compacts, 0);
 	cr_assert_lt(b.exact_limit, 128);
-	cr_assert_eq(b.used, held(s, NSUM) + held(&big, 1));
+	cr_assert_eq(b.used, summaries_held(s, NSUM) + summaries_held(&big, 1));
 	cr_assert_gt(b.compact_used, 0);
 	cr_assert_leq(b.compact_used, b.used);
 	cr_assert_leq(b.used, b.limit + b.limit / 8, "used %zu of %zu", b.used, b.limit);
