@@ -225,26 +225,6 @@ Test(budget, exact_arrays_give_way_as_they_grow)
 	}
 }
 
-/* Export a summary and compare its image with @want's. */
-static void same_image(const struct vma_cycles *a, const struct vma_cycles *want)
-{
-	struct vma_cycles_image x, y;
-
-	cr_assert_eq(vma_cycles_export(a, &x), 0);
-	cr_assert_eq(vma_cycles_export(want, &y), 0);
-	cr_assert_eq(x.exact, y.exact);
-	cr_assert_eq(x.per_octave, y.per_octave);
-	cr_assert_eq(x.count, y.count);
-	cr_assert_eq(x.cycles, y.cycles);
-	cr_assert_eq(x.events, y.events);
-	cr_assert_eq(x.min, y.min);
-	cr_assert_eq(x.max, y.max);
-	cr_assert_eq(x.nr_bins, y.nr_bins);
-	cr_assert_eq(memcmp(x.bins, y.bins, sizeof(*x.bins) * x.nr_bins), 0);
-	vma_cycles_image_release(&x);
-	vma_cycles_image_release(&y);
-}
-
 /*
  * Parts at 64, 16 and 4 buckets per power of two, and a small exact one,
  * merged in every order and in a tree (what the batch aggregate does with

@@ -207,27 +207,6 @@ Test(compact, the_same_answers_as_a_sketch_of_its_buckets)
 	}
 }
 
-/* Export @a and @want; the images (counters, form, resolution, buckets) must be equal. */
-static void same_image(const struct vma_cycles *a, const struct vma_cycles *want)
-{
-	struct vma_cycles_image x, y;
-
-	cr_assert_eq(vma_cycles_export(a, &x), 0);
-	cr_assert_eq(vma_cycles_export(want, &y), 0);
-	cr_assert_eq(x.exact, y.exact);
-	cr_assert_eq(x.compact, y.compact);
-	cr_assert_eq(x.per_octave, y.per_octave);
-	cr_assert_eq(x.events, y.events);
-	cr_assert_eq(x.count, y.count);
-	cr_assert_eq(x.cycles, y.cycles);
-	cr_assert_eq(x.min, y.min);
-	cr_assert_eq(x.max, y.max);
-	cr_assert_eq(x.nr_bins, y.nr_bins);
-	cr_assert(!x.nr_bins || !memcmp(x.bins, y.bins, sizeof(*x.bins) * x.nr_bins));
-	vma_cycles_image_release(&x);
-	vma_cycles_image_release(&y);
-}
-
 #define PARTS 6
 
 /*
