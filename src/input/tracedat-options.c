@@ -66,9 +66,18 @@ static int opt_buffer(struct dat *d, struct cur *c, bool text_only)
 			goto fail;
 		}
 		for (i = 0; i < b.nr_cpus; i++) {
+			uint64_t at = td_cur_at(c);
+
 			if (td_cur_u32(c, &b.cpus[i].cpu) < 0 ||
 			    td_cur_u64(c, &b.cpus[i].offset) < 0 ||
 			    td_cur_u64(c, &b.cpus[i].size) < 0) {
+				goto fail;
+			}
+			/* Linux numbers its cpus below NR_CPUS, at most MAX_CPUS. */
+			if (b.cpus[i].cpu >= MAX_CPUS) {
+				td_fatal(d, at, "Implausible cpu number %" PRIu32 " in BUFFER option"
+					 " \"%s\" (cpus are numbered below %d)", b.cpus[i].cpu,
+					 b.name, MAX_CPUS);
 				goto fail;
 			}
 		}

@@ -194,6 +194,9 @@ static bool grow_ptrs(void ***arr, uint32_t *nr, uint32_t idx)
 
 	if (idx < *nr)
 		return true;
+	/* Past 2^31 doubling would wrap to 0: no such table is made. */
+	if (idx >= UINT32_MAX / 2)
+		return false;
 	while (n <= idx)
 		n *= 2;
 	a = realloc(*arr, n * sizeof(*a));

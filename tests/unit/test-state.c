@@ -380,3 +380,11 @@ Test(state, wake_to_halt_by_vector)
 	cr_assert_eq(w2h(0x31, VMA_W2H_WAKE_ALONE)->cycles, 500);
 	cr_assert_eq(w2h(0x31, VMA_W2H_INTR)->count, 1, "unchanged");
 }
+
+/* A pcpu number past 2^31 is refused at once (its table's doubling would wrap and never end). */
+Test(state, huge_pcpu_number_is_refused_not_looped_on, .timeout = 10)
+{
+	cr_assert_eq(vma_machine_add_pcpu(m, 4278190081u), VMA_ERR_NOMEM);
+	cr_assert_eq(vma_machine_add_pcpu(m, 1u << 31), VMA_ERR_NOMEM);
+	cr_assert_eq(vma_machine_add_pcpu(m, 7), VMA_OK);
+}
