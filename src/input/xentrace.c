@@ -447,6 +447,27 @@ static void unpin(struct pcpu_stream *ps)
 }
 
 /*
+ * An ended stream's block, buffer and window queue: they go as it ends,
+ * not at the close, so that the report is built in the memory they held
+ * (peak RSS, doc/exit-status.md).
+ */
+static void let_go(struct pcpu_stream *ps)
+{
+	unpin(ps);
+	free(ps->own);
+	ps->own = NULL;
+	ps->buf = NULL;
+	ps->buf_len = 0;
+	ps->fast_end = 0;
+	if (ps->q_len == 0) {
+		free(ps->queue);
+		ps->queue = NULL;
+		ps->q_cap = 0;
+		ps->q_head = 0;
+	}
+}
+
+/*
  * A window in a run of small ones is read from the run's block.  Return:
  * VMA_OK with the buffer set, or with no block to be had (the buffer
  * unset); else an error.
@@ -741,9 +762,9 @@ static __attribute__((noinline)) int stream_next_slow(struct pcpu_stream *ps)
 		if (ps->pos >= ps->end) {
 			rc = next_window(ps);
 			if (rc) {
-				/* An ended stream holds no block (streaming has none). */
+				/* An ended stream holds no block nor buffer (streaming has neither). */
 				if (!ps->reader->input->streaming)
-					unpin(ps);
+					let_go(ps);
 				return rc;
 			}
 			continue;

@@ -471,6 +471,20 @@ bool vma_feed_shift(struct vma_feed *f, uint32_t pcpu, int64_t offset)
 	return true;
 }
 
+/* The reader thread's lock, conditions and ring, once it has been joined. */
+static void release_ring(struct vma_feed *f)
+{
+	if (!f->ring)
+		return;
+	pthread_cond_destroy(&f->freed);
+	pthread_cond_destroy(&f->filled);
+	pthread_mutex_destroy(&f->lock);
+	free(f->ring);
+	f->ring = NULL;
+	f->fill = NULL;
+	f->take = NULL;
+}
+
 void vma_feed_stop(struct vma_feed *f)
 {
 	if (!f->threaded || f->joined) {
@@ -483,9 +497,9 @@ void vma_feed_stop(struct vma_feed *f)
 	pthread_mutex_unlock(&f->lock);
 	pthread_join(f->thread, NULL);
 	f->joined = true;
-	f->done = VMA_END;
-	if (f->take)
-		f->pos = f->take->used; /* nothing more is delivered, not even from this batch */
+	f->done = VMA_END; /* nothing more is delivered, not even from the batch being read */
+	/* Its megabyte goes now, before the report is built (peak RSS, doc/exit-status.md). */
+	release_ring(f);
 }
 
 uint64_t vma_feed_late_count(const struct vma_feed *f)
@@ -503,12 +517,6 @@ void vma_feed_destroy(struct vma_feed *f)
 	if (!f)
 		return;
 	vma_feed_stop(f);
-	if (f->ring) {
-		pthread_cond_destroy(&f->freed);
-		pthread_cond_destroy(&f->filled);
-		pthread_mutex_destroy(&f->lock);
-		free(f->ring);
-	}
 	vma_merge_destroy(f->merge);
 	free(f);
 }

@@ -3,9 +3,11 @@
  * The feed: with a reader thread it delivers the same records, pcpu
  * announcements and stream ends, in the same order, as on one thread --
  * across many batches, with a pcpu announced from inside another stream's
- * next(), with a failing stream, and when the caller stops early.
+ * next(), with a failing stream, and when the caller stops early; and the
+ * reader thread's ring is let go when the feed stops.
  */
 #include <criterion/criterion.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,6 +97,14 @@ struct setup {
 	uint32_t stop_after; /* caller stops after this many records; 0: never */
 };
 
+/* Bytes the heap holds: its chunks in use and its mapped blocks (all arenas). */
+static size_t heap_held(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
 /* Runs one host through a feed on @threads threads; returns the log. */
 static struct log run(const struct setup *su, unsigned int threads, int *final)
 {
@@ -103,6 +113,7 @@ static struct log run(const struct setup *su, unsigned int threads, int *final)
 	struct vma_feed *feed = vma_feed_create(on_pcpu, on_ended, &log);
 	struct vma_stream *s;
 	uint32_t i, delivered = 0, ends;
+	size_t held;
 	int rc;
 
 	cr_assert_not_null(feed);
@@ -132,7 +143,11 @@ static struct log run(const struct setup *su, unsigned int threads, int *final)
 		if (++delivered == su->stop_after)
 			break;
 	}
+	held = heap_held();
 	vma_feed_stop(feed);
+	/* The ring (1 MiB) goes when the feed stops: the report is built after. */
+	if (threads > 1)
+		cr_assert_geq(held - heap_held(), (size_t)1 << 20, "the ring was kept");
 	ends = log.ends_seen;
 	cr_assert_eq(vma_feed_next(feed, &s), VMA_END, "a stopped feed delivers nothing");
 	cr_assert_eq(log.ends_seen, ends, "a stopped feed tells of no more ends");

@@ -4,7 +4,7 @@
  * have empty windows get no stream, and a pcpu far ahead of another
  * in time does not make the reader queue all of its windows (past the
  * lazy walk's budget the pcpu behind walks the chain alone): the records
- * still come in exact time order.
+ * still come in exact time order.  A stream's buffer goes as it ends.
  */
 #include <criterion/criterion.h>
 #include <malloc.h>
@@ -122,6 +122,52 @@ Test(xentrace_bounds, a_pcpu_far_ahead_is_read_in_order_past_the_queue_budget, .
 	cr_assert_eq(seen[1], n);
 	cr_assert_eq(vma_merge_late_count(c.merge), 0);
 	cr_assert_eq(vma_diag_worst(diag), VMA_LVL_NONE);
+	vma_input_close(in);
+	vma_merge_destroy(c.merge);
+	vma_diag_destroy(diag);
+	unlink(path);
+}
+
+/* Bytes the heap holds: its chunks in use and its mapped blocks (all arenas). */
+static size_t heap_held(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
+Test(xentrace_bounds, streams_let_their_buffers_go_as_they_end)
+{
+	struct vma_xtw *w = vma_xtw_new_memory(NULL);
+	struct vma_diag *diag = vma_diag_create(VMA_DEFAULT_TOLERANCE, VMA_VERB_QUIET);
+	struct vma_input_options o = { 0 };
+	struct count c = { vma_merge_create(), 0 };
+	const uint32_t pcpus = 4, per_pcpu = 2000;
+	size_t reading, ended, n = 0;
+	struct vma_input *in;
+	struct vma_stream *s;
+	uint32_t i, cpu, word = 7;
+
+	for (i = 0; i < per_pcpu; i++) {
+		for (cpu = 0; cpu < pcpus; cpu++)
+			cr_assert_eq(vma_xtw_record(w, cpu, TRC_SCHED_SWITCH, 1000 + 4 * i + cpu,
+						    &word, 1), 0);
+	}
+	write_file(w);
+	vma_xtw_free(w);
+	cr_assert_eq(vma_input_open(path, &o, diag, add, &c, &in), VMA_OK);
+	cr_assert_eq(c.streams, pcpus);
+	/* Past every stream's first record, each has its read buffer. */
+	for (i = 0; i < 2 * pcpus; i++, n++)
+		cr_assert_eq(vma_merge_next(c.merge, &s), VMA_OK);
+	reading = heap_held();
+	while (vma_merge_next(c.merge, &s) == VMA_OK)
+		n++;
+	ended = heap_held();
+	cr_assert_eq(n, (size_t)pcpus * per_pcpu);
+	/* A 256 KiB buffer a pcpu (few pcpus), gone before the input is closed. */
+	cr_assert_geq(reading - ended, (size_t)pcpus << 18, "%zu KiB held while reading, %zu after",
+		      reading >> 10, ended >> 10);
 	vma_input_close(in);
 	vma_merge_destroy(c.merge);
 	vma_diag_destroy(diag);
