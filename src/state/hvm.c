@@ -135,13 +135,29 @@ void vma_hvm_runstate_change(const struct vma_machine *m, struct vma_vcpu *v,
 	w->vector = 0;
 }
 
-/* Vector @vec (not started) gets start time @tsc; false when out of memory. */
-static bool w2h_start(struct vma_hvm_w2h *w, uint32_t vec, uint64_t tsc)
+/*
+ * Vector @vec (not started) gets start time @tsc; false when out of memory,
+ * or when the start times have no room left within the rows' budget of
+ * @b (cycles.h): up to 256 a vcpu, so 8,192 vcpus could hold 32 MiB.
+ */
+static bool w2h_start(struct vma_hvm_w2h *w, uint32_t vec, uint64_t tsc,
+		      struct vma_cycles_budget *b)
 {
 	uint32_t at = w->nr_starts;
 
-	if (vma_grow(w->starts, &w->cap_starts, w->nr_starts + 1, 4))
-		return false;
+	if (w->nr_starts == w->cap_starts) {
+		size_t cap = w->cap_starts, bytes = (cap ? cap : 4) * sizeof(*w->starts);
+
+		if (!vma_rows_charge(b, bytes)) {
+			vma_rows_fold(b);
+			return false;
+		}
+		if (vma_grow(w->starts, &cap, w->nr_starts + 1, 4)) {
+			vma_rows_credit(b, bytes);
+			return false;
+		}
+		w->cap_starts = cap;
+	}
 	/* Few vectors wait at once: the place is found from the end. */
 	while (at && w->starts[at - 1].vector > vec)
 		at--;
@@ -172,7 +188,7 @@ static void w2h_inject(struct vma_hvm *h, uint32_t vec)
 		w->is_wake[vec / 64] |= (uint64_t)1 << (vec % 64);
 	}
 	/* The start time is 1 until the next vmentry sets it. */
-	if (!(w->started[vec / 64] & (uint64_t)1 << (vec % 64)) && w2h_start(w, vec, 1)) {
+	if (!(w->started[vec / 64] & (uint64_t)1 << (vec % 64)) && w2h_start(w, vec, 1, h->budget)) {
 		w->unstamped[vec / 64] |= (uint64_t)1 << (vec % 64);
 		w->wanting_tsc++;
 		w->interrupts++;

@@ -146,8 +146,10 @@ static void vcpu_destroy(struct vma_vcpu *v, struct vma_cycles_budget *b)
 	latency_free(v->latency);
 	if (v->type == VMA_VCPU_HVM || v->type == VMA_VCPU_ARM) {
 		vma_hvm_stats_destroy(v->hvm.stats);
-		if (v->hvm.w2h)
+		if (v->hvm.w2h) {
+			vma_rows_credit(b, v->hvm.w2h->cap_starts * sizeof(*v->hvm.w2h->starts));
 			free(v->hvm.w2h->starts);
+		}
 		free(v->hvm.w2h);
 		vma_eip_counts_release(&v->hvm.eip_histogram);
 		vma_cycles_release(&v->hvm.ipi_latency, b);

@@ -17,6 +17,7 @@
 #include "vmalyze/hvm-stats.h"
 #include "vmalyze/pipeline.h"
 #include "vmalyze/report.h"
+#include "vmalyze/state-handlers.h"
 #include "vmalyze/state.h"
 #include "vmalyze/status.h"
 #include "vmalyze/trace-ids.h"
@@ -316,14 +317,61 @@ static size_t ipi_room(size_t limit, uint64_t *folded)
 	return room;
 }
 
-Test(rows_budget, ipis_outstanding_are_rows)
+/*
+ * @room_of(limit, &folded) is the room a host held with a rows' limit
+ * (0: none): @unlimited without one, and no more than an 8 KiB limit with
+ * one, past which what found no room is counted as folded keys.
+ */
+static void held_as_rows(size_t (*room_of)(size_t, uint64_t *), size_t unlimited)
 {
 	uint64_t folded;
-	size_t room = ipi_room(0, &folded);
+	size_t room = room_of(0, &folded);
 
-	cr_expect_eq(room, 15u * 256 * sizeof(struct vma_ipi_outstanding), "%zu", room);
+	cr_expect_eq(room, unlimited, "%zu", room);
 	cr_expect_eq(folded, 0);
-	room = ipi_room(8u << 10, &folded);
+	room = room_of(8u << 10, &folded);
 	cr_expect_leq(room, 8u << 10, "past the limit no room is added (%zu)", room);
-	cr_expect_gt(folded, 0, "the IPIs not followed are counted as folded keys");
+	cr_expect_gt(folded, 0, "what found no room is counted as folded keys");
+}
+
+Test(rows_budget, ipis_outstanding_are_rows)
+{
+	held_as_rows(ipi_room, 15u * 256 * sizeof(struct vma_ipi_outstanding));
+}
+
+/*
+ * So are the start times of interrupts waiting for a halt (wake-to-halt):
+ * 16 vcpus each injected every vector hold 256 of them a vcpu with no
+ * limit; past a limit a vector with no room gets no time to halt.
+ */
+static size_t w2h_room(size_t limit, uint64_t *folded)
+{
+	struct vma_machine_options o = { .rows_budget = limit ? limit : SIZE_MAX };
+	struct vma_diag *diag = vma_diag_create(VMA_LVL_MAX_TOLERABLE, VMA_VERB_QUIET);
+	struct vma_machine *m = vma_machine_create(diag, &o);
+	struct vma_vcpu *v;
+	size_t room = 0, used;
+	uint32_t i, vec;
+
+	cr_assert_not_null(m);
+	for (i = 0; i < 16; i++) {
+		v = vma_vcpu_get(m, 1, i);
+		cr_assert_not_null(v);
+		cr_assert(vma_vcpu_set_type(v, VMA_VCPU_HVM));
+		for (vec = 0; vec < 256; vec++)
+			vma_hvm_count_injection(v, vec);
+		cr_assert_not_null(v->hvm.w2h);
+		room += v->hvm.w2h->cap_starts * sizeof(*v->hvm.w2h->starts);
+	}
+	*folded = m->budget.rows.folded;
+	used = m->budget.rows.used;
+	vma_machine_destroy(m);
+	vma_diag_destroy(diag);
+	cr_assert_geq(used, room, "the start times are charged to the rows");
+	return room;
+}
+
+Test(rows_budget, wake_to_halt_start_times_are_rows)
+{
+	held_as_rows(w2h_room, 16u * 256 * sizeof(struct vma_w2h_start));
 }
