@@ -7,13 +7,13 @@
  * that memory stops growing once the magnitudes have been seen.
  */
 #include <criterion/criterion.h>
-#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "heap-held.h"
 #include "test-rng.h"
 #include "vmalyze/cycles.h"
 
@@ -694,14 +694,6 @@ __attribute__((constructor)) static void without_tcache(int argc, char **argv)
 	execv("/proc/self/exe", argv); /* on failure, run with the cache */
 }
 
-/* Heap in use, as glibc counts it (0 under allocators that do not). */
-static size_t heap_used(void)
-{
-	struct mallinfo2 mi = mallinfo2();
-
-	return mi.uordblks + mi.hblkhd;
-}
-
 Test(cycles, memory_does_not_grow_with_events)
 {
 	struct rng r = { 5 };
@@ -710,10 +702,10 @@ Test(cycles, memory_does_not_grow_with_events)
 
 	for (i = 0; i < 1000000; i++)
 		vma_cycles_add(&s, 1000 + rng_next(&r) % 10000000, NULL);
-	before = heap_used();
+	before = heap_held();
 	for (i = 0; i < 4000000; i++)
 		vma_cycles_add(&s, 1000 + rng_next(&r) % 10000000, NULL);
-	after = heap_used();
+	after = heap_held();
 	cr_expect_eq(after, before, "heap grew from %zu to %zu", before, after);
 	cr_expect_eq(s.count, 5000000);
 	vma_cycles_release(&s, NULL);
@@ -729,13 +721,13 @@ Test(cycles, sparse_sketch_costs_its_pages_only)
 	struct vma_cycles s = { 0 };
 	size_t before, after, i;
 
-	before = heap_used();
+	before = heap_held();
 	for (i = 0; i < 3000; i++)
 		vma_cycles_add(&s, 1000 + i % 8, NULL);
 	vma_cycles_add(&s, 1u << 20, NULL);
 	vma_cycles_add(&s, 1ULL << 40, NULL);
 	cr_assert_eq(vma_cycles_percentile(&s, 50), 1003); /* also inserts the pending values */
-	after = heap_used();
+	after = heap_held();
 	cr_expect(!vma_cycles_is_exact(&s));
 	cr_expect(after - before <= 1536, "sketch holds %zu bytes", after - before);
 	cr_expect_eq(vma_cycles_max(&s), 1ULL << 40);
@@ -754,10 +746,10 @@ Test(cycles, exact_growth_stops_near_the_count)
 	struct vma_cycles s = { 0 };
 	size_t before, after, i;
 
-	before = heap_used();
+	before = heap_held();
 	for (i = 0; i < 700; i++)
 		vma_cycles_add(&s, 100 + i, NULL);
-	after = heap_used();
+	after = heap_held();
 	cr_expect(vma_cycles_is_exact(&s));
 	cr_expect(after - before <= 768 * 4 + 64, "700 samples hold %zu bytes", after - before);
 	cr_expect_eq(vma_cycles_percentile(&s, 50), 450);

@@ -7,13 +7,13 @@
  * reader thread's ring is let go when the feed stops.
  */
 #include <criterion/criterion.h>
-#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "vmalyze/feed.h"
 #include "vmalyze/grow.h"
 #include "vmalyze/status.h"
+#include "heap-held.h"
 
 #define MAX_STREAMS 24
 
@@ -96,14 +96,6 @@ struct setup {
 	int fail_at;
 	uint32_t stop_after; /* caller stops after this many records; 0: never */
 };
-
-/* Bytes the heap holds: its chunks in use and its mapped blocks (all arenas). */
-static size_t heap_held(void)
-{
-	struct mallinfo2 mi = mallinfo2();
-
-	return mi.uordblks + mi.hblkhd;
-}
 
 /* Runs one host through a feed on @threads threads; returns the log. */
 static struct log run(const struct setup *su, unsigned int threads, int *final)

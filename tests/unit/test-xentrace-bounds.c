@@ -7,7 +7,6 @@
  * still come in exact time order.  A stream's buffer goes as it ends.
  */
 #include <criterion/criterion.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include "vmalyze/merge.h"
 #include "vmalyze/status.h"
 #include "vmalyze/trace-ids.h"
+#include "heap-held.h"
 #include "xtwriter.h"
 
 static char path[64];
@@ -68,9 +68,9 @@ Test(xentrace_bounds, pcpus_with_only_empty_windows_cost_little)
 	write_file(w);
 	vma_xtw_free(w);
 
-	before = mallinfo2().uordblks;
+	before = heap_held();
 	cr_assert_eq(vma_input_open(path, &o, diag, add, &c, &in), VMA_OK);
-	after = mallinfo2().uordblks;
+	after = heap_held();
 	/* Only pcpu 0 has a record: the 65535 others make no stream at all. */
 	cr_assert_eq(c.streams, 1);
 	/* Once a read buffer per pcpu (1 GiB), then a stream each (48 MiB). */
@@ -126,14 +126,6 @@ Test(xentrace_bounds, a_pcpu_far_ahead_is_read_in_order_past_the_queue_budget, .
 	vma_merge_destroy(c.merge);
 	vma_diag_destroy(diag);
 	unlink(path);
-}
-
-/* Bytes the heap holds: its chunks in use and its mapped blocks (all arenas). */
-static size_t heap_held(void)
-{
-	struct mallinfo2 mi = mallinfo2();
-
-	return mi.uordblks + mi.hblkhd;
 }
 
 Test(xentrace_bounds, streams_let_their_buffers_go_as_they_end)
