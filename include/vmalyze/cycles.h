@@ -247,6 +247,16 @@ void vma_rows_fold(struct vma_cycles_budget *b);
 /* @bytes charged before are freed (@b may be NULL). */
 void vma_rows_credit(struct vma_cycles_budget *b, size_t bytes);
 
+/*
+ * vma_rows_grow - room for one more element (@nr in use) in *@arrp, a table
+ * of rows of @b whose capacity *@cap doubles from @min (vma_grow_bytes()),
+ * the growth charged first.  Return: true with room; false when the rows'
+ * budget refused it (*@refused set, counted by vma_rows_fold(): the caller
+ * leaves the key out) or memory ran out (nothing charged).
+ */
+bool vma_rows_grow(struct vma_cycles_budget *b, void *arrp, size_t *cap, size_t nr, size_t size,
+		   size_t min, bool *refused);
+
 /* True once a charge was refused: some rows of the owner are "other" rows. */
 static inline bool vma_rows_reached(const struct vma_cycles_budget *b)
 {

@@ -449,7 +449,7 @@ static void unpin(struct pcpu_stream *ps)
 /*
  * An ended stream's block, buffer and window queue: they go as it ends,
  * not at the close, so that the report is built in the memory they held
- * (peak RSS, doc/exit-status.md).
+ * (peak RSS: bench/README, round nine).
  */
 static void let_go(struct pcpu_stream *ps)
 {

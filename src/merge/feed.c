@@ -498,7 +498,7 @@ void vma_feed_stop(struct vma_feed *f)
 	pthread_join(f->thread, NULL);
 	f->joined = true;
 	f->done = VMA_END; /* nothing more is delivered, not even from the batch being read */
-	/* Its megabyte goes now, before the report is built (peak RSS, doc/exit-status.md). */
+	/* Its megabyte goes now, before the report is built (peak RSS: bench/README, round nine). */
 	release_ring(f);
 }
 

@@ -144,20 +144,11 @@ static bool w2h_start(struct vma_hvm_w2h *w, uint32_t vec, uint64_t tsc,
 		      struct vma_cycles_budget *b)
 {
 	uint32_t at = w->nr_starts;
+	bool refused;
 
-	if (w->nr_starts == w->cap_starts) {
-		size_t cap = w->cap_starts, bytes = (cap ? cap : 4) * sizeof(*w->starts);
-
-		if (!vma_rows_charge(b, bytes)) {
-			vma_rows_fold(b);
-			return false;
-		}
-		if (vma_grow(w->starts, &cap, w->nr_starts + 1, 4)) {
-			vma_rows_credit(b, bytes);
-			return false;
-		}
-		w->cap_starts = cap;
-	}
+	if (!vma_rows_grow(b, &w->starts, &w->cap_starts, w->nr_starts, sizeof(*w->starts), 4,
+			   &refused))
+		return false;
 	/* Few vectors wait at once: the place is found from the end. */
 	while (at && w->starts[at - 1].vector > vec)
 		at--;

@@ -39,25 +39,18 @@ static void send(struct vma_machine *m, struct vma_vcpu *v, uint32_t vec, uint64
 		return;
 	o = find(q, vec);
 	if (!o) {
-		size_t cap = q->cap, bytes;
+		bool refused;
 
-		if (q->nr == q->cap) {
-			/*
-			 * The room is a table of rows (cycles.h): past the rows'
-			 * budget, an IPI to a vcpu with no room left is not timed.
-			 */
-			bytes = (q->cap ? q->cap : 4) * sizeof(*q->list);
-			if (!vma_rows_charge(&m->budget, bytes)) {
-				vma_rows_fold(&m->budget);
-				return;
-			}
-			if (vma_grow(q->list, &cap, q->nr + 1, 4)) {
-				vma_rows_credit(&m->budget, bytes);
+		/*
+		 * The room is a table of rows (cycles.h): past the rows'
+		 * budget, an IPI to a vcpu with no room left is not timed.
+		 */
+		if (!vma_rows_grow(&m->budget, &q->list, &q->cap, q->nr, sizeof(*q->list), 4,
+				   &refused)) {
+			if (!refused)
 				vma_diag_warn_once(m->diag, "ipi-nomem", "Out of memory: IPIs are "
 						   "missing from the IPI latencies");
-				return;
-			}
-			q->cap = cap;
+			return;
 		}
 		o = &q->list[q->nr++];
 		*o = (struct vma_ipi_outstanding){ .vec = (uint8_t)vec, .first_tsc = tsc };

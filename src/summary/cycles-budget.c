@@ -22,6 +22,7 @@
 
 #include "cycles-internal.h"
 #include "vmalyze/cycles.h"
+#include "vmalyze/grow.h"
 #include "vmalyze/status.h"
 
 /* Exact arrays keep growing below this many samples: a sketch is no smaller. */
@@ -322,4 +323,24 @@ void vma_rows_credit(struct vma_cycles_budget *b, size_t bytes)
 {
 	if (b)
 		b->rows.used -= bytes;
+}
+
+bool vma_rows_grow(struct vma_cycles_budget *b, void *arrp, size_t *cap, size_t nr, size_t size,
+		   size_t min, bool *refused)
+{
+	size_t bytes = (*cap ? *cap : min) * size; /* what doubling (or the first array) adds */
+
+	*refused = false;
+	if (nr < *cap)
+		return true;
+	if (!vma_rows_charge(b, bytes)) {
+		vma_rows_fold(b);
+		*refused = true;
+		return false;
+	}
+	if (vma_grow_bytes(arrp, cap, nr + 1, size, min)) {
+		vma_rows_credit(b, bytes);
+		return false;
+	}
+	return true;
 }
