@@ -12,8 +12,6 @@
  * The pump thread owns the readers while a member is pumped; the caller
  * touches them again only after vma_source_finish() joined it.
  */
-#include <archive.h>
-#include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -26,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "input/archive-lib.h"
 #include "vmalyze/diag.h"
 #include "vmalyze/source.h"
 #include "vmalyze/status.h"
@@ -35,6 +34,7 @@
 #define PIPE_BYTES (1 << 20)
 
 struct vma_source {
+	const struct vma_libarchive *la;
 	char *path;
 	int fd;                 /* the file, read by the outer reader */
 	struct vma_diag *diag;
@@ -69,19 +69,19 @@ static const char *const_or(const char *s, const char *fallback)
 	return s && *s ? s : fallback;
 }
 
-static void enable_compressions(struct archive *a)
+static void enable_compressions(const struct vma_libarchive *la, struct archive *a)
 {
-	archive_read_support_filter_gzip(a);
-	archive_read_support_filter_xz(a);
-	archive_read_support_filter_lzma(a);
-	archive_read_support_filter_zstd(a);
-	archive_read_support_filter_bzip2(a);
-	archive_read_support_filter_lz4(a);
+	la->archive_read_support_filter_gzip(a);
+	la->archive_read_support_filter_xz(a);
+	la->archive_read_support_filter_lzma(a);
+	la->archive_read_support_filter_zstd(a);
+	la->archive_read_support_filter_bzip2(a);
+	la->archive_read_support_filter_lz4(a);
 }
 
 static void note_bytes(struct vma_source *src)
 {
-	int64_t n = archive_filter_bytes(src->outer, -1);
+	int64_t n = src->la->archive_filter_bytes(src->outer, -1);
 
 	if (n > 0 && src->progress)
 		atomic_store_explicit(src->progress, (uint64_t)n, memory_order_relaxed);
@@ -90,29 +90,40 @@ static void note_bytes(struct vma_source *src)
 int vma_source_open(const char *path, struct vma_diag *diag, _Atomic uint64_t *progress,
 		    struct vma_source **out)
 {
-	struct vma_source *src = calloc(1, sizeof(*src));
+	const struct vma_libarchive *la;
+	struct vma_source *src;
 	struct archive_entry *entry;
+	const char *why;
 	bool compressed;
 	int r, fd;
 
 	*out = NULL;
-	if (!src || !(src->path = strdup(path)) || !(src->outer = archive_read_new())) {
+	la = vma_libarchive_get(&why);
+	if (!la) {
+		vma_diag_report(diag, VMA_LVL_SYSTEM, path, UINT64_MAX,
+				"Cannot load libarchive to read a file that is not a plain trace: %s",
+				why);
+		return VMA_ERR_IO;
+	}
+	src = calloc(1, sizeof(*src));
+	if (!src || !(src->path = strdup(path)) || !(src->outer = la->archive_read_new())) {
 		if (src)
 			free(src->path);
 		free(src);
 		return VMA_ERR_NOMEM;
 	}
+	src->la = la;
 	src->fd = -1;
 	src->diag = diag;
 	src->progress = progress;
 	src->wfd = -1;
-	enable_compressions(src->outer);
-	archive_read_support_format_tar(src->outer);
-	archive_read_support_format_zip(src->outer);
-	archive_read_support_format_cpio(src->outer);
-	archive_read_support_format_raw(src->outer);
+	enable_compressions(src->la, src->outer);
+	src->la->archive_read_support_format_tar(src->outer);
+	src->la->archive_read_support_format_zip(src->outer);
+	src->la->archive_read_support_format_cpio(src->outer);
+	src->la->archive_read_support_format_raw(src->outer);
 	/* raw wants a byte: a compressed empty file would be no format at all */
-	archive_read_support_format_empty(src->outer);
+	src->la->archive_read_support_format_empty(src->outer);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		vma_diag_report(diag, VMA_LVL_INPUT, path, UINT64_MAX, "Cannot open: %s",
@@ -121,24 +132,24 @@ int vma_source_open(const char *path, struct vma_diag *diag, _Atomic uint64_t *p
 		return VMA_ERR_IO;
 	}
 	/* libarchive reads ahead at open: a damaged start fails here */
-	if (archive_read_open_fd(src->outer, fd, BLOCK_BYTES) != ARCHIVE_OK) {
+	if (src->la->archive_read_open_fd(src->outer, fd, BLOCK_BYTES) != ARCHIVE_OK) {
 		vma_diag_report(diag, VMA_LVL_FILE, path, UINT64_MAX,
 				"Cannot read as an archive or compressed file: %s",
-				const_or(archive_error_string(src->outer), "unknown error"));
+				const_or(src->la->archive_error_string(src->outer), "unknown error"));
 		close(fd);
 		vma_source_close(src);
 		return VMA_ERR_DAMAGED;
 	}
 	src->fd = fd;
-	r = archive_read_next_header(src->outer, &entry);
-	compressed = archive_filter_count(src->outer) > 1 ||
-		     archive_filter_code(src->outer, 0) != ARCHIVE_FILTER_NONE;
+	r = src->la->archive_read_next_header(src->outer, &entry);
+	compressed = src->la->archive_filter_count(src->outer) > 1 ||
+		     src->la->archive_filter_code(src->outer, 0) != ARCHIVE_FILTER_NONE;
 	/*
 	 * raw and uncompressed: libarchive only says "some bytes"; an
 	 * uncompressed archive with no member is zero bytes (an empty tar is
 	 * 10 KiB of them): both are plain files, told apart by the probe
 	 */
-	if (!compressed && (archive_format(src->outer) == ARCHIVE_FORMAT_RAW || r == ARCHIVE_EOF)) {
+	if (!compressed && (src->la->archive_format(src->outer) == ARCHIVE_FORMAT_RAW || r == ARCHIVE_EOF)) {
 		vma_source_close(src);
 		return VMA_ERR_FORMAT;
 	}
@@ -146,16 +157,16 @@ int vma_source_open(const char *path, struct vma_diag *diag, _Atomic uint64_t *p
 		src->ended = true;
 	} else if (r < ARCHIVE_WARN) {
 		vma_diag_report(diag, VMA_LVL_FILE, path,
-				(uint64_t)archive_filter_bytes(src->outer, -1),
+				(uint64_t)src->la->archive_filter_bytes(src->outer, -1),
 				"Cannot read as an archive or compressed file: %s",
-				const_or(archive_error_string(src->outer), "unknown error"));
+				const_or(src->la->archive_error_string(src->outer), "unknown error"));
 		vma_source_close(src);
 		return VMA_ERR_DAMAGED;
 	} else {
 		src->pending = true;
 		src->entry = entry;
 	}
-	src->lone = archive_format(src->outer) == ARCHIVE_FORMAT_RAW;
+	src->lone = src->la->archive_format(src->outer) == ARCHIVE_FORMAT_RAW;
 	note_bytes(src);
 	*out = src;
 	return VMA_OK;
@@ -163,10 +174,10 @@ int vma_source_open(const char *path, struct vma_diag *diag, _Atomic uint64_t *p
 
 int vma_source_report_empty(struct vma_source *src)
 {
-	if (archive_format(src->outer) == ARCHIVE_FORMAT_EMPTY) {
+	if (src->la->archive_format(src->outer) == ARCHIVE_FORMAT_EMPTY) {
 		vma_diag_report(src->diag, VMA_LVL_INPUT, src->path, UINT64_MAX,
 				"Is empty once decompressed (%s): no trace records",
-				const_or(archive_filter_name(src->outer, 0), "?"));
+				const_or(src->la->archive_filter_name(src->outer, 0), "?"));
 	} else {
 		vma_diag_report(src->diag, VMA_LVL_INPUT, src->path, UINT64_MAX,
 				"Is an archive with no file in it: no trace records");
@@ -178,14 +189,14 @@ int vma_source_report_empty(struct vma_source *src)
 static la_ssize_t inner_read(struct archive *inner, void *arg, const void **buf)
 {
 	struct vma_source *src = arg;
-	la_ssize_t n = archive_read_data(src->outer, src->block, sizeof(src->block));
+	la_ssize_t n = src->la->archive_read_data(src->outer, src->block, sizeof(src->block));
 
 	note_bytes(src);
 	if (n < 0) {
 		src->outer_failed = true;
 		src->outer_fatal = n == ARCHIVE_FATAL;
-		archive_set_error(inner, archive_errno(src->outer), "%s",
-				  const_or(archive_error_string(src->outer), "read error"));
+		src->la->archive_set_error(inner, src->la->archive_errno(src->outer), "%s",
+				  const_or(src->la->archive_error_string(src->outer), "read error"));
 		return -1;
 	}
 	*buf = src->block;
@@ -195,7 +206,7 @@ static la_ssize_t inner_read(struct archive *inner, void *arg, const void **buf)
 static void end_member(struct vma_source *src)
 {
 	if (src->inner)
-		archive_read_free(src->inner);
+		src->la->archive_read_free(src->inner);
 	src->inner = NULL;
 	src->reader = NULL;
 	src->rest = NULL;
@@ -222,7 +233,7 @@ static int member_block(struct vma_source *src, const unsigned char **buf, size_
 	int r;
 
 	if (!src->rest_len) {
-		r = archive_read_data_block(src->reader, &data, &size, &off);
+		r = src->la->archive_read_data_block(src->reader, &data, &size, &off);
 		note_bytes(src);
 		if (r == ARCHIVE_EOF || r < ARCHIVE_WARN)
 			return r;
@@ -276,15 +287,15 @@ static int open_member(struct vma_source *src)
 		src->reader = src->outer;
 		return ARCHIVE_OK;
 	}
-	src->inner = archive_read_new();
+	src->inner = src->la->archive_read_new();
 	if (!src->inner)
 		return ARCHIVE_FATAL;
-	enable_compressions(src->inner);
-	archive_read_support_format_raw(src->inner);
+	enable_compressions(src->la, src->inner);
+	src->la->archive_read_support_format_raw(src->inner);
 	src->reader = src->inner;
-	r = archive_read_open(src->inner, src, NULL, inner_read, NULL);
+	r = src->la->archive_read_open(src->inner, src, NULL, inner_read, NULL);
 	if (r == ARCHIVE_OK)
-		r = archive_read_next_header(src->inner, &entry);
+		r = src->la->archive_read_next_header(src->inner, &entry);
 	return r;
 }
 
@@ -294,7 +305,7 @@ static int member_failed(struct vma_source *src, const char *what)
 
 	vma_diag_report(src->diag, VMA_LVL_FILE, src->shown, (uint64_t)src->next_off,
 			"Cannot %s the member: %s%s", what,
-			const_or(archive_error_string(a), "unknown error"),
+			const_or(src->la->archive_error_string(a), "unknown error"),
 			src->outer_fatal ? "; the rest of the archive is lost" : "");
 	if (src->outer_fatal)
 		src->ended = true;
@@ -312,12 +323,12 @@ static int next_entry(struct vma_source *src, struct archive_entry **entry)
 			*entry = src->entry;
 			r = ARCHIVE_OK;
 		} else {
-			r = archive_read_next_header(src->outer, entry);
+			r = src->la->archive_read_next_header(src->outer, entry);
 			note_bytes(src);
 		}
 		if (r == ARCHIVE_EOF || r < ARCHIVE_WARN)
 			return r;
-		if (src->lone || archive_entry_filetype(*entry) == AE_IFREG)
+		if (src->lone || src->la->archive_entry_filetype(*entry) == AE_IFREG)
 			return ARCHIVE_OK;
 	}
 }
@@ -344,15 +355,15 @@ int vma_source_next(struct vma_source *src, struct vma_member *m)
 	if (r < ARCHIVE_WARN) {
 		src->ended = true;
 		vma_diag_report(src->diag, VMA_LVL_FILE, src->path,
-				(uint64_t)archive_read_header_position(src->outer),
+				(uint64_t)src->la->archive_read_header_position(src->outer),
 				"Cannot read the next member: %s; the rest of the archive is lost",
-				const_or(archive_error_string(src->outer), "unknown error"));
+				const_or(src->la->archive_error_string(src->outer), "unknown error"));
 		return VMA_ERR_DAMAGED;
 	}
 	if (src->lone) {
 		src->shown = strdup(src->path);
 	} else {
-		src->name = strdup(const_or(archive_entry_pathname(entry), "?"));
+		src->name = strdup(const_or(src->la->archive_entry_pathname(entry), "?"));
 		src->shown = src->name ? shown_name(src->path, src->name) : NULL;
 	}
 	if (!src->shown || (!src->lone && !src->name))
@@ -486,7 +497,7 @@ void vma_source_close(struct vma_source *src)
 	}
 	end_member(src);
 	if (src->outer)
-		archive_read_free(src->outer);
+		src->la->archive_read_free(src->outer);
 	if (src->fd >= 0)
 		close(src->fd);
 	free(src->path);

@@ -100,6 +100,25 @@ for c in gzip:gz xz:xz zstd:zst bzip2:bz2 lz4:lz4; do
 	done
 done
 
+# libarchive is loaded only for an input that needs it (archive-lib.h): a
+# plain trace, Xen or KVM, starts without it; a compressed one loads it.
+loads_libarchive() { LD_DEBUG=files "$VMALYZE" "$1" 2>&1 >/dev/null | grep -q 'file=[^ ]*libarchive'; }
+if LD_DEBUG=files "$VMALYZE" --version 2>&1 >/dev/null | grep -q 'file='; then
+	if loads_libarchive "$xen1" || loads_libarchive "$kvm1"; then
+		fail "a plain trace loads libarchive"
+	else
+		ok "plain traces start without libarchive"
+	fi
+	gzip -c <"$xen1" >"$tmp/lone.gz"
+	if loads_libarchive "$tmp/lone.gz"; then
+		ok "a compressed trace loads libarchive"
+	else
+		fail "a compressed trace was read without loading libarchive"
+	fi
+else
+	skip "libarchive loaded on demand: the dynamic loader has no LD_DEBUG"
+fi
+
 # Archives of mixed members: Xen, KVM, a gzip-compressed Xen, a README.
 a="$tmp/arc"
 mkdir -p "$a/run"
