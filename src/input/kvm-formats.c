@@ -204,6 +204,7 @@ void vma_kvm_formats_free(struct vma_kvm_priv *priv)
 		free(priv->seq);
 		priv->seq = NULL;
 	}
+	vma_kvm_kallsyms_free(priv);
 	free(priv->kallsyms);
 	free(priv->printk);
 	priv->kallsyms = priv->printk = NULL;
@@ -324,9 +325,8 @@ void vma_kvm_print_setup(struct vma_kvm_priv *priv)
 		return;
 	priv->print_ready = true;
 	if (priv->load_symbols)
-		priv->load_symbols(priv);
-	if (priv->kallsyms)
-		tep_parse_kallsyms(priv->tep, priv->kallsyms);
+		priv->load_symbols(priv, VMA_KVM_PRINTK);
+	vma_kvm_kallsyms_hand(priv);
 	if (priv->printk)
 		tep_parse_printk_formats(priv->tep, priv->printk);
 	/* as trace-cmd report: the system's and the user's plugin folders */

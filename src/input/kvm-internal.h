@@ -499,6 +499,20 @@ int vma_fmtc_helper_events(struct vma_fmtc_session *s, uint64_t *count);
 bool vma_kvm_host_big_endian(void);
 
 /* Owned guest and time-sync storage behind struct vma_kvm_file_info. */
+/* The two texts of a trace.dat that only the dump's text reads. */
+enum vma_kvm_symbols {
+	VMA_KVM_KALLSYMS,
+	VMA_KVM_PRINTK,
+	VMA_KVM_SYMBOL_PARTS
+};
+
+/* The kallsyms text's functions, by address, once a lookup needed them (kvm-kallsyms.c). */
+struct vma_kvm_kallsyms {
+	struct vma_kvm_func *map; /* owned: n entries and an end entry */
+	size_t n;
+	bool built;
+};
+
 struct vma_kvm_priv {
 	struct tep_handle *tep;          /* owned */
 	struct vma_fmtc_session check;   /* tep's settings, for the format check */
@@ -521,15 +535,17 @@ struct vma_kvm_priv {
 	uint32_t nr_formats;
 	size_t cap_formats;
 	size_t parsed_text;              /* bytes of the texts parsed (VMA_KVM_PARSE_BUDGET) */
-	char *kallsyms;                  /* owned text, parsed at the first dump line */
+	char *kallsyms;                  /* owned text, read at the first function looked up */
+	struct vma_kvm_kallsyms funcs;   /* its table (kvm-kallsyms.c) */
 	char *printk;                    /* owned text, likewise */
 	/*
 	 * A v7 file's kallsyms and printk sections, read into the two above
-	 * only when the dump's text needs them (-s never does): their file
-	 * offsets (0: none, or read), and the reader that reads them.
+	 * only when the dump's text needs them (-s never does; the kallsyms
+	 * at the first function looked up): their file offsets (0: none, or
+	 * read), by enum vma_kvm_symbols, and the reader that reads one.
 	 */
-	uint64_t symbols_at[2];
-	void (*load_symbols)(struct vma_kvm_priv *priv);
+	uint64_t symbols_at[VMA_KVM_SYMBOL_PARTS];
+	void (*load_symbols)(struct vma_kvm_priv *priv, enum vma_kvm_symbols part);
 	struct vma_input *symbols_in;    /* borrowed: the input being read */
 	bool symbols_big;
 	struct tep_plugin_list *plugins; /* owned, loaded at the first dump line */
@@ -636,11 +652,22 @@ void vma_kvm_formats_free(struct vma_kvm_priv *priv);
 bool vma_kvm_format_parse(struct vma_kvm_priv *priv, uint32_t index);
 
 /*
- * vma_kvm_print_setup - hand the kept kallsyms and printk texts (read now
- * when the reader deferred them) to the tep handle and load libtraceevent's
- * plugins, once, before the first dump line.
+ * vma_kvm_print_setup - hand the kept printk text (read now when the
+ * reader deferred it) and the kallsyms (vma_kvm_kallsyms_hand()) to the tep
+ * handle and load libtraceevent's plugins, once, before the first dump line.
  */
 void vma_kvm_print_setup(struct vma_kvm_priv *priv);
+
+/* ---- kernel functions (kvm-kallsyms.c) ----------------------------------- */
+
+/*
+ * vma_kvm_kallsyms_hand - have libtraceevent find functions in the
+ * kallsyms text (if any; a v7 section is read at the first lookup) through
+ * vma_kvm_priv.funcs, built then as tep_parse_kallsyms() would have built
+ * libtraceevent's own.
+ */
+void vma_kvm_kallsyms_hand(struct vma_kvm_priv *priv);
+void vma_kvm_kallsyms_free(struct vma_kvm_priv *priv);
 
 /* Registers the built-in x86 kvm_entry / kvm_exit formats under the given ids. */
 int vma_kvm_default_formats(struct vma_kvm_priv *priv, uint32_t entry_id, uint32_t exit_id);

@@ -146,12 +146,12 @@ int td_read_header_info(struct dat *d, struct cur *c);
 int td_read_ftrace_formats(struct dat *d, struct cur *c);
 int td_read_event_formats(struct dat *d, struct cur *c);
 /*
- * The v7 kallsyms and printk sections td_read_meta_v7() left for later
- * (priv->load_symbols): read into priv->kallsyms and priv->printk; damage,
- * or a part over MAX_TEXT, is a warning with its offset and leaves that
- * part out.
+ * One of the v7 kallsyms and printk sections td_read_meta_v7() left for
+ * later (priv->load_symbols), @part: read into priv->kallsyms or
+ * priv->printk, once; damage, or a part over MAX_TEXT, is a warning with
+ * its offset and leaves that part out.
  */
-void td_load_symbols(struct vma_kvm_priv *priv);
+void td_load_symbols(struct vma_kvm_priv *priv, enum vma_kvm_symbols part);
 
 /*
  * @size bytes of kallsyms or printk text, kept in *@keep for the dump; more

@@ -322,38 +322,36 @@ int td_read_options_v7(struct dat *d, uint64_t first)
 	return 0;
 }
 
-void td_load_symbols(struct vma_kvm_priv *priv)
+void td_load_symbols(struct vma_kvm_priv *priv, enum vma_kvm_symbols part)
 {
 	static const struct {
 		uint32_t id;
 		const char *what;
-	} parts[2] = { { OPT_KALLSYMS, "kallsyms" }, { OPT_PRINTK, "printk formats" } };
+	} parts[VMA_KVM_SYMBOL_PARTS] = {
+		[VMA_KVM_KALLSYMS] = { OPT_KALLSYMS, "kallsyms" },
+		[VMA_KVM_PRINTK] = { OPT_PRINTK, "printk formats" },
+	};
+	char **keep = part == VMA_KVM_PRINTK ? &priv->printk : &priv->kallsyms;
+	uint64_t off = priv->symbols_at[part], len;
+	unsigned char *data;
+	uint32_t size32;
+	struct cur c;
 	struct dat d;
-	size_t i;
 
+	priv->symbols_at[part] = 0;
+	if (!off)
+		return;
 	memset(&d, 0, sizeof(d));
 	d.in = priv->symbols_in;
 	d.priv = priv;
 	d.big = priv->symbols_big;
 	if (priv->codec != VMA_CODEC_NONE && !(d.dc = vma_decomp_new(priv->codec)))
 		return; /* out of memory: the dump prints addresses as numbers */
-	for (i = 0; i < 2; i++) {
-		char **keep = i ? &priv->printk : &priv->kallsyms;
-		uint64_t off = priv->symbols_at[i], len;
-		unsigned char *data;
-		uint32_t size32;
-		struct cur c;
-
-		priv->symbols_at[i] = 0;
-		if (!off)
-			continue;
-		/* each part on its own: damage in one is reported and the other still read */
-		d.failed = false;
-		d.optional = parts[i].what;
-		data = load_section(&d, off, parts[i].id, parts[i].what, true, &len);
-		if (!data)
-			continue;
-		td_cur_mem(&c, &d, data, len, off, parts[i].what);
+	/* each part on its own: damage in one is reported and the other still read */
+	d.optional = parts[part].what;
+	data = load_section(&d, off, parts[part].id, parts[part].what, true, &len);
+	if (data) {
+		td_cur_mem(&c, &d, data, len, off, parts[part].what);
 		if (td_cur_u32(&c, &size32) == 0)
 			(void)td_read_symbols(&d, &c, size32, keep);
 		free(data);
@@ -399,7 +397,8 @@ int td_read_meta_v7(struct dat *d)
 			if (td_fetch(d, off, SEC_HEAD_MAX + MAX_TEXT, NULL) < 0)
 				return -1;
 			/* read when the dump first needs them: expanding kallsyms is most of an open */
-			d->priv->symbols_at[parts[i].id == OPT_PRINTK] = off;
+			d->priv->symbols_at[parts[i].id == OPT_PRINTK ? VMA_KVM_PRINTK
+								       : VMA_KVM_KALLSYMS] = off;
 			d->priv->load_symbols = td_load_symbols;
 			d->priv->symbols_in = d->in;
 			d->priv->symbols_big = d->big;

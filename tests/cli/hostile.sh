@@ -341,14 +341,15 @@ else
 fi
 
 # Kallsyms over 16 MiB are left out with a warning and the trace is read (once
-# status 2, "nothing of this file can be read"); -s does not read v7's at all.
+# status 2, "nothing of this file can be read").  v7's are read only at the
+# first kernel function the dump names: this file's events name none, so
+# neither -a nor -s expands them (test-tracedat looks one up).
 if mk kallsyms-v6; then
 	run kallsyms-v6 0 "warning: .*kallsyms-v6: offset [0-9]+: Kallsyms of [0-9]+ bytes, more than the 16 MiB vmalyze reads: left out" \
 		100000 -- -s "$tmp/kallsyms-v6"
 fi
 if mk kallsyms-v7; then
-	run kallsyms-v7 0 "warning: .*kallsyms-v7: offset [0-9]+: Kallsyms of [0-9]+ bytes expanded, more than the 16 MiB" \
-		1000000 -- -a "$tmp/kallsyms-v7"
+	run kallsyms-v7 0 - 1000000 -- -a "$tmp/kallsyms-v7"
 	run kallsyms-v7-summary 0 - 100000 -- -s "$tmp/kallsyms-v7"
 fi
 

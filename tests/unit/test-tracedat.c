@@ -10,6 +10,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 #include <time.h>
+#include <traceevent/event-parse.h>
 
 /* a reader that loops must fail, not hang the test run */
 TestSuite(tracedat_real, .timeout = 120);
@@ -541,9 +542,10 @@ static void build_symbols(const char *ksyms, const char *printk, unsigned char *
 
 /*
  * v7's kallsyms and printk sections are read only when the dump's text
- * needs them (-s never does); a damaged one then is reported at its offset
- * and leaves only itself out: a warning, as the records are being read by
- * then and only names are lost.
+ * needs them (-s never does): the printk formats at the first line, the
+ * kallsyms at the first function looked up; a damaged one then is
+ * reported at its offset and leaves only itself out: a warning, as the
+ * records are being read by then and only names are lost.
  */
 Test(tracedat_damage, symbols_read_when_the_dump_needs_them)
 {
@@ -564,8 +566,11 @@ Test(tracedat_damage, symbols_read_when_the_dump_needs_them)
 	at = priv->symbols_at[0];
 	cr_assert_gt(at, 0);
 	vma_kvm_print_setup(priv);
-	cr_assert_str_eq(priv->kallsyms, ksyms);
+	cr_assert_null(priv->kallsyms, "not read before a function is looked up");
 	cr_assert_str_eq(priv->printk, printk);
+	cr_assert_str_eq(tep_find_function(priv->tep, 0xffffffff81000010ull), "_text");
+	cr_assert_not_null(priv->kallsyms, "read at the first lookup");
+	cr_assert_eq(priv->symbols_at[VMA_KVM_KALLSYMS], 0, "read once");
 	cr_assert_eq(vma_diag_worst(t.diag), VMA_LVL_NONE);
 	kt_close(&t);
 
@@ -576,8 +581,10 @@ Test(tracedat_damage, symbols_read_when_the_dump_needs_them)
 	cr_assert_eq(t.open_ret, VMA_OK, "the open does not need kallsyms");
 	priv = vma_kvm_priv_of(&t.in);
 	vma_kvm_print_setup(priv);
-	cr_assert_null(priv->kallsyms);
 	cr_assert_str_eq(priv->printk, printk, "the printk section is read all the same");
+	cr_assert_eq(vma_diag_worst(t.diag), VMA_LVL_NONE, "kallsyms not read yet");
+	cr_assert_null(tep_find_function(priv->tep, 0xffffffff810a0010ull));
+	cr_assert_null(priv->kallsyms);
 	cr_assert_eq(vma_diag_worst(t.diag), VMA_LVL_WARN, "the damage is reported");
 	kt_close(&t);
 	free(img);
@@ -633,6 +640,8 @@ Test(tracedat_damage, kallsyms_over_16_mib_are_left_out)
 		cr_assert_eq(t.open_ret, VMA_OK, "v%u", files[i].version);
 		priv = vma_kvm_priv_of(&t.in);
 		vma_kvm_print_setup(priv);
+		/* v7's are read at the first function looked up */
+		cr_assert_null(tep_find_function(priv->tep, 0xffffffff81000010ull));
 		cr_assert_null(priv->kallsyms);
 		cr_assert_str_eq(priv->printk, printk, "v%u: printk read all the same",
 				 files[i].version);

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Unit tests of the dump's kernel functions (src/input/kvm-kallsyms.c),
+ * against libtraceevent itself: one tep handle reads a kallsyms text with
+ * tep_parse_kallsyms(), another finds functions through vmalyze's
+ * resolver over the same text, and every address looked up must give the
+ * same function name and start in both.  Texts: usual lines, modules,
+ * aliases at one address, the symbols libtraceevent skips, lines only its
+ * sscanf() reads, a line that ends the table, and random ones.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+
+#include "input/kvm-internal.h"
+
+struct pair {
+	struct tep_handle *lib;  /* tep_parse_kallsyms() */
+	struct tep_handle *ours; /* the resolver */
+	struct vma_kvm_priv priv;
+};
+
+static void pair_open(struct pair *p, const char *text)
+{
+	memset(p, 0, sizeof(*p));
+	p->lib = tep_alloc();
+	p->ours = tep_alloc();
+	cr_assert(p->lib && p->ours);
+	tep_parse_kallsyms(p->lib, text);
+	p->priv.tep = p->ours;
+	p->priv.kallsyms = strdup(text);
+	cr_assert_not_null(p->priv.kallsyms);
+	vma_kvm_kallsyms_hand(&p->priv);
+}
+
+static void pair_close(struct pair *p)
+{
+	vma_kvm_kallsyms_free(&p->priv);
+	free(p->priv.kallsyms);
+	tep_free(p->lib);
+	tep_free(p->ours);
+}
+
+/* Both handles name @addr alike; return whether a function holds it. */
+static bool same_at(struct pair *p, unsigned long long addr)
+{
+	const char *a = tep_find_function(p->lib, addr);
+	const char *b = tep_find_function(p->ours, addr);
+
+	cr_assert_eq(a == NULL, b == NULL, "at %#llx: libtraceevent %s, vmalyze %s", addr,
+		     a ? a : "(none)", b ? b : "(none)");
+	if (!a)
+		return false;
+	cr_assert_str_eq(b, a, "at %#llx", addr);
+	cr_assert_eq(tep_find_function_address(p->ours, addr),
+		     tep_find_function_address(p->lib, addr), "start of %s", a);
+	return true;
+}
+
+static const char usual[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000000 T startup_64\n" /* an alias: the same address */
+	"ffffffff81000040 t secondary_startup_64\n"
+	"0000000000000000 A fixed_percpu_data\n" /* absolute: skipped */
+	"0000000000001000 a per_cpu_thing\n"
+	"ffffffff81001000 T $x_arm_mapping\n" /* '$' names: skipped */
+	"ffffffff81002000 W weak_one\n"
+	"ffffffff81001800 t out_of_order\n"
+	"\n\n" /* empty lines: skipped */
+	"ffffffffc0a00000 t kvm_exit_handler\t[kvm_intel]\n"
+	"ffffffffc0a00100 T vmx_vcpu_run\t[kvm_intel]\n"
+	"ffffffffc0b00000 t x\t[m]\n"
+	"ffffffffc0c00000 t lonely\n";
+
+Test(kallsyms, usual_lines_name_every_address_as_libtraceevent)
+{
+	static const unsigned long long at[] = {
+		0, 0xfff, 0x1000, 0x1001, 0xffffffff80ffffffull, 0xffffffff81000000ull,
+		0xffffffff81000001ull, 0xffffffff8100003full, 0xffffffff81000040ull,
+		0xffffffff81001000ull, 0xffffffff81001800ull, 0xffffffff81001fffull,
+		0xffffffff81002000ull, 0xffffffffc0a00050ull, 0xffffffffc0a00100ull,
+		0xffffffffc0a0ffffull, 0xffffffffc0b00000ull, 0xffffffffc0c00000ull,
+		0xffffffffc0c00001ull, ~0ull,
+	};
+	struct pair p;
+	size_t i, found = 0;
+
+	pair_open(&p, usual);
+	for (i = 0; i < sizeof(at) / sizeof(at[0]); i++)
+		found += same_at(&p, at[i]);
+	cr_assert_geq(found, 10, "the text's functions were found (%zu)", found);
+	cr_assert_str_eq(tep_find_function(p.ours, 0xffffffffc0a00123ull), "vmx_vcpu_run");
+	pair_close(&p);
+}
+
+/* Lines the usual reading leaves to sscanf(), and one that ends the table. */
+static const char odd[] =
+	"  ffffffff81000000 T leading_blanks\n"
+	"0xffffffff81000100 T with_0x\n"
+	"ffffffff81000200  T two_spaces\n"
+	"ffffffff81000300 T  two_more\n"
+	"ffffffff81000400 T\ttab_before_name\n"
+	"ffffffff81000500 t mod_blank\t[ spaced]\n"
+	"ffffffff81000600 t mod_empty\t[\n"
+	"ffffffff81000700 t mod_no_tab [mod]\n"
+	"ffffffff81000800 T trailing junk here\n"
+	"FFFFFFFF81000900 T upper_hex\n"
+	"ffffffff81000a00 T name\r\n"
+	"1ffffffff81000b00 T seventeen_digits\n"
+	"ffffffff81000c00 T last_before_the_end\n"
+	"ffffffff81000d00 T\n" /* no name: libtraceevent stops here */
+	"ffffffff81000e00 T never_read\n";
+
+Test(kallsyms, odd_lines_and_the_end_as_libtraceevent)
+{
+	unsigned long long a;
+	struct pair p;
+
+	pair_open(&p, odd);
+	for (a = 0xffffffff80fff000ull; a < 0xffffffff81001000ull; a += 0x40)
+		same_at(&p, a);
+	/* the highest: found at its address only, as libtraceevent's end entry makes it */
+	cr_assert_str_eq(tep_find_function(p.ours, 0xffffffff81000c00ull), "last_before_the_end");
+	cr_assert_null(tep_find_function(p.ours, 0xffffffff81000c01ull));
+	cr_assert_str_eq(tep_find_function(p.ours, 0xffffffff81000a10ull), "name");
+	pair_close(&p);
+}
+
+Test(kallsyms, no_function_lines)
+{
+	struct pair p;
+
+	pair_open(&p, "0000000000000000 A only_absolute\n\nnot a line\n");
+	cr_assert_not(same_at(&p, 0));
+	cr_assert_not(same_at(&p, 0xffffffff81000000ull));
+	pair_close(&p);
+}
+
+/* Random texts: many aliases, skipped types and modules, looked up everywhere. */
+Test(kallsyms, random_texts_as_libtraceevent)
+{
+	static const char types[] = "TtWwDdBbRrAaVv";
+	unsigned int seed = 12345, round, i;
+	char *text = malloc(1 << 20);
+
+	cr_assert_not_null(text);
+	for (round = 0; round < 20; round++) {
+		size_t len = 0;
+		struct pair p;
+
+		for (i = 0; i < 2000; i++) {
+			unsigned long long addr = 0xffffffff81000000ull + (rand_r(&seed) % 4096) * 16;
+
+			len += (size_t)snprintf(text + len, 256, "%016llx %c f%u_%u%s%s\n", addr,
+						types[rand_r(&seed) % (sizeof(types) - 1)], round, i,
+						rand_r(&seed) % 5 ? "" : "\t[mod",
+						rand_r(&seed) % 5 ? "" : "]");
+		}
+		text[len] = '\0';
+		pair_open(&p, text);
+		for (i = 0; i < 3000; i++)
+			same_at(&p, 0xffffffff80fffff0ull + (unsigned long long)(rand_r(&seed) % 70000));
+		pair_close(&p);
+	}
+	free(text);
+}
