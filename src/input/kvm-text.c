@@ -8,9 +8,9 @@
  * An event's format is compiled once, at its first dump line, into a list
  * of literal runs and conversions over its fields: either its print fmt
  * (a subset of C's printf and of the argument forms libtraceevent parses:
- * fields, numbers, ?: and comparisons of unsigned fields, string
- * literals, one __print_symbolic), or, when a libtraceevent plugin prints
- * the event, the text that plugin writes for kvm_exit, kvm_entry and
+ * fields, numbers, ?: and comparisons of fields, string literals, one
+ * __print_symbolic), or, when a libtraceevent plugin prints the event, the
+ * text that plugin writes for kvm_exit, kvm_entry, kvm_emulate_insn and
  * sched_switch.  Anything else -- another plugin, an argument form or
  * conversion outside the subset, escapes -- leaves the event to
  * libtraceevent.
@@ -48,7 +48,8 @@ enum node_kind {
 	N_SYM,    /* symbolic text of the value of a (b: high word of the key, or -1) */
 };
 
-enum bin_op { B_AND, B_OR, B_EQ, B_NE, B_LT, B_GT, B_LE, B_GE };
+/* The comparisons are the ones from B_EQ on. */
+enum bin_op { B_AND, B_OR, B_SUB, B_EQ, B_NE, B_LT, B_GT, B_LE, B_GE };
 
 struct node {
 	uint8_t kind, op;
@@ -65,6 +66,7 @@ enum op_kind {
 	O_STR,   /* %s of a string node, or of a symbol */
 	O_COMM,  /* sched_switch plugin: a comm field, registered for the pid of node 'pid' */
 	O_STATE, /* sched_switch plugin: a task state's letters */
+	O_HEX,   /* kvm_emulate_insn plugin: the bytes of a u8 array, node bytes, "%02x" apart */
 };
 
 struct op {
@@ -92,6 +94,8 @@ struct vma_kvmtext {
 	uint32_t checks;           /* records still compared */
 	uint32_t nr_ops, nr_nodes, nr_syms;
 	int16_t sym_node;          /* the one N_SYM, or -1 */
+	int16_t hex_len;           /* O_HEX's count node, or -1; hex_room: its array's size */
+	uint32_t hex_room;
 	struct op ops[MAX_OPS];
 	struct node nodes[MAX_NODES];
 	struct sym syms[MAX_SYMS];
@@ -146,10 +150,11 @@ static bool parse_u64(const char *s, uint64_t *v)
 	char *end;
 
 	/* libtraceevent reads a non-number atom as a kernel symbol's address */
-	if (!s || *s < '0' || *s > '9')
+	if (!s || ((*s < '0' || *s > '9') && (*s != '-' || s[1] < '0' || s[1] > '9')))
 		return false;
+	/* as libtraceevent: strtoull(), so "-4" is 2^64 - 4; 0 from "-0" would be a symbol */
 	*v = strtoull(s, &end, 0);
-	return *end == '\0';
+	return *end == '\0' && (*s != '-' || *v);
 }
 
 static int compile_arg(struct vma_kvmtext *t, struct tep_print_arg *arg, bool string);
@@ -158,9 +163,26 @@ static const struct {
 	const char *name;
 	enum bin_op op;
 } bin_ops[] = {
-	{ "&", B_AND }, { "|", B_OR }, { "==", B_EQ }, { "!=", B_NE },
+	{ "&", B_AND }, { "|", B_OR }, { "-", B_SUB }, { "==", B_EQ }, { "!=", B_NE },
 	{ "<", B_LT }, { ">", B_GT }, { "<=", B_LE }, { ">=", B_GE },
 };
+
+/*
+ * An operand of @op.  libtraceevent compares and subtracts 64-bit unsigned
+ * values and reads a field zero-extended, signed or not (eval_num_arg(),
+ * 1.7 to 1.8): so "REC->errno < 0" is never true there, and a signed field
+ * may be compared or subtracted here with the same rule.
+ */
+static int compared(struct vma_kvmtext *t, struct tep_print_arg *arg, enum bin_op op)
+{
+	if (op >= B_SUB && arg && arg->type == TEP_PRINT_FIELD)
+		return field_node(t, arg->field.field, true);
+	/* a unary minus: libtraceevent's empty left operand counts 0 */
+	if (op == B_SUB && arg && arg->type == TEP_PRINT_NULL)
+		return add_node(t, (struct node){ .kind = N_CONST, .val = 0, .a = -1, .b = -1,
+						  .c = -1 });
+	return compile_arg(t, arg, false);
+}
 
 /* a ? b : c, or an unsigned binary operation. */
 static int compile_op(struct vma_kvmtext *t, struct tep_print_arg *arg, bool string)
@@ -187,8 +209,8 @@ static int compile_op(struct vma_kvmtext *t, struct tep_print_arg *arg, bool str
 	for (i = 0; i < sizeof(bin_ops) / sizeof(bin_ops[0]); i++) {
 		if (strcmp(arg->op.op, bin_ops[i].name))
 			continue;
-		a = compile_arg(t, arg->op.left, false);
-		b = compile_arg(t, r, false);
+		a = compared(t, arg->op.left, bin_ops[i].op);
+		b = compared(t, r, bin_ops[i].op);
 		if (a < 0 || b < 0)
 			return -1;
 		return add_node(t, (struct node){ .kind = N_BIN, .op = (uint8_t)bin_ops[i].op,
@@ -384,6 +406,48 @@ static bool compile_kvm_plugin(struct vma_kvmtext *t, struct tep_event *event, b
 	       LIT(t, " ") && num_field(t, event, "info2", 'x', true);
 }
 
+/*
+ * libtraceevent's kvm plugin for kvm_emulate_insn, built without a
+ * disassembler (Debian's): "CSBASE:RIP: BYTES", each byte "%02x" and one
+ * blank between, then " FAIL" when failed; a linked guest may name the
+ * rip.  Its byte count outside 1 to the array's size is left to
+ * libtraceevent (whose buffer it would overrun).  A plugin built with
+ * udis86 prints the instruction instead: the checks send it back.
+ */
+static bool compile_emulate_plugin(struct vma_kvmtext *t, struct tep_event *event)
+{
+	struct tep_format_field *insn = field(event, "insn");
+	int len = field_node(t, field(event, "len"), false);
+	int failed = field_node(t, field(event, "failed"), false);
+	int fail, none, cond;
+
+	if (len < 0 || failed < 0 || field_node(t, field(event, "flags"), false) < 0 || !insn ||
+	    !(insn->flags & TEP_FIELD_IS_ARRAY) || (insn->flags & TEP_FIELD_IS_DYNAMIC) ||
+	    insn->offset < 0 || insn->size <= 0 || insn->size > 15 || insn->elementsize != 1) {
+		return false;
+	}
+	if ((uint32_t)(insn->offset + insn->size) > t->min_size)
+		t->min_size = (uint32_t)(insn->offset + insn->size);
+	fail = add_node(t, (struct node){ .kind = N_STR, .str = " FAIL", .len = 5, .a = -1,
+					  .b = -1, .c = -1 });
+	none = add_node(t, (struct node){ .kind = N_STR, .str = "", .len = 0, .a = -1, .b = -1,
+					  .c = -1 });
+	if (fail < 0 || none < 0)
+		return false;
+	cond = add_node(t, (struct node){ .kind = N_COND, .a = (int16_t)failed,
+					  .b = (int16_t)fail, .c = (int16_t)none });
+	t->guest_rip = true;
+	t->hex_len = (int16_t)len;
+	t->hex_room = (uint32_t)insn->size;
+	return cond >= 0 && num_field(t, event, "csbase", 'x', true) && LIT(t, ":") &&
+	       num_field(t, event, "rip", 'x', true) && LIT(t, ": ") &&
+	       add_op(t, (struct op){ .kind = O_HEX, .node = (int16_t)len,
+				      .width = (uint32_t)insn->offset, .len = (uint32_t)insn->size,
+				      .pid = -1 }) &&
+	       add_op(t, (struct op){ .kind = O_STR, .conv = 's', .node = (int16_t)cond,
+				      .pid = -1 });
+}
+
 static bool comm_op(struct vma_kvmtext *t, struct tep_format_field *f, int pid)
 {
 	if (!f || !(f->flags & TEP_FIELD_IS_ARRAY) || (f->flags & TEP_FIELD_IS_DYNAMIC) ||
@@ -427,6 +491,7 @@ static bool is_event(const struct tep_event *event, const char *system, const ch
 static bool compile(struct vma_kvmtext *t, struct tep_event *event)
 {
 	t->sym_node = -1;
+	t->hex_len = -1;
 	if (event->flags & (TEP_EVENT_FL_PRINTRAW | TEP_EVENT_FL_FAILED))
 		return false;
 	if (event->handler && !(event->flags & TEP_EVENT_FL_NOHANDLE)) {
@@ -436,6 +501,8 @@ static bool compile(struct vma_kvmtext *t, struct tep_event *event)
 			return compile_kvm_plugin(t, event, false);
 		if (is_event(event, "sched", "sched_switch"))
 			return compile_sched_plugin(t, event);
+		if (is_event(event, "kvm", "kvm_emulate_insn"))
+			return compile_emulate_plugin(t, event);
 		return false;
 	}
 	return compile_print_fmt(t, event);
@@ -470,6 +537,8 @@ static uint64_t eval(const struct vma_kvmtext *t, int i, const unsigned char *da
 			return a & b;
 		case B_OR:
 			return a | b;
+		case B_SUB:
+			return a - b;
 		case B_EQ:
 			return a == b;
 		case B_NE:
@@ -649,6 +718,21 @@ static char *put_comm(struct vma_kvm_priv *priv, char *p, const struct op *o,
 	return p + n;
 }
 
+/* @n bytes at @data, "%02x" each, a blank between. */
+static char *put_hex(char *p, const unsigned char *data, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (i)
+			*p++ = ' ';
+		*p++ = digits[data[i] >> 4];
+		*p++ = digits[data[i] & 15];
+	}
+	return p;
+}
+
 /* Longest text of a symbol kept; longer ones stay with libtraceevent. */
 #define MAX_SYM_LEN 256
 #define MAX_NUM_LEN 24
@@ -670,6 +754,9 @@ static size_t max_len(const struct vma_kvmtext *t)
 			break;
 		case O_NUM:
 			w = MAX_NUM_LEN;
+			break;
+		case O_HEX:
+			w = 3 * (size_t)o->len;
 			break;
 		case O_STR:
 			w = MAX_SYM_LEN;
@@ -716,6 +803,10 @@ static void put_ops(const struct vma_kvmtext *t, struct vma_kvm_priv *priv,
 			break;
 		case O_STATE:
 			p = put_state(p, (uint32_t)value(t, o->node, data, big));
+			break;
+		case O_HEX:
+			/* vma_kvmtext_put() saw the count within the array */
+			p = put_hex(p, data + o->width, (size_t)value(t, o->node, data, big));
 			break;
 		}
 	}
@@ -874,6 +965,12 @@ bool vma_kvmtext_put(struct vma_kvm_priv *priv, struct vma_kvmev_bind *b,
 	if (t->style != S_FAST || line->size < t->min_size ||
 	    (t->guest_rip && vma_kvm_has_guest_links(priv->tep))) {
 		return false;
+	}
+	if (t->hex_len >= 0) {
+		uint64_t n = value(t, t->hex_len, line->data, priv->ev.big_endian);
+
+		if (n < 1 || n > t->hex_room)
+			return false;
 	}
 	if (t->sym_node >= 0) {
 		key = sym_key(t, line->data, priv->ev.big_endian);

@@ -168,6 +168,81 @@ Test(kvm_text, records_too_short_for_a_field_stay_with_libtraceevent)
 	vma_sb_free(&sb);
 }
 
+/* kvm_userspace_exit as x86 kernels write it: a signed field compared, a unary minus. */
+static const char uexit_fmt[] =
+	"name: kvm_userspace_exit\n" COMMON(23)
+	"\tfield:__u32 reason;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:int errno;\toffset:12;\tsize:4;\tsigned:1;\n"
+	"\nprint fmt: \"reason %s (%d)\", REC->errno < 0 ? (REC->errno == -4 ? \"restart\" :"
+	" \"error\") : __print_symbolic(REC->reason, { 0, \"KVM_EXIT_\" \"UNKNOWN\" },"
+	" { 2, \"KVM_EXIT_\" \"IO\" }, { 6, \"KVM_EXIT_\" \"MMIO\" }),"
+	" REC->errno < 0 ? -REC->errno : REC->reason\n";
+
+/*
+ * libtraceevent compares and subtracts zero-extended fields as 64-bit
+ * unsigned numbers, signed or not: vmalyze writes such a format itself and
+ * says what libtraceevent says, for negative values too.
+ */
+Test(kvm_text, signed_comparisons_and_unary_minus_as_libtraceevent)
+{
+	static const uint32_t offs[] = { 8, 12 }, sizes[] = { 4, 4 };
+
+	load(false, uexit_fmt);
+	cr_assert(compare(23, offs, sizes, 2, 16, false, 4000), "the format is inside the subset");
+}
+
+/* Differences and negations printed, of unsigned and signed fields of every size. */
+static const char minus_fmt[] =
+	"name: kvm_minus\n" COMMON(25)
+	"\tfield:__u32 a;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:int b;\toffset:12;\tsize:4;\tsigned:1;\n"
+	"\tfield:short c;\toffset:16;\tsize:2;\tsigned:1;\n"
+	"\tfield:long d;\toffset:24;\tsize:8;\tsigned:1;\n"
+	"\nprint fmt: \"%d %u %x %lld %d %d %s\", REC->a - REC->b, -REC->b, REC->c - 1,"
+	" REC->d - REC->a, -REC->c, REC->b - -5, REC->c >= -2 ? \"ge\" : \"lt\"\n";
+
+Test(kvm_text, differences_and_negations_as_libtraceevent)
+{
+	static const uint32_t offs[] = { 8, 12, 16, 24 }, sizes[] = { 4, 4, 2, 8 };
+
+	load(false, minus_fmt);
+	cr_assert(compare(25, offs, sizes, 4, 32, false, 4000), "the format is inside the subset");
+}
+
+/* kvm_emulate_insn as x86 kernels write it; libtraceevent's kvm plugin prints it. */
+static const char emulate_fmt[] =
+	"name: kvm_emulate_insn\n" COMMON(24)
+	"\tfield:__u64 rip;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:__u32 csbase;\toffset:16;\tsize:4;\tsigned:0;\n"
+	"\tfield:__u8 len;\toffset:20;\tsize:1;\tsigned:0;\n"
+	"\tfield:__u8 insn[15];\toffset:21;\tsize:15;\tsigned:0;\n"
+	"\tfield:__u8 flags;\toffset:36;\tsize:1;\tsigned:0;\n"
+	"\tfield:__u8 failed;\toffset:37;\tsize:1;\tsigned:0;\n"
+	"\nprint fmt: \"%x:%llx:%s (%s)%s\", REC->csbase, REC->rip, __print_hex(REC->insn,"
+	" REC->len), __print_symbolic(REC->flags, { 0, \"real\" }, { (1 << 0), \"prot16\" }),"
+	" REC->failed ? \" failed\" : \"\"\n";
+
+/*
+ * The kvm plugin's kvm_emulate_insn text, when the plugin is installed:
+ * every byte count (0 and past the array included) and failed flag as
+ * libtraceevent prints them.
+ */
+Test(kvm_text, emulate_insn_plugin_as_libtraceevent)
+{
+	static const uint32_t offs[] = { 8, 16, 20, 21, 29, 33, 35, 36, 37 };
+	static const uint32_t sizes[] = { 8, 4, 1, 8, 4, 2, 1, 1, 1 };
+	struct tep_event *event;
+	bool fast;
+
+	load(false, emulate_fmt);
+	fast = compare(24, offs, sizes, 9, 40, false, 4000);
+	event = tep_find_event(priv->tep, 24);
+	cr_assert_not_null(event);
+	if (!event->handler)
+		cr_skip_test("libtraceevent's kvm plugin is not installed");
+	cr_assert(fast, "the plugin's text is written by vmalyze");
+}
+
 static const char switch_fmt[] =
 	"name: sched_switch\n" COMMON(22)
 	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
