@@ -11,25 +11,32 @@
 #include "vmalyze/status.h"
 #include "vmalyze/trace-ids.h"
 
-static bool bump(uint64_t **arr, uint32_t *nr, uint32_t idx)
+/* bump() for an @idx past the table: it grows to hold it (out of memory: not counted). */
+static __attribute__((noinline)) void bump_grown(uint64_t **arr, uint32_t *nr, uint32_t idx)
 {
-	if (idx >= *nr) {
-		uint32_t n = *nr ? *nr : 16;
-		uint64_t *a;
+	uint32_t n = *nr ? *nr : 16;
+	uint64_t *a;
 
-		if (idx > 0xffff)
-			return false;
-		while (n <= idx)
-			n *= 2;
-		a = realloc(*arr, n * sizeof(*a));
-		if (!a)
-			return false;
-		memset(a + *nr, 0, (n - *nr) * sizeof(*a));
-		*arr = a;
-		*nr = n;
-	}
-	(*arr)[idx]++;
-	return true;
+	if (idx > 0xffff)
+		return;
+	while (n <= idx)
+		n *= 2;
+	a = realloc(*arr, n * sizeof(*a));
+	if (!a)
+		return;
+	memset(a + *nr, 0, (n - *nr) * sizeof(*a));
+	*arr = a;
+	*nr = n;
+	a[idx]++;
+}
+
+/* Count @idx in a dense table; every PV record does, so the usual case is inline. */
+static inline void bump(uint64_t **arr, uint32_t *nr, uint32_t idx)
+{
+	if (__builtin_expect(idx < *nr, 1))
+		(*arr)[idx]++;
+	else
+		bump_grown(arr, nr, idx);
 }
 
 /* Rows' bytes of a table of @cap numbers (cycles.h's rows budget), with its index. */
@@ -79,22 +86,37 @@ static struct vma_pv_count *add_number(struct vma_cycles_budget *b, struct vma_p
 	return c;
 }
 
-/* Count @number (at most 0xffff, as the dense tables once held) in a code table. */
-static void bump_number(struct vma_cycles_budget *b, struct vma_pv_count **arr, uint32_t *nr,
-			uint32_t *cap, struct vma_code_index *x, uint32_t number)
+/* bump_number() of a @number whose entry the first probe did not find. */
+static __attribute__((noinline)) void bump_number_found(struct vma_cycles_budget *b,
+							struct vma_pv_count **arr, uint32_t *nr,
+							uint32_t *cap, struct vma_code_index *x,
+							uint32_t number)
 {
-	uint32_t i;
+	uint32_t i = vma_code_table_find(x, *arr, sizeof(**arr), number);
+	struct vma_pv_count *c = i != UINT32_MAX ? &(*arr)[i]
+						 : add_number(b, arr, nr, cap, x, number);
+
+	if (c)
+		c->count++;
+}
+
+/*
+ * Count @number (at most 0xffff, as the dense tables once held) in a code
+ * table: inline while the first probe finds it, as for most hypercalls.
+ */
+static inline void bump_number(struct vma_cycles_budget *b, struct vma_pv_count **arr,
+			       uint32_t *nr, uint32_t *cap, struct vma_code_index *x,
+			       uint32_t number)
+{
 	struct vma_pv_count *c;
 
 	if (number > 0xffff)
 		return;
 	c = vma_code_table_first(x, *arr, sizeof(**arr), number);
-	if (__builtin_expect(c == NULL, 0)) {
-		i = vma_code_table_find(x, *arr, sizeof(**arr), number);
-		c = i != UINT32_MAX ? &(*arr)[i] : add_number(b, arr, nr, cap, x, number);
-	}
-	if (c)
+	if (__builtin_expect(c != NULL, 1))
 		c->count++;
+	else
+		bump_number_found(b, arr, nr, cap, x, number);
 }
 
 void vma_pv_release(struct vma_pv *pv, struct vma_cycles_budget *b)
