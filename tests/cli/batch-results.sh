@@ -130,7 +130,10 @@ mkdir "$tmp/bin" && ln -s "$VMALYZE" "$tmp/bin/vmalyze"
 printf '%s\n' "$@" >"$tmp/traces.txt"
 split -n l/3 -d -a 3 "$tmp/traces.txt" "$tmp/shard."
 for s in "$tmp/shard.000" "$tmp/shard.001" "$tmp/shard.002"; do
-	PATH="$tmp/bin:$PATH" sh "$tmp/run-shard.sh" "$s" "$s.vms" 2>/dev/null || fail "recipe: $s"
+	if ! PATH="$tmp/bin:$PATH" sh "$tmp/run-shard.sh" "$s" "$s.vms" 2>"$tmp/recipe.err"; then
+		fail "recipe: $s"
+		sed 's/^/  stderr: /' "$tmp/recipe.err" | tail -n 5
+	fi
 done
 "$VMALYZE" merge "$tmp/shard.002.vms" "$tmp/shard.000.vms" "$tmp/shard.001.vms" >"$tmp/recipe.text"
 cmp -s "$tmp/whole.text" "$tmp/recipe.text" || fail "doc/batch.md's recipe: merge differs from one run"

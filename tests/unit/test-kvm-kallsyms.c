@@ -166,3 +166,46 @@ Test(kallsyms, random_texts_as_libtraceevent)
 	}
 	free(text);
 }
+
+/*
+ * Random garbage from kallsyms' alphabet (hex digits, blanks, tabs,
+ * brackets, '$', "0x", carriage returns, empty lines): whatever
+ * tep_parse_kallsyms() makes of a line, or where it stops, vmalyze makes
+ * the same, and reads no byte past the text (the sanitizer build).
+ */
+Test(kallsyms, garbage_texts_as_libtraceevent)
+{
+	static const char *const pieces[] = {
+		"ffffffff8100", "0", "a", "F", "1234", "0x", "-", " ", "  ", "\t", "\n", "\n\n",
+		"\r", "T", "t", "A", "a", "W", "$", "[", "]", "\t[", "mod", "name_", "\v", "+",
+		"ffffffffffffffffff",
+	};
+	unsigned int seed = 777, round, i, found = 0;
+	char *text = malloc(4096);
+
+	cr_assert_not_null(text);
+	for (round = 0; round < 3000; round++) {
+		size_t len = 0;
+		struct pair p;
+
+		for (i = 0; i < 40; i++) {
+			const char *piece = pieces[rand_r(&seed) % (sizeof(pieces) / sizeof(pieces[0]))];
+			size_t n = strlen(piece);
+
+			memcpy(text + len, piece, n);
+			len += n;
+		}
+		text[len] = '\0';
+		pair_open(&p, text);
+		for (i = 0; i < 40; i++) {
+			unsigned long long a = (unsigned long long)rand_r(&seed) << 40 ^
+					       (unsigned long long)rand_r(&seed) << 8 ^
+					       (unsigned long long)(rand_r(&seed) & 0xff);
+
+			found += same_at(&p, i & 1 ? a : a & 0xffffffffull);
+		}
+		pair_close(&p);
+	}
+	free(text);
+	cr_assert_gt(found, 1000, "lookups that found a function: %u", found);
+}
