@@ -48,7 +48,7 @@ enum node_kind {
 	N_SYM,    /* symbolic text of the value of a (b: high word of the key, or -1) */
 };
 
-/* The comparisons are the ones from B_EQ on. */
+/* From B_SUB on, an operand may be a signed field (compared()); from B_EQ on, comparisons. */
 enum bin_op { B_AND, B_OR, B_SUB, B_EQ, B_NE, B_LT, B_GT, B_LE, B_GE };
 
 struct node {
