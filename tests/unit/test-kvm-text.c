@@ -178,19 +178,6 @@ static const char uexit_fmt[] =
 	" { 2, \"KVM_EXIT_\" \"IO\" }, { 6, \"KVM_EXIT_\" \"MMIO\" }),"
 	" REC->errno < 0 ? -REC->errno : REC->reason\n";
 
-/*
- * libtraceevent compares and subtracts zero-extended fields as 64-bit
- * unsigned numbers, signed or not: vmalyze writes such a format itself and
- * says what libtraceevent says, for negative values too.
- */
-Test(kvm_text, signed_comparisons_and_unary_minus_as_libtraceevent)
-{
-	static const uint32_t offs[] = { 8, 12 }, sizes[] = { 4, 4 };
-
-	load(false, uexit_fmt);
-	cr_assert(compare(23, offs, sizes, 2, 16, false, 4000), "the format is inside the subset");
-}
-
 /* Differences and negations printed, of unsigned and signed fields of every size. */
 static const char minus_fmt[] =
 	"name: kvm_minus\n" COMMON(25)
@@ -201,12 +188,30 @@ static const char minus_fmt[] =
 	"\nprint fmt: \"%d %u %x %lld %d %d %s\", REC->a - REC->b, -REC->b, REC->c - 1,"
 	" REC->d - REC->a, -REC->c, REC->b - -5, REC->c >= -2 ? \"ge\" : \"lt\"\n";
 
-Test(kvm_text, differences_and_negations_as_libtraceevent)
+/*
+ * libtraceevent compares and subtracts zero-extended fields as 64-bit
+ * unsigned numbers, signed or not: vmalyze writes such formats itself and
+ * says what libtraceevent says, for negative values too.
+ */
+Test(kvm_text, signed_fields_compared_and_subtracted_as_libtraceevent)
 {
-	static const uint32_t offs[] = { 8, 12, 16, 24 }, sizes[] = { 4, 4, 2, 8 };
+	static const struct {
+		const char *fmt;
+		uint32_t id, nr, size;
+		uint32_t offs[4], sizes[4];
+	} formats[] = {
+		{ uexit_fmt, 23, 2, 16, { 8, 12 }, { 4, 4 } },
+		{ minus_fmt, 25, 4, 32, { 8, 12, 16, 24 }, { 4, 4, 2, 8 } },
+	};
+	size_t i;
 
-	load(false, minus_fmt);
-	cr_assert(compare(25, offs, sizes, 4, 32, false, 4000), "the format is inside the subset");
+	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		load(false, formats[i].fmt);
+		cr_assert(compare(formats[i].id, formats[i].offs, formats[i].sizes, formats[i].nr,
+				  formats[i].size, false, 4000),
+			  "format %u is inside the subset", formats[i].id);
+		fini();
+	}
 }
 
 /* kvm_emulate_insn as x86 kernels write it; libtraceevent's kvm plugin prints it. */
