@@ -33,6 +33,7 @@ static void load(void)
 	fn = dlsym(lib, #name); \
 	if (!fn) { \
 		snprintf(failure, sizeof(failure), "%s has no %s", VMA_LIBARCHIVE_SONAME, #name); \
+		dlclose(lib); \
 		return; \
 	} \
 	memcpy(&loaded.name, &fn, sizeof(fn));

@@ -4,7 +4,7 @@
  * it rather than linked.  Linked, it and what it links (ICU, libxml2,
  * libstdc++, nettle, five compressors) cost every run about 4 ms before
  * main(), while a plain trace, the usual input, never calls it
- * (bench/README, "Start-up").  The functions archive.c calls are listed
+ * (bench/README, round ten).  The functions archive.c calls are listed
  * once, below; each is reached through a pointer of its own prototype.
  */
 #ifndef VMALYZE_INPUT_ARCHIVE_LIB_H

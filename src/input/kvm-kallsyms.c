@@ -6,7 +6,7 @@
  * first lookup (a v7 file's section expanded then too): most traces'
  * events print no function, and tep_parse_kallsyms(), which reads the
  * text with one sscanf() a line, was more than half of a dump of a real
- * capture (bench/README, "Real captures").
+ * capture (bench/README, round ten).
  *
  * The table is the one tep_parse_kallsyms() and libtraceevent's lookup
  * build (libtraceevent 1.7, event-parse.c), so every name and offset

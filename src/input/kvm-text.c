@@ -721,14 +721,12 @@ static char *put_comm(struct vma_kvm_priv *priv, char *p, const struct op *o,
 /* @n bytes at @data, "%02x" each, a blank between. */
 static char *put_hex(char *p, const unsigned char *data, size_t n)
 {
-	static const char digits[] = "0123456789abcdef";
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		if (i)
 			*p++ = ' ';
-		*p++ = digits[data[i] >> 4];
-		*p++ = digits[data[i] & 15];
+		p = vma_fmt_x64_pad(p, data[i], 2, '0');
 	}
 	return p;
 }
@@ -756,7 +754,8 @@ static size_t max_len(const struct vma_kvmtext *t)
 			w = MAX_NUM_LEN;
 			break;
 		case O_HEX:
-			w = 3 * (size_t)o->len;
+			/* vma_fmt_x64_pad() may store past its two digits */
+			w = 3 * (size_t)o->len + VMA_FMT_PAD_MAX(2);
 			break;
 		case O_STR:
 			w = MAX_SYM_LEN;
