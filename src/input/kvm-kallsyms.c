@@ -12,8 +12,8 @@
  * build (libtraceevent 1.7, event-parse.c), so every name and offset
  * printed is the same: the same lines read (split at newlines, empty ones
  * skipped, a line it cannot read ending the table), the same skipped
- * ('$' names, 'A' and 'a' symbols), the entries in the order its list
- * gives them (the last line first), the same qsort() by address with an
+ * ('$' names, 'A' and 'a' symbols), the entries in the order of its
+ * stable sort by address of a list that gives the last line first, an
  * end entry of address 0, and the same bsearch() for the entry whose
  * address is the one looked up or the last below it.  Usual lines are
  * read without sscanf(); any other goes through the same sscanf() format.
@@ -26,13 +26,26 @@
 #include <traceevent/event-parse.h>
 
 #include "input/kvm-internal.h"
-#include "vmalyze/grow.h"
 
+/*
+ * A function: its address and where its name is in the text, in 12 bytes.
+ * The table is sized by the text's lines before it is read and sorted in
+ * place, so that the largest text (16 MiB of the shortest lines: 2.8 M
+ * entries) costs 34 MB at most, where pointers, a doubling array and
+ * qsort()'s copy of it took six times that.
+ */
 struct vma_kvm_func {
-	unsigned long long addr;
-	char *name;
-	char *mod;
+	uint32_t addr_lo, addr_hi;
+	uint32_t at; /* the name's offset in the text, with FUNC_MOD when a module follows */
 };
+
+/* The name is followed by "\t[" and its module (both cut into strings). */
+#define FUNC_MOD 0x80000000u
+
+static inline unsigned long long func_addr(const struct vma_kvm_func *f)
+{
+	return (unsigned long long)f->addr_hi << 32 | f->addr_lo;
+}
 
 static int hex_digit(char c)
 {
@@ -88,8 +101,11 @@ static bool read_usual(char *line, unsigned long long *addr, char *type, int *na
 	return true;
 }
 
-/* One line, or false where tep_parse_kallsyms() stops reading. */
-static bool read_line(char *line, struct vma_kvm_func *f, bool *wanted)
+/*
+ * One line of @text at @line, or false where tep_parse_kallsyms() stops
+ * reading.  *@wanted: a function it keeps (then in @f, its strings cut).
+ */
+static bool read_line(char *text, char *line, struct vma_kvm_func *f, bool *wanted)
 {
 	int name_at = 0, name_end = 0, mod_at = 0, mod_end = 0, n;
 	unsigned long long addr;
@@ -103,64 +119,117 @@ static bool read_line(char *line, struct vma_kvm_func *f, bool *wanted)
 		if (errno || n != 2 || !name_end)
 			return false;
 	}
-	f->addr = addr;
-	f->name = line + name_at;
-	f->mod = NULL;
 	/* libtraceevent's exceptions: arm's '$a' names, x86-64's absolute per-cpu offsets */
-	*wanted = f->name[0] != '$' && type != 'A' && type != 'a';
-	if (*wanted) {
-		line[name_end] = '\0';
-		if (mod_end) {
-			f->mod = line + mod_at;
-			line[mod_end - 1] = '\0'; /* the ']' */
-		}
+	*wanted = line[name_at] != '$' && type != 'A' && type != 'a';
+	if (!*wanted)
+		return true;
+	f->addr_lo = (uint32_t)addr;
+	f->addr_hi = (uint32_t)(addr >> 32);
+	f->at = (uint32_t)(line + name_at - text);
+	line[name_end] = '\0';
+	if (mod_end) {
+		/* both shapes put the module two bytes past the name, after "\t[" */
+		f->at |= FUNC_MOD;
+		line[mod_end - 1] = '\0'; /* the ']' */
 	}
 	return true;
 }
 
-static int by_addr(const void *a, const void *b)
+/*
+ * libtraceevent's order: by address, and at one address the later line
+ * first (its list is built from the last line back, and its qsort() is
+ * stable).  Offsets in the text are unique, so no two entries tie.
+ */
+static inline bool before(const struct vma_kvm_func *a, const struct vma_kvm_func *b)
 {
-	const struct vma_kvm_func *fa = a, *fb = b;
+	unsigned long long x = func_addr(a), y = func_addr(b);
 
-	return fa->addr < fb->addr ? -1 : fa->addr > fb->addr;
+	return x != y ? x < y : (a->at & ~FUNC_MOD) > (b->at & ~FUNC_MOD);
+}
+
+static void sift_down(struct vma_kvm_func *f, size_t i, size_t n)
+{
+	struct vma_kvm_func t = f[i];
+	size_t c;
+
+	while ((c = 2 * i + 1) < n) {
+		if (c + 1 < n && before(&f[c], &f[c + 1]))
+			c++;
+		if (!before(&t, &f[c]))
+			break;
+		f[i] = f[c];
+		i = c;
+	}
+	f[i] = t;
+}
+
+/*
+ * Sort @n entries in place.  A kernel's text lists its functions by
+ * address: its aliases' runs turned round, it is in order already.  Any
+ * other goes through a heap sort (no copy, and n log n whatever the text).
+ */
+static void sort_funcs(struct vma_kvm_func *f, size_t n)
+{
+	struct vma_kvm_func t;
+	size_t i, j, k;
+
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && func_addr(&f[j]) == func_addr(&f[i]); j++)
+			;
+		for (k = 0; k < (j - i) / 2; k++) {
+			t = f[i + k];
+			f[i + k] = f[j - 1 - k];
+			f[j - 1 - k] = t;
+		}
+	}
+	for (i = 1; i < n && before(&f[i - 1], &f[i]); i++)
+		;
+	if (i >= n)
+		return;
+	for (i = n / 2; i-- > 0;)
+		sift_down(f, i, n);
+	for (i = n; i-- > 1;) {
+		t = f[0];
+		f[0] = f[i];
+		f[i] = t;
+		sift_down(f, 0, i);
+	}
 }
 
 /* The entry @b that holds @a's address: it, or after it and before the next entry. */
 static int holding(const void *a, const void *b)
 {
-	const struct vma_kvm_func *key = a, *f = b;
+	const struct vma_kvm_func *f = b;
+	unsigned long long key = func_addr(a), at = func_addr(f);
 
-	if (key->addr == f->addr || (key->addr > f->addr && key->addr < f[1].addr))
+	if (key == at || (key > at && key < func_addr(f + 1)))
 		return 0;
-	return key->addr < f->addr ? -1 : 1;
+	return key < at ? -1 : 1;
 }
 
-/* The table from priv->kallsyms (the text is cut into its names). */
+/* The table from @text (cut into its names); no table when out of memory. */
 static void build(struct vma_kvm_kallsyms *k, char *text)
 {
-	struct vma_kvm_func f, *map = NULL;
-	size_t n = 0, cap = 0, i;
-	char *line, *next = NULL;
+	struct vma_kvm_func *map;
+	size_t lines = 1, n = 0;
+	char *line, *next = NULL, *p;
 	bool wanted;
 
-	for (line = strtok_r(text, "\n", &next); line; line = strtok_r(NULL, "\n", &next)) {
-		if (!read_line(line, &f, &wanted))
-			break;
-		if (!wanted)
-			continue;
-		/* room for the end entry too; out of memory: the names read so far */
-		if (n + 2 > cap && vma_grow(map, &cap, n + 2, 1))
-			break;
-		map[n++] = f;
-	}
+	/* The names' offsets and FUNC_MOD share 32 bits (the text is at most 16 MiB). */
+	if (strlen(text) >= FUNC_MOD)
+		return;
+	for (p = text; (p = strchr(p, '\n')) != NULL; p++)
+		lines++;
+	/* an entry per line at most, and the end entry */
+	map = malloc((lines + 1) * sizeof(*map));
 	if (!map)
 		return;
-	for (i = 0; i < n / 2; i++) {
-		f = map[i];
-		map[i] = map[n - 1 - i];
-		map[n - 1 - i] = f;
+	for (line = strtok_r(text, "\n", &next); line; line = strtok_r(NULL, "\n", &next)) {
+		if (!read_line(text, line, &map[n], &wanted))
+			break;
+		n += wanted;
 	}
-	qsort(map, n, sizeof(*map), by_addr);
+	sort_funcs(map, n);
 	map[n] = (struct vma_kvm_func){ 0 };
 	k->map = map;
 	k->n = n;
@@ -171,7 +240,8 @@ static char *resolve(void *arg, unsigned long long *addrp, char **modp)
 {
 	struct vma_kvm_priv *priv = arg;
 	struct vma_kvm_kallsyms *k = &priv->funcs;
-	struct vma_kvm_func key = { .addr = *addrp }, *hit;
+	struct vma_kvm_func key = { (uint32_t)*addrp, (uint32_t)(*addrp >> 32), 0 }, *hit;
+	char *name;
 
 	if (!k->built) {
 		k->built = true;
@@ -185,9 +255,10 @@ static char *resolve(void *arg, unsigned long long *addrp, char **modp)
 	hit = bsearch(&key, k->map, k->n, sizeof(*k->map), holding);
 	if (!hit)
 		return NULL;
-	*addrp = hit->addr;
-	*modp = hit->mod;
-	return hit->name;
+	name = priv->kallsyms + (hit->at & ~FUNC_MOD);
+	*addrp = func_addr(hit);
+	*modp = hit->at & FUNC_MOD ? name + strlen(name) + 2 : NULL;
+	return name;
 }
 
 void vma_kvm_kallsyms_hand(struct vma_kvm_priv *priv)
