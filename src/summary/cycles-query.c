@@ -499,23 +499,84 @@ int vma_cycles_histogram(const struct vma_cycles *s, unsigned int per_octave,
 	return histogram(s, per_octave, bins, nbins, true);
 }
 
+/* A bin's part of the spread's sum: one expression, so that both ways below add alike. */
+static inline double bin_part(uint64_t count, uint64_t cycles, double mean)
+{
+	double d = (double)cycles / (double)count - mean;
+
+	return d * d * (double)count;
+}
+
+/* Bins met in ascending order, each added to the sum when the next one starts. */
+struct bin_walk {
+	unsigned int k;
+	size_t idx;
+	uint64_t count, cycles;
+	double mean, var;
+};
+
+static inline void walk_add(struct bin_walk *w, uint64_t v, uint64_t count, uint64_t cycles)
+{
+	size_t idx = bin_index(v, w->k);
+
+	if (idx != w->idx && w->count) {
+		w->var += bin_part(w->count, w->cycles, w->mean);
+		w->count = w->cycles = 0;
+	}
+	w->idx = idx;
+	w->count += count;
+	w->cycles += cycles;
+}
+
+/*
+ * The spread from values met in ascending order: sorted exact samples (the
+ * report's quantiles sort them), or a sketch's buckets with no value
+ * pending.  Return: false for any other summary, which takes the bins.
+ */
+static bool spread_walk(const struct vma_cycles *s, struct bin_walk *w)
+{
+	const struct vma_cycles_sketch *sk = s->sketch ? s->u.sketch : NULL;
+	uint32_t i, c;
+
+	if (is_compact(s) || (sk ? s->n != 0 : !s->sorted))
+		return false;
+	while (w->k < (sk ? sk->bits : SUB_BITS) && (2u << w->k) <= 64)
+		w->k++;
+	for (i = 0; !sk && i < s->n; i++)
+		walk_add(w, exact_at(s, i), 1, exact_at(s, i));
+	for (c = 0; sk && c < NPAGES * PAGE; c++) {
+		uint64_t count;
+
+		if (!sk->page[c / PAGE]) {
+			c += PAGE - 1;
+			continue;
+		}
+		count = cell_count(sk, c);
+		if (count)
+			walk_add(w, bucket_lo(c, sk->bits), count, cell_sum(sk, c));
+	}
+	if (w->count)
+		w->var += bin_part(w->count, w->cycles, w->mean);
+	return true;
+}
+
 uint64_t vma_cycles_spread(const struct vma_cycles *s)
 {
 	struct vma_cycles_bin *bins = NULL;
-	double mean, var = 0;
+	struct bin_walk w = { 0 };
 	size_t n = 0, i;
 
-	if (s->count < 2 || histogram(s, 64, &bins, &n, false))
+	if (s->count < 2)
 		return 0;
-	mean = (double)s->cycles / (double)s->count;
-	for (i = 0; i < n; i++) {
-		double d;
-
-		if (!bins[i].count)
-			continue;
-		d = (double)bins[i].cycles / (double)bins[i].count - mean;
-		var += d * d * (double)bins[i].count;
+	w.mean = (double)s->cycles / (double)s->count;
+	if (!spread_walk(s, &w)) {
+		if (histogram(s, 64, &bins, &n, false))
+			return 0;
+		for (i = 0; i < n; i++) {
+			if (bins[i].count)
+				w.var += bin_part(bins[i].count, bins[i].cycles, w.mean);
+		}
+		free(bins);
 	}
-	free(bins);
-	return (uint64_t)llround(sqrt(var / (double)s->count));
+	return (uint64_t)llround(sqrt(w.var / (double)s->count));
 }

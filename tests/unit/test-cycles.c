@@ -536,6 +536,58 @@ Test(cycles, histogram_sums_and_bounds)
 	vma_cycles_release(&sk, NULL);
 }
 
+/* The spread as its definition gives it: from the 64-per-octave histogram's bins. */
+static uint64_t ref_spread(const struct vma_cycles *s)
+{
+	struct vma_cycles_bin *b;
+	double mean, var = 0;
+	size_t n, i;
+
+	if (s->count < 2)
+		return 0;
+	cr_assert_eq(vma_cycles_histogram(s, 64, &b, &n), 0);
+	mean = (double)s->cycles / (double)s->count;
+	for (i = 0; i < n; i++) {
+		double d;
+
+		if (!b[i].count)
+			continue;
+		d = (double)b[i].cycles / (double)b[i].count - mean;
+		var += d * d * (double)b[i].count;
+	}
+	free(b);
+	return (uint64_t)llround(sqrt(var / (double)s->count));
+}
+
+/*
+ * The spread walks sorted samples and a sketch's buckets in order instead
+ * of allocating the bins: the same figure to the last bit, for exact
+ * summaries sorted or not, inline ones, sketches with values pending or
+ * not, and samples past 32 bits.
+ */
+Test(cycles, spread_equals_its_histogram)
+{
+	static const uint32_t sizes[] = { 2, 3, 40, 1000, 5000, 100000 };
+	struct rng r = { 4242 };
+	size_t d, i, k;
+
+	for (d = 0; d < 4; d++) {
+		for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+			struct vma_cycles s;
+
+			vma_cycles_init(&s, k % 2 ? 4 : VMA_CYCLES_EXACT_MAX);
+			for (i = 0; i < sizes[k]; i++)
+				vma_cycles_add(&s, draw(&r, (enum dist)d), NULL);
+			/* unsorted (or pending), then after a quantile sorted (or inserted) */
+			cr_assert_eq(vma_cycles_spread(&s), ref_spread(&s), "dist %zu, %u", d, sizes[k]);
+			(void)vma_cycles_quantile(&s, VMA_CYCLES_BY_COUNT, 50, 100);
+			cr_assert_eq(vma_cycles_spread(&s), ref_spread(&s), "dist %zu, %u", d, sizes[k]);
+			cr_assert_neq(vma_cycles_spread(&s), 0);
+			vma_cycles_release(&s, NULL);
+		}
+	}
+}
+
 Test(cycles, histogram_power_of_two_bins)
 {
 	struct vma_cycles s = { 0 };
