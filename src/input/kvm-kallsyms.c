@@ -29,10 +29,10 @@
 
 /*
  * A function: its address and where its name is in the text, in 12 bytes.
- * The table is sized by the text's lines before it is read and sorted in
- * place, so that the largest text (16 MiB of the shortest lines: 2.8 M
- * entries) costs 34 MB at most, where pointers, a doubling array and
- * qsort()'s copy of it took six times that.
+ * The table is sized by the text's lines before it is read and sorted with
+ * at most an eighth of it copied, so that the largest text (16 MiB of the
+ * shortest lines: 2.8 M entries) costs 34 MB, where pointers, a doubling
+ * array and qsort()'s copy of it took more than four times that.
  */
 struct vma_kvm_func {
 	uint32_t addr_lo, addr_hi;
@@ -163,10 +163,50 @@ static void sift_down(struct vma_kvm_func *f, size_t i, size_t n)
 	f[i] = t;
 }
 
+/* In place, n log n whatever the order. */
+static void heap_sort(struct vma_kvm_func *f, size_t n)
+{
+	struct vma_kvm_func t;
+	size_t i;
+
+	for (i = n / 2; i-- > 0;)
+		sift_down(f, i, n);
+	for (i = n; i-- > 1;) {
+		t = f[0];
+		f[0] = f[i];
+		f[i] = t;
+		sift_down(f, 0, i);
+	}
+}
+
 /*
- * Sort @n entries in place.  A kernel's text lists its functions by
- * address: its aliases' runs turned round, it is in order already.  Any
- * other goes through a heap sort (no copy, and n log n whatever the text).
+ * Merge the sorted @f[0, @k) and @f[@k, @n) through a copy of the second
+ * (the smaller); false when there is no memory for it.
+ */
+static bool merge_tail(struct vma_kvm_func *f, size_t k, size_t n)
+{
+	struct vma_kvm_func *tail = malloc((n - k) * sizeof(*tail));
+	size_t a = k, b = n - k, to = n;
+
+	if (!tail)
+		return false;
+	memcpy(tail, f + k, (n - k) * sizeof(*tail));
+	while (b) {
+		if (a && before(&tail[b - 1], &f[a - 1]))
+			f[--to] = f[--a];
+		else
+			f[--to] = tail[--b];
+	}
+	free(tail);
+	return true;
+}
+
+/*
+ * Sort @n entries.  A kernel's text lists its own functions by address
+ * (in order once its aliases' runs are turned round), then its modules'
+ * (0.7% of a real guest's 88,936, in load order): those are sorted alone
+ * and merged through a copy of them.  Any other text, or more than an
+ * eighth out of order, is heap sorted in place.
  */
 static void sort_funcs(struct vma_kvm_func *f, size_t n)
 {
@@ -186,14 +226,12 @@ static void sort_funcs(struct vma_kvm_func *f, size_t n)
 		;
 	if (i >= n)
 		return;
-	for (i = n / 2; i-- > 0;)
-		sift_down(f, i, n);
-	for (i = n; i-- > 1;) {
-		t = f[0];
-		f[0] = f[i];
-		f[i] = t;
-		sift_down(f, 0, i);
+	if (n - i <= n / 8) {
+		heap_sort(f + i, n - i);
+		if (merge_tail(f, i, n))
+			return;
 	}
+	heap_sort(f, n);
 }
 
 /* The entry @b that holds @a's address: it, or after it and before the next entry. */

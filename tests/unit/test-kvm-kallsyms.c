@@ -213,9 +213,10 @@ Test(kallsyms, garbage_texts_as_libtraceevent)
 
 /*
  * Texts in a kernel's shape, which the table takes in order without
- * sorting: ascending addresses with runs of aliases, modules after the
- * kernel (one of them below another), and a text of hidden addresses
- * (kptr_restrict: every address 0, so the later line first decides).
+ * sorting, or sorts the modules' part of alone: ascending addresses with
+ * runs of aliases, modules after the kernel (in odd rounds one below the
+ * one before), and a text of hidden addresses (kptr_restrict: every
+ * address 0, so the later line first decides).
  */
 Test(kallsyms, kernel_shaped_texts_as_libtraceevent)
 {
@@ -232,13 +233,13 @@ Test(kallsyms, kernel_shaped_texts_as_libtraceevent)
 			/* aliases: the address stays for one to four lines */
 			if (rand_r(&seed) % 3 == 0)
 				addr += 16 * (1 + rand_r(&seed) % 8);
-			if (i == 2000)
+			if (i == 2700)
 				addr = round & 1 ? 0xffffffffc0b00000ull : 0xffffffffc0a00000ull;
-			if (i == 2500)
+			if (i == 2850)
 				addr = round & 1 ? 0xffffffffc0a00000ull : 0xffffffffc0b00000ull;
 			len += (size_t)snprintf(text + len, 256, "%016llx t k%u_%u%s\n",
 						round >= 4 ? 0ull : addr, round, i,
-						i >= 2000 ? "\t[mod]" : "");
+						i >= 2700 ? "\t[mod]" : "");
 		}
 		text[len] = '\0';
 		pair_open(&p, text);
