@@ -56,6 +56,8 @@
  *   kallsyms-v6   trace.dat v6 with N=17 MiB of kallsyms text
  *   kallsyms-v7   trace.dat v7 zstd, compressed metadata: the same (a few KiB compressed)
  *   kallsyms-v7-plain  trace.dat v7, nothing compressed: the same
+ *   kallsyms-lookup  trace.dat v7 zstd: N=16 MiB of kallsyms in the shortest lines
+ *                 (2.8 M functions, out of order) and 100 events printing %pS
  *   skewed        xentrace, written as it is made (FILE may be /dev/stdout): N=256 MiB
  *                 of 32 KiB windows alternating between pcpus 0 and 1, pcpu 0's
  *                 records all later than pcpu 1's: piped, pcpu 0's windows wait
@@ -1020,6 +1022,59 @@ static int mk_kallsyms_v7_plain(const char *path, uint32_t n)
 	return kallsyms_big(path, n, 7, false);
 }
 
+/* An event naming a kernel function (%pS), as the function tracer's do. */
+static const char func_format[] =
+	"name: func_call\n"
+	"ID: 900\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"%pS\", (void *)REC->ip\n";
+
+/*
+ * The largest kallsyms read (@mib MiB, at most 16) of the shortest lines,
+ * out of order, and events naming functions, so that the dump builds the
+ * whole table: v7, zstd, compressed sections.
+ */
+static int mk_kallsyms_lookup(const char *path, uint32_t mib)
+{
+	struct vma_tdw_opts o = { .version = 7, .nr_cpus = 1, .codec = VMA_TDW_ZSTD,
+				  .compress_meta = true };
+	size_t len = (size_t)(mib < 16 ? mib : 16) << 20, at;
+	char *text = malloc(len + 1);
+	unsigned char ev[16] = { 0 };
+	struct vma_tdw *w = NULL;
+	uint32_t k;
+	int rc = -1;
+
+	if (!text)
+		return -1;
+	for (at = 0; at + 6 <= len; at += 6)
+		memcpy(text + at, (at / 6) & 1 ? "8 T s\n" : "3 t s\n", 6);
+	text[at] = '\0';
+	o.kallsyms = text;
+	w = vma_tdw_new(&o);
+	if (w && vma_tdw_format(w, "vmatest", func_format) == 0) {
+		vma_tdw_put(ev, 2, 900, false);
+		vma_tdw_put(ev + 4, 4, 1, false);
+		for (k = 0, rc = 0; k < 100 && !rc; k++) {
+			vma_tdw_put(ev + 8, 8, k % 10, false);
+			rc = vma_tdw_event(w, 0, 0, 1000000 + 1000ull * k, ev, sizeof(ev));
+		}
+	}
+	if (rc || !w)
+		vma_tdw_free(w);
+	else
+		rc = finish_file(w, path); /* which reads the text, and frees w */
+	free(text);
+	return rc ? -1 : 0;
+}
+
 /* Runstate records alternating between pcpu 1 (early) and pcpu 0 (10^13 cycles later). */
 static int skewed(const char *path, uint32_t mib, size_t window)
 {
@@ -1104,6 +1159,7 @@ int main(int argc, char **argv)
 		{ "kallsyms-v6", mk_kallsyms_v6, 17 },          /* MiB */
 		{ "kallsyms-v7", mk_kallsyms_v7, 17 },          /* MiB */
 		{ "kallsyms-v7-plain", mk_kallsyms_v7_plain, 17 }, /* MiB */
+		{ "kallsyms-lookup", mk_kallsyms_lookup, 16 },  /* MiB */
 		{ "skewed", mk_skewed, 256 },                  /* MiB */
 		{ "skewed-tiny", mk_skewed_tiny, 256 },        /* MiB */
 	};
