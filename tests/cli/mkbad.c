@@ -1025,13 +1025,7 @@ static int mk_kallsyms_v7_plain(const char *path, uint32_t n)
 /* An event naming a kernel function (%pS), as the function tracer's do. */
 static const char func_format[] =
 	"name: func_call\n"
-	"ID: 900\n"
-	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	VMA_MKDAT_COMMON_FIELDS(900)
 	"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\n"
 	"print fmt: \"%pS\", (void *)REC->ip\n";
