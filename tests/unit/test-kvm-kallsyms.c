@@ -257,7 +257,7 @@ Test(kallsyms, kernel_shaped_texts_as_libtraceevent)
  * The largest text read (16 MiB) of the shortest lines: 2.8 M functions.
  * The table takes 12 bytes an entry, sized once and sorted in place, so
  * this test's peak stays within the 64 MiB vmalyze keeps to; a table of
- * pointers with qsort()'s copy took more than 150 MB.  (The sanitizer's
+ * pointers with qsort()'s copy peaked at 139 MB here.  (The sanitizer's
  * shadow memory and quarantine make the peak no measure there.)
  */
 Test(kallsyms, largest_text_within_64_mib)
