@@ -270,16 +270,32 @@ static const char *container_magic(const unsigned char *head, size_t got)
 	return NULL;
 }
 
+/*
+ * @regular: the input is a regular file, not a pipe; @on_stdin: it is
+ * standard input ("-").
+ */
 static void report_not_a_trace(struct vma_diag *diag, const char *name,
-			       const unsigned char *head, size_t got, bool regular)
+			       const unsigned char *head, size_t got, bool regular, bool on_stdin)
 {
-	const char *container = regular ? NULL : container_magic(head, got);
+	const char *container = regular && !on_stdin ? NULL : container_magic(head, got);
 
-	/* a container is opened by name (libarchive reads it), never from a pipe */
-	if (container) {
+	/*
+	 * A container is opened by name (libarchive reads it) before the
+	 * input stage sees it: here it came on a pipe, or as a regular file
+	 * on standard input (`vmalyze - < trace.gz`).  A file given by name
+	 * that reaches here was refused by libarchive: not a container.
+	 */
+	if (container && !regular) {
 		vma_diag_report(diag, VMA_LVL_INPUT, name, 0,
 				"Is %s data on a pipe: vmalyze decompresses or unpacks only a file"
 				" given by name (give the file, or decompress into the pipe)",
+				container);
+		return;
+	}
+	if (container) {
+		vma_diag_report(diag, VMA_LVL_INPUT, name, 0,
+				"Is %s data on standard input: vmalyze decompresses or unpacks only"
+				" a file given by name (name the file instead of redirecting it)",
 				container);
 		return;
 	}
@@ -334,6 +350,10 @@ bool vma_input_wait(struct vma_input *in, int ms)
 	return poll(&p, 1, ms) != 0;
 }
 
+static int open_fd(int fd, const char *name, bool on_stdin,
+		   const struct vma_input_options *options, struct vma_diag *diag,
+		   vma_new_stream_fn new_stream, void *arg, struct vma_input **out);
+
 int vma_input_open(const char *path, const struct vma_input_options *options,
 		   struct vma_diag *diag, vma_new_stream_fn new_stream, void *arg,
 		   struct vma_input **out)
@@ -349,7 +369,7 @@ int vma_input_open(const char *path, const struct vma_input_options *options,
 				strerror(errno));
 		return VMA_ERR_IO;
 	}
-	return vma_input_open_fd(fd, name, options, diag, new_stream, arg, out);
+	return open_fd(fd, name, is_stdin, options, diag, new_stream, arg, out);
 }
 
 /*
@@ -357,7 +377,7 @@ int vma_input_open(const char *path, const struct vma_input_options *options,
  * pipe brings first) into @head and recognise the format: in->ops.
  * Return: the bytes read, or a negative VMA_ERR_* after a report.
  */
-static ssize_t probe(struct vma_input *in, bool regular, unsigned char *head)
+static ssize_t probe(struct vma_input *in, bool regular, bool on_stdin, unsigned char *head)
 {
 	const char *name = in->path;
 	ssize_t got;
@@ -393,7 +413,7 @@ static ssize_t probe(struct vma_input *in, bool regular, unsigned char *head)
 		return VMA_ERR_FORMAT;
 	}
 	if (!in->ops) {
-		report_not_a_trace(in->diag, name, head, (size_t)got, regular);
+		report_not_a_trace(in->diag, name, head, (size_t)got, regular, on_stdin);
 		return VMA_ERR_FORMAT;
 	}
 	return got;
@@ -435,6 +455,13 @@ int vma_input_open_fd(int fd, const char *name, const struct vma_input_options *
 		      struct vma_diag *diag, vma_new_stream_fn new_stream, void *arg,
 		      struct vma_input **out)
 {
+	return open_fd(fd, name, false, options, diag, new_stream, arg, out);
+}
+
+static int open_fd(int fd, const char *name, bool on_stdin,
+		   const struct vma_input_options *options, struct vma_diag *diag,
+		   vma_new_stream_fn new_stream, void *arg, struct vma_input **out)
+{
 	unsigned char head[PROBE_BYTES];
 	struct vma_input *in;
 	struct stat st;
@@ -467,7 +494,7 @@ int vma_input_open_fd(int fd, const char *name, const struct vma_input_options *
 	in->new_stream_arg = arg;
 	if (S_ISREG(st.st_mode))
 		in->size = (uint64_t)st.st_size;
-	got = probe(in, S_ISREG(st.st_mode), head);
+	got = probe(in, S_ISREG(st.st_mode), on_stdin, head);
 	rc = got < 0 ? (int)got : VMA_OK;
 	if (rc == VMA_OK && !S_ISREG(st.st_mode))
 		rc = prepare_pipe(in, head, (size_t)got);

@@ -13,10 +13,13 @@ fails=0
 good="$top_srcdir/traces/gen-vmx-4cpu.xentrace"
 
 # expect NAME STATUS STDERR-PATTERN -- vmalyze arguments...
+# ($run_env: NAME=VALUE words vmalyze runs with, none when empty)
+run_env=""
 expect() {
 	name=$1 want=$2 pattern=$3
 	shift 4
-	timeout 60 "$VMALYZE" "$@" >"$tmp/out" 2>"$tmp/err"
+	# shellcheck disable=SC2086
+	env $run_env timeout 60 "$VMALYZE" "$@" >"$tmp/out" 2>"$tmp/err"
 	got=$?
 	if [ "$got" -ne "$want" ]; then
 		echo "FAIL $name: exit status $got, expected $want"; sed 's/^/  stderr: /' "$tmp/err" | head -5
@@ -78,6 +81,37 @@ if cmp -s "$tmp/file.out" "$tmp/pipe.out" && cmp -s "$tmp/file.out" "$tmp/pipe2.
 	echo "ok   stdin-and-pipe"
 else
 	echo "FAIL stdin-and-pipe: output differs from the file's"; fails=$((fails + 1))
+fi
+
+# Compressed data redirected to standard input is not decompressed (only a
+# file given by name is): said so, not "give ... a compressed file".
+gzip -c "$good" >"$tmp/good.gz"
+expect gzip-on-stdin 2 "<stdin>: offset 0: Is gzip data on standard input: .*only a file given by name" \
+	-- -s - <"$tmp/good.gz"
+# ...and a named file that only looks like one (bzip2's magic) is not a trace, as it was.
+printf 'BZh9 is not bzip2 data but long enough to be probed as a trace' >"$tmp/fake.bz2"
+expect fake-bzip2 2 "fake.bz2: offset 0: Not a trace vmalyze reads" -- -s "$tmp/fake.bz2"
+
+# libarchive is loaded when a compressed file or an archive is read: when it
+# cannot be, that file is refused with the loader's reason, plain traces are
+# read as ever.  tests/cli/no-libarchive.so makes dlopen() fail for it.
+shim="${top_builddir:-.}/tests/cli/no-libarchive.so"
+if [ -f "$shim" ] && [ -z "${VMA_SANITIZED:-}" ]; then
+	tar cf "$tmp/good.tar" -C "$(dirname "$good")" "$(basename "$good")"
+	run_env="LD_PRELOAD=$shim"
+	expect no-libarchive-gzip 2 \
+		"good.gz: Cannot load libarchive to read a file that is not a plain trace: .*no-libarchive test" \
+		-- -s "$tmp/good.gz"
+	expect no-libarchive-tar 2 "good.tar: Cannot load libarchive" -- -s "$tmp/good.tar"
+	run_env=""
+	LD_PRELOAD="$shim" timeout 60 "$VMALYZE" -s "$good" >"$tmp/shim.out" 2>"$tmp/shim.err"
+	if [ $? -eq 0 ] && cmp -s "$tmp/file.out" "$tmp/shim.out" && [ ! -s "$tmp/shim.err" ]; then
+		echo "ok   no-libarchive-plain"
+	else
+		echo "FAIL no-libarchive-plain: a plain trace needs libarchive"; fails=$((fails + 1))
+	fi
+else
+	echo "skip no-libarchive: no $shim (or a sanitized build, whose runtime must load first)"
 fi
 
 # Fuzzed files that once crashed, hung or ate memory: each ends with the
