@@ -404,6 +404,14 @@ static inline int vma_kvmev_fill_fast(const struct vma_kvmev *ev, const unsigned
 }
 
 /*
+ * vma_kvmev_parsed_event - the event libtraceevent registered for the
+ * parsed format @f, or NULL (not parsed, or another format took its id).
+ */
+struct tep_event *vma_kvmev_parsed_event(struct tep_handle *tep, const struct vma_kvm_format *f);
+
+/* ---- the dump's lines (kvm-dump-line.c) ------------------------------------ */
+
+/*
  * vma_kvmev_describe - one raw event as `trace-cmd report` prints it:
  * "COMM-PID [CPU] SECS.USECS: NAME: TEXT", with the trace's symbols,
  * printk strings and libtraceevent's plugins (loaded at the first call).

@@ -6,9 +6,9 @@
  *
  * A large trace has hundreds of millions of lines, so each costs what it
  * must and no more: the prefix is written in place through a cursor, the
- * time without a division (its second, and the vcpu column, as the lines
- * before had them), the text by the decoders' cursor, and lines leave in
- * batches.
+ * time without a division (dump-time.h; its second, and the vcpu column,
+ * as the lines before had them), the text by the decoders' cursor, and
+ * lines leave in batches.
  *
  * A Xen trace says whether its exit codes are VMX's or SVM's only at its
  * first SVM-only exit code (vma_vendor_note()), so the first lines are held
@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "output/dump-time.h"
 #include "output/xen-describe-internal.h"
 #include "vmalyze/describe.h"
 #include "vmalyze/dump.h"
@@ -45,51 +46,6 @@
  * per line cost as much as formatting the line.
  */
 #define FLUSH_BYTES (256u * 1024u)
-
-/*
- * Division by the trace's fixed tick rate without a divide instruction: two
- * of those per line cost more than writing the time's digits.  This is
- * Granlund and Montgomery's method for an invariant divisor ("Division by
- * Invariant Integers using Multiplication", PLDI 1994, figure 4.1), exact
- * for every 64-bit dividend and every divisor but 0.
- */
-struct divisor {
-	uint64_t d;
-	uint64_t magic;
-	unsigned int sh1, sh2;
-};
-
-static void divisor_init(struct divisor *dv, uint64_t d)
-{
-	unsigned int l = d > 1 ? 64 - (unsigned int)__builtin_clzll(d - 1) : 0; /* ceil(log2 d) */
-	/* 2^l - d, which is below d; for l == 64 the subtraction wraps to it */
-	uint64_t excess = (l == 64 ? 0 : (uint64_t)1 << l) - d;
-
-	dv->d = d;
-	dv->magic = (uint64_t)(((unsigned __int128)excess << 64) / d) + 1;
-	dv->sh1 = l < 1 ? l : 1;
-	dv->sh2 = l > 1 ? l - 1 : 0;
-}
-
-static uint64_t divide(const struct divisor *dv, uint64_t n)
-{
-	uint64_t t = (uint64_t)(((unsigned __int128)dv->magic * n) >> 64);
-
-	return (t + ((n - t) >> dv->sh1)) >> dv->sh2;
-}
-
-/*
- * The second the last line's time fell in, and the 10 us within it.  Lines
- * come in time order, so most fall in the same ones: they skip the
- * second's division and digits, and write the last four digits of the
- * nanoseconds only.
- */
-struct time_second {
-	uint64_t start;  /* its first cycle (since the origin) */
-	char text[32];   /* its "%3llu.", then the first five digits of the nanoseconds */
-	unsigned int len;  /* of "%3llu." */
-	uint32_t ns_high;  /* the nanoseconds / 10^4 in text, or UINT32_MAX */
-};
 
 /*
  * The " dNvM " vcpu columns lately written, by vcpu in a small
@@ -121,9 +77,7 @@ struct vma_dump {
 	FILE *out;
 	vma_dump_describe_fn *describe; /* NULL: Xen records, decoded here */
 	uint64_t cpu_hz;
-	struct divisor hz;           /* cpu_hz, to divide by quickly */
-	uint64_t ns_per_cycle;       /* ceil(2^64 * 10^9 / cpu_hz), or 0 (nanoseconds()) */
-	struct time_second second;   /* of the last line's time */
+	struct vma_dump_clock clock; /* the time column */
 	struct vcpu_col vcpu_cols[1u << VCPU_COL_SLOTS_LOG2];
 	struct vma_strbuf lines;     /* finished lines, then the one being built */
 	size_t done;                 /* bytes of finished lines in @lines */
@@ -178,16 +132,7 @@ struct vma_dump *vma_dump_create(FILE *out, uint64_t cpu_hz, vma_dump_describe_f
 	d->describe = describe;
 	d->general = describe != NULL;
 	d->holding = !describe;
-	divisor_init(&d->hz, cpu_hz);
-	if (cpu_hz > 1000000000u && cpu_hz <= UINT64_C(1) << 32) {
-		unsigned __int128 one = (unsigned __int128)1000000000u << 64;
-
-		d->ns_per_cycle = (uint64_t)((one + cpu_hz - 1) / cpu_hz);
-	}
-	/* second 0 */
-	memcpy(d->second.text, "  0.", 4);
-	d->second.len = 4;
-	d->second.ns_high = UINT32_MAX;
+	vma_dump_clock_init(&d->clock, cpu_hz);
 	vma_sb_init(&d->lines);
 	vma_sb_init(&d->alt_text);
 	return d;
@@ -350,108 +295,6 @@ void vma_dump_destroy(struct vma_dump *d)
 	free(d->volume_mark);
 	free(d->kept);
 	free(d);
-}
-
-/*
- * Seconds and nanoseconds in @cycles at @hz.  The nanoseconds are truncated,
- * as xenalyze's are.  Below 2^64 / 10^9 Hz (18 GHz) the remainder times 10^9
- * fits in 64 bits, and its division too is a multiplication.
- */
-static inline void split_time(const struct divisor *hz, uint64_t cycles, uint64_t *secs,
-			      uint64_t *ns)
-{
-	uint64_t rem;
-
-	*secs = divide(hz, cycles);
-	rem = cycles - *secs * hz->d;
-	if (hz->d <= UINT64_MAX / 1000000000u) {
-		*ns = divide(hz, rem * 1000000000u);
-	} else {
-		*ns = (uint64_t)((unsigned __int128)rem * 1000000000u / hz->d);
-	}
-}
-
-void vma_format_time(char *buf, size_t len, uint64_t cycles, uint64_t hz)
-{
-	struct divisor dv;
-	uint64_t secs, ns;
-
-	divisor_init(&dv, hz);
-	split_time(&dv, cycles, &secs, &ns);
-	snprintf(buf, len, "%3llu.%09llu", (unsigned long long)secs, (unsigned long long)ns);
-}
-
-/* @v / 10^4 by a multiplication by ceil(2^45 / 10^4), exact for every 32-bit @v. */
-static inline uint32_t div10000(uint32_t v)
-{
-	return (uint32_t)(((uint64_t)v * 3518437209u) >> 45);
-}
-
-/* "%3llu." of @secs at @p, returning the end. */
-static char *fmt_seconds(char *p, uint64_t secs)
-{
-	if (secs < 1000) {
-		uint32_t s = (uint32_t)secs;
-
-		p[0] = s >= 100 ? (char)('0' + s / 100) : ' ';
-		p[1] = s >= 10 ? (char)('0' + s / 10 % 10) : ' ';
-		p[2] = (char)('0' + s % 10);
-		p += 3;
-	} else {
-		p = vma_fmt_u64(p, secs);
-	}
-	*p++ = '.';
-	return p;
-}
-
-/*
- * The nanoseconds in @rem < hz cycles, truncated.  For 10^9 < hz <= 2^32
- * (TSCs of 1 to 4.29 GHz) one multiplication: rem * ceil(2^64 * 10^9 /
- * hz) / 2^64 exceeds rem * 10^9 / hz by less than hz / 2^64 <= 1 / hz,
- * and a fraction of that quotient is 0 or at most 1 - 1 / hz, so the
- * integer part is the same.  Otherwise the division as vma_format_time().
- */
-static inline uint64_t nanoseconds(const struct vma_dump *d, uint64_t rem)
-{
-	if (__builtin_expect(d->ns_per_cycle != 0, 1))
-		return (uint64_t)(((unsigned __int128)rem * d->ns_per_cycle) >> 64);
-	if (d->hz.d <= UINT64_MAX / 1000000000u)
-		return divide(&d->hz, rem * 1000000000u);
-	return (uint64_t)((unsigned __int128)rem * 1000000000u / d->hz.d);
-}
-
-/*
- * vma_format_time() at @p, returning the end: "%3llu.%09llu" without
- * printf, as it is on every line, the seconds from @d's last line while
- * @cycles is in the same second.
- */
-static inline __attribute__((always_inline)) char *fmt_time(struct vma_dump *d, char *p,
-							     uint64_t cycles)
-{
-	struct time_second *sec = &d->second;
-	uint64_t rem = cycles - sec->start, ns;
-	uint32_t high;
-
-	/* unsigned: a time before the second's start is as far as one after it */
-	if (__builtin_expect(rem >= d->hz.d, 0)) {
-		uint64_t secs = divide(&d->hz, cycles);
-
-		sec->start = secs * d->hz.d;
-		rem = cycles - sec->start;
-		sec->len = (unsigned int)(fmt_seconds(sec->text, secs) - sec->text);
-		sec->ns_high = UINT32_MAX;
-	}
-	ns = nanoseconds(d, rem);
-	high = div10000((uint32_t)ns); /* rem < hz: ns below 10^9 */
-	if (__builtin_expect(high != sec->ns_high, 0)) {
-		uint32_t top = div10000(high);
-
-		sec->text[sec->len] = (char)('0' + top);
-		vma_fmt_dec4(sec->text + sec->len + 1, high - top * 10000u);
-		sec->ns_high = high;
-	}
-	memcpy(p, sec->text, sizeof(sec->text));
-	return vma_fmt_dec4(p + sec->len + 5, (uint32_t)ns - high * 10000u);
 }
 
 /*
@@ -655,7 +498,7 @@ begin(struct vma_dump *d, const struct vma_machine *m, const struct vma_record *
 	col = sb->buf + sb->len;
 	*col++ = ' '; /* MARK, set at the end */
 	if (origin != UINT64_MAX && rec->tsc > origin) {
-		col = fmt_time(d, col, rec->tsc - origin);
+		col = vma_dump_clock_put(&d->clock, col, rec->tsc - origin);
 	} else {
 		memset(col, ' ', BLANK_TIME_WIDTH);
 		col += BLANK_TIME_WIDTH;
