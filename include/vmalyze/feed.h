@@ -9,7 +9,7 @@
  *
  * With a reader thread, records travel in batches through a bounded ring
  * (a few hundred KiB, whatever the trace size): the reader fills a batch
- * with copies of the streams it merged, the caller takes whole batches.
+ * with copies of the records it merged, the caller takes whole batches.
  * Everything the reader thread touches besides the feed (the input, its
  * streams, the merge) is the reader's alone until vma_feed_stop(); the
  * diagnostics sink is shared, and is safe for that (see diag.h).
@@ -87,6 +87,14 @@ int vma_feed_start(struct vma_feed *feed, unsigned int threads);
  * Return: VMA_OK, VMA_END, or a negative VMA_ERR_* (then stop reading).
  */
 int vma_feed_next(struct vma_feed *feed, struct vma_stream **out);
+
+/*
+ * vma_feed_next_record - vma_feed_next() for a caller that needs only the
+ * record: with a reader thread it is lent where it lies in the ring, not
+ * copied.  *out is borrowed and valid until the next call; its words past
+ * nr_data are not the record's.
+ */
+int vma_feed_next_record(struct vma_feed *feed, const struct vma_record **out);
 
 /*
  * vma_feed_stop - stop the reader thread, if any, and wait for it; after

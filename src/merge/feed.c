@@ -10,9 +10,11 @@
  * order, which is the order in which the inline feed makes the same calls,
  * so the analysis sees the same sequence either way.
  *
- * A record item is a copy of the whole struct vma_stream that delivered it
- * (its record, input and pcpu): the caller gets a pointer into the batch,
- * with no second copy.  The ring holds RING batches; the reader waits when
+ * An item has the shape of a struct vma_record: a record item is the
+ * record's fixed part and its nr_data words, so that the summary's loop
+ * (vma_feed_next_record()) is lent the record where it lies in the batch,
+ * with no second copy; the other items say what they are in nr_data,
+ * which no record's reaches.  The ring holds RING batches; the reader waits when
  * all are full, the caller when none is.  One lock per batch of BATCH
  * records keeps the hand-over cost small; a side that had to wait is woken
  * only once half the ring is ready for it (or the merge ended), so that the
@@ -43,39 +45,39 @@
 /* Not a status (those are VMA_OK, VMA_END and negative errors). */
 #define GO_ON 2
 
+/*
+ * The items that are not records, by their nr_data: ITEM_TAG and a kind.
+ * Their pcpu field is the stream's pcpu.
+ */
+#define ITEM_TAG 0xff00u
 enum item_kind {
-	ITEM_RECORD,
-	ITEM_PCPU,  /* a stream of item.pcpu was announced */
-	ITEM_ENDED, /* the stream item.pcpu (of item.input) ended */
-	ITEM_INPUT, /* the items that follow are of the input whose pointer follows */
-	ITEM_FINAL, /* the merge ended with batch.final; always the last item */
+	ITEM_PCPU = ITEM_TAG,   /* a stream of pcpu was announced */
+	ITEM_ENDED,             /* the stream pcpu (of the current input) ended */
+	ITEM_INPUT,             /* the items that follow are of the input in tsc */
+	ITEM_STREAM_PCPU,       /* the next record's stream is of pcpu, not the record's */
+	ITEM_FINAL,             /* the merge ended with batch.final; always the last item */
 };
+_Static_assert(VMA_REC_MAX_WORDS < ITEM_TAG, "a record's nr_data is never a tag");
 
-/* Flags of an item's head, besides its kind. */
-#define ITEM_KIND_MASK 0x0fu
-#define ITEM_OWN_PCPU 0x10u /* a stream pcpu other than the record's follows the head */
+/* An item's fixed part: a record's, without its words. */
+#define ITEM_HEAD offsetof(struct vma_record, data)
 
-/* The fixed part of every item; 8-byte words follow it. */
-struct item_head {
-	uint64_t tsc;
-	uint64_t offset;
-	uint32_t event;
-	uint32_t pcpu;  /* the record's pcpu; of ITEM_PCPU and ITEM_ENDED, the stream's */
-	uint32_t ctx;
-	uint8_t kind;   /* enum item_kind, with ITEM_OWN_PCPU */
-	uint8_t nr_data;
-	uint16_t flags;
-};
+/* Bytes of a record item of @words payload words: 8-byte aligned. */
+static inline uint32_t record_item_size(uint32_t words)
+{
+	return (uint32_t)ITEM_HEAD + ((4u * words + 7) & ~7u);
+}
 
-/* Largest item: head, a stream pcpu, every payload word. */
-#define ITEM_MAX (sizeof(struct item_head) + 8u + 4u * VMA_REC_MAX_WORDS)
+/* Largest item: a record with every payload word. */
+#define ITEM_MAX (sizeof(struct vma_record))
 
 struct batch {
 	uint32_t used; /* bytes of items */
 	int final;
 	/*
-	 * Payloads are copied whole (VMA_REC_MAX_WORDS words, a fixed size
-	 * the compiler inlines), past the item's end: ITEM_MAX bytes of slack.
+	 * Records are copied whole (a fixed size the compiler inlines), past
+	 * the item's end, and one lent in place has its whole data[] inside
+	 * the batch: ITEM_MAX bytes of slack.
 	 */
 	_Alignas(8) unsigned char bytes[BATCH_BYTES + ITEM_MAX];
 };
@@ -114,6 +116,8 @@ struct vma_feed {
 	_Alignas(FEED_LINE) struct batch *take; /* batch being read, NULL before the first */
 	uint64_t take_seq;
 	uint32_t pos;     /* byte offset of the next item in @take */
+	bool stream_pcpu; /* an ITEM_STREAM_PCPU gave the next record's stream pcpu: */
+	uint32_t pending_pcpu;
 	int done; /* status returned once the feed ended, 0 while it runs */
 	struct vma_stream cur; /* the item last unpacked, what vma_feed_next() lends */
 };
@@ -194,63 +198,58 @@ static inline unsigned char *fill_room(struct vma_feed *f, size_t size)
 	return at;
 }
 
+/* An item that is not a record: @kind of pcpu @pcpu.  Return: false on stop. */
+static bool fill_tag(struct vma_feed *f, enum item_kind kind, uint32_t pcpu, uint64_t tsc)
+{
+	struct vma_record *h = (struct vma_record *)fill_room(f, ITEM_HEAD);
+
+	if (!h)
+		return false;
+	memset(h, 0, ITEM_HEAD);
+	h->nr_data = (uint16_t)kind;
+	h->pcpu = pcpu;
+	h->tsc = tsc;
+	return true;
+}
+
 /* Items from here on are of @in.  Return: false on stop. */
 static bool fill_input(struct vma_feed *f, const struct vma_input *in)
 {
-	unsigned char *at;
-
 	if (in == f->fill_input)
 		return true;
-	at = fill_room(f, sizeof(struct item_head) + 8);
-	if (!at)
+	if (!fill_tag(f, ITEM_INPUT, 0, (uint64_t)(uintptr_t)in))
 		return false;
-	memset(at, 0, sizeof(struct item_head));
-	((struct item_head *)at)->kind = ITEM_INPUT;
-	memcpy(at + sizeof(struct item_head), &in, sizeof(in));
 	f->fill_input = in;
 	return true;
 }
 
-/* An item of @kind for stream @s (its record for ITEM_RECORD).  Return: false on stop. */
-static inline bool fill_item(struct vma_feed *f, enum item_kind kind, const struct vma_stream *s)
+/* Stream @s's item of @kind: announced, or ended.  Return: false on stop. */
+static bool fill_stream(struct vma_feed *f, enum item_kind kind, const struct vma_stream *s)
+{
+	if (s->input != f->fill_input && !fill_input(f, s->input))
+		return false;
+	return fill_tag(f, kind, s->pcpu, 0);
+}
+
+/* Stream @s's record, as the record item.  Return: false on stop. */
+static inline bool fill_record(struct vma_feed *f, const struct vma_stream *s)
 {
 	const struct vma_record *rec = &s->rec;
-	uint32_t words = kind == ITEM_RECORD ? rec->nr_data : 0;
-	bool own_pcpu;
-	size_t size;
-	unsigned char *at;
-	struct item_head *h;
+	struct vma_record *copy;
+	uint32_t words = rec->nr_data;
 
-	if (words > VMA_REC_MAX_WORDS)
-		words = VMA_REC_MAX_WORDS;
 	if (__builtin_expect(s->input != f->fill_input, 0) && !fill_input(f, s->input))
 		return false;
-	own_pcpu = kind == ITEM_RECORD && s->pcpu != rec->pcpu;
-	size = sizeof(*h) + (own_pcpu ? 8 : 0) + ((4 * words + 7) & ~7u);
-	at = fill_room(f, size);
-	if (!at)
+	if (__builtin_expect(s->pcpu != rec->pcpu, 0) &&
+	    !fill_tag(f, ITEM_STREAM_PCPU, s->pcpu, 0))
 		return false;
-	h = (struct item_head *)at;
-	h->kind = (uint8_t)(kind | (own_pcpu ? ITEM_OWN_PCPU : 0));
-	if (kind != ITEM_RECORD) {
-		h->pcpu = s->pcpu;
-		return true;
-	}
-	h->tsc = rec->tsc;
-	h->offset = rec->offset;
-	h->event = rec->event;
-	h->pcpu = rec->pcpu;
-	h->ctx = rec->ctx;
-	h->nr_data = (uint8_t)words;
-	h->flags = rec->flags;
-	at += sizeof(*h);
-	if (own_pcpu) {
-		uint64_t pcpu = s->pcpu;
-
-		memcpy(at, &pcpu, 8);
-		at += 8;
-	}
-	memcpy(at, rec->data, sizeof(rec->data)); /* the slack takes what is past the item */
+	if (__builtin_expect(words > VMA_REC_MAX_WORDS, 0))
+		words = VMA_REC_MAX_WORDS;
+	copy = (struct vma_record *)fill_room(f, record_item_size(words));
+	if (!copy)
+		return false;
+	memcpy(copy, rec, sizeof(*rec)); /* the slack takes what is past the item */
+	copy->nr_data = (uint16_t)words;
 	return true;
 }
 
@@ -258,14 +257,13 @@ static inline bool fill_item(struct vma_feed *f, enum item_kind kind, const stru
 static void reader_ended(void *arg, const struct vma_stream *stream)
 {
 	/* On stop no item is written: the next record's item fails too, and the reader ends. */
-	fill_item(arg, ITEM_ENDED, stream);
+	fill_stream(arg, ITEM_ENDED, stream);
 }
 
 static void *reader_main(void *arg)
 {
 	struct vma_feed *f = arg;
 	struct vma_stream *s;
-	unsigned char *at;
 	int rc;
 
 	if (!fill_next(f))
@@ -274,14 +272,11 @@ static void *reader_main(void *arg)
 		rc = vma_merge_next(f->merge, &s);
 		if (rc != VMA_OK)
 			break;
-		if (!fill_item(f, ITEM_RECORD, s))
+		if (!fill_record(f, s))
 			return NULL;
 	}
-	at = fill_room(f, sizeof(struct item_head));
-	if (!at)
+	if (!fill_tag(f, ITEM_FINAL, 0, 0))
 		return NULL;
-	memset(at, 0, sizeof(struct item_head));
-	((struct item_head *)at)->kind = ITEM_FINAL;
 	f->fill->final = rc;
 	pthread_mutex_lock(&f->lock);
 	f->final = true;
@@ -310,7 +305,7 @@ int vma_feed_add_ranked(struct vma_feed *f, struct vma_stream *stream, uint32_t 
 	 * order.  When stopping, the caller reads no more, and the reader
 	 * must not fail for that.
 	 */
-	fill_item(f, ITEM_PCPU, stream);
+	fill_stream(f, ITEM_PCPU, stream);
 	return vma_merge_add_ranked(f->merge, stream, rank);
 }
 
@@ -366,49 +361,29 @@ static __attribute__((noinline)) void take_next(struct vma_feed *f)
 }
 
 /*
- * The record item at @at into f->cur.  Words past nr_data keep what the
- * record before left there, as in a stream's own record: nothing may read them.
+ * The record item @rec into f->cur, whose input is the current one.
+ * Words past nr_data are what followed the item: nothing may read them.
  */
-static inline struct vma_stream *unpack_record(struct vma_feed *f, const unsigned char *at,
-					       uint32_t *size)
+static inline struct vma_stream *unpack_record(struct vma_feed *f, const struct vma_record *rec)
 {
-	const struct item_head *h = (const struct item_head *)at;
-	struct vma_record *rec = &f->cur.rec;
-	uint32_t n = sizeof(*h);
-
-	rec->tsc = h->tsc;
-	rec->offset = h->offset;
-	rec->event = h->event;
-	rec->pcpu = h->pcpu;
-	rec->ctx = h->ctx;
-	rec->nr_data = h->nr_data;
-	rec->flags = h->flags;
-	f->cur.pcpu = h->pcpu;
-	if (__builtin_expect(h->kind & ITEM_OWN_PCPU, 0)) {
-		uint64_t pcpu;
-
-		memcpy(&pcpu, at + n, 8);
-		f->cur.pcpu = (uint32_t)pcpu;
-		n += 8;
+	memcpy(&f->cur.rec, rec, sizeof(*rec));
+	f->cur.pcpu = rec->pcpu;
+	if (__builtin_expect(f->stream_pcpu, 0)) {
+		f->cur.pcpu = f->pending_pcpu;
+		f->stream_pcpu = false;
 	}
-	memcpy(rec->data, at + n, sizeof(rec->data));
-	*size = n + ((4u * h->nr_data + 7) & ~7u);
 	return &f->cur;
 }
 
-/* The item at @at, not a record.  Return: GO_ON, or the status to return. */
-static __attribute__((noinline)) int other_item(struct vma_feed *f, const unsigned char *at,
-						uint32_t *size)
+/* The item @h, not a record.  Return: GO_ON, or the status to return. */
+static __attribute__((noinline)) int other_item(struct vma_feed *f, const struct vma_record *h)
 {
-	const struct item_head *h = (const struct item_head *)at;
 	int rc;
 
-	*size = sizeof(*h);
 	f->cur.pcpu = h->pcpu;
-	switch ((enum item_kind)(h->kind & ITEM_KIND_MASK)) {
+	switch ((enum item_kind)h->nr_data) {
 	case ITEM_INPUT:
-		memcpy(&f->cur.input, at + sizeof(*h), sizeof(f->cur.input));
-		*size += 8;
+		f->cur.input = (struct vma_input *)(uintptr_t)h->tsc;
 		return GO_ON;
 	case ITEM_PCPU:
 		rc = f->on_pcpu ? f->on_pcpu(f->arg, h->pcpu) : VMA_OK;
@@ -417,34 +392,38 @@ static __attribute__((noinline)) int other_item(struct vma_feed *f, const unsign
 		if (f->on_ended)
 			f->on_ended(f->arg, &f->cur);
 		return GO_ON;
+	case ITEM_STREAM_PCPU:
+		f->pending_pcpu = h->pcpu;
+		f->stream_pcpu = true;
+		return GO_ON;
 	case ITEM_FINAL:
 		return f->done = f->take->final;
-	case ITEM_RECORD:
-		break;
 	}
 	return GO_ON;
 }
 
-/* Kept out of line, so that the one-thread path of vma_feed_next() is a jump. */
-static __attribute__((noinline)) int next_threaded(struct vma_feed *f, struct vma_stream **out)
+/*
+ * The next record item of the ring, where it lies, or the status that
+ * ended the feed; the other items on the way are acted on.
+ */
+static inline __attribute__((always_inline)) int take_record(struct vma_feed *f,
+							     const struct vma_record **out)
 {
-	const unsigned char *at;
+	const struct vma_record *rec;
 	struct batch *b;
-	uint32_t size;
 	int rc;
 
 	for (;;) {
 		b = f->take;
 		if (__builtin_expect(b && f->pos < b->used, 1)) {
-			at = b->bytes + f->pos;
-			if (__builtin_expect((at[offsetof(struct item_head, kind)] &
-					      ITEM_KIND_MASK) == ITEM_RECORD, 1)) {
-				*out = unpack_record(f, at, &size);
-				f->pos += size;
+			rec = (const struct vma_record *)(b->bytes + f->pos);
+			if (__builtin_expect(rec->nr_data <= VMA_REC_MAX_WORDS, 1)) {
+				f->pos += record_item_size(rec->nr_data);
+				*out = rec;
 				return VMA_OK;
 			}
-			rc = other_item(f, at, &size);
-			f->pos += size;
+			f->pos += (uint32_t)ITEM_HEAD;
+			rc = other_item(f, rec);
 			if (rc != GO_ON)
 				return rc;
 			continue;
@@ -456,11 +435,69 @@ static __attribute__((noinline)) int next_threaded(struct vma_feed *f, struct vm
 	}
 }
 
+/* Kept out of line, so that the one-thread path of vma_feed_next() is a jump. */
+static __attribute__((noinline)) int next_threaded(struct vma_feed *f, struct vma_stream **out)
+{
+	const struct vma_record *rec = NULL;
+	int rc = take_record(f, &rec);
+
+	if (rc == VMA_OK)
+		*out = unpack_record(f, rec);
+	return rc;
+}
+
 int vma_feed_next(struct vma_feed *f, struct vma_stream **out)
 {
 	if (f->threaded)
 		return next_threaded(f, out);
 	return f->joined ? VMA_END : vma_merge_next(f->merge, out);
+}
+
+/* vma_feed_next_record() past the batch's next item being a record. */
+static __attribute__((noinline)) int next_record_threaded(struct vma_feed *f,
+							  const struct vma_record **out)
+{
+	int rc = take_record(f, out);
+
+	/* the stream's pcpu is not part of a lent record: the next one's own */
+	f->stream_pcpu = false;
+	return rc;
+}
+
+/* vma_feed_next_record() on the caller's thread: the merge's stream's record. */
+static __attribute__((noinline)) int next_record_inline(struct vma_feed *f,
+							const struct vma_record **out)
+{
+	struct vma_stream *s;
+	int rc;
+
+	if (f->joined)
+		return VMA_END;
+	rc = vma_merge_next(f->merge, &s);
+	if (rc == VMA_OK)
+		*out = &s->rec;
+	return rc;
+}
+
+int vma_feed_next_record(struct vma_feed *f, const struct vma_record **out)
+{
+	/* the common case with no stack frame: a record next in the batch */
+	if (__builtin_expect(f->threaded, 1)) {
+		struct batch *b = f->take;
+
+		if (__builtin_expect(b && f->pos < b->used, 1)) {
+			const struct vma_record *rec =
+				(const struct vma_record *)(b->bytes + f->pos);
+
+			if (__builtin_expect(rec->nr_data <= VMA_REC_MAX_WORDS, 1)) {
+				f->pos += record_item_size(rec->nr_data);
+				*out = rec;
+				return VMA_OK;
+			}
+		}
+		return next_record_threaded(f, out);
+	}
+	return next_record_inline(f, out);
 }
 
 bool vma_feed_shift(struct vma_feed *f, uint32_t pcpu, int64_t offset)

@@ -425,13 +425,12 @@ int vma_pipeline_open_linked(const char *const *paths, uint32_t nr_paths,
 }
 
 /* Progress: the furthest record offset so far, as a share of the file read. */
-static void note_progress(struct vma_pipeline *p, const struct vma_stream *stream)
+static void note_progress(struct vma_pipeline *p, const struct vma_input *in, uint64_t offset)
 {
 	struct member *mb = p->members;
 
-	if (stream->rec.offset > mb->furthest && stream->rec.offset <= mb->in->size &&
-	    stream->input == mb->in)
-		mb->furthest = stream->rec.offset;
+	if (offset > mb->furthest && offset <= mb->in->size && in == mb->in)
+		mb->furthest = offset;
 	atomic_store_explicit(p->opts.progress, mb->furthest, memory_order_relaxed);
 }
 
@@ -455,14 +454,16 @@ static bool outside_window(struct vma_pipeline *p, uint64_t tsc)
 #define POLL_RECORDS 256u
 
 /*
- * The record loop, made three times by the compiler: with --time's window
+ * The record loop, made four times by the compiler: with --time's window
  * test, without it, and bare (no hooks, one machine: the summary's case),
- * so that a run pays only for the tests its options need.
+ * on one thread or @lent the records where the reader thread left them
+ * (vma_feed_next_record()), so that a run pays only for the tests its
+ * options need.
  */
 static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p,
 							   const struct vma_pipeline_hooks *h,
 							   const bool windowed, const bool bare,
-							   bool *interrupted)
+							   const bool lent, bool *interrupted)
 {
 	/*
 	 * Read once: the calls below could change anything behind @p and @h
@@ -494,6 +495,23 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 				return VMA_OK;
 			}
 		}
+		if (bare && lent) {
+			/* the record alone, lent where the reader thread left it */
+			const struct vma_record *rec;
+
+			rc = vma_feed_next_record(feed, &rec);
+			if (rc == VMA_END)
+				return VMA_OK;
+			if (rc < 0)
+				return rc;
+			p->nr_records++;
+			if (__builtin_expect(poll == POLL_RECORDS, 0) && p->opts.progress)
+				note_progress(p, only->in, rec->offset);
+			rc = vma_dispatch(bare_machine, rec, &outcome);
+			if (rc < 0)
+				return rc;
+			continue;
+		}
 		rc = vma_feed_next(feed, &stream);
 		if (rc == VMA_END)
 			return VMA_OK;
@@ -501,7 +519,7 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 			return rc;
 		p->nr_records++; /* always: a run with none is reported */
 		if (__builtin_expect(poll == POLL_RECORDS, 0) && p->opts.progress)
-			note_progress(p, stream);
+			note_progress(p, stream->input, stream->rec.offset);
 		if (windowed && outside_window(p, stream->rec.tsc))
 			continue;
 		if (bare) {
@@ -567,11 +585,13 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 	(void)vma_feed_start(p->feed, threads);
 	bare = !h->before && !h->after && !h->around && p->nr_members == 1 && p->members->machine;
 	if (p->opts.time_set)
-		status = run_loop(p, h, true, false, &interrupted);
+		status = run_loop(p, h, true, false, false, &interrupted);
+	else if (bare && vma_feed_threads(p->feed) > 1)
+		status = run_loop(p, h, false, true, true, &interrupted);
 	else if (bare)
-		status = run_loop(p, h, false, true, &interrupted);
+		status = run_loop(p, h, false, true, false, &interrupted);
 	else
-		status = run_loop(p, h, false, false, &interrupted);
+		status = run_loop(p, h, false, false, false, &interrupted);
 	vma_feed_stop(p->feed);
 	if (interrupted)
 		in->interrupted = true; /* the reader thread, if any, is done with it */
