@@ -8,7 +8,7 @@
  * its output is the same byte for byte.
  *
  * With a reader thread, records travel in batches through a bounded ring
- * (a few hundred KiB, whatever the trace size): the reader fills a batch
+ * (1 MiB, whatever the trace size): the reader fills a batch
  * with copies of the records it merged, the caller takes whole batches.
  * Everything the reader thread touches besides the feed (the input, its
  * streams, the merge) is the reader's alone until vma_feed_stop(); the
