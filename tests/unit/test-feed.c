@@ -4,7 +4,10 @@
  * announcements and stream ends, in the same order, as on one thread --
  * across many batches, with a pcpu announced from inside another stream's
  * next(), with a failing stream, and when the caller stops early; and the
- * reader thread's ring is let go when the feed stops.
+ * reader thread's ring is let go when the feed stops.  The same through
+ * vma_feed_next_record(), which lends the record where the batch holds it,
+ * with payloads of every length; and records whose pcpu is not their
+ * stream's.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -26,6 +29,8 @@ struct fake_stream {
 	struct vma_feed *feed;
 	struct fake_stream *announce; /* added when record announce_at is read */
 	uint32_t announce_at;
+	bool vary_words;              /* payloads of 0..VMA_REC_MAX_WORDS words, not 3 */
+	uint32_t rec_pcpu;            /* the records' pcpu, if not the stream's: + 1 */
 };
 
 static int fake_next(struct vma_stream *s)
@@ -46,12 +51,34 @@ static int fake_next(struct vma_stream *s)
 	f->tsc += (f->seed >> 60); /* steps of 0..15: many equal stamps */
 	memset(&s->rec, 0, sizeof(s->rec));
 	s->rec.tsc = f->tsc;
-	s->rec.pcpu = s->pcpu;
+	s->rec.pcpu = f->rec_pcpu ? f->rec_pcpu - 1 : s->pcpu;
 	s->rec.offset = f->next;
 	s->rec.nr_data = 3;
 	s->rec.data[2] = (uint32_t)f->seed;
+	if (f->vary_words) {
+		uint32_t i;
+
+		s->rec.nr_data = (uint16_t)((f->seed >> 40) % (VMA_REC_MAX_WORDS + 1));
+		for (i = 0; i < VMA_REC_MAX_WORDS; i++)
+			s->rec.data[i] = (uint32_t)(f->seed >> (i % 32)) + i;
+		s->rec.flags = (uint16_t)(f->seed >> 50);
+		s->rec.event = (uint32_t)(f->seed >> 20);
+		s->rec.ctx = (uint32_t)f->next * 7;
+	}
 	f->next++;
 	return VMA_OK;
+}
+
+/* What a record says, its payload words only (those past nr_data are not its own). */
+static uint64_t record_sum(const struct vma_record *rec)
+{
+	uint64_t sum = rec->offset ^ ((uint64_t)rec->event << 20) ^ ((uint64_t)rec->ctx << 40) ^
+		       ((uint64_t)rec->flags << 8) ^ rec->nr_data;
+	uint32_t i;
+
+	for (i = 0; i < rec->nr_data; i++)
+		sum = sum * 1000003u + rec->data[i];
+	return sum;
 }
 
 /* What the caller saw, one line per event. */
@@ -95,6 +122,9 @@ struct setup {
 	int fail_stream;   /* -1: none */
 	int fail_at;
 	uint32_t stop_after; /* caller stops after this many records; 0: never */
+	bool lent;           /* read with vma_feed_next_record() */
+	bool vary_words;     /* payloads of every length */
+	bool foreign_pcpu;   /* the odd streams' records name another pcpu */
 };
 
 /* Runs one host through a feed on @threads threads; returns the log. */
@@ -118,6 +148,8 @@ static struct log run(const struct setup *su, unsigned int threads, int *final)
 		fs[i].n = su->records + 7 * i;
 		fs[i].fail_at = (int)i == su->fail_stream ? su->fail_at : -1;
 		fs[i].feed = feed;
+		fs[i].vary_words = su->vary_words;
+		fs[i].rec_pcpu = su->foreign_pcpu && i % 2 ? 100 + i + 1 : 0;
 	}
 	/* The last stream is found late, from inside the first one's next(). */
 	fs[0].announce = &fs[su->nr_streams - 1];
@@ -127,11 +159,23 @@ static struct log run(const struct setup *su, unsigned int threads, int *final)
 	cr_assert_eq(vma_feed_start(feed, threads), VMA_OK);
 	cr_assert_eq(vma_feed_threads(feed), threads);
 	for (;;) {
-		rc = vma_feed_next(feed, &s);
-		if (rc != VMA_OK)
-			break;
-		cr_assert_eq(s->rec.nr_data, 3);
-		log_add(&log, "rec", s->pcpu, s->rec.tsc, s->rec.offset ^ s->rec.data[2]);
+		const struct vma_record *rec;
+
+		if (su->lent) {
+			rc = vma_feed_next_record(feed, &rec);
+			if (rc != VMA_OK)
+				break;
+			log_add(&log, "rec", rec->pcpu, rec->tsc, record_sum(rec));
+		} else {
+			rc = vma_feed_next(feed, &s);
+			if (rc != VMA_OK)
+				break;
+			rec = &s->rec;
+			if (!su->vary_words)
+				cr_assert_eq(rec->nr_data, 3);
+			log_add(&log, "rec", s->pcpu, rec->tsc, record_sum(rec));
+			log_add(&log, "of", rec->pcpu, 0, 0);
+		}
 		if (++delivered == su->stop_after)
 			break;
 	}
@@ -205,4 +249,30 @@ Test(feed, one_thread_is_one_thread)
 
 	cr_assert_eq(rc, VMA_END);
 	free(l.text);
+}
+
+Test(feed, lent_records_are_the_records)
+{
+	/* Every payload length: items of every size, a record ending at a batch's end. */
+	struct setup su = { .nr_streams = 6, .records = 9000, .fail_stream = -1, .lent = true,
+			    .vary_words = true };
+
+	same_both_ways(&su, VMA_END);
+}
+
+Test(feed, lent_records_up_to_a_failure)
+{
+	struct setup su = { .nr_streams = 5, .records = 20000, .fail_stream = 2, .fail_at = 12345,
+			    .lent = true, .vary_words = true };
+
+	same_both_ways(&su, VMA_ERR_DAMAGED);
+}
+
+Test(feed, a_record_of_another_pcpu_keeps_its_stream)
+{
+	/* The stream's pcpu travels beside such a record (and not into the next one). */
+	struct setup su = { .nr_streams = 7, .records = 5000, .fail_stream = -1,
+			    .vary_words = true, .foreign_pcpu = true };
+
+	same_both_ways(&su, VMA_END);
 }
