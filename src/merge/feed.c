@@ -402,6 +402,23 @@ static __attribute__((noinline)) int other_item(struct vma_feed *f, const struct
 	return GO_ON;
 }
 
+/* The batch's next item, if it is a record: taken, and lent in *@out. */
+static inline __attribute__((always_inline)) bool lend_record(struct vma_feed *f,
+							      const struct vma_record **out)
+{
+	const struct batch *b = f->take;
+	const struct vma_record *rec;
+
+	if (__builtin_expect(!b || f->pos >= b->used, 0))
+		return false;
+	rec = (const struct vma_record *)(b->bytes + f->pos);
+	if (__builtin_expect(rec->nr_data > VMA_REC_MAX_WORDS, 0))
+		return false;
+	f->pos += record_item_size(rec->nr_data);
+	*out = rec;
+	return true;
+}
+
 /*
  * The next record item of the ring, where it lies, or the status that
  * ended the feed; the other items on the way are acted on.
@@ -409,21 +426,16 @@ static __attribute__((noinline)) int other_item(struct vma_feed *f, const struct
 static inline __attribute__((always_inline)) int take_record(struct vma_feed *f,
 							     const struct vma_record **out)
 {
-	const struct vma_record *rec;
-	struct batch *b;
+	const struct vma_record *item;
 	int rc;
 
 	for (;;) {
-		b = f->take;
-		if (__builtin_expect(b && f->pos < b->used, 1)) {
-			rec = (const struct vma_record *)(b->bytes + f->pos);
-			if (__builtin_expect(rec->nr_data <= VMA_REC_MAX_WORDS, 1)) {
-				f->pos += record_item_size(rec->nr_data);
-				*out = rec;
-				return VMA_OK;
-			}
+		if (__builtin_expect(lend_record(f, out), 1))
+			return VMA_OK;
+		if (f->take && f->pos < f->take->used) {
+			item = (const struct vma_record *)(f->take->bytes + f->pos);
 			f->pos += (uint32_t)ITEM_HEAD;
-			rc = other_item(f, rec);
+			rc = other_item(f, item);
 			if (rc != GO_ON)
 				return rc;
 			continue;
@@ -483,18 +495,8 @@ int vma_feed_next_record(struct vma_feed *f, const struct vma_record **out)
 {
 	/* the common case with no stack frame: a record next in the batch */
 	if (__builtin_expect(f->threaded, 1)) {
-		struct batch *b = f->take;
-
-		if (__builtin_expect(b && f->pos < b->used, 1)) {
-			const struct vma_record *rec =
-				(const struct vma_record *)(b->bytes + f->pos);
-
-			if (__builtin_expect(rec->nr_data <= VMA_REC_MAX_WORDS, 1)) {
-				f->pos += record_item_size(rec->nr_data);
-				*out = rec;
-				return VMA_OK;
-			}
-		}
+		if (__builtin_expect(lend_record(f, out), 1))
+			return VMA_OK;
 		return next_record_threaded(f, out);
 	}
 	return next_record_inline(f, out);

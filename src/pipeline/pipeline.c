@@ -477,7 +477,8 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 	__typeof__(h->after) after = h->after;
 	__typeof__(h->around) around = h->around;
 	void *arg = h->arg;
-	struct vma_stream *stream;
+	struct vma_stream *stream = NULL;
+	const struct vma_record *rec;
 	struct vma_outcome outcome;
 	struct member *mb;
 	uint32_t poll = 1;
@@ -495,35 +496,21 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 				return VMA_OK;
 			}
 		}
-		if (bare && lent) {
-			/* the record alone, lent where the reader thread left it */
-			const struct vma_record *rec;
-
-			rc = vma_feed_next_record(feed, &rec);
-			if (rc == VMA_END)
-				return VMA_OK;
-			if (rc < 0)
-				return rc;
-			p->nr_records++;
-			if (__builtin_expect(poll == POLL_RECORDS, 0) && p->opts.progress)
-				note_progress(p, only->in, rec->offset);
-			rc = vma_dispatch(bare_machine, rec, &outcome);
-			if (rc < 0)
-				return rc;
-			continue;
-		}
-		rc = vma_feed_next(feed, &stream);
+		/* @lent: the record alone, where the reader thread left it (bare runs) */
+		rc = lent ? vma_feed_next_record(feed, &rec) : vma_feed_next(feed, &stream);
 		if (rc == VMA_END)
 			return VMA_OK;
 		if (rc < 0)
 			return rc;
+		if (!lent)
+			rec = &stream->rec;
 		p->nr_records++; /* always: a run with none is reported */
 		if (__builtin_expect(poll == POLL_RECORDS, 0) && p->opts.progress)
-			note_progress(p, stream->input, stream->rec.offset);
-		if (windowed && outside_window(p, stream->rec.tsc))
+			note_progress(p, lent ? only->in : stream->input, rec->offset);
+		if (windowed && outside_window(p, rec->tsc))
 			continue;
 		if (bare) {
-			rc = vma_dispatch(bare_machine, &stream->rec, &outcome);
+			rc = vma_dispatch(bare_machine, rec, &outcome);
 			if (rc < 0)
 				return rc;
 			continue;
