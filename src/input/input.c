@@ -350,28 +350,6 @@ bool vma_input_wait(struct vma_input *in, int ms)
 	return poll(&p, 1, ms) != 0;
 }
 
-static int open_fd(int fd, const char *name, bool on_stdin,
-		   const struct vma_input_options *options, struct vma_diag *diag,
-		   vma_new_stream_fn new_stream, void *arg, struct vma_input **out);
-
-int vma_input_open(const char *path, const struct vma_input_options *options,
-		   struct vma_diag *diag, vma_new_stream_fn new_stream, void *arg,
-		   struct vma_input **out)
-{
-	bool is_stdin = !strcmp(path, "-");
-	const char *name = is_stdin ? "<stdin>" : path;
-	int fd;
-
-	*out = NULL;
-	fd = is_stdin ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		vma_diag_report(diag, VMA_LVL_INPUT, name, UINT64_MAX, "Cannot open: %s",
-				strerror(errno));
-		return VMA_ERR_IO;
-	}
-	return open_fd(fd, name, is_stdin, options, diag, new_stream, arg, out);
-}
-
 /*
  * Read the first bytes of @in (a regular file: at offset 0; else what the
  * pipe brings first) into @head and recognise the format: in->ops.
@@ -451,13 +429,6 @@ static int prepare_pipe(struct vma_input *in, const unsigned char *head, size_t 
 	return by_need ? VMA_OK : vma_input_spool_all(in);
 }
 
-int vma_input_open_fd(int fd, const char *name, const struct vma_input_options *options,
-		      struct vma_diag *diag, vma_new_stream_fn new_stream, void *arg,
-		      struct vma_input **out)
-{
-	return open_fd(fd, name, false, options, diag, new_stream, arg, out);
-}
-
 static int open_fd(int fd, const char *name, bool on_stdin,
 		   const struct vma_input_options *options, struct vma_diag *diag,
 		   vma_new_stream_fn new_stream, void *arg, struct vma_input **out)
@@ -508,6 +479,31 @@ static int open_fd(int fd, const char *name, bool on_stdin,
 	}
 	*out = in;
 	return VMA_OK;
+}
+
+int vma_input_open(const char *path, const struct vma_input_options *options,
+		   struct vma_diag *diag, vma_new_stream_fn new_stream, void *arg,
+		   struct vma_input **out)
+{
+	bool is_stdin = !strcmp(path, "-");
+	const char *name = is_stdin ? "<stdin>" : path;
+	int fd;
+
+	*out = NULL;
+	fd = is_stdin ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		vma_diag_report(diag, VMA_LVL_INPUT, name, UINT64_MAX, "Cannot open: %s",
+				strerror(errno));
+		return VMA_ERR_IO;
+	}
+	return open_fd(fd, name, is_stdin, options, diag, new_stream, arg, out);
+}
+
+int vma_input_open_fd(int fd, const char *name, const struct vma_input_options *options,
+		      struct vma_diag *diag, vma_new_stream_fn new_stream, void *arg,
+		      struct vma_input **out)
+{
+	return open_fd(fd, name, false, options, diag, new_stream, arg, out);
 }
 
 void vma_input_close(struct vma_input *input)
