@@ -150,6 +150,57 @@ Test(rows_budget, keys_past_the_limit_are_summed_in_other_rows)
 	cr_assert_eq(b.rows.used, 0, "charges and credits disagree by %zu", b.rows.used);
 }
 
+/*
+ * One vcpu's refinements alone: eight keys fill the table, then the limit
+ * falls below what it holds.  Each arc of a new key is then one fold,
+ * into the "other" entry that the least used key became, and the table
+ * grows no more.
+ */
+Test(rows_budget, new_refinements_past_the_limit_fold_in_place)
+{
+	struct vma_cycles_budget b;
+	struct vma_hvm_stats *st;
+	const struct vma_exit_stats *e;
+	uint64_t folded, used, others = 0, events = 0;
+	uint32_t i, k;
+
+	vma_cycles_budget_init(&b, 0);
+	st = vma_hvm_stats_create(&b);
+	cr_assert_not_null(st);
+	/* Key 0x60 once, the others twice: 0x60 is the least used. */
+	for (i = 0; i < 8; i++) {
+		struct vma_hvm_inflight io = refinement(TRC_HVM_IOPORT_READ, 0x60 + i, false);
+
+		for (k = 0; k < (i ? 2u : 1u); k++)
+			vma_hvm_stats_add_arc(st, 30, &io, 10 + i);
+	}
+	e = &st->reasons[0];
+	cr_assert_eq(e->nr_subs, 8);
+	cr_assert_eq(e->cap_subs, 8, "the table is not full: %u slots", e->cap_subs);
+	b.rows.limit = 1;
+	folded = b.rows.folded;
+	used = b.rows.used;
+	for (k = 0; k < 50; k++) {
+		struct vma_hvm_inflight io = refinement(TRC_HVM_IOPORT_READ, 0x1000 + k, false);
+
+		vma_hvm_stats_add_arc(st, 30, &io, 5);
+	}
+	cr_assert(vma_rows_reached(&b));
+	cr_assert_eq(b.rows.folded - folded, 50, "%llu folds for 50 new keys",
+		     (unsigned long long)(b.rows.folded - folded));
+	cr_assert_eq(b.rows.used, used, "the table grew past its budget");
+	cr_assert_eq(e->nr_subs, 8);
+	for (i = 0; i < e->nr_subs; i++) {
+		others += e->subs[i].key == VMA_SUB_OTHER;
+		events += e->subs[i].cycles.events;
+		/* the least used key is the one that became the other entry */
+		cr_assert_neq(e->subs[i].key, 0x60);
+	}
+	cr_assert_eq(others, 1);
+	cr_assert_eq(events, 1 + 7 * 2 + 50);
+	vma_hvm_stats_destroy(st);
+}
+
 /* Below its limit the budget changes nothing: the same tables as with none. */
 Test(rows_budget, below_the_limit_nothing_changes)
 {
