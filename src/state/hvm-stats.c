@@ -300,21 +300,31 @@ static inline void remember(struct vma_exit_stats *e, uint32_t i)
 }
 
 /*
- * The sub-summary for a refinement other than the last one found: by a
- * scan or through the hash index, or added; past VMA_MAX_SUBS, or when
- * the rows' budget refuses the table's growth, new keys share the
- * handler's "other" entry.
+ * (@handler, @key, @is_write) is not in @e's table: it is added, or past
+ * VMA_MAX_SUBS, or when the rows' budget refuses the table's growth, it
+ * shares the handler's "other" entry.  Return: the entry, or NULL when
+ * memory ran out.
  */
-static __attribute__((noinline)) struct vma_exit_sub *find_sub(struct vma_cycles_budget *b,
-								struct vma_exit_stats *e,
-								uint32_t handler, uint64_t key,
-								bool is_write)
+static __attribute__((noinline)) struct vma_exit_sub *add_sub(struct vma_cycles_budget *b,
+							       struct vma_exit_stats *e,
+							       uint32_t handler, uint64_t key,
+							       bool is_write)
 {
 	size_t bytes = sub_growth(e->cap_subs, false);
 	bool charged = false, folded = false;
 	uint32_t i;
 
 	for (;;) {
+		if (key == VMA_SUB_OTHER)
+			break;
+		if (e->nr_subs >= VMA_MAX_SUBS) {
+			key = VMA_SUB_OTHER;
+		} else if (e->nr_subs < e->cap_subs || (charged = vma_rows_charge(b, bytes))) {
+			break;
+		} else {
+			key = VMA_SUB_OTHER;
+			folded = true;
+		}
 		i = sub_find(e, handler, key, is_write);
 		if (i != UINT32_MAX) {
 			if (folded)
@@ -322,16 +332,6 @@ static __attribute__((noinline)) struct vma_exit_sub *find_sub(struct vma_cycles
 			remember(e, i);
 			return &e->subs[i];
 		}
-		if (key == VMA_SUB_OTHER)
-			break;
-		if (e->nr_subs >= VMA_MAX_SUBS) {
-			key = VMA_SUB_OTHER;
-			continue;
-		}
-		if (e->nr_subs < e->cap_subs || (charged = vma_rows_charge(b, bytes)))
-			break;
-		key = VMA_SUB_OTHER;
-		folded = true;
 	}
 	if (folded)
 		vma_rows_fold(b);
@@ -365,6 +365,24 @@ static __attribute__((noinline)) struct vma_exit_sub *find_sub(struct vma_cycles
 	if (e->index)
 		sub_put(e->index, vma_code_index_slots(e->cap_subs), sub_hash(handler, key, is_write),
 			i);
+	remember(e, i);
+	return &e->subs[i];
+}
+
+/*
+ * The sub-summary for a refinement other than the last one found: by a
+ * scan or through the hash index; added (add_sub()) when it is new.
+ * Apart from add_sub(), so that a key found costs no stack frame.
+ */
+static __attribute__((noinline)) struct vma_exit_sub *find_sub(struct vma_cycles_budget *b,
+								struct vma_exit_stats *e,
+								uint32_t handler, uint64_t key,
+								bool is_write)
+{
+	uint32_t i = sub_find(e, handler, key, is_write);
+
+	if (__builtin_expect(i == UINT32_MAX, 0))
+		return add_sub(b, e, handler, key, is_write);
 	remember(e, i);
 	return &e->subs[i];
 }
