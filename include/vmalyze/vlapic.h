@@ -36,11 +36,18 @@ struct vma_ipi_delivery {
 	uint64_t latency;
 };
 
-/* The IPIs outstanding for one vcpu, by vector (a vcpu's own list, few at a time). */
+/*
+ * The IPIs outstanding for one vcpu, by vector (a vcpu's own list, few at
+ * a time in real traces; up to one per vector when a guest sends vectors
+ * it never takes).  The bitmap says which vectors the list holds, so that
+ * an injection of any other (a timer's, a device's: most of them) needs
+ * no scan.
+ */
 struct vma_vcpu_ipis {
 	struct vma_ipi_outstanding *list; /* owned */
 	size_t nr, cap;
 	uint32_t injected;                /* of them, injected since their send */
+	uint64_t held[4];                 /* bit vec: vec is in the list */
 };
 
 struct vma_vlapic {

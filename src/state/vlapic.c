@@ -8,6 +8,7 @@
  * target vcpu sums them.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "vmalyze/diag.h"
 #include "vmalyze/grow.h"
@@ -18,10 +19,24 @@
 #define ICR_ALL_INCLUDING_SELF 2u
 #define ICR_ALL_EXCLUDING_SELF 3u
 
+static inline bool held(const struct vma_vcpu_ipis *q, uint32_t vec)
+{
+	return vec < 256 && (q->held[vec / 64] >> (vec % 64) & 1);
+}
+
+static inline void hold(struct vma_vcpu_ipis *q, uint32_t vec, bool on)
+{
+	uint64_t bit = (uint64_t)1 << (vec % 64);
+
+	q->held[vec / 64] = on ? q->held[vec / 64] | bit : q->held[vec / 64] & ~bit;
+}
+
 static struct vma_ipi_outstanding *find(struct vma_vcpu_ipis *q, uint32_t vec)
 {
 	size_t i;
 
+	if (!held(q, vec))
+		return NULL;
 	for (i = 0; i < q->nr; i++) {
 		if (q->list[i].vec == vec)
 			return &q->list[i];
@@ -54,6 +69,7 @@ static void send(struct vma_machine *m, struct vma_vcpu *v, uint32_t vec, uint64
 		}
 		o = &q->list[q->nr++];
 		*o = (struct vma_ipi_outstanding){ .vec = (uint8_t)vec, .first_tsc = tsc };
+		hold(q, o->vec, true);
 	}
 	o->sends++;
 }
@@ -109,6 +125,7 @@ void vma_vlapic_vmentry(struct vma_machine *m, struct vma_vcpu *v, uint64_t tsc)
 				(struct vma_ipi_delivery){ v, o->vec, o->sends, lat };
 		}
 		q->injected--;
+		hold(q, o->vec, false);
 		*o = q->list[--q->nr];
 	}
 }
@@ -124,8 +141,10 @@ void vma_vlapic_lost(struct vma_machine *m)
 		for (j = 0; j < d->nr_vcpus; j++) {
 			struct vma_vcpu *v = d->vcpus[j];
 
-			if (v->ipis.nr && v->state == VMA_RS_LOST)
+			if (v->ipis.nr && v->state == VMA_RS_LOST) {
 				v->ipis.nr = v->ipis.injected = 0;
+				memset(v->ipis.held, 0, sizeof(v->ipis.held));
+			}
 		}
 	}
 }
