@@ -17,11 +17,12 @@
 struct vma_machine;
 
 /* How a record was taken: what dump mode needs beyond the record. */
+/* 16 bytes, the flags together: dispatch clears one for every record. */
 struct vma_outcome {
+	uint64_t arc_cycles;
 	bool unprocessed;   /* the class's checks failed: the record was not used */
 	bool orphan;        /* a handler record that needs an open exit had none */
 	bool arc_closed;    /* vmentry: an arc was open and is closed now */
-	uint64_t arc_cycles;
 	bool svm;           /* exit codes of this record are SVM's */
 };
 
