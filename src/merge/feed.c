@@ -19,13 +19,19 @@
  * records keeps the hand-over cost small; a side that had to wait is woken
  * only once half the ring is ready for it (or the merge ended), so that the
  * two threads do not trade a sleep and a wake-up for every batch when one
- * is faster than the other.
+ * is faster than the other.  Before it sleeps, a side that finds the ring
+ * full (or empty) watches the other side's counter for up to SPIN_NS:
+ * a batch is a fraction of a millisecond's work, and a thread put to
+ * sleep can take longer than that to come back, on a VM most (the host
+ * deschedules an idle vcpu; bench/README, round thirteen).
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "vmalyze/feed.h"
 #include "vmalyze/merge.h"
@@ -42,6 +48,12 @@
 #define WAKE (RING / 2)
 /* Apart by this much, two fields are never on one cache line (nor one pair of lines). */
 #define FEED_LINE 128u
+/*
+ * How long a waiting side spins before it sleeps: a few batches' work.
+ * The clock is read once every SPIN_STEP pauses.
+ */
+#define SPIN_NS 500000u
+#define SPIN_STEP 64u
 /* Not a status (those are VMA_OK, VMA_END and negative errors). */
 #define GO_ON 2
 
@@ -88,10 +100,14 @@ struct vma_feed {
 	vma_feed_ended_fn on_ended;
 	void *arg;
 	bool threaded; /* the reader thread was started */
+	bool spin;     /* the two threads may run at once: waiting sides spin first */
 	bool joined;
 	pthread_t thread;
 
-	/* The ring, under lock: batches [released, published) are full. */
+	/*
+	 * The ring, under lock: batches [released, published) are full.  The
+	 * two counters are stored atomically too, for the other side's spin.
+	 */
 	pthread_mutex_t lock;
 	pthread_cond_t filled; /* published moved */
 	pthread_cond_t freed;  /* released moved, or stop */
@@ -145,12 +161,56 @@ struct vma_feed *vma_feed_create(vma_feed_pcpu_fn on_pcpu, vma_feed_ended_fn on_
 	return f;
 }
 
+/* ---- both sides ---- */
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/*
+ * Called with the lock held, about to wait until *@counter moves from
+ * @was (or stop): first, without the lock, watch it for up to SPIN_NS.
+ * Returns with the lock held; the caller's wait loop tests again.
+ */
+static void spin_before_wait(struct vma_feed *f, const uint64_t *counter, uint64_t was)
+{
+	uint64_t until;
+	uint32_t i = 0;
+
+	if (!f->spin)
+		return;
+	pthread_mutex_unlock(&f->lock);
+	until = now_ns() + SPIN_NS;
+	while (__atomic_load_n(counter, __ATOMIC_ACQUIRE) == was &&
+	       !__atomic_load_n(&f->stop, __ATOMIC_RELAXED)) {
+		cpu_relax();
+		if (++i % SPIN_STEP == 0 && now_ns() >= until)
+			break;
+	}
+	pthread_mutex_lock(&f->lock);
+}
+
 /* ---- reader thread ---- */
 
 /* The batch being filled is ready (under the lock). */
 static void publish(struct vma_feed *f)
 {
-	f->published = ++f->fill_seq;
+	__atomic_store_n(&f->published, ++f->fill_seq, __ATOMIC_RELEASE);
 	if (f->taker_wait && (f->final || f->published - f->take_seq >= WAKE))
 		pthread_cond_signal(&f->filled);
 }
@@ -163,6 +223,8 @@ static bool fill_next(struct vma_feed *f)
 	pthread_mutex_lock(&f->lock);
 	if (f->fill)
 		publish(f);
+	if (!f->stop && f->fill_seq - f->released >= RING)
+		spin_before_wait(f, &f->released, f->released);
 	while (!f->stop && f->fill_seq - f->released >= RING) {
 		f->reader_wait = true;
 		pthread_cond_wait(&f->freed, &f->lock);
@@ -309,10 +371,19 @@ int vma_feed_add_ranked(struct vma_feed *f, struct vma_stream *stream, uint32_t 
 	return vma_merge_add_ranked(f->merge, stream, rank);
 }
 
+/* Whether this process may run on two cpus at once (else a spinning side holds up the other). */
+static bool two_cpus(void)
+{
+	cpu_set_t set;
+
+	return sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) >= 2;
+}
+
 int vma_feed_start(struct vma_feed *f, unsigned int threads)
 {
 	if (threads < 2)
 		return VMA_OK;
+	f->spin = two_cpus();
 	f->ring = malloc(RING * sizeof(*f->ring));
 	if (!f->ring)
 		return VMA_ERR_NOMEM;
@@ -346,10 +417,12 @@ static __attribute__((noinline)) void take_next(struct vma_feed *f)
 {
 	pthread_mutex_lock(&f->lock);
 	if (f->take) {
-		f->released = ++f->take_seq;
+		__atomic_store_n(&f->released, ++f->take_seq, __ATOMIC_RELEASE);
 		if (f->reader_wait && f->fill_seq - f->released <= RING - WAKE)
 			pthread_cond_signal(&f->freed);
 	}
+	if (f->published == f->take_seq)
+		spin_before_wait(f, &f->published, f->take_seq);
 	while (f->published == f->take_seq) {
 		f->taker_wait = true;
 		pthread_cond_wait(&f->filled, &f->lock);
@@ -531,7 +604,7 @@ void vma_feed_stop(struct vma_feed *f)
 		return;
 	}
 	pthread_mutex_lock(&f->lock);
-	f->stop = true;
+	__atomic_store_n(&f->stop, true, __ATOMIC_RELAXED);
 	pthread_cond_signal(&f->freed);
 	pthread_mutex_unlock(&f->lock);
 	pthread_join(f->thread, NULL);
