@@ -21,6 +21,14 @@
 struct vma_diag;
 struct vma_pipeline;
 
+/*
+ * threads 0: the smallest input that gets a reader thread.  Below it a
+ * run takes a few tenths of a second on one thread, and starting the
+ * thread and handing batches over cost about what the overlap saves
+ * (bench/README, round thirteen).
+ */
+#define VMA_THREADS_AUTO_BYTES (16ull << 20)
+
 struct vma_pipeline_options {
 	struct vma_input_options input;
 	bool force_svm;     /* --svm-mode */
@@ -44,9 +52,10 @@ struct vma_pipeline_options {
 	/* NULL, or kept now and then at about how many bytes of the input were read */
 	_Atomic uint64_t *progress;
 	/*
-	 * 1 (or 0): everything on the caller's thread; 2: the readers and the
-	 * merge on a thread of their own (feed.h), the same records in the
-	 * same order.
+	 * 1: everything on the caller's thread; 2: the readers and the merge
+	 * on a thread of their own (feed.h), the same records in the same
+	 * order; 0: 2 for an input file of VMA_THREADS_AUTO_BYTES or more,
+	 * else 1.
 	 */
 	unsigned int threads;
 	/*

@@ -14,9 +14,10 @@
 #include "vmalyze/status.h"
 
 /*
- * Threads per trace by default: a reader thread when this process may use
- * two cpus and analyzes one trace at a time (several at once, --jobs,
- * already keep the cpus busy).
+ * Threads per trace by default: one when this process may use one cpu or
+ * analyzes several traces at once (--jobs already keeps the cpus busy);
+ * else 0, which the pipeline makes a reader thread for a trace file large
+ * enough to gain from it (VMA_THREADS_AUTO_BYTES).
  */
 static unsigned int default_threads(const struct vma_options *opts)
 {
@@ -25,7 +26,7 @@ static unsigned int default_threads(const struct vma_options *opts)
 	if (opts->nr_files > 1 && opts->jobs > 1)
 		return 1;
 	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) >= 2)
-		return 2;
+		return 0;
 	return 1;
 }
 

@@ -555,6 +555,8 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 	uint32_t i;
 	int status;
 
+	if (threads == 0)
+		threads = in->size != UINT64_MAX && in->size >= VMA_THREADS_AUTO_BYTES ? 2 : 1;
 	/*
 	 * One thread for a pipe: its reader waits for data and has the caller
 	 * flush meanwhile (options.idle), and a record must not wait in a
@@ -570,6 +572,9 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 	if (p->opts.tsc_skew_correct)
 		threads = 1;
 	(void)vma_feed_start(p->feed, threads);
+	vma_diag_info(p->diag, "%s: %s", in->path,
+		      vma_feed_threads(p->feed) > 1 ? "read and merged on a second thread"
+						    : "read and analysed on one thread");
 	bare = !h->before && !h->after && !h->around && p->nr_members == 1 && p->members->machine;
 	if (p->opts.time_set)
 		status = run_loop(p, h, true, false, false, &interrupted);

@@ -86,6 +86,44 @@ same gen-40cpu-truncated -- -s "$tmp/cut.xentrace"
 # Two files in one run.
 same two-files -- -s "$tmp/wide.xentrace" "$top_srcdir/traces/gen-vmx-4cpu.xentrace"
 
+# The default: a reader thread for one trace file of 16 MiB or more when
+# two cpus may run this process, one thread for a smaller file, for traces
+# analysed at once (-j 2) and for a pipe (read as it comes); --threads N
+# whatever the size.
+# -v names the way each trace was read.
+how() {
+	"$VMALYZE" -v "$@" 2>&1 >/dev/null | sed -n 's/^vmalyze: info: .*: \(read and [a-z ]*\)$/\1/p' |
+		tr '\n' '|'
+}
+expect_how() {
+	label=$1 want=$2
+	shift 2
+	got=$(how "$@")
+	checked=$((checked + 1))
+	if [ "$got" != "$want" ]; then
+		echo "FAIL default threads, $label: '$got', expected '$want'"
+		fails=$((fails + 1))
+	fi
+}
+one="read and analysed on one thread|"
+two="read and merged on a second thread|"
+small="$top_srcdir/traces/gen-vmx-4cpu.xentrace"
+"$VMALYZE_GEN" --seed 3 --size 17M --out "$tmp/big.xentrace" || { echo "FAIL: vmalyze-gen"; exit 1; }
+if [ "$(nproc)" -ge 2 ]; then big_default=$two; else big_default=$one; fi
+expect_how "a small file" "$one" -s "$small"
+expect_how "a file of 17 MiB" "$big_default" -s "$tmp/big.xentrace"
+expect_how "a small file, --threads 2" "$two" --threads 2 -s "$small"
+expect_how "a file of 17 MiB, --threads 1" "$one" --threads 1 -s "$tmp/big.xentrace"
+expect_how "two files, -j 2" "$one$one" -j 2 -s "$small" "$tmp/big.xentrace"
+expect_how "two files, -j 1" "$one$big_default" -j 1 -s "$small" "$tmp/big.xentrace"
+expect_how "standard input from the file" "$big_default" -s - <"$tmp/big.xentrace"
+got=$(cat "$tmp/big.xentrace" | how -s -)
+checked=$((checked + 1))
+if [ "$got" != "$one" ]; then
+	echo "FAIL default threads, a pipe: '$got', expected '$one'"
+	fails=$((fails + 1))
+fi
+
 # Bad --threads values are refused (status 1), good ones accepted.
 for bad in 0 3 x ""; do
 	if "$VMALYZE" --threads "$bad" -s "$top_srcdir/traces/gen-vmx-4cpu.xentrace" >/dev/null 2>&1; then
