@@ -25,12 +25,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	/* Inputs here are small: a reader thread only where --threads 2 says so. */
 	static const char *const sets[][6] = {
 		{ "-s" },
+		{ "-s", "--threads", "2" },
 		{ "-a" },
+		{ "-a", "--threads", "2" },
 		{ "-s", "--json", "--histogram" },
 		{ "-s", "-i", "0.001" },
-		{ "-s", "--report-pcpu", "--tolerance", "6" },
+		{ "-s", "--report-pcpu", "--tolerance", "6", "--threads", "2" },
 		{ "-a", "--svm-mode", "--tolerance", "0" },
 		{ "-s", "--event-formats", FUZZ_FORMATS_DIR },
 		{ "-a", "--event-formats", FUZZ_FORMATS_DIR, "--tolerance", "6" },
