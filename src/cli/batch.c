@@ -760,6 +760,13 @@ int vma_batch_run(const struct vma_options *opts, vma_exit_status_fn exit_status
 	}
 	b.direct = nr_workers == 1;
 	/*
+	 * Traces at once keep the cpus busy: by default each is then read on
+	 * its analysis's thread, a folder's traces too (options-check.c sees
+	 * only the paths given).
+	 */
+	if (nr_workers > 1 && shared.threads == 0)
+		shared.threads = 1;
+	/*
 	 * The traces that run at once share --memory-budget: a share each,
 	 * fixed by the command line (-j and the traces found), not by timing.
 	 */

@@ -116,6 +116,9 @@ expect_how "a small file, --threads 2" "$two" --threads 2 -s "$small"
 expect_how "a file of 17 MiB, --threads 1" "$one" --threads 1 -s "$tmp/big.xentrace"
 expect_how "two files, -j 2" "$one$one" -j 2 -s "$small" "$tmp/big.xentrace"
 expect_how "two files, -j 1" "$one$big_default" -j 1 -s "$small" "$tmp/big.xentrace"
+mkdir "$tmp/dir" && cp "$small" "$tmp/big.xentrace" "$tmp/dir/"
+expect_how "a folder of two, -j 2" "$one$one" -j 2 -s "$tmp/dir"
+expect_how "a folder of two, -j 1" "$big_default$one" -j 1 -s "$tmp/dir"
 expect_how "standard input from the file" "$big_default" -s - <"$tmp/big.xentrace"
 got=$(cat "$tmp/big.xentrace" | how -s -)
 checked=$((checked + 1))
