@@ -22,10 +22,12 @@ struct vma_diag;
 struct vma_pipeline;
 
 /*
- * threads 0: the smallest input that gets a reader thread.  Below it a
- * run takes a few tenths of a second on one thread, and starting the
- * thread and handing batches over cost about what the overlap saves
- * (bench/README, round thirteen).
+ * threads 0: the smallest xentrace file that gets a reader thread.  Its
+ * records are cheap to read (the reader thread's part is about a third),
+ * and below this size starting the thread and handing batches over cost
+ * about what the overlap saves.  A KVM input's events cost more to read
+ * (decompression, event formats): it gets the thread at any size
+ * (bench/README, rounds ten and thirteen).
  */
 #define VMA_THREADS_AUTO_BYTES (16ull << 20)
 
@@ -54,8 +56,8 @@ struct vma_pipeline_options {
 	/*
 	 * 1: everything on the caller's thread; 2: the readers and the merge
 	 * on a thread of their own (feed.h), the same records in the same
-	 * order; 0: 2 for an input file of VMA_THREADS_AUTO_BYTES or more,
-	 * else 1.
+	 * order; 0: 2 for a KVM input or a xentrace file of
+	 * VMA_THREADS_AUTO_BYTES or more, else 1.
 	 */
 	unsigned int threads;
 	/*

@@ -545,6 +545,14 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 	}
 }
 
+/* options.threads 0: a reader thread where it pays (VMA_THREADS_AUTO_BYTES). */
+static unsigned int auto_threads(const struct vma_input *in)
+{
+	if (in->family == VMA_FAMILY_KVM)
+		return 2;
+	return in->size != UINT64_MAX && in->size >= VMA_THREADS_AUTO_BYTES ? 2 : 1;
+}
+
 int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *hooks)
 {
 	static const struct vma_pipeline_hooks none;
@@ -556,7 +564,7 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 	int status;
 
 	if (threads == 0)
-		threads = in->size != UINT64_MAX && in->size >= VMA_THREADS_AUTO_BYTES ? 2 : 1;
+		threads = auto_threads(in);
 	/*
 	 * One thread for a pipe: its reader waits for data and has the caller
 	 * flush meanwhile (options.idle), and a record must not wait in a

@@ -86,10 +86,10 @@ same gen-40cpu-truncated -- -s "$tmp/cut.xentrace"
 # Two files in one run.
 same two-files -- -s "$tmp/wide.xentrace" "$top_srcdir/traces/gen-vmx-4cpu.xentrace"
 
-# The default: a reader thread for one trace file of 16 MiB or more when
-# two cpus may run this process, one thread for a smaller file, for traces
-# analysed at once (-j 2) and for a pipe (read as it comes); --threads N
-# whatever the size.
+# The default: when two cpus may run this process, a reader thread for one
+# trace.dat of any size or one xentrace file of 16 MiB or more; one
+# thread for a smaller xentrace, for traces analysed at once (-j 2) and
+# for a pipe (read as it comes); --threads N whatever the size.
 # -v names the way each trace was read.
 how() {
 	"$VMALYZE" -v "$@" 2>&1 >/dev/null | sed -n 's/^vmalyze: info: .*: \(read and [a-z ]*\)$/\1/p' |
@@ -112,6 +112,8 @@ small="$top_srcdir/traces/gen-vmx-4cpu.xentrace"
 if [ "$(nproc)" -ge 2 ]; then big_default=$two; else big_default=$one; fi
 expect_how "a small file" "$one" -s "$small"
 expect_how "a file of 17 MiB" "$big_default" -s "$tmp/big.xentrace"
+expect_how "a small trace.dat" "$big_default" -s "$top_srcdir/traces/kvm/vmx-v6.dat"
+expect_how "a small trace.dat, --threads 1" "$one" --threads 1 -s "$top_srcdir/traces/kvm/vmx-v6.dat"
 expect_how "a small file, --threads 2" "$two" --threads 2 -s "$small"
 expect_how "a file of 17 MiB, --threads 1" "$one" --threads 1 -s "$tmp/big.xentrace"
 expect_how "two files, -j 2" "$one$one" -j 2 -s "$small" "$tmp/big.xentrace"
