@@ -16,8 +16,10 @@
 
 struct vma_machine;
 
-/* How a record was taken: what dump mode needs beyond the record. */
-/* 16 bytes, the flags together: dispatch clears one for every record. */
+/*
+ * How a record was taken: what dump mode needs beyond the record.  16
+ * bytes, the flags together: dispatch clears one for every record.
+ */
 struct vma_outcome {
 	uint64_t arc_cycles;
 	bool unprocessed;   /* the class's checks failed: the record was not used */

@@ -116,4 +116,11 @@ uint64_t vma_feed_late_count(const struct vma_feed *feed);
 /* Threads the feed runs on: 1, or 2 once the reader thread was started. */
 unsigned int vma_feed_threads(const struct vma_feed *feed);
 
+/*
+ * vma_feed_two_cpus - whether this process may run on two cpus at once
+ * (its affinity): where a reader thread can overlap the analysis, and
+ * where a waiting side may spin rather than hold up the other.
+ */
+bool vma_feed_two_cpus(void);
+
 #endif /* VMALYZE_FEED_H */

@@ -56,8 +56,9 @@ struct vma_pipeline_options {
 	/*
 	 * 1: everything on the caller's thread; 2: the readers and the merge
 	 * on a thread of their own (feed.h), the same records in the same
-	 * order; 0: 2 for a KVM input or a xentrace file of
-	 * VMA_THREADS_AUTO_BYTES or more, else 1.
+	 * order; 0: 2 when two cpus may run the process (vma_feed_two_cpus())
+	 * for a KVM input or a xentrace file of VMA_THREADS_AUTO_BYTES or
+	 * more, else 1.
 	 */
 	unsigned int threads;
 	/*

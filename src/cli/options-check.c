@@ -5,7 +5,6 @@
  * the mode, jobs and threads).  The checks run in one fixed order, so a
  * command line with several faults always gets the same message.
  */
-#include <sched.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -14,20 +13,14 @@
 #include "vmalyze/status.h"
 
 /*
- * Threads per trace by default: one when this process may use one cpu or
- * analyzes several traces at once (--jobs already keeps the cpus busy);
- * else 0, which the pipeline makes a reader thread for a trace file large
- * enough to gain from it (VMA_THREADS_AUTO_BYTES).
+ * Threads per trace by default: one when several traces run at once
+ * (--jobs already keeps the cpus busy); else 0, which the pipeline makes
+ * a reader thread where it pays (two cpus, and a trace that gains:
+ * VMA_THREADS_AUTO_BYTES).
  */
 static unsigned int default_threads(const struct vma_options *opts)
 {
-	cpu_set_t set;
-
-	if (opts->nr_files > 1 && opts->jobs > 1)
-		return 1;
-	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) >= 2)
-		return 0;
-	return 1;
+	return opts->nr_files > 1 && opts->jobs > 1 ? 1 : 0;
 }
 
 /*

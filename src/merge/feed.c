@@ -371,8 +371,7 @@ int vma_feed_add_ranked(struct vma_feed *f, struct vma_stream *stream, uint32_t 
 	return vma_merge_add_ranked(f->merge, stream, rank);
 }
 
-/* Whether this process may run on two cpus at once (else a spinning side holds up the other). */
-static bool two_cpus(void)
+bool vma_feed_two_cpus(void)
 {
 	cpu_set_t set;
 
@@ -383,7 +382,7 @@ int vma_feed_start(struct vma_feed *f, unsigned int threads)
 {
 	if (threads < 2)
 		return VMA_OK;
-	f->spin = two_cpus();
+	f->spin = vma_feed_two_cpus();
 	f->ring = malloc(RING * sizeof(*f->ring));
 	if (!f->ring)
 		return VMA_ERR_NOMEM;

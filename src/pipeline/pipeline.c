@@ -548,6 +548,8 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 /* options.threads 0: a reader thread where it pays (VMA_THREADS_AUTO_BYTES). */
 static unsigned int auto_threads(const struct vma_input *in)
 {
+	if (!vma_feed_two_cpus())
+		return 1;
 	if (in->family == VMA_FAMILY_KVM)
 		return 2;
 	return in->size != UINT64_MAX && in->size >= VMA_THREADS_AUTO_BYTES ? 2 : 1;

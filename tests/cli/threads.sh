@@ -114,6 +114,20 @@ expect_how "a small file" "$one" -s "$small"
 expect_how "a file of 17 MiB" "$big_default" -s "$tmp/big.xentrace"
 expect_how "a small trace.dat" "$big_default" -s "$top_srcdir/traces/kvm/vmx-v6.dat"
 expect_how "a small trace.dat, --threads 1" "$one" --threads 1 -s "$top_srcdir/traces/kvm/vmx-v6.dat"
+# One cpu to run on: one thread by default, whatever the trace.
+if command -v taskset >/dev/null 2>&1; then
+	for t in "$tmp/big.xentrace" "$top_srcdir/traces/kvm/vmx-v6.dat"; do
+		got=$(taskset -c 0 sh -c '"$0" -v -s "$1" 2>&1 >/dev/null' "$VMALYZE" "$t" |
+			sed -n 's/^vmalyze: info: .*: \(read and [a-z ]*\)$/\1/p' | tr '\n' '|')
+		checked=$((checked + 1))
+		if [ "$got" != "$one" ]; then
+			echo "FAIL default threads, one cpu, ${t##*/}: '$got', expected '$one'"
+			fails=$((fails + 1))
+		fi
+	done
+else
+	echo "note: no taskset, the one-cpu default not checked"
+fi
 expect_how "a small file, --threads 2" "$two" --threads 2 -s "$small"
 expect_how "a file of 17 MiB, --threads 1" "$one" --threads 1 -s "$tmp/big.xentrace"
 expect_how "two files, -j 2" "$one$one" -j 2 -s "$small" "$tmp/big.xentrace"
