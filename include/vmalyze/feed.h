@@ -73,11 +73,14 @@ int vma_feed_add_ranked(struct vma_feed *feed, struct vma_stream *stream, uint32
 
 /*
  * vma_feed_start - begin delivering, on @threads threads: 1, the caller's
- * only; 2 (or more), a reader thread besides.
+ * only; 2 (or more), a reader thread besides.  @spin: a side that finds
+ * nothing to do watches the other for a moment before it sleeps; only
+ * when each of the two threads can have a cpu of its own (else the
+ * spinning thread takes the cpu the other one needs).
  * Return: VMA_OK, or VMA_ERR_NOMEM when the thread could not be started
  * (the feed then runs on the caller's thread, and still works).
  */
-int vma_feed_start(struct vma_feed *feed, unsigned int threads);
+int vma_feed_start(struct vma_feed *feed, unsigned int threads, bool spin);
 
 /*
  * vma_feed_next - the next record in time order, as vma_merge_next().
@@ -117,10 +120,10 @@ uint64_t vma_feed_late_count(const struct vma_feed *feed);
 unsigned int vma_feed_threads(const struct vma_feed *feed);
 
 /*
- * vma_feed_two_cpus - whether this process may run on two cpus at once
- * (its affinity): where a reader thread can overlap the analysis, and
- * where a waiting side may spin rather than hold up the other.
+ * vma_feed_cpus - how many cpus this process may run on (its affinity), at
+ * least 1: a reader thread overlaps the analysis from two on, and its
+ * waits may spin when the runs at once leave two cpus to each.
  */
-bool vma_feed_two_cpus(void);
+unsigned int vma_feed_cpus(void);
 
 #endif /* VMALYZE_FEED_H */

@@ -56,11 +56,17 @@ struct vma_pipeline_options {
 	/*
 	 * 1: everything on the caller's thread; 2: the readers and the merge
 	 * on a thread of their own (feed.h), the same records in the same
-	 * order; 0: 2 when two cpus may run the process (vma_feed_two_cpus())
+	 * order; 0: 2 when two cpus may run the process (vma_feed_cpus())
 	 * for a KVM input or a xentrace file of VMA_THREADS_AUTO_BYTES or
 	 * more, else 1.
 	 */
 	unsigned int threads;
+	/*
+	 * Runs the caller has going at once, this one included (the batch's
+	 * traces at once), 0 meaning 1: the reader thread's waits spin only
+	 * when every run can have two cpus.
+	 */
+	unsigned int runs_at_once;
 	/*
 	 * --time START,END: only the records from START to END seconds after
 	 * the trace's first record are dispatched (and given to the hooks);

@@ -482,6 +482,7 @@ static struct vma_pipeline_options pipeline_options(const struct vma_options *op
 		.no_stats = keeps_no_stats(opts),
 		.progress = src->progress,
 		.threads = opts->threads,
+		.runs_at_once = opts->traces_at_once,
 		.time_set = opts->filter.time_set,
 		.time_start = opts->filter.start,
 		.time_end = opts->filter.end,

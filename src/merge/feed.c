@@ -371,18 +371,22 @@ int vma_feed_add_ranked(struct vma_feed *f, struct vma_stream *stream, uint32_t 
 	return vma_merge_add_ranked(f->merge, stream, rank);
 }
 
-bool vma_feed_two_cpus(void)
+unsigned int vma_feed_cpus(void)
 {
 	cpu_set_t set;
+	int n;
 
-	return sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) >= 2;
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return 1;
+	n = CPU_COUNT(&set);
+	return n > 1 ? (unsigned int)n : 1;
 }
 
-int vma_feed_start(struct vma_feed *f, unsigned int threads)
+int vma_feed_start(struct vma_feed *f, unsigned int threads, bool spin)
 {
 	if (threads < 2)
 		return VMA_OK;
-	f->spin = vma_feed_two_cpus();
+	f->spin = spin;
 	f->ring = malloc(RING * sizeof(*f->ring));
 	if (!f->ring)
 		return VMA_ERR_NOMEM;

@@ -90,9 +90,16 @@ same two-files -- -s "$tmp/wide.xentrace" "$top_srcdir/traces/gen-vmx-4cpu.xentr
 # trace.dat of any size or one xentrace file of 16 MiB or more; one
 # thread for a smaller xentrace, for traces analysed at once (-j 2) and
 # for a pipe (read as it comes); --threads N whatever the size.
-# -v names the way each trace was read.
+# -v names the way each trace was read; on the cpus of $cpus (taskset)
+# when it is set.
+cpus=
 how() {
-	"$VMALYZE" -v "$@" 2>&1 >/dev/null | sed -n 's/^vmalyze: info: .*: \(read and [a-z ]*\)$/\1/p' |
+	if [ -n "$cpus" ]; then
+		set -- taskset -c "$cpus" "$VMALYZE" -v "$@"
+	else
+		set -- "$VMALYZE" -v "$@"
+	fi
+	"$@" 2>&1 >/dev/null | sed -n 's/^vmalyze: info: .*: \(read and [a-z ,]*\)$/\1/p' |
 		tr '\n' '|'
 }
 expect_how() {
@@ -116,19 +123,28 @@ expect_how "a small trace.dat" "$big_default" -s "$top_srcdir/traces/kvm/vmx-v6.
 expect_how "a small trace.dat, --threads 1" "$one" --threads 1 -s "$top_srcdir/traces/kvm/vmx-v6.dat"
 # One cpu to run on: one thread by default, whatever the trace.
 if command -v taskset >/dev/null 2>&1; then
-	for t in "$tmp/big.xentrace" "$top_srcdir/traces/kvm/vmx-v6.dat"; do
-		got=$(taskset -c 0 sh -c '"$0" -v -s "$1" 2>&1 >/dev/null' "$VMALYZE" "$t" |
-			sed -n 's/^vmalyze: info: .*: \(read and [a-z ]*\)$/\1/p' | tr '\n' '|')
-		checked=$((checked + 1))
-		if [ "$got" != "$one" ]; then
-			echo "FAIL default threads, one cpu, ${t##*/}: '$got', expected '$one'"
-			fails=$((fails + 1))
-		fi
-	done
+	cpus=0
+	expect_how "one cpu, a file of 17 MiB" "$one" -s "$tmp/big.xentrace"
+	expect_how "one cpu, a small trace.dat" "$one" -s "$top_srcdir/traces/kvm/vmx-v6.dat"
+	cpus=
 else
 	echo "note: no taskset, the one-cpu default not checked"
 fi
 expect_how "a small file, --threads 2" "$two" --threads 2 -s "$small"
+# Its waits spin only when every trace at once can have two cpus (on two
+# cpus, -j 2 --threads 2 runs four threads: a spinning one holds a cpu
+# another trace's thread needs).
+sleeping="read and merged on a second thread, which sleeps when it waits|"
+if command -v taskset >/dev/null 2>&1 && taskset -c 0,1 true 2>/dev/null; then
+	cpus=0,1
+	expect_how "two cpus, --threads 2 -j 1" "$two$two" --threads 2 -j 1 -s "$small" \
+		"$tmp/big.xentrace"
+	expect_how "two cpus, --threads 2 -j 2" "$sleeping$sleeping" --threads 2 -j 2 -s "$small" \
+		"$tmp/big.xentrace"
+	cpus=
+else
+	echo "note: no taskset or no second cpu, the spin's rule not checked"
+fi
 expect_how "a file of 17 MiB, --threads 1" "$one" --threads 1 -s "$tmp/big.xentrace"
 expect_how "two files, -j 2" "$one$one" -j 2 -s "$small" "$tmp/big.xentrace"
 expect_how "two files, -j 1" "$one$big_default" -j 1 -s "$small" "$tmp/big.xentrace"

@@ -127,8 +127,11 @@ struct setup {
 	bool foreign_pcpu;   /* the odd streams' records name another pcpu */
 };
 
-/* Runs one host through a feed on @threads threads; returns the log. */
-static struct log run(const struct setup *su, unsigned int threads, int *final)
+/*
+ * Runs one host through a feed on @threads threads, whose waits spin first
+ * or not (@spin); returns the log.
+ */
+static struct log run(const struct setup *su, unsigned int threads, bool spin, int *final)
 {
 	struct fake_stream fs[MAX_STREAMS];
 	struct log log = { 0 };
@@ -156,7 +159,7 @@ static struct log run(const struct setup *su, unsigned int threads, int *final)
 	fs[0].announce_at = su->records / 2;
 	for (i = 0; i + 1 < su->nr_streams; i++)
 		cr_assert_eq(vma_feed_add(feed, &fs[i].stream), VMA_OK);
-	cr_assert_eq(vma_feed_start(feed, threads), VMA_OK);
+	cr_assert_eq(vma_feed_start(feed, threads, spin), VMA_OK);
 	cr_assert_eq(vma_feed_threads(feed), threads);
 	for (;;) {
 		const struct vma_record *rec;
@@ -195,19 +198,25 @@ static struct log run(const struct setup *su, unsigned int threads, int *final)
 
 static void same_both_ways(const struct setup *su, int want_final)
 {
-	int rc1, rc2;
-	struct log one = run(su, 1, &rc1), two = run(su, 2, &rc2);
+	int rc1, rc2, rc3;
+	struct log one = run(su, 1, false, &rc1), two = run(su, 2, true, &rc2);
+	struct log sleeping = run(su, 2, false, &rc3);
 
 	cr_assert_eq(rc1, want_final);
 	cr_assert_eq(rc2, rc1);
+	cr_assert_eq(rc3, rc1);
 	if (!su->stop_after)
 		cr_assert_eq(one.pcpus_seen, su->nr_streams);
 	if (!su->stop_after && su->fail_stream < 0)
 		cr_assert_eq(one.ends_seen, su->nr_streams, "every stream is told ended once");
 	cr_assert_eq(two.len, one.len, "logs of %zu and %zu bytes", one.len, two.len);
 	cr_assert(!memcmp(one.text, two.text, one.len), "the reader thread changed the order");
+	cr_assert_eq(sleeping.len, one.len, "logs of %zu and %zu bytes", one.len, sleeping.len);
+	cr_assert(!memcmp(one.text, sleeping.text, one.len),
+		  "the reader thread changed the order when its waits do not spin");
 	free(one.text);
 	free(two.text);
+	free(sleeping.text);
 }
 
 Test(feed, same_order_over_many_batches)
@@ -245,7 +254,7 @@ Test(feed, one_thread_is_one_thread)
 {
 	struct setup su = { .nr_streams = 2, .records = 10, .fail_stream = -1 };
 	int rc;
-	struct log l = run(&su, 1, &rc);
+	struct log l = run(&su, 1, false, &rc);
 
 	cr_assert_eq(rc, VMA_END);
 	free(l.text);
