@@ -475,6 +475,18 @@ size_t vma_cycles_footprint(const struct vma_cycles *s);
 uint64_t vma_cycles_quantile(struct vma_cycles *s, enum vma_cycles_weight weight,
 			     uint32_t num, uint32_t den);
 
+/* The most quantiles vma_cycles_quantiles() answers in one walk. */
+#define VMA_CYCLES_QUANTILES_MAX 8u
+
+/**
+ * vma_cycles_quantiles - vma_cycles_quantile() of @n numerators @num (of
+ * @den) at once, into @out: one walk of the samples or buckets for all,
+ * when the numerators ascend and are at most VMA_CYCLES_QUANTILES_MAX
+ * (else one at a time); the values are vma_cycles_quantile()'s.
+ */
+void vma_cycles_quantiles(struct vma_cycles *s, enum vma_cycles_weight weight,
+			  const uint32_t *num, uint32_t n, uint32_t den, uint64_t *out);
+
 /**
  * vma_cycles_percentile - count-weighted percentile @pct (xenalyze's rule).
  * Return: see vma_cycles_quantile().

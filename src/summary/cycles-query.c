@@ -147,28 +147,52 @@ static uint64_t target(unsigned __int128 total, uint32_t num, uint32_t den)
 	return (uint64_t)(total * num / den);
 }
 
-static uint64_t exact_quantile(struct vma_cycles *s, enum vma_cycles_weight weight,
-			       uint32_t num, uint32_t den)
+/*
+ * The quantiles' targets: floor(@total * num[i] / @den), ascending as the
+ * numerators are.  A walk that adds the weights in value order answers
+ * target i at the first weight whose running sum passes it.
+ */
+static void targets(unsigned __int128 total, const uint32_t *num, uint32_t n, uint32_t den,
+		    uint64_t *k)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		k[i] = target(total, num[i], den);
+}
+
+/* The targets from *@i on that running sum @cum passes get @value. */
+static inline void answer(unsigned __int128 cum, const uint64_t *k, uint32_t n, uint32_t *i,
+			  uint64_t value, uint64_t *out)
+{
+	for (; *i < n && cum > k[*i]; (*i)++)
+		out[*i] = value;
+}
+
+static void exact_quantiles(struct vma_cycles *s, enum vma_cycles_weight weight,
+			    const uint32_t *num, uint32_t n, uint32_t den, uint64_t *out)
 {
 	unsigned __int128 sum = 0;
-	uint64_t k;
-	uint32_t i;
+	uint64_t k[VMA_CYCLES_QUANTILES_MAX];
+	uint32_t i, q = 0;
 
 	exact_sort(s);
 	if (weight == VMA_CYCLES_BY_COUNT) {
-		k = target(s->n, num, den);
-		return exact_at(s, k < s->n ? (uint32_t)k : s->n - 1);
+		targets(s->n, num, n, den, k);
+		for (q = 0; q < n; q++)
+			out[q] = exact_at(s, k[q] < s->n ? (uint32_t)k[q] : s->n - 1);
+		return;
 	}
 	for (i = 0; i < s->n; i++)
 		sum += exact_at(s, i);
-	k = target(sum, num, den);
+	targets(sum, num, n, den, k);
 	sum = 0;
-	for (i = 0; i < s->n; i++) {
+	for (i = 0; i < s->n && q < n; i++) {
 		sum += exact_at(s, i);
-		if (sum > k)
-			return exact_at(s, i);
+		answer(sum, k, n, &q, exact_at(s, i), out);
 	}
-	return exact_at(s, s->n - 1);
+	for (; q < n; q++)
+		out[q] = exact_at(s, s->n - 1);
 }
 
 /* The weights of the PAGE buckets of allocated page @p into @w: counts, or sums. */
@@ -242,19 +266,29 @@ static void weights_at(const struct vma_cycles_sketch *sk, const struct pending_
 		w[pw->bucket[*q] % PAGE] += pw->w[*q];
 }
 
+/* The answer for bucket @b: its midpoint, clamped to [@lo, @hi]. */
+static uint64_t bucket_answer(uint32_t b, unsigned int bits, uint64_t lo, uint64_t hi)
+{
+	uint64_t mid = bucket_lo(b, bits) + (bucket_width(b, bits) - 1) / 2;
+
+	if (mid < lo)
+		return lo;
+	return mid > hi ? hi : mid;
+}
+
 /*
- * A sketch's quantile, the values still pending counted where they will
+ * A sketch's quantiles, the values still pending counted where they will
  * go (reading allocates nothing, so a budget's charges stay the
  * summaries' memory; those whose page is missing stay pending).
  */
-static uint64_t sketch_quantile(const struct vma_cycles *s, enum vma_cycles_weight weight,
-				uint32_t num, uint32_t den)
+static void sketch_quantiles(const struct vma_cycles *s, enum vma_cycles_weight weight,
+			     const uint32_t *num, uint32_t n, uint32_t den, uint64_t *out)
 {
 	const struct vma_cycles_sketch *sk = s->u.sketch;
 	unsigned __int128 total = 0, cum = 0;
-	uint64_t k, mid, lo, hi, w[PAGE];
+	uint64_t k[VMA_CYCLES_QUANTILES_MAX], lo, hi, w[PAGE];
 	struct pending_weights pw;
-	uint32_t p, j, b, q;
+	uint32_t p, j, q, i = 0;
 
 	pending_weights(s, weight, &pw);
 	for (p = 0, q = 0; p < NPAGES; p++) {
@@ -264,71 +298,94 @@ static uint64_t sketch_quantile(const struct vma_cycles *s, enum vma_cycles_weig
 		for (j = 0; j < PAGE; j++)
 			total += w[j];
 	}
-	if (total == 0)
-		return 0;
-	k = target(total, num, den);
+	if (total == 0) {
+		memset(out, 0, n * sizeof(*out));
+		return;
+	}
+	targets(total, num, n, den, k);
 	lo = vma_cycles_min(s);
 	hi = vma_cycles_max(s);
-	for (p = 0, q = 0; p < NPAGES; p++) {
+	for (p = 0, q = 0; p < NPAGES && i < n; p++) {
 		if (!sk->page[p] && (q == pw.n || pw.bucket[q] / PAGE != p))
 			continue;
 		weights_at(sk, &pw, &q, p, weight, w);
-		for (j = 0; j < PAGE; j++) {
+		for (j = 0; j < PAGE && i < n; j++) {
 			cum += w[j];
-			if (cum > k) {
-				b = p * PAGE + j;
-				mid = bucket_lo(b, sk->bits) + (bucket_width(b, sk->bits) - 1) / 2;
-				if (mid < lo)
-					return lo;
-				return mid > hi ? hi : mid;
-			}
+			if (cum > k[i])
+				answer(cum, k, n, &i, bucket_answer(p * PAGE + j, sk->bits, lo, hi),
+				       out);
 		}
 	}
-	return hi;
+	for (; i < n; i++)
+		out[i] = hi;
 }
 
-/* A compact summary's quantile: a sketch's, on its list of buckets. */
-static uint64_t compact_quantile(const struct vma_cycles *s, enum vma_cycles_weight weight,
-				 uint32_t num, uint32_t den)
+/* A compact summary's quantiles: a sketch's, on its list of buckets. */
+static void compact_quantiles(const struct vma_cycles *s, enum vma_cycles_weight weight,
+			      const uint32_t *num, uint32_t n, uint32_t den, uint64_t *out)
 {
 	const struct vma_cycles_compact *c = s->u.compact;
 	unsigned __int128 total = 0, cum = 0;
-	uint64_t k, mid;
-	uint32_t i, b;
+	uint64_t k[VMA_CYCLES_QUANTILES_MAX];
+	uint32_t i, q = 0;
 
 	for (i = 0; i < c->nr; i++)
 		total += weight == VMA_CYCLES_BY_COUNT ? compact_count(c, i) : compact_sum(c, i);
-	if (total == 0)
-		return 0;
-	k = target(total, num, den);
-	for (i = 0; i < c->nr; i++) {
+	if (total == 0) {
+		memset(out, 0, n * sizeof(*out));
+		return;
+	}
+	targets(total, num, n, den, k);
+	for (i = 0; i < c->nr && q < n; i++) {
 		cum += weight == VMA_CYCLES_BY_COUNT ? compact_count(c, i) : compact_sum(c, i);
-		if (cum > k)
+		if (cum > k[q])
+			answer(cum, k, n, &q,
+			       bucket_answer(compact_bucket(c, i), c->bits, c->min, c->max), out);
+	}
+	for (; q < n; q++)
+		out[q] = c->max;
+}
+
+void vma_cycles_quantiles(struct vma_cycles *s, enum vma_cycles_weight weight,
+			  const uint32_t *num, uint32_t n, uint32_t den, uint64_t *out)
+{
+	uint32_t i;
+
+	/* One walk answers ascending numerators; others, or too many, one at a time. */
+	for (i = 1; i < n && n <= VMA_CYCLES_QUANTILES_MAX; i++) {
+		if (num[i] < num[i - 1])
 			break;
 	}
-	if (i == c->nr)
-		return c->max;
-	b = compact_bucket(c, i);
-	mid = bucket_lo(b, c->bits) + (bucket_width(b, c->bits) - 1) / 2;
-	if (mid < c->min)
-		return c->min;
-	return mid > c->max ? c->max : mid;
+	if (n > VMA_CYCLES_QUANTILES_MAX || i < n) {
+		for (i = 0; i < n; i++)
+			vma_cycles_quantiles(s, weight, &num[i], 1, den, &out[i]);
+		return;
+	}
+	if (den == 0 || n == 0) {
+		memset(out, 0, n * sizeof(*out));
+		return;
+	}
+	if (s->sketch) {
+		/* Pending values into their buckets where that allocates nothing. */
+		if (s->n)
+			vma_cycles_sketch_flush_in_place(s);
+		sketch_quantiles(s, weight, num, n, den, out);
+	} else if (s->n) {
+		exact_quantiles(s, weight, num, n, den, out);
+	} else if (is_compact(s)) {
+		compact_quantiles(s, weight, num, n, den, out);
+	} else {
+		memset(out, 0, n * sizeof(*out));
+	}
 }
 
 uint64_t vma_cycles_quantile(struct vma_cycles *s, enum vma_cycles_weight weight,
 			     uint32_t num, uint32_t den)
 {
-	if (den == 0)
-		return 0;
-	if (s->sketch) {
-		/* Pending values into their buckets where that allocates nothing. */
-		if (s->n)
-			vma_cycles_sketch_flush_in_place(s);
-		return sketch_quantile(s, weight, num, den);
-	}
-	if (s->n == 0)
-		return is_compact(s) ? compact_quantile(s, weight, num, den) : 0;
-	return exact_quantile(s, weight, num, den);
+	uint64_t v;
+
+	vma_cycles_quantiles(s, weight, &num, 1, den, &v);
+	return v;
 }
 
 bool vma_cycles_is_exact(const struct vma_cycles *s)

@@ -126,7 +126,9 @@ void vma_report_owned_release(struct vma_report_owned *o)
 void vma_report_stat_fill(struct vma_report_stat *st, const struct vma_cycles *c,
 			  enum vma_cycles_weight w, bool full)
 {
+	static const uint32_t pct[3] = { 5, 50, 95 };
 	struct vma_cycles *s = (struct vma_cycles *)c;
+	uint64_t q[3];
 
 	memset(st, 0, sizeof(*st));
 	st->events = c->events;
@@ -136,9 +138,11 @@ void vma_report_stat_fill(struct vma_report_stat *st, const struct vma_cycles *c
 	st->weight = w;
 	if (!full || !c->count)
 		return;
-	st->p5 = vma_cycles_quantile(s, w, 5, 100);
-	st->p50 = vma_cycles_quantile(s, w, 50, 100);
-	st->p95 = vma_cycles_quantile(s, w, 95, 100);
+	/* One walk of the samples for the three (vma_cycles_quantiles()). */
+	vma_cycles_quantiles(s, w, pct, 3, 100, q);
+	st->p5 = q[0];
+	st->p50 = q[1];
+	st->p95 = q[2];
 	st->min = vma_cycles_min(c);
 	st->max = vma_cycles_max(c);
 	st->dist = c;

@@ -274,6 +274,70 @@ Test(cycles, quantiles_between_adds)
 	vma_cycles_release(&s, NULL);
 }
 
+/* vma_cycles_quantiles() of @num gives each vma_cycles_quantile() of @s. */
+static void check_at_once(struct vma_cycles *s, const uint32_t *num, uint32_t n, uint32_t den,
+			  const char *what)
+{
+	uint64_t out[16];
+	uint32_t i, w;
+
+	cr_assert(n <= 16);
+	for (w = 0; w < 2; w++) {
+		enum vma_cycles_weight weight = w ? VMA_CYCLES_BY_TIME : VMA_CYCLES_BY_COUNT;
+
+		memset(out, 0xa5, sizeof(out));
+		vma_cycles_quantiles(s, weight, num, n, den, out);
+		for (i = 0; i < n; i++)
+			cr_assert_eq(out[i], vma_cycles_quantile(s, weight, num[i], den),
+				     "%s, %s weight, %u/%u: %llu at once", what,
+				     w ? "time" : "count", num[i], den,
+				     (unsigned long long)out[i]);
+	}
+}
+
+/* Each form of summary, with the numerator sets the report and users ask. */
+static void check_sets(struct vma_cycles *s, const char *what)
+{
+	static const uint32_t report[] = { 5, 50, 95 };
+	static const uint32_t edges[] = { 0, 1, 50, 99, 100, 150 };
+	static const uint32_t unsorted[] = { 95, 5, 50 };
+	static const uint32_t many[] = { 1, 5, 10, 25, 50, 75, 90, 95, 99, 100 };
+
+	check_at_once(s, report, 3, 100, what);
+	check_at_once(s, edges, 6, 100, what);
+	check_at_once(s, unsorted, 3, 100, what);
+	check_at_once(s, many, 10, 100, what);
+	check_at_once(s, report, 3, 0, what);
+}
+
+Test(cycles, quantiles_at_once_are_each_quantile)
+{
+	struct rng r = { 0xC0FFEE1234ULL };
+	struct vma_cycles s;
+	size_t sizes[] = { 0, 1, 2, 7, 40, 600, 30000 }, k, i;
+
+	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		char what[64];
+
+		memset(&s, 0, sizeof(s));
+		for (i = 0; i < sizes[k]; i++) {
+			/* a wide spread, zeros among them, and pending values at the end */
+			uint64_t v = (rng_next(&r) % 7 == 0) ? 0 : 1 + rng_next(&r) % (1u << (i % 24));
+
+			vma_cycles_add(&s, v, NULL);
+		}
+		snprintf(what, sizeof(what), "%zu samples (%s)", sizes[k],
+			 vma_cycles_is_exact(&s) ? "exact" : "sketch");
+		check_sets(&s, what);
+		if (sizes[k]) {
+			cr_assert_eq(vma_cycles_compact(&s, 4, NULL), 0);
+			snprintf(what, sizeof(what), "%zu samples, compact", sizes[k]);
+			check_sets(&s, what);
+		}
+		vma_cycles_release(&s, NULL);
+	}
+}
+
 Test(cycles, exact_limit_then_sketch)
 {
 	struct vma_cycles s;
@@ -331,6 +395,45 @@ Test(cycles, small_values_are_exact_in_sketch)
 	}
 	free(sorted);
 	vma_cycles_release(&s, NULL);
+}
+
+/*
+ * A target that a running sum reaches exactly is answered by the next
+ * value (xenalyze's index rule), in exact, sketch and compact form:
+ * 1,000 samples of 10 and 1,000 of 20 put the median's rank (1,000) and a
+ * third of the time (10,000 of 30,000 cycles) on the boundary.
+ */
+Test(cycles, a_target_on_a_boundary_goes_to_the_next_value)
+{
+	static const uint32_t quarters[2] = { 1, 2 };
+	static uint64_t v[2000];
+	struct vma_cycles s;
+	uint64_t *sorted, out[2];
+	size_t i, m;
+	int form;
+
+	for (i = 0; i < 2000; i++)
+		v[i] = i < 1000 ? 10 : 20;
+	m = ref_sorted(v, 2000, &sorted);
+	cr_assert_eq(ref_count_q(sorted, m, 1, 2), 20);
+	cr_assert_eq(ref_time_q(sorted, m, 1, 3), 20);
+	for (form = 0; form < 3; form++) {
+		vma_cycles_init(&s, form == 0 ? 2048 : 4);
+		fill(&s, v, 2000);
+		if (form == 2)
+			cr_assert_eq(vma_cycles_compact(&s, 4, NULL), 0);
+		cr_assert_eq(vma_cycles_is_exact(&s), form == 0);
+		cr_assert_eq(vma_cycles_quantile(&s, VMA_CYCLES_BY_COUNT, 1, 2), 20, "form %d", form);
+		cr_assert_eq(vma_cycles_quantile(&s, VMA_CYCLES_BY_TIME, 1, 3), 20, "form %d", form);
+		cr_assert_eq(vma_cycles_quantile(&s, VMA_CYCLES_BY_COUNT, 999, 2000), 10,
+			     "form %d", form);
+		/* at once: the first target passed in the 10s, the second on their end */
+		vma_cycles_quantiles(&s, VMA_CYCLES_BY_COUNT, quarters, 2, 4, out);
+		cr_assert(out[0] == 10 && out[1] == 20, "form %d: %llu %llu", form,
+			  (unsigned long long)out[0], (unsigned long long)out[1]);
+		vma_cycles_release(&s, NULL);
+	}
+	free(sorted);
 }
 
 enum dist { UNIFORM, LOGNORMAL, BIMODAL, TINY_AND_HUGE };
