@@ -595,11 +595,12 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 		threads = 1;
 	spin = threads > 1 && spin_pays(&p->opts);
 	(void)vma_feed_start(p->feed, threads, spin);
-	if (vma_feed_threads(p->feed) < 2)
+	if (vma_feed_threads(p->feed) < 2) {
 		vma_diag_info(p->diag, "%s: read and analysed on one thread", in->path);
-	else
+	} else {
 		vma_diag_info(p->diag, "%s: read and merged on a second thread%s", in->path,
 			      spin ? "" : ", which sleeps when it waits");
+	}
 	bare = !h->before && !h->after && !h->around && p->nr_members == 1 && p->members->machine;
 	if (p->opts.time_set)
 		status = run_loop(p, h, true, false, false, &interrupted);

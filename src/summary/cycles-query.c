@@ -311,9 +311,10 @@ static void sketch_quantiles(const struct vma_cycles *s, enum vma_cycles_weight 
 		weights_at(sk, &pw, &q, p, weight, w);
 		for (j = 0; j < PAGE && i < n; j++) {
 			cum += w[j];
-			if (cum > k[i])
+			if (cum > k[i]) {
 				answer(cum, k, n, &i, bucket_answer(p * PAGE + j, sk->bits, lo, hi),
 				       out);
+			}
 		}
 	}
 	for (; i < n; i++)
@@ -338,9 +339,10 @@ static void compact_quantiles(const struct vma_cycles *s, enum vma_cycles_weight
 	targets(total, num, n, den, k);
 	for (i = 0; i < c->nr && q < n; i++) {
 		cum += weight == VMA_CYCLES_BY_COUNT ? compact_count(c, i) : compact_sum(c, i);
-		if (cum > k[q])
+		if (cum > k[q]) {
 			answer(cum, k, n, &q,
 			       bucket_answer(compact_bucket(c, i), c->bits, c->min, c->max), out);
+		}
 	}
 	for (; q < n; q++)
 		out[q] = c->max;

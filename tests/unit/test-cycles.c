@@ -287,11 +287,12 @@ static void check_at_once(struct vma_cycles *s, const uint32_t *num, uint32_t n,
 
 		memset(out, 0xa5, sizeof(out));
 		vma_cycles_quantiles(s, weight, num, n, den, out);
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
 			cr_assert_eq(out[i], vma_cycles_quantile(s, weight, num[i], den),
 				     "%s, %s weight, %u/%u: %llu at once", what,
 				     w ? "time" : "count", num[i], den,
 				     (unsigned long long)out[i]);
+		}
 	}
 }
 
@@ -322,7 +323,8 @@ Test(cycles, quantiles_at_once_are_each_quantile)
 		memset(&s, 0, sizeof(s));
 		for (i = 0; i < sizes[k]; i++) {
 			/* a wide spread, zeros among them, and pending values at the end */
-			uint64_t v = (rng_next(&r) % 7 == 0) ? 0 : 1 + rng_next(&r) % (1u << (i % 24));
+			uint64_t v = rng_next(&r) % 7 == 0 ? 0
+							    : 1 + rng_next(&r) % (1u << (i % 24));
 
 			vma_cycles_add(&s, v, NULL);
 		}
@@ -423,8 +425,10 @@ Test(cycles, a_target_on_a_boundary_goes_to_the_next_value)
 		if (form == 2)
 			cr_assert_eq(vma_cycles_compact(&s, 4, NULL), 0);
 		cr_assert_eq(vma_cycles_is_exact(&s), form == 0);
-		cr_assert_eq(vma_cycles_quantile(&s, VMA_CYCLES_BY_COUNT, 1, 2), 20, "form %d", form);
-		cr_assert_eq(vma_cycles_quantile(&s, VMA_CYCLES_BY_TIME, 1, 3), 20, "form %d", form);
+		cr_assert_eq(vma_cycles_quantile(&s, VMA_CYCLES_BY_COUNT, 1, 2), 20, "form %d",
+			     form);
+		cr_assert_eq(vma_cycles_quantile(&s, VMA_CYCLES_BY_TIME, 1, 3), 20, "form %d",
+			     form);
 		cr_assert_eq(vma_cycles_quantile(&s, VMA_CYCLES_BY_COUNT, 999, 2000), 10,
 			     "form %d", form);
 		/* at once: the first target passed in the 10s, the second on their end */
