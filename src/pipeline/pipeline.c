@@ -545,10 +545,13 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 	}
 }
 
-/* options.threads 0: a reader thread where it pays (VMA_THREADS_AUTO_BYTES). */
-static unsigned int auto_threads(const struct vma_input *in)
+/*
+ * options.threads 0: a reader thread where it pays (VMA_THREADS_AUTO_BYTES),
+ * with @cpus to run on.
+ */
+static unsigned int auto_threads(const struct vma_input *in, unsigned int cpus)
 {
-	if (vma_feed_cpus() < 2)
+	if (cpus < 2)
 		return 1;
 	if (in->family == VMA_FAMILY_KVM)
 		return 2;
@@ -560,11 +563,11 @@ static unsigned int auto_threads(const struct vma_input *in)
  * fewer, the spinning thread holds a cpu that another run's thread needs
  * (-j 2 --threads 2 on two cpus: 1.98 s against 1.37 s, bench/README).
  */
-static bool spin_pays(const struct vma_pipeline_options *o)
+static bool spin_pays(const struct vma_pipeline_options *o, unsigned int cpus)
 {
 	unsigned int runs = o->runs_at_once ? o->runs_at_once : 1;
 
-	return vma_feed_cpus() / 2 >= runs;
+	return cpus / 2 >= runs;
 }
 
 int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *hooks)
@@ -572,13 +575,13 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 	static const struct vma_pipeline_hooks none;
 	const struct vma_pipeline_hooks *h = hooks ? hooks : &none;
 	struct vma_input *in = p->members[0].in;
-	unsigned int threads = p->opts.threads;
+	unsigned int threads = p->opts.threads, cpus = vma_feed_cpus();
 	bool interrupted = false, bare, spin;
 	uint32_t i;
 	int status;
 
 	if (threads == 0)
-		threads = auto_threads(in);
+		threads = auto_threads(in, cpus);
 	/*
 	 * One thread for a pipe: its reader waits for data and has the caller
 	 * flush meanwhile (options.idle), and a record must not wait in a
@@ -593,7 +596,7 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 	/* Skew correction moves records not merged yet: none may be merged ahead. */
 	if (p->opts.tsc_skew_correct)
 		threads = 1;
-	spin = threads > 1 && spin_pays(&p->opts);
+	spin = threads > 1 && spin_pays(&p->opts, cpus);
 	(void)vma_feed_start(p->feed, threads, spin);
 	if (vma_feed_threads(p->feed) < 2) {
 		vma_diag_info(p->diag, "%s: read and analysed on one thread", in->path);

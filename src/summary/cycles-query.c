@@ -298,10 +298,8 @@ static void sketch_quantiles(const struct vma_cycles *s, enum vma_cycles_weight 
 		for (j = 0; j < PAGE; j++)
 			total += w[j];
 	}
-	if (total == 0) {
-		memset(out, 0, n * sizeof(*out));
-		return;
-	}
+	if (total == 0)
+		return; /* @out is zeroed */
 	targets(total, num, n, den, k);
 	lo = vma_cycles_min(s);
 	hi = vma_cycles_max(s);
@@ -332,10 +330,8 @@ static void compact_quantiles(const struct vma_cycles *s, enum vma_cycles_weight
 
 	for (i = 0; i < c->nr; i++)
 		total += weight == VMA_CYCLES_BY_COUNT ? compact_count(c, i) : compact_sum(c, i);
-	if (total == 0) {
-		memset(out, 0, n * sizeof(*out));
-		return;
-	}
+	if (total == 0)
+		return; /* @out is zeroed */
 	targets(total, num, n, den, k);
 	for (i = 0; i < c->nr && q < n; i++) {
 		cum += weight == VMA_CYCLES_BY_COUNT ? compact_count(c, i) : compact_sum(c, i);
@@ -348,25 +344,34 @@ static void compact_quantiles(const struct vma_cycles *s, enum vma_cycles_weight
 		out[q] = c->max;
 }
 
+/* The numerators one walk can answer: at most VMA_CYCLES_QUANTILES_MAX, ascending. */
+static bool one_walk(const uint32_t *num, uint32_t n)
+{
+	uint32_t i;
+
+	if (n > VMA_CYCLES_QUANTILES_MAX)
+		return false;
+	for (i = 1; i < n; i++) {
+		if (num[i] < num[i - 1])
+			return false;
+	}
+	return true;
+}
+
 void vma_cycles_quantiles(struct vma_cycles *s, enum vma_cycles_weight weight,
 			  const uint32_t *num, uint32_t n, uint32_t den, uint64_t *out)
 {
 	uint32_t i;
 
-	/* One walk answers ascending numerators; others, or too many, one at a time. */
-	for (i = 1; i < n && n <= VMA_CYCLES_QUANTILES_MAX; i++) {
-		if (num[i] < num[i - 1])
-			break;
-	}
-	if (n > VMA_CYCLES_QUANTILES_MAX || i < n) {
+	if (!one_walk(num, n)) {
 		for (i = 0; i < n; i++)
 			vma_cycles_quantiles(s, weight, &num[i], 1, den, &out[i]);
 		return;
 	}
-	if (den == 0 || n == 0) {
-		memset(out, 0, n * sizeof(*out));
+	/* 0 for every quantile a summary without samples (or den 0) is asked */
+	memset(out, 0, n * sizeof(*out));
+	if (den == 0 || n == 0)
 		return;
-	}
 	if (s->sketch) {
 		/* Pending values into their buckets where that allocates nothing. */
 		if (s->n)
@@ -376,8 +381,6 @@ void vma_cycles_quantiles(struct vma_cycles *s, enum vma_cycles_weight weight,
 		exact_quantiles(s, weight, num, n, den, out);
 	} else if (is_compact(s)) {
 		compact_quantiles(s, weight, num, n, den, out);
-	} else {
-		memset(out, 0, n * sizeof(*out));
 	}
 }
 
