@@ -137,6 +137,12 @@ struct vma_input {
 	 */
 	bool streaming;
 	uint64_t size;            /* bytes in the file */
+	/*
+	 * Bytes of trace records in it, as stored (compressed or not): a
+	 * trace.dat's cpu data without its header's formats and symbols;
+	 * else size.  Set at open; what the default thread count goes by.
+	 */
+	uint64_t data_bytes;
 	uint64_t read_pos;        /* streaming: bytes consumed so far */
 	unsigned char *head;      /* streaming: bytes read to probe the format, served first */
 	size_t head_len, head_pos;

@@ -25,11 +25,17 @@ struct vma_pipeline;
  * threads 0: the smallest xentrace file that gets a reader thread.  Its
  * records are cheap to read (the reader thread's part is about a third),
  * and below this size starting the thread and handing batches over cost
- * about what the overlap saves.  A KVM input's events cost more to read
- * (decompression, event formats): it gets the thread at any size
- * (bench/README, rounds ten and thirteen).
+ * about what the overlap saves (bench/README, round thirteen).
  */
 #define VMA_THREADS_AUTO_BYTES (16ull << 20)
+/*
+ * The same for a KVM input, by its event data as stored (data_bytes,
+ * input.h): its events cost more to read (decompression, event formats),
+ * so the thread pays from about 100,000 events, some 1 MiB compressed and
+ * 5 MiB not; the real captures, a few hundred KiB of data after their
+ * formats and symbols, run faster on one (bench/README, round fifteen).
+ */
+#define VMA_THREADS_AUTO_KVM_BYTES (1ull << 20)
 
 struct vma_pipeline_options {
 	struct vma_input_options input;
@@ -57,8 +63,8 @@ struct vma_pipeline_options {
 	 * 1: everything on the caller's thread; 2: the readers and the merge
 	 * on a thread of their own (feed.h), the same records in the same
 	 * order; 0: 2 when two cpus may run the process (vma_feed_cpus())
-	 * for a KVM input or a xentrace file of VMA_THREADS_AUTO_BYTES or
-	 * more, else 1.
+	 * for a xentrace file of VMA_THREADS_AUTO_BYTES or more or a KVM
+	 * input of VMA_THREADS_AUTO_KVM_BYTES of event data, else 1.
 	 */
 	unsigned int threads;
 	/*

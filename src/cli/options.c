@@ -392,8 +392,8 @@ static const struct vma_option_row table[] = {
 	  VMA_OPTION_FLAG(progress) },
 	{ "threads", 0, "N",
 	  "1: one thread per trace; 2: read and merge on a second thread (default 2 "
-	  "with two cpus, for one trace at a time: a KVM trace, or a xentrace of 16 MiB "
-	  "or more)",
+	  "with two cpus, for one trace at a time: a KVM trace of 1 MiB of events or "
+	  "more, or a xentrace of 16 MiB or more)",
 	  .set = set_threads },
 	{ "time-offset", 0, "FILE=NS",
 	  "Put trace.dat FILE on the first trace's clock by hand, its times + NS "

@@ -469,8 +469,10 @@ static int open_fd(int fd, const char *name, bool on_stdin,
 	rc = got < 0 ? (int)got : VMA_OK;
 	if (rc == VMA_OK && !S_ISREG(st.st_mode))
 		rc = prepare_pipe(in, head, (size_t)got);
-	if (rc == VMA_OK)
+	if (rc == VMA_OK) {
+		in->data_bytes = in->size; /* the reader may know better */
 		rc = in->ops->open(in);
+	}
 	/* the reader has had copied all it will read */
 	spool_end(in);
 	if (rc) {

@@ -280,6 +280,21 @@ static uint32_t streams_planned(const struct dat *d)
 	return n;
 }
 
+/* Bytes of every cpu's data, as the file gives them, at most the file's size. */
+static uint64_t data_bytes(const struct dat *d)
+{
+	uint64_t n = 0;
+	uint32_t k, c;
+
+	for (k = 0; k <= d->nr_inst; k++) {
+		const struct dat_buffer *b = k ? &d->inst[k - 1] : &d->top;
+
+		for (c = 0; c < b->nr_cpus && b->cpus; c++)
+			n += b->cpus[c].size < d->in->size - n ? b->cpus[c].size : d->in->size - n;
+	}
+	return n;
+}
+
 static int read_preamble(struct dat *d, struct cur *c, uint64_t *options_start)
 {
 	char magic[10], *ver, *zname = NULL, *zver = NULL;
@@ -426,6 +441,8 @@ static int open_dat(struct dat *d)
 		ret = add_streams(d, &d->top);
 	for (i = 0; ret == VMA_OK && i < d->nr_inst; i++)
 		ret = add_streams(d, &d->inst[i]);
+	/* after add_streams(): a pipe's copy then holds the data it will read */
+	d->in->data_bytes = data_bytes(d);
 	if (ret == VMA_OK)
 		vma_kvm_tell(d->in, d->priv);
 	return ret;

@@ -546,16 +546,17 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 }
 
 /*
- * options.threads 0: a reader thread where it pays (VMA_THREADS_AUTO_BYTES),
- * with @cpus to run on.
+ * options.threads 0: a reader thread where it pays (VMA_THREADS_AUTO_BYTES,
+ * VMA_THREADS_AUTO_KVM_BYTES), with @cpus to run on.
  */
 static unsigned int auto_threads(const struct vma_input *in, unsigned int cpus)
 {
+	uint64_t least = in->family == VMA_FAMILY_KVM ? VMA_THREADS_AUTO_KVM_BYTES
+						       : VMA_THREADS_AUTO_BYTES;
+
 	if (cpus < 2)
 		return 1;
-	if (in->family == VMA_FAMILY_KVM)
-		return 2;
-	return in->size != UINT64_MAX && in->size >= VMA_THREADS_AUTO_BYTES ? 2 : 1;
+	return in->data_bytes != UINT64_MAX && in->data_bytes >= least ? 2 : 1;
 }
 
 /*

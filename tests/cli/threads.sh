@@ -7,7 +7,7 @@
 # tree) with lost records; and --threads rejects what it does not mean.
 # (tests/unit/test-feed.c checks a pcpu that a reader finds late.)
 set -u
-: "${VMALYZE:?}" "${VMALYZE_GEN:?}" "${top_srcdir:?}"
+: "${VMALYZE:?}" "${VMALYZE_GEN:?}" "${top_srcdir:?}" "${top_builddir:?}"
 SHARED=${SHARED:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -87,9 +87,10 @@ same gen-40cpu-truncated -- -s "$tmp/cut.xentrace"
 same two-files -- -s "$tmp/wide.xentrace" "$top_srcdir/traces/gen-vmx-4cpu.xentrace"
 
 # The default: when two cpus may run this process, a reader thread for one
-# trace.dat of any size or one xentrace file of 16 MiB or more; one
-# thread for a smaller xentrace, for traces analysed at once (-j 2) and
-# for a pipe (read as it comes); --threads N whatever the size.
+# xentrace file of 16 MiB or more or one trace.dat of 1 MiB or more of
+# event data (not counting its formats and symbols); one thread for
+# smaller ones, for traces analysed at once (-j 2) and for a pipe (read
+# as it comes); --threads N whatever the size.
 # -v names the way each trace was read; on the cpus of $cpus (taskset)
 # when it is set.
 cpus=
@@ -116,16 +117,27 @@ one="read and analysed on one thread|"
 two="read and merged on a second thread|"
 small="$top_srcdir/traces/gen-vmx-4cpu.xentrace"
 "$VMALYZE_GEN" --seed 3 --size 17M --out "$tmp/big.xentrace" || { echo "FAIL: vmalyze-gen"; exit 1; }
+# A trace.dat of 1.2 MiB, nearly all event data; and one of 1.4 MiB with
+# 0.1 MiB of event data (a real capture's formats and symbols can be more
+# than its events): the size that counts is the data's.
+"$top_builddir/tools/vmalyze-mkdat" --version 6 --cpus 4 --vcpus 8 --exits 1000 \
+	-o "$tmp/big.dat" || { echo "FAIL: vmalyze-mkdat"; exit 1; }
+"$top_builddir/tools/vmalyze-mkdat" --version 6 --cpus 4 --vcpus 8 --exits 100 \
+	-o "$tmp/small.dat" || { echo "FAIL: vmalyze-mkdat"; exit 1; }
+head -c 1300000 /dev/zero >>"$tmp/small.dat"
 if [ "$(nproc)" -ge 2 ]; then big_default=$two; else big_default=$one; fi
 expect_how "a small file" "$one" -s "$small"
 expect_how "a file of 17 MiB" "$big_default" -s "$tmp/big.xentrace"
-expect_how "a small trace.dat" "$big_default" -s "$top_srcdir/traces/kvm/vmx-v6.dat"
-expect_how "a small trace.dat, --threads 1" "$one" --threads 1 -s "$top_srcdir/traces/kvm/vmx-v6.dat"
+expect_how "a small trace.dat" "$one" -s "$top_srcdir/traces/kvm/vmx-v6.dat"
+expect_how "a trace.dat of 1.2 MiB of events" "$big_default" -s "$tmp/big.dat"
+expect_how "a trace.dat of 1.4 MiB, 0.1 MiB of events" "$one" -s "$tmp/small.dat"
+expect_how "a trace.dat of 1.2 MiB of events, --threads 1" "$one" --threads 1 -s "$tmp/big.dat"
+expect_how "a small trace.dat, --threads 2" "$two" --threads 2 -s "$top_srcdir/traces/kvm/vmx-v6.dat"
 # One cpu to run on: one thread by default, whatever the trace.
 if command -v taskset >/dev/null 2>&1; then
 	cpus=0
 	expect_how "one cpu, a file of 17 MiB" "$one" -s "$tmp/big.xentrace"
-	expect_how "one cpu, a small trace.dat" "$one" -s "$top_srcdir/traces/kvm/vmx-v6.dat"
+	expect_how "one cpu, a trace.dat of 1.2 MiB of events" "$one" -s "$tmp/big.dat"
 	cpus=
 else
 	echo "note: no taskset, the one-cpu default not checked"
