@@ -4,7 +4,8 @@
 # run.sh SECONDS TARGET...: runs each libFuzzer target for SECONDS, seeded
 # from traces/ (and, for the page decoder, single pages of the raw dump),
 # with the dictionary, 10 s per input and 512 MiB at most (ASan's own
-# overhead included).  Fails when a target finds a crash, a leak, a
+# overhead included; its quarantine of freed memory kept to 32 MiB, see
+# doc/fuzzing.md).  Fails when a target finds a crash, a leak, a
 # timeout or an out-of-memory: the input is left as
 # tests/fuzz/findings/<target>-crash-* (or -leak-, -timeout-, -oom-) in the
 # build tree, to be kept in traces/bad/ with its expected status
@@ -22,6 +23,8 @@ out=tests/fuzz/findings
 mkdir -p "$out"
 export LSAN_OPTIONS="suppressions=$src/tests/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=32"
+export ASAN_OPTIONS
 seeds=$(mktemp -d)
 trap 'rm -rf "$seeds"' EXIT
 cp "$src"/traces/*.xentrace "$src"/traces/kvm/*.dat "$src"/traces/kvm/*.bin "$src"/traces/bad/* \
