@@ -16,7 +16,8 @@
  * Threads per trace by default: one when several traces run at once
  * (--jobs already keeps the cpus busy); else 0, which the pipeline makes
  * a reader thread where it pays (two cpus, and a trace that gains:
- * VMA_THREADS_AUTO_BYTES).
+ * VMA_THREADS_AUTO_BYTES of xentrace, VMA_THREADS_AUTO_KVM_BYTES of KVM
+ * event data).
  */
 static unsigned int default_threads(const struct vma_options *opts)
 {
