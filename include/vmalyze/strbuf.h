@@ -16,13 +16,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 struct vma_strbuf {
-	char *buf;    /* owned; always NUL-terminated when cap > 0 */
+	char *buf;    /* owned unless borrowed; always NUL-terminated when cap > 0 */
 	size_t len;
 	size_t cap;
 	bool failed;
+	bool borrowed; /* buf is the caller's (a local array): growing moves it to the heap */
 };
 
 void vma_sb_init(struct vma_strbuf *sb);
@@ -39,13 +41,23 @@ void vma_sb_printf(struct vma_strbuf *sb, const char *fmt, ...)
 
 /*
  * vma_sb_vprintf - append like vsnprintf(), with the same bytes.  The
- * conversions record decoders use (%d %i %u %x %c %s %%, with the flags '-'
- * and '0', a width and the length modifiers hh h l ll z j) are formatted
- * here; a format with anything else (a precision, %f...) goes whole to
- * vsnprintf().
+ * conversions record decoders and the text reports use (%d %i %u %x %c %s
+ * %%, with the flags '-' and '0', a width, '*' or digits, and the length
+ * modifiers hh h l ll z j; and %f with a precision up to 9) are formatted
+ * here; a format with anything else (flags '+' ' ' '#', %e, %g, a
+ * precision on another conversion...), or a %f of a value outside the
+ * exact arithmetic's range, goes whole to vsnprintf().
  */
 void vma_sb_vprintf(struct vma_strbuf *sb, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
+
+/*
+ * vma_fprintf - fprintf(), the line formatted by vma_sb_vprintf() and
+ * written with one fwrite(): the same bytes, for a fraction of glibc's
+ * cost per conversion (the summary reports print thousands of lines).
+ * Return: as fprintf().
+ */
+int vma_fprintf(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static inline bool vma_sb_failed(const struct vma_strbuf *sb)
 {

@@ -6,6 +6,7 @@
  * trace, and glibc's vsnprintf costs more in setting up its string stream
  * than in converting the numbers.
  */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,16 +22,36 @@ void vma_sb_init(struct vma_strbuf *sb)
 
 void vma_sb_free(struct vma_strbuf *sb)
 {
-	free(sb->buf);
+	if (!sb->borrowed)
+		free(sb->buf);
 	vma_sb_init(sb);
+}
+
+/* A buffer on storage it does not own moves to one it does (vma_fprintf()'s). */
+static bool grow_borrowed(struct vma_strbuf *sb, size_t need)
+{
+	size_t cap = 256;
+	char *buf;
+
+	while (cap < need)
+		cap *= 2;
+	buf = malloc(cap);
+	if (!buf)
+		return false;
+	memcpy(buf, sb->buf, sb->len + 1);
+	sb->buf = buf;
+	sb->cap = cap;
+	sb->borrowed = false;
+	return true;
 }
 
 bool vma_sb_grow(struct vma_strbuf *sb, size_t extra)
 {
 	if (sb->failed)
 		return false;
-	if (extra > SIZE_MAX - 1 - sb->len || vma_grow(sb->buf, &sb->cap, sb->len + extra + 1,
-						       256)) {
+	if (extra > SIZE_MAX / 2 - 1 - sb->len ||
+	    (sb->borrowed ? !grow_borrowed(sb, sb->len + extra + 1)
+			  : vma_grow(sb->buf, &sb->cap, sb->len + extra + 1, 256) != 0)) {
 		sb->failed = true;
 		return false;
 	}
@@ -412,13 +433,18 @@ static void libc_vprintf(struct vma_strbuf *sb, const char *fmt, va_list ap)
 struct conv {
 	bool left;          /* flag '-' */
 	char pad;           /* '0' with flag '0', else ' ' */
+	bool star_width;    /* the width is an argument ('*') */
+	bool star_prec;     /* so is the precision */
 	unsigned int width;
+	int prec;           /* -1: none */
 	int size;           /* length modifier: 'H' hh, 'h', 0 none, 'l', 'L' ll, 'z', 'j' */
-	char type;          /* d i u x c s % */
+	char type;          /* d i u x c s f % */
 };
 
 /* Widths beyond this go to libc, so a field can never be absurdly long here. */
 #define MAX_WIDTH 4096u
+/* %f with more digits than this goes to libc (put_fixed()'s arithmetic). */
+#define MAX_PREC 9
 
 /*
  * Parse the conversion after a '%' at @f into @c.  Return: the character
@@ -426,10 +452,7 @@ struct conv {
  */
 static const char *parse_conv(const char *f, struct conv *c)
 {
-	c->left = false;
-	c->pad = ' ';
-	c->width = 0;
-	c->size = 0;
+	*c = (struct conv){ .pad = ' ', .prec = -1 };
 	for (;; f++) {
 		if (*f == '-') {
 			c->left = true;
@@ -439,13 +462,27 @@ static const char *parse_conv(const char *f, struct conv *c)
 			break;
 		}
 	}
-	while (*f >= '0' && *f <= '9') {
+	if (*f == '*') {
+		c->star_width = true;
+		f++;
+	}
+	while (!c->star_width && *f >= '0' && *f <= '9') {
 		c->width = c->width * 10 + (unsigned int)(*f++ - '0');
 		if (c->width > MAX_WIDTH)
 			return NULL;
 	}
-	if (c->left)
-		c->pad = ' ';
+	if (*f == '.') {
+		c->prec = 0;
+		if (*++f == '*') {
+			c->star_prec = true;
+			f++;
+		}
+		while (!c->star_prec && *f >= '0' && *f <= '9') {
+			c->prec = c->prec * 10 + (*f++ - '0');
+			if (c->prec > MAX_PREC)
+				return NULL;
+		}
+	}
 	if (f[0] == 'h' || f[0] == 'l') {
 		bool twice = f[1] == f[0];
 
@@ -455,9 +492,14 @@ static const char *parse_conv(const char *f, struct conv *c)
 		c->size = *f++;
 	}
 	c->type = *f;
+	/* A precision is taken for %f only (digits of integers, cuts of text: libc). */
+	if ((c->prec >= 0 || c->star_prec) && c->type != 'f')
+		return NULL;
 	switch (c->type) {
 	case 'd': case 'i': case 'u': case 'x':
 		return f + 1;
+	case 'f':
+		return c->size == 0 || c->size == 'l' ? f + 1 : NULL;
 	case 'c': case 's':
 		/* wide characters, and '0' fill of text (undefined in C), go to libc */
 		return c->size || c->pad == '0' ? NULL : f + 1;
@@ -509,39 +551,144 @@ static uint64_t arg_unsigned(const struct conv *c, va_list *ap)
 	}
 }
 
-static void put_conv(struct vma_strbuf *sb, const struct conv *c, va_list *ap)
+/*
+ * "%.*f" of @x, @prec at most MAX_PREC, in a field as put_number()'s:
+ * the bytes glibc prints.  The decimal is worked out exactly from the
+ * double's bits (x = m * 2^e, so x * 10^prec = m * 10^prec * 2^e, at most
+ * 83 bits before the shift), and a tie rounds to the even last digit, as
+ * glibc's printf does in the default rounding mode.  Return: false for
+ * what it leaves to libc (not finite, or x * 10^prec of 2^64 or more).
+ */
+static bool put_fixed(struct vma_strbuf *sb, double x, int prec, unsigned int width, char pad,
+		      bool left)
+{
+	static const uint32_t pow10[MAX_PREC + 1] = {
+		1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
+	};
+	unsigned __int128 n;
+	uint64_t bits, m, q, whole, frac;
+	unsigned int digits, len, fill;
+	int e;
+	bool neg;
+	char *p;
+
+	memcpy(&bits, &x, sizeof(bits));
+	neg = bits >> 63;
+	e = (int)(bits >> 52 & 0x7ff);
+	m = bits & ((1ull << 52) - 1);
+	if (e == 0x7ff)
+		return false;
+	if (e)
+		m |= 1ull << 52;
+	else
+		e = 1; /* subnormal */
+	e -= 1075;
+	n = (unsigned __int128)m * pow10[prec];
+	if (e >= 0) {
+		if (n && (e >= 64 || n >> (64 - e)))
+			return false;
+		q = (uint64_t)(n << e);
+	} else if (-e > 100) {
+		q = 0; /* n < 2^83: below half of the last digit */
+	} else {
+		unsigned int k = (unsigned int)-e;
+		unsigned __int128 qq = n >> k, rem = n - (qq << k);
+		unsigned __int128 half = (unsigned __int128)1 << (k - 1);
+
+		if (rem > half || (rem == half && (qq & 1)))
+			qq++;
+		if (qq >> 64)
+			return false;
+		q = (uint64_t)qq;
+	}
+	whole = q / pow10[prec];
+	frac = q - whole * pow10[prec];
+	digits = dec_len(whole);
+	len = neg + digits + (prec ? 1u + (unsigned int)prec : 0u);
+	fill = width > len ? width - len : 0;
+	if (!vma_sb_room(sb, len + fill))
+		return true; /* failed: the buffer says so */
+	p = sb->buf + sb->len;
+	if (!left && pad != '0') {
+		put_chars(p, ' ', fill);
+		p += fill;
+	}
+	if (neg)
+		*p++ = '-';
+	if (!left && pad == '0') {
+		put_chars(p, '0', fill);
+		p += fill;
+	}
+	p += digits;
+	dec_digits(p, whole);
+	if (prec) {
+		*p++ = '.';
+		p = vma_fmt_dec_fixed(p, frac, (unsigned int)prec);
+	}
+	if (left)
+		put_chars(p, ' ', fill);
+	sb->len += len + fill;
+	sb->buf[sb->len] = '\0';
+	return true;
+}
+
+/*
+ * Append one conversion.  Return: false when its argument's value takes it
+ * outside the subset (then the whole format goes to libc).
+ */
+static bool put_conv(struct vma_strbuf *sb, struct conv *c, va_list *ap)
 {
 	const char *s;
 	int64_t v;
 
+	if (c->star_width) {
+		int w = va_arg(*ap, int);
+
+		/* A negative width is the '-' flag and its magnitude. */
+		if (w < 0)
+			c->left = true;
+		c->width = w < 0 ? -(unsigned int)w : (unsigned int)w;
+		if (c->width > MAX_WIDTH)
+			return false;
+	}
+	if (c->star_prec) {
+		c->prec = va_arg(*ap, int);
+		if (c->prec > MAX_PREC)
+			return false;
+	}
+	if (c->left)
+		c->pad = ' ';
 	switch (c->type) {
 	case 'd':
 	case 'i':
 		v = arg_signed(c, ap);
 		put_number(sb, v < 0 ? -(uint64_t)v : (uint64_t)v, v < 0, 10, c->width, c->pad,
 			   c->left);
-		return;
+		return true;
 	case 'u':
 		put_number(sb, arg_unsigned(c, ap), false, 10, c->width, c->pad, c->left);
-		return;
+		return true;
 	case 'x':
 		put_number(sb, arg_unsigned(c, ap), false, 16, c->width, c->pad, c->left);
-		return;
+		return true;
 	case 'c': {
 		char ch = (char)va_arg(*ap, int);
 
 		put_field(sb, &ch, 1, c->width, c->left);
-		return;
+		return true;
 	}
 	case 's':
 		s = va_arg(*ap, const char *);
 		if (!s)
 			s = "(null)"; /* glibc's text for a null string */
 		put_field(sb, s, strlen(s), c->width, c->left);
-		return;
+		return true;
+	case 'f':
+		return put_fixed(sb, va_arg(*ap, double), c->prec < 0 ? 6 : c->prec, c->width,
+				 c->pad, c->left);
 	default: /* '%' */
 		vma_sb_putc(sb, '%');
-		return;
+		return true;
 	}
 }
 
@@ -564,7 +711,7 @@ void vma_sb_vprintf(struct vma_strbuf *sb, const char *fmt, va_list ap)
 		if (!*pct)
 			break;
 		f = parse_conv(pct + 1, &c);
-		if (!f) {
+		if (!f || !put_conv(sb, &c, &args)) {
 			/* Start over in libc, without what was appended. */
 			if (sb->len > start) {
 				sb->len = start;
@@ -573,7 +720,6 @@ void vma_sb_vprintf(struct vma_strbuf *sb, const char *fmt, va_list ap)
 			libc_vprintf(sb, fmt, ap);
 			break;
 		}
-		put_conv(sb, &c, &args);
 	}
 	va_end(args);
 }
@@ -585,4 +731,29 @@ void vma_sb_printf(struct vma_strbuf *sb, const char *fmt, ...)
 	va_start(ap, fmt);
 	vma_sb_vprintf(sb, fmt, ap);
 	va_end(ap);
+}
+
+int vma_fprintf(FILE *out, const char *fmt, ...)
+{
+	char line[256];
+	struct vma_strbuf sb = { .buf = line, .cap = sizeof(line), .borrowed = true };
+	va_list ap;
+	int n;
+
+	line[0] = '\0';
+	va_start(ap, fmt);
+	vma_sb_vprintf(&sb, fmt, ap);
+	va_end(ap);
+	if (sb.failed) {
+		/* out of memory for a long line: libc writes it straight */
+		va_start(ap, fmt);
+		n = vfprintf(out, fmt, ap);
+		va_end(ap);
+	} else {
+		bool written = fwrite(sb.buf, 1, sb.len, out) == sb.len;
+
+		n = written && sb.len <= INT_MAX ? (int)sb.len : -1;
+	}
+	vma_sb_free(&sb);
+	return n;
 }

@@ -10,6 +10,7 @@
 
 #include "vmalyze/histogram.h"
 #include "vmalyze/status.h"
+#include "vmalyze/strbuf.h"
 
 #define MIN_BAR 10u
 #define INDENT "  "
@@ -80,7 +81,7 @@ int vma_histogram_print(FILE *f, const struct vma_cycles_bin *bins, size_t nbins
 		if (len == 0 && w != 0)
 			line[0] = '.';
 		line[bar] = '\0';
-		fprintf(f, INDENT "[%*" PRIu64 ", %*" PRIu64 ") %s %*" PRIu64 " %5.1f%%\n",
+		vma_fprintf(f, INDENT "[%*" PRIu64 ", %*" PRIu64 ") %s %*" PRIu64 " %5.1f%%\n",
 			(int)lo_w, bins[b].lo, (int)hi_w, bins[b].hi, line, (int)val_w, w,
 			total ? (double)w * 100.0 / (double)total : 0.0);
 	}

@@ -10,6 +10,7 @@
 
 #include "output/summary-internal.h"
 #include "vmalyze/hvm-stats.h"
+#include "vmalyze/strbuf.h"
 
 /* The label of a sub-line, as xenalyze writes each kind. */
 static void sub_label(char *buf, size_t len, const struct vma_report_subline *l)
@@ -68,16 +69,17 @@ static void exit_rows(const struct vma_summary_ctx *c, const struct vma_report_e
 
 		if (x->sublines[i].kind == VMA_SUB_SHADOW &&
 		    (!i || x->sublines[i - 1].kind != VMA_SUB_SHADOW))
-			fprintf(c->out, "   page_fault\n");
+			vma_fprintf(c->out, "   page_fault\n");
 		sub_label(label, sizeof(label), &x->sublines[i]);
 		vma_summary_exit_line(c, label, &x->sublines[i].stat);
 	}
 	/* External interrupts: a count per vector, as xenalyze prints them. */
 	for (i = 0; i < x->nr_vectors; i++) {
 		if (x->vectors[i].vector == VMA_SUB_OTHER) {
-			fprintf(c->out, "            [other]: %" PRIu64 "\n", x->vectors[i].events);
+			vma_fprintf(c->out, "            [other]: %" PRIu64 "\n",
+				    x->vectors[i].events);
 		} else {
-			fprintf(c->out, "            [%3" PRIu64 "]: %" PRIu64 "\n",
+			vma_fprintf(c->out, "            [%3" PRIu64 "]: %" PRIu64 "\n",
 				x->vectors[i].vector, x->vectors[i].events);
 		}
 	}
@@ -101,7 +103,7 @@ static void address_table(const struct vma_summary_ctx *c, const struct vma_repo
 		shown += !(skip_vga && is_vga(&rows[i]));
 	if (!shown)
 		return;
-	fprintf(c->out, "%s\n", title);
+	vma_fprintf(c->out, "%s\n", title);
 	for (i = 0; i < nr; i++) {
 		char prefix[48];
 
@@ -128,7 +130,7 @@ void vma_summary_hvm(const struct vma_summary_ctx *c, const struct vma_report_vc
 
 	if (!v->has_exits)
 		return;
-	fprintf(out, "Exit reasons:\n");
+	vma_fprintf(out, "Exit reasons:\n");
 	for (i = 0; i < v->nr_exits; i++) {
 		const struct vma_report_exit *x = &v->exits[i];
 		char prefix[48];
@@ -143,29 +145,29 @@ void vma_summary_hvm(const struct vma_summary_ctx *c, const struct vma_report_vc
 	}
 	/* KVM: an empty section is not printed (Xen's layout keeps the header). */
 	if (v->nr_irqs || !c->report->kvm)
-		fprintf(out, "Guest interrupt counts:\n");
+		vma_fprintf(out, "Guest interrupt counts:\n");
 	for (i = 0; i < v->nr_irqs; i++) {
 		const struct vma_report_irq *q = &v->irqs[i];
 
 		if (q->vector == VMA_GUEST_VECTORS) {
-			fprintf(out, "  [%u+] %" PRIu64 "\n", VMA_GUEST_VECTORS, q->count);
+			vma_fprintf(out, "  [%u+] %" PRIu64 "\n", VMA_GUEST_VECTORS, q->count);
 			continue;
 		}
 		if (q->vector == VMA_IRQ_OTHER)
-			fprintf(out, "  [other] %" PRIu64 "\n", q->count);
+			vma_fprintf(out, "  [other] %" PRIu64 "\n", q->count);
 		else
-			fprintf(out, "  [%3u] %" PRIu64 "\n", q->vector, q->count);
+			vma_fprintf(out, "  [%3u] %" PRIu64 "\n", q->vector, q->count);
 		for (k = 0; q->has_w2h && k < VMA_REPORT_W2H_CASES; k++)
 			vma_summary_cycle_line(c, cases[k], &q->w2h[k]);
 	}
 	if (v->has_eip_histogram) {
-		fprintf(out, "Interrupt eip histogram:\n");
+		vma_fprintf(out, "Interrupt eip histogram:\n");
 		for (i = 0; i < v->nr_eip_histogram; i++) {
 			uint64_t first = v->eip_histogram[i].eip, incr = v->eip_histogram_increment;
 			uint64_t last = first > UINT64_MAX - (incr - 1) ? UINT64_MAX :
 				first + incr - 1;
 
-			fprintf(out, "[%" PRIx64 "-%" PRIx64 "]: %" PRIu64 "\n", first, last,
+			vma_fprintf(out, "[%" PRIx64 "-%" PRIx64 "]: %" PRIu64 "\n", first, last,
 				v->eip_histogram[i].count);
 		}
 	}

@@ -13,6 +13,7 @@
 #include "vmalyze/report.h"
 #include "vmalyze/status.h"
 #include "output/json-string.h"
+#include "vmalyze/strbuf.h"
 
 static const char *unit_name(const struct vma_report *r)
 {
@@ -28,7 +29,7 @@ static const char *unit_name(const struct vma_report *r)
 static void json_stat_unit(FILE *out, uint64_t hz, const char *unit,
 			   const struct vma_report_stat *s)
 {
-	fprintf(out,
+	vma_fprintf(out,
 		"{\"events\":%" PRIu64 ",\"count\":%" PRIu64 ",\"cycles\":%" PRIu64
 		",\"seconds\":%.9f,\"avg_cycles\":%" PRIu64 ",\"p5\":%" PRIu64 ",\"p50\":%" PRIu64
 		",\"p95\":%" PRIu64 ",\"percentiles\":\"%s\"",
@@ -36,7 +37,7 @@ static void json_stat_unit(FILE *out, uint64_t hz, const char *unit,
 		s->p50, s->p95,
 		s->weight == VMA_CYCLES_BY_TIME ? "time-weighted" : "count-weighted");
 	if (unit) {
-		fprintf(out, ",\"unit\":\"%s\",\"min\":%" PRIu64 ",\"max\":%" PRIu64
+		vma_fprintf(out, ",\"unit\":\"%s\",\"min\":%" PRIu64 ",\"max\":%" PRIu64
 			     ",\"stddev\":%" PRIu64, unit, s->min, s->max, s->stddev);
 	}
 	fputc('}', out);
@@ -57,23 +58,23 @@ static void json_cr3s(FILE *out, const struct vma_report *r, const struct vma_re
 {
 	uint32_t i, j;
 
-	fprintf(out, ",\"cr3s\":[");
+	vma_fprintf(out, ",\"cr3s\":[");
 	for (i = 0; i < d->nr_cr3s; i++) {
 		const struct vma_report_cr3 *c = &d->cr3s[i];
 
-		fprintf(out, "%s{\"gmfn\":%" PRIu64 ",\"id\":%u,\"first_seconds\":%.9f,"
+		vma_fprintf(out, "%s{\"gmfn\":%" PRIu64 ",\"id\":%u,\"first_seconds\":%.9f,"
 			     "\"last_seconds\":%.9f,\"switches\":%" PRIu64 ",\"flushes\":%" PRIu64
 			     ",\"run_cycles\":%" PRIu64 ",\"total\":",
 			i ? "," : "", c->gmfn, c->id, vma_report_seconds(r, c->first),
 			vma_report_seconds(r, c->last), c->switches, c->flushes, c->run_time);
 		json_stat(out, r, &c->total);
-		fprintf(out, ",\"guest\":");
+		vma_fprintf(out, ",\"guest\":");
 		json_stat(out, r, &c->guest);
-		fprintf(out, ",\"hv\":");
+		vma_fprintf(out, ",\"hv\":");
 		json_stat(out, r, &c->hv);
-		fprintf(out, ",\"hv_by_category\":{");
+		vma_fprintf(out, ",\"hv_by_category\":{");
 		for (j = 0; j < VMA_XCAT_COUNT; j++) {
-			fprintf(out, "%s\"%s\":", j ? "," : "", vma_xinterval_category_name(j));
+			vma_fprintf(out, "%s\"%s\":", j ? "," : "", vma_xinterval_category_name(j));
 			json_stat(out, r, &c->hv_by[j]);
 		}
 		fputs("}}", out);
@@ -85,7 +86,7 @@ static void json_cr3s(FILE *out, const struct vma_report *r, const struct vma_re
 static void json_latency(FILE *out, const struct vma_report *r, const char *key,
 			 const struct vma_report_latency *l)
 {
-	fprintf(out, ",\"%s\":{\"unit\":\"%s\",\"exits\":%" PRIu64 ",\"avg\":%" PRIu64
+	vma_fprintf(out, ",\"%s\":{\"unit\":\"%s\",\"exits\":%" PRIu64 ",\"avg\":%" PRIu64
 		     ",\"max\":%" PRIu64 ",\"max_in_1ms\":%" PRIu64 "}",
 		key, unit_name(r), l->exits, l->mean, l->max, l->max_window);
 }
@@ -95,67 +96,68 @@ static void json_string_or_null(FILE *out, const char *s)
 	if (s)
 		vma_json_string(out, s);
 	else
-		fprintf(out, "null");
+		vma_fprintf(out, "null");
 }
 
 static void json_exit(FILE *out, const struct vma_report *r, const struct vma_report_exit *x)
 {
 	uint32_t k;
 
-	fprintf(out, "{\"code\":%u,\"name\":", x->code);
+	vma_fprintf(out, "{\"code\":%u,\"name\":", x->code);
 	if (x->name)
 		vma_json_string(out, x->name);
 	else
-		fprintf(out, "null");
-	fprintf(out, ",\"cycles\":");
+		vma_fprintf(out, "null");
+	vma_fprintf(out, ",\"cycles\":");
 	json_stat(out, r, &x->stat);
-	fprintf(out, ",\"handlers\":[");
+	vma_fprintf(out, ",\"handlers\":[");
 	for (k = 0; k < x->nr_handlers; k++) {
 		const struct vma_report_handler *h = &x->handlers[k];
 
-		fprintf(out, "%s{\"handler\":", k ? "," : "");
+		vma_fprintf(out, "%s{\"handler\":", k ? "," : "");
 		vma_json_string(out, h->name);
-		fprintf(out, ",\"key\":%" PRIu64 ",\"write\":%s,\"cycles\":", h->key,
+		vma_fprintf(out, ",\"key\":%" PRIu64 ",\"write\":%s,\"cycles\":", h->key,
 			h->is_write ? "true" : "false");
 		json_stat(out, r, &h->stat);
 		fputc('}', out);
 	}
-	fprintf(out, "]}");
+	vma_fprintf(out, "]}");
 }
 
 static void json_hvm(FILE *out, const struct vma_report *r, const struct vma_report_vcpu *v)
 {
 	uint32_t i;
 
-	fprintf(out, ",\"exits\":[");
+	vma_fprintf(out, ",\"exits\":[");
 	for (i = 0; i < v->nr_exits; i++) {
 		if (i)
 			fputc(',', out);
 		json_exit(out, r, &v->exits[i]);
 	}
-	fprintf(out, "],\"guest_interrupts\":{");
+	vma_fprintf(out, "],\"guest_interrupts\":{");
 	for (i = 0; i < v->nr_irqs; i++) {
 		if (v->irqs[i].vector == VMA_IRQ_OTHER) {
-			fprintf(out, "%s\"other\":%" PRIu64, i ? "," : "", v->irqs[i].count);
+			vma_fprintf(out, "%s\"other\":%" PRIu64, i ? "," : "", v->irqs[i].count);
 			continue;
 		}
-		fprintf(out, "%s\"%u%s\":%" PRIu64, i ? "," : "", v->irqs[i].vector,
+		vma_fprintf(out, "%s\"%u%s\":%" PRIu64, i ? "," : "", v->irqs[i].vector,
 			v->irqs[i].vector == VMA_GUEST_VECTORS ? "+" : "", v->irqs[i].count);
 	}
 	fputc('}', out);
 	if (v->ipi_latency.events) {
-		fprintf(out, ",\"ipi_latency\":");
+		vma_fprintf(out, ",\"ipi_latency\":");
 		json_stat(out, r, &v->ipi_latency);
 	}
 	if (v->has_eip_histogram) {
-		fprintf(out, ",\"interrupt_eip_histogram\":{\"vector\":%u,\"increment\":%" PRIu64
+		vma_fprintf(out,
+			    ",\"interrupt_eip_histogram\":{\"vector\":%u,\"increment\":%" PRIu64
 			     ",\"buckets\":[", v->eip_histogram_vector, v->eip_histogram_increment);
 		for (i = 0; i < v->nr_eip_histogram; i++) {
-			fprintf(out, "%s{\"start\":%" PRIu64 ",\"count\":%" PRIu64 "}",
+			vma_fprintf(out, "%s{\"start\":%" PRIu64 ",\"count\":%" PRIu64 "}",
 				i ? "," : "",
 				v->eip_histogram[i].eip, v->eip_histogram[i].count);
 		}
-		fprintf(out, "]}");
+		vma_fprintf(out, "]}");
 	}
 }
 
@@ -164,7 +166,7 @@ static void json_pv(FILE *out, const struct vma_report_vcpu *v)
 	bool first = true;
 	uint32_t i;
 
-	fprintf(out, ",\"pv_events\":{");
+	vma_fprintf(out, ",\"pv_events\":{");
 	for (i = 0; i < v->nr_pv_events; i++) {
 		const struct vma_report_pv_event *ev = &v->pv_events[i];
 		char buf[32];
@@ -179,26 +181,27 @@ static void json_pv(FILE *out, const struct vma_report_vcpu *v)
 			snprintf(buf, sizeof(buf), "pv_event %u", ev->minor);
 			vma_json_string(out, buf);
 		}
-		fprintf(out, ":%" PRIu64, ev->count);
+		vma_fprintf(out, ":%" PRIu64, ev->count);
 		first = false;
 	}
-	fprintf(out, "},\"hypercalls\":{");
+	vma_fprintf(out, "},\"hypercalls\":{");
 	for (i = 0; i < v->nr_hypercalls; i++) {
 		if (v->hypercalls[i].op == VMA_PV_OTHER)
-			fprintf(out, "%s\"other\":%" PRIu64, i ? "," : "", v->hypercalls[i].count);
+			vma_fprintf(out, "%s\"other\":%" PRIu64, i ? "," : "",
+				    v->hypercalls[i].count);
 		else
-			fprintf(out, "%s\"%u\":%" PRIu64, i ? "," : "", v->hypercalls[i].op,
+			vma_fprintf(out, "%s\"%u\":%" PRIu64, i ? "," : "", v->hypercalls[i].op,
 				v->hypercalls[i].count);
 	}
 	fputc('}', out);
 	if (!v->nr_traps)
 		return; /* most PV traces: no trap records */
-	fprintf(out, ",\"traps\":{");
+	vma_fprintf(out, ",\"traps\":{");
 	for (i = 0; i < v->nr_traps; i++) {
 		if (v->traps[i].trap == VMA_PV_OTHER)
-			fprintf(out, "%s\"other\":%" PRIu64, i ? "," : "", v->traps[i].count);
+			vma_fprintf(out, "%s\"other\":%" PRIu64, i ? "," : "", v->traps[i].count);
 		else
-			fprintf(out, "%s\"%u\":%" PRIu64, i ? "," : "", v->traps[i].trap,
+			vma_fprintf(out, "%s\"%u\":%" PRIu64, i ? "," : "", v->traps[i].trap,
 				v->traps[i].count);
 	}
 	fputc('}', out);
@@ -223,24 +226,24 @@ static void json_vcpu(FILE *out, const struct vma_report *r, const struct vma_re
 {
 	uint32_t i;
 
-	fprintf(out, "{\"id\":%u,\"type\":\"%s\",\"runstates\":{", v->id, type_name(v->type));
+	vma_fprintf(out, "{\"id\":%u,\"type\":\"%s\",\"runstates\":{", v->id, type_name(v->type));
 	for (i = 0; i < VMA_RS_COUNT; i++) {
-		fprintf(out, "%s\"%s\":", i ? "," : "", vma_vcpu_runstate_name(i));
+		vma_fprintf(out, "%s\"%s\":", i ? "," : "", vma_vcpu_runstate_name(i));
 		json_stat(out, r, &v->runstates[i]);
 	}
-	fprintf(out, "},\"runnable\":{");
+	vma_fprintf(out, "},\"runnable\":{");
 	for (i = 0; i < VMA_RUNNABLE_COUNT; i++) {
-		fprintf(out, "%s\"%s\":", i ? "," : "", vma_runnable_kind_name(i));
+		vma_fprintf(out, "%s\"%s\":", i ? "," : "", vma_runnable_kind_name(i));
 		json_stat(out, r, &v->runnable[i]);
 	}
-	fprintf(out, "},\"cpu_affinity\":");
+	vma_fprintf(out, "},\"cpu_affinity\":");
 	json_stat(out, r, &v->affinity);
 	if (v->type == VMA_VCPU_HVM || v->type == VMA_VCPU_ARM)
 		json_hvm(out, r, v);
 	if (r->kvm && v->thread_id) {
-		fprintf(out, ",\"thread_id\":%u,\"thread_name\":", v->thread_id);
+		vma_fprintf(out, ",\"thread_id\":%u,\"thread_name\":", v->thread_id);
 		json_string_or_null(out, v->thread_name);
-		fprintf(out, ",\"guest_mapped\":%s", v->guest_mapped ? "true" : "false");
+		vma_fprintf(out, ",\"guest_mapped\":%s", v->guest_mapped ? "true" : "false");
 	}
 	if (v->latency.exits) {
 		json_latency(out, r, "exit_latency", &v->latency);
@@ -257,9 +260,9 @@ static void json_addresses(FILE *out, const struct vma_report *r, const char *ke
 {
 	uint32_t i;
 
-	fprintf(out, ",\"%s\":[", key);
+	vma_fprintf(out, ",\"%s\":[", key);
 	for (i = 0; i < n; i++) {
-		fprintf(out, "%s{\"key\":%" PRIu64 ",\"write\":%s,\"cycles\":", i ? "," : "",
+		vma_fprintf(out, "%s{\"key\":%" PRIu64 ",\"write\":%s,\"cycles\":", i ? "," : "",
 			a[i].addr, a[i].is_write ? "true" : "false");
 		json_stat(out, r, &a[i].stat);
 		fputc('}', out);
@@ -278,13 +281,13 @@ static void json_totals(FILE *out, const struct vma_report *r, const struct vma_
 
 	if (!r->kvm)
 		return;
-	fprintf(out, ",\"exit_totals\":{\"unit\":\"%s\",\"exits\":[", unit_name(r));
+	vma_fprintf(out, ",\"exit_totals\":{\"unit\":\"%s\",\"exits\":[", unit_name(r));
 	for (i = 0; i < t->nr_exits; i++) {
 		const struct vma_report_exit *x = &t->exits[i];
 
-		fprintf(out, "%s{\"code\":%u,\"name\":", i ? "," : "", x->code);
+		vma_fprintf(out, "%s{\"code\":%u,\"name\":", i ? "," : "", x->code);
 		json_string_or_null(out, x->name);
-		fprintf(out, ",\"cycles\":");
+		vma_fprintf(out, ",\"cycles\":");
 		json_stat(out, r, &x->stat);
 		fputc('}', out);
 	}
@@ -301,19 +304,19 @@ static int json_domain(FILE *out, const struct vma_report *r, const struct vma_r
 {
 	uint32_t i;
 
-	fprintf(out, "{\"id\":%u,", d->id);
+	vma_fprintf(out, "{\"id\":%u,", d->id);
 	if (r->kvm) {
-		fprintf(out, "\"name\":");
+		vma_fprintf(out, "\"name\":");
 		json_string_or_null(out, d->name);
-		fprintf(out, ",\"vmm_pid\":%u,\"vmm_name\":", d->pid);
+		vma_fprintf(out, ",\"vmm_pid\":%u,\"vmm_name\":", d->pid);
 		json_string_or_null(out, d->comm);
-		fprintf(out, ",\"grouping\":");
+		vma_fprintf(out, ",\"grouping\":");
 		json_string_or_null(out, d->grouping);
 		fputc(',', out);
 	}
-	fprintf(out, "\"runstates\":{");
+	vma_fprintf(out, "\"runstates\":{");
 	for (i = 0; i < VMA_DRS_COUNT; i++) {
-		fprintf(out, "%s\"%s\":", i ? "," : "", vma_domain_runstate_name(i));
+		vma_fprintf(out, "%s\"%s\":", i ? "," : "", vma_domain_runstate_name(i));
 		json_stat(out, r, &d->runstates[i]);
 	}
 	fputc('}', out);
@@ -322,7 +325,7 @@ static int json_domain(FILE *out, const struct vma_report *r, const struct vma_r
 		json_latency(out, r, "exit_latency_nohalt", &d->latency_nohalt);
 	}
 	json_totals(out, r, &d->totals);
-	fprintf(out, ",\"vcpus\":[");
+	vma_fprintf(out, ",\"vcpus\":[");
 	for (i = 0; i < d->nr_vcpus; i++) {
 		const struct vma_report_vcpu *v = vma_report_vcpu(r, d, i);
 
@@ -334,12 +337,12 @@ static int json_domain(FILE *out, const struct vma_report *r, const struct vma_r
 	}
 	fputc(']', out);
 	if (d->nr_emulate_eips) {
-		fprintf(out, ",\"emulate_eips\":[");
+		vma_fprintf(out, ",\"emulate_eips\":[");
 		for (i = 0; i < d->nr_emulate_eips; i++) {
 			if (d->emulate_eips[i].other) {
-				fprintf(out, "%s{\"eip\":\"other\",\"cycles\":", i ? "," : "");
+				vma_fprintf(out, "%s{\"eip\":\"other\",\"cycles\":", i ? "," : "");
 			} else {
-				fprintf(out, "%s{\"eip\":%" PRIu64 ",\"cycles\":", i ? "," : "",
+				vma_fprintf(out, "%s{\"eip\":%" PRIu64 ",\"cycles\":", i ? "," : "",
 					d->emulate_eips[i].eip);
 			}
 			json_stat(out, r, &d->emulate_eips[i].stat);
@@ -348,14 +351,15 @@ static int json_domain(FILE *out, const struct vma_report *r, const struct vma_r
 		fputc(']', out);
 	}
 	if (d->has_interrupt_eips) {
-		fprintf(out,
+		vma_fprintf(out,
 			",\"interrupt_eips\":{\"vector\":%u,\"samples\":%" PRIu64 ",\"eips\":[",
 			d->interrupt_eip_vector, d->interrupt_eip_total);
 		for (i = 0; i < d->nr_interrupt_eips; i++) {
-			fprintf(out, "%s{\"eip\":%" PRIu64 ",\"count\":%" PRIu64 "}", i ? "," : "",
+			vma_fprintf(out, "%s{\"eip\":%" PRIu64 ",\"count\":%" PRIu64 "}",
+				    i ? "," : "",
 				d->interrupt_eips[i].eip, d->interrupt_eips[i].count);
 		}
-		fprintf(out, "]}");
+		vma_fprintf(out, "]}");
 	}
 	if (d->has_cr3s)
 		json_cr3s(out, r, d);
@@ -370,9 +374,10 @@ static void json_pcpu_vms(FILE *out, const struct vma_report *r, const struct vm
 
 	if (!r->kvm)
 		return;
-	fprintf(out, ",\"vms\":[");
+	vma_fprintf(out, ",\"vms\":[");
 	for (i = 0; i < p->nr_vms; i++) {
-		fprintf(out, "%s{\"vm\":%u,\"unit\":\"%s\",\"guest\":%" PRIu64 ",\"exits\":%" PRIu64
+		vma_fprintf(out,
+			    "%s{\"vm\":%u,\"unit\":\"%s\",\"guest\":%" PRIu64 ",\"exits\":%" PRIu64
 			     "}", i ? "," : "", p->vms[i].domain, unit_name(r), p->vms[i].guest,
 			p->vms[i].exits);
 	}
@@ -386,12 +391,12 @@ static void json_worst(FILE *out, const struct vma_report *r)
 
 	if (!r->worst)
 		return;
-	fprintf(out, ",\"worst_exits\":[");
+	vma_fprintf(out, ",\"worst_exits\":[");
 	for (i = 0; i < r->nr_worst; i++) {
 		const struct vma_report_worst *w = &r->worst[i];
 		char what[64];
 
-		fprintf(out, "%s{\"tsc\":%" PRIu64 ",\"seconds\":%.9f,\"unit\":\"%s\""
+		vma_fprintf(out, "%s{\"tsc\":%" PRIu64 ",\"seconds\":%.9f,\"unit\":\"%s\""
 			     ",\"length\":%" PRIu64 ",\"domain\":%u,\"vcpu\":%u,\"reason\":%u"
 			     ",\"reason_name\":",
 			i ? "," : "", w->tsc,
@@ -399,9 +404,9 @@ static void json_worst(FILE *out, const struct vma_report *r)
 			unit_name(r), w->ticks, w->domain, w->vcpu, w->reason);
 		json_string_or_null(out, w->reason_name);
 		vma_summary_refinement(what, sizeof(what), w);
-		fprintf(out, ",\"rip\":%" PRIu64 ",\"refinement\":", w->rip);
+		vma_fprintf(out, ",\"rip\":%" PRIu64 ",\"refinement\":", w->rip);
 		vma_json_string(out, what);
-		fprintf(out, ",\"key\":%" PRIu64 ",\"write\":%s}", w->key,
+		vma_fprintf(out, ",\"key\":%" PRIu64 ",\"write\":%s}", w->key,
 			w->is_write ? "true" : "false");
 	}
 	fputc(']', out);
@@ -414,7 +419,7 @@ static void precision_json(FILE *out, const struct vma_report *r)
 
 	if (!p->reduced)
 		return;
-	fprintf(out,
+	vma_fprintf(out,
 		",\"precision\":{\"memory_budget\":%" PRIu64 ",\"reached_seconds\":%.9f"
 		",\"reached_record\":%" PRIu64 ",\"buckets_per_octave\":%u,\"relative_error\":%.7f"
 		",\"exact_limit\":%u,\"early_sketches\":%" PRIu64 ",\"compact_summaries\":%" PRIu64
@@ -430,7 +435,7 @@ static void folding_json(FILE *out, const struct vma_report *r)
 
 	if (!f->reduced)
 		return;
-	fprintf(out,
+	vma_fprintf(out,
 		",\"rows\":{\"memory_budget\":%" PRIu64 ",\"reached_seconds\":%.9f"
 		",\"reached_record\":%" PRIu64 ",\"other_events\":%" PRIu64
 		",\"peak_bytes\":%" PRIu64 "}",
@@ -446,21 +451,22 @@ int vma_render_json(struct vma_render *ctx, const struct vma_report *r)
 		return VMA_OK;
 	fputc('{', out);
 	if (ctx->batch) {
-		fprintf(out, "\"file\":");
+		vma_fprintf(out, "\"file\":");
 		vma_json_string(out, ctx->file);
-		fprintf(out, ",\"member\":");
+		vma_fprintf(out, ",\"member\":");
 		if (ctx->member)
 			vma_json_string(out, ctx->member);
 		else
-			fprintf(out, "null");
+			vma_fprintf(out, "null");
 		fputc(',', out);
 	}
-	fprintf(out, "\"vmalyze\":\"%s\",\"schema\":1,\"clock\":{\"unit\":\"%s\",\"hz\":%" PRIu64
+	vma_fprintf(out,
+		    "\"vmalyze\":\"%s\",\"schema\":1,\"clock\":{\"unit\":\"%s\",\"hz\":%" PRIu64
 		     "},", PACKAGE_VERSION, unit_name(r), r->hz);
 	/* A KVM trace without exits does not say its vendor. */
 	if (!r->kvm || r->vendor_known)
-		fprintf(out, "\"vendor\":\"%s\",", r->svm ? "svm" : "vmx");
-	fprintf(out,
+		vma_fprintf(out, "\"vendor\":\"%s\",", r->svm ? "svm" : "vmx");
+	vma_fprintf(out,
 		"\"total_cycles\":%" PRIu64 ",\"total_seconds\":%.9f"
 		",\"records\":%" PRIu64 ",\"lost_records\":%" PRIu64 ",\"pcpus\":[",
 		r->total, vma_report_seconds(r, r->total), r->records, r->lost_records);
@@ -469,16 +475,16 @@ int vma_render_json(struct vma_render *ctx, const struct vma_report *r)
 	for (i = 0; i < r->nr_pcpus; i++) {
 		const struct vma_report_pcpu *p = &r->pcpus[i];
 
-		fprintf(out, "%s{\"id\":%u,\"running\":", i ? "," : "", p->id);
+		vma_fprintf(out, "%s{\"id\":%u,\"running\":", i ? "," : "", p->id);
 		json_stat(out, r, &p->running);
-		fprintf(out, ",\"idle\":");
+		vma_fprintf(out, ",\"idle\":");
 		json_stat(out, r, &p->idle);
-		fprintf(out, ",\"lost\":");
+		vma_fprintf(out, ",\"lost\":");
 		json_stat(out, r, &p->lost);
 		json_pcpu_vms(out, r, p);
 		fputc('}', out);
 	}
-	fprintf(out, "],\"domains\":[");
+	vma_fprintf(out, "],\"domains\":[");
 	/* --show-default-domain-summary: the default domain first. */
 	if (r->default_domain && json_domain(out, r, r->default_domain))
 		return VMA_ERR_NOMEM;
@@ -488,20 +494,20 @@ int vma_render_json(struct vma_render *ctx, const struct vma_report *r)
 		if (json_domain(out, r, &r->domains[i]))
 			return VMA_ERR_NOMEM;
 	}
-	fprintf(out, "]");
+	vma_fprintf(out, "]");
 	if (r->has_events) {
-		fprintf(out, ",\"kvm_events\":{");
+		vma_fprintf(out, ",\"kvm_events\":{");
 		for (i = 0; i < r->nr_events; i++) {
 			if (i)
 				fputc(',', out);
 			vma_json_string(out, r->events[i].name);
-			fprintf(out, ":%" PRIu64, r->events[i].count);
+			vma_fprintf(out, ":%" PRIu64, r->events[i].count);
 		}
 		fputc('}', out);
 	}
 	json_totals(out, r, &r->totals);
 	json_worst(out, r);
-	fprintf(out, "}\n");
+	vma_fprintf(out, "}\n");
 	return ferror(out) ? VMA_ERR_OUTPUT : VMA_OK;
 }
 
@@ -515,68 +521,68 @@ int vma_render_aggregate_json(FILE *out, const struct vma_aggregate_view *v)
 	uint32_t i, j, k;
 	bool first = true;
 
-	fprintf(out,
+	vma_fprintf(out,
 		"{\"aggregate\":true,\"vmalyze\":\"%s\",\"schema\":1,\"traces\":%u,\"failed\":%u"
 		",\"records\":%" PRIu64 ",\"lost_records\":%" PRIu64 ",\"exit_reasons\":[",
 		PACKAGE_VERSION, v->nr_traces, v->nr_failed, v->records, v->lost_records);
 	for (i = 0; i < v->nr_reasons; i++) {
 		const struct vma_aggregate_reason *r = &v->reasons[i];
 
-		fprintf(out, "%s{\"platform\":\"%s\",\"code\":%u,\"name\":", i ? "," : "",
+		vma_fprintf(out, "%s{\"platform\":\"%s\",\"code\":%u,\"name\":", i ? "," : "",
 			r->platform, r->code);
 		json_string_or_null(out, r->name);
-		fprintf(out,
+		vma_fprintf(out,
 			",\"clock\":{\"unit\":\"%s\",\"hz\":%" PRIu64 "},\"traces\":%u,\"cycles\":",
 			r->unit == VMA_REPORT_NS ? "ns" : "cycles", r->hz, r->nr_traces);
 		json_stat_hz(out, r->hz, &r->stat);
-		fprintf(out, ",\"max\":%" PRIu64 ",\"worst_p95\":[", r->stat.max);
+		vma_fprintf(out, ",\"max\":%" PRIu64 ",\"worst_p95\":[", r->stat.max);
 		for (k = 0; k < r->nr_worst; k++) {
 			const struct vma_aggregate_trace *t = &v->traces[r->worst[k].trace];
 
-			fprintf(out, "%s{\"file\":", k ? "," : "");
+			vma_fprintf(out, "%s{\"file\":", k ? "," : "");
 			vma_json_string(out, t->file);
-			fprintf(out, ",\"member\":");
+			vma_fprintf(out, ",\"member\":");
 			json_string_or_null(out, t->member);
-			fprintf(out, ",\"p95\":%" PRIu64 "}", r->worst[k].p95);
+			vma_fprintf(out, ",\"p95\":%" PRIu64 "}", r->worst[k].p95);
 		}
-		fprintf(out, "]}");
+		vma_fprintf(out, "]}");
 	}
-	fprintf(out, "],\"vms\":[");
+	vma_fprintf(out, "],\"vms\":[");
 	for (i = 0; i < v->nr_traces; i++) {
 		const struct vma_aggregate_trace *t = &v->traces[i];
 		double secs = t->hz ? (double)t->total / (double)t->hz : 0.0;
 
 		for (j = 0; j < t->nr_vms; j++) {
-			fprintf(out, "%s{\"file\":", first ? "" : ",");
+			vma_fprintf(out, "%s{\"file\":", first ? "" : ",");
 			first = false;
 			vma_json_string(out, t->file);
-			fprintf(out, ",\"member\":");
+			vma_fprintf(out, ",\"member\":");
 			json_string_or_null(out, t->member);
-			fprintf(out, ",\"domain\":%u,\"name\":", t->vms[j].id);
+			vma_fprintf(out, ",\"domain\":%u,\"name\":", t->vms[j].id);
 			json_string_or_null(out, t->vms[j].name);
-			fprintf(out,
+			vma_fprintf(out,
 				",\"exits\":%" PRIu64 ",\"seconds\":%.9f,"
 				"\"exits_per_second\":%.3f}",
 				t->vms[j].exits, secs,
 				secs > 0 ? (double)t->vms[j].exits / secs : 0.0);
 		}
 	}
-	fprintf(out, "],\"failures\":[");
+	vma_fprintf(out, "],\"failures\":[");
 	first = true;
 	for (i = 0; i < v->nr_traces; i++) {
 		const struct vma_aggregate_trace *t = &v->traces[i];
 
 		if (t->status == VMA_OK)
 			continue;
-		fprintf(out, "%s{\"file\":", first ? "" : ",");
+		vma_fprintf(out, "%s{\"file\":", first ? "" : ",");
 		first = false;
 		vma_json_string(out, t->file);
-		fprintf(out, ",\"member\":");
+		vma_fprintf(out, ",\"member\":");
 		json_string_or_null(out, t->member);
-		fprintf(out, ",\"status\":");
+		vma_fprintf(out, ",\"status\":");
 		vma_json_string(out, vma_status_str(t->status));
-		fprintf(out, ",\"reported\":%s}", t->failed ? "false" : "true");
+		vma_fprintf(out, ",\"reported\":%s}", t->failed ? "false" : "true");
 	}
-	fprintf(out, "]}\n");
+	vma_fprintf(out, "]}\n");
 	return ferror(out) ? VMA_ERR_OUTPUT : VMA_OK;
 }

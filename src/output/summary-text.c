@@ -26,6 +26,7 @@
 #include "vmalyze/trace-ids.h"
 #include "vmalyze/xen-names.h"
 #include "vmalyze/status.h"
+#include "vmalyze/strbuf.h"
 
 /* "2.40 GHz"; a frequency below 1 kHz has no prefix letter. */
 static void format_hz(char *buf, size_t len, uint64_t hz)
@@ -71,16 +72,16 @@ void vma_summary_cycle_line(const struct vma_summary_ctx *c, const char *desc,
 	if (!s->count)
 		return;
 	if (c->no_percentiles) {
-		fprintf(c->out, "%s: %7" PRIu64 " %*.*fs %6" PRIu64 "\n", desc, s->count,
+		vma_fprintf(c->out, "%s: %7" PRIu64 " %*.*fs %6" PRIu64 "\n", desc, s->count,
 			digits + 3, digits, vma_report_seconds(c->report, s->total), s->mean);
 		histogram(c, s);
 		return;
 	}
-	fprintf(c->out, "%s: %7" PRIu64 " %*.*fs %6" PRIu64 " {%6" PRIu64 "|%6" PRIu64 "|%6" PRIu64
-			"}\n",
-		desc, s->count, digits + 3, digits, vma_report_seconds(c->report, s->total),
-		s->mean,
-		s->p5, s->p50, s->p95);
+	vma_fprintf(c->out,
+		    "%s: %7" PRIu64 " %*.*fs %6" PRIu64 " {%6" PRIu64 "|%6" PRIu64 "|%6" PRIu64
+		    "}\n",
+		    desc, s->count, digits + 3, digits, vma_report_seconds(c->report, s->total),
+		    s->mean, s->p5, s->p50, s->p95);
 	histogram(c, s);
 }
 
@@ -91,10 +92,11 @@ static void affinity_line(const struct vma_summary_ctx *c, const char *desc,
 	if (!s->count)
 		return;
 	if (c->no_percentiles) {
-		fprintf(c->out, "%s: %7" PRIu64 " %6" PRIu64 "\n", desc, s->count, s->mean);
+		vma_fprintf(c->out, "%s: %7" PRIu64 " %6" PRIu64 "\n", desc, s->count, s->mean);
 		return;
 	}
-	fprintf(c->out, "%s: %7" PRIu64 " %6" PRIu64 " {%6" PRIu64 "|%6" PRIu64 "|%6" PRIu64 "}\n",
+	vma_fprintf(c->out,
+		    "%s: %7" PRIu64 " %6" PRIu64 " {%6" PRIu64 "|%6" PRIu64 "|%6" PRIu64 "}\n",
 		desc, s->count, s->mean, s->p5, s->p50, s->p95);
 }
 
@@ -108,13 +110,13 @@ void vma_summary_exit_line(const struct vma_summary_ctx *c, const char *prefix,
 	if (!s->events)
 		return;
 	if (c->no_percentiles) {
-		fprintf(c->out, "%s %7" PRIu64 " %*.*fs %5.2f%% %5" PRIu64 " %s\n", prefix,
+		vma_fprintf(c->out, "%s %7" PRIu64 " %*.*fs %5.2f%% %5" PRIu64 " %s\n", prefix,
 			s->events, digits + 3, digits, vma_report_seconds(c->report, s->total),
 			whole ? (double)s->total * 100.0 / (double)whole : 0.0, s->mean, c->unit);
 		histogram(c, s);
 		return;
 	}
-	fprintf(c->out,
+	vma_fprintf(c->out,
 		"%s %7" PRIu64 " %*.*fs %5.2f%% %5" PRIu64 " %s "
 							   "{%5" PRIu64 "|%5" PRIu64 "|%5" PRIu64
 		"}\n",
@@ -130,7 +132,7 @@ static void volume_section(const struct vma_summary_ctx *c)
 	FILE *out = c->out;
 	uint32_t i, j;
 
-	fprintf(out, "--- Log volume summary ---\n");
+	vma_fprintf(out, "--- Log volume summary ---\n");
 	for (i = 0; i < r->nr_pcpus; i++) {
 		const struct vma_report_pcpu *p = &r->pcpus[i];
 		bool any = false;
@@ -139,19 +141,19 @@ static void volume_section(const struct vma_summary_ctx *c)
 			any |= p->volume[j] != 0;
 		if (!any)
 			continue;
-		fprintf(out, " - cpu %u -\n", p->id);
+		vma_fprintf(out, " - cpu %u -\n", p->id);
 		for (j = 0; j <= VMA_VOL_HW; j++) {
 			uint32_t k;
 
 			if (!p->volume[j])
 				continue;
-			fprintf(out, " %-6s: %10" PRIu64 "\n", vma_volume_class_name(j),
+			vma_fprintf(out, " %-6s: %10" PRIu64 "\n", vma_volume_class_name(j),
 				p->volume[j]);
 			if (j != VMA_VOL_HVM)
 				continue;
 			for (k = VMA_VOL_HVM_VMENTRY; k <= VMA_VOL_HVM_EMUL; k++) {
 				if (p->volume[k]) {
-					fprintf(out, " +-%-7s: %10" PRIu64 "\n",
+					vma_fprintf(out, " +-%-7s: %10" PRIu64 "\n",
 						vma_volume_class_name(k), p->volume[k]);
 				}
 			}
@@ -168,7 +170,7 @@ static void vcpu_runstates(const struct vma_summary_ctx *c, const struct vma_rep
 	for (i = 0; i < VMA_RS_COUNT; i++)
 		any |= v->runstates[i].count != 0;
 	if (any)
-		fprintf(c->out, " Runstates:\n");
+		vma_fprintf(c->out, " Runstates:\n");
 	for (i = 0; i < VMA_RS_COUNT; i++) {
 		snprintf(desc, sizeof(desc), "  %8s", vma_vcpu_runstate_name(i));
 		vma_summary_cycle_line(c, desc, &v->runstates[i]);
@@ -195,21 +197,21 @@ static void pv_section(FILE *out, const struct vma_report_vcpu *v)
 
 	if (!v->nr_pv_events)
 		return;
-	fprintf(out, "PV events:\n");
+	vma_fprintf(out, "PV events:\n");
 	for (i = 0; i < v->nr_pv_events; i++) {
 		const struct vma_report_pv_event *ev = &v->pv_events[i];
 
 		if (ev->name) {
-			fprintf(out, "  %s  %" PRIu64 "\n", ev->name, ev->count + ev->subcalls);
+			vma_fprintf(out, "  %s  %" PRIu64 "\n", ev->name, ev->count + ev->subcalls);
 		} else {
-			fprintf(out, "  pv_event %u  %" PRIu64 "\n", ev->minor,
+			vma_fprintf(out, "  pv_event %u  %" PRIu64 "\n", ev->minor,
 				ev->count + ev->subcalls);
 		}
 		for (j = 0; ev->lists_traps && j < v->nr_traps; j++) {
 			if (v->traps[j].trap == VMA_PV_OTHER)
-				fprintf(out, "    [other] %" PRIu64 "\n", v->traps[j].count);
+				vma_fprintf(out, "    [other] %" PRIu64 "\n", v->traps[j].count);
 			else
-				fprintf(out, "    [%u] %" PRIu64 "\n", v->traps[j].trap,
+				vma_fprintf(out, "    [%u] %" PRIu64 "\n", v->traps[j].trap,
 					v->traps[j].count);
 		}
 		if (!ev->lists_hypercalls)
@@ -224,9 +226,11 @@ static void pv_section(FILE *out, const struct vma_report_vcpu *v)
 				hname = unknown;
 			}
 			if (h->op == VMA_PV_OTHER)
-				fprintf(out, "    %-29s[other]: %6" PRIu64 "\n", hname, h->count);
+				vma_fprintf(out, "    %-29s[other]: %6" PRIu64 "\n", hname,
+					    h->count);
 			else
-				fprintf(out, "    %-29s[%2u]: %6" PRIu64 "\n", hname, h->op, h->count);
+				vma_fprintf(out, "    %-29s[%2u]: %6" PRIu64 "\n", hname, h->op,
+					    h->count);
 		}
 	}
 }
@@ -239,29 +243,30 @@ static void mem_section(FILE *out, const struct vma_domain_mem *mem)
 	static const char *const ctx_names[VMA_POD_CTX_COUNT] = { "unknown", "fault", "balloon" };
 	uint32_t i, j;
 
-	fprintf(out, " Grant table ops:\n  Done by:\n");
+	vma_fprintf(out, " Grant table ops:\n  Done by:\n");
 	for (i = 0; i < VMA_GRANT_OPS; i++) {
 		if (mem->grant_done[i])
-			fprintf(out, "   %-14s: %" PRIu64 "\n", grant_names[i], mem->grant_done[i]);
+			vma_fprintf(out, "   %-14s: %" PRIu64 "\n", grant_names[i],
+				    mem->grant_done[i]);
 	}
-	fprintf(out, "  Done for:\n");
+	vma_fprintf(out, "  Done for:\n");
 	for (i = 0; i < VMA_GRANT_OPS; i++) {
 		if (mem->grant_done_for[i]) {
-			fprintf(out, "   %-14s: %" PRIu64 "\n", grant_names[i],
+			vma_fprintf(out, "   %-14s: %" PRIu64 "\n", grant_names[i],
 				mem->grant_done_for[i]);
 		}
 	}
-	fprintf(out, " Populate-on-demand:\n  Populated:\n");
+	vma_fprintf(out, " Populate-on-demand:\n  Populated:\n");
 	for (i = 0; i < VMA_POD_ORDERS; i++) {
 		if (mem->pod_populate[i])
-			fprintf(out, "   [%u] %" PRIu64 "\n", i, mem->pod_populate[i]);
+			vma_fprintf(out, "   [%u] %" PRIu64 "\n", i, mem->pod_populate[i]);
 	}
-	fprintf(out, "  Reclaim order:\n");
+	vma_fprintf(out, "  Reclaim order:\n");
 	for (i = 0; i < VMA_POD_ORDERS; i++) {
 		if (mem->pod_reclaim[i])
-			fprintf(out, "   [%u] %" PRIu64 "\n", i, mem->pod_reclaim[i]);
+			vma_fprintf(out, "   [%u] %" PRIu64 "\n", i, mem->pod_reclaim[i]);
 	}
-	fprintf(out, "  Reclaim contexts:\n");
+	vma_fprintf(out, "  Reclaim contexts:\n");
 	for (j = 0; j < VMA_POD_CTX_COUNT; j++) {
 		uint64_t n = 0;
 
@@ -269,10 +274,11 @@ static void mem_section(FILE *out, const struct vma_domain_mem *mem)
 			n += mem->pod_context[j][i];
 		if (!n)
 			continue;
-		fprintf(out, "   * [%s] %" PRIu64 "\n", ctx_names[j], n);
+		vma_fprintf(out, "   * [%s] %" PRIu64 "\n", ctx_names[j], n);
 		for (i = 0; i < VMA_POD_ORDERS; i++) {
 			if (mem->pod_context[j][i])
-				fprintf(out, "    [%u] %" PRIu64 "\n", i, mem->pod_context[j][i]);
+				vma_fprintf(out, "    [%u] %" PRIu64 "\n", i,
+					    mem->pod_context[j][i]);
 		}
 	}
 }
@@ -292,7 +298,7 @@ static void latency_lines(const struct vma_summary_ctx *c, const struct vma_repo
 	if (!l->exits)
 		return;
 	for (i = 0; i < 2; i++) {
-		fprintf(c->out, "%s: exits %" PRIu64 " avg %" PRIu64 " %s max %" PRIu64
+		vma_fprintf(c->out, "%s: exits %" PRIu64 " avg %" PRIu64 " %s max %" PRIu64
 				" %s max in 1 ms %" PRIu64 " %s\n",
 			desc[i], rows[i]->exits, rows[i]->mean, c->unit, rows[i]->max, c->unit,
 			rows[i]->max_window, c->unit);
@@ -380,8 +386,8 @@ void vma_summary_worst(const struct vma_summary_ctx *c)
 
 	if (!r->worst)
 		return;
-	fprintf(c->out, "Longest exits (%u):\n", r->nr_worst);
-	fprintf(c->out, "  %17s %*s %14s %6s %5s %-28s %18s  %s\n", "time", r->kvm ? 17 : 0,
+	vma_fprintf(c->out, "Longest exits (%u):\n", r->nr_worst);
+	vma_fprintf(c->out, "  %17s %*s %14s %6s %5s %-28s %18s  %s\n", "time", r->kvm ? 17 : 0,
 		r->kvm ? "trace time" : "", "length", r->kvm ? "vm" : "domain", "vcpu", "reason",
 		"rip", "refinement");
 	for (i = 0; i < r->nr_worst; i++) {
@@ -402,7 +408,8 @@ void vma_summary_worst(const struct vma_summary_ctx *c)
 			snprintf(reason, sizeof(reason), "%u", w->reason);
 		vma_summary_refinement(what, sizeof(what), w);
 		vma_format_time(at, sizeof(at), rel, r->hz);
-		fprintf(c->out, "  %17s %*s %11" PRIu64 " %-2s %6u %5u %-28s %#18" PRIx64 "  %s\n",
+		vma_fprintf(c->out,
+			    "  %17s %*s %11" PRIu64 " %-2s %6u %5u %-28s %#18" PRIx64 "  %s\n",
 			at, r->kvm ? 17 : 0, abs, w->ticks, c->unit, w->domain,
 			w->vcpu, reason, w->rip, what);
 	}
@@ -415,17 +422,17 @@ static void interrupt_eips(const struct vma_summary_ctx *c, const struct vma_rep
 {
 	uint32_t i;
 
-	fprintf(c->out, "Interrupt eip list (vector %u)\n", d->interrupt_eip_vector);
+	vma_fprintf(c->out, "Interrupt eip list (vector %u)\n", d->interrupt_eip_vector);
 	if (!d->nr_interrupt_eips)
 		return;
-	fprintf(c->out, "   Total samples: %" PRIu64 "\n", d->interrupt_eip_total);
+	vma_fprintf(c->out, "   Total samples: %" PRIu64 "\n", d->interrupt_eip_total);
 	for (i = 0; i < d->nr_interrupt_eips; i++) {
 		const struct vma_report_eip *e = &d->interrupt_eips[i];
 		char sym[160] = "";
 
 		if (vma_symbols_format(c->symbols, e->eip, sym + 1, sizeof(sym) - 1))
 			sym[0] = ' ';
-		fprintf(c->out, "   %12" PRIx64 "%-45s:  %7" PRIu64 " %5.2f%%\n", e->eip, sym,
+		vma_fprintf(c->out, "   %12" PRIx64 "%-45s:  %7" PRIu64 " %5.2f%%\n", e->eip, sym,
 			e->count, (double)e->count * 100.0 / (double)d->interrupt_eip_total);
 	}
 }
@@ -439,8 +446,8 @@ static void emulate_eips(const struct vma_summary_ctx *c, const struct vma_repor
 {
 	uint32_t i;
 
-	fprintf(c->out, "Emulate eip list\n");
-	fprintf(c->out, "   Total samples: %" PRIu64 "\n", d->emulate_eip_total);
+	vma_fprintf(c->out, "Emulate eip list\n");
+	vma_fprintf(c->out, "   Total samples: %" PRIu64 "\n", d->emulate_eip_total);
 	for (i = 0; i < d->nr_emulate_eips; i++) {
 		const struct vma_report_emulate_eip *e = &d->emulate_eips[i];
 		char sym[160] = "", prefix[224];
@@ -455,7 +462,7 @@ static void emulate_eips(const struct vma_summary_ctx *c, const struct vma_repor
 		if (e->stat.total) {
 			vma_summary_exit_line(c, prefix, &e->stat);
 		} else {
-			fprintf(c->out, "%s %7" PRIu64 " %5.2f%%\n", prefix, e->stat.events,
+			vma_fprintf(c->out, "%s %7" PRIu64 " %5.2f%%\n", prefix, e->stat.events,
 				(double)e->stat.events * 100.0 / (double)d->emulate_eip_total);
 		}
 	}
@@ -470,10 +477,11 @@ static void percent_line(const struct vma_summary_ctx *c, const char *desc,
 
 	if (!s->count)
 		return;
-	fprintf(c->out, "%s: %7" PRIu64 " %*.*fs %5.2f%% %6" PRIu64, desc, s->count, digits + 3,
+	vma_fprintf(c->out, "%s: %7" PRIu64 " %*.*fs %5.2f%% %6" PRIu64, desc, s->count, digits + 3,
 		digits, vma_report_seconds(c->report, s->total), pct, s->mean);
 	if (!c->no_percentiles)
-		fprintf(c->out, " {%6" PRIu64 "|%6" PRIu64 "|%6" PRIu64 "}", s->p5, s->p50, s->p95);
+		vma_fprintf(c->out, " {%6" PRIu64 "|%6" PRIu64 "|%6" PRIu64 "}", s->p5, s->p50,
+			    s->p95);
 	fputc('\n', c->out);
 }
 
@@ -485,7 +493,7 @@ static void cr3_list(const struct vma_summary_ctx *c, const struct vma_report_do
 
 	if (!d->nr_cr3s)
 		return;
-	fprintf(c->out, "    cr3 values:\n");
+	vma_fprintf(c->out, "    cr3 values:\n");
 	for (i = 0; i < d->nr_cr3s; i++) {
 		const struct vma_report_cr3 *r = &d->cr3s[i];
 
@@ -500,7 +508,7 @@ static void cr3_list(const struct vma_summary_ctx *c, const struct vma_report_do
 		}
 		vma_format_time(first, sizeof(first), r->first, c->report->hz);
 		vma_format_time(last, sizeof(last), r->last, c->report->hz);
-		fprintf(c->out, "            Seen: %14s-%14s switch %" PRIu64 " flush "
+		vma_fprintf(c->out, "            Seen: %14s-%14s switch %" PRIu64 " flush "
 									      "%" PRIu64 "\n",
 			first, last, r->switches, r->flushes);
 	}
@@ -516,16 +524,16 @@ static int domain_section(const struct vma_summary_ctx *c, const struct vma_repo
 		char name[160];
 
 		vma_summary_vm_name(name, sizeof(name), d);
-		fprintf(c->out, "|-- %s --|\n", name);
+		vma_fprintf(c->out, "|-- %s --|\n", name);
 		if (d->grouping)
-			fprintf(c->out, " vcpus grouped by: %s\n", d->grouping);
+			vma_fprintf(c->out, " vcpus grouped by: %s\n", d->grouping);
 	} else {
-		fprintf(c->out, "|-- Domain %u --|\n", d->id);
+		vma_fprintf(c->out, "|-- Domain %u --|\n", d->id);
 	}
 	for (i = 0; i < VMA_DRS_COUNT; i++)
 		any |= d->runstates[i].count != 0;
 	if (any)
-		fprintf(c->out, " Runstates:\n");
+		vma_fprintf(c->out, " Runstates:\n");
 	for (i = 0; i < VMA_DRS_COUNT; i++) {
 		snprintf(desc, sizeof(desc), "  %8s", vma_domain_runstate_name(i));
 		vma_summary_cycle_line(c, desc, &d->runstates[i]);
@@ -557,7 +565,7 @@ static int vcpu_sections(const struct vma_summary_ctx *c, const struct vma_repor
 		if (!v)
 			return VMA_ERR_NOMEM;
 		vma_summary_thread(thread, sizeof(thread), v);
-		fprintf(c->out, "-- v%u%s --\n", v->id, thread);
+		vma_fprintf(c->out, "-- v%u%s --\n", v->id, thread);
 		vcpu_runstates(c, v);
 		if (c->report->kvm)
 			latency_lines(c, &v->latency, &v->latency_nohalt);
@@ -581,18 +589,19 @@ static void kvm_pcpu_section(const struct vma_summary_ctx *c)
 		if (!p->nr_vms)
 			continue;
 		active++;
-		fprintf(c->out, "pcpu %u\n", p->id);
+		vma_fprintf(c->out, "pcpu %u\n", p->id);
 		for (j = 0; j < p->nr_vms; j++) {
 			const struct vma_report_pcpu_vm *v = &p->vms[j];
 			double whole = r->total ? (double)r->total : 1.0;
 
-			fprintf(c->out, "  VM %u: guest %12.6fs %6.2f%%  exits %12.6fs %6.2f%%\n",
+			vma_fprintf(c->out,
+				    "  VM %u: guest %12.6fs %6.2f%%  exits %12.6fs %6.2f%%\n",
 				v->domain, vma_report_seconds(r, v->guest),
 				100.0 * (double)v->guest / whole, vma_report_seconds(r, v->exits),
 				100.0 * (double)v->exits / whole);
 		}
 	}
-	fprintf(c->out, "Total active cpus: %u\n", active);
+	vma_fprintf(c->out, "Total active cpus: %u\n", active);
 }
 
 static void pcpu_section(const struct vma_summary_ctx *c)
@@ -608,14 +617,14 @@ static void pcpu_section(const struct vma_summary_ctx *c)
 	for (i = 0; i < r->nr_pcpus; i++) {
 		const struct vma_report_pcpu *p = &r->pcpus[i];
 
-		fprintf(c->out, "pcpu %u\n", p->id);
+		vma_fprintf(c->out, "pcpu %u\n", p->id);
 		vma_summary_cycle_line(c, " running", &p->running);
 		vma_summary_cycle_line(c, "    idle", &p->idle);
 		vma_summary_cycle_line(c, "    lost", &p->lost);
 		if (p->running.count)
 			active++;
 	}
-	fprintf(c->out, "Total active cpus: %u\n", active);
+	vma_fprintf(c->out, "Total active cpus: %u\n", active);
 }
 
 /* The precision given up to the memory budget, when it was (vma_report_precision). */
@@ -625,7 +634,7 @@ static void precision_line(FILE *out, const struct vma_report *r)
 
 	if (!p->reduced)
 		return;
-	fprintf(out,
+	vma_fprintf(out,
 		"Memory budget of %.1f MiB for distributions reached at %.2f seconds "
 		"(record %" PRIu64 "): sketch percentiles within %.2f%% (%u bucket%s per "
 		"power of two), exact samples at most %u",
@@ -634,8 +643,8 @@ static void precision_line(FILE *out, const struct vma_report *r)
 		p->exact_limit);
 	/* Past its last level: how many summaries are lists of buckets (cycles.h). */
 	if (p->compact)
-		fprintf(out, ", %" PRIu64 " summaries in compact form", p->compacts);
-	fprintf(out, "; peak %.1f MiB\n", p->peak / 1048576.0);
+		vma_fprintf(out, ", %" PRIu64 " summaries in compact form", p->compacts);
+	vma_fprintf(out, "; peak %.1f MiB\n", p->peak / 1048576.0);
 }
 
 /* The rows given up to the memory budget, when they were (vma_report_folding). */
@@ -645,7 +654,7 @@ static void folding_line(FILE *out, const struct vma_report *r)
 
 	if (!f->reduced)
 		return;
-	fprintf(out,
+	vma_fprintf(out,
 		"Memory budget of %.1f MiB for rows reached at %.2f seconds (record %" PRIu64
 		"): new keys summed in \"other\" rows, %" PRIu64 " events; peak %.1f MiB\n",
 		f->budget / 1048576.0, vma_report_seconds(r, f->at), f->at_record, f->events,
@@ -671,10 +680,10 @@ static int render(struct vma_render *ctx, const struct vma_report *r, bool histo
 		return VMA_OK;
 	format_hz(hz, sizeof(hz), r->hz);
 	if (r->unit == VMA_REPORT_NS) {
-		fprintf(out, "Total time: %.9f seconds (trace clock in nanoseconds)\n",
+		vma_fprintf(out, "Total time: %.9f seconds (trace clock in nanoseconds)\n",
 			vma_report_seconds(r, r->total));
 	} else {
-		fprintf(out, "Total time: %.2f seconds (using cpu speed %s)\n",
+		vma_fprintf(out, "Total time: %.2f seconds (using cpu speed %s)\n",
 			vma_report_seconds(r, r->total), hz);
 	}
 	precision_line(out, r);
@@ -683,7 +692,7 @@ static int render(struct vma_render *ctx, const struct vma_report *r, bool histo
 		volume_section(&c);
 	/* Only its vcpus, first, as xenalyze shows it. */
 	if (r->default_domain) {
-		fprintf(out, "|-- Default domain --|\n");
+		vma_fprintf(out, "|-- Default domain --|\n");
 		if (vcpu_sections(&c, r->default_domain))
 			return VMA_ERR_NOMEM;
 	}
@@ -692,9 +701,9 @@ static int render(struct vma_render *ctx, const struct vma_report *r, bool histo
 			return VMA_ERR_NOMEM;
 	}
 	if (r->has_events && r->nr_events) {
-		fprintf(out, "KVM events:\n");
+		vma_fprintf(out, "KVM events:\n");
 		for (i = 0; i < r->nr_events; i++) {
-			fprintf(out, "  %-32s %10" PRIu64 "\n", r->events[i].name,
+			vma_fprintf(out, "  %-32s %10" PRIu64 "\n", r->events[i].name,
 				r->events[i].count);
 		}
 	}

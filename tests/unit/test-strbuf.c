@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vmalyze/strbuf.h"
@@ -110,9 +111,138 @@ Test(strbuf_printf, other_formats_fall_back_to_libc)
 	EXPECT_SAME("%u then %4.3f%% (%llu)", 7u, 62.8603, 164785ull);
 	EXPECT_SAME("%x %.3s %d", 0xabcu, "abcdef", -3);
 	EXPECT_SAME("%+d % d %#x %X %o", 5, 5, 255u, 255u, 8u);
-	EXPECT_SAME("%*d|%-*u", 6, 42, 4, 7u);
 	EXPECT_SAME("%p", (void *)0x1234);
 	EXPECT_SAME("%e %g", 1.5, 0.25);
+	EXPECT_SAME("%.3d|%.2s|%Lf", 7, "abc", (long double)1.5);
+	EXPECT_SAME("%.10f %.12f", 0.1, 1.0 / 3);
+	EXPECT_SAME("%f %f %.2f %5.1f", 1.0 / 0.0, -1.0 / 0.0, 0.0 / 0.0, 1e30);
+	EXPECT_SAME("%.2f|%.0f", 2e17, 1.8446744073709552e19);
+}
+
+/* '*' widths, a negative one meaning '-'; a negative precision meaning none. */
+Test(strbuf_printf, star_widths_match_snprintf)
+{
+	EXPECT_SAME("%*d|%-*u", 6, 42, 4, 7u);
+	EXPECT_SAME("[%*s] [%*u] [%0*x]", -5, "ab", -7, 3u, 6, 0xbeu);
+	EXPECT_SAME("%*.*fs %5.2f%%", 9, 6, 0.0123456789, 43.93);
+	EXPECT_SAME("[%*.*f] [%.*f] [%-*.*f]", -10, 2, 3.14159, -1, 2.5, 8, 3, -0.0005);
+}
+
+/* Exact ties, where glibc rounds to the even digit, and their neighbours. */
+Test(strbuf_printf, fixed_ties_round_as_glibc)
+{
+	static const double ties[] = {
+		0.5, 1.5, 2.5, 3.5, 0.125, 0.375, 0.625, 0.875, 1.005, 2.675, 0.045,
+		1e-300, 5e-324, -5e-324, 2.2250738585072014e-308, 9.995, 99.995, 0.9999999995,
+		1e15 + 0.5, 4503599627370495.5, 9007199254740993.0, 0.0, -0.0, -0.5, -1.5, -2.5,
+	};
+	char fmt[16];
+
+	for (size_t i = 0; i < sizeof(ties) / sizeof(ties[0]); i++) {
+		for (int prec = 0; prec <= 9; prec++) {
+			char want[512];
+			struct vma_strbuf sb;
+
+			snprintf(fmt, sizeof(fmt), "%%.%df", prec);
+			vma_sb_init(&sb);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+			vma_sb_printf(&sb, fmt, ties[i]);
+			snprintf(want, sizeof(want), fmt, ties[i]);
+#pragma GCC diagnostic pop
+			cr_expect_str_eq(sb.buf, want, "%s of %a", fmt, ties[i]);
+			vma_sb_free(&sb);
+		}
+	}
+}
+
+static uint64_t next_random(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/*
+ * Random doubles of every magnitude the reports print (and beyond, where
+ * libc takes over), random bit patterns, decimal fractions near ties, at
+ * every precision, width and flag the subset takes.
+ */
+Test(strbuf_printf, fixed_random_values_match_snprintf)
+{
+	static const char *const fmts[] = { "%*.*f", "%-*.*f", "%0*.*f" };
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+
+	for (int i = 0; i < 300000; i++) {
+		uint64_t r = next_random(&x);
+		int prec = (int)(r % 10), width = (int)(r >> 8 & 15);
+		const char *fmt = fmts[r >> 16 & 3 ? (r >> 16 & 3) - 1 : 0];
+		char want[512];
+		struct vma_strbuf sb;
+		double v;
+
+		switch (r >> 20 & 3) {
+		case 0: { /* any finite double */
+			uint64_t bits = next_random(&x);
+
+			memcpy(&v, &bits, sizeof(v));
+			if (v != v)
+				v = 0.0;
+			break;
+		}
+		case 1: /* a quotient like a report's seconds or percentage */
+			v = (double)(next_random(&x) >> (r >> 24 & 63)) /
+			    (double)((next_random(&x) >> 40) + 1);
+			break;
+		case 2: /* a decimal that is nearly a tie at some precision */
+			v = (double)(next_random(&x) % 100000000) / 1e6 + 5e-7;
+			break;
+		default: /* k / 2^j: exact binary fractions, many of them exact ties */
+			v = (double)(next_random(&x) % 100000) / (double)(1u << (r >> 26 & 15));
+			break;
+		}
+		if (r >> 40 & 1)
+			v = -v;
+		vma_sb_init(&sb);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+		vma_sb_printf(&sb, fmt, width, prec, v);
+		snprintf(want, sizeof(want), fmt, width, prec, v);
+#pragma GCC diagnostic pop
+		cr_assert_str_eq(sb.buf, want, "%s of %a (width %d, precision %d)", fmt, v, width,
+				 prec);
+		vma_sb_free(&sb);
+	}
+}
+
+/* vma_fprintf() writes what fprintf() writes, short lines and long. */
+Test(strbuf_fprintf, writes_what_fprintf_writes)
+{
+	char big[1000], *a = NULL, *b = NULL;
+	size_t alen = 0, blen = 0;
+	FILE *fa = open_memstream(&a, &alen), *fb = open_memstream(&b, &blen);
+
+	cr_assert(fa && fb);
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+#define BOTH(...)                             \
+	do {                                  \
+		vma_fprintf(fa, __VA_ARGS__); \
+		fprintf(fb, __VA_ARGS__);     \
+	} while (0)
+	BOTH(" %-20s %7" PRIu64 " %*.*fs %5.2f%% %5" PRIu64 " cyc {%5u|%5u|%5u}\n", "HLT",
+	     (uint64_t)5177, 6, 3, 1.2404, 43.93, (uint64_t)577096, 1911u, 342015u, 1990655u);
+	BOTH("%s|%s\n", big, big);
+	BOTH("%e %+d\n", 2.5, 3);
+	BOTH("%s", "");
+#undef BOTH
+	fclose(fa);
+	fclose(fb);
+	cr_expect_eq(alen, blen);
+	cr_expect_str_eq(a, b);
+	free(a);
+	free(b);
 }
 
 Test(strbuf_printf, long_output_grows_the_buffer)
