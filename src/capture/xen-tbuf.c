@@ -18,16 +18,15 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <xenctrl.h>
-#include <xenevtchn.h>
-#include <xenforeignmemory.h>
 #include <xentoollog.h>
 
+#include "capture/xen-lib.h"
 #include "vmalyze/capture.h"
 #include "vmalyze/diag.h"
 #include "vmalyze/status.h"
 
 struct xen_hv {
+	const struct vma_xenlib *x; /* the libraries' functions (xen-lib.h) */
 	xentoollog_logger_stdiostream *log;
 	xc_interface *xch;
 	xenforeignmemory_handle *fmem;
@@ -53,19 +52,23 @@ static int neg_errno(int rc)
 
 static int hv_set_size(void *arg, uint32_t pages)
 {
-	return neg_errno(xc_tbuf_set_size(((struct xen_hv *)arg)->xch, pages));
+	struct xen_hv *hv = arg;
+
+	return neg_errno(hv->x->xc_tbuf_set_size(hv->xch, pages));
 }
 
 static int hv_set_evt_mask(void *arg, uint32_t mask)
 {
-	return neg_errno(xc_tbuf_set_evt_mask(((struct xen_hv *)arg)->xch, mask));
+	struct xen_hv *hv = arg;
+
+	return neg_errno(hv->x->xc_tbuf_set_evt_mask(hv->xch, mask));
 }
 
 static int hv_set_cpu_mask(void *arg, const uint8_t *mask, uint32_t nr_cpus)
 {
 	struct xen_hv *hv = arg;
-	xc_cpumap_t map = xc_cpumap_alloc(hv->xch);
-	int size = xc_get_cpumap_size(hv->xch), rc;
+	xc_cpumap_t map = hv->x->xc_cpumap_alloc(hv->xch);
+	int size = hv->x->xc_get_cpumap_size(hv->xch), rc;
 	uint32_t bytes = (nr_cpus + 7) / 8;
 
 	if (!map || size <= 0) {
@@ -73,15 +76,16 @@ static int hv_set_cpu_mask(void *arg, const uint8_t *mask, uint32_t nr_cpus)
 		return -ENOMEM;
 	}
 	memcpy(map, mask, bytes < (uint32_t)size ? bytes : (uint32_t)size);
-	rc = neg_errno(xc_tbuf_set_cpu_mask(hv->xch, map));
+	rc = neg_errno(hv->x->xc_tbuf_set_cpu_mask(hv->xch, map));
 	free(map);
 	return rc;
 }
 
 static int hv_enable(void *arg, uint32_t pages, uint64_t *tinfo_mfn, uint64_t *tinfo_bytes)
 {
+	struct xen_hv *hv = arg;
 	unsigned long mfn = 0, size = 0;
-	int rc = neg_errno(xc_tbuf_enable(((struct xen_hv *)arg)->xch, pages, &mfn, &size));
+	int rc = neg_errno(hv->x->xc_tbuf_enable(hv->xch, pages, &mfn, &size));
 
 	*tinfo_mfn = mfn;
 	*tinfo_bytes = size;
@@ -90,7 +94,9 @@ static int hv_enable(void *arg, uint32_t pages, uint64_t *tinfo_mfn, uint64_t *t
 
 static int hv_disable(void *arg)
 {
-	return neg_errno(xc_tbuf_disable(((struct xen_hv *)arg)->xch));
+	struct xen_hv *hv = arg;
+
+	return neg_errno(hv->x->xc_tbuf_disable(hv->xch));
 }
 
 static void *hv_map(void *arg, const uint64_t *mfns, uint32_t nr, bool writable)
@@ -104,21 +110,23 @@ static void *hv_map(void *arg, const uint64_t *mfns, uint32_t nr, bool writable)
 		return NULL;
 	for (i = 0; i < nr; i++)
 		pfns[i] = (xen_pfn_t)mfns[i];
-	p = xenforeignmemory_map(hv->fmem, DOMID_XEN, writable ? PROT_READ | PROT_WRITE : PROT_READ,
-				 nr, pfns, NULL);
+	p = hv->x->xenforeignmemory_map(hv->fmem, DOMID_XEN,
+					writable ? PROT_READ | PROT_WRITE : PROT_READ, nr, pfns, NULL);
 	free(pfns);
 	return p;
 }
 
 static void hv_unmap(void *arg, void *addr, uint32_t nr)
 {
-	xenforeignmemory_unmap(((struct xen_hv *)arg)->fmem, addr, nr);
+	struct xen_hv *hv = arg;
+
+	hv->x->xenforeignmemory_unmap(hv->fmem, addr, nr);
 }
 
 static int hv_wait(void *arg, int timeout_ms)
 {
 	struct xen_hv *hv = arg;
-	struct pollfd p = { .fd = xenevtchn_fd(hv->xce), .events = POLLIN };
+	struct pollfd p = { .fd = hv->x->xenevtchn_fd(hv->xce), .events = POLLIN };
 	xenevtchn_port_or_error_t port;
 	int rc = poll(&p, 1, timeout_ms);
 
@@ -126,9 +134,9 @@ static int hv_wait(void *arg, int timeout_ms)
 		return errno == EINTR ? 0 : -errno;
 	if (rc == 0)
 		return 0;
-	port = xenevtchn_pending(hv->xce);
+	port = hv->x->xenevtchn_pending(hv->xce);
 	if (port >= 0)
-		xenevtchn_unmask(hv->xce, (evtchn_port_t)port);
+		hv->x->xenevtchn_unmask(hv->xce, (evtchn_port_t)port);
 	return 1;
 }
 
@@ -138,13 +146,13 @@ static void hv_close(void *arg)
 
 	if (hv->xce) {
 		if (hv->port >= 0)
-			xenevtchn_unbind(hv->xce, (evtchn_port_t)hv->port);
-		xenevtchn_close(hv->xce);
+			hv->x->xenevtchn_unbind(hv->xce, (evtchn_port_t)hv->port);
+		hv->x->xenevtchn_close(hv->xce);
 	}
 	if (hv->fmem)
-		xenforeignmemory_close(hv->fmem);
+		hv->x->xenforeignmemory_close(hv->fmem);
 	if (hv->xch)
-		xc_interface_close(hv->xch);
+		hv->x->xc_interface_close(hv->xch);
 	xtl_logger_destroy((xentoollog_logger *)hv->log);
 	free(hv);
 }
@@ -212,6 +220,7 @@ static int open_host(struct xen_hv **out, const char **why, const char **advice,
 {
 	struct xen_hv *hv;
 	xc_physinfo_t info = { 0 };
+	const char *failure;
 
 	*advice = "";
 	*err = 0;
@@ -222,9 +231,17 @@ static int open_host(struct xen_hv **out, const char **why, const char **advice,
 	if (!hv)
 		return VMA_ERR_NOMEM;
 	hv->port = -1;
+	hv->x = vma_xenlib_get(&failure);
+	if (!hv->x) {
+		/* a dom0 without the libraries' runtime packages */
+		*why = failure;
+		*advice = " (Debian's libxenmisc, libxenforeignmemory1 and libxenevtchn1)";
+		free(hv);
+		return VMA_ERR_IO;
+	}
 	/* libxenctrl's own messages only when critical: ours name the step. */
 	hv->log = xtl_createlogger_stdiostream(stderr, XTL_CRITICAL, 0);
-	hv->xch = xc_interface_open((xentoollog_logger *)hv->log, NULL, 0);
+	hv->xch = hv->x->xc_interface_open((xentoollog_logger *)hv->log, NULL, 0);
 	if (!hv->xch) {
 		*err = errno;
 		*why = *err == EACCES || *err == EPERM
@@ -234,7 +251,7 @@ static int open_host(struct xen_hv **out, const char **why, const char **advice,
 		hv_close(hv);
 		return VMA_ERR_IO;
 	}
-	if (xc_physinfo(hv->xch, &info)) {
+	if (hv->x->xc_physinfo(hv->xch, &info)) {
 		*err = errno;
 		*why = "xc_physinfo failed (not dom0?)";
 		hv_close(hv);
@@ -285,14 +302,14 @@ int vma_xen_tbuf_open(struct vma_diag *diag, const struct vma_tbuf_ops **ops, vo
 		return rc;
 	if (rc)
 		return refuse(diag, why, advice, err);
-	hv->fmem = xenforeignmemory_open((xentoollog_logger *)hv->log, 0);
-	hv->xce = xenevtchn_open((xentoollog_logger *)hv->log, 0);
+	hv->fmem = hv->x->xenforeignmemory_open((xentoollog_logger *)hv->log, 0);
+	hv->xce = hv->x->xenevtchn_open((xentoollog_logger *)hv->log, 0);
 	if (!hv->fmem || !hv->xce) {
 		err = errno;
 		hv_close(hv);
 		return refuse(diag, "Cannot open libxenforeignmemory or libxenevtchn", "", err);
 	}
-	hv->port = xenevtchn_bind_virq(hv->xce, VIRQ_TBUF);
+	hv->port = hv->x->xenevtchn_bind_virq(hv->xce, VIRQ_TBUF);
 	if (hv->port < 0) {
 		err = errno;
 		hv_close(hv);
