@@ -103,6 +103,7 @@ static void *hv_map(void *arg, const uint64_t *mfns, uint32_t nr, bool writable)
 {
 	struct xen_hv *hv = arg;
 	xen_pfn_t *pfns = calloc(nr, sizeof(*pfns));
+	int prot = writable ? PROT_READ | PROT_WRITE : PROT_READ;
 	void *p;
 	uint32_t i;
 
@@ -110,8 +111,7 @@ static void *hv_map(void *arg, const uint64_t *mfns, uint32_t nr, bool writable)
 		return NULL;
 	for (i = 0; i < nr; i++)
 		pfns[i] = (xen_pfn_t)mfns[i];
-	p = hv->x->xenforeignmemory_map(hv->fmem, DOMID_XEN,
-					writable ? PROT_READ | PROT_WRITE : PROT_READ, nr, pfns, NULL);
+	p = hv->x->xenforeignmemory_map(hv->fmem, DOMID_XEN, prot, nr, pfns, NULL);
 	free(pfns);
 	return p;
 }
