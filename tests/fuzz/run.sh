@@ -3,6 +3,8 @@
 #
 # run.sh SECONDS TARGET...: runs each libFuzzer target for SECONDS, seeded
 # from traces/ (and, for the page decoder, single pages of the raw dump),
+# its corpus in the build tree first merged into a minimal one when it has
+# grown past FUZZ_CORPUS_MAX inputs (default 1000; 0: never),
 # with the dictionary, 10 s per input and 512 MiB at most (ASan's own
 # overhead included; its quarantine of freed memory kept to 32 MiB, see
 # doc/fuzzing.md).  Fails when a target finds a crash, a leak, a
@@ -35,16 +37,39 @@ for i in 0 1 2 3 4 5 6 7; do
 	{ printf '\000'; dd if="$src/traces/kvm/vmx-raw.bin" bs=4096 skip="$i" count=1 2>/dev/null; } \
 		>"$seeds/pages/page$i"
 done
+corpus_max=${FUZZ_CORPUS_MAX:-1000}
 status=0
+limits="-timeout=10 -rss_limit_mb=512 -max_len=131072"
+
+# minimize TARGET CORPUS NAME: CORPUS becomes the inputs of it that add
+# coverage (libFuzzer's -merge=1), when it holds more than corpus_max.
+minimize() {
+	n=$(find "$2" -type f | wc -l)
+	[ "$corpus_max" -gt 0 ] && [ "$n" -gt "$corpus_max" ] || return 0
+	rm -rf "$2.min"
+	mkdir "$2.min"
+	# shellcheck disable=SC2086 # $limits is a list of options
+	if "$1" -merge=1 $limits "$2.min" "$2" >"$out/$3.merge.log" 2>&1; then
+		rm -rf "$2"
+		mv "$2.min" "$2"
+		echo "     $3: corpus of $n inputs merged into $(find "$2" -type f | wc -l)"
+	else
+		rm -rf "$2.min"
+		echo "     $3: corpus of $n inputs kept whole, the merge failed; see $out/$3.merge.log"
+	fi
+}
+
 for t in "$@"; do
 	name=$(basename "$t")
 	corpus=tests/fuzz/corpus-$name
 	mkdir -p "$corpus"
+	minimize "$t" "$corpus" "$name"
 	case $name in
 	fuzz-rawpage) seed="$seeds/pages" ;;
 	*) seed="$seeds" ;;
 	esac
-	"$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=512 -max_len=131072 \
+	# shellcheck disable=SC2086
+	"$t" -max_total_time="$secs" $limits \
 		-dict="$src/tests/fuzz/vmalyze.dict" -artifact_prefix="$out/$name-" \
 		-print_final_stats=1 "$corpus" "$seed" >"$out/$name.log" 2>&1
 	rc=$?
