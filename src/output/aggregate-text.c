@@ -9,12 +9,13 @@
 
 #include "vmalyze/aggregate.h"
 #include "vmalyze/status.h"
+#include "vmalyze/strbuf.h"
 
 static void trace_name(FILE *out, const struct vma_aggregate_trace *t)
 {
 	fputs(t->file, out);
 	if (t->member)
-		fprintf(out, ":%s", t->member);
+		vma_fprintf(out, ":%s", t->member);
 }
 
 static const char *unit_of(enum vma_report_unit unit)
@@ -26,12 +27,12 @@ static void reasons(FILE *out, const struct vma_aggregate_view *v)
 {
 	uint32_t i;
 
-	fprintf(out, "--- Exit reasons across traces ---\n");
+	vma_fprintf(out, "--- Exit reasons across traces ---\n");
 	for (i = 0; i < v->nr_reasons; i++) {
 		const struct vma_aggregate_reason *r = &v->reasons[i];
 		const struct vma_report_stat *s = &r->stat;
 
-		fprintf(out,
+		vma_fprintf(out,
 			" %-8s %-24s %5u %9" PRIu64 " %12.6fs %8" PRIu64 " %s "
 									 "{%8" PRIu64 "|%8" PRIu64
 			"|%8" PRIu64 "} max %" PRIu64 ", %u trace%s\n",
@@ -45,16 +46,16 @@ static void worst(FILE *out, const struct vma_aggregate_view *v)
 {
 	uint32_t i, k;
 
-	fprintf(out, "--- Worst p95 per exit reason ---\n");
+	vma_fprintf(out, "--- Worst p95 per exit reason ---\n");
 	for (i = 0; i < v->nr_reasons; i++) {
 		const struct vma_aggregate_reason *r = &v->reasons[i];
 
 		if (!r->nr_worst)
 			continue;
-		fprintf(out, " %-8s %-24s %5u:", r->platform, r->name ? r->name : "(unnamed)",
+		vma_fprintf(out, " %-8s %-24s %5u:", r->platform, r->name ? r->name : "(unnamed)",
 			r->code);
 		for (k = 0; k < r->nr_worst; k++) {
-			fprintf(out, "%s %" PRIu64 " %s ", k ? "," : "", r->worst[k].p95,
+			vma_fprintf(out, "%s %" PRIu64 " %s ", k ? "," : "", r->worst[k].p95,
 				unit_of(r->unit));
 			trace_name(out, &v->traces[r->worst[k].trace]);
 		}
@@ -66,7 +67,7 @@ static void vms(FILE *out, const struct vma_aggregate_view *v)
 {
 	uint32_t i, j;
 
-	fprintf(out, "--- Exits per second per VM ---\n");
+	vma_fprintf(out, "--- Exits per second per VM ---\n");
 	for (i = 0; i < v->nr_traces; i++) {
 		const struct vma_aggregate_trace *t = &v->traces[i];
 		double secs = t->hz ? (double)t->total / (double)t->hz : 0.0;
@@ -76,10 +77,10 @@ static void vms(FILE *out, const struct vma_aggregate_view *v)
 
 			fputc(' ', out);
 			trace_name(out, t);
-			fprintf(out, " d%u", vm->id);
+			vma_fprintf(out, " d%u", vm->id);
 			if (vm->name)
-				fprintf(out, " (%s)", vm->name);
-			fprintf(out, ": %" PRIu64 " exits in %.6fs, %.1f/s\n", vm->exits, secs,
+				vma_fprintf(out, " (%s)", vm->name);
+			vma_fprintf(out, ": %" PRIu64 " exits in %.6fs, %.1f/s\n", vm->exits, secs,
 				secs > 0 ? (double)vm->exits / secs : 0.0);
 		}
 	}
@@ -89,9 +90,9 @@ static void failures(FILE *out, const struct vma_aggregate_view *v)
 {
 	uint32_t i;
 
-	fprintf(out, "--- Failures ---\n");
+	vma_fprintf(out, "--- Failures ---\n");
 	if (!v->nr_failed)
-		fprintf(out, " (none)\n");
+		vma_fprintf(out, " (none)\n");
 	for (i = 0; i < v->nr_traces; i++) {
 		const struct vma_aggregate_trace *t = &v->traces[i];
 
@@ -99,14 +100,14 @@ static void failures(FILE *out, const struct vma_aggregate_view *v)
 			continue;
 		fputc(' ', out);
 		trace_name(out, t);
-		fprintf(out, ": %s (%s)\n", vma_status_str(t->status),
+		vma_fprintf(out, ": %s (%s)\n", vma_status_str(t->status),
 			t->failed ? "not reported" : "what was read is reported");
 	}
 }
 
 int vma_render_aggregate_text(FILE *out, const struct vma_aggregate_view *v)
 {
-	fprintf(out, "=== aggregate: %u trace%s, %u failed, %" PRIu64 " records, %" PRIu64
+	vma_fprintf(out, "=== aggregate: %u trace%s, %u failed, %" PRIu64 " records, %" PRIu64
 		" lost ===\n",
 		v->nr_traces, v->nr_traces == 1 ? "" : "s", v->nr_failed, v->records,
 		v->lost_records);

@@ -14,6 +14,7 @@
 #include "vmalyze/grow.h"
 #include "vmalyze/interval.h"
 #include "vmalyze/status.h"
+#include "vmalyze/strbuf.h"
 
 /* What a (domain, metric) counter was at the last interval written. */
 struct snapshot {
@@ -79,7 +80,7 @@ static uint64_t delta(struct interval_state *st, uint32_t did, uint32_t metric, 
 
 static void write_time(FILE *out, const struct vma_report *r, uint64_t ticks)
 {
-	fprintf(out, "%" PRIu64 ".%09" PRIu64, ticks / r->hz,
+	vma_fprintf(out, "%" PRIu64 ".%09" PRIu64, ticks / r->hz,
 		(uint64_t)((unsigned __int128)(ticks % r->hz) * 1000000000u / r->hz));
 }
 
@@ -113,7 +114,8 @@ static bool sum_exits(struct interval_state *st, const struct vma_report *r,
 		if (vma_grow(st->sums, &st->cap_sums, n + rv->nr_exits, 64))
 			return false;
 		for (j = 0; j < rv->nr_exits; j++) {
-			st->sums[n++] = (struct code_sum){ rv->exits[j].code, rv->exits[j].stat.events,
+			st->sums[n++] = (struct code_sum){ rv->exits[j].code,
+							   rv->exits[j].stat.events,
 							   rv->exits[j].name };
 		}
 	}
@@ -149,7 +151,8 @@ static int write_interval(FILE *out, struct interval_state *st, const struct vma
 		run = delta(st, d->id, METRIC_RUN, d->run_time.total);
 		if (run) {
 			write_time(out, r, end);
-			fprintf(out, ",%u,run_seconds,%.9f\n", d->id, vma_report_seconds(r, run));
+			vma_fprintf(out, ",%u,run_seconds,%.9f\n", d->id,
+				    vma_report_seconds(r, run));
 		}
 		if (!sum_exits(st, r, d, &codes))
 			return VMA_ERR_NOMEM;
@@ -164,9 +167,9 @@ static int write_interval(FILE *out, struct interval_state *st, const struct vma
 			write_time(out, r, end);
 			name = st->sums[k].name;
 			if (name)
-				fprintf(out, ",%u,exit:%s,%" PRIu64 "\n", d->id, name, n);
+				vma_fprintf(out, ",%u,exit:%s,%" PRIu64 "\n", d->id, name, n);
 			else
-				fprintf(out, ",%u,exit:%u,%" PRIu64 "\n", d->id, code, n);
+				vma_fprintf(out, ",%u,exit:%u,%" PRIu64 "\n", d->id, code, n);
 		}
 		if (!codes)
 			continue; /* no HVM vcpu: no exits to report */
@@ -174,7 +177,7 @@ static int write_interval(FILE *out, struct interval_state *st, const struct vma
 		if (!n)
 			continue;
 		write_time(out, r, end);
-		fprintf(out, ",%u,exits,%" PRIu64 "\n", d->id, n);
+		vma_fprintf(out, ",%u,exits,%" PRIu64 "\n", d->id, n);
 	}
 	st->last_end = end;
 	return VMA_OK;
@@ -221,7 +224,7 @@ int vma_render_interval(struct vma_render *ctx, const struct vma_report *r)
 		ctx->priv = st;
 	}
 	if (!st->header) {
-		fprintf(ctx->out, "time,domain,metric,value\n");
+		vma_fprintf(ctx->out, "time,domain,metric,value\n");
 		st->header = true;
 	}
 	/* The last interval is partial: it ends with the trace, if after the last one written. */

@@ -20,6 +20,7 @@
 #include "output/summary-internal.h"
 #include "vmalyze/hvm-stats.h"
 #include "vmalyze/status.h"
+#include "vmalyze/strbuf.h"
 
 /* One row of a table, whatever it counts. */
 struct row {
@@ -167,13 +168,13 @@ static void print_table(const struct vma_summary_ctx *c, enum vma_stat_event ev,
 	if (t->n > 1) /* none: the rows may be NULL, which qsort may not get */
 		qsort(t->rows, t->n, sizeof(*t->rows), cmp[sort]);
 	/* perf's columns, then vmalyze's spread and percentiles */
-	fprintf(out, "%20s %10s %9s %9s %11s %11s %16s %9s %11s %11s %11s %11s\n\n",
+	vma_fprintf(out, "%20s %10s %9s %9s %11s %11s %16s %9s %11s %11s %11s %11s\n\n",
 		event_titles[ev], "Samples", "Samples%", "Time%", "Min Time", "Max Time",
 		"Avg time", "", "Stddev", "P5", "P50", "P95");
 	for (i = 0; i < t->n; i++) {
 		const struct vma_report_stat *s = t->rows[i].stat;
 
-		fprintf(out,
+		vma_fprintf(out,
 			"%20s %10" PRIu64 " %8.2f%% %8.2f%% %9.2fus %9.2fus %9.2fus ( +-%7.2f%% )"
 			" %9.2fus %9.2fus %9.2fus %9.2fus\n",
 			t->rows[i].label, s->events,
@@ -182,7 +183,7 @@ static void print_table(const struct vma_summary_ctx *c, enum vma_stat_event ev,
 			us(r, s->max), us(r, s->mean), rel_error(s), us(r, s->stddev),
 			us(r, s->p5), us(r, s->p50), us(r, s->p95));
 	}
-	fprintf(out, "\nTotal Samples:%" PRIu64 ", Total events handled time:%.2fus.\n\n",
+	vma_fprintf(out, "\nTotal Samples:%" PRIu64 ", Total events handled time:%.2fus.\n\n",
 		samples, us(r, time));
 }
 
@@ -195,7 +196,7 @@ static int section(const struct vma_summary_ctx *c, const struct vma_render_opti
 
 	rc = pick(&t, o->stat_event, x, nx, addr, na);
 	if (rc == VMA_OK) {
-		fprintf(c->out, "Analyze events for %s:\n\n", title);
+		vma_fprintf(c->out, "Analyze events for %s:\n\n", title);
 		print_table(c, o->stat_event, o->stat_sort, &t);
 	}
 	free(t.rows);

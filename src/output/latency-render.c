@@ -11,6 +11,7 @@
 #include "vmalyze/latency.h"
 #include "vmalyze/status.h"
 #include "output/json-string.h"
+#include "vmalyze/strbuf.h"
 
 static uint64_t to_ns(const struct vma_lat_report *r, uint64_t ticks)
 {
@@ -40,7 +41,7 @@ static void text_split(FILE *out, const struct vma_lat_report *r, const struct v
 	uint32_t i;
 
 	for (i = 0; i < n; i++) {
-		fprintf(out, "%s%s %.1f%% %.1f us", i ? ", " : "", s[i].cause,
+		vma_fprintf(out, "%s%s %.1f%% %.1f us", i ? ", " : "", s[i].cause,
 			pct(s[i].ticks, whole), us(r, s[i].ticks));
 	}
 	fputc('\n', out);
@@ -52,52 +53,54 @@ int vma_lat_render_text(FILE *out, const struct vma_lat_report *r)
 
 	if (r->have_guest) {
 		if (r->marked) {
-			fprintf(out, "Guest intervals (%s to the next %s on its cpu), split by "
+			vma_fprintf(out, "Guest intervals (%s to the next %s on its cpu), split by "
 				     "what "
 				"the host thread of its vcpu did:\n", r->marked, r->marked_end);
 		} else {
-			fprintf(out, "Guest wake-up latency (sched_waking to the sched_switch that "
-				"runs the task), split by what the host thread of its vcpu did:\n");
+			vma_fprintf(out, "Guest wake-up latency (sched_waking to the sched_switch "
+				    "that runs the task), split by what the host thread of its "
+				    "vcpu did:\n");
 		}
 		const char *what = r->marked ? "intervals" : "wake-ups";
 
-		fprintf(out, "  %s %" PRIu64 "  p50 %.1f us  p99 %.1f us  max %.1f us\n", what,
+		vma_fprintf(out, "  %s %" PRIu64 "  p50 %.1f us  p99 %.1f us  max %.1f us\n", what,
 			r->wakeups, us(r, r->p50), us(r, r->p99), us(r, r->max));
-		fprintf(out, "  threshold %.1f us (%s): %" PRIu64 " %s at or above it\n",
+		vma_fprintf(out, "  threshold %.1f us (%s): %" PRIu64 " %s at or above it\n",
 			us(r, r->threshold),
 			r->threshold_is_p99 ? "the guest's p99" : "--threshold",
 			r->above, what);
 		if (r->nr_worst)
-			fprintf(out, "  Worst %u:\n", r->nr_worst);
+			vma_fprintf(out, "  Worst %u:\n", r->nr_worst);
 		for (i = 0; i < r->nr_worst; i++) {
 			const struct vma_lat_interval *w = &r->worst[i];
 
-			fprintf(out, "    %.6f guest %u cpu %u pid %u %s (host thread %u): %.1f "
-				     "us: ",
+			vma_fprintf(out, "    %.6f guest %u cpu %u pid %u %s (host thread %u): "
+				    "%.1f us: ",
 				secs(r, w->start), w->guest, w->cpu, w->pid,
 				w->comm[0] ? w->comm : "?",
 				w->host_tid, us(r, w->end - w->start));
 			text_split(out, r, w->split, w->nr_split, w->end - w->start);
 		}
 		if (r->above) {
-			fprintf(out, "  Share of latency by cause, over those %" PRIu64 " (%.1f "
-											"us):\n",
+			vma_fprintf(out, "  Share of latency by cause, over those %" PRIu64
+				    " (%.1f us):\n",
 				r->above, us(r, r->aggregate_ticks));
 			for (i = 0; i < r->nr_aggregate; i++) {
-				fprintf(out, "    %-40s %6.1f%% %12.1f us\n", r->aggregate[i].cause,
+				vma_fprintf(out, "    %-40s %6.1f%% %12.1f us\n",
+					    r->aggregate[i].cause,
 					pct(r->aggregate[i].ticks, r->aggregate_ticks),
 					us(r, r->aggregate[i].ticks));
 			}
 		}
 	} else {
-		fprintf(out, "No guest trace: no guest wake-ups to split (give the guest's "
+		vma_fprintf(out, "No guest trace: no guest wake-ups to split (give the guest's "
 			"trace.dat after the host's).\n");
 	}
-	fprintf(out, "Host vcpu threads, their traced time by cause:\n");
+	vma_fprintf(out, "Host vcpu threads, their traced time by cause:\n");
 	for (i = 0; i < r->nr_threads; i++) {
 		const struct vma_lat_thread *t = &r->threads[i];
 
-		fprintf(out, "  thread %u (%.1f us): ", t->tid, us(r, t->ticks));
+		vma_fprintf(out, "  thread %u (%.1f us): ", t->tid, us(r, t->ticks));
 		text_split(out, r, t->split, t->nr_split, t->ticks);
 	}
 	return ferror(out) ? VMA_ERR_OUTPUT : VMA_OK;
@@ -110,9 +113,9 @@ static void json_split(FILE *out, const struct vma_lat_report *r, const struct v
 
 	fputc('[', out);
 	for (i = 0; i < n; i++) {
-		fprintf(out, "%s{\"cause\": ", i ? ", " : "");
+		vma_fprintf(out, "%s{\"cause\": ", i ? ", " : "");
 		vma_json_string(out, s[i].cause);
-		fprintf(out, ", \"ns\": %" PRIu64 "}", to_ns(r, s[i].ticks));
+		vma_fprintf(out, ", \"ns\": %" PRIu64 "}", to_ns(r, s[i].ticks));
 	}
 	fputc(']', out);
 }
@@ -121,45 +124,46 @@ int vma_lat_render_json(FILE *out, const struct vma_lat_report *r)
 {
 	uint32_t i;
 
-	fprintf(out, "{\"latency\": {\"intervals\": ");
+	vma_fprintf(out, "{\"latency\": {\"intervals\": ");
 	if (r->marked) {
-		fprintf(out, "{\"start\": ");
+		vma_fprintf(out, "{\"start\": ");
 		vma_json_string(out, r->marked);
-		fprintf(out, ", \"end\": ");
+		vma_fprintf(out, ", \"end\": ");
 		vma_json_string(out, r->marked_end);
 		fputc('}', out);
 	} else {
-		fprintf(out, "\"wakeups\"");
+		vma_fprintf(out, "\"wakeups\"");
 	}
-	fprintf(out, ", \"have_guest\": %s, \"wakeups\": %" PRIu64 ", \"p50_ns\": %"
+	vma_fprintf(out, ", \"have_guest\": %s, \"wakeups\": %" PRIu64 ", \"p50_ns\": %"
 		PRIu64 ", \"p99_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64 ",\n",
 		r->have_guest ? "true" : "false", r->wakeups, to_ns(r, r->p50), to_ns(r, r->p99),
 		to_ns(r, r->max));
-	fprintf(out, " \"threshold_ns\": %" PRIu64 ", \"threshold_is_p99\": %s, \"above\": %" PRIu64
-		",\n \"worst\": [", to_ns(r, r->threshold), r->threshold_is_p99 ? "true" : "false",
-		r->above);
+	vma_fprintf(out, " \"threshold_ns\": %" PRIu64 ", \"threshold_is_p99\": %s, "
+		    "\"above\": %" PRIu64 ",\n \"worst\": [",
+		    to_ns(r, r->threshold), r->threshold_is_p99 ? "true" : "false", r->above);
 	for (i = 0; i < r->nr_worst; i++) {
 		const struct vma_lat_interval *w = &r->worst[i];
 
-		fprintf(out, "%s\n  {\"start_ns\": %" PRIu64 ", \"latency_ns\": %" PRIu64
+		vma_fprintf(out, "%s\n  {\"start_ns\": %" PRIu64 ", \"latency_ns\": %" PRIu64
 			", \"guest\": %u, \"cpu\": %u, \"pid\": %u, \"comm\": ", i ? "," : "",
 			to_ns(r, w->start), to_ns(r, w->end - w->start), w->guest, w->cpu, w->pid);
 		vma_json_string(out, w->comm);
-		fprintf(out, ", \"host_tid\": %u, \"causes\": ", w->host_tid);
+		vma_fprintf(out, ", \"host_tid\": %u, \"causes\": ", w->host_tid);
 		json_split(out, r, w->split, w->nr_split);
 		fputc('}', out);
 	}
-	fprintf(out, "],\n \"aggregate\": {\"ns\": %" PRIu64 ", \"causes\": ",
+	vma_fprintf(out, "],\n \"aggregate\": {\"ns\": %" PRIu64 ", \"causes\": ",
 		to_ns(r, r->aggregate_ticks));
 	json_split(out, r, r->aggregate, r->nr_aggregate);
-	fprintf(out, "},\n \"host_threads\": [");
+	vma_fprintf(out, "},\n \"host_threads\": [");
 	for (i = 0; i < r->nr_threads; i++) {
-		fprintf(out, "%s\n  {\"tid\": %u, \"ns\": %" PRIu64 ", \"causes\": ", i ? "," : "",
+		vma_fprintf(out, "%s\n  {\"tid\": %u, \"ns\": %" PRIu64 ", \"causes\": ",
+			    i ? "," : "",
 			r->threads[i].tid, to_ns(r, r->threads[i].ticks));
 		json_split(out, r, r->threads[i].split, r->threads[i].nr_split);
 		fputc('}', out);
 	}
-	fprintf(out, "]}}\n");
+	vma_fprintf(out, "]}}\n");
 	return ferror(out) ? VMA_ERR_OUTPUT : VMA_OK;
 }
 
@@ -191,11 +195,11 @@ static void csv_rows(FILE *out, const struct vma_lat_report *r, const char *kind
 	uint32_t i;
 
 	for (i = 0; i < n; i++) {
-		fprintf(out, "%s,%" PRIu64 ",%u,", kind, to_ns(r, start), pid);
+		vma_fprintf(out, "%s,%" PRIu64 ",%u,", kind, to_ns(r, start), pid);
 		csv_field(out, comm);
-		fprintf(out, ",%u,%u,%" PRIu64 ",", cpu, tid, to_ns(r, whole));
+		vma_fprintf(out, ",%u,%u,%" PRIu64 ",", cpu, tid, to_ns(r, whole));
 		csv_field(out, s[i].cause);
-		fprintf(out, ",%" PRIu64 "\n", to_ns(r, s[i].ticks));
+		vma_fprintf(out, ",%" PRIu64 "\n", to_ns(r, s[i].ticks));
 	}
 }
 
@@ -203,7 +207,7 @@ int vma_lat_render_csv(FILE *out, const struct vma_lat_report *r)
 {
 	uint32_t i;
 
-	fprintf(out, "kind,start_ns,pid,comm,cpu,host_tid,total_ns,cause,ns\n");
+	vma_fprintf(out, "kind,start_ns,pid,comm,cpu,host_tid,total_ns,cause,ns\n");
 	for (i = 0; i < r->nr_worst; i++) {
 		const struct vma_lat_interval *w = &r->worst[i];
 

@@ -13,6 +13,7 @@
 #include "vmalyze/report.h"
 #include "vmalyze/state.h"
 #include "vmalyze/status.h"
+#include "vmalyze/strbuf.h"
 
 static const char header[] =
 	"scope,file,member,platform,domain,vm,vcpu,kind,code,name,events,count,total,seconds,"
@@ -49,12 +50,12 @@ static void kvm_columns(FILE *out, const struct row_where *w)
 	const struct vma_report_domain *d = w->dom;
 
 	if (d && d->pid)
-		fprintf(out, "%u,", d->pid);
+		vma_fprintf(out, "%u,", d->pid);
 	else
 		fputc(',', out);
 	field(out, d ? d->grouping : NULL, false);
 	if (w->v && w->v->thread_id)
-		fprintf(out, "%u,", w->v->thread_id);
+		vma_fprintf(out, "%u,", w->v->thread_id);
 	else
 		fputc(',', out);
 	field(out, w->v ? w->v->thread_name : NULL, true);
@@ -69,16 +70,16 @@ static void row(FILE *out, const struct row_where *w, const char *kind, const ch
 	field(out, w->member, false);
 	field(out, w->platform, false);
 	if (w->dom) {
-		fprintf(out, "%u,", w->dom->id);
+		vma_fprintf(out, "%u,", w->dom->id);
 		field(out, w->dom->name ? w->dom->name : w->dom->comm, false);
-		fprintf(out, "%u,", w->vcpu);
+		vma_fprintf(out, "%u,", w->vcpu);
 	} else {
 		fputs(",,,", out);
 	}
 	field(out, kind, false);
 	field(out, code, false);
 	field(out, name, false);
-	fprintf(out, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.9f,%" PRIu64 ",%" PRIu64 ",%" PRIu64
+	vma_fprintf(out, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.9f,%" PRIu64 ",%" PRIu64 ",%" PRIu64
 		",%" PRIu64 ",%" PRIu64 ",%s,%" PRIu64 ",",
 		s->events, s->count, s->total, (double)s->total / (double)hz, s->mean, s->p5,
 		s->p50,

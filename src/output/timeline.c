@@ -18,6 +18,7 @@
 #include "vmalyze/trace-ids.h"
 #include "vmalyze/xen-names.h"
 #include "output/json-string.h"
+#include "vmalyze/strbuf.h"
 
 #define VMX_EXIT_HLT 12u
 #define SVM_EXIT_HLT 0x78u
@@ -372,7 +373,7 @@ static void json_us(FILE *out, const struct vma_timeline *tl, uint64_t ticks)
 	uint64_t ns = tl->o.hz == 1000000000u ? ticks
 		: (uint64_t)((unsigned __int128)ticks * 1000000000u / (tl->o.hz ? tl->o.hz : 1));
 
-	fprintf(out, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
+	vma_fprintf(out, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
 }
 
 static const char *group_name(uint32_t pid, char *buf, size_t len)
@@ -392,27 +393,27 @@ int vma_timeline_write_json(const struct vma_timeline *tl, FILE *out)
 	size_t i, b;
 	bool first = true;
 
-	fprintf(out, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [");
+	vma_fprintf(out, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [");
 	for (i = 0; i < tl->nr_tracks; i++) {
 		const struct track *t = &tl->tracks[i];
 
 		if (t->pid < 32 && !(pids_done & (1u << t->pid))) {
 			pids_done |= 1u << t->pid;
-			fprintf(out, "%s\n{\"ph\": \"M\", \"name\": \"process_name\", \"ts\": 0, "
-				"\"pid\": %u, \"tid\": 0, \"args\": {\"name\": ", first ? "" : ",",
-				t->pid);
+			vma_fprintf(out, "%s\n{\"ph\": \"M\", \"name\": \"process_name\", "
+				    "\"ts\": 0, \"pid\": %u, \"tid\": 0, \"args\": {\"name\": ",
+				    first ? "" : ",", t->pid);
 			vma_json_string(out, group_name(t->pid, buf, sizeof(buf)));
-			fprintf(out, "}},\n{\"ph\": \"M\", \"name\": \"process_sort_index\", "
+			vma_fprintf(out, "}},\n{\"ph\": \"M\", \"name\": \"process_sort_index\", "
 				"\"ts\": 0, \"pid\": %u, \"tid\": 0, \"args\": {\"sort_index\": "
 				"%u}}",
 				t->pid, t->pid);
 			first = false;
 		}
-		fprintf(out, "%s\n{\"ph\": \"M\", \"name\": \"thread_name\", \"ts\": 0, \"pid\": "
-			     "%u, "
-			"\"tid\": %u, \"args\": {\"name\": ", first ? "" : ",", t->pid, t->tid);
+		vma_fprintf(out, "%s\n{\"ph\": \"M\", \"name\": \"thread_name\", \"ts\": 0, "
+			    "\"pid\": %u, \"tid\": %u, \"args\": {\"name\": ",
+			    first ? "" : ",", t->pid, t->tid);
 		vma_json_string(out, t->label);
-		fprintf(out, "}},\n{\"ph\": \"M\", \"name\": \"thread_sort_index\", \"ts\": 0, "
+		vma_fprintf(out, "}},\n{\"ph\": \"M\", \"name\": \"thread_sort_index\", \"ts\": 0, "
 			"\"pid\": %u, \"tid\": %u, \"args\": {\"sort_index\": %u}}", t->pid, t->tid,
 			t->tid);
 		first = false;
@@ -421,15 +422,15 @@ int vma_timeline_write_json(const struct vma_timeline *tl, FILE *out)
 		const struct slice *s = &tl->slices[i];
 		const struct track *t = &tl->tracks[s->track];
 
-		fprintf(out, "%s\n{\"ph\": \"X\", \"name\": ", first ? "" : ",");
+		vma_fprintf(out, "%s\n{\"ph\": \"X\", \"name\": ", first ? "" : ",");
 		vma_json_string(out, tl->strs[s->name]);
-		fprintf(out, ", \"cat\": \"%s\", \"ts\": ", kind_names[s->kind]);
+		vma_fprintf(out, ", \"cat\": \"%s\", \"ts\": ", kind_names[s->kind]);
 		json_us(out, tl, s->start);
-		fprintf(out, ", \"dur\": ");
+		vma_fprintf(out, ", \"dur\": ");
 		json_us(out, tl, s->end - s->start);
-		fprintf(out, ", \"pid\": %u, \"tid\": %u", t->pid, t->tid);
+		vma_fprintf(out, ", \"pid\": %u, \"tid\": %u", t->pid, t->tid);
 		if (s->args) {
-			fprintf(out, ", \"args\": {\"refinement\": ");
+			vma_fprintf(out, ", \"args\": {\"refinement\": ");
 			vma_json_string(out, tl->strs[s->args]);
 			fputc('}', out);
 		}
@@ -441,18 +442,18 @@ int vma_timeline_write_json(const struct vma_timeline *tl, FILE *out)
 		const struct track *t = &tl->tracks[i];
 
 		for (b = 0; b < t->nr_bins; b++) {
-			fprintf(out, "%s\n{\"ph\": \"C\", \"name\": ", first ? "" : ",");
+			vma_fprintf(out, "%s\n{\"ph\": \"C\", \"name\": ", first ? "" : ",");
 			snprintf(buf, sizeof(buf), "exits/s %.20s", t->label);
 			vma_json_string(out, buf);
-			fprintf(out, ", \"ts\": ");
+			vma_fprintf(out, ", \"ts\": ");
 			json_us(out, tl, tl->o.from + b * tl->bin_ticks);
-			fprintf(out, ", \"pid\": %u, \"tid\": %u, \"args\": {\"exits/s\": "
+			vma_fprintf(out, ", \"pid\": %u, \"tid\": %u, \"args\": {\"exits/s\": "
 				     "%" PRIu64 "}}",
 				t->pid, t->tid, (uint64_t)t->bins[b] * BINS_PER_SECOND);
 			first = false;
 		}
 	}
-	fprintf(out, "\n]}\n");
+	vma_fprintf(out, "\n]}\n");
 	return ferror(out) ? VMA_ERR_OUTPUT : VMA_OK;
 }
 
@@ -526,21 +527,22 @@ int vma_timeline_write_svg(const struct vma_timeline *tl, FILE *out)
 	qsort_r(row, tl->nr_tracks, sizeof(*row), row_cmp, tl->tracks);
 	for (i = 0; i < tl->nr_tracks; i++)
 		at[row[i]] = (uint32_t)i;
-	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+	vma_fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
 		"font-family=\"sans-serif\" font-size=\"11\">\n", SVG_LABEL + SVG_PLOT + 20,
 		height);
-	fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-	fprintf(out, "<text x=\"10\" y=\"16\" font-size=\"13\">vmalyze timeline: %.6f s to %.6f s "
-		"(%.3f ms)</text>\n", (double)from / hz, (double)to / hz, span / hz * 1e3);
+	vma_fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+	vma_fprintf(out, "<text x=\"10\" y=\"16\" font-size=\"13\">vmalyze timeline: %.6f s "
+		    "to %.6f s (%.3f ms)</text>\n",
+		    (double)from / hz, (double)to / hz, span / hz * 1e3);
 	for (i = 0; i < tl->nr_tracks; i++) {
 		double y = SVG_TOP + SVG_ROW * (double)i;
 
-		fprintf(out, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" "
+		vma_fprintf(out, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" "
 			     "fill=\"%s\"/>\n",
 			SVG_LABEL, y, SVG_PLOT, SVG_ROW - 2, i % 2 ? "#fafafa" : "#f0f0f0");
-		fprintf(out, "<text x=\"10\" y=\"%.1f\">", y + SVG_ROW - 6);
+		vma_fprintf(out, "<text x=\"10\" y=\"%.1f\">", y + SVG_ROW - 6);
 		svg_text(out, tl->tracks[row[i]].label);
-		fprintf(out, "</text>\n");
+		vma_fprintf(out, "</text>\n");
 	}
 	for (i = 0; i < tl->nr_slices; i++) {
 		const struct slice *s = &tl->slices[i];
@@ -549,19 +551,19 @@ int vma_timeline_write_svg(const struct vma_timeline *tl, FILE *out)
 
 		if (s->end <= from || s->start >= to || w < 0.05)
 			continue; /* below a twentieth of a pixel: not drawn */
-		fprintf(out, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.0f\" "
+		vma_fprintf(out, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.0f\" "
 			     "fill=\"%s\">"
 			"<title>", x0, SVG_TOP + SVG_ROW * (double)at[s->track], w < 0.5 ? 0.5 : w,
 			SVG_ROW - 2, kind_colour[s->kind]);
 		svg_text(out, tl->strs[s->name]);
-		fprintf(out, "</title></rect>\n");
+		vma_fprintf(out, "</title></rect>\n");
 	}
 	/* the time axis, in milliseconds from the window's start */
 	step = axis_step(span / hz);
 	n = (int)(span / hz / step);
 	for (k = 0; k <= n; k++) {
 		x = SVG_LABEL + (double)k * step * hz / span * SVG_PLOT;
-		fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\" "
+		vma_fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\" "
 			     "stroke=\"#888\"/>"
 			"<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%g ms</text>\n", x, x,
 			SVG_TOP - 4, SVG_TOP + SVG_ROW * (double)tl->nr_tracks, x,
@@ -571,12 +573,11 @@ int vma_timeline_write_svg(const struct vma_timeline *tl, FILE *out)
 	for (k = K_GUEST, x = SVG_LABEL; k < K_NR; k++, x += 120) {
 		double y = height - 20;
 
-		fprintf(out, "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
-			"<text x=\"%.0f\" y=\"%.0f\">%s</text>\n", x, y, kind_colour[k], x + 16,
-			y + 10,
-			kind_names[k]);
+		vma_fprintf(out, "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"12\" "
+			    "fill=\"%s\"/><text x=\"%.0f\" y=\"%.0f\">%s</text>\n",
+			    x, y, kind_colour[k], x + 16, y + 10, kind_names[k]);
 	}
-	fprintf(out, "</svg>\n");
+	vma_fprintf(out, "</svg>\n");
 	free(row);
 	free(at);
 	return ferror(out) ? VMA_ERR_OUTPUT : VMA_OK;

@@ -19,6 +19,7 @@
 #include "vmalyze/status.h"
 #include "vmalyze/trace-ids.h"
 #include "vmalyze/xinterval.h"
+#include "vmalyze/strbuf.h"
 
 /*
  * One column: what it counts (a domain id, a vector or a CR3's frame) and
@@ -321,16 +322,16 @@ static uint64_t take(uint64_t *last, uint64_t now)
 
 static void write_start(struct vma_xinterval *x, uint64_t start)
 {
-	fprintf(x->out, "%" PRIu64 ".%09" PRIu64, start / x->hz,
+	vma_fprintf(x->out, "%" PRIu64 ".%09" PRIu64, start / x->hz,
 		(uint64_t)((unsigned __int128)(start % x->hz) * 1000000000u / x->hz));
 }
 
 static void write_value(struct vma_xinterval *x, uint64_t v, uint64_t len)
 {
 	if (counts(x))
-		fprintf(x->out, " %" PRIu64, v);
+		vma_fprintf(x->out, " %" PRIu64, v);
 	else
-		fprintf(x->out, " %.2f", len ? (double)v * 100.0 / (double)len : 0.0);
+		vma_fprintf(x->out, " %.2f", len ? (double)v * 100.0 / (double)len : 0.0);
 }
 
 static void write_header(struct vma_xinterval *x)
@@ -341,11 +342,11 @@ static void write_header(struct vma_xinterval *x)
 	switch (x->opts.mode) {
 	case VMA_XINTERVAL_TOTAL_TIME:
 		for (i = 0; i < x->opts.nr_domains; i++)
-			fprintf(x->out, " %u", x->opts.domains[i]);
+			vma_fprintf(x->out, " %u", x->opts.domains[i]);
 		break;
 	case VMA_XINTERVAL_CR3_SCHEDULE_TIME:
 		for (i = 0; i < x->opts.nr_gmfns; i++)
-			fprintf(x->out, " %" PRIx64, x->opts.gmfns[i]);
+			vma_fprintf(x->out, " %" PRIx64, x->opts.gmfns[i]);
 		break;
 	case VMA_XINTERVAL_CR3_SCHEDULE_ORDERED:
 		fputs(" gmfn: percent (* first loaded in the interval)", x->out);
@@ -354,7 +355,7 @@ static void write_header(struct vma_xinterval *x)
 	case VMA_XINTERVAL_CR3_SHORT_SUMMARY:
 		fputs(x->opts.mode == VMA_XINTERVAL_SHORT_SUMMARY ? " running" : " guest", x->out);
 		for (i = 0; i < VMA_XCAT_COUNT; i++)
-			fprintf(x->out, " %s", vma_xinterval_category_name(i));
+			vma_fprintf(x->out, " %s", vma_xinterval_category_name(i));
 		break;
 	case VMA_XINTERVAL_GRANT_MAPS:
 		fputs(" grant_maps", x->out);
@@ -365,9 +366,9 @@ static void write_header(struct vma_xinterval *x)
 			    x->opts.mode == VMA_XINTERVAL_GUEST_INTERRUPT)
 				fputs(" >255", x->out);
 			else if (x->opts.mode == VMA_XINTERVAL_CR3_SCHEDULE_TIME_ALL)
-				fprintf(x->out, " %" PRIx64, x->cols[i].key);
+				vma_fprintf(x->out, " %" PRIx64, x->cols[i].key);
 			else
-				fprintf(x->out, " %" PRIu64, x->cols[i].key);
+				vma_fprintf(x->out, " %" PRIu64, x->cols[i].key);
 		}
 		break;
 	}
@@ -422,7 +423,7 @@ static bool write_ordered(struct vma_xinterval *x, const struct vma_machine *m, 
 		qsort(x->rank, nr, sizeof(*x->rank), rank_order);
 	write_start(x, start);
 	for (i = 0; i < nr; i++) {
-		fprintf(x->out, " %8" PRIx64 ": %.2f %c\n", x->rank[i].c->gmfn,
+		vma_fprintf(x->out, " %8" PRIx64 ": %.2f %c\n", x->rank[i].c->gmfn,
 			(double)x->rank[i].cycles * 100.0 / (double)len,
 			x->rank[i].c->first_tsc > x->origin + start ? '*' : ' ');
 	}
