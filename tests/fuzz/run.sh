@@ -4,7 +4,8 @@
 # run.sh SECONDS TARGET...: runs each libFuzzer target for SECONDS, seeded
 # from traces/ (and, for the page decoder, single pages of the raw dump),
 # its corpus in the build tree first merged into a minimal one when it has
-# grown past FUZZ_CORPUS_MAX inputs (default 1000; 0: never),
+# grown past FUZZ_CORPUS_MAX inputs (default 1000; 0: never) and to twice
+# what the last merge left,
 # with the dictionary, 10 s per input and 512 MiB at most (ASan's own
 # overhead included; its quarantine of freed memory kept to 32 MiB, see
 # doc/fuzzing.md).  Fails when a target finds a crash, a leak, a
@@ -42,17 +43,25 @@ status=0
 limits="-timeout=10 -rss_limit_mb=512 -max_len=131072"
 
 # minimize TARGET CORPUS NAME: CORPUS becomes the inputs of it that add
-# coverage (libFuzzer's -merge=1), when it holds more than corpus_max.
+# coverage (libFuzzer's -merge=1), when it holds more than corpus_max and
+# more than twice the inputs the last merge left (CORPUS.merged says how
+# many): a minimal corpus larger than corpus_max is not merged again at
+# every run.
 minimize() {
 	n=$(find "$2" -type f | wc -l)
-	[ "$corpus_max" -gt 0 ] && [ "$n" -gt "$corpus_max" ] || return 0
+	last=$(cat "$2.merged" 2>/dev/null || echo 0)
+	case $last in '' | *[!0-9]*) last=0 ;; esac
+	[ "$corpus_max" -gt 0 ] && [ "$n" -gt "$corpus_max" ] && [ "$n" -gt $((2 * last)) ] ||
+		return 0
 	rm -rf "$2.min"
 	mkdir "$2.min"
 	# shellcheck disable=SC2086 # $limits is a list of options
 	if "$1" -merge=1 $limits "$2.min" "$2" >"$out/$3.merge.log" 2>&1; then
 		rm -rf "$2"
 		mv "$2.min" "$2"
-		echo "     $3: corpus of $n inputs merged into $(find "$2" -type f | wc -l)"
+		left=$(find "$2" -type f | wc -l)
+		echo "$left" >"$2.merged"
+		echo "     $3: corpus of $n inputs merged into $left"
 	else
 		rm -rf "$2.min"
 		echo "     $3: corpus of $n inputs kept whole, the merge failed; see $out/$3.merge.log"
