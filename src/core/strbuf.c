@@ -348,6 +348,44 @@ void vma_sb_put_s64(struct vma_strbuf *sb, int64_t v)
 }
 
 /*
+ * Open a printf field of @n characters (its sign included) in @width at
+ * the buffer's end: room for it, then the fill on the left (spaces, or
+ * '0' after the sign) and the sign.  Return: where the digits go, or NULL
+ * when the buffer failed; *@fill: the fill's length, for field_close().
+ */
+static char *field_open(struct vma_strbuf *sb, unsigned int n, unsigned int width, char pad,
+			bool left, bool neg, unsigned int *fill)
+{
+	char *p;
+
+	*fill = width > n ? width - n : 0;
+	if (!vma_sb_room(sb, n + *fill))
+		return NULL;
+	p = sb->buf + sb->len;
+	if (!left && pad != '0') {
+		put_chars(p, ' ', *fill);
+		p += *fill;
+	}
+	if (neg)
+		*p++ = '-';
+	if (!left && pad == '0') {
+		put_chars(p, '0', *fill);
+		p += *fill;
+	}
+	return p;
+}
+
+/* Close the field field_open() opened, its digits ending at @end: the fill on the right ('-'). */
+static void field_close(struct vma_strbuf *sb, char *end, unsigned int n, unsigned int fill,
+			bool left)
+{
+	if (left)
+		put_chars(end, ' ', fill);
+	sb->len += n + fill;
+	sb->buf[sb->len] = '\0';
+}
+
+/*
  * A printf conversion of a number of magnitude @mag, negative if @neg, in
  * base 10 or 16, in a field of @width: filled on the left with @pad, or on
  * the right with spaces when @left, the sign in front of '0' fill.
@@ -356,32 +394,17 @@ static void put_number(struct vma_strbuf *sb, uint64_t mag, bool neg, unsigned i
 		       unsigned int width, char pad, bool left)
 {
 	unsigned int digits = base == 16 ? hex_len(mag) : dec_len(mag);
-	unsigned int n = digits + neg;
-	unsigned int fill = width > n ? width - n : 0;
-	char *p;
+	unsigned int n = digits + neg, fill;
+	char *p = field_open(sb, n, width, pad, left, neg, &fill);
 
-	if (!vma_sb_room(sb, n + fill))
+	if (!p)
 		return;
-	p = sb->buf + sb->len;
-	if (!left && pad != '0') {
-		put_chars(p, ' ', fill);
-		p += fill;
-	}
-	if (neg)
-		*p++ = '-';
-	if (!left && pad == '0') {
-		put_chars(p, '0', fill);
-		p += fill;
-	}
 	p += digits;
 	if (base == 16)
 		hex_digits(p, mag);
 	else
 		dec_digits(p, mag);
-	if (left)
-		put_chars(p, ' ', fill);
-	sb->len += n + fill;
-	sb->buf[sb->len] = '\0';
+	field_close(sb, p, n, fill, left);
 }
 
 /* Append the @n characters at @s in a field of @width, as put_number(). */
@@ -605,30 +628,16 @@ static bool put_fixed(struct vma_strbuf *sb, double x, int prec, unsigned int wi
 	frac = q - whole * pow10[prec];
 	digits = dec_len(whole);
 	len = neg + digits + (prec ? 1u + (unsigned int)prec : 0u);
-	fill = width > len ? width - len : 0;
-	if (!vma_sb_room(sb, len + fill))
+	p = field_open(sb, len, width, pad, left, neg, &fill);
+	if (!p)
 		return true; /* failed: the buffer says so */
-	p = sb->buf + sb->len;
-	if (!left && pad != '0') {
-		put_chars(p, ' ', fill);
-		p += fill;
-	}
-	if (neg)
-		*p++ = '-';
-	if (!left && pad == '0') {
-		put_chars(p, '0', fill);
-		p += fill;
-	}
 	p += digits;
 	dec_digits(p, whole);
 	if (prec) {
 		*p++ = '.';
 		p = vma_fmt_dec_fixed(p, frac, (unsigned int)prec);
 	}
-	if (left)
-		put_chars(p, ' ', fill);
-	sb->len += len + fill;
-	sb->buf[sb->len] = '\0';
+	field_close(sb, p, len, fill, left);
 	return true;
 }
 
