@@ -274,7 +274,11 @@ vcpu_of_thread_slow(struct vma_machine *m, struct thread_slot **slotp, uint32_t 
 	return v;
 }
 
-/* vcpu_of_thread_slow(), the usual case first: @pcpu's last thread, a known vcpu. */
+/*
+ * vcpu_of_thread_slow(), the usual cases first: @pcpu's last thread, a
+ * known vcpu; or a thread that is no vcpu (yet) and a record that cannot
+ * make it one (a host thread's events: QEMU's, the kernel's).
+ */
 static inline struct vma_vcpu *vcpu_of_thread(struct vma_machine *m, struct thread_slot **slotp,
 					      uint32_t pcpu, uint32_t pid, uint32_t vcpu_id,
 					      bool arm)
@@ -284,7 +288,8 @@ static inline struct vma_vcpu *vcpu_of_thread(struct vma_machine *m, struct thre
 	if (t) {
 		struct thread_slot *slot = t->recent[pcpu % 16];
 
-		if (slot && slot->pid == pid && slot->vcpu) {
+		if (slot && slot->pid == pid &&
+		    (slot->vcpu || (vcpu_id == VMA_KVM_NO_VCPU && !arm))) {
 			*slotp = slot;
 			return slot->vcpu;
 		}
