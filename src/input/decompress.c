@@ -4,11 +4,14 @@
  * compressed section and each chunk of ring-buffer pages as one complete
  * zlib stream (compress2) or one zstd frame, and stores the expanded size
  * beside it, so a chunk is expanded in one call into a buffer of exactly
- * that size; any other outcome means the chunk is damaged.
+ * that size; any other outcome means the chunk is damaged.  zlib streams
+ * are expanded by libdeflate, made for such whole buffers: on the real
+ * zlib captures it takes a third to two thirds less time than zlib's
+ * inflate() did, its adler32 check included (bench/README, round sixteen).
  */
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
+#include <libdeflate.h>
 #include <zstd.h>
 #include <zstd_errors.h>
 
@@ -16,7 +19,8 @@
 
 struct vma_decomp {
 	enum vma_codec codec;
-	ZSTD_DCtx *zstd; /* reused across chunks */
+	ZSTD_DCtx *zstd;                         /* reused across chunks */
+	struct libdeflate_decompressor *deflate; /* likewise */
 };
 
 int vma_codec_from_name(const char *name, enum vma_codec *codec)
@@ -46,6 +50,12 @@ struct vma_decomp *vma_decomp_new(enum vma_codec codec)
 			free(dc);
 			return NULL;
 		}
+	} else if (codec == VMA_CODEC_ZLIB) {
+		dc->deflate = libdeflate_alloc_decompressor();
+		if (!dc->deflate) {
+			free(dc);
+			return NULL;
+		}
 	}
 	return dc;
 }
@@ -55,43 +65,33 @@ void vma_decomp_free(struct vma_decomp *dc)
 	if (!dc)
 		return;
 	ZSTD_freeDCtx(dc->zstd);
+	if (dc->deflate)
+		libdeflate_free_decompressor(dc->deflate);
 	free(dc);
 }
 
-static int inflate_all(const void *in, size_t in_len, void *out, size_t out_len,
-		       const char **why)
+/*
+ * One zlib stream, its adler32 checked.  libdeflate does not tell a stream
+ * cut short from a damaged one: both are "corrupt".
+ */
+static int inflate_all(struct vma_decomp *dc, const void *in, size_t in_len, void *out,
+		       size_t out_len, const char **why)
 {
-	z_stream zs;
-	int ret;
+	size_t got = 0;
 
-	if (in_len > UINT32_MAX || out_len > UINT32_MAX) {
-		*why = "block too large";
-		return -1;
-	}
-	memset(&zs, 0, sizeof(zs));
-	if (inflateInit(&zs) != Z_OK) {
-		*why = "zlib could not start";
-		return -1;
-	}
-	zs.next_in = (Bytef *)in;
-	zs.avail_in = (uInt)in_len;
-	zs.next_out = out;
-	zs.avail_out = (uInt)out_len;
-	ret = inflate(&zs, Z_FINISH);
-	inflateEnd(&zs);
-	if (ret == Z_STREAM_END) {
-		if (zs.total_out == out_len)
+	switch (libdeflate_zlib_decompress(dc->deflate, in, in_len, out, out_len, &got)) {
+	case LIBDEFLATE_SUCCESS:
+		if (got == out_len)
 			return 0;
 		*why = "expands to less than the size it declares";
 		return -1;
-	}
-	if (ret == Z_OK || ret == Z_BUF_ERROR) {
-		*why = zs.avail_out == 0 ? "expands to more than the size it declares" :
-			"compressed data cut short";
+	case LIBDEFLATE_INSUFFICIENT_SPACE:
+		*why = "expands to more than the size it declares";
+		return -1;
+	default:
+		*why = "corrupt zlib data";
 		return -1;
 	}
-	*why = "corrupt zlib data";
-	return -1;
 }
 
 static int unzstd_all(struct vma_decomp *dc, const void *in, size_t in_len, void *out,
@@ -116,7 +116,7 @@ int vma_decompress(struct vma_decomp *dc, const void *in, size_t in_len, void *o
 {
 	switch (dc->codec) {
 	case VMA_CODEC_ZLIB:
-		return inflate_all(in, in_len, out, out_len, why);
+		return inflate_all(dc, in, in_len, out, out_len, why);
 	case VMA_CODEC_ZSTD:
 		return unzstd_all(dc, in, in_len, out, out_len, why);
 	case VMA_CODEC_NONE:
