@@ -6,67 +6,50 @@
  * so its result is too, filled once under pthread_once() and read-only
  * after.
  */
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdbool.h>
-#include <stdio.h>
-#include <string.h>
 
 #include "config.h"
 #include "capture/xen-lib.h"
+#include "vmalyze/dlib.h"
 
 static struct vma_xenlib loaded;
 static bool usable;
 static char failure[256];
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
-/* dlopen() of @soname; NULL with failure[] set when it cannot be loaded. */
-static void *open_lib(const char *soname)
-{
-	void *lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+#define VMA_XENLIB_SYM(name) VMA_DLIB_SYM(struct vma_xenlib, name)
+static const struct vma_dlib_sym xenctrl[] = { VMA_XENCTRL_FUNCTIONS(VMA_XENLIB_SYM) };
+static const struct vma_dlib_sym xenforeignmemory[] = {
+	VMA_XENFOREIGNMEMORY_FUNCTIONS(VMA_XENLIB_SYM)
+};
+static const struct vma_dlib_sym xenevtchn[] = { VMA_XENEVTCHN_FUNCTIONS(VMA_XENLIB_SYM) };
+#undef VMA_XENLIB_SYM
 
-	if (!lib)
-		snprintf(failure, sizeof(failure), "%s", dlerror());
-	return lib;
-}
-
-/*
- * Resolve one function into loaded (memcpy: ISO C has no conversion from
- * dlsym()'s void * to a function pointer).  On failure the libraries stay
- * loaded: the process cannot use them, and asks once.
- */
-#define VMA_XENLIB_RESOLVE(name)                                                            \
-	fn = dlsym(lib, #name);                                                             \
-	if (!fn) {                                                                          \
-		snprintf(failure, sizeof(failure), "%s has no %s", soname, #name);          \
-		return;                                                                     \
-	}                                                                                   \
-	memcpy(&loaded.name, &fn, sizeof(fn));
+#define LIB(soname, syms) { soname, syms, sizeof(syms) / sizeof(syms[0]) }
 
 static void load(void)
 {
-	const char *soname;
-	void *lib, *fn;
+	static const struct {
+		const char *soname;
+		const struct vma_dlib_sym *syms;
+		size_t n;
+	} libs[] = {
+		LIB(VMA_XENCTRL_SONAME, xenctrl),
+		LIB(VMA_XENFOREIGNMEMORY_SONAME, xenforeignmemory),
+		LIB(VMA_XENEVTCHN_SONAME, xenevtchn),
+	};
+	size_t i;
 
-	soname = VMA_XENCTRL_SONAME;
-	lib = open_lib(soname);
-	if (!lib)
-		return;
-	VMA_XENCTRL_FUNCTIONS(VMA_XENLIB_RESOLVE)
-	soname = VMA_XENFOREIGNMEMORY_SONAME;
-	lib = open_lib(soname);
-	if (!lib)
-		return;
-	VMA_XENFOREIGNMEMORY_FUNCTIONS(VMA_XENLIB_RESOLVE)
-	soname = VMA_XENEVTCHN_SONAME;
-	lib = open_lib(soname);
-	if (!lib)
-		return;
-	VMA_XENEVTCHN_FUNCTIONS(VMA_XENLIB_RESOLVE)
+	for (i = 0; i < sizeof(libs) / sizeof(libs[0]); i++) {
+		if (!vma_dlib_load(libs[i].soname, libs[i].syms, libs[i].n, &loaded, failure,
+				   sizeof(failure)))
+			return;
+	}
 	usable = true;
 }
 
-#undef VMA_XENLIB_RESOLVE
+#undef LIB
 
 const struct vma_xenlib *vma_xenlib_get(const char **why)
 {

@@ -516,7 +516,7 @@ static const char *parse_conv(const char *f, struct conv *c)
 	}
 	c->type = *f;
 	/* A precision is taken for %f only (digits of integers, cuts of text: libc). */
-	if ((c->prec >= 0 || c->star_prec) && c->type != 'f')
+	if (c->prec >= 0 && c->type != 'f')
 		return NULL;
 	switch (c->type) {
 	case 'd': case 'i': case 'u': case 'x':

@@ -5,14 +5,12 @@
  * the one mutable static of the input stage: dlopen() is process-wide, so
  * its result is too, filled once under pthread_once() and read-only after.
  */
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdbool.h>
-#include <stdio.h>
-#include <string.h>
 
 #include "config.h"
 #include "input/archive-lib.h"
+#include "vmalyze/dlib.h"
 
 static struct vma_libarchive loaded;
 static bool usable;
@@ -21,25 +19,14 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
 static void load(void)
 {
-	void *lib = dlopen(VMA_LIBARCHIVE_SONAME, RTLD_NOW | RTLD_LOCAL);
-	void *fn;
+#define VMA_LIBARCHIVE_SYM(name) VMA_DLIB_SYM(struct vma_libarchive, name)
+	static const struct vma_dlib_sym syms[] = {
+		VMA_LIBARCHIVE_FUNCTIONS(VMA_LIBARCHIVE_SYM)
+	};
+#undef VMA_LIBARCHIVE_SYM
 
-	if (!lib) {
-		snprintf(failure, sizeof(failure), "%s", dlerror());
-		return;
-	}
-	/* memcpy: ISO C has no conversion from dlsym()'s void * to a function pointer */
-#define VMA_LIBARCHIVE_RESOLVE(name) \
-	fn = dlsym(lib, #name); \
-	if (!fn) { \
-		snprintf(failure, sizeof(failure), "%s has no %s", VMA_LIBARCHIVE_SONAME, #name); \
-		dlclose(lib); \
-		return; \
-	} \
-	memcpy(&loaded.name, &fn, sizeof(fn));
-	VMA_LIBARCHIVE_FUNCTIONS(VMA_LIBARCHIVE_RESOLVE)
-#undef VMA_LIBARCHIVE_RESOLVE
-	usable = true;
+	usable = vma_dlib_load(VMA_LIBARCHIVE_SONAME, syms, sizeof(syms) / sizeof(syms[0]),
+			       &loaded, failure, sizeof(failure));
 }
 
 const struct vma_libarchive *vma_libarchive_get(const char **why)

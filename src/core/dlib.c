@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Loading a library by its soname (dlib.h). */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "vmalyze/dlib.h"
+
+bool vma_dlib_load(const char *soname, const struct vma_dlib_sym *syms, size_t n, void *table,
+		   char *why, size_t len)
+{
+	void *lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+	size_t i;
+
+	if (!lib) {
+		snprintf(why, len, "%s", dlerror());
+		return false;
+	}
+	for (i = 0; i < n; i++) {
+		void *fn = dlsym(lib, syms[i].name);
+
+		if (!fn) {
+			snprintf(why, len, "%s has no %s", soname, syms[i].name);
+			dlclose(lib);
+			return false;
+		}
+		/* memcpy: ISO C has no conversion from dlsym()'s void * to a function pointer */
+		memcpy((char *)table + syms[i].offset, &fn, sizeof(fn));
+	}
+	return true;
+}
