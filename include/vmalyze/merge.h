@@ -20,6 +20,7 @@
 #ifndef VMALYZE_MERGE_H
 #define VMALYZE_MERGE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "vmalyze/input.h"
@@ -82,5 +83,12 @@ void vma_merge_shift(struct vma_merge *merge, uint32_t pcpu, int64_t offset);
 
 /* Number of records delivered out of time order (VMA_REC_LATE). */
 uint64_t vma_merge_late_count(const struct vma_merge *merge);
+
+/*
+ * Whether the merge now compares (stamp, stream) pairs in two steps,
+ * some stamp in play being out of its one-word keys' range (merge.c).
+ * The order is the same either way; the tests check which way it went.
+ */
+bool vma_merge_wide(const struct vma_merge *merge);
 
 #endif /* VMALYZE_MERGE_H */

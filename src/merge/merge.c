@@ -21,6 +21,15 @@
  * from, costs more for two to sixteen pcpus than the tree: where the
  * joining stream goes is a guess the processor gets wrong.)
  *
+ * A match compares one 64-bit key: the stamp (less a base, the earliest
+ * stamp in play when streams last joined) shifted left by a few bits,
+ * and in those bits the stream's rank among the streams in play by
+ * (pcpu, insertion order), so the whole tie-break is one unsigned
+ * comparison.  The ranks and the base are dealt when streams join.  A
+ * stamp out of the keys' range (before the base, or years past it: a
+ * damaged file) turns the tree to wide nodes, the stamp and the leaf
+ * compared in two steps, until streams join again.
+ *
  * Streams added by vma_merge_add() wait in a list until the next call of
  * vma_merge_next() takes them in, so a stream that a reader announces from
  * inside another stream's next() joins at a safe point.
@@ -36,30 +45,45 @@
 /* Leaf 0 stands for an empty slot: it sorts after every stream. */
 #define EMPTY 0u
 
+/* The leaf number is the insertion order, the last tie-break. */
 struct leaf {
 	uint64_t tsc;              /* of the stream's current record */
 	uint32_t pcpu;             /* the tie-break rank: the pcpu, unless ranked otherwise */
 	uint32_t slot;             /* in the tree's bottom row, while in the tree */
-	uint64_t seq;              /* insertion order, the last tie-break */
+	uint32_t rank;             /* by (pcpu, leaf) among the streams in play: a key's low bits */
+	uint32_t pad;
 	struct vma_stream *stream;
 };
 
-/* A node of the tree: the stream that lost the match played there, and its stamp. */
+/* A node of the wide tree: the stream that lost the match played there, and its stamp. */
 struct node {
 	uint64_t tsc;
 	uint32_t leaf;
 	uint32_t unused;
 };
 
+/* The key of an empty slot: above every stream's (ranks stop below the all-ones rank). */
+#define EMPTY_KEY UINT64_MAX
+
 struct vma_merge {
 	struct leaf *leaf;         /* nr_leaves: EMPTY, then every stream added */
 	uint32_t nr_leaves;
 	size_t cap_leaves;
 	uint32_t *slot;            /* width slots: the leaf waiting there, or EMPTY */
-	struct node *node;         /* node[0]: the first stream; node[1..width): losers */
+	/* Wide tree: node[1..width) the losers' leaves and stamps. */
+	struct node *node;
+	/* Keyed tree (!wide): key[1..width) the losers' keys. */
+	uint64_t *key;
+	uint32_t *rank_leaf;       /* 4 * width: the leaf of each rank; the all-ones rank EMPTY */
+	uint32_t nr_ranked;        /* ranks dealt, from 0 */
+	uint64_t *win;             /* width: rebuild()'s winners */
+	uint64_t base;             /* a key is (tsc - base) << rank_bits | rank */
+	unsigned int rank_bits;
+	bool wide;                 /* a stamp did not fit in a key: wide nodes until a join */
 	uint32_t width;            /* slots, a power of two, at least 2 */
 	uint32_t waiting;          /* streams waiting */
-	uint64_t top_tsc;          /* time stamp of the first one; UINT64_MAX if none */
+	uint32_t top;              /* leaf of the first one; EMPTY if none */
+	uint64_t top_tsc;          /* its time stamp; UINT64_MAX if none */
 	uint32_t current;          /* leaf of the last delivered record */
 	struct vma_stream *current_stream; /* its stream */
 	bool have_current;
@@ -129,7 +153,7 @@ struct vma_merge *vma_merge_create(void)
 		free(m);
 		return NULL;
 	}
-	m->leaf[EMPTY] = (struct leaf){ .tsc = UINT64_MAX, .pcpu = UINT32_MAX, .seq = UINT64_MAX };
+	m->leaf[EMPTY] = (struct leaf){ .tsc = UINT64_MAX, .pcpu = UINT32_MAX };
 	m->nr_leaves = m->joined = 1;
 	m->cap_leaves = 8;
 	m->top_tsc = UINT64_MAX;
@@ -143,6 +167,9 @@ void vma_merge_destroy(struct vma_merge *merge)
 	free(merge->leaf);
 	free(merge->slot);
 	free(merge->node);
+	free(merge->key);
+	free(merge->rank_leaf);
+	free(merge->win);
 	free(merge->offset);
 	free(merge);
 }
@@ -159,24 +186,21 @@ static inline bool before(const struct vma_merge *m, uint32_t a, uint32_t b)
 		return b == EMPTY;
 	if (la->pcpu != lb->pcpu)
 		return la->pcpu < lb->pcpu;
-	return la->seq < lb->seq;
+	return a < b;
 }
 
 /*
- * Leaf @l takes slot @s, which held the first stream: replay that
- * stream's matches with @l instead.  One comparison per level, and the
- * two streams trade places without a branch: which of two streams leads
- * is a coin toss.
+ * The wide tree's replay: leaf @l, in slot @s, plays that slot's matches.
+ * One comparison per level, and the two streams trade places without a
+ * branch: which of two streams leads is a coin toss.
  */
-static inline __attribute__((always_inline)) void replay(struct vma_merge *m, uint32_t s,
-							 uint32_t l)
+static inline __attribute__((always_inline)) void replay_wide(struct vma_merge *m, uint32_t s,
+							      uint32_t l)
 {
 	struct node *node = m->node;
 	uint32_t n, cand = l;
 	uint64_t cand_tsc = m->leaf[l].tsc;
 
-	m->slot[s] = l;
-	m->leaf[l].slot = s;
 	for (n = (m->width + s) / 2; n >= 1; n /= 2) {
 		uint64_t o_tsc = node[n].tsc, mask, d_tsc;
 		uint32_t o = node[n].leaf, d;
@@ -195,19 +219,99 @@ static inline __attribute__((always_inline)) void replay(struct vma_merge *m, ui
 		cand ^= d;
 		cand_tsc ^= d_tsc;
 	}
-	node[0].leaf = cand;
-	node[0].tsc = cand_tsc;
-	m->top_tsc = cand_tsc;
+	m->top = cand;
 }
 
-/* Play every match again (after slots changed that did not hold the first stream). */
-static int rebuild(struct vma_merge *m)
+static int rebuild(struct vma_merge *m);
+
+/*
+ * replay() of the wide tree, or of a stamp that does not fit in a key,
+ * which makes the tree wide (rebuild() plays every match, @l's included).
+ */
+static __attribute__((noinline)) void replay_wide_path(struct vma_merge *m, uint32_t s,
+						       uint32_t l)
 {
-	uint32_t *win = malloc(m->width * sizeof(*win));
+	if (!m->wide) {
+		m->wide = true;
+		rebuild(m);
+		return;
+	}
+	replay_wide(m, s, l);
+	m->top_tsc = m->leaf[m->top].tsc;
+}
+
+/*
+ * Leaf @l takes slot @s, which held the first stream: replay that
+ * stream's matches with @l instead.  In the keyed tree a level is a
+ * load, a comparison and the masked swap of one word.
+ */
+static inline __attribute__((always_inline)) void replay(struct vma_merge *m, uint32_t s,
+							 uint32_t l)
+{
+	uint64_t *key = m->key, rel = m->leaf[l].tsc - m->base, cand;
+	uint32_t n;
+
+	m->slot[s] = l;
+	m->leaf[l].slot = s;
+	if (__builtin_expect(m->wide || (l != EMPTY && rel >> (64 - m->rank_bits) != 0), 0)) {
+		replay_wide_path(m, s, l);
+		return;
+	}
+	cand = l == EMPTY ? EMPTY_KEY : rel << m->rank_bits | m->leaf[l].rank;
+	for (n = (m->width + s) / 2; n >= 1; n /= 2) {
+		uint64_t o = key[n], mask = -(uint64_t)(o < cand), d = (o ^ cand) & mask;
+
+		key[n] = o ^ d;
+		cand ^= d;
+	}
+	m->top = m->rank_leaf[cand & ((UINT64_C(1) << m->rank_bits) - 1)];
+	m->top_tsc = m->leaf[m->top].tsc;
+}
+
+/* Leaf @l's key in the keyed tree; false: its stamp does not fit. */
+static inline bool key_of(const struct vma_merge *m, uint32_t l, uint64_t *key)
+{
+	uint64_t rel = m->leaf[l].tsc - m->base;
+
+	if (l == EMPTY) {
+		*key = EMPTY_KEY;
+		return true;
+	}
+	if (rel >> (64 - m->rank_bits))
+		return false;
+	*key = rel << m->rank_bits | m->leaf[l].rank;
+	return true;
+}
+
+/* rebuild() of the keyed tree into @win (width entries); false: a stamp does not fit. */
+static bool rebuild_keyed(struct vma_merge *m, uint64_t *win)
+{
+	uint32_t n, w = m->width;
+
+	for (n = w - 1; n >= 1; n--) {
+		uint64_t a, b;
+
+		if (2 * n >= w) {
+			uint32_t s = 2 * n - w;
+
+			if (!key_of(m, m->slot[s], &a) || !key_of(m, m->slot[s + 1], &b))
+				return false;
+		} else {
+			a = win[2 * n];
+			b = win[2 * n + 1];
+		}
+		win[n] = a < b ? a : b;
+		m->key[n] = a < b ? b : a;
+	}
+	m->top = m->rank_leaf[win[1] & ((UINT64_C(1) << m->rank_bits) - 1)];
+	return true;
+}
+
+/* rebuild() of the wide tree into @win (width entries). */
+static void rebuild_wide(struct vma_merge *m, uint32_t *win)
+{
 	uint32_t n, a, b;
 
-	if (!win)
-		return VMA_ERR_NOMEM;
 	for (n = m->width - 1; n >= 1; n--) {
 		a = 2 * n >= m->width ? m->slot[2 * n - m->width] : win[2 * n];
 		b = 2 * n + 1 >= m->width ? m->slot[2 * n + 1 - m->width] : win[2 * n + 1];
@@ -215,23 +319,45 @@ static int rebuild(struct vma_merge *m)
 		m->node[n].leaf = win[n] == a ? b : a;
 		m->node[n].tsc = m->leaf[m->node[n].leaf].tsc;
 	}
-	m->node[0].leaf = win[1];
-	m->node[0].tsc = m->leaf[win[1]].tsc;
-	m->top_tsc = m->leaf[win[1]].tsc;
-	free(win);
+	m->top = win[1];
+}
+
+/*
+ * Play every match again (after slots changed that did not hold the first
+ * stream).  The winners' row is allocated with the tree, so that this
+ * cannot fail (replay() relies on it).
+ */
+static int rebuild(struct vma_merge *m)
+{
+	if (m->wide || !rebuild_keyed(m, m->win)) {
+		m->wide = true;
+		rebuild_wide(m, (uint32_t *)m->win);
+	}
+	m->top_tsc = m->leaf[m->top].tsc;
 	return VMA_OK;
 }
 
-/* Double the slots (at least two, so that there is a match). */
+/* Double the slots (at least two, so that there is a match), and the rows that go with them. */
 static int widen(struct vma_merge *m)
 {
 	uint32_t width = m->width ? 2 * m->width : 2;
 	uint32_t *slot = calloc(width, sizeof(*slot));
 	struct node *node = realloc(m->node, width * sizeof(*node));
+	uint64_t *key, *win;
+	uint32_t *rank_leaf;
 
 	if (node)
 		m->node = node;
-	if (!slot || !node) {
+	key = node ? realloc(m->key, width * sizeof(*key)) : NULL;
+	if (key)
+		m->key = key;
+	win = key ? realloc(m->win, width * sizeof(*win)) : NULL;
+	if (win)
+		m->win = win;
+	rank_leaf = win ? realloc(m->rank_leaf, 4 * (size_t)width * sizeof(*rank_leaf)) : NULL;
+	if (rank_leaf)
+		m->rank_leaf = rank_leaf;
+	if (!slot || !rank_leaf) {
 		free(slot);
 		return VMA_ERR_NOMEM;
 	}
@@ -263,9 +389,9 @@ static int tree_insert(struct vma_merge *m, uint32_t l)
 }
 
 /* The first waiting stream stops waiting and @l, later than it, waits. */
-static inline uint32_t swap_first(struct vma_merge *m, uint32_t l)
+static inline __attribute__((always_inline)) uint32_t swap_first(struct vma_merge *m, uint32_t l)
 {
-	uint32_t w = m->node[0].leaf;
+	uint32_t w = m->top;
 
 	replay(m, m->leaf[w].slot, l);
 	return w;
@@ -276,22 +402,81 @@ static inline bool tie_goes_first(const struct vma_merge *m)
 {
 	if (!m->pcpu_ties || !m->waiting)
 		return false;
-	return before(m, m->node[0].leaf, m->current);
+	return before(m, m->top, m->current);
 }
 
 /* The first waiting stream stops waiting. */
 static uint32_t take_first(struct vma_merge *m)
 {
-	uint32_t w = m->node[0].leaf;
+	uint32_t w = m->top;
 
 	replay(m, m->leaf[w].slot, EMPTY);
 	m->waiting--;
 	return w;
 }
 
+/* Leaf @l waits in the tree or is the stream aside: it plays matches. */
+static bool in_play(const struct vma_merge *m, uint32_t l)
+{
+	uint32_t s = m->leaf[l].slot;
+
+	return l != EMPTY && (l == m->current || (s < m->width && m->slot[s] == l));
+}
+
+static int by_key(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Deal the ranks again: the streams in play in (pcpu, leaf) order, those
+ * ranked before (already in that order) merged with the ones that joined
+ * from leaf @from on, sorted.  Linear in the streams but for the joining
+ * ones' sort, as the rebuild that follows is.  The base is the earliest
+ * stamp in play: the stream aside's leaf holds its stamp before its
+ * current record, no later than the record's.
+ */
+static void deal_ranks(struct vma_merge *m, uint32_t from)
+{
+	uint64_t *joining = m->key; /* scratch: the tree's keys are made again after */
+	uint32_t *order = (uint32_t *)m->win, nj = 0, n = 0, i = 0, j = 0, l;
+
+	for (l = from; l < m->nr_leaves; l++) {
+		if (in_play(m, l))
+			joining[nj++] = (uint64_t)m->leaf[l].pcpu << 32 | l;
+	}
+	qsort(joining, nj, sizeof(*joining), by_key);
+	while (i < m->nr_ranked || j < nj) {
+		uint32_t a = i < m->nr_ranked ? m->rank_leaf[i] : EMPTY;
+		uint64_t ka = a != EMPTY ? (uint64_t)m->leaf[a].pcpu << 32 | a : UINT64_MAX;
+
+		if (a != EMPTY && !in_play(m, a)) {
+			i++;
+			continue;
+		}
+		if (j < nj && joining[j] < ka)
+			order[n++] = (uint32_t)joining[j++];
+		else
+			order[n++] = m->rank_leaf[i++];
+	}
+	m->rank_bits = (unsigned int)__builtin_ctz(m->width) + 2;
+	m->base = UINT64_MAX;
+	for (i = 0; i < n; i++) {
+		m->rank_leaf[i] = order[i];
+		m->leaf[order[i]].rank = i;
+		if (m->leaf[order[i]].tsc < m->base)
+			m->base = m->leaf[order[i]].tsc;
+	}
+	m->nr_ranked = n;
+	m->rank_leaf[(UINT32_C(1) << m->rank_bits) - 1] = EMPTY;
+}
+
 /* Take the streams that joined since the last call among the waiting ones. */
 static int take_joining(struct vma_merge *m)
 {
+	uint32_t from = m->joined;
 	int rc;
 
 	for (; m->joined < m->nr_leaves; m->joined++) {
@@ -300,6 +485,8 @@ static int take_joining(struct vma_merge *m)
 			return rc;
 	}
 	m->slow = m->shifted;
+	deal_ranks(m, from);
+	m->wide = false;
 	return rebuild(m);
 }
 
@@ -327,7 +514,7 @@ int vma_merge_add_ranked(struct vma_merge *m, struct vma_stream *stream, uint32_
 		m->pcpu_ties = true;
 	/* The leaf number is the insertion order. */
 	m->leaf[m->nr_leaves] = (struct leaf){
-		.tsc = stream->rec.tsc, .pcpu = rank, .seq = m->nr_leaves, .stream = stream,
+		.tsc = stream->rec.tsc, .pcpu = rank, .stream = stream,
 	};
 	/* A stream that joins again (after a pause) keeps its pcpu's offset. */
 	for (uint32_t i = 1; m->shifted && i < m->nr_leaves && i < m->cap_offset; i++) {
@@ -511,4 +698,9 @@ void vma_merge_on_ended(struct vma_merge *m, vma_merge_ended_fn fn, void *arg)
 uint64_t vma_merge_late_count(const struct vma_merge *merge)
 {
 	return merge->late;
+}
+
+bool vma_merge_wide(const struct vma_merge *merge)
+{
+	return merge->wide;
 }

@@ -93,6 +93,47 @@ Test(merge, orders_by_time_across_streams)
 	vma_merge_destroy(m);
 }
 
+/*
+ * A stamp out of the tree's keys' range turns it to wide nodes; streams
+ * that join once the stamps in play fit again bring the keys back.
+ */
+Test(merge, stamps_out_of_the_keys_range_then_a_late_join)
+{
+	static const uint64_t big = UINT64_C(1) << 62;
+	static const uint64_t a[] = { 10, 30, big };
+	static const uint64_t b[] = { 20, 40, big + 5, big + 8, big + 12, big + 14 };
+	static const uint64_t c[] = { big + 7, big + 9, big + 13 };
+	struct fake_stream fa, fb, fc;
+	struct vma_merge *m = vma_merge_create();
+	uint32_t pcpus[16];
+	uint64_t idx[16], tscs[16];
+	struct vma_stream *s;
+	size_t got = 0, i;
+
+	fake_init(&fa, 0, a, 3);
+	fake_init(&fb, 1, b, 6);
+	fake_init(&fc, 2, c, 3);
+	/* pcpu 2 is announced while pcpu 1 reads big + 8, after a's big ended a */
+	fb.merge = m;
+	fb.announce = &fc;
+	fb.announce_at = 3;
+	vma_merge_add(m, &fa.stream);
+	vma_merge_add(m, &fb.stream);
+	while (vma_merge_next(m, &s) == VMA_OK) {
+		cr_assert_lt(got, 16);
+		tscs[got++] = s->rec.tsc;
+		if (s->rec.tsc == big + 5)
+			cr_assert(vma_merge_wide(m), "big is out of range from 10");
+	}
+	cr_assert_eq(got, 12);
+	for (i = 1; i < got; i++)
+		cr_assert_lt(tscs[i - 1], tscs[i], "record %zu", i);
+	cr_assert_not(vma_merge_wide(m), "the join dealt the keys again");
+	(void)pcpus;
+	(void)idx;
+	vma_merge_destroy(m);
+}
+
 Test(merge, equal_stamps_current_stream_continues_then_lower_pcpu)
 {
 	/* pcpu 1 is first (stamp 1); at stamp 5 it keeps going before pcpu 0. */
@@ -250,7 +291,13 @@ Test(merge, ended_streams_are_reported_once)
  * goes on (not for KVM streams), otherwise the lower pcpu, then the stream
  * added first.
  */
-static void random_ties(bool kvm)
+/*
+ * Streams of 2 to 40 pcpus with ties everywhere, against a brute-force
+ * minimum.  @base is added to every stamp; with @jump the last half of
+ * every fifth stream's stamps lies past 2^63, so that the tree meets
+ * stamps too large for its keys midway (merge.c: the wide nodes).
+ */
+static void random_ties(bool kvm, uint64_t base, bool jump)
 {
 	enum { MAX_STREAMS = 40, PER = 60 };
 	static uint64_t tsc[MAX_STREAMS][PER];
@@ -272,7 +319,9 @@ static void random_ties(bool kvm)
 			for (j = 0; j < PER; j++) {
 				seed = seed * 1103515245u + 12345u;
 				t += (seed >> 16) % 3; /* steps of 0, 1 or 2: ties everywhere */
-				tsc[i][j] = t;
+				tsc[i][j] = base + t;
+				if (jump && i % 5 == 0 && j >= PER / 2)
+					tsc[i][j] += UINT64_C(1) << 63;
 			}
 			/* pcpus out of insertion order, some shared */
 			pcpu[i] = (i * 7u) % (nstreams / 2 + 1);
@@ -301,17 +350,29 @@ static void random_ties(bool kvm)
 			pos[best]++;
 			last = best;
 		}
+		/* only stamps past 2^63 do not fit (40 streams: 8 rank bits) */
+		cr_assert_eq(vma_merge_wide(m), jump, "%u streams", nstreams);
 		vma_merge_destroy(m);
 	}
 }
 
 Test(merge, random_ties_match_brute_force)
 {
-	random_ties(false);
+	random_ties(false, 0, false);
 }
 
 /* KVM streams, trace-cmd's order: equal stamps by pcpu, the stream that goes on too. */
 Test(merge, random_ties_of_kvm_streams_match_brute_force)
 {
-	random_ties(true);
+	random_ties(true, 0, false);
+}
+
+/* Stamps too large for the tree's keys from the start, or from midway. */
+Test(merge, random_ties_of_huge_stamps_match_brute_force)
+{
+	random_ties(false, UINT64_MAX - 1000, false);
+	random_ties(true, UINT64_MAX - 1000, false);
+	random_ties(false, 0, true);
+	random_ties(true, 0, true);
+	random_ties(false, UINT64_C(1) << 58, false);
 }
