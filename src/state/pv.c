@@ -129,52 +129,119 @@ void vma_pv_release(struct vma_pv *pv, struct vma_cycles_budget *b)
 	free(pv->trap_index.slots);
 }
 
-/* The state column of the PV rows of the Xen event table; @b: the machine's budget. */
-typedef void pv_event_fn(struct vma_pv *pv, struct vma_cycles_budget *b,
-			 const struct vma_record *rec);
+/*
+ * The state column of the PV rows of the Xen event table; @b: the
+ * machine's budget.  Each returns VMA_OK, so that every step of a PV
+ * record is a tail call and the usual path needs no stack frame.
+ */
+typedef int pv_event_fn(struct vma_pv *pv, struct vma_cycles_budget *b,
+			const struct vma_record *rec);
 
-/* Every PV record counts as an event of its minor number (64-bit flag dropped). */
-static void count(struct vma_pv *pv, struct vma_cycles_budget *b, const struct vma_record *rec)
+/* count() past the end of the table of minors, out of line. */
+static __attribute__((noinline)) int count_grown(struct vma_pv *pv, const struct vma_record *rec)
 {
-	(void)b;
-	bump(&pv->counts, &pv->nr_counts, rec->event & 0xff);
+	bump_grown(&pv->counts, &pv->nr_counts, rec->event & 0xff);
+	return VMA_OK;
 }
 
-static void hypercall_v1(struct vma_pv *pv, struct vma_cycles_budget *b,
-			 const struct vma_record *rec)
+/* Every PV record counts as an event of its minor number (64-bit flag dropped). */
+static inline int count(struct vma_pv *pv, struct vma_cycles_budget *b,
+			const struct vma_record *rec)
 {
-	count(pv, b, rec);
-	bump_number(b, &pv->hypercalls, &pv->nr_hypercalls, &pv->cap_hypercalls,
-		    &pv->hypercall_index, vma_xf_hc1_eax(rec));
+	uint32_t minor = rec->event & 0xff;
+
+	(void)b;
+	if (__builtin_expect(minor >= pv->nr_counts, 0))
+		return count_grown(pv, rec);
+	pv->counts[minor]++;
+	return VMA_OK;
+}
+
+/* count_number() but for a minor and a number both found at once. */
+static __attribute__((noinline)) int count_number_slow(struct vma_pv *pv,
+							struct vma_cycles_budget *b,
+							const struct vma_record *rec,
+							struct vma_pv_count **arr, uint32_t *nr,
+							uint32_t *cap, struct vma_code_index *x,
+							uint32_t number)
+{
+	bump(&pv->counts, &pv->nr_counts, rec->event & 0xff);
+	bump_number(b, arr, nr, cap, x, number);
+	return VMA_OK;
+}
+
+/*
+ * Count the record's minor and @number (a hypercall's, a trap's): inline
+ * when both are counted already, the rest out of line.
+ */
+static inline int count_number(struct vma_pv *pv, struct vma_cycles_budget *b,
+			       const struct vma_record *rec, struct vma_pv_count **arr,
+			       uint32_t *nr, uint32_t *cap, struct vma_code_index *x,
+			       uint32_t number)
+{
+	uint32_t minor = rec->event & 0xff;
+	struct vma_pv_count *c = number <= 0xffff ? vma_code_table_first(x, *arr, sizeof(**arr),
+									 number)
+						  : NULL;
+
+	if (__builtin_expect(minor >= pv->nr_counts || c == NULL, 0))
+		return count_number_slow(pv, b, rec, arr, nr, cap, x, number);
+	pv->counts[minor]++;
+	c->count++;
+	return VMA_OK;
+}
+
+static inline int hypercall_v1(struct vma_pv *pv, struct vma_cycles_budget *b,
+			       const struct vma_record *rec)
+{
+	return count_number(pv, b, rec, &pv->hypercalls, &pv->nr_hypercalls, &pv->cap_hypercalls,
+			    &pv->hypercall_index, vma_xf_hc1_eax(rec));
 }
 
 /* v2: word 0 is the hypercall number plus argument flags. */
-static void hypercall_v2(struct vma_pv *pv, struct vma_cycles_budget *b,
-			 const struct vma_record *rec)
+static inline int hypercall_v2(struct vma_pv *pv, struct vma_cycles_budget *b,
+			       const struct vma_record *rec)
 {
-	count(pv, b, rec);
-	bump_number(b, &pv->hypercalls, &pv->nr_hypercalls, &pv->cap_hypercalls,
-		    &pv->hypercall_index, vma_xf_hc2_op(rec) & 0xfffff);
+	return count_number(pv, b, rec, &pv->hypercalls, &pv->nr_hypercalls, &pv->cap_hypercalls,
+			    &pv->hypercall_index, vma_xf_hc2_op(rec) & 0xfffff);
 }
 
 /* The trap number (15 bits; xenalyze keeps 0 to 19 only). */
-static void pv_trap(struct vma_pv *pv, struct vma_cycles_budget *b, const struct vma_record *rec)
+static inline int pv_trap(struct vma_pv *pv, struct vma_cycles_budget *b,
+			  const struct vma_record *rec)
 {
-	count(pv, b, rec);
-	bump_number(b, &pv->traps, &pv->nr_traps, &pv->cap_traps, &pv->trap_index,
-		    vma_xf_trap_info(rec) & 0x7fff);
+	return count_number(pv, b, rec, &pv->traps, &pv->nr_traps, &pv->cap_traps, &pv->trap_index,
+			    vma_xf_trap_info(rec) & 0x7fff);
+}
+
+/* A record too short for its row: refused (out of line, a tail call). */
+static __attribute__((noinline, cold)) int refuse_short(struct vma_machine *m,
+							 enum vma_xe_index row,
+							 const struct vma_record *rec,
+							 struct vma_outcome *out)
+{
+	vma_state_refuse_short(m, row, rec, out);
+	return VMA_OK;
 }
 
 /* A record of a PV row, its columns passed as constants by the switch below. */
-static inline __attribute__((always_inline)) void
+static inline __attribute__((always_inline)) int
 pv_row(struct vma_machine *m, struct vma_pv *pv, const struct vma_record *rec,
        struct vma_outcome *out, enum vma_xe_index row, unsigned int words, unsigned int flags,
        pv_event_fn *state)
 {
 	if (__builtin_expect(vma_xe_short(rec, words, flags), 0))
-		vma_state_refuse_short(m, row, rec, out);
-	else
-		state(pv, &m->budget, rec);
+		return refuse_short(m, row, rec, out);
+	return state(pv, &m->budget, rec);
+}
+
+/* Dispatch let an untyped vcpu through: its first PV record types it. */
+static __attribute__((noinline)) int first_pv_record(struct vma_machine *m, struct vma_pcpu *p,
+						     const struct vma_record *rec,
+						     struct vma_outcome *out)
+{
+	vma_vcpu_set_type(p->current, VMA_VCPU_PV);
+	return vma_pv_record(m, p, rec, out);
 }
 
 int vma_pv_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
@@ -182,19 +249,15 @@ int vma_pv_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_re
 {
 	struct vma_pv *pv = &p->current->pv;
 
-	/* Dispatch let an untyped vcpu through: its first PV record types it. */
-	if (p->current->type != VMA_VCPU_PV)
-		vma_vcpu_set_type(p->current, VMA_VCPU_PV);
+	if (__builtin_expect(p->current->type != VMA_VCPU_PV, 0))
+		return first_pv_record(m, p, rec, out);
 	switch (rec->event) {
 #define PV_CASE(sym, id, name, words, flags, state, describe) \
 	case (id):                                             \
-		pv_row(m, pv, rec, out, VMA_XE_##sym, words, flags, state); \
-		break;
+		return pv_row(m, pv, rec, out, VMA_XE_##sym, words, flags, state);
 		VMA_XEN_PV_EVENTS(PV_CASE)
 #undef PV_CASE
 	default:
-		count(pv, &m->budget, rec);
-		break;
+		return count(pv, &m->budget, rec);
 	}
-	return VMA_OK;
 }

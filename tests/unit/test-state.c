@@ -274,6 +274,85 @@ Test(state, checks_refuse_hvm_records_on_a_pv_vcpu)
 	cr_assert_eq(vma_vcpu_get(m, 1, 0)->pv.hypercalls[0].count, 1);
 }
 
+/* The count of @number in a PV table (0 when absent). */
+static uint64_t pv_number_count(const struct vma_pv_count *t, uint32_t n, uint32_t number)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		if (t[i].number == number)
+			return t[i].count;
+	}
+	return 0;
+}
+
+/*
+ * PV counts against a tally kept here: minors, hypercall numbers (v1 and
+ * v2, numbers past 0xffff counted as events only) and trap numbers, in a
+ * random mix that keeps meeting new numbers and old ones.
+ */
+Test(state, pv_counts_match_a_tally)
+{
+	enum { RECORDS = 20000, NUMBERS = 0x10000 };
+	static uint64_t minors[256], calls[NUMBERS], traps[0x8000];
+	const struct vma_pv *pv;
+	uint32_t seed = 7, i, n;
+
+	start_running();
+	for (i = 0; i < RECORDS; i++) {
+		uint32_t r, kind;
+
+		seed = seed * 1103515245u + 12345u;
+		r = seed >> 8;
+		kind = r % 5;
+		/* numbers: mostly a few, sometimes one of many, now and then past 0xffff */
+		if (r % 7 == 0)
+			n = (r >> 4) % 3000;
+		else if (r % 11 == 0)
+			n = 0x10000 + (r >> 4) % 50;
+		else
+			n = (r >> 4) % 6;
+		switch (kind) {
+		case 0:
+			feed(200 + i, TRC_PV_HYPERCALL_V2, 1, n);
+			minors[TRC_PV_HYPERCALL_V2 & 0xff]++;
+			if (n <= 0xffff)
+				calls[n]++;
+			break;
+		case 1:
+			feed(200 + i, TRC_PV_HYPERCALL, 2, 0x1000u, n);
+			minors[TRC_PV_HYPERCALL & 0xff]++;
+			if (n <= 0xffff)
+				calls[n]++;
+			break;
+		case 2:
+			feed(200 + i, TRC_PV_TRAP, 2, 0x1000u, n & 0x7fff);
+			minors[TRC_PV_TRAP & 0xff]++;
+			traps[n & 0x7fff]++;
+			break;
+		case 3:
+			feed(200 + i, TRC_PV_PAGE_FAULT, 0);
+			minors[TRC_PV_PAGE_FAULT & 0xff]++;
+			break;
+		default:
+			feed(200 + i, TRC_PV_HYPERCALL_SUBCALL, 1, n);
+			minors[TRC_PV_HYPERCALL_SUBCALL & 0xff]++;
+			if (n <= 0xffff)
+				calls[n]++;
+			break;
+		}
+	}
+	pv = &vma_vcpu_get(m, 1, 0)->pv;
+	for (i = 0; i < 256; i++)
+		cr_assert_eq(i < pv->nr_counts ? pv->counts[i] : 0, minors[i], "minor %u", i);
+	for (i = 0; i < NUMBERS; i++) {
+		cr_assert_eq(pv_number_count(pv->hypercalls, pv->nr_hypercalls, i), calls[i],
+			     "hypercall %u", i);
+	}
+	for (i = 0; i < 0x8000; i++)
+		cr_assert_eq(pv_number_count(pv->traps, pv->nr_traps, i), traps[i], "trap %u", i);
+}
+
 /* The dump's pcpu columns the state keeps agree with the pcpus at every step. */
 static void columns_agree(void)
 {
