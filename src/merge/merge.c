@@ -79,6 +79,8 @@ struct vma_merge {
 	uint64_t *win;             /* width: rebuild()'s winners */
 	uint64_t base;             /* a key is (tsc - base) << rank_bits | rank */
 	unsigned int rank_bits;
+	unsigned int range_bits;   /* 64 - rank_bits: tsc - base must be below 2^range_bits */
+	uint64_t rank_mask;        /* (1 << rank_bits) - 1: a key's rank */
 	bool wide;                 /* a stamp did not fit in a key: wide nodes until a join */
 	uint32_t width;            /* slots, a power of two, at least 2 */
 	uint32_t waiting;          /* streams waiting */
@@ -242,29 +244,30 @@ static __attribute__((noinline)) void replay_wide_path(struct vma_merge *m, uint
 
 /*
  * Leaf @l takes slot @s, which held the first stream: replay that
- * stream's matches with @l instead.  In the keyed tree a level is a
- * load, a comparison and the masked swap of one word.
+ * stream's matches with @l instead (@l is EMPTY only when @stream is
+ * false).  In the keyed tree a level is a load, a comparison and the
+ * masked swap of one word.
  */
 static inline __attribute__((always_inline)) void replay(struct vma_merge *m, uint32_t s,
-							 uint32_t l)
+							 uint32_t l, bool stream)
 {
 	uint64_t *key = m->key, rel = m->leaf[l].tsc - m->base, cand;
 	uint32_t n;
 
 	m->slot[s] = l;
 	m->leaf[l].slot = s;
-	if (__builtin_expect(m->wide || (l != EMPTY && rel >> (64 - m->rank_bits) != 0), 0)) {
+	if (__builtin_expect(m->wide || (stream && rel >> m->range_bits != 0), 0)) {
 		replay_wide_path(m, s, l);
 		return;
 	}
-	cand = l == EMPTY ? EMPTY_KEY : rel << m->rank_bits | m->leaf[l].rank;
+	cand = stream ? rel << m->rank_bits | m->leaf[l].rank : EMPTY_KEY;
 	for (n = (m->width + s) / 2; n >= 1; n /= 2) {
 		uint64_t o = key[n], mask = -(uint64_t)(o < cand), d = (o ^ cand) & mask;
 
 		key[n] = o ^ d;
 		cand ^= d;
 	}
-	m->top = m->rank_leaf[cand & ((UINT64_C(1) << m->rank_bits) - 1)];
+	m->top = m->rank_leaf[cand & m->rank_mask];
 	m->top_tsc = m->leaf[m->top].tsc;
 }
 
@@ -277,7 +280,7 @@ static inline bool key_of(const struct vma_merge *m, uint32_t l, uint64_t *key)
 		*key = EMPTY_KEY;
 		return true;
 	}
-	if (rel >> (64 - m->rank_bits))
+	if (rel >> m->range_bits)
 		return false;
 	*key = rel << m->rank_bits | m->leaf[l].rank;
 	return true;
@@ -303,7 +306,7 @@ static bool rebuild_keyed(struct vma_merge *m, uint64_t *win)
 		win[n] = a < b ? a : b;
 		m->key[n] = a < b ? b : a;
 	}
-	m->top = m->rank_leaf[win[1] & ((UINT64_C(1) << m->rank_bits) - 1)];
+	m->top = m->rank_leaf[win[1] & m->rank_mask];
 	return true;
 }
 
@@ -393,7 +396,7 @@ static inline __attribute__((always_inline)) uint32_t swap_first(struct vma_merg
 {
 	uint32_t w = m->top;
 
-	replay(m, m->leaf[w].slot, l);
+	replay(m, m->leaf[w].slot, l, true);
 	return w;
 }
 
@@ -410,7 +413,7 @@ static uint32_t take_first(struct vma_merge *m)
 {
 	uint32_t w = m->top;
 
-	replay(m, m->leaf[w].slot, EMPTY);
+	replay(m, m->leaf[w].slot, EMPTY, false);
 	m->waiting--;
 	return w;
 }
@@ -462,6 +465,8 @@ static void deal_ranks(struct vma_merge *m, uint32_t from)
 			order[n++] = m->rank_leaf[i++];
 	}
 	m->rank_bits = (unsigned int)__builtin_ctz(m->width) + 2;
+	m->range_bits = 64 - m->rank_bits;
+	m->rank_mask = (UINT64_C(1) << m->rank_bits) - 1;
 	m->base = UINT64_MAX;
 	for (i = 0; i < n; i++) {
 		m->rank_leaf[i] = order[i];
@@ -470,7 +475,7 @@ static void deal_ranks(struct vma_merge *m, uint32_t from)
 			m->base = m->leaf[order[i]].tsc;
 	}
 	m->nr_ranked = n;
-	m->rank_leaf[(UINT32_C(1) << m->rank_bits) - 1] = EMPTY;
+	m->rank_leaf[m->rank_mask] = EMPTY;
 }
 
 /* Take the streams that joined since the last call among the waiting ones. */
