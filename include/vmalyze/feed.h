@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "vmalyze/input.h"
+#include "vmalyze/merge.h"
 
 struct vma_feed;
 
@@ -90,6 +91,22 @@ int vma_feed_start(struct vma_feed *feed, unsigned int threads, bool spin);
  * Return: VMA_OK, VMA_END, or a negative VMA_ERR_* (then stop reading).
  */
 int vma_feed_next(struct vma_feed *feed, struct vma_stream **out);
+
+/* vma_feed_runs - whether vma_feed_next_run() can open runs (vma_merge_runs(); one thread). */
+bool vma_feed_runs(const struct vma_feed *feed);
+
+/*
+ * vma_feed_next_run - vma_feed_next(), and the run its record opens
+ * (vma_merge_next_run()); *@run is always NULL with a reader thread,
+ * which merges on its own.  After a run was opened, the next record
+ * comes from vma_feed_next_from().
+ */
+int vma_feed_next_run(struct vma_feed *feed, struct vma_stream **out,
+		      struct vma_merge_run **run);
+
+/* vma_feed_next_from - vma_merge_next_from() of the feed's merge. */
+int vma_feed_next_from(struct vma_feed *feed, int rc, struct vma_stream **out,
+		       struct vma_merge_run **run);
 
 /*
  * vma_feed_next_record - vma_feed_next() for a caller that needs only the

@@ -57,6 +57,45 @@ int vma_merge_add_ranked(struct vma_merge *merge, struct vma_stream *stream, uin
 int vma_merge_next(struct vma_merge *merge, struct vma_stream **out);
 
 /*
+ * A run: the records that the stream which delivered the last record may
+ * go on delivering without the merge, those stamped from @last to @limit
+ * (the first waiting stream's stamp).  The caller calls @stream's next()
+ * itself; a record in the run is the next record, and its stamp becomes
+ * @last; anything else (a status other than VMA_OK, a stamp out of the
+ * run, @stream set to NULL by a stream that joined or a shift made during
+ * that call) goes to vma_merge_next_from().
+ */
+struct vma_merge_run {
+	struct vma_stream *stream;
+	uint64_t last;
+	uint64_t limit;
+};
+
+/*
+ * vma_merge_runs - whether records can open runs: not when streams of
+ * KVM's order of equal stamps were added (those go by pcpu, the stream
+ * that goes on too).  A hint for callers; vma_merge_next_run() knows.
+ */
+bool vma_merge_runs(const struct vma_merge *merge);
+
+/*
+ * vma_merge_next_run - vma_merge_next(), and the run its record opens:
+ * *@run is NULL when there is none (no stream goes on, KVM's order of
+ * equal stamps, streams about to join).  The run is the merge's: after
+ * one was opened, the next record must come from vma_merge_next_from().
+ */
+int vma_merge_next_run(struct vma_merge *merge, struct vma_stream **out,
+		       struct vma_merge_run **run);
+
+/*
+ * vma_merge_next_from - vma_merge_next_run() when the caller, in a run,
+ * has called the run stream's next() itself and got @rc: the merge takes
+ * that record (or status) as if it had read it.
+ */
+int vma_merge_next_from(struct vma_merge *merge, int rc, struct vma_stream **out,
+			struct vma_merge_run **run);
+
+/*
  * vma_merge_pop_ended - a stream that ran out of records since the last
  * call, or NULL.  Call it after vma_merge_next(): the streams it returns
  * ended before the record just delivered.  Not with vma_merge_on_ended().

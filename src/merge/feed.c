@@ -541,6 +541,26 @@ int vma_feed_next(struct vma_feed *f, struct vma_stream **out)
 	return f->joined ? VMA_END : vma_merge_next(f->merge, out);
 }
 
+bool vma_feed_runs(const struct vma_feed *f)
+{
+	return !f->threaded && vma_merge_runs(f->merge);
+}
+
+int vma_feed_next_run(struct vma_feed *f, struct vma_stream **out, struct vma_merge_run **run)
+{
+	if (f->threaded || f->joined) {
+		*run = NULL;
+		return vma_feed_next(f, out);
+	}
+	return vma_merge_next_run(f->merge, out, run);
+}
+
+int vma_feed_next_from(struct vma_feed *f, int rc, struct vma_stream **out,
+		       struct vma_merge_run **run)
+{
+	return vma_merge_next_from(f->merge, rc, out, run);
+}
+
 /* vma_feed_next_record() past the batch's next item being a record. */
 static __attribute__((noinline)) int next_record_threaded(struct vma_feed *f,
 							  const struct vma_record **out)

@@ -92,6 +92,7 @@ struct vma_merge {
 	uint32_t joined;           /* leaves [joined, nr_leaves) do not wait yet */
 	uint64_t last_tsc;
 	uint64_t late;
+	struct vma_merge_run run;  /* the run vma_merge_run() opened; its @last is the latest */
 	int error;                 /* first stream failure, reported once */
 	bool pcpu_ties;            /* equal stamps go by pcpu even for the stream aside */
 	/* with pcpu_ties: a stream is aside (have_current stays false) */
@@ -140,6 +141,7 @@ void vma_merge_shift(struct vma_merge *m, uint32_t pcpu, int64_t offset)
 		if (m->leaf[i].pcpu == pcpu) {
 			m->offset[i] = (uint64_t)offset;
 			m->shifted = m->slow = true;
+			m->run.stream = NULL;
 		}
 	}
 }
@@ -536,6 +538,7 @@ int vma_merge_add_ranked(struct vma_merge *m, struct vma_stream *stream, uint32_
 	}
 	m->nr_leaves++;
 	m->slow = true;
+	m->run.stream = NULL;
 	return VMA_OK;
 }
 
@@ -654,17 +657,14 @@ static inline __attribute__((always_inline)) int next_kvm(struct vma_merge *m,
 	return VMA_OK;
 }
 
-int vma_merge_next(struct vma_merge *m, struct vma_stream **out)
+/* The stream aside's next() returned @rc: deliver its record, or whatever comes first. */
+static inline __attribute__((always_inline)) int next_read(struct vma_merge *m, int rc,
+							   struct vma_stream **out)
 {
-	struct vma_stream *s;
+	struct vma_stream *s = m->current_stream;
 	uint64_t tsc;
-	int rc;
 
-	if (__builtin_expect(!m->have_current, 0))
-		return m->kvm_held ? next_kvm(m, out) : next_slow(m, out, false, VMA_END);
 	m->have_current = false;
-	s = m->current_stream;
-	rc = s->next(s);
 	/* Streams that joined, and shifted ones (TSC skew correction), go the slow way. */
 	if (__builtin_expect(rc != VMA_OK || m->slow, 0))
 		return next_slow(m, out, true, rc);
@@ -687,6 +687,57 @@ int vma_merge_next(struct vma_merge *m, struct vma_stream **out)
 	}
 	*out = s;
 	return VMA_OK;
+}
+
+/* vma_merge_next(), inline in vma_merge_next_run() too. */
+static inline __attribute__((always_inline)) int merge_next(struct vma_merge *m,
+							    struct vma_stream **out)
+{
+	struct vma_stream *s;
+
+	if (__builtin_expect(!m->have_current, 0))
+		return m->kvm_held ? next_kvm(m, out) : next_slow(m, out, false, VMA_END);
+	s = m->current_stream;
+	return next_read(m, s->next(s), out);
+}
+
+int vma_merge_next(struct vma_merge *m, struct vma_stream **out)
+{
+	return merge_next(m, out);
+}
+
+/* The run the record just delivered opens (merge.h), or NULL. */
+static inline struct vma_merge_run *open_run(struct vma_merge *m, int rc)
+{
+	if (rc != VMA_OK || !m->have_current || m->slow)
+		return NULL;
+	m->run.stream = m->current_stream;
+	m->run.last = m->last_tsc;
+	m->run.limit = m->top_tsc;
+	return &m->run;
+}
+
+bool vma_merge_runs(const struct vma_merge *m)
+{
+	return !m->pcpu_ties;
+}
+
+int vma_merge_next_run(struct vma_merge *m, struct vma_stream **out, struct vma_merge_run **run)
+{
+	int rc = merge_next(m, out);
+
+	*run = open_run(m, rc);
+	return rc;
+}
+
+int vma_merge_next_from(struct vma_merge *m, int rc, struct vma_stream **out,
+			struct vma_merge_run **run)
+{
+	/* The records the caller took in the run were in order: the last one's is the latest. */
+	m->last_tsc = m->run.last;
+	rc = next_read(m, rc, out);
+	*run = open_run(m, rc);
+	return rc;
 }
 
 struct vma_stream *vma_merge_pop_ended(struct vma_merge *m)

@@ -454,17 +454,46 @@ static bool outside_window(struct vma_pipeline *p, uint64_t tsc)
 #define POLL_RECORDS 256u
 
 /*
- * The record loop, made four times by the compiler: with --time's window
- * test, without it, and bare (no hooks, one machine: the summary's case),
- * on one thread or @lent the records where the reader thread left them
- * (vma_feed_next_record()), so that a run pays only for the tests its
- * options need.
+ * The next record of the run @*run (of @stream), read here without the
+ * merge while it is in the run; else the merge's next record, and the
+ * run that one opens (feed.h, merge.h).
+ */
+static inline __attribute__((always_inline)) int run_next(struct vma_feed *feed,
+							  struct vma_merge_run **run,
+							  struct vma_stream **stream)
+{
+	struct vma_stream *s = *stream;
+	int rc = s->next(s);
+	uint64_t tsc = s->rec.tsc;
+
+	if (__builtin_expect(rc == VMA_OK && (*run)->stream && tsc >= (*run)->last &&
+			     tsc <= (*run)->limit, 1)) {
+		(*run)->last = tsc;
+		return VMA_OK;
+	}
+	return vma_feed_next_from(feed, rc, stream, run);
+}
+
+/* How the record loop takes its records from the feed. */
+enum fetch {
+	FETCH_PLAIN, /* vma_feed_next() */
+	FETCH_RUNS,  /* the runs of Xen's streams read here, else vma_feed_next_run() */
+	FETCH_LENT,  /* vma_feed_next_record(): the record where the reader thread left it */
+};
+
+/*
+ * The record loop, made several times by the compiler: with --time's
+ * window test, without it, and bare (no hooks, one machine: the
+ * summary's case), each way of taking the records (@fetch) that it can
+ * meet, so that a run pays only for the tests its options need.
  */
 static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p,
 							   const struct vma_pipeline_hooks *h,
 							   const bool windowed, const bool bare,
-							   const bool lent, bool *interrupted)
+							   const enum fetch fetch,
+							   bool *interrupted)
 {
+	const bool lent = fetch == FETCH_LENT;
 	/*
 	 * Read once: the calls below could change anything behind @p and @h
 	 * as far as the compiler knows, and would have them read again.
@@ -478,6 +507,7 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 	__typeof__(h->around) around = h->around;
 	void *arg = h->arg;
 	struct vma_stream *stream = NULL;
+	struct vma_merge_run *run = NULL;
 	const struct vma_record *rec;
 	struct vma_outcome outcome;
 	struct member *mb;
@@ -496,8 +526,19 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 				return VMA_OK;
 			}
 		}
-		/* @lent: the record alone, where the reader thread left it (bare runs) */
-		rc = lent ? vma_feed_next_record(feed, &rec) : vma_feed_next(feed, &stream);
+		/*
+		 * @lent: the record alone, where the reader thread left it (bare
+		 * runs); else the run's next record, or the merge's.
+		 */
+		if (lent) {
+			rc = vma_feed_next_record(feed, &rec);
+		} else if (fetch == FETCH_PLAIN) {
+			rc = vma_feed_next(feed, &stream);
+		} else if (run) {
+			rc = run_next(feed, &run, &stream);
+		} else {
+			rc = vma_feed_next_run(feed, &stream, &run);
+		}
 		if (rc == VMA_END)
 			return VMA_OK;
 		if (rc < 0)
@@ -577,7 +618,7 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 	const struct vma_pipeline_hooks *h = hooks ? hooks : &none;
 	struct vma_input *in = p->members[0].in;
 	unsigned int threads = p->opts.threads, cpus = vma_feed_cpus();
-	bool interrupted = false, bare, spin;
+	bool interrupted = false, bare, spin, runs;
 	uint32_t i;
 	int status;
 
@@ -606,14 +647,19 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 			      spin ? "" : ", which sleeps when it waits");
 	}
 	bare = !h->before && !h->after && !h->around && p->nr_members == 1 && p->members->machine;
+	/* Xen's streams go on in runs the loop reads itself (merge.h); KVM's do not. */
+	runs = vma_feed_runs(p->feed);
 	if (p->opts.time_set)
-		status = run_loop(p, h, true, false, false, &interrupted);
+		status = runs ? run_loop(p, h, true, false, FETCH_RUNS, &interrupted)
+			      : run_loop(p, h, true, false, FETCH_PLAIN, &interrupted);
 	else if (bare && vma_feed_threads(p->feed) > 1)
-		status = run_loop(p, h, false, true, true, &interrupted);
+		status = run_loop(p, h, false, true, FETCH_LENT, &interrupted);
 	else if (bare)
-		status = run_loop(p, h, false, true, false, &interrupted);
+		status = runs ? run_loop(p, h, false, true, FETCH_RUNS, &interrupted)
+			      : run_loop(p, h, false, true, FETCH_PLAIN, &interrupted);
 	else
-		status = run_loop(p, h, false, false, false, &interrupted);
+		status = runs ? run_loop(p, h, false, false, FETCH_RUNS, &interrupted)
+			      : run_loop(p, h, false, false, FETCH_PLAIN, &interrupted);
 	vma_feed_stop(p->feed);
 	if (interrupted)
 		in->interrupted = true; /* the reader thread, if any, is done with it */

@@ -70,6 +70,43 @@ static int drain(struct vma_merge *m, uint32_t *pcpus, uint64_t *idx, uint64_t *
 	return rc;
 }
 
+/*
+ * drain() the way the pipeline reads Xen's streams: the runs' records
+ * read by calling the stream's next() here (merge.h).  @shift_at: before
+ * taking record @shift_at, shift pcpu 0 by @shift (as the skew correction
+ * does, from inside the analysis of a record).
+ */
+static int drain_runs(struct vma_merge *m, uint32_t *pcpus, uint64_t *idx, uint64_t *tscs,
+		      size_t max, size_t *got, size_t shift_at, int64_t shift)
+{
+	struct vma_merge_run *run = NULL;
+	struct vma_stream *s = NULL;
+	int rc;
+
+	*got = 0;
+	for (;;) {
+		if (*got == shift_at)
+			vma_merge_shift(m, 0, shift);
+		if (run) {
+			rc = s->next(s);
+			if (rc == VMA_OK && run->stream && s->rec.tsc >= run->last &&
+			    s->rec.tsc <= run->limit)
+				run->last = s->rec.tsc;
+			else
+				rc = vma_merge_next_from(m, rc, &s, &run);
+		} else {
+			rc = vma_merge_next_run(m, &s, &run);
+		}
+		if (rc != VMA_OK)
+			return rc;
+		cr_assert_lt(*got, max);
+		pcpus[*got] = s->rec.pcpu;
+		idx[*got] = s->rec.offset;
+		tscs[*got] = s->rec.tsc;
+		(*got)++;
+	}
+}
+
 Test(merge, orders_by_time_across_streams)
 {
 	static const uint64_t a[] = { 1, 4, 9 }, b[] = { 2, 3, 10 }, c[] = { 5 };
@@ -132,6 +169,70 @@ Test(merge, stamps_out_of_the_keys_range_then_a_late_join)
 	(void)pcpus;
 	(void)idx;
 	vma_merge_destroy(m);
+}
+
+/*
+ * Runs read by the caller give vma_merge_next()'s order when a stream
+ * joins from inside a run's next() and when a shift comes mid-run.
+ */
+Test(merge, runs_match_plain_reads_across_joins_and_shifts)
+{
+	/* a's 12 comes after its 13: late, whether read in a run or not */
+	static const uint64_t a[] = { 1, 3, 5, 7, 9, 11, 13, 12, 60, 61 };
+	static const uint64_t b[] = { 40, 41, 42, 50 };
+	/* announced while a reads its 5, inside a run: c's 4 goes first */
+	static const uint64_t c[] = { 4, 6, 20, 45 };
+	uint32_t pp[64], rp[64];
+	uint64_t pi[64], pt[64], ri[64], rt[64];
+	size_t shift_at, got_plain, got_runs;
+
+	for (shift_at = 0; shift_at < 24; shift_at++) {
+		struct fake_stream fa, fb, fc, ga, gb, gc;
+		struct vma_merge *m = vma_merge_create(), *n = vma_merge_create();
+		struct vma_stream *s;
+		int rc;
+
+		fake_init(&fa, 0, a, 10);
+		fake_init(&fb, 1, b, 4);
+		fake_init(&fc, 2, c, 4);
+		fa.merge = m;
+		fa.announce = &fc;
+		fa.announce_at = 2;
+		vma_merge_add(m, &fa.stream);
+		vma_merge_add(m, &fb.stream);
+		got_plain = 0;
+		for (;;) {
+			if (got_plain == shift_at)
+				vma_merge_shift(m, 0, 7);
+			rc = vma_merge_next(m, &s);
+			if (rc != VMA_OK)
+				break;
+			pp[got_plain] = s->rec.pcpu;
+			pi[got_plain] = s->rec.offset;
+			pt[got_plain++] = s->rec.tsc;
+		}
+		cr_assert_eq(rc, VMA_END);
+
+		fake_init(&ga, 0, a, 10);
+		fake_init(&gb, 1, b, 4);
+		fake_init(&gc, 2, c, 4);
+		ga.merge = n;
+		ga.announce = &gc;
+		ga.announce_at = 2;
+		vma_merge_add(n, &ga.stream);
+		vma_merge_add(n, &gb.stream);
+		cr_assert_eq(drain_runs(n, rp, ri, rt, 64, &got_runs, shift_at, 7), VMA_END);
+		cr_assert_eq(got_runs, got_plain, "shift at %zu", shift_at);
+		cr_assert_arr_eq(rp, pp, got_plain * sizeof(*pp), "shift at %zu", shift_at);
+		cr_assert_arr_eq(ri, pi, got_plain * sizeof(*pi), "shift at %zu", shift_at);
+		cr_assert_arr_eq(rt, pt, got_plain * sizeof(*pt), "shift at %zu", shift_at);
+		cr_assert_eq(vma_merge_late_count(n), vma_merge_late_count(m), "shift at %zu",
+			     shift_at);
+		if (shift_at > got_plain) /* not shifted: a's 12 is late */
+			cr_assert_eq(vma_merge_late_count(m), 1);
+		vma_merge_destroy(m);
+		vma_merge_destroy(n);
+	}
 }
 
 Test(merge, equal_stamps_current_stream_continues_then_lower_pcpu)
@@ -303,6 +404,8 @@ static void random_ties(bool kvm, uint64_t base, bool jump)
 	static uint64_t tsc[MAX_STREAMS][PER];
 	static uint32_t got_pcpu[MAX_STREAMS * PER];
 	static uint64_t got_idx[MAX_STREAMS * PER], got_tsc[MAX_STREAMS * PER];
+	static uint32_t run_pcpu[MAX_STREAMS * PER];
+	static uint64_t run_idx[MAX_STREAMS * PER], run_tsc[MAX_STREAMS * PER];
 	struct vma_input input = { .family = kvm ? VMA_FAMILY_KVM : VMA_FAMILY_XEN };
 	struct fake_stream f[MAX_STREAMS];
 	uint32_t seed = 12345, nstreams, i, j;
@@ -352,6 +455,21 @@ static void random_ties(bool kvm, uint64_t base, bool jump)
 		}
 		/* only stamps past 2^63 do not fit (40 streams: 8 rank bits) */
 		cr_assert_eq(vma_merge_wide(m), jump, "%u streams", nstreams);
+		vma_merge_destroy(m);
+
+		/* Read in runs, the same records in the same order. */
+		m = vma_merge_create();
+		for (i = 0; i < nstreams; i++) {
+			fake_init(&f[i], pcpu[i], tsc[i], PER);
+			f[i].stream.input = &input;
+			vma_merge_add(m, &f[i].stream);
+		}
+		cr_assert_eq(drain_runs(m, run_pcpu, run_idx, run_tsc, MAX_STREAMS * PER, &k,
+					SIZE_MAX, 0), VMA_END);
+		cr_assert_eq(k, got);
+		cr_assert_arr_eq(run_pcpu, got_pcpu, got * sizeof(*got_pcpu));
+		cr_assert_arr_eq(run_idx, got_idx, got * sizeof(*got_idx));
+		cr_assert_arr_eq(run_tsc, got_tsc, got * sizeof(*got_tsc));
 		vma_merge_destroy(m);
 	}
 }
