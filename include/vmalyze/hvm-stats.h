@@ -130,9 +130,9 @@ void vma_hvm_stats_add_exit(struct vma_hvm_stats *stats, uint32_t reason, uint64
 void vma_hvm_stats_add_sub(struct vma_hvm_stats *stats, uint32_t reason,
 			   const struct vma_hvm_inflight *inflight, uint64_t cycles);
 
-/* Both at once, for an arc whose refinement is final. */
-void vma_hvm_stats_add_arc(struct vma_hvm_stats *stats, uint32_t reason,
-			   const struct vma_hvm_inflight *inflight, uint64_t cycles);
+/* Both at once, for an arc whose refinement is final.  Return: VMA_OK (a handler's last call). */
+int vma_hvm_stats_add_arc(struct vma_hvm_stats *stats, uint32_t reason,
+			  const struct vma_hvm_inflight *inflight, uint64_t cycles);
 
 /* A wake-to-halt time of @cycles for interrupt @vector. */
 void vma_hvm_stats_add_w2h(struct vma_hvm_stats *stats, uint32_t vector, enum vma_w2h_case c,

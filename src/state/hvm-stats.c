@@ -420,18 +420,19 @@ void vma_hvm_stats_add_sub(struct vma_hvm_stats *stats, uint32_t reason,
 		vma_cycles_add(&s->cycles, cycles, stats->budget);
 }
 
-void vma_hvm_stats_add_arc(struct vma_hvm_stats *stats, uint32_t reason,
-			   const struct vma_hvm_inflight *inflight, uint64_t cycles)
+int vma_hvm_stats_add_arc(struct vma_hvm_stats *stats, uint32_t reason,
+			  const struct vma_hvm_inflight *inflight, uint64_t cycles)
 {
 	struct vma_exit_stats *e = reason_slot(stats, reason);
 	struct vma_exit_sub *s;
 
 	if (!e)
-		return;
+		return VMA_OK;
 	vma_cycles_counts_add(&e->cycles, cycles);
 	s = sub_slot(stats->budget, e, inflight->handler, inflight->key, inflight->is_write);
 	if (s)
 		vma_cycles_add(&s->cycles, cycles, stats->budget);
+	return VMA_OK;
 }
 
 /* Whether vector entry @a is a better one than @b to make the "other" one. */

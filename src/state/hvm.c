@@ -52,16 +52,21 @@ static struct vma_hvm_stats *stats_of(struct vma_hvm *h)
 	return h->stats;
 }
 
-/* Commit the refinement of an arc that was closed early. */
-static void commit_pending(struct vma_hvm *h)
+/* commit_pending() of a refinement that is pending. */
+static __attribute__((noinline)) void commit_pending_now(struct vma_hvm *h)
 {
-	if (!h->pending.active)
-		return;
 	if (stats_of(h)) {
 		vma_hvm_stats_add_sub(h->stats, h->pending.reason, &h->pending.inflight,
 				      h->pending.cycles);
 	}
 	h->pending.active = false;
+}
+
+/* Commit the refinement of an arc that was closed early (seldom: inline, the work not). */
+static inline void commit_pending(struct vma_hvm *h)
+{
+	if (__builtin_expect(h->pending.active, 0))
+		commit_pending_now(h);
 }
 
 void vma_hvm_invalidate(struct vma_vcpu *v)
@@ -277,6 +282,46 @@ static inline uint64_t close_arc(struct vma_machine *m, struct vma_vcpu *v,
 	return cycles;
 }
 
+/*
+ * close_arc(final) at a vmentry, ending with the statistics' call so that
+ * it is a tail call: the stores close_arc() makes after that call come
+ * first, as they touch nothing it reads (the arc's reason, refinement and
+ * length).  With CR3 enumeration, whose sums share the rows' budget, the
+ * order of close_arc() stays.  @fast: the caller knows there are
+ * statistics, no shadow refinement, no observer and no CR3 enumeration.
+ */
+static inline __attribute__((always_inline)) int close_arc_at_entry(struct vma_machine *m,
+								     struct vma_vcpu *v,
+								     uint64_t tsc, const bool fast)
+{
+	struct vma_hvm *h = &v->hvm;
+	uint64_t cycles = 0;
+	bool add;
+
+	if (!fast && __builtin_expect(m->options.eips.cr3, 0)) {
+		close_arc(m, v, tsc, true);
+		h->entry_tsc = tsc;
+		return VMA_OK;
+	}
+	add = h->exit_tsc && h->exit_tsc <= tsc && (fast || stats_of(h));
+	if (add) {
+		cycles = tsc - h->exit_tsc;
+		if (!fast && __builtin_expect(h->inflight.shadow != 0, 0))
+			vma_shadow_arc_close(m, v, cycles);
+		if (!fast && __builtin_expect(m->observer != NULL, 0) && m->observer->arc_close)
+			m->observer->arc_close(m->observer->arg, v, tsc, cycles);
+		v->domain->changed = m->records;
+	}
+	if (h->inflight.handler == TRC_HVM_CR_WRITE && h->inflight.key == 3)
+		h->cr3 = h->inflight.value;
+	h->exit_tsc = 0;
+	h->vmexit_valid = false;
+	h->entry_tsc = tsc;
+	if (add)
+		return vma_hvm_stats_add_arc(h->stats, h->exit_reason, &h->inflight, cycles);
+	return VMA_OK;
+}
+
 uint64_t vma_hvm_close_arc(struct vma_machine *m, struct vma_vcpu *v, uint64_t tsc)
 {
 	return close_arc(m, v, tsc, false);
@@ -315,14 +360,19 @@ static bool exit_is_svm(const struct vma_machine *m, uint32_t event)
 	return m->svm;
 }
 
-/* The state column of the HVM event table (xen-events.h). */
-typedef void hvm_event_fn(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
-			  struct vma_outcome *out);
+/*
+ * The state column of the HVM event table (xen-events.h).  Each returns
+ * VMA_OK, so that a record's usual path ends in tail calls and needs no
+ * stack frame.
+ */
+typedef int hvm_event_fn(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
+			 struct vma_outcome *out);
 
-static inline __attribute__((always_inline)) void vmexit(struct vma_machine *m,
-							 struct vma_vcpu *v,
-							 const struct vma_record *rec,
-							 struct vma_outcome *out)
+/* A vmexit opens an arc (hvm_row() told the vendor first). */
+static inline __attribute__((always_inline)) int open_arc(struct vma_machine *m,
+							   struct vma_vcpu *v,
+							   const struct vma_record *rec,
+							   const bool fast)
 {
 	struct vma_hvm *h = &v->hvm;
 	uint8_t dflt = m->options.default_paging_levels;
@@ -338,35 +388,86 @@ static inline __attribute__((always_inline)) void vmexit(struct vma_machine *m,
 	else if (h->paging_levels == 4)
 		h->paging_levels = dflt && dflt != 4 ? dflt : 2;
 	h->mmio_in_arc = false;
-	commit_pending(h);
+	if (!fast)
+		commit_pending(h);
 	h->vmexit_valid = true;
 	h->exit_reason = vma_xf_exit_reason(rec);
 	h->rip = vma_xf_exit_rip(rec);
 	h->exit_tsc = rec->tsc;
-	if (__builtin_expect(m->options.eips.cr3, 0))
+	if (!fast && __builtin_expect(m->options.eips.cr3, 0))
 		vma_cr3_vmexit(m, v, rec->tsc);
 	h->entry_tsc = 0;
 	memset(&h->inflight, 0, sizeof(h->inflight));
+	return VMA_OK;
 }
 
-static inline __attribute__((always_inline)) void vmentry(struct vma_machine *m,
+/* vmexit() with a refinement pending or CR3s enumerated: calls to make. */
+static __attribute__((noinline)) int vmexit_calls(struct vma_machine *m, struct vma_vcpu *v,
+						  const struct vma_record *rec)
+{
+	return open_arc(m, v, rec, false);
+}
+
+static inline __attribute__((always_inline)) int vmexit(struct vma_machine *m,
+							 struct vma_vcpu *v,
+							 const struct vma_record *rec,
+							 struct vma_outcome *out)
+{
+	/* The usual path makes no call, so that vma_hvm_record() needs no frame. */
+	if (__builtin_expect(v->hvm.pending.active || m->options.eips.cr3, 0))
+		return vmexit_calls(m, v, rec);
+	return open_arc(m, v, rec, true);
+}
+
+/* A vmentry closes the arc, its refinement final. */
+static inline __attribute__((always_inline)) int enter(struct vma_machine *m,
+							struct vma_vcpu *v,
+							const struct vma_record *rec,
+							struct vma_outcome *out, const bool fast)
+{
+	struct vma_hvm *h = &v->hvm;
+
+	if (!fast) {
+		w2h_vmentry(h, rec->tsc);
+		if (__builtin_expect(v->ipis.injected != 0, 0))
+			vma_vlapic_vmentry(m, v, rec->tsc);
+	} else if (h->w2h) {
+		h->w2h->waking = false; /* w2h_vmentry() with no vector to stamp */
+	}
+	if (!h->vmexit_valid) {
+		if (!fast)
+			commit_pending(h);
+		return VMA_OK;
+	}
+	out->arc_closed = true;
+	out->arc_cycles = rec->tsc >= h->exit_tsc ? rec->tsc - h->exit_tsc : 0;
+	return close_arc_at_entry(m, v, rec->tsc, fast);
+}
+
+/* vmentry() with interrupts to stamp, IPIs, a pending refinement, no statistics yet... */
+static __attribute__((noinline)) int vmentry_calls(struct vma_machine *m, struct vma_vcpu *v,
+						   const struct vma_record *rec,
+						   struct vma_outcome *out)
+{
+	return enter(m, v, rec, out, false);
+}
+
+static inline __attribute__((always_inline)) int vmentry(struct vma_machine *m,
 							  struct vma_vcpu *v,
 							  const struct vma_record *rec,
 							  struct vma_outcome *out)
 {
-	struct vma_hvm *h = &v->hvm;
+	const struct vma_hvm *h = &v->hvm;
 
-	w2h_vmentry(h, rec->tsc);
-	if (__builtin_expect(v->ipis.injected != 0, 0))
-		vma_vlapic_vmentry(m, v, rec->tsc);
-	if (!h->vmexit_valid) {
-		commit_pending(h);
-		return;
-	}
-	out->arc_closed = true;
-	out->arc_cycles = rec->tsc >= h->exit_tsc ? rec->tsc - h->exit_tsc : 0;
-	close_arc(m, v, rec->tsc, true);
-	h->entry_tsc = rec->tsc;
+	/*
+	 * The usual path makes only the statistics' call, last: no frame.
+	 * Anything that calls out before it goes the whole way out of line.
+	 */
+	if (__builtin_expect((h->w2h && h->w2h->wanting_tsc) || v->ipis.injected != 0 ||
+			     h->pending.active || !h->stats || h->inflight.shadow != 0 ||
+			     m->observer != NULL || m->options.eips.cr3, 0))
+		return vmentry_calls(m, v, rec, out);
+	return enter(m, v, rec, out, true);
 }
 
 /*
@@ -380,14 +481,14 @@ static bool is_io(uint32_t id)
 	       id == TRC_HVM_IOMEM_READ || id == TRC_HVM_IOMEM_WRITE;
 }
 
-static void refine_arc(struct vma_hvm_inflight *in, const struct vma_record *rec, bool svm)
+static int refine_arc(struct vma_hvm_inflight *in, const struct vma_record *rec, bool svm)
 {
 	uint32_t id = HANDLER_ID(rec->event);
 
 	/* The device access explains a nested or shadow page-fault exit better. */
 	if (in->handler && !(is_io(id) && (in->handler == TRC_HVM_NPF ||
 					   in->handler == TRC_SHADOW)))
-		return;
+		return VMA_OK;
 	in->handler = id;
 	in->key = 0;
 	switch (id) {
@@ -426,38 +527,41 @@ static void refine_arc(struct vma_hvm_inflight *in, const struct vma_record *rec
 		/* NPF: the faulting address is in the dump; one "npf" line sums them. */
 		break;
 	}
+	return VMA_OK;
 }
 
-static void refine(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
-		   struct vma_outcome *out)
+static int refine(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
+		  struct vma_outcome *out)
 {
-	refine_arc(&v->hvm.inflight, rec, out->svm);
+	return refine_arc(&v->hvm.inflight, rec, out->svm);
 }
 
 /* An external interrupt: its vector, and the EIP it interrupted when enumerated (eips.h). */
-static void intr_exit(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
-		      struct vma_outcome *out)
+static __attribute__((noinline)) int intr_exit(struct vma_machine *m, struct vma_vcpu *v,
+					       const struct vma_record *rec,
+					       struct vma_outcome *out)
 {
 	refine_arc(&v->hvm.inflight, rec, out->svm);
 	/* SVM's record has no vector. */
 	if (__builtin_expect(m->options.eips.enumerate || m->options.eips.histogram, 0) &&
 	    !out->svm && rec->nr_data)
 		vma_interrupt_eip_note(m, v, vma_xf_intr_vector(rec, false));
+	return VMA_OK;
 }
 
-static void rdtsc(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
-		  struct vma_outcome *out)
+static int rdtsc(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
+		 struct vma_outcome *out)
 {
-	refine_arc(&v->hvm.inflight, rec, out->svm);
 	v->hvm.last_rdtsc = vma_xf_rdtsc_value(rec);
+	return refine_arc(&v->hvm.inflight, rec, out->svm);
 }
 
 /* The local APIC's ICR: as xAPIC MMIO, and as x2APIC MSR (vlapic.h). */
 #define APIC_ICR_GPA 0xfee00300ull
 #define X2APIC_ICR_MSR 0x830u
 
-static void mmio(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
-		 struct vma_outcome *out)
+static __attribute__((noinline)) int mmio(struct vma_machine *m, struct vma_vcpu *v,
+					  const struct vma_record *rec, struct vma_outcome *out)
 {
 	refine_arc(&v->hvm.inflight, rec, out->svm);
 	if (vma_xf_mmio_has_data(rec)) {
@@ -465,33 +569,38 @@ static void mmio(struct vma_machine *m, struct vma_vcpu *v, const struct vma_rec
 		if (vma_xf_mmio_write(rec) && vma_xf_mmio_gpa(rec) == APIC_ICR_GPA)
 			vma_vlapic_icr_write(m, v, vma_xf_mmio_data(rec), rec->tsc);
 	}
+	return VMA_OK;
 }
 
-static void msr_write(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
-		      struct vma_outcome *out)
+static __attribute__((noinline)) int msr_write(struct vma_machine *m, struct vma_vcpu *v,
+					       const struct vma_record *rec,
+					       struct vma_outcome *out)
 {
 	refine_arc(&v->hvm.inflight, rec, out->svm);
 	if (vma_xf_msr(rec) == X2APIC_ICR_MSR)
 		vma_vlapic_icr_write(m, v, (uint32_t)vma_xf_msr_value(rec), rec->tsc);
+	return VMA_OK;
 }
 
 /* An injected interrupt (the record stands alone: no exit needed). */
-static void inj_virq(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
-		     struct vma_outcome *out)
+static __attribute__((noinline)) int inj_virq(struct vma_machine *m, struct vma_vcpu *v,
+					      const struct vma_record *rec, struct vma_outcome *out)
 {
 	uint32_t vec = vma_xf_virq_vector(rec);
 
 	vma_vlapic_inject(v, vec);
 	if (!stats_of(&v->hvm))
-		return;
+		return VMA_OK;
 	vma_hvm_stats_count_irq(v->hvm.stats, vec);
 	w2h_inject(&v->hvm, vec);
+	return VMA_OK;
 }
 
 /* Records the dump shows and the analysis does not use. */
-static void nothing(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
-		    struct vma_outcome *out)
+static int nothing(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
+		   struct vma_outcome *out)
 {
+	return VMA_OK;
 }
 
 /* A handler record of no row: it refines the open exit, with no key. */
@@ -510,12 +619,22 @@ static void unknown_handler(struct vma_vcpu *v, const struct vma_record *rec,
 	in->key = 0;
 }
 
+/* A record too short for its row: refused (out of line, a tail call). */
+static __attribute__((noinline, cold)) int refuse_short(struct vma_machine *m,
+							 enum vma_xe_index row,
+							 const struct vma_record *rec,
+							 struct vma_outcome *out)
+{
+	vma_state_refuse_short(m, row, rec, out);
+	return VMA_OK;
+}
+
 /*
  * One record of a row of the HVM list, the row's columns passed as the
  * constants they are by vma_hvm_record()'s switch: each case compiles to
  * its own checks and a direct call of its state handler.
  */
-static inline __attribute__((always_inline)) void
+static inline __attribute__((always_inline)) int
 hvm_row(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
 	struct vma_outcome *out, enum vma_xe_index row, unsigned int words, unsigned int flags,
 	hvm_event_fn *state)
@@ -528,26 +647,24 @@ hvm_row(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
 	}
 	if ((flags & VMA_XE_EXIT) && !v->hvm.vmexit_valid) {
 		/* Shown as xenalyze shows it; still explains an early-closed arc. */
+		out->orphan = true;
 		if (v->hvm.pending.active && is_io(HANDLER_ID(rec->event)) &&
 		    !vma_xe_short(rec, words, flags))
-			refine_arc(&v->hvm.pending.inflight, rec, out->svm);
-		out->orphan = true;
-		return;
+			return refine_arc(&v->hvm.pending.inflight, rec, out->svm);
+		return VMA_OK;
 	}
-	if (__builtin_expect(vma_xe_short(rec, words, flags), 0)) {
-		vma_state_refuse_short(m, row, rec, out);
-		return;
-	}
-	state(m, v, rec, out);
+	if (__builtin_expect(vma_xe_short(rec, words, flags), 0))
+		return refuse_short(m, row, rec, out);
+	return state(m, v, rec, out);
 }
 
 /*
  * Records of no row of the HVM list: emulation records (whatever runs),
  * nested ones, unknown handlers; out of vma_hvm_record()'s common path.
  */
-static __attribute__((noinline)) void hvm_other(struct vma_machine *m, struct vma_vcpu *v,
-						const struct vma_record *rec,
-						struct vma_outcome *out)
+static __attribute__((noinline)) int hvm_other(struct vma_machine *m, struct vma_vcpu *v,
+					       const struct vma_record *rec,
+					       struct vma_outcome *out)
 {
 	enum vma_xe_index row;
 
@@ -557,7 +674,7 @@ static __attribute__((noinline)) void hvm_other(struct vma_machine *m, struct vm
 		row = vma_xen_event_index(rec->event);
 		if (row != VMA_XE_NONE && vma_xen_event_short(row, rec))
 			vma_state_refuse_short(m, row, rec, out);
-		return;
+		return VMA_OK;
 	}
 	/* Dispatch let an untyped vcpu through: its first HVM record types it. */
 	if (v->type != VMA_VCPU_HVM)
@@ -567,10 +684,11 @@ static __attribute__((noinline)) void hvm_other(struct vma_machine *m, struct vm
 		vma_diag_warn_once(m->diag, "hvm-nested",
 				   "Nested-virtualization HVM records are shown but not "
 				   "analysed yet");
-		return;
+		return VMA_OK;
 	}
 	if (VMA_TRC_SUB(rec->event) == VMA_TRC_SUB(TRC_HVM_HANDLER))
 		unknown_handler(v, rec, out);
+	return VMA_OK;
 }
 
 /* No nested id is a row: vma_hvm_record() leaves them all to hvm_other(). */
@@ -579,34 +697,44 @@ static __attribute__((noinline)) void hvm_other(struct vma_machine *m, struct vm
 VMA_XEN_HVM_EVENTS(NOT_NESTED)
 #undef NOT_NESTED
 
+/*
+ * vma_hvm_record() of a vcpu not typed HVM: dispatch lets an untyped one
+ * through (its first HVM record types it), and any vcpu for emulation
+ * records, which type no one (hvm_other()).
+ */
+static __attribute__((noinline)) int hvm_record_untyped(struct vma_machine *m,
+							 struct vma_pcpu *p,
+							 const struct vma_record *rec,
+							 struct vma_outcome *out)
+{
+	if (VMA_TRC_SUB(rec->event) == VMA_TRC_SUB(TRC_HVM_EMUL) ||
+	    !vma_vcpu_set_type(p->current, VMA_VCPU_HVM))
+		return hvm_other(m, p->current, rec, out);
+	return vma_hvm_record(m, p, rec, out);
+}
+
 int vma_hvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
 		   struct vma_outcome *out)
 {
 	struct vma_vcpu *v = p->current;
 
+	if (__builtin_expect(v->type != VMA_VCPU_HVM, 0))
+		return hvm_record_untyped(m, p, rec, out);
 	/*
 	 * Rows of the HVM list (emulation rows go the way of every emulation
 	 * record: hvm_other()); no nested id is a row.  out->svm, as dispatch
 	 * set it, is the machine's vendor: only exit rows can tell otherwise
-	 * (hvm_row()).  Dispatch let an untyped vcpu through: its first HVM
-	 * record types it.
+	 * (hvm_row()).
 	 */
 	switch (rec->event) {
 #define HVM_CASE(sym, id, name, words, flags, state, describe)                  \
 	case (id):                                                                \
-		if (VMA_TRC_SUB(id) == VMA_TRC_SUB(TRC_HVM_EMUL)) {               \
-			hvm_other(m, v, rec, out);                                \
-			break;                                                    \
-		}                                                                 \
-		if (__builtin_expect(v->type != VMA_VCPU_HVM, 0))                 \
-			vma_vcpu_set_type(v, VMA_VCPU_HVM);                       \
-		hvm_row(m, v, rec, out, VMA_XE_##sym, words, flags, state);       \
-		break;
+		if (VMA_TRC_SUB(id) == VMA_TRC_SUB(TRC_HVM_EMUL))                 \
+			return hvm_other(m, v, rec, out);                         \
+		return hvm_row(m, v, rec, out, VMA_XE_##sym, words, flags, state);
 		VMA_XEN_HVM_EVENTS(HVM_CASE)
 #undef HVM_CASE
 	default:
-		hvm_other(m, v, rec, out);
-		break;
+		return hvm_other(m, v, rec, out);
 	}
-	return VMA_OK;
 }
