@@ -49,9 +49,10 @@ void vma_latency_window_add(struct vma_latency_window *w, uint64_t start, uint64
 /*
  * A record too short for its row of the Xen event table: warned about
  * once, marked unprocessed in @out, not used (the dump prints it raw).
+ * Return: VMA_OK, so that a handler may end with it (a tail call).
  */
-void vma_state_refuse_short(struct vma_machine *m, enum vma_xe_index row,
-			    const struct vma_record *rec, struct vma_outcome *out)
+int vma_state_refuse_short(struct vma_machine *m, enum vma_xe_index row,
+			   const struct vma_record *rec, struct vma_outcome *out)
 	__attribute__((cold));
 
 /*

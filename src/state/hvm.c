@@ -619,16 +619,6 @@ static void unknown_handler(struct vma_vcpu *v, const struct vma_record *rec,
 	in->key = 0;
 }
 
-/* A record too short for its row: refused (out of line, a tail call). */
-static __attribute__((noinline, cold)) int refuse_short(struct vma_machine *m,
-							 enum vma_xe_index row,
-							 const struct vma_record *rec,
-							 struct vma_outcome *out)
-{
-	vma_state_refuse_short(m, row, rec, out);
-	return VMA_OK;
-}
-
 /*
  * One record of a row of the HVM list, the row's columns passed as the
  * constants they are by vma_hvm_record()'s switch: each case compiles to
@@ -654,7 +644,7 @@ hvm_row(struct vma_machine *m, struct vma_vcpu *v, const struct vma_record *rec,
 		return VMA_OK;
 	}
 	if (__builtin_expect(vma_xe_short(rec, words, flags), 0))
-		return refuse_short(m, row, rec, out);
+		return vma_state_refuse_short(m, row, rec, out);
 	return state(m, v, rec, out);
 }
 

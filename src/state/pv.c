@@ -214,16 +214,6 @@ static inline int pv_trap(struct vma_pv *pv, struct vma_cycles_budget *b,
 			    vma_xf_trap_info(rec) & 0x7fff);
 }
 
-/* A record too short for its row: refused (out of line, a tail call). */
-static __attribute__((noinline, cold)) int refuse_short(struct vma_machine *m,
-							 enum vma_xe_index row,
-							 const struct vma_record *rec,
-							 struct vma_outcome *out)
-{
-	vma_state_refuse_short(m, row, rec, out);
-	return VMA_OK;
-}
-
 /* A record of a PV row, its columns passed as constants by the switch below. */
 static inline __attribute__((always_inline)) int
 pv_row(struct vma_machine *m, struct vma_pv *pv, const struct vma_record *rec,
@@ -231,7 +221,7 @@ pv_row(struct vma_machine *m, struct vma_pv *pv, const struct vma_record *rec,
        pv_event_fn *state)
 {
 	if (__builtin_expect(vma_xe_short(rec, words, flags), 0))
-		return refuse_short(m, row, rec, out);
+		return vma_state_refuse_short(m, row, rec, out);
 	return state(pv, &m->budget, rec);
 }
 

@@ -5,9 +5,10 @@
  */
 #include "vmalyze/diag.h"
 #include "vmalyze/state-handlers.h"
+#include "vmalyze/status.h"
 
-void vma_state_refuse_short(struct vma_machine *m, enum vma_xe_index row,
-			    const struct vma_record *rec, struct vma_outcome *out)
+int vma_state_refuse_short(struct vma_machine *m, enum vma_xe_index row,
+			   const struct vma_record *rec, struct vma_outcome *out)
 {
 	const struct vma_xen_event *e = &vma_xen_events[row];
 
@@ -16,4 +17,5 @@ void vma_state_refuse_short(struct vma_machine *m, enum vma_xe_index row,
 			   rec->event, rec->nr_data,
 			   (e->flags & VMA_XE_EXACT) ? "instead of" : "fewer than its", e->words);
 	out->unprocessed = true;
+	return VMA_OK;
 }

@@ -52,6 +52,15 @@ static void fake_init(struct fake_stream *f, uint32_t pcpu, const uint64_t *tscs
 	f->fail_at = -1;
 }
 
+/* @late joins @m while @by reads its record number @at (from inside next()). */
+static void announce_at(struct fake_stream *by, size_t at, struct vma_merge *m,
+			struct fake_stream *late)
+{
+	by->merge = m;
+	by->announce = late;
+	by->announce_at = at;
+}
+
 /* Drains the merge into (pcpu, index) pairs; returns the final status. */
 static int drain(struct vma_merge *m, uint32_t *pcpus, uint64_t *idx, uint64_t *tscs, size_t max,
 		 size_t *got)
@@ -142,8 +151,7 @@ Test(merge, stamps_out_of_the_keys_range_then_a_late_join)
 	static const uint64_t c[] = { big + 7, big + 9, big + 13 };
 	struct fake_stream fa, fb, fc;
 	struct vma_merge *m = vma_merge_create();
-	uint32_t pcpus[16];
-	uint64_t idx[16], tscs[16];
+	uint64_t tscs[16];
 	struct vma_stream *s;
 	size_t got = 0, i;
 
@@ -151,9 +159,7 @@ Test(merge, stamps_out_of_the_keys_range_then_a_late_join)
 	fake_init(&fb, 1, b, 6);
 	fake_init(&fc, 2, c, 3);
 	/* pcpu 2 is announced while pcpu 1 reads big + 8, after a's big ended a */
-	fb.merge = m;
-	fb.announce = &fc;
-	fb.announce_at = 3;
+	announce_at(&fb, 3, m, &fc);
 	vma_merge_add(m, &fa.stream);
 	vma_merge_add(m, &fb.stream);
 	while (vma_merge_next(m, &s) == VMA_OK) {
@@ -166,9 +172,24 @@ Test(merge, stamps_out_of_the_keys_range_then_a_late_join)
 	for (i = 1; i < got; i++)
 		cr_assert_lt(tscs[i - 1], tscs[i], "record %zu", i);
 	cr_assert_not(vma_merge_wide(m), "the join dealt the keys again");
-	(void)pcpus;
-	(void)idx;
 	vma_merge_destroy(m);
+}
+
+/* a's 12 comes after its 13: late, whether read in a run or not */
+static const uint64_t run_a[] = { 1, 3, 5, 7, 9, 11, 13, 12, 60, 61 };
+static const uint64_t run_b[] = { 40, 41, 42, 50 };
+/* announced while a reads its 5, inside a run: c's 4 goes first */
+static const uint64_t run_c[] = { 4, 6, 20, 45 };
+
+/* Streams of run_a and run_b in @m, run_c announced by the first. */
+static void run_streams(struct vma_merge *m, struct fake_stream f[3])
+{
+	fake_init(&f[0], 0, run_a, 10);
+	fake_init(&f[1], 1, run_b, 4);
+	fake_init(&f[2], 2, run_c, 4);
+	announce_at(&f[0], 2, m, &f[2]);
+	vma_merge_add(m, &f[0].stream);
+	vma_merge_add(m, &f[1].stream);
 }
 
 /*
@@ -177,29 +198,17 @@ Test(merge, stamps_out_of_the_keys_range_then_a_late_join)
  */
 Test(merge, runs_match_plain_reads_across_joins_and_shifts)
 {
-	/* a's 12 comes after its 13: late, whether read in a run or not */
-	static const uint64_t a[] = { 1, 3, 5, 7, 9, 11, 13, 12, 60, 61 };
-	static const uint64_t b[] = { 40, 41, 42, 50 };
-	/* announced while a reads its 5, inside a run: c's 4 goes first */
-	static const uint64_t c[] = { 4, 6, 20, 45 };
 	uint32_t pp[64], rp[64];
 	uint64_t pi[64], pt[64], ri[64], rt[64];
 	size_t shift_at, got_plain, got_runs;
 
 	for (shift_at = 0; shift_at < 24; shift_at++) {
-		struct fake_stream fa, fb, fc, ga, gb, gc;
+		struct fake_stream f[3], g[3];
 		struct vma_merge *m = vma_merge_create(), *n = vma_merge_create();
 		struct vma_stream *s;
 		int rc;
 
-		fake_init(&fa, 0, a, 10);
-		fake_init(&fb, 1, b, 4);
-		fake_init(&fc, 2, c, 4);
-		fa.merge = m;
-		fa.announce = &fc;
-		fa.announce_at = 2;
-		vma_merge_add(m, &fa.stream);
-		vma_merge_add(m, &fb.stream);
+		run_streams(m, f);
 		got_plain = 0;
 		for (;;) {
 			if (got_plain == shift_at)
@@ -213,14 +222,7 @@ Test(merge, runs_match_plain_reads_across_joins_and_shifts)
 		}
 		cr_assert_eq(rc, VMA_END);
 
-		fake_init(&ga, 0, a, 10);
-		fake_init(&gb, 1, b, 4);
-		fake_init(&gc, 2, c, 4);
-		ga.merge = n;
-		ga.announce = &gc;
-		ga.announce_at = 2;
-		vma_merge_add(n, &ga.stream);
-		vma_merge_add(n, &gb.stream);
+		run_streams(n, g);
 		cr_assert_eq(drain_runs(n, rp, ri, rt, 64, &got_runs, shift_at, 7), VMA_END);
 		cr_assert_eq(got_runs, got_plain, "shift at %zu", shift_at);
 		cr_assert_arr_eq(rp, pp, got_plain * sizeof(*pp), "shift at %zu", shift_at);
@@ -319,9 +321,7 @@ Test(merge, late_stream_older_records_are_flagged)
 	fake_init(&fa, 0, a, 3);
 	fake_init(&fl, 1, late, 2);
 	/* pcpu 1 is announced while pcpu 0's third record is read. */
-	fa.merge = m;
-	fa.announce = &fl;
-	fa.announce_at = 2;
+	announce_at(&fa, 2, m, &fl);
 	vma_merge_add(m, &fa.stream);
 	while (vma_merge_next(m, &s) == VMA_OK) {
 		if (s->rec.flags & VMA_REC_LATE)
