@@ -351,8 +351,13 @@ static __attribute__((noinline, cold)) int runstate_refused(struct vma_machine *
 	return VMA_OK;
 }
 
-static int runstate_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
-			   struct vma_outcome *out)
+/*
+ * A runstate change.  Out of line: its frame is for it alone, not for
+ * every scheduler record (credit2's make most of a trace; they only count).
+ */
+static __attribute__((noinline)) int runstate_record(struct vma_machine *m, struct vma_pcpu *p,
+						     const struct vma_record *rec,
+						     struct vma_outcome *out)
 {
 	bool is_continue = vma_xf_runstate_continue(rec);
 	struct vma_xf_runstate rs = vma_xf_runstate(rec);
