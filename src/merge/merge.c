@@ -30,6 +30,12 @@
  * damaged file) turns the tree to wide nodes, the stamp and the leaf
  * compared in two steps, until streams join again.
  *
+ * The stream aside's records that need no match at all (stamped from
+ * the last one delivered up to the first waiting stream's) form a run
+ * that a caller may read itself, calling the stream's next(); it hands
+ * the first record out of the run back (vma_merge_next_from()), which
+ * then goes on as if the merge had read it (merge.h).
+ *
  * Streams added by vma_merge_add() wait in a list until the next call of
  * vma_merge_next() takes them in, so a stream that a reader announces from
  * inside another stream's next() joins at a safe point.
