@@ -62,8 +62,8 @@ int vma_merge_next(struct vma_merge *merge, struct vma_stream **out);
  * (the first waiting stream's stamp).  The caller calls @stream's next()
  * itself; a record in the run is the next record, and its stamp becomes
  * @last; anything else (a status other than VMA_OK, a stamp out of the
- * run, @stream set to NULL by a stream that joined or a shift made during
- * that call) goes to vma_merge_next_from().
+ * run, @stream set to NULL by a stream that joined or a shift made since
+ * the run opened) goes to vma_merge_next_from().
  */
 struct vma_merge_run {
 	struct vma_stream *stream;

@@ -98,7 +98,7 @@ struct vma_merge {
 	uint32_t joined;           /* leaves [joined, nr_leaves) do not wait yet */
 	uint64_t last_tsc;
 	uint64_t late;
-	struct vma_merge_run run;  /* the run vma_merge_run() opened; its @last is the latest */
+	struct vma_merge_run run;  /* the run open_run() opened; its @last is the latest stamp */
 	int error;                 /* first stream failure, reported once */
 	bool pcpu_ties;            /* equal stamps go by pcpu even for the stream aside */
 	/* with pcpu_ties: a stream is aside (have_current stays false) */

@@ -690,7 +690,9 @@ VMA_XEN_HVM_EVENTS(NOT_NESTED)
 /*
  * vma_hvm_record() of a vcpu not typed HVM: dispatch lets an untyped one
  * through (its first HVM record types it), and any vcpu for emulation
- * records, which type no one (hvm_other()).
+ * records, which type no one (hvm_other()).  A vcpu that cannot be typed
+ * (of another type, which dispatch refuses) goes to hvm_other() too, so
+ * that no record comes back here.
  */
 static __attribute__((noinline)) int hvm_record_untyped(struct vma_machine *m,
 							 struct vma_pcpu *p,

@@ -225,12 +225,19 @@ pv_row(struct vma_machine *m, struct vma_pv *pv, const struct vma_record *rec,
 	return state(pv, &m->budget, rec);
 }
 
-/* Dispatch let an untyped vcpu through: its first PV record types it. */
+/*
+ * Dispatch let an untyped vcpu through: its first PV record types it.  A
+ * vcpu of another type (which dispatch refuses) is not counted: typing
+ * it fails, and the record must not come back here.
+ */
 static __attribute__((noinline)) int first_pv_record(struct vma_machine *m, struct vma_pcpu *p,
 						     const struct vma_record *rec,
 						     struct vma_outcome *out)
 {
-	vma_vcpu_set_type(p->current, VMA_VCPU_PV);
+	if (!vma_vcpu_set_type(p->current, VMA_VCPU_PV)) {
+		out->unprocessed = true;
+		return VMA_OK;
+	}
 	return vma_pv_record(m, p, rec, out);
 }
 

@@ -12,6 +12,7 @@
 #include "vmalyze/diag.h"
 #include "vmalyze/dispatch.h"
 #include "vmalyze/hvm-stats.h"
+#include "vmalyze/state-handlers.h"
 #include "vmalyze/state.h"
 #include "vmalyze/status.h"
 #include "vmalyze/trace-ids.h"
@@ -272,6 +273,49 @@ Test(state, checks_refuse_hvm_records_on_a_pv_vcpu)
 	cr_assert_eq(vma_vcpu_get(m, 1, 0)->pv.nr_hypercalls, 1);
 	cr_assert_eq(vma_vcpu_get(m, 1, 0)->pv.hypercalls[0].number, 17);
 	cr_assert_eq(vma_vcpu_get(m, 1, 0)->pv.hypercalls[0].count, 1);
+}
+
+/* A record of @n payload words, for a handler called directly. */
+static void make(struct vma_record *rec, uint64_t tsc, uint32_t event, int n, ...)
+{
+	va_list ap;
+
+	va_start(ap, n);
+	vt_record(rec, 0, tsc, event, n, ap);
+	va_end(ap);
+}
+
+/*
+ * A class handler given a vcpu of another type (which dispatch refuses)
+ * neither retypes it nor comes back to itself: the PV and HVM handlers
+ * try to type an untyped vcpu and handle the record again.
+ */
+Test(state, handlers_leave_a_vcpu_of_another_type_alone, .timeout = 10)
+{
+	struct vma_record rec;
+	struct vma_outcome out = { 0 };
+	struct vma_vcpu *v;
+
+	start_running();
+	feed(150, TRC_HVM_VMX_EXIT64, 3, 1u, 0u, 0u);
+	v = vma_vcpu_get(m, 1, 0);
+	cr_assert_eq(v->type, VMA_VCPU_HVM);
+	make(&rec, 160, TRC_PV_HYPERCALL_V2, 1, 17u);
+	cr_assert_eq(vma_pv_record(m, vma_pcpu_of(m, 0), &rec, &out), VMA_OK);
+	cr_assert(out.unprocessed);
+	cr_assert_eq(v->type, VMA_VCPU_HVM);
+
+	/* and the other way round, on a PV vcpu */
+	runstate(170, 2, 0, 1, 0);
+	feed(180, TRC_PV_HYPERCALL_V2, 1, 17u);
+	v = vma_vcpu_get(m, 2, 0);
+	cr_assert_eq(v->type, VMA_VCPU_PV);
+	memset(&out, 0, sizeof(out));
+	make(&rec, 190, TRC_HVM_VMX_EXIT64, 3, 1u, 0u, 0u);
+	cr_assert_eq(vma_hvm_record(m, vma_pcpu_of(m, 0), &rec, &out), VMA_OK);
+	cr_assert_eq(v->type, VMA_VCPU_PV);
+	cr_assert_eq(v->pv.nr_hypercalls, 1);
+	cr_assert_eq(v->pv.hypercalls[0].count, 1);
 }
 
 /* The count of @number in a PV table (0 when absent). */
