@@ -462,6 +462,8 @@ static inline __attribute__((always_inline)) int vmentry(struct vma_machine *m,
 	/*
 	 * The usual path makes only the statistics' call, last: no frame.
 	 * Anything that calls out before it goes the whole way out of line.
+	 * These are the tests enter() and close_arc_at_entry() leave out
+	 * when @fast: a call added there needs its test here.
 	 */
 	if (__builtin_expect((h->w2h && h->w2h->wanting_tsc) || v->ipis.injected != 0 ||
 			     h->pending.active || !h->stats || h->inflight.shadow != 0 ||
