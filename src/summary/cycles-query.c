@@ -16,44 +16,50 @@
 /*
  * Sort @n keys of @width bytes ascending: least-significant-digit radix
  * sort, 8 bits a pass, skipping the passes where every key has the same
- * digit (most of them: cycle counts are small).  @tmp has room for @n keys.
+ * digit (most of them: cycle counts are small).  The digits of every pass
+ * are counted in one read of the keys.  @tmp has room for @n keys.
  */
-static void radix_sort(void *keys, void *tmp, uint32_t n, size_t width)
+static inline __attribute__((always_inline)) void radix_sort(void *keys, void *tmp, uint32_t n,
+								 size_t width)
 {
-	uint32_t count[256];
+	uint32_t count[8][256];
 	unsigned int pass, shift;
 	void *src = keys, *dst = tmp, *t;
 	uint32_t i, sum;
 
-	for (pass = 0; pass < width; pass++) {
-		shift = 8 * pass;
-		memset(count, 0, sizeof(count));
-		for (i = 0; i < n; i++) {
-			uint64_t k = width == 8 ? ((uint64_t *)src)[i] : ((uint32_t *)src)[i];
+	memset(count, 0, width * sizeof(count[0]));
+	for (i = 0; i < n; i++) {
+		uint64_t k = width == 8 ? ((uint64_t *)src)[i] : ((uint32_t *)src)[i];
 
-			count[(k >> shift) & 0xff]++;
-		}
-		if (count[width == 8 ? (((uint64_t *)src)[0] >> shift) & 0xff
-				     : (((uint32_t *)src)[0] >> shift) & 0xff] == n) {
+#pragma GCC unroll 8
+		for (pass = 0; pass < width; pass++)
+			count[pass][(k >> 8 * pass) & 0xff]++;
+	}
+	for (pass = 0; pass < width; pass++) {
+		uint32_t *c = count[pass];
+
+		shift = 8 * pass;
+		if (c[width == 8 ? (((uint64_t *)src)[0] >> shift) & 0xff
+				 : (((uint32_t *)src)[0] >> shift) & 0xff] == n) {
 			continue;
 		}
 		for (i = 0, sum = 0; i < 256; i++) {
-			uint32_t c = count[i];
+			uint32_t here = c[i];
 
-			count[i] = sum;
-			sum += c;
+			c[i] = sum;
+			sum += here;
 		}
 		if (width == 8) {
 			for (i = 0; i < n; i++) {
 				uint64_t k = ((uint64_t *)src)[i];
 
-				((uint64_t *)dst)[count[(k >> shift) & 0xff]++] = k;
+				((uint64_t *)dst)[c[(k >> shift) & 0xff]++] = k;
 			}
 		} else {
 			for (i = 0; i < n; i++) {
 				uint32_t k = ((uint32_t *)src)[i];
 
-				((uint32_t *)dst)[count[(k >> shift) & 0xff]++] = k;
+				((uint32_t *)dst)[c[(k >> shift) & 0xff]++] = k;
 			}
 		}
 		t = src;
@@ -131,7 +137,11 @@ static void exact_sort(struct vma_cycles *s)
 	if (width * s->n > sizeof(stack_tmp))
 		tmp = malloc(width * s->n);
 	if (tmp) {
-		radix_sort(exact_keys(s), tmp, s->n, width);
+		/* constant widths: the passes' loops unrolled */
+		if (width == 8)
+			radix_sort(exact_keys(s), tmp, s->n, 8);
+		else
+			radix_sort(exact_keys(s), tmp, s->n, 4);
 	} else {
 		qsort(exact_keys(s), s->n, width, exact_is64(s) ? cmp_u64 : cmp_u32);
 	}
