@@ -60,6 +60,14 @@ void vma_dump_destroy(struct vma_dump *dump);
  */
 void vma_dump_set_origin(struct vma_dump *dump, uint64_t tsc);
 
+/*
+ * vma_dump_no_lookahead - the dump's first VMA_DUMP_VENDOR_LOOKAHEAD
+ * records are known to hold no SVM evidence (vma_vendor_svm_evidence(),
+ * for instance from a first pass over them): the look-ahead would end
+ * with VMX text, so no line is held.  Call before the first record.
+ */
+void vma_dump_no_lookahead(struct vma_dump *dump);
+
 struct vma_symbols;
 
 /*

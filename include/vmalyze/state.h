@@ -558,6 +558,14 @@ void vma_machine_finish(struct vma_machine *machine);
  */
 void vma_vendor_note(struct vma_machine *machine, const struct vma_record *rec);
 
+/*
+ * vma_vendor_svm_evidence - whether @rec, were the state stage to take it,
+ * would tell vma_vendor_note() the trace is SVM's.  A record the state
+ * stage does not take (no vcpu known to run, not an HVM one) tells it
+ * nothing, so this says yes to more records than vma_vendor_note() uses.
+ */
+bool vma_vendor_svm_evidence(const struct vma_record *rec);
+
 /* An external interrupt of @vector interrupted @v at v->hvm.rip (eips.h). */
 void vma_interrupt_eip_note(struct vma_machine *machine, struct vma_vcpu *v, uint32_t vector);
 

@@ -9,9 +9,11 @@
 #include <inttypes.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "cli/raw-reads.h"
 #include "cli/run.h"
+#include "cli/vendor-scan.h"
 #include "vmalyze/aggregate.h"
 #include "vmalyze/diag.h"
 #include "vmalyze/dump.h"
@@ -435,6 +437,25 @@ static bool dump_only(const struct run_ctx *ctx, const struct vma_pipeline_hooks
 	       !(ctx->renderer && ctx->renderer->per_interval);
 }
 
+/*
+ * Whether a first pass over a Xen dump's look-ahead reads what the run
+ * will (vendor-scan.h): a file given by its path, read by offset (not a
+ * pipe, a FIFO or a compressed file's pump), with every record on one
+ * line and in the order a pass without the state stage has them.
+ */
+static bool lookahead_can_be_scanned(const struct vma_options *opts,
+				     const struct vma_run_source *src, const char *path,
+				     const struct vma_input *in)
+{
+	struct stat st;
+
+	if (in->ops->describe || in->streaming || opts->svm_mode || opts->filter.time_set ||
+	    opts->tsc_skew_correct || opts->dump_raw_process || opts->dump_raw_reads)
+		return false;
+	return src->fd < 0 && path && strcmp(path, "-") != 0 && stat(path, &st) == 0 &&
+	       S_ISREG(st.st_mode);
+}
+
 int vma_run_file(const struct vma_options *opts, const char *path, struct vma_diag *diag,
 		 FILE *out)
 {
@@ -716,6 +737,9 @@ int vma_run_source(const struct vma_options *opts, const struct vma_run_source *
 	if (ctx.worst && machine)
 		watch_arcs(&ctx, machine);
 	ctx.extras = ctx.scatter || ctx.ipi || ctx.raw_reads;
+	if (ctx.dump && lookahead_can_be_scanned(opts, src, path, ctx.in) &&
+	    vma_vendor_scan_clear(path, &popts))
+		vma_dump_no_lookahead(ctx.dump);
 	if (dump_only(&ctx, &hooks)) {
 		/* The dump's own call, without before_record()'s tests per record. */
 		hooks.around = vma_dump_record;

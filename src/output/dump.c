@@ -138,6 +138,11 @@ struct vma_dump *vma_dump_create(FILE *out, uint64_t cpu_hz, vma_dump_describe_f
 	return d;
 }
 
+void vma_dump_no_lookahead(struct vma_dump *d)
+{
+	d->holding = false;
+}
+
 /*
  * Hand the finished lines over: straight to the file descriptor when
  * @direct and there is one (stdio would only copy them into its buffer

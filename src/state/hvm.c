@@ -337,14 +337,19 @@ void vma_hvm_close_arc_final(struct vma_machine *m, struct vma_vcpu *v, uint64_t
 /* The lowest SVM exit code above every VMX basic exit reason (INTR). */
 #define SVM_ONLY_CODES 0x60u
 
-void vma_vendor_note(struct vma_machine *m, const struct vma_record *rec)
+bool vma_vendor_svm_evidence(const struct vma_record *rec)
 {
 	uint32_t base = rec->event & ~(uint32_t)(TRC_64_FLAG | TRC_HVM_NESTEDFLAG);
 
+	return base == TRC_HVM_SVM_EXIT || (base == TRC_HVM_VMX_EXIT && rec->nr_data &&
+					    vma_xf_exit_reason(rec) >= SVM_ONLY_CODES);
+}
+
+void vma_vendor_note(struct vma_machine *m, const struct vma_record *rec)
+{
 	if (m->vendor_known)
 		return;
-	if (base == TRC_HVM_SVM_EXIT || (base == TRC_HVM_VMX_EXIT && rec->nr_data &&
-					 vma_xf_exit_reason(rec) >= SVM_ONLY_CODES)) {
+	if (vma_vendor_svm_evidence(rec)) {
 		m->svm = true;
 		m->vendor_known = true;
 	}
