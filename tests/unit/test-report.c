@@ -26,7 +26,7 @@
 #include "vmalyze/status.h"
 #include "vmalyze/trace-ids.h"
 #include "test-record-util.h"
-#include "xtwriter.h"
+#include "xtw-file.h"
 
 static const char *trace(const char *name)
 {
@@ -163,24 +163,16 @@ Test(interval, a_time_stamp_gap_costs_one_group_of_rows, .timeout = 20)
 	char path[] = "/tmp/vmalyze-report-XXXXXX", line[256];
 	char a0[] = "vmalyze", a1[] = "-s", a2[] = "-i", a3[] = "0.001";
 	char *argv[] = { a0, a1, a2, a3, path, NULL };
-	const unsigned char *data;
 	struct vma_options opts;
 	uint32_t word = 1;
-	size_t len, lines = 0;
+	size_t lines = 0;
 	FILE *out;
-	int fd;
 
 	cr_assert_not_null(w);
 	cr_assert_eq(vma_xtw_record(w, 0, TRC_SCHED_WAKE, 1000, &word, 1), 0);
 	cr_assert_eq(vma_xtw_record(w, 0, TRC_SCHED_WAKE, 2000, &word, 1), 0);
 	cr_assert_eq(vma_xtw_record(w, 0, TRC_SCHED_WAKE, UINT64_MAX - 4096, &word, 1), 0);
-	cr_assert_eq(vma_xtw_finish(w), 0);
-	data = vma_xtw_data(w, &len);
-	fd = mkstemp(path);
-	cr_assert_geq(fd, 0);
-	cr_assert_eq(write(fd, data, len), (ssize_t)len);
-	close(fd);
-	vma_xtw_free(w);
+	xtw_to_temp_file(w, "/tmp/vmalyze-report-XXXXXX", path);
 
 	cr_assert_eq(vma_options_parse(&opts, 5, argv, stderr), VMA_OK);
 	out = tmpfile();

@@ -19,7 +19,7 @@
 #include "vmalyze/diag.h"
 #include "vmalyze/status.h"
 #include "vmalyze/trace-ids.h"
-#include "xtwriter.h"
+#include "xtw-file.h"
 
 #define RUNNING 0u
 #define RUNNABLE 1u
@@ -38,10 +38,7 @@ static void runstate(struct vma_xtw *w, uint32_t pcpu, uint64_t tsc, uint32_t do
 static void write_trace(char *path, bool loop)
 {
 	struct vma_xtw *w = vma_xtw_new_memory(NULL);
-	const unsigned char *data;
 	uint32_t word = 1u << 16;
-	size_t len;
-	int fd;
 
 	cr_assert_not_null(w);
 	runstate(w, 1, 1000100, 2, RUNNABLE, RUNNING);
@@ -62,14 +59,7 @@ static void write_trace(char *path, bool loop)
 		/* p0 goes on: a pcpu whose records end puts its vcpu in LOST. */
 		cr_assert_eq(vma_xtw_record(w, 0, TRC_SCHED_WAKE, 6000000, &word, 1), 0);
 	}
-	cr_assert_eq(vma_xtw_finish(w), 0);
-	data = vma_xtw_data(w, &len);
-	strcpy(path, "/tmp/vmalyze-skew-XXXXXX");
-	fd = mkstemp(path);
-	cr_assert_geq(fd, 0);
-	cr_assert_eq(write(fd, data, len), (ssize_t)len);
-	close(fd);
-	vma_xtw_free(w);
+	xtw_to_temp_file(w, "/tmp/vmalyze-skew-XXXXXX", path);
 }
 
 /* vmalyze -a --cpu-hz=1G [@extra] [@extra2] @path: the status, stdout and stderr (owned). */

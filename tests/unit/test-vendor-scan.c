@@ -22,7 +22,7 @@
 #include "vmalyze/dump.h"
 #include "vmalyze/status.h"
 #include "vmalyze/trace-ids.h"
-#include "xtwriter.h"
+#include "xtw-file.h"
 
 #define RUNNABLE_TO_RUNNING (TRC_SCHED_RUNSTATE_CHANGE | 1u << 8 | 0u << 4)
 #define SVM_CR0_READ 0x00u /* VMX's EXCEPTION_NMI */
@@ -37,10 +37,7 @@ static void write_trace(char *path, uint32_t exits, uint32_t svm_at, uint32_t co
 {
 	struct vma_xtw *w = vma_xtw_new_memory(NULL);
 	uint32_t word = 1u << 16, i;
-	const unsigned char *data;
 	uint64_t tsc = 1000;
-	size_t len;
-	int fd;
 
 	cr_assert_not_null(w);
 	cr_assert_eq(vma_xtw_record(w, 0, RUNNABLE_TO_RUNNING, tsc, &word, 1), 0);
@@ -50,14 +47,7 @@ static void write_trace(char *path, uint32_t exits, uint32_t svm_at, uint32_t co
 		cr_assert_eq(vma_xtw_record(w, 0, TRC_HVM_VMX_EXIT, tsc += 100, exit, 2), 0);
 		cr_assert_eq(vma_xtw_record(w, 0, TRC_HVM_VMENTRY, tsc += 400, NULL, 0), 0);
 	}
-	cr_assert_eq(vma_xtw_finish(w), 0);
-	data = vma_xtw_data(w, &len);
-	strcpy(path, "/tmp/vmalyze-vendor-XXXXXX");
-	fd = mkstemp(path);
-	cr_assert_geq(fd, 0);
-	cr_assert_eq(write(fd, data, len), (ssize_t)len);
-	close(fd);
-	vma_xtw_free(w);
+	xtw_to_temp_file(w, "/tmp/vmalyze-vendor-XXXXXX", path);
 }
 
 /* The pipeline options of a plain run of @path, as the run driver makes them. */
