@@ -120,6 +120,7 @@ int xt_cache_get(struct xt_reader *rd, uint32_t run, struct xt_block **out)
 		if (!b->data && !(b->data = malloc(XT_BLOCK_SIZE)))
 			return VMA_ERR_NOMEM;
 		b->run = 0;
+		xt_prefault(b->data, &b->faulted, r->len);
 		rc = xt_read_exact(rd, b->data, r->len, r->start);
 		if (rc)
 			return rc;

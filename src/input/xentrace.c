@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "vmalyze/diag.h"
@@ -135,6 +136,7 @@ static int read_header(struct xt_reader *rd, unsigned char *hdr, uint64_t off)
 	if (rd->input->size - off < want)
 		want = (size_t)(rd->input->size - off);
 	rd->hc_len = 0;
+	xt_prefault(rd->hcache, &rd->hc_faulted, want);
 	rc = xt_read_exact(rd, rd->hcache, want, off);
 	if (rc)
 		return rc;
@@ -490,6 +492,25 @@ static int fill_from_cache(struct pcpu_stream *ps)
 	return VMA_OK;
 }
 
+void xt_prefault(unsigned char *buf, size_t *faulted, size_t len)
+{
+#ifdef MADV_POPULATE_WRITE
+	uintptr_t page = 4096;
+	uintptr_t from = ((uintptr_t)buf + *faulted + page - 1) & ~(page - 1);
+	uintptr_t to = ((uintptr_t)buf + len) & ~(page - 1);
+
+	if (len <= *faulted)
+		return;
+	if (to > from)
+		madvise((void *)from, to - from, MADV_POPULATE_WRITE);
+	*faulted = len;
+#else
+	(void)buf;
+	(void)faulted;
+	(void)len;
+#endif
+}
+
 /* Make at least @need bytes at ps->pos available in the buffer. */
 static int fill(struct pcpu_stream *ps, size_t need)
 {
@@ -514,6 +535,7 @@ static int fill(struct pcpu_stream *ps, size_t need)
 		ps->own = malloc(ps->buf_cap);
 		if (!ps->own)
 			return VMA_ERR_NOMEM;
+		ps->own_faulted = 0;
 	}
 	ps->buf = ps->own;
 	ps->buf_len = 0;
@@ -522,6 +544,7 @@ static int fill(struct pcpu_stream *ps, size_t need)
 		want = (size_t)(ps->end - ps->pos);
 	if (want < need)
 		return VMA_END;
+	xt_prefault(ps->own, &ps->own_faulted, want);
 	rc = xt_read_exact(ps->reader, ps->buf, want, ps->pos);
 	if (rc)
 		return rc;
