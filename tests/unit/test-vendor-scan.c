@@ -10,6 +10,7 @@
  */
 #include <criterion/criterion.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +51,7 @@ static void write_trace(char *path, uint32_t exits, uint32_t svm_at, uint32_t co
 	xtw_to_temp_file(w, "/tmp/vmalyze-vendor-XXXXXX", path);
 }
 
-/* The pipeline options of a plain run of @path, as the run driver makes them. */
+/* The first pass over @path, with the options of a plain one-thread run. */
 static bool scan(const char *path)
 {
 	struct vma_pipeline_options o = { .cpu_hz = 1000000000ull, .threads = 1 };
@@ -133,6 +134,44 @@ static void same_text(const char *a, const char *b, const char *what)
 	cr_assert(a[i] == b[i], "%s: line %zu differs", what, line);
 }
 
+/* A stream that notes the size of its first write (unbuffered: the dump's own writes). */
+static ssize_t note_write(void *cookie, const char *buf, size_t len)
+{
+	size_t *first = cookie;
+
+	(void)buf;
+	if (!*first)
+		*first = len;
+	return (ssize_t)len;
+}
+
+/*
+ * The size of the first write of vmalyze -a --cpu-hz=1G @path: a dump
+ * that holds its look-ahead writes it all at once when it lets it go,
+ * one that does not writes its lines in batches of some 256 KiB.
+ */
+static size_t first_write(const char *path)
+{
+	char a[] = "-a", hz[] = "--cpu-hz=1G", name[] = "vmalyze";
+	char *argv[] = { name, a, hz, (char *)path };
+	struct vma_run_source src = { .path = path, .fd = -1 };
+	cookie_io_functions_t io = { .write = note_write };
+	struct vma_options opts;
+	struct vma_diag *diag;
+	size_t first = 0;
+	FILE *out;
+
+	cr_assert_eq(vma_options_parse(&opts, 4, argv, stderr), VMA_OK);
+	out = fopencookie(&first, "w", io);
+	diag = vma_diag_create_to(stderr, VMA_DEFAULT_TOLERANCE, VMA_VERB_QUIET);
+	cr_assert(out && diag);
+	setvbuf(out, NULL, _IONBF, 0);
+	cr_assert_eq(vma_run_source(&opts, &src, NULL, diag, out), VMA_OK);
+	vma_diag_destroy(diag);
+	fclose(out);
+	return first;
+}
+
 /* The dump of the file has the lines of the dump from a pipe. */
 static void same_as_piped(const char *path)
 {
@@ -163,10 +202,14 @@ Test(vendor_scan, an_svm_trace_whose_first_codes_both_vendors_use)
 Test(vendor_scan, a_vmx_trace_holds_nothing)
 {
 	char path[64];
+	size_t first;
 
 	write_trace(path, 40000, UINT32_MAX, SVM_CR0_READ);
 	cr_assert(scan(path));
 	same_as_piped(path);
+	/* Its 65,536 held lines would be some 3.5 MB, written at once. */
+	first = first_write(path);
+	cr_assert(first > 0 && first < (1u << 20), "first write %zu bytes", first);
 	unlink(path);
 }
 
@@ -185,6 +228,8 @@ Test(vendor_scan, an_svm_code_past_the_lookahead)
 	write_trace(path, 33010, VMA_DUMP_VENDOR_LOOKAHEAD / 2 - 1, SVM_CR0_READ);
 	cr_assert_not(scan(path));
 	same_as_piped(path);
+	/* Held to its end: the look-ahead's lines leave in one write. */
+	cr_assert_gt(first_write(path), 1u << 20);
 	unlink(path);
 }
 
