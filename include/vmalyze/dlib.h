@@ -10,6 +10,7 @@
 #ifndef VMALYZE_DLIB_H
 #define VMALYZE_DLIB_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -29,5 +30,32 @@ struct vma_dlib_sym {
  */
 bool vma_dlib_load(const char *soname, const struct vma_dlib_sym *syms, size_t n, void *table,
 		   char *why, size_t len);
+
+/*
+ * A library loaded by the first vma_dlib_get() of any thread; later calls
+ * return what that one found.  One static object per library, made with
+ * VMA_DLIB_LAZY(): dlopen() is process-wide, so its result is too, and
+ * that object is the one mutable static its owner keeps for it.
+ */
+struct vma_dlib_lazy {
+	const char *soname;
+	const struct vma_dlib_sym *syms;
+	size_t n;
+	void *table;               /* the caller's table of pointers */
+	pthread_mutex_t lock;
+	int state;                 /* 0: not tried yet, 1: loaded, -1: failed */
+	char why[256];             /* the failure, "" before or without one */
+};
+
+/* Library @soname, whose functions @syms (an array) go in *@table. */
+#define VMA_DLIB_LAZY(soname, syms, table) \
+	{ (soname), (syms), sizeof(syms) / sizeof((syms)[0]), (table), PTHREAD_MUTEX_INITIALIZER, 0, "" }
+
+/*
+ * vma_dlib_get - @lib's table, loading the library if no call did yet.
+ * Return: the table; or NULL when it cannot be loaded, *@why saying why
+ * (*@why is "" when the table is returned).
+ */
+const void *vma_dlib_get(struct vma_dlib_lazy *lib, const char **why);
 
 #endif /* VMALYZE_DLIB_H */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Loading a library by its soname (dlib.h). */
+/* Loading a library by its soname, at once or on first use (dlib.h). */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,4 +28,18 @@ bool vma_dlib_load(const char *soname, const struct vma_dlib_sym *syms, size_t n
 		memcpy((char *)table + syms[i].offset, &fn, sizeof(fn));
 	}
 	return true;
+}
+
+const void *vma_dlib_get(struct vma_dlib_lazy *lib, const char **why)
+{
+	int state;
+
+	pthread_mutex_lock(&lib->lock);
+	if (!lib->state)
+		lib->state = vma_dlib_load(lib->soname, lib->syms, lib->n, lib->table, lib->why,
+					   sizeof(lib->why)) ? 1 : -1;
+	state = lib->state;
+	pthread_mutex_unlock(&lib->lock);
+	*why = lib->why;
+	return state > 0 ? lib->table : NULL;
 }

@@ -230,7 +230,14 @@ int vma_codec_from_name(const char *name, enum vma_codec *codec);
 
 struct vma_decomp;
 
-/* Return: owned (free with vma_decomp_free()), NULL when out of memory. */
+/*
+ * vma_decomp_load - load @codec's library (libzstd, libdeflate) if no call
+ * did yet.  Return: NULL when it is loaded or none is needed, else why it
+ * cannot be (dlerror()'s text, or a function missing).
+ */
+const char *vma_decomp_load(enum vma_codec codec);
+
+/* Return: owned (free with vma_decomp_free()); NULL: out of memory, or no library. */
 struct vma_decomp *vma_decomp_new(enum vma_codec codec);
 void vma_decomp_free(struct vma_decomp *dc);
 

@@ -344,6 +344,15 @@ static int read_preamble(struct dat *d, struct cur *c, uint64_t *options_start)
 	free(zver);
 	d->priv->codec = codec;
 	if (codec != VMA_CODEC_NONE) {
+		const char *why = vma_decomp_load(codec);
+
+		if (why) {
+			vma_diag_report(d->in->diag, VMA_LVL_SYSTEM, d->in->path, c->pos,
+					"Cannot load the %s library to read this compressed trace.dat: %s",
+					codec == VMA_CODEC_ZSTD ? "zstd" : "zlib", why);
+			d->failed = true;
+			return VMA_ERR_IO;
+		}
 		d->dc = vma_decomp_new(codec);
 		if (!d->dc)
 			return VMA_ERR_NOMEM;
