@@ -43,9 +43,13 @@
 
 /*
  * Lines are gathered and written this many bytes at a time: one fwrite()
- * per line cost as much as formatting the line.
+ * per line cost as much as formatting the line.  No more: each page of
+ * the buffer costs a page fault when first written (some 10 us on a VM),
+ * and 256 KiB took 100 more of them than 64 KiB, a twentieth of the dump
+ * of a 4 MB capture, while into a file or a pipe (64 KiB) the larger
+ * writes gained nothing measurable (bench/README, round nineteen).
  */
-#define FLUSH_BYTES (256u * 1024u)
+#define FLUSH_BYTES (64u * 1024u)
 
 /*
  * The " dNvM " vcpu columns lately written, by vcpu in a small
