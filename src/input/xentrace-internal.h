@@ -210,9 +210,10 @@ uint32_t xt_le32(const unsigned char *p);
 int xt_read_exact(struct xt_reader *rd, void *dst, size_t len, uint64_t off);
 /*
  * @buf, whose first *@faulted bytes have their pages in, is about to be
- * read into up to @len: bring in the whole pages between with one call,
- * and advance *@faulted.  The kernel's copy would fault them in one at a
- * time, about 10 us each on a VM (bench/README, round eighteen).  Without
+ * read into up to @len: bring in the pages between, those holding its
+ * ends included, with one call, and advance *@faulted.  The kernel's copy
+ * would fault them in one at a time, about 10 us each on a VM
+ * (bench/README, rounds eighteen and nineteen).  Without
  * MADV_POPULATE_WRITE (Linux 5.14) they fault as before.
  */
 void xt_prefault(unsigned char *buf, size_t *faulted, size_t len);
