@@ -150,8 +150,14 @@ static bool pf_inject(struct xd_out *o, const struct vma_record *rec,
 		      const struct vma_describe_ctx *ctx)
 {
 	o->layout = VMA_XEN_DUMP_NO_VCPU;
-	xd_printf(o, "pf_inject%s guest_cr2 %llx  guest_ec %x", vma_xe_wide(rec) ? "64" : "",
-		  (unsigned long long)vma_xf_pf_inject_cr2(rec), vma_xf_pf_inject_ec(rec));
+	/* "pf_inject%s guest_cr2 %llx  guest_ec %x" */
+	if (vma_xe_wide(rec))
+		xd_lit(o, "pf_inject64 guest_cr2 ");
+	else
+		xd_lit(o, "pf_inject guest_cr2 ");
+	xd_x64(o, vma_xf_pf_inject_cr2(rec));
+	xd_lit(o, "  guest_ec ");
+	xd_x64(o, vma_xf_pf_inject_ec(rec));
 	return true;
 }
 
@@ -161,10 +167,14 @@ static bool inj_exc(struct xd_out *o, const struct vma_record *rec,
 	const char *name = vma_trap_name(vma_xf_exc_vector(rec));
 
 	o->layout = VMA_XEN_DUMP_NO_VCPU;
+	/* "inj_exc trap %s ec %x", the vector's number when it has no name */
+	xd_lit(o, "inj_exc trap ");
 	if (name)
-		xd_printf(o, "inj_exc trap %s ec %x", name, vma_xf_exc_ec(rec));
+		xd_puts(o, name);
 	else
-		xd_printf(o, "inj_exc trap %u ec %x", vma_xf_exc_vector(rec), vma_xf_exc_ec(rec));
+		xd_u64(o, vma_xf_exc_vector(rec));
+	xd_lit(o, " ec ");
+	xd_x64(o, vma_xf_exc_ec(rec));
 	return true;
 }
 
@@ -172,7 +182,8 @@ static bool reinj_virq(struct xd_out *o, const struct vma_record *rec,
 		       const struct vma_describe_ctx *ctx)
 {
 	o->layout = VMA_XEN_DUMP_NO_VCPU;
-	xd_printf(o, "inj_virq vec %u", vma_xf_virq_vector(rec));
+	xd_lit(o, "inj_virq vec ");
+	xd_u64(o, vma_xf_virq_vector(rec));
 	return true;
 }
 
@@ -219,7 +230,8 @@ static bool destroy_proc(struct xd_out *o, const struct vma_record *rec,
 			 const struct vma_describe_ctx *ctx)
 {
 	o->layout = VMA_XEN_DUMP_NO_VCPU;
-	xd_printf(o, "destroy_proc cur_cr3 %llx", (unsigned long long)ctx->cr3);
+	xd_lit(o, "destroy_proc cur_cr3 ");
+	xd_x64(o, ctx->cr3);
 	return true;
 }
 
@@ -455,9 +467,14 @@ static bool xcr(struct xd_out *o, const struct vma_record *rec,
 		const struct vma_describe_ctx *ctx)
 {
 	o->mark = ']';
-	xd_printf(o, "%s xcr%u val %llx",
-		  rec->event == TRC_HVM_XCR_READ64 ? "xcr_read" : "xcr_write", vma_xf_xcr(rec),
-		  (unsigned long long)vma_xf_xcr_value(rec));
+	/* "%s xcr%u val %llx" */
+	if (rec->event == TRC_HVM_XCR_READ64)
+		xd_lit(o, "xcr_read xcr");
+	else
+		xd_lit(o, "xcr_write xcr");
+	xd_u64(o, vma_xf_xcr(rec));
+	xd_lit(o, " val ");
+	xd_x64(o, vma_xf_xcr_value(rec));
 	return true;
 }
 
@@ -468,9 +485,15 @@ static bool xcr(struct xd_out *o, const struct vma_record *rec,
 static bool hpet_start(struct xd_out *o, const struct vma_record *rec,
 		       const struct vma_describe_ctx *ctx)
 {
-	xd_printf(o, "emul:hpet_start_timer tn %u irq %u delta %llu ns period %llu ns",
-		  vma_xf_emul_word(rec, 0), vma_xf_emul_word(rec, 1),
-		  (unsigned long long)vma_xq(rec, 2), (unsigned long long)vma_xq(rec, 4));
+	xd_lit(o, "emul:hpet_start_timer tn ");
+	xd_u64(o, vma_xf_emul_word(rec, 0));
+	xd_lit(o, " irq ");
+	xd_u64(o, vma_xf_emul_word(rec, 1));
+	xd_lit(o, " delta ");
+	xd_u64(o, vma_xq(rec, 2));
+	xd_lit(o, " ns period ");
+	xd_u64(o, vma_xq(rec, 4));
+	xd_lit(o, " ns");
 	return true;
 }
 
@@ -478,25 +501,34 @@ static bool timer_start(struct xd_out *o, const struct vma_record *rec,
 			const struct vma_describe_ctx *ctx)
 {
 	/* {ns to first tick, ns period (0: one-shot)} */
-	xd_printf(o, "emul:%s_start_timer delta %u ns period %u ns",
-		  rec->event == TRC_HVM_EMUL_PIT_START_TIMER ? "pit" : "rtc",
-		  vma_xf_emul_word(rec, 0), vma_xf_emul_word(rec, 1));
+	if (rec->event == TRC_HVM_EMUL_PIT_START_TIMER)
+		xd_lit(o, "emul:pit_start_timer delta ");
+	else
+		xd_lit(o, "emul:rtc_start_timer delta ");
+	xd_u64(o, vma_xf_emul_word(rec, 0));
+	xd_lit(o, " ns period ");
+	xd_u64(o, vma_xf_emul_word(rec, 1));
+	xd_lit(o, " ns");
 	return true;
 }
 
 static bool lapic_start(struct xd_out *o, const struct vma_record *rec,
 			const struct vma_describe_ctx *ctx)
 {
-	xd_printf(o, "emul:lapic_start_timer delta %llu ns period %llu ns irq %u",
-		  (unsigned long long)vma_xq(rec, 0), (unsigned long long)vma_xq(rec, 2),
-		  vma_xf_emul_word(rec, 4));
+	xd_lit(o, "emul:lapic_start_timer delta ");
+	xd_u64(o, vma_xq(rec, 0));
+	xd_lit(o, " ns period ");
+	xd_u64(o, vma_xq(rec, 2));
+	xd_lit(o, " ns irq ");
+	xd_u64(o, vma_xf_emul_word(rec, 4));
 	return true;
 }
 
 static bool hpet_stop(struct xd_out *o, const struct vma_record *rec,
 		      const struct vma_describe_ctx *ctx)
 {
-	xd_printf(o, "emul:hpet_stop_timer tn %u", vma_xf_emul_word(rec, 0));
+	xd_lit(o, "emul:hpet_stop_timer tn ");
+	xd_u64(o, vma_xf_emul_word(rec, 0));
 	return true;
 }
 
@@ -513,48 +545,61 @@ static bool pic_int_output(struct xd_out *o, const struct vma_record *rec,
 			   const struct vma_describe_ctx *ctx)
 {
 	/* {int_output, is_master, highest pending irq or -1} */
-	xd_printf(o, "emul:pic_int_output %u master %u irq %d", vma_xf_emul_word(rec, 0),
-		  vma_xf_emul_word(rec, 1), (int)vma_xf_emul_word(rec, 2));
+	xd_lit(o, "emul:pic_int_output ");
+	xd_u64(o, vma_xf_emul_word(rec, 0));
+	xd_lit(o, " master ");
+	xd_u64(o, vma_xf_emul_word(rec, 1));
+	xd_lit(o, " irq ");
+	xd_s64(o, (int32_t)vma_xf_emul_word(rec, 2));
 	return true;
 }
 
 static bool pic_kick(struct xd_out *o, const struct vma_record *rec,
 		     const struct vma_describe_ctx *ctx)
 {
-	xd_printf(o, "emul:pic_kick irq %d", (int)vma_xf_emul_word(rec, 0));
+	xd_lit(o, "emul:pic_kick irq ");
+	xd_s64(o, (int32_t)vma_xf_emul_word(rec, 0));
 	return true;
 }
 
 static bool pic_intack(struct xd_out *o, const struct vma_record *rec,
 		       const struct vma_describe_ctx *ctx)
 {
-	xd_printf(o, "emul:pic_intack master %u irq %d", vma_xf_emul_word(rec, 0),
-		  (int)vma_xf_emul_word(rec, 1));
+	xd_lit(o, "emul:pic_intack master ");
+	xd_u64(o, vma_xf_emul_word(rec, 0));
+	xd_lit(o, " irq ");
+	xd_s64(o, (int32_t)vma_xf_emul_word(rec, 1));
 	return true;
 }
 
 static bool pic_edge(struct xd_out *o, const struct vma_record *rec,
 		     const struct vma_describe_ctx *ctx)
 {
-	xd_printf(o, "emul:pic_%s irq %d",
-		  rec->event == TRC_HVM_EMUL_PIC_POSEDGE ? "posedge" : "negedge",
-		  (int)vma_xf_emul_word(rec, 0));
+	if (rec->event == TRC_HVM_EMUL_PIC_POSEDGE)
+		xd_lit(o, "emul:pic_posedge irq ");
+	else
+		xd_lit(o, "emul:pic_negedge irq ");
+	xd_s64(o, (int32_t)vma_xf_emul_word(rec, 0));
 	return true;
 }
 
 static bool pic_pend_irq_call(struct xd_out *o, const struct vma_record *rec,
 			      const struct vma_describe_ctx *ctx)
 {
-	xd_printf(o, "emul:pic_pend_irq_call accept %u int_output %u", vma_xf_emul_word(rec, 0),
-		  vma_xf_emul_word(rec, 1));
+	xd_lit(o, "emul:pic_pend_irq_call accept ");
+	xd_u64(o, vma_xf_emul_word(rec, 0));
+	xd_lit(o, " int_output ");
+	xd_u64(o, vma_xf_emul_word(rec, 1));
 	return true;
 }
 
 static bool lapic_pic_intr(struct xd_out *o, const struct vma_record *rec,
 			   const struct vma_describe_ctx *ctx)
 {
-	xd_printf(o, "emul:lapic_pic_intr target %u accept %u", vma_xf_emul_word(rec, 0),
-		  vma_xf_emul_word(rec, 1));
+	xd_lit(o, "emul:lapic_pic_intr target ");
+	xd_u64(o, vma_xf_emul_word(rec, 0));
+	xd_lit(o, " accept ");
+	xd_u64(o, vma_xf_emul_word(rec, 1));
 	return true;
 }
 
