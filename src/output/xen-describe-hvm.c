@@ -146,8 +146,14 @@ static bool generic(struct xd_out *o, const struct vma_record *rec,
 	return true;
 }
 
-static bool pf_inject(struct xd_out *o, const struct vma_record *rec,
-		      const struct vma_describe_ctx *ctx)
+/*
+ * The describers of rarer records below are kept out of line: inlined
+ * into xd_hvm()'s switch, their appends cost its every call, vmexits'
+ * included, a register saved and restored.
+ */
+static __attribute__((noinline)) bool
+pf_inject(struct xd_out *o, const struct vma_record *rec,
+	  const struct vma_describe_ctx *ctx)
 {
 	o->layout = VMA_XEN_DUMP_NO_VCPU;
 	/* "pf_inject%s guest_cr2 %llx  guest_ec %x" */
@@ -161,8 +167,9 @@ static bool pf_inject(struct xd_out *o, const struct vma_record *rec,
 	return true;
 }
 
-static bool inj_exc(struct xd_out *o, const struct vma_record *rec,
-		    const struct vma_describe_ctx *ctx)
+static __attribute__((noinline)) bool
+inj_exc(struct xd_out *o, const struct vma_record *rec,
+	const struct vma_describe_ctx *ctx)
 {
 	const char *name = vma_trap_name(vma_xf_exc_vector(rec));
 
@@ -178,8 +185,9 @@ static bool inj_exc(struct xd_out *o, const struct vma_record *rec,
 	return true;
 }
 
-static bool reinj_virq(struct xd_out *o, const struct vma_record *rec,
-		       const struct vma_describe_ctx *ctx)
+static __attribute__((noinline)) bool
+reinj_virq(struct xd_out *o, const struct vma_record *rec,
+	   const struct vma_describe_ctx *ctx)
 {
 	o->layout = VMA_XEN_DUMP_NO_VCPU;
 	xd_lit(o, "inj_virq vec ");
@@ -226,8 +234,9 @@ static bool intr_window(struct xd_out *o, const struct vma_record *rec,
 	return true;
 }
 
-static bool destroy_proc(struct xd_out *o, const struct vma_record *rec,
-			 const struct vma_describe_ctx *ctx)
+static __attribute__((noinline)) bool
+destroy_proc(struct xd_out *o, const struct vma_record *rec,
+	     const struct vma_describe_ctx *ctx)
 {
 	o->layout = VMA_XEN_DUMP_NO_VCPU;
 	xd_lit(o, "destroy_proc cur_cr3 ");
@@ -463,8 +472,9 @@ static bool rdtsc(struct xd_out *o, const struct vma_record *rec,
 }
 
 /* XCR accesses Xen emulated.  xenalyze does not know them. */
-static bool xcr(struct xd_out *o, const struct vma_record *rec,
-		const struct vma_describe_ctx *ctx)
+static __attribute__((noinline)) bool
+xcr(struct xd_out *o, const struct vma_record *rec,
+    const struct vma_describe_ctx *ctx)
 {
 	o->mark = ']';
 	/* "%s xcr%u val %llx" */
@@ -482,8 +492,9 @@ static bool xcr(struct xd_out *o, const struct vma_record *rec,
  * Emulated platform timers and interrupt controllers (TRC_HVM_EMUL).
  * xenalyze counts these records and prints nothing for them.
  */
-static bool hpet_start(struct xd_out *o, const struct vma_record *rec,
-		       const struct vma_describe_ctx *ctx)
+static __attribute__((noinline)) bool
+hpet_start(struct xd_out *o, const struct vma_record *rec,
+	   const struct vma_describe_ctx *ctx)
 {
 	xd_lit(o, "emul:hpet_start_timer tn ");
 	xd_u64(o, vma_xf_emul_word(rec, 0));
@@ -497,8 +508,9 @@ static bool hpet_start(struct xd_out *o, const struct vma_record *rec,
 	return true;
 }
 
-static bool timer_start(struct xd_out *o, const struct vma_record *rec,
-			const struct vma_describe_ctx *ctx)
+static __attribute__((noinline)) bool
+timer_start(struct xd_out *o, const struct vma_record *rec,
+	    const struct vma_describe_ctx *ctx)
 {
 	/* {ns to first tick, ns period (0: one-shot)} */
 	if (rec->event == TRC_HVM_EMUL_PIT_START_TIMER)
@@ -512,8 +524,9 @@ static bool timer_start(struct xd_out *o, const struct vma_record *rec,
 	return true;
 }
 
-static bool lapic_start(struct xd_out *o, const struct vma_record *rec,
-			const struct vma_describe_ctx *ctx)
+static __attribute__((noinline)) bool
+lapic_start(struct xd_out *o, const struct vma_record *rec,
+	    const struct vma_describe_ctx *ctx)
 {
 	xd_lit(o, "emul:lapic_start_timer delta ");
 	xd_u64(o, vma_xq(rec, 0));
@@ -524,8 +537,9 @@ static bool lapic_start(struct xd_out *o, const struct vma_record *rec,
 	return true;
 }
 
-static bool hpet_stop(struct xd_out *o, const struct vma_record *rec,
-		      const struct vma_describe_ctx *ctx)
+static __attribute__((noinline)) bool
+hpet_stop(struct xd_out *o, const struct vma_record *rec,
+	  const struct vma_describe_ctx *ctx)
 {
 	xd_lit(o, "emul:hpet_stop_timer tn ");
 	xd_u64(o, vma_xf_emul_word(rec, 0));
@@ -541,8 +555,9 @@ static bool emul_plain(struct xd_out *o, const struct vma_record *rec,
 	return true;
 }
 
-static bool pic_int_output(struct xd_out *o, const struct vma_record *rec,
-			   const struct vma_describe_ctx *ctx)
+static __attribute__((noinline)) bool
+pic_int_output(struct xd_out *o, const struct vma_record *rec,
+	       const struct vma_describe_ctx *ctx)
 {
 	/* {int_output, is_master, highest pending irq or -1} */
 	xd_lit(o, "emul:pic_int_output ");
@@ -554,16 +569,18 @@ static bool pic_int_output(struct xd_out *o, const struct vma_record *rec,
 	return true;
 }
 
-static bool pic_kick(struct xd_out *o, const struct vma_record *rec,
-		     const struct vma_describe_ctx *ctx)
+static __attribute__((noinline)) bool
+pic_kick(struct xd_out *o, const struct vma_record *rec,
+	 const struct vma_describe_ctx *ctx)
 {
 	xd_lit(o, "emul:pic_kick irq ");
 	xd_s64(o, (int32_t)vma_xf_emul_word(rec, 0));
 	return true;
 }
 
-static bool pic_intack(struct xd_out *o, const struct vma_record *rec,
-		       const struct vma_describe_ctx *ctx)
+static __attribute__((noinline)) bool
+pic_intack(struct xd_out *o, const struct vma_record *rec,
+	   const struct vma_describe_ctx *ctx)
 {
 	xd_lit(o, "emul:pic_intack master ");
 	xd_u64(o, vma_xf_emul_word(rec, 0));
@@ -572,8 +589,9 @@ static bool pic_intack(struct xd_out *o, const struct vma_record *rec,
 	return true;
 }
 
-static bool pic_edge(struct xd_out *o, const struct vma_record *rec,
-		     const struct vma_describe_ctx *ctx)
+static __attribute__((noinline)) bool
+pic_edge(struct xd_out *o, const struct vma_record *rec,
+	 const struct vma_describe_ctx *ctx)
 {
 	if (rec->event == TRC_HVM_EMUL_PIC_POSEDGE)
 		xd_lit(o, "emul:pic_posedge irq ");
@@ -583,8 +601,9 @@ static bool pic_edge(struct xd_out *o, const struct vma_record *rec,
 	return true;
 }
 
-static bool pic_pend_irq_call(struct xd_out *o, const struct vma_record *rec,
-			      const struct vma_describe_ctx *ctx)
+static __attribute__((noinline)) bool
+pic_pend_irq_call(struct xd_out *o, const struct vma_record *rec,
+		  const struct vma_describe_ctx *ctx)
 {
 	xd_lit(o, "emul:pic_pend_irq_call accept ");
 	xd_u64(o, vma_xf_emul_word(rec, 0));
@@ -593,8 +612,9 @@ static bool pic_pend_irq_call(struct xd_out *o, const struct vma_record *rec,
 	return true;
 }
 
-static bool lapic_pic_intr(struct xd_out *o, const struct vma_record *rec,
-			   const struct vma_describe_ctx *ctx)
+static __attribute__((noinline)) bool
+lapic_pic_intr(struct xd_out *o, const struct vma_record *rec,
+	       const struct vma_describe_ctx *ctx)
 {
 	xd_lit(o, "emul:lapic_pic_intr target ");
 	xd_u64(o, vma_xf_emul_word(rec, 0));
