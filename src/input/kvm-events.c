@@ -48,7 +48,10 @@ struct vma_kvmev_spec {
 };
 
 #define N(...) { __VA_ARGS__ }
-#define NR(tab) ((uint8_t)(sizeof(tab) / sizeof(tab[0])))
+/* A spec's field count; a table of more than a bind holds does not compile. */
+#define NR(tab) \
+	((uint8_t)(sizeof(tab) / sizeof(tab[0]) + \
+		   0 * sizeof(char[sizeof(tab) / sizeof(tab[0]) <= VMA_KVMEV_MAX_FIELDS ? 1 : -1])))
 /* A table's fixed decoders, made by DECODER() below. */
 #define DECODERS(tab) { decode_masked_##tab, decode_whole_##tab, decode_gaps_##tab }
 /* An event with one layout: its id and payload size are the vocabulary's. */

@@ -275,7 +275,14 @@ struct vma_kvm_format {
 
 /* ---- event binding (kvm-events.c) ---------------------------------------- */
 
-#define VMA_KVMEV_MAX_FIELDS 16
+/*
+ * Fields of the largest event spec (kvm_exit on x86: 8; kvm-events.c
+ * checks every spec against it when it compiles).  A bind holds 40 bytes
+ * a field, and a trace.dat of every event's format (a guest's, 2,000 and
+ * more) has a bind for each: 16 made them 600 bytes, some 370 page faults
+ * at open (bench/README, round nineteen).
+ */
+#define VMA_KVMEV_MAX_FIELDS 8
 
 /* How a fixed decoder reads a bind's fields (kvm-events.c). */
 enum vma_kvmev_way {
