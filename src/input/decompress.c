@@ -11,7 +11,7 @@
  *
  * Both libraries are loaded by their sonames (found by configure) when a
  * trace first needs one, rather than linked: linked, they cost every run
- * about 0.2 ms and 10 page faults at start (bench/README, round nineteen),
+ * about 0.2 ms and some 15 page faults at start (bench/README, round nineteen),
  * while a xentrace file, or an uncompressed trace.dat, never calls them.
  */
 #include <stdlib.h>
