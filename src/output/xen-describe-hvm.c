@@ -162,8 +162,7 @@ pf_inject(struct xd_out *o, const struct vma_record *rec,
 	else
 		xd_lit(o, "pf_inject guest_cr2 ");
 	xd_x64(o, vma_xf_pf_inject_cr2(rec));
-	xd_lit(o, "  guest_ec ");
-	xd_x64(o, vma_xf_pf_inject_ec(rec));
+	xd_lit_x64(o, "  guest_ec ", vma_xf_pf_inject_ec(rec));
 	return true;
 }
 
@@ -180,8 +179,7 @@ inj_exc(struct xd_out *o, const struct vma_record *rec,
 		xd_puts(o, name);
 	else
 		xd_u64(o, vma_xf_exc_vector(rec));
-	xd_lit(o, " ec ");
-	xd_x64(o, vma_xf_exc_ec(rec));
+	xd_lit_x64(o, " ec ", vma_xf_exc_ec(rec));
 	return true;
 }
 
@@ -190,8 +188,7 @@ reinj_virq(struct xd_out *o, const struct vma_record *rec,
 	   const struct vma_describe_ctx *ctx)
 {
 	o->layout = VMA_XEN_DUMP_NO_VCPU;
-	xd_lit(o, "inj_virq vec ");
-	xd_u64(o, vma_xf_virq_vector(rec));
+	xd_lit_u64(o, "inj_virq vec ", vma_xf_virq_vector(rec));
 	return true;
 }
 
@@ -219,15 +216,12 @@ static bool intr_window(struct xd_out *o, const struct vma_record *rec,
 	uint32_t src = vma_xf_iw_source(rec);
 
 	/* "intr_window vec %u src %u(%s) intr %x", "intr #" when none pends */
-	xd_lit(o, "intr_window vec ");
-	xd_u64(o, vma_xf_iw_vector(rec));
-	xd_lit(o, " src ");
-	xd_u64(o, src);
+	xd_lit_u64(o, "intr_window vec ", vma_xf_iw_vector(rec));
+	xd_lit_u64(o, " src ", src);
 	xd_putc(o, '(');
 	xd_puts(o, src < sizeof(intsrc_name) / sizeof(intsrc_name[0]) ? intsrc_name[src] : "?");
 	if (vma_xf_iw_pending(rec) > 0) {
-		xd_lit(o, ") intr ");
-		xd_x64(o, (uint32_t)vma_xf_iw_pending(rec));
+		xd_lit_x64(o, ") intr ", (uint32_t)vma_xf_iw_pending(rec));
 	} else {
 		xd_lit(o, ") intr #");
 	}
@@ -239,8 +233,7 @@ destroy_proc(struct xd_out *o, const struct vma_record *rec,
 	     const struct vma_describe_ctx *ctx)
 {
 	o->layout = VMA_XEN_DUMP_NO_VCPU;
-	xd_lit(o, "destroy_proc cur_cr3 ");
-	xd_x64(o, ctx->cr3);
+	xd_lit_x64(o, "destroy_proc cur_cr3 ", ctx->cr3);
 	return true;
 }
 
@@ -294,13 +287,10 @@ static bool pf_xen(struct xd_out *o, const struct vma_record *rec,
 	else
 		xd_lit(o, "pf_xen va ");
 	xd_x64(o, va);
-	xd_lit(o, " ec ");
-	xd_x64(o, ec);
+	xd_lit_x64(o, " ec ", ec);
 	if (pt.level > 0) {
-		xd_lit(o, " level ");
-		xd_s64(o, pt.level);
-		xd_lit(o, " corr ");
-		xd_x64(o, pt.corresponding);
+		xd_lit_s64(o, " level ", pt.level);
+		xd_lit_x64(o, " corr ", pt.corresponding);
 	}
 	/* " e->pt_index[%u %u %u %u %u]" */
 	xd_lit(o, " e->pt_index[");
@@ -460,8 +450,7 @@ static bool rdtsc(struct xd_out *o, const struct vma_record *rec,
 	uint64_t tsc = vma_xf_rdtsc_value(rec);
 
 	/* "rdtsc %llx %lld %s" */
-	xd_lit(o, "rdtsc ");
-	xd_x64(o, tsc);
+	xd_lit_x64(o, "rdtsc ", tsc);
 	xd_putc(o, ' ');
 	xd_s64(o, (int64_t)tsc);
 	if (ctx->last_rdtsc > tsc)
@@ -483,8 +472,7 @@ xcr(struct xd_out *o, const struct vma_record *rec,
 	else
 		xd_lit(o, "xcr_write xcr");
 	xd_u64(o, vma_xf_xcr(rec));
-	xd_lit(o, " val ");
-	xd_x64(o, vma_xf_xcr_value(rec));
+	xd_lit_x64(o, " val ", vma_xf_xcr_value(rec));
 	return true;
 }
 
@@ -496,14 +484,10 @@ static __attribute__((noinline)) bool
 hpet_start(struct xd_out *o, const struct vma_record *rec,
 	   const struct vma_describe_ctx *ctx)
 {
-	xd_lit(o, "emul:hpet_start_timer tn ");
-	xd_u64(o, vma_xf_emul_word(rec, 0));
-	xd_lit(o, " irq ");
-	xd_u64(o, vma_xf_emul_word(rec, 1));
-	xd_lit(o, " delta ");
-	xd_u64(o, vma_xq(rec, 2));
-	xd_lit(o, " ns period ");
-	xd_u64(o, vma_xq(rec, 4));
+	xd_lit_u64(o, "emul:hpet_start_timer tn ", vma_xf_emul_word(rec, 0));
+	xd_lit_u64(o, " irq ", vma_xf_emul_word(rec, 1));
+	xd_lit_u64(o, " delta ", vma_xq(rec, 2));
+	xd_lit_u64(o, " ns period ", vma_xq(rec, 4));
 	xd_lit(o, " ns");
 	return true;
 }
@@ -513,13 +497,10 @@ timer_start(struct xd_out *o, const struct vma_record *rec,
 	    const struct vma_describe_ctx *ctx)
 {
 	/* {ns to first tick, ns period (0: one-shot)} */
-	if (rec->event == TRC_HVM_EMUL_PIT_START_TIMER)
-		xd_lit(o, "emul:pit_start_timer delta ");
-	else
-		xd_lit(o, "emul:rtc_start_timer delta ");
+	xd_puts(o, rec->event == TRC_HVM_EMUL_PIT_START_TIMER ? "emul:pit_start_timer delta "
+							     : "emul:rtc_start_timer delta ");
 	xd_u64(o, vma_xf_emul_word(rec, 0));
-	xd_lit(o, " ns period ");
-	xd_u64(o, vma_xf_emul_word(rec, 1));
+	xd_lit_u64(o, " ns period ", vma_xf_emul_word(rec, 1));
 	xd_lit(o, " ns");
 	return true;
 }
@@ -528,12 +509,9 @@ static __attribute__((noinline)) bool
 lapic_start(struct xd_out *o, const struct vma_record *rec,
 	    const struct vma_describe_ctx *ctx)
 {
-	xd_lit(o, "emul:lapic_start_timer delta ");
-	xd_u64(o, vma_xq(rec, 0));
-	xd_lit(o, " ns period ");
-	xd_u64(o, vma_xq(rec, 2));
-	xd_lit(o, " ns irq ");
-	xd_u64(o, vma_xf_emul_word(rec, 4));
+	xd_lit_u64(o, "emul:lapic_start_timer delta ", vma_xq(rec, 0));
+	xd_lit_u64(o, " ns period ", vma_xq(rec, 2));
+	xd_lit_u64(o, " ns irq ", vma_xf_emul_word(rec, 4));
 	return true;
 }
 
@@ -541,8 +519,7 @@ static __attribute__((noinline)) bool
 hpet_stop(struct xd_out *o, const struct vma_record *rec,
 	  const struct vma_describe_ctx *ctx)
 {
-	xd_lit(o, "emul:hpet_stop_timer tn ");
-	xd_u64(o, vma_xf_emul_word(rec, 0));
+	xd_lit_u64(o, "emul:hpet_stop_timer tn ", vma_xf_emul_word(rec, 0));
 	return true;
 }
 
@@ -560,12 +537,9 @@ pic_int_output(struct xd_out *o, const struct vma_record *rec,
 	       const struct vma_describe_ctx *ctx)
 {
 	/* {int_output, is_master, highest pending irq or -1} */
-	xd_lit(o, "emul:pic_int_output ");
-	xd_u64(o, vma_xf_emul_word(rec, 0));
-	xd_lit(o, " master ");
-	xd_u64(o, vma_xf_emul_word(rec, 1));
-	xd_lit(o, " irq ");
-	xd_s64(o, (int32_t)vma_xf_emul_word(rec, 2));
+	xd_lit_u64(o, "emul:pic_int_output ", vma_xf_emul_word(rec, 0));
+	xd_lit_u64(o, " master ", vma_xf_emul_word(rec, 1));
+	xd_lit_s64(o, " irq ", (int32_t)vma_xf_emul_word(rec, 2));
 	return true;
 }
 
@@ -573,8 +547,7 @@ static __attribute__((noinline)) bool
 pic_kick(struct xd_out *o, const struct vma_record *rec,
 	 const struct vma_describe_ctx *ctx)
 {
-	xd_lit(o, "emul:pic_kick irq ");
-	xd_s64(o, (int32_t)vma_xf_emul_word(rec, 0));
+	xd_lit_s64(o, "emul:pic_kick irq ", (int32_t)vma_xf_emul_word(rec, 0));
 	return true;
 }
 
@@ -582,10 +555,8 @@ static __attribute__((noinline)) bool
 pic_intack(struct xd_out *o, const struct vma_record *rec,
 	   const struct vma_describe_ctx *ctx)
 {
-	xd_lit(o, "emul:pic_intack master ");
-	xd_u64(o, vma_xf_emul_word(rec, 0));
-	xd_lit(o, " irq ");
-	xd_s64(o, (int32_t)vma_xf_emul_word(rec, 1));
+	xd_lit_u64(o, "emul:pic_intack master ", vma_xf_emul_word(rec, 0));
+	xd_lit_s64(o, " irq ", (int32_t)vma_xf_emul_word(rec, 1));
 	return true;
 }
 
@@ -593,10 +564,8 @@ static __attribute__((noinline)) bool
 pic_edge(struct xd_out *o, const struct vma_record *rec,
 	 const struct vma_describe_ctx *ctx)
 {
-	if (rec->event == TRC_HVM_EMUL_PIC_POSEDGE)
-		xd_lit(o, "emul:pic_posedge irq ");
-	else
-		xd_lit(o, "emul:pic_negedge irq ");
+	xd_puts(o, rec->event == TRC_HVM_EMUL_PIC_POSEDGE ? "emul:pic_posedge irq "
+							 : "emul:pic_negedge irq ");
 	xd_s64(o, (int32_t)vma_xf_emul_word(rec, 0));
 	return true;
 }
@@ -605,10 +574,8 @@ static __attribute__((noinline)) bool
 pic_pend_irq_call(struct xd_out *o, const struct vma_record *rec,
 		  const struct vma_describe_ctx *ctx)
 {
-	xd_lit(o, "emul:pic_pend_irq_call accept ");
-	xd_u64(o, vma_xf_emul_word(rec, 0));
-	xd_lit(o, " int_output ");
-	xd_u64(o, vma_xf_emul_word(rec, 1));
+	xd_lit_u64(o, "emul:pic_pend_irq_call accept ", vma_xf_emul_word(rec, 0));
+	xd_lit_u64(o, " int_output ", vma_xf_emul_word(rec, 1));
 	return true;
 }
 
@@ -616,10 +583,8 @@ static __attribute__((noinline)) bool
 lapic_pic_intr(struct xd_out *o, const struct vma_record *rec,
 	       const struct vma_describe_ctx *ctx)
 {
-	xd_lit(o, "emul:lapic_pic_intr target ");
-	xd_u64(o, vma_xf_emul_word(rec, 0));
-	xd_lit(o, " accept ");
-	xd_u64(o, vma_xf_emul_word(rec, 1));
+	xd_lit_u64(o, "emul:lapic_pic_intr target ", vma_xf_emul_word(rec, 0));
+	xd_lit_u64(o, " accept ", vma_xf_emul_word(rec, 1));
 	return true;
 }
 

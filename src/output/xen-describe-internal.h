@@ -123,6 +123,11 @@ static inline void xd_x64(struct xd_out *o, uint64_t v)
 		o->p = vma_fmt_x64(o->p, v);
 }
 
+/* A literal, then a value as above: " irq %u" is xd_lit_u64(o, " irq ", irq). */
+#define xd_lit_u64(o, lit, v) (xd_lit((o), lit), xd_u64((o), (v)))
+#define xd_lit_s64(o, lit, v) (xd_lit((o), lit), xd_s64((o), (v)))
+#define xd_lit_x64(o, lit, v) (xd_lit((o), lit), xd_x64((o), (v)))
+
 /* "%*u" ("%0*u" with @pad '0'). */
 static inline void xd_u64_pad(struct xd_out *o, uint64_t v, unsigned int width, char pad)
 {
