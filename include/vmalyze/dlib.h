@@ -49,7 +49,8 @@ struct vma_dlib_lazy {
 
 /* Library @soname, whose functions @syms (an array) go in *@table. */
 #define VMA_DLIB_LAZY(soname, syms, table) \
-	{ (soname), (syms), sizeof(syms) / sizeof((syms)[0]), (table), PTHREAD_MUTEX_INITIALIZER, 0, "" }
+	{ (soname), (syms), sizeof(syms) / sizeof((syms)[0]), (table), \
+	  PTHREAD_MUTEX_INITIALIZER, 0, "" }
 
 /*
  * vma_dlib_get - @lib's table, loading the library if no call did yet.
