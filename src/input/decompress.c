@@ -93,28 +93,21 @@ int vma_codec_from_name(const char *name, enum vma_codec *codec)
 struct vma_decomp *vma_decomp_new(enum vma_codec codec)
 {
 	struct vma_decomp *dc = calloc(1, sizeof(*dc));
+	const char *why;
 
 	if (!dc)
 		return NULL;
 	dc->codec = codec;
 	if (codec == VMA_CODEC_ZSTD) {
-		const char *why;
-
 		dc->zl = vma_dlib_get(&zstd_lib, &why);
 		dc->zstd = dc->zl ? dc->zl->ZSTD_createDCtx() : NULL;
-		if (!dc->zstd) {
-			free(dc);
-			return NULL;
-		}
 	} else if (codec == VMA_CODEC_ZLIB) {
-		const char *why;
-
 		dc->dl = vma_dlib_get(&deflate_lib, &why);
 		dc->deflate = dc->dl ? dc->dl->libdeflate_alloc_decompressor() : NULL;
-		if (!dc->deflate) {
-			free(dc);
-			return NULL;
-		}
+	}
+	if (codec != VMA_CODEC_NONE && !dc->zstd && !dc->deflate) {
+		free(dc);
+		return NULL;
 	}
 	return dc;
 }

@@ -495,18 +495,18 @@ static int fill_from_cache(struct pcpu_stream *ps)
 void xt_prefault(unsigned char *buf, size_t *faulted, size_t len)
 {
 #ifdef MADV_POPULATE_WRITE
-	uintptr_t page = (uintptr_t)getpagesize(), at = (uintptr_t)buf;
+	uintptr_t page = (uintptr_t)getpagesize(), at = (uintptr_t)buf, from, to;
+
+	if (len <= *faulted)
+		return;
 	/*
 	 * The pages that hold the buffer's first and last bytes are taken
 	 * whole, though other allocations may share them: populating a page
 	 * changes none of its bytes.  A call takes the last page whole, so
 	 * the next one starts after it.
 	 */
-	uintptr_t from = *faulted ? (at + *faulted + page - 1) & ~(page - 1) : at & ~(page - 1);
-	uintptr_t to = (at + len + page - 1) & ~(page - 1);
-
-	if (len <= *faulted)
-		return;
+	from = *faulted ? (at + *faulted + page - 1) & ~(page - 1) : at & ~(page - 1);
+	to = (at + len + page - 1) & ~(page - 1);
 	if (to > from)
 		madvise((void *)from, to - from, MADV_POPULATE_WRITE);
 	*faulted = len;
