@@ -160,15 +160,15 @@ uint32_t xt_le32(const unsigned char *p)
 static int stream_next(struct vma_stream *stream);
 
 /*
- * Buffer size per pcpu: fewer, larger reads when there are few pcpus, and
- * at most BUFFER_BUDGET in all.
+ * Buffer size per pcpu: 32 KiB, a window of the size xentrace writes most
+ * in one or two reads, and at most BUFFER_BUDGET in all.  Larger buffers
+ * made no large trace faster, and each page a buffer reaches is a fault
+ * (or a populate) of its own, which a capture of a few MB feels.
  */
 static size_t buffer_size_for(uint32_t nr_pcpus)
 {
-	size_t size = 64 * 1024;
+	size_t size = 32 * 1024;
 
-	if (nr_pcpus <= 16)
-		return 256 * 1024;
 	while (size > 512 && size * nr_pcpus > BUFFER_BUDGET)
 		size /= 2;
 	return size;

@@ -157,8 +157,8 @@ Test(xentrace_bounds, streams_let_their_buffers_go_as_they_end)
 		n++;
 	ended = heap_held();
 	cr_assert_eq(n, (size_t)pcpus * per_pcpu);
-	/* A 256 KiB buffer a pcpu (few pcpus), gone before the input is closed. */
-	cr_assert_leq(ended + ((size_t)pcpus << 18), reading,
+	/* A 32 KiB buffer a pcpu (few pcpus), gone before the input is closed. */
+	cr_assert_leq(ended + ((size_t)pcpus << 15), reading,
 		      "%zu KiB held while reading, %zu after", reading >> 10, ended >> 10);
 	vma_input_close(in);
 	vma_merge_destroy(c.merge);
