@@ -234,6 +234,30 @@ static inline bool vma_input_stop_requested(const struct vma_input *in)
 const struct vma_input_ops *vma_input_recognise(const unsigned char *head, size_t len);
 #define VMA_INPUT_PROBE_BYTES 4096
 
+/*
+ * A question about the first @records records a run of the xentrace reader
+ * and the merge would deliver: does any record of the class
+ * (event & @class_mask) == @class_value satisfy @match?
+ */
+struct vma_lookahead_query {
+	uint32_t records;
+	uint32_t class_mask, class_value;
+	/* Given the record's event, pcpu, offset, nr_data, data and time stamp. */
+	bool (*match)(const struct vma_record *rec);
+};
+
+/*
+ * vma_xentrace_lookahead_clear - true when none of those records of the
+ * xentrace file at @path matches, known by reading each pcpu's first
+ * @q->records records straight from the file (xentrace-lookahead.c says
+ * why that answers for the merged order).  False when one may, and
+ * whenever the file is not that plain: damage of any kind, lost records,
+ * a time stamp going back, more windows than the reader indexes at open,
+ * pcpu numbers from 512, not a regular file, a failed read.  Silent:
+ * the run reports what is wrong with the file.
+ */
+bool vma_xentrace_lookahead_clear(const char *path, const struct vma_lookahead_query *q);
+
 /* Registered readers, for probing and for --help. */
 extern const struct vma_input_ops vma_xentrace_ops;
 extern const struct vma_input_ops vma_tracedat_ops;

@@ -25,6 +25,7 @@
 #include "vmalyze/eips.h"
 #include "vmalyze/record.h"
 #include "vmalyze/shadow.h"
+#include "vmalyze/trace-ids.h"
 #include "vmalyze/vlapic.h"
 
 struct vma_diag;
@@ -565,6 +566,9 @@ void vma_vendor_note(struct vma_machine *machine, const struct vma_record *rec);
  * nothing, so this says yes to more records than vma_vendor_note() uses.
  */
 bool vma_vendor_svm_evidence(const struct vma_record *rec);
+/* Every record it says yes to has (event & ..._MASK) == ..._CLASS: HVM entry/exit. */
+#define VMA_VENDOR_EVIDENCE_MASK 0x0ffff000u
+#define VMA_VENDOR_EVIDENCE_CLASS TRC_HVM_ENTRYEXIT
 
 /* An external interrupt of @vector interrupted @v at v->hvm.rip (eips.h). */
 void vma_interrupt_eip_note(struct vma_machine *machine, struct vma_vcpu *v, uint32_t vector);

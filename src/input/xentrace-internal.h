@@ -207,7 +207,14 @@ int xt_report(struct xt_reader *rd, enum vma_level level, uint64_t offset, const
  */
 int xt_pcpu_for(struct xt_reader *rd, uint32_t cpu, uint64_t off, struct pcpu_stream **ps);
 int xt_queue_window(struct pcpu_stream *ps, const struct window *w);
-uint32_t xt_le32(const unsigned char *p);
+
+/* A little-endian word of the file (xentrace writes the host's order: x86). */
+static inline uint32_t xt_le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
 /* pread() @len bytes at @off whole; a failure is reported and stops the reader. */
 int xt_read_exact(struct xt_reader *rd, void *dst, size_t len, uint64_t off);
 /*

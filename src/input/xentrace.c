@@ -146,17 +146,6 @@ static int read_header(struct xt_reader *rd, unsigned char *hdr, uint64_t off)
 	return VMA_OK;
 }
 
-static inline uint32_t le32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-uint32_t xt_le32(const unsigned char *p)
-{
-	return le32(p);
-}
-
 static int stream_next(struct vma_stream *stream);
 
 /*
@@ -267,10 +256,10 @@ static uint64_t resync(struct xt_reader *rd, uint64_t from)
 		if (xt_read_exact(rd, chunk, want, off) != VMA_OK)
 			break;
 		for (i = 0; i + CPU_CHANGE_SIZE <= want; i += 4) {
-			uint32_t cpu = le32(chunk + i + 4);
-			uint64_t wsize = le32(chunk + i + 8);
+			uint32_t cpu = xt_le32(chunk + i + 4);
+			uint64_t wsize = xt_le32(chunk + i + 8);
 
-			if (le32(chunk + i) == CPU_CHANGE_HEADER && cpu < MAX_PCPU_ID &&
+			if (xt_le32(chunk + i) == CPU_CHANGE_HEADER && cpu < MAX_PCPU_ID &&
 			    off + i + CPU_CHANGE_SIZE + wsize <= rd->input->size)
 				return off + i;
 		}
@@ -320,14 +309,14 @@ static int chain_next(struct xt_reader *rd, struct chain_walk *walk, bool loud, 
 		rc = read_header(rd, hdr, off);
 		if (rc)
 			return rc == VMA_END ? VMA_END : rc;
-		*cpu = le32(hdr + 4);
-		wsize = le32(hdr + 8);
-		if (le32(hdr) == CPU_CHANGE_HEADER && *cpu < MAX_PCPU_ID)
+		*cpu = xt_le32(hdr + 4);
+		wsize = xt_le32(hdr + 8);
+		if (xt_le32(hdr) == CPU_CHANGE_HEADER && *cpu < MAX_PCPU_ID)
 			break;
 		if (loud) {
 			snprintf(msg, sizeof(msg),
 				 "Expected a window header (cpu_change record), found word 0x%08x",
-				 le32(hdr));
+				 xt_le32(hdr));
 			rc = xt_report(rd, VMA_LVL_FILE, off, msg);
 			if (rc)
 				return rc;
@@ -732,7 +721,7 @@ static inline __attribute__((always_inline)) int decode(struct pcpu_stream *ps,
 	int rc;
 
 	if (has_tsc) {
-		uint64_t tsc = (uint64_t)le32(p + 4) | (uint64_t)le32(p + 8) << 32;
+		uint64_t tsc = (uint64_t)xt_le32(p + 4) | (uint64_t)xt_le32(p + 8) << 32;
 
 		if (tsc < prev_tsc) {
 			if (!checked)
@@ -757,7 +746,7 @@ static inline __attribute__((always_inline)) int decode(struct pcpu_stream *ps,
 	memcpy(rec->data, data, 4 * TRACE_EXTRA_MAX);
 #else
 	for (uint32_t i = 0; i < TRACE_EXTRA_MAX; i++)
-		rec->data[i] = le32(data + 4 * i);
+		rec->data[i] = xt_le32(data + 4 * i);
 #endif
 	ps->pos += size;
 	if (__builtin_expect(rec->event == TRC_LOST_RECORDS, 0) && extra == 4 && has_tsc)
@@ -810,7 +799,7 @@ static __attribute__((noinline)) int stream_next_slow(struct pcpu_stream *ps)
 		if (rc)
 			return rc == VMA_END && !ps->reader->stopped ? VMA_ERR_IO : rc;
 		p = ps->buf + (ps->pos - ps->buf_off);
-		header = le32(p);
+		header = xt_le32(p);
 		size = 4 + (TRC_HD_INCLUDES_CYCLE_COUNT(header) ? 8 : 0) + 4 * TRC_HD_EXTRA(header);
 		if (ps->end - ps->pos < size) {
 			/* The record the file's end cut in two was reported already. */
@@ -845,13 +834,13 @@ static int stream_next(struct vma_stream *stream)
 	 * have often left the cache since the kernel copied them in.
 	 */
 	__builtin_prefetch(p + 512);
-	return decode(ps, p, le32(p), false);
+	return decode(ps, p, xt_le32(p), false);
 }
 
 static bool xentrace_probe(const unsigned char *head, size_t len)
 {
-	return len >= CPU_CHANGE_SIZE && le32(head) == CPU_CHANGE_HEADER &&
-	       le32(head + 4) < MAX_PCPU_ID;
+	return len >= CPU_CHANGE_SIZE && xt_le32(head) == CPU_CHANGE_HEADER &&
+	       xt_le32(head + 4) < MAX_PCPU_ID;
 }
 
 static int xentrace_open(struct vma_input *in)

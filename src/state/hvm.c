@@ -337,6 +337,11 @@ void vma_hvm_close_arc_final(struct vma_machine *m, struct vma_vcpu *v, uint64_t
 /* The lowest SVM exit code above every VMX basic exit reason (INTR). */
 #define SVM_ONLY_CODES 0x60u
 
+_Static_assert((TRC_HVM_SVM_EXIT & VMA_VENDOR_EVIDENCE_MASK) == VMA_VENDOR_EVIDENCE_CLASS &&
+		       (TRC_HVM_VMX_EXIT & VMA_VENDOR_EVIDENCE_MASK) == VMA_VENDOR_EVIDENCE_CLASS &&
+		       !((TRC_64_FLAG | TRC_HVM_NESTEDFLAG) & VMA_VENDOR_EVIDENCE_MASK),
+	       "vma_vendor_svm_evidence() says yes only to its class");
+
 bool vma_vendor_svm_evidence(const struct vma_record *rec)
 {
 	uint32_t base = rec->event & ~(uint32_t)(TRC_64_FLAG | TRC_HVM_NESTEDFLAG);
