@@ -242,7 +242,7 @@ const struct vma_input_ops *vma_input_recognise(const unsigned char *head, size_
 struct vma_lookahead_query {
 	uint32_t records;
 	uint32_t class_mask, class_value;
-	/* Given the record's event, pcpu, offset, nr_data, data and time stamp. */
+	/* Given the record's event, pcpu, offset, nr_data and data (no time stamp). */
 	bool (*match)(const struct vma_record *rec);
 };
 
@@ -250,11 +250,14 @@ struct vma_lookahead_query {
  * vma_xentrace_lookahead_clear - true when none of those records of the
  * xentrace file at @path matches, known by reading each pcpu's first
  * @q->records records straight from the file (xentrace-lookahead.c says
- * why that answers for the merged order).  False when one may, and
- * whenever the file is not that plain: damage of any kind, lost records,
- * a time stamp going back, more windows than the reader indexes at open,
- * pcpu numbers from 512, not a regular file, a failed read.  Silent:
- * the run reports what is wrong with the file.
+ * why that answers for the merged order).  False when one of those
+ * matches (it may lie past the merged look-ahead), and whenever the file
+ * is not plain: anything the reader would report (a window header not
+ * where the chain puts one, a record across its window's end, a window
+ * past the file's end), pcpu numbers from 4,096 (the reader's limit),
+ * not a regular file, a failed read.  Time: one pass along the file's
+ * chain of windows; memory: 80 KiB.  Silent: the run reports what is
+ * wrong.
  */
 bool vma_xentrace_lookahead_clear(const char *path, const struct vma_lookahead_query *q);
 

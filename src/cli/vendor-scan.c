@@ -10,8 +10,8 @@
  * First each pcpu's first records, straight from the file (the input
  * stage's vma_xentrace_lookahead_clear(): a superset of the look-ahead's,
  * as the merge never reorders a stream); a VMX trace is done there, in
- * about a third of the time the reader and the merge take (bench/README,
- * round twenty).  When that is not sure (a record that may be evidence,
+ * a third to a half of the time the reader and the merge take
+ * (bench/README, round twenty).  When that is not sure (a record that may be evidence,
  * damage), the records as the run will have them: the readers and the
  * merge give the same records in the same order without the state (only
  * the skew correction moves a stream, and the caller leaves it out), and

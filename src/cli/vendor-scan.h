@@ -18,8 +18,9 @@
  * (the run's own) through the reader and the merge alone.  The caller
  * makes sure the run reads the same records in the same order (a file,
  * not a pipe; no --time window, no TSC skew correction, one trace) and
- * that each of them makes one dump line.  False on evidence, and whenever the pass
- * could not be made or did not reach as far (its messages are dropped).
+ * that each of them makes one dump line.  False on evidence, and
+ * whenever the pass could not be made or did not reach as far (its
+ * messages are dropped).
  */
 bool vma_vendor_scan_clear(const char *path, const struct vma_pipeline_options *opts);
 
