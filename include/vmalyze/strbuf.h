@@ -111,6 +111,12 @@ void vma_sb_put_s64(struct vma_strbuf *sb, int64_t v);  /* "%lld" */
 void vma_sb_put_x64(struct vma_strbuf *sb, uint64_t v);
 void vma_sb_put_u64_pad(struct vma_strbuf *sb, uint64_t v, unsigned int width, char pad);
 void vma_sb_put_x64_pad(struct vma_strbuf *sb, uint64_t v, unsigned int width, char pad);
+/*
+ * "%*.*f" of @x, @prec digits after the point, right-aligned in @width:
+ * the bytes vma_sb_printf() gives, without parsing a format (the summary's
+ * lines print tens of thousands of these).
+ */
+void vma_sb_put_fixed(struct vma_strbuf *sb, double x, unsigned int prec, unsigned int width);
 
 /*
  * Low-level writers, for a caller that made room (vma_sb_room) for a run of

@@ -742,6 +742,15 @@ void vma_sb_printf(struct vma_strbuf *sb, const char *fmt, ...)
 	va_end(ap);
 }
 
+void vma_sb_put_fixed(struct vma_strbuf *sb, double x, unsigned int prec, unsigned int width)
+{
+	if (prec <= MAX_PREC && width <= MAX_WIDTH && put_fixed(sb, x, (int)prec, width, ' ', false))
+		return;
+	/* Outside the exact arithmetic's range: libc's, as vma_sb_printf() would. */
+	vma_sb_printf(sb, "%*.*f", width <= INT_MAX ? (int)width : INT_MAX,
+		      prec <= INT_MAX ? (int)prec : INT_MAX, x);
+}
+
 int vma_fprintf(FILE *out, const char *fmt, ...)
 {
 	char line[256];

@@ -7,6 +7,7 @@
  * registered a handler).
  */
 #include <inttypes.h>
+#include <string.h>
 
 #include "output/summary-internal.h"
 #include "vmalyze/hvm-stats.h"
@@ -105,17 +106,19 @@ static void address_table(const struct vma_summary_ctx *c, const struct vma_repo
 		return;
 	vma_fprintf(c->out, "%s\n", title);
 	for (i = 0; i < nr; i++) {
-		char prefix[48];
+		char prefix[VMA_FMT_PAD_MAX(8) + 8];
+		char *p = prefix;
 
 		if (skip_vga && is_vga(&rows[i]))
 			continue;
+		/* "%8llx:[w] " or "   other:[w] ", without snprintf(): a table has hundreds */
 		if (rows[i].addr == VMA_SUB_OTHER) {
-			snprintf(prefix, sizeof(prefix), "   other:[%c] ",
-				 rows[i].is_write ? 'w' : 'r');
+			memcpy(p, "   other", 8);
+			p += 8;
 		} else {
-			snprintf(prefix, sizeof(prefix), "%8" PRIx64 ":[%c] ", rows[i].addr,
-				 rows[i].is_write ? 'w' : 'r');
+			p = vma_fmt_x64_pad(p, rows[i].addr, 8, ' ');
 		}
+		memcpy(p, rows[i].is_write ? ":[w] " : ":[r] ", 6);
 		vma_summary_exit_line(c, prefix, &rows[i].stat);
 	}
 }

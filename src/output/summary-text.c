@@ -63,25 +63,79 @@ static void histogram(const struct vma_summary_ctx *c, const struct vma_report_s
 	free(bins);
 }
 
+/*
+ * The summary's most frequent lines (a vcpu's runstates, affinities, exit
+ * reasons and their handlers: tens of thousands on a large host) are put
+ * together column by column rather than through a format string, whose
+ * parsing was most of their cost.  Their columns are numbers and the unit,
+ * under 200 bytes, so the buffer on the stack is never outgrown.
+ */
+struct line {
+	struct vma_strbuf sb;
+	char buf[256];
+};
+
+static void line_start(struct line *l)
+{
+	l->buf[0] = '\0';
+	l->sb = (struct vma_strbuf){ .buf = l->buf, .cap = sizeof(l->buf), .borrowed = true };
+}
+
+/* " %*llu" */
+static void put_column(struct line *l, uint64_t v, unsigned int width)
+{
+	vma_sb_putc(&l->sb, ' ');
+	vma_sb_put_u64_pad(&l->sb, v, width, ' ');
+}
+
+/* " %*.*fs": @ticks in seconds */
+static void put_secs(struct line *l, const struct vma_summary_ctx *c, uint64_t ticks)
+{
+	unsigned int digits = (unsigned int)vma_summary_secs_digits(c->report);
+
+	vma_sb_putc(&l->sb, ' ');
+	vma_sb_put_fixed(&l->sb, vma_report_seconds(c->report, ticks), digits, digits + 3);
+	vma_sb_putc(&l->sb, 's');
+}
+
+/* " {%*llu|%*llu|%*llu}" */
+static void put_percentiles(struct line *l, const struct vma_report_stat *s, unsigned int width)
+{
+	vma_sb_put(&l->sb, " {", 2);
+	vma_sb_put_u64_pad(&l->sb, s->p5, width, ' ');
+	vma_sb_putc(&l->sb, '|');
+	vma_sb_put_u64_pad(&l->sb, s->p50, width, ' ');
+	vma_sb_putc(&l->sb, '|');
+	vma_sb_put_u64_pad(&l->sb, s->p95, width, ' ');
+	vma_sb_putc(&l->sb, '}');
+}
+
+/* @label, then the columns, and the end of the line. */
+static void line_write(struct line *l, const struct vma_summary_ctx *c, const char *label)
+{
+	vma_sb_putc(&l->sb, '\n');
+	fputs(label, c->out);
+	if (!vma_sb_failed(&l->sb))
+		fwrite(l->sb.buf, 1, l->sb.len, c->out);
+	vma_sb_free(&l->sb);
+}
+
 /* "NAME: count secs avg {p5|p50|p95}", time-weighted percentiles. */
 void vma_summary_cycle_line(const struct vma_summary_ctx *c, const char *desc,
 			    const struct vma_report_stat *s)
 {
-	int digits = vma_summary_secs_digits(c->report);
+	struct line l;
 
 	if (!s->count)
 		return;
-	if (c->no_percentiles) {
-		vma_fprintf(c->out, "%s: %7" PRIu64 " %*.*fs %6" PRIu64 "\n", desc, s->count,
-			digits + 3, digits, vma_report_seconds(c->report, s->total), s->mean);
-		histogram(c, s);
-		return;
-	}
-	vma_fprintf(c->out,
-		    "%s: %7" PRIu64 " %*.*fs %6" PRIu64 " {%6" PRIu64 "|%6" PRIu64 "|%6" PRIu64
-		    "}\n",
-		    desc, s->count, digits + 3, digits, vma_report_seconds(c->report, s->total),
-		    s->mean, s->p5, s->p50, s->p95);
+	line_start(&l);
+	vma_sb_putc(&l.sb, ':');
+	put_column(&l, s->count, 7);
+	put_secs(&l, c, s->total);
+	put_column(&l, s->mean, 6);
+	if (!c->no_percentiles)
+		put_percentiles(&l, s, 6);
+	line_write(&l, c, desc);
 	histogram(c, s);
 }
 
@@ -89,15 +143,17 @@ void vma_summary_cycle_line(const struct vma_summary_ctx *c, const char *desc,
 static void affinity_line(const struct vma_summary_ctx *c, const char *desc,
 			  const struct vma_report_stat *s)
 {
+	struct line l;
+
 	if (!s->count)
 		return;
-	if (c->no_percentiles) {
-		vma_fprintf(c->out, "%s: %7" PRIu64 " %6" PRIu64 "\n", desc, s->count, s->mean);
-		return;
-	}
-	vma_fprintf(c->out,
-		    "%s: %7" PRIu64 " %6" PRIu64 " {%6" PRIu64 "|%6" PRIu64 "|%6" PRIu64 "}\n",
-		desc, s->count, s->mean, s->p5, s->p50, s->p95);
+	line_start(&l);
+	vma_sb_putc(&l.sb, ':');
+	put_column(&l, s->count, 7);
+	put_column(&l, s->mean, 6);
+	if (!c->no_percentiles)
+		put_percentiles(&l, s, 6);
+	line_write(&l, c, desc);
 }
 
 /* "PREFIX count secs pct% avg cyc {p5|p50|p95}", count-weighted (exits). */
@@ -105,24 +161,22 @@ void vma_summary_exit_line(const struct vma_summary_ctx *c, const char *prefix,
 			   const struct vma_report_stat *s)
 {
 	uint64_t whole = c->report->total;
-	int digits = vma_summary_secs_digits(c->report);
+	struct line l;
 
 	if (!s->events)
 		return;
-	if (c->no_percentiles) {
-		vma_fprintf(c->out, "%s %7" PRIu64 " %*.*fs %5.2f%% %5" PRIu64 " %s\n", prefix,
-			s->events, digits + 3, digits, vma_report_seconds(c->report, s->total),
-			whole ? (double)s->total * 100.0 / (double)whole : 0.0, s->mean, c->unit);
-		histogram(c, s);
-		return;
-	}
-	vma_fprintf(c->out,
-		"%s %7" PRIu64 " %*.*fs %5.2f%% %5" PRIu64 " %s "
-							   "{%5" PRIu64 "|%5" PRIu64 "|%5" PRIu64
-		"}\n",
-		prefix, s->events, digits + 3, digits, vma_report_seconds(c->report, s->total),
-		whole ? (double)s->total * 100.0 / (double)whole : 0.0, s->mean, c->unit, s->p5,
-		s->p50, s->p95);
+	line_start(&l);
+	put_column(&l, s->events, 7);
+	put_secs(&l, c, s->total);
+	vma_sb_putc(&l.sb, ' ');
+	vma_sb_put_fixed(&l.sb, whole ? (double)s->total * 100.0 / (double)whole : 0.0, 2, 5);
+	vma_sb_putc(&l.sb, '%');
+	put_column(&l, s->mean, 5);
+	vma_sb_putc(&l.sb, ' ');
+	vma_sb_puts(&l.sb, c->unit);
+	if (!c->no_percentiles)
+		put_percentiles(&l, s, 5);
+	line_write(&l, c, prefix);
 	histogram(c, s);
 }
 

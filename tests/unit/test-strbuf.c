@@ -216,6 +216,36 @@ Test(strbuf_printf, fixed_random_values_match_snprintf)
 	}
 }
 
+/*
+ * vma_sb_put_fixed() is "%*.*f" after what the buffer holds: random
+ * quotients, the values its exact arithmetic leaves to libc (huge, not
+ * finite), and precisions past its own (libc's then).
+ */
+Test(strbuf_put, fixed_matches_printf)
+{
+	static const double edge[] = { 0.0, -0.0, 0.005, 0.015, 1e18, 1.8446744073709552e19,
+				       1e30, -1e300, 1.0 / 0.0, -1.0 / 0.0, 0.0 / 0.0 };
+	uint64_t x = 0x2545f4914f6cdd1dull;
+
+	for (int i = 0; i < 100000; i++) {
+		uint64_t r = next_random(&x);
+		unsigned int prec = (unsigned int)(r % 13), width = (unsigned int)(r >> 8 & 31);
+		double v = i < (int)(sizeof(edge) / sizeof(edge[0])) ? edge[i]
+			   : (double)(next_random(&x) >> (r >> 24 & 63)) /
+				     (double)((next_random(&x) >> 40) + 1);
+		char want[1024];
+		struct vma_strbuf sb;
+
+		vma_sb_init(&sb);
+		vma_sb_puts(&sb, "<");
+		vma_sb_put_fixed(&sb, v, prec, width);
+		snprintf(want, sizeof(want), "<%*.*f", (int)width, (int)prec, v);
+		cr_assert_str_eq(sb.buf, want, "%a (width %u, precision %u)", v, width, prec);
+		cr_assert_eq(sb.len, strlen(want));
+		vma_sb_free(&sb);
+	}
+}
+
 /* vma_fprintf() writes what fprintf() writes, short lines and long. */
 Test(strbuf_fprintf, writes_what_fprintf_writes)
 {
