@@ -130,6 +130,22 @@ void vma_feed_stop(struct vma_feed *feed);
  */
 bool vma_feed_shift(struct vma_feed *feed, uint32_t pcpu, int64_t offset);
 
+/*
+ * Where a reader thread's run spent its time, to tell which side bounds
+ * it: each thread's CPU time from vma_feed_start() to vma_feed_stop(),
+ * and the wall time each waited for the other (spinning or asleep): the
+ * reader for a free batch, the caller for a full one.
+ */
+struct vma_feed_times {
+	uint64_t reader_cpu_ns;
+	uint64_t reader_wait_ns;
+	uint64_t caller_cpu_ns;
+	uint64_t caller_wait_ns;
+};
+
+/* vma_feed_times - @out once a reader thread was stopped.  Return: false without one. */
+bool vma_feed_times(const struct vma_feed *feed, struct vma_feed_times *out);
+
 /* Records delivered out of time order (see merge.h). */
 uint64_t vma_feed_late_count(const struct vma_feed *feed);
 

@@ -127,6 +127,7 @@ struct vma_feed {
 	_Alignas(FEED_LINE) struct batch *fill; /* batch being filled, NULL before the first */
 	uint64_t fill_seq;
 	const struct vma_input *fill_input; /* of the last ITEM_INPUT written */
+	uint64_t reader_wait_ns, reader_cpu_ns; /* struct vma_feed_times */
 
 	/* Caller's side. */
 	_Alignas(FEED_LINE) struct batch *take; /* batch being read, NULL before the first */
@@ -135,6 +136,7 @@ struct vma_feed {
 	bool stream_pcpu; /* an ITEM_STREAM_PCPU gave the next record's stream pcpu: */
 	uint32_t pending_pcpu;
 	int done; /* status returned once the feed ended, 0 while it runs */
+	uint64_t caller_wait_ns, caller_cpu_ns; /* struct vma_feed_times, the latter from start */
 	struct vma_stream cur; /* the item last unpacked, what vma_feed_next() lends */
 };
 
@@ -182,6 +184,16 @@ static uint64_t now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+/* CPU time of the calling thread. */
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec t;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) != 0)
+		return 0;
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
 /*
  * Called with the lock held, about to wait until *@counter moves from
  * @was (or stop): first, without the lock, watch it for up to SPIN_NS.
@@ -223,11 +235,15 @@ static bool fill_next(struct vma_feed *f)
 	pthread_mutex_lock(&f->lock);
 	if (f->fill)
 		publish(f);
-	if (!f->stop && f->fill_seq - f->released >= RING)
+	if (!f->stop && f->fill_seq - f->released >= RING) {
+		uint64_t since = now_ns();
+
 		spin_before_wait(f, &f->released, f->released);
-	while (!f->stop && f->fill_seq - f->released >= RING) {
-		f->reader_wait = true;
-		pthread_cond_wait(&f->freed, &f->lock);
+		while (!f->stop && f->fill_seq - f->released >= RING) {
+			f->reader_wait = true;
+			pthread_cond_wait(&f->freed, &f->lock);
+		}
+		f->reader_wait_ns += now_ns() - since;
 	}
 	f->reader_wait = false;
 	go = !f->stop;
@@ -322,28 +338,36 @@ static void reader_ended(void *arg, const struct vma_stream *stream)
 	fill_stream(arg, ITEM_ENDED, stream);
 }
 
-static void *reader_main(void *arg)
+/* The merge, into the ring, until it ends or the caller stops it. */
+static void read_all(struct vma_feed *f)
 {
-	struct vma_feed *f = arg;
 	struct vma_stream *s;
 	int rc;
 
 	if (!fill_next(f))
-		return NULL;
+		return;
 	for (;;) {
 		rc = vma_merge_next(f->merge, &s);
 		if (rc != VMA_OK)
 			break;
 		if (!fill_record(f, s))
-			return NULL;
+			return;
 	}
 	if (!fill_tag(f, ITEM_FINAL, 0, 0))
-		return NULL;
+		return;
 	f->fill->final = rc;
 	pthread_mutex_lock(&f->lock);
 	f->final = true;
 	publish(f);
 	pthread_mutex_unlock(&f->lock);
+}
+
+static void *reader_main(void *arg)
+{
+	struct vma_feed *f = arg;
+
+	read_all(f);
+	f->reader_cpu_ns = thread_cpu_ns(); /* read after the join */
 	return NULL;
 }
 
@@ -399,6 +423,7 @@ int vma_feed_start(struct vma_feed *f, unsigned int threads, bool spin)
 	f->threaded = true;
 	if (f->on_ended)
 		vma_merge_on_ended(f->merge, reader_ended, f);
+	f->caller_cpu_ns = thread_cpu_ns();
 	if (pthread_create(&f->thread, NULL, reader_main, f) == 0)
 		return VMA_OK;
 	f->threaded = false;
@@ -424,11 +449,15 @@ static __attribute__((noinline)) void take_next(struct vma_feed *f)
 		if (f->reader_wait && f->fill_seq - f->released <= RING - WAKE)
 			pthread_cond_signal(&f->freed);
 	}
-	if (f->published == f->take_seq)
+	if (f->published == f->take_seq) {
+		uint64_t since = now_ns();
+
 		spin_before_wait(f, &f->published, f->take_seq);
-	while (f->published == f->take_seq) {
-		f->taker_wait = true;
-		pthread_cond_wait(&f->filled, &f->lock);
+		while (f->published == f->take_seq) {
+			f->taker_wait = true;
+			pthread_cond_wait(&f->filled, &f->lock);
+		}
+		f->caller_wait_ns += now_ns() - since;
 	}
 	f->taker_wait = false;
 	pthread_mutex_unlock(&f->lock);
@@ -598,6 +627,19 @@ int vma_feed_next_record(struct vma_feed *f, const struct vma_record **out)
 	return next_record_inline(f, out);
 }
 
+bool vma_feed_times(const struct vma_feed *f, struct vma_feed_times *out)
+{
+	if (!f->threaded || !f->joined)
+		return false;
+	*out = (struct vma_feed_times){
+		.reader_cpu_ns = f->reader_cpu_ns,
+		.reader_wait_ns = f->reader_wait_ns,
+		.caller_cpu_ns = f->caller_cpu_ns,
+		.caller_wait_ns = f->caller_wait_ns,
+	};
+	return true;
+}
+
 bool vma_feed_shift(struct vma_feed *f, uint32_t pcpu, int64_t offset)
 {
 	if (f->threaded)
@@ -632,6 +674,7 @@ void vma_feed_stop(struct vma_feed *f)
 	pthread_mutex_unlock(&f->lock);
 	pthread_join(f->thread, NULL);
 	f->joined = true;
+	f->caller_cpu_ns = thread_cpu_ns() - f->caller_cpu_ns;
 	f->done = VMA_END; /* nothing more is delivered, not even from the batch being read */
 	/* Its megabyte goes now, before the report is built (peak RSS: bench/README, round nine). */
 	release_ring(f);

@@ -586,6 +586,20 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 	}
 }
 
+/* -v: which of the two threads bounded the run, and by how much. */
+static void report_threads(struct vma_pipeline *p, const struct vma_input *in)
+{
+	struct vma_feed_times t;
+
+	if (!vma_feed_times(p->feed, &t))
+		return;
+	vma_diag_info(p->diag, "%s: the reader thread ran %.3f s (CPU), waiting %.3f s of it or "
+		      "asleep for the analysis; the analysis ran %.3f s, waiting %.3f s for "
+		      "records", in->path, (double)t.reader_cpu_ns / 1e9,
+		      (double)t.reader_wait_ns / 1e9, (double)t.caller_cpu_ns / 1e9,
+		      (double)t.caller_wait_ns / 1e9);
+}
+
 /*
  * options.threads 0: a reader thread where it pays (VMA_THREADS_AUTO_BYTES,
  * VMA_THREADS_AUTO_KVM_BYTES), with @cpus to run on.
@@ -661,6 +675,7 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 		status = runs ? run_loop(p, h, false, false, FETCH_RUNS, &interrupted)
 			      : run_loop(p, h, false, false, FETCH_PLAIN, &interrupted);
 	vma_feed_stop(p->feed);
+	report_threads(p, in);
 	if (interrupted)
 		in->interrupted = true; /* the reader thread, if any, is done with it */
 	if (in->interrupted) {

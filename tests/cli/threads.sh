@@ -171,6 +171,22 @@ if [ "$got" != "$one" ]; then
 	fails=$((fails + 1))
 fi
 
+# -v tells where a reader thread's run went: each thread's CPU time and
+# waits, once per trace; nothing of the kind on one thread.
+times_re='the reader thread ran [0-9.]* s (CPU), waiting [0-9.]* s of it or asleep for the analysis; the analysis ran [0-9.]* s, waiting [0-9.]* s for records$'
+checked=$((checked + 1))
+n2=$("$VMALYZE" -v --threads 2 -s "$tmp/big.xentrace" 2>&1 >/dev/null | grep -c "$times_re")
+n1=$("$VMALYZE" -v --threads 1 -s "$tmp/big.xentrace" 2>&1 >/dev/null | grep -c "reader thread ran")
+busy=$("$VMALYZE" -v --threads 2 -s "$tmp/big.xentrace" 2>&1 >/dev/null |
+	sed -n 's/.*the reader thread ran \([0-9.]*\) s.*the analysis ran \([0-9.]*\) s.*/\1 \2/p')
+if [ "$n2" != 1 ] || [ "$n1" != 0 ]; then
+	echo "FAIL -v thread times: $n2 lines with --threads 2 (expected 1), $n1 with --threads 1"
+	fails=$((fails + 1))
+elif ! echo "$busy" | awk '{ exit !($1 > 0 && $2 > 0) }'; then
+	echo "FAIL -v thread times: no CPU time for a thread of a 17 MiB run: '$busy'"
+	fails=$((fails + 1))
+fi
+
 # Bad --threads values are refused (status 1), good ones accepted.
 for bad in 0 3 x ""; do
 	if "$VMALYZE" --threads "$bad" -s "$top_srcdir/traces/gen-vmx-4cpu.xentrace" >/dev/null 2>&1; then
