@@ -340,20 +340,6 @@ static inline void put_item(void *dst, const void *src, uint32_t size)
 #endif
 }
 
-/* A record that claims more words than a record has: its first ones. */
-static __attribute__((noinline)) bool fill_clamped(struct vma_feed *f, const struct vma_record *rec)
-{
-	struct vma_record clamped = *rec;
-	void *copy;
-
-	clamped.nr_data = VMA_REC_MAX_WORDS;
-	copy = fill_room(f, record_item_size(VMA_REC_MAX_WORDS));
-	if (!copy)
-		return false;
-	put_item(copy, &clamped, record_item_size(VMA_REC_MAX_WORDS));
-	return true;
-}
-
 /* Stream @s's record, as the record item.  Return: false on stop. */
 static inline bool fill_record(struct vma_feed *f, const struct vma_stream *s)
 {
@@ -367,12 +353,19 @@ static inline bool fill_record(struct vma_feed *f, const struct vma_stream *s)
 	    !fill_tag(f, ITEM_STREAM_PCPU, s->pcpu, 0))
 		return false;
 	if (__builtin_expect(words > VMA_REC_MAX_WORDS, 0))
-		return fill_clamped(f, rec);
+		words = VMA_REC_MAX_WORDS;
 	size = record_item_size(words);
-	copy = (struct vma_record *)fill_room(f, size);
+	copy = fill_room(f, size);
 	if (!copy)
 		return false;
 	put_item(copy, rec, size);
+	/*
+	 * A record claiming more words than it has: its first ones.  The
+	 * plain store after put_item()'s on the line is slow, and only ever
+	 * here.
+	 */
+	if (__builtin_expect(words != rec->nr_data, 0))
+		((struct vma_record *)copy)->nr_data = (uint16_t)words;
 	return true;
 }
 

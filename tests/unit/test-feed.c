@@ -31,6 +31,7 @@ struct fake_stream {
 	uint32_t announce_at;
 	bool vary_words;              /* payloads of 0..VMA_REC_MAX_WORDS words, not 3 */
 	uint32_t rec_pcpu;            /* the records' pcpu, if not the stream's: + 1 */
+	bool overlong;                /* records claim more words than a record holds */
 };
 
 static int fake_next(struct vma_stream *s)
@@ -64,6 +65,13 @@ static int fake_next(struct vma_stream *s)
 		s->rec.flags = (uint16_t)(f->seed >> 50);
 		s->rec.event = (uint32_t)(f->seed >> 20);
 		s->rec.ctx = (uint32_t)f->next * 7;
+	}
+	if (f->overlong) {
+		uint32_t i;
+
+		s->rec.nr_data = VMA_REC_MAX_WORDS + 5;
+		for (i = 0; i < VMA_REC_MAX_WORDS; i++)
+			s->rec.data[i] = i + 1;
 	}
 	f->next++;
 	return VMA_OK;
@@ -284,4 +292,46 @@ Test(feed, a_record_of_another_pcpu_keeps_its_stream)
 			    .vary_words = true, .foreign_pcpu = true };
 
 	same_both_ways(&su, VMA_END);
+}
+
+/*
+ * A record claiming more words than a record holds reaches the caller
+ * through the ring with the words it holds, lent or unpacked, over many
+ * batches (the one-thread feed hands the reader's record as it is).
+ */
+Test(feed, an_overlong_record_keeps_the_words_it_has)
+{
+	for (int lent = 0; lent < 2; lent++) {
+		struct fake_stream fs = { .stream = { .next = fake_next, .pcpu = 3 },
+					  .seed = 1, .tsc = 1000, .n = 5000, .fail_at = -1,
+					  .overlong = true };
+		struct vma_feed *feed = vma_feed_create(NULL, NULL, NULL);
+		uint32_t n = 0, i;
+		int rc;
+
+		cr_assert_not_null(feed);
+		cr_assert_eq(vma_feed_add(feed, &fs.stream), VMA_OK);
+		cr_assert_eq(vma_feed_start(feed, 2, false), VMA_OK);
+		for (;;) {
+			const struct vma_record *rec;
+			struct vma_stream *s;
+
+			if (lent) {
+				rc = vma_feed_next_record(feed, &rec);
+			} else {
+				rc = vma_feed_next(feed, &s);
+				rec = rc == VMA_OK ? &s->rec : NULL;
+			}
+			if (rc != VMA_OK)
+				break;
+			cr_assert_eq(rec->nr_data, VMA_REC_MAX_WORDS, "record %u", n);
+			for (i = 0; i < VMA_REC_MAX_WORDS; i++)
+				cr_assert_eq(rec->data[i], i + 1, "record %u word %u", n, i);
+			n++;
+		}
+		cr_assert_eq(rc, VMA_END);
+		cr_assert_eq(n, 5000);
+		vma_feed_stop(feed);
+		vma_feed_destroy(feed);
+	}
 }
