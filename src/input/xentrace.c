@@ -760,6 +760,31 @@ static __attribute__((noinline)) int decode_checked(struct pcpu_stream *ps,
 	return decode(ps, p, header, true);
 }
 
+static inline uint32_t record_size(uint32_t header)
+{
+	return 4 + (TRC_HD_INCLUDES_CYCLE_COUNT(header) ? 8 : 0) + 4 * TRC_HD_EXTRA(header);
+}
+
+/*
+ * The record at ps->pos when it lies within MAX_RECORD_SIZE of its
+ * window's end and the buffer holds MAX_RECORD_SIZE bytes from it (a
+ * block of small windows holds the windows that follow): whole in its
+ * window, it is decoded in place, as the fast path would.  A window of
+ * 512 bytes ends with two or three such records.  Return: NULL when the
+ * general path must take it.
+ */
+static inline const unsigned char *window_tail(const struct pcpu_stream *ps, uint32_t *header)
+{
+	const unsigned char *p;
+
+	if (ps->pos + 4 > ps->end || ps->pos < ps->buf_off || !ps->buf ||
+	    ps->pos + MAX_RECORD_SIZE > ps->buf_off + ps->buf_len || ps->reader->stopped)
+		return NULL;
+	p = ps->buf + (ps->pos - ps->buf_off);
+	*header = xt_le32(p);
+	return ps->pos + record_size(*header) <= ps->end ? p : NULL;
+}
+
 /* Everything but a record that is whole in the buffer. */
 static __attribute__((noinline)) int stream_next_slow(struct pcpu_stream *ps)
 {
@@ -774,6 +799,9 @@ static __attribute__((noinline)) int stream_next_slow(struct pcpu_stream *ps)
 		*rec = ps->lost_end;
 		return VMA_OK;
 	}
+	p = window_tail(ps, &header);
+	if (p)
+		return decode(ps, p, header, false);
 	for (;;) {
 		if (ps->reader->stopped)
 			return ps->reader->status;
@@ -800,7 +828,7 @@ static __attribute__((noinline)) int stream_next_slow(struct pcpu_stream *ps)
 			return rc == VMA_END && !ps->reader->stopped ? VMA_ERR_IO : rc;
 		p = ps->buf + (ps->pos - ps->buf_off);
 		header = xt_le32(p);
-		size = 4 + (TRC_HD_INCLUDES_CYCLE_COUNT(header) ? 8 : 0) + 4 * TRC_HD_EXTRA(header);
+		size = record_size(header);
 		if (ps->end - ps->pos < size) {
 			/* The record the file's end cut in two was reported already. */
 			if (!ps->cut)
@@ -816,6 +844,9 @@ static __attribute__((noinline)) int stream_next_slow(struct pcpu_stream *ps)
 	}
 	/* The fast path may take the following records. */
 	ps->fast_end = ps->buf_off + ps->buf_len < ps->end ? ps->buf_off + ps->buf_len : ps->end;
+	if (ps->pos + MAX_RECORD_SIZE <= ps->buf_off + ps->buf_len)
+		return decode_checked(ps, p, header);
+	/* The buffer ends within the bytes decode() copies: from a copy. */
 	memset(whole, 0, sizeof(whole));
 	memcpy(whole, p, size);
 	return decode_checked(ps, whole, header);
