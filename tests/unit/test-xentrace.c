@@ -298,6 +298,33 @@ Test(xentrace, record_overrunning_its_window_is_reported)
 	cr_assert_eq(seen.status, VMA_END);
 }
 
+/*
+ * The same in a run of small windows, which the reader takes from one
+ * block: the bytes after the overrunning record are there (the next
+ * windows), so only its size tells that it leaves its window.
+ */
+Test(xentrace, record_overrunning_its_window_inside_a_block_is_reported)
+{
+	struct vma_xtw_options o = { .window_bytes = 64 };
+	struct vma_xtw *w = vma_xtw_new_memory(&o);
+	uint32_t word = 0, i;
+	uint32_t bad[2] = { vma_xtw_header(TRC_SCHED_WAKE, 7, true), 0 };
+	struct seen seen;
+
+	vma_xtw_record(w, 0, TRC_SCHED_WAKE, 100, &word, 1);
+	vma_xtw_pcpu_raw(w, 0, bad, sizeof(bad));
+	cr_assert_eq(vma_xtw_flush_pcpu(w, 0), 0);
+	for (i = 0; i < 12; i++)
+		cr_assert_eq(vma_xtw_record(w, 1, TRC_SCHED_WAKE, 200 + i, &word, 1), 0);
+	write_writer(w);
+	vma_xtw_free(w);
+	read_all(&seen, 6);
+	cr_assert_eq(seen.n, 13);
+	for (i = 0; i < seen.n; i++)
+		cr_assert_eq(seen.nr[i], 1, "record %u has %u words", i, seen.nr[i]);
+	cr_assert_eq(seen.status, VMA_END);
+}
+
 Test(xentrace, empty_and_foreign_files_are_refused)
 {
 	struct seen seen;
