@@ -777,8 +777,9 @@ static inline const unsigned char *window_tail(const struct pcpu_stream *ps, uin
 {
 	const unsigned char *p;
 
-	if (ps->pos + 4 > ps->end || ps->pos < ps->buf_off || !ps->buf ||
-	    ps->pos + MAX_RECORD_SIZE > ps->buf_off + ps->buf_len || ps->reader->stopped)
+	/* No buffer has no length; a window read to its end has no record that fits. */
+	if (ps->pos < ps->buf_off || ps->pos + MAX_RECORD_SIZE > ps->buf_off + ps->buf_len ||
+	    ps->reader->stopped)
 		return NULL;
 	p = ps->buf + (ps->pos - ps->buf_off);
 	*header = xt_le32(p);
