@@ -500,6 +500,12 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 	 */
 	struct vma_feed *feed = p->feed;
 	struct member *only = p->nr_members > 1 ? NULL : p->members;
+	/*
+	 * A pipe's records already read cannot be read again: on SIGINT or
+	 * SIGTERM they still go to the report, and its reader reads no more
+	 * (vma_input_read()), so what is left to take is bounded.
+	 */
+	const bool drain = only && only->in->streaming;
 	/* @bare: one input with a machine and no hooks (-s): nothing to test per record. */
 	struct vma_machine *bare_machine = bare ? p->members->machine : NULL;
 	__typeof__(h->before) before = h->before;
@@ -523,7 +529,8 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 			poll = POLL_RECORDS;
 			if (p->opts.input.stop && *p->opts.input.stop) {
 				*interrupted = true;
-				return VMA_OK;
+				if (!drain)
+					return VMA_OK;
 			}
 		}
 		/*
