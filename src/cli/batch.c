@@ -8,7 +8,8 @@
  * budget shared by the run, then an unlinked temporary file) and written
  * out by the main thread in job order, which also draws the progress
  * line.  So the output does not depend on --jobs.  With one worker the
- * output goes straight out: nothing to reorder.
+ * output goes straight out: nothing to reorder; with one trace and no
+ * progress line the main thread runs it (drive_here()).
  */
 #include <dirent.h>
 #include <errno.h>
