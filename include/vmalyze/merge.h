@@ -15,7 +15,8 @@
  * its first record; if that record is older than one already delivered, it
  * is delivered anyway, flagged VMA_REC_LATE, and counted.  A stream whose
  * next() returns VMA_PAUSED leaves without being reported ended; its
- * reader adds it again (vma_merge_add) when it has records.
+ * reader adds it again (vma_merge_add) when it has records, or when its
+ * input ended meanwhile: then it is reported ended.
  */
 #ifndef VMALYZE_MERGE_H
 #define VMALYZE_MERGE_H

@@ -387,6 +387,31 @@ static bool stalled(struct xt_reader *rd)
 	return !vma_input_wait(rd->input, (int)(quiet_until - t));
 }
 
+/*
+ * The input ended: the pcpus paused with nothing queued are added to the
+ * merge again, to end there as the others do (their pcpus' end in the
+ * state stage, as for a file).
+ */
+static int end_paused(struct xt_reader *rd)
+{
+	struct vma_input *in = rd->input;
+	uint32_t i;
+	int rc;
+
+	for (i = 0; i < rd->nr_slots; i++) {
+		struct pcpu_stream *ps = rd->pcpus[i];
+
+		if (!ps || !ps->paused || ps->ended || ps->q_len)
+			continue;
+		ps->paused = false;
+		rd->src.active++;
+		rc = in->new_stream(in->new_stream_arg, &ps->stream);
+		if (rc)
+			return rc;
+	}
+	return VMA_OK;
+}
+
 int xt_stream_next_window(struct pcpu_stream *ps)
 {
 	struct xt_reader *rd = ps->reader;
@@ -406,6 +431,9 @@ int xt_stream_next_window(struct pcpu_stream *ps)
 		rc = read_window(rd, &owner);
 		if (rc == VMA_END || rc == VMA_ERR_DAMAGED) {
 			rd->src.eof = true;
+			rc = end_paused(rd);
+			if (rc)
+				return end_stream(ps, rc);
 			continue;
 		}
 		if (rc)

@@ -508,10 +508,39 @@ int vma_merge_add(void *arg, struct vma_stream *stream)
 	return vma_merge_add_ranked(arg, stream, stream->pcpu);
 }
 
+/* @stream ran out: told to on_ended, or kept for vma_merge_pop_ended(). */
+static void report_ended(struct vma_merge *m, struct vma_stream *stream)
+{
+	if (m->on_ended)
+		m->on_ended(m->ended_arg, stream);
+	else if (m->nr_ended < 2)
+		m->ended[m->nr_ended++] = stream;
+}
+
+/* @stream was added before (a leaf stays when its stream pauses). */
+static bool added_before(const struct vma_merge *m, const struct vma_stream *stream)
+{
+	uint32_t l;
+
+	for (l = 1; l < m->nr_leaves; l++) {
+		if (m->leaf[l].stream == stream)
+			return true;
+	}
+	return false;
+}
+
 int vma_merge_add_ranked(struct vma_merge *m, struct vma_stream *stream, uint32_t rank)
 {
 	int rc = stream->next(stream);
 
+	/*
+	 * A paused stream added again with no record: its input ended while
+	 * it waited, and it ends as a stream that runs out in the merge does.
+	 */
+	if (rc == VMA_END && added_before(m, stream)) {
+		report_ended(m, stream);
+		return VMA_OK;
+	}
 	if (rc == VMA_END || rc == VMA_PAUSED)
 		return VMA_OK;
 	if (rc < 0) {
@@ -600,10 +629,8 @@ static __attribute__((noinline)) int next_slow(struct vma_merge *m, struct vma_s
 
 		if (rc < 0 && !m->error)
 			m->error = rc;
-		if (ended && m->on_ended)
-			m->on_ended(m->ended_arg, ended);
-		else if (ended && m->nr_ended < 2)
-			m->ended[m->nr_ended++] = ended;
+		if (ended)
+			report_ended(m, ended);
 	}
 	if (m->waiting == 0) {
 		rc = m->error;

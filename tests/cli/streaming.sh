@@ -164,6 +164,21 @@ for sig in INT TERM; do
 	fi
 done
 
+# A whole trace, then the writer holds the pipe for 3 s: the pcpus are
+# paused (the input was quiet for a second) and end with the input, their
+# vcpus' last stretches closed as for the file (the domains' runstates
+# may differ: the ends come after the other pcpus' last records).
+{ cat "$good"; sleep 3; } | "$VMALYZE" -s - >"$tmp/held.out" 2>"$tmp/held.err"
+rc=$?
+"$VMALYZE" -s "$good" >"$tmp/held-file.out" 2>/dev/null
+grep -e '^   running:' -e '^-- v' "$tmp/held.out" >"$tmp/held.run"
+grep -e '^   running:' -e '^-- v' "$tmp/held-file.out" >"$tmp/held-file.run"
+if [ $rc -eq 0 ] && [ -s "$tmp/held-file.run" ] && cmp -s "$tmp/held.run" "$tmp/held-file.run"; then
+	echo "ok   held-pipe-ends-pcpus"
+else
+	fail "held-pipe-ends-pcpus: exit $rc"; diff "$tmp/held-file.run" "$tmp/held.run" | head -5
+fi
+
 # SIGINT while the writer holds the pipe open in the middle of a window:
 # the records already read are not lost.  The summary counts every one of
 # them, as the same bytes on a closed pipe read with --tolerance 5 do (the
