@@ -25,11 +25,14 @@ struct vma_dlib_sym {
 
 /*
  * vma_dlib_load - dlopen() @soname and set each of the @n functions of
- * @syms in @table.  Return: true; or false, nothing of it usable, with
- * @why (@len bytes) saying why: dlerror()'s text, or the function missing.
+ * @syms in @table.  @global: its symbols serve the libraries loaded after
+ * it (RTLD_GLOBAL: libtraceevent's plugins call it by name), else they
+ * are the caller's alone.  Return: true; or false, nothing of it usable,
+ * with @why (@len bytes) saying why: dlerror()'s text, or the function
+ * missing.
  */
-bool vma_dlib_load(const char *soname, const struct vma_dlib_sym *syms, size_t n, void *table,
-		   char *why, size_t len);
+bool vma_dlib_load(const char *soname, bool global, const struct vma_dlib_sym *syms, size_t n,
+		   void *table, char *why, size_t len);
 
 /*
  * A library loaded by the first vma_dlib_get() of any thread; later calls
@@ -39,6 +42,7 @@ bool vma_dlib_load(const char *soname, const struct vma_dlib_sym *syms, size_t n
  */
 struct vma_dlib_lazy {
 	const char *soname;
+	bool global;               /* vma_dlib_load()'s @global */
 	const struct vma_dlib_sym *syms;
 	size_t n;
 	void *table;               /* the caller's table of pointers */
@@ -49,7 +53,11 @@ struct vma_dlib_lazy {
 
 /* Library @soname, whose functions @syms (an array) go in *@table. */
 #define VMA_DLIB_LAZY(soname, syms, table) \
-	{ (soname), (syms), sizeof(syms) / sizeof((syms)[0]), (table), \
+	{ (soname), false, (syms), sizeof(syms) / sizeof((syms)[0]), (table), \
+	  PTHREAD_MUTEX_INITIALIZER, 0, "" }
+/* The same for a library whose symbols the libraries it loads use. */
+#define VMA_DLIB_LAZY_GLOBAL(soname, syms, table) \
+	{ (soname), true, (syms), sizeof(syms) / sizeof((syms)[0]), (table), \
 	  PTHREAD_MUTEX_INITIALIZER, 0, "" }
 
 /*

@@ -6,10 +6,10 @@
 
 #include "vmalyze/dlib.h"
 
-bool vma_dlib_load(const char *soname, const struct vma_dlib_sym *syms, size_t n, void *table,
-		   char *why, size_t len)
+bool vma_dlib_load(const char *soname, bool global, const struct vma_dlib_sym *syms, size_t n,
+		   void *table, char *why, size_t len)
 {
-	void *lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+	void *lib = dlopen(soname, RTLD_NOW | (global ? RTLD_GLOBAL : RTLD_LOCAL));
 	size_t i;
 
 	if (!lib) {
@@ -36,8 +36,8 @@ const void *vma_dlib_get(struct vma_dlib_lazy *lib, const char **why)
 
 	pthread_mutex_lock(&lib->lock);
 	if (!lib->state)
-		lib->state = vma_dlib_load(lib->soname, lib->syms, lib->n, lib->table, lib->why,
-					   sizeof(lib->why)) ? 1 : -1;
+		lib->state = vma_dlib_load(lib->soname, lib->global, lib->syms, lib->n, lib->table,
+					   lib->why, sizeof(lib->why)) ? 1 : -1;
 	state = lib->state;
 	pthread_mutex_unlock(&lib->lock);
 	*why = lib->why;

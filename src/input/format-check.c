@@ -51,6 +51,7 @@
 #include <traceevent/event-parse.h>
 
 #include "input/kvm-internal.h"
+#include "input/tep-lib.h"
 #include "vmalyze/format-check.h"
 #include "vmalyze/grow.h"
 
@@ -342,18 +343,20 @@ struct served {
 
 static struct tep_handle *setup_tep(const uint64_t *h, char *header)
 {
-	struct tep_handle *tep = tep_alloc();
+	const char *why;
+	const struct vma_tep_lib *tl = vma_tep_load(&why);
+	struct tep_handle *tep = tl ? tl->tep_alloc() : NULL;
 
 	if (!tep)
 		return NULL;
-	tep_set_file_bigendian(tep, h[1] ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(tep, vma_kvm_host_big_endian() ? TEP_BIG_ENDIAN :
-			       TEP_LITTLE_ENDIAN);
-	tep_set_long_size(tep, (int)h[2]);
-	tep_set_page_size(tep, (int)h[3]);
+	tl->tep_set_file_bigendian(tep, h[1] ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tl->tep_set_local_bigendian(tep, vma_kvm_host_big_endian() ? TEP_BIG_ENDIAN :
+				    TEP_LITTLE_ENDIAN);
+	tl->tep_set_long_size(tep, (int)h[2]);
+	tl->tep_set_page_size(tep, (int)h[3]);
 	if (h[5]) {
-		tep_parse_header_page(tep, header, (unsigned long)h[5], (int)h[4]);
-		tep_set_long_size(tep, (int)h[4]);
+		tl->tep_parse_header_page(tep, header, (unsigned long)h[5], (int)h[4]);
+		tl->tep_set_long_size(tep, (int)h[4]);
 	}
 	return tep;
 }
@@ -395,7 +398,7 @@ static void parse_copy(struct tep_handle *tep, const char *system, size_t slen,
 		sys[slen] = '\0';
 		memcpy(t, text, len);
 		t[len] = '\0';
-		tep_parse_event(tep, t, (unsigned long)len, sys);
+		vma_tep()->tep_parse_event(tep, t, (unsigned long)len, sys);
 	}
 	free(sys);
 	free(t);
@@ -453,7 +456,7 @@ int vma_format_check_serve(void)
 			}
 			one = find(sv, n, h[0]);
 			if (one)
-				tep_parse_event(one->tep, b, (unsigned long)h[2], a);
+				vma_tep()->tep_parse_event(one->tep, b, (unsigned long)h[2], a);
 			free(a);
 			free(b);
 			if (write(STDOUT_FILENO, "k", 1) != 1)
@@ -469,7 +472,8 @@ int vma_format_check_serve(void)
 			if (get_all(STDIN_FILENO, h, sizeof(h[0])) < 0)
 				break;
 			one = find(sv, n, h[0]);
-			h[1] = one ? (uint64_t)tep_get_events_count(one->tep) : UINT64_MAX;
+			h[1] = one ? (uint64_t)vma_tep()->tep_get_events_count(one->tep)
+				   : UINT64_MAX;
 			if (write(STDOUT_FILENO, &h[1], sizeof(h[1])) != sizeof(h[1]))
 				break;
 		} else if (op == 'X') {
@@ -477,7 +481,7 @@ int vma_format_check_serve(void)
 				break;
 			one = find(sv, n, h[0]);
 			if (one) {
-				tep_free(one->tep);
+				vma_tep()->tep_free(one->tep);
 				*one = sv[--n];
 			}
 		} else {
@@ -486,7 +490,7 @@ int vma_format_check_serve(void)
 		}
 	}
 	while (n)
-		tep_free(sv[--n].tep);
+		vma_tep()->tep_free(sv[--n].tep);
 	free(sv);
 	return rc;
 }

@@ -28,6 +28,7 @@
 #include <traceevent/event-parse.h>
 
 #include "input/kvm-internal.h"
+#include "input/tep-lib.h"
 #include "vmalyze/grow.h"
 #include "vmalyze/diag.h"
 #include "vmalyze/status.h"
@@ -345,7 +346,7 @@ static int load_dir(struct vma_input *in, struct vma_kvm_priv *priv, const char 
 static void check_id(struct vma_input *in, struct vma_kvm_priv *priv, const char *name,
 		     uint32_t id)
 {
-	struct tep_event *ev = tep_find_event_by_name(priv->tep, "kvm", name);
+	struct tep_event *ev = vma_tep()->tep_find_event_by_name(priv->tep, "kvm", name);
 
 	if (ev && (uint32_t)ev->id != id) {
 		vma_diag_report(in->diag, VMA_LVL_WARN, in->path, 0,
@@ -366,6 +367,7 @@ static int ftrace_raw_open(struct vma_input *input)
 	const char *dir = input->options ? input->options->event_formats_dir : NULL;
 	struct vma_kvm_priv *priv;
 	struct vma_kvm_region region;
+	const char *why;
 	unsigned char head[VMTRACE_HEADER];
 	uint32_t entry_id, exit_id, psize;
 	uint64_t data;
@@ -383,6 +385,11 @@ static int ftrace_raw_open(struct vma_input *input)
 	entry_id = vma_get16(head + 4, false);
 	exit_id = vma_get16(head + 6, false);
 
+	if (!vma_tep_load(&why)) {
+		vma_diag_report(input->diag, VMA_LVL_SYSTEM, input->path, UINT64_MAX,
+				"Cannot load libtraceevent to read this raw ftrace dump: %s", why);
+		return VMA_ERR_IO;
+	}
 	priv = vma_kvm_priv_new();
 	if (!priv)
 		return VMA_ERR_NOMEM;

@@ -13,6 +13,7 @@
 #include <traceevent/trace-seq.h>
 
 #include "input/kvm-internal.h"
+#include "input/tep-lib.h"
 
 /* trace-cmd report's event name column: "NAME:" padded to 21, then a blank. */
 #define NAME_COLUMN 21
@@ -41,7 +42,7 @@ static void put_one_line(struct vma_strbuf *sb, struct trace_seq *seq)
 static struct trace_seq *dump_seq(struct vma_kvm_priv *priv)
 {
 	if (priv->seq && priv->seq->state != TRACE_SEQ__GOOD) {
-		trace_seq_destroy(priv->seq);
+		vma_tep()->trace_seq_destroy(priv->seq);
 		free(priv->seq);
 		priv->seq = NULL;
 	}
@@ -49,9 +50,9 @@ static struct trace_seq *dump_seq(struct vma_kvm_priv *priv)
 		priv->seq = malloc(sizeof(*priv->seq));
 		if (!priv->seq)
 			return NULL;
-		trace_seq_init(priv->seq);
+		vma_tep()->trace_seq_init(priv->seq);
 	}
-	trace_seq_reset(priv->seq);
+	vma_tep()->trace_seq_reset(priv->seq);
 	return priv->seq;
 }
 
@@ -65,7 +66,7 @@ static const char *comm_of(struct vma_kvm_priv *priv, int pid, size_t *len)
 		*len = c->len;
 		return c->comm;
 	}
-	comm = tep_data_comm_from_pid(priv->tep, pid);
+	comm = vma_tep()->tep_data_comm_from_pid(priv->tep, pid);
 	if (!comm)
 		comm = "";
 	*len = strlen(comm);
@@ -177,8 +178,8 @@ void vma_kvmev_info_text(struct vma_kvm_priv *priv, struct tep_event *event,
 		return;
 	}
 	set_record(&record, line);
-	tep_print_event(event->tep, seq, &record, "%s", TEP_PRINT_INFO);
-	trace_seq_terminate(seq);
+	vma_tep()->tep_print_event(event->tep, seq, &record, "%s", TEP_PRINT_INFO);
+	vma_tep()->trace_seq_terminate(seq);
 	if (seq->state == TRACE_SEQ__GOOD && seq->buffer) {
 		put_one_line(sb, seq);
 	} else {
@@ -199,10 +200,10 @@ static void put_task_time_tep(struct vma_kvm_priv *priv, struct tep_event *event
 	}
 	vma_kvm_comms_stale(priv);
 	set_record(&record, line);
-	tep_print_event(event->tep, seq, &record, "%16s-%-5d [%03d] %6.1000d: %s:",
-			TEP_PRINT_COMM, TEP_PRINT_PID, TEP_PRINT_CPU, TEP_PRINT_TIME,
-			TEP_PRINT_NAME);
-	trace_seq_terminate(seq);
+	vma_tep()->tep_print_event(event->tep, seq, &record, "%16s-%-5d [%03d] %6.1000d: %s:",
+				   TEP_PRINT_COMM, TEP_PRINT_PID, TEP_PRINT_CPU, TEP_PRINT_TIME,
+				   TEP_PRINT_NAME);
+	vma_tep()->trace_seq_terminate(seq);
 	if (seq->state != TRACE_SEQ__GOOD || !seq->buffer) {
 		vma_sb_puts(sb, "(out of memory)");
 		return;

@@ -15,6 +15,7 @@
 #include <traceevent/event-parse.h>
 
 #include "input/kvm-internal.h"
+#include "input/tep-lib.h"
 
 enum fkind {
 	F_U32,   /* low 32 bits into one word */
@@ -393,7 +394,7 @@ static const struct vma_kvmev_spec specs[] = {
 
 static bool has_field(struct tep_event *event, const char *name)
 {
-	return tep_find_field(event, name) != NULL;
+	return vma_tep()->tep_find_field(event, name) != NULL;
 }
 
 bool vma_kvmev_wanted(const char *system, const char *name)
@@ -457,7 +458,8 @@ static void bind_fields(struct vma_kvmev_bind *b)
 		const struct fspec *f = &b->spec->fields[i];
 
 		for (k = 0; k < 3 && f->names[k]; k++) {
-			struct tep_format_field *tf = tep_find_field(b->event, f->names[k]);
+			struct tep_format_field *tf =
+				vma_tep()->tep_find_field(b->event, f->names[k]);
 
 			/* dynamic (__data_loc) fields hold an offset, not the value */
 			if (tf && !(tf->flags & TEP_FIELD_IS_DYNAMIC)) {
@@ -561,7 +563,7 @@ static void common_field(const struct vma_kvmev *ev, const char *name, uint32_t 
 
 		if (!ev->bind[i].event)
 			continue;
-		f = tep_find_common_field(ev->bind[i].event, name);
+		f = vma_tep()->tep_find_common_field(ev->bind[i].event, name);
 		if (f && (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8)) {
 			*offset = (uint32_t)f->offset;
 			*size = (uint32_t)f->size;
@@ -576,7 +578,7 @@ struct tep_event *vma_kvmev_parsed_event(struct tep_handle *tep, const struct vm
 
 	if (f->state != VMA_KVM_FMT_PARSED)
 		return NULL;
-	event = tep_find_event(tep, f->id);
+	event = vma_tep()->tep_find_event(tep, f->id);
 	return event && event->name && !strcmp(event->name, f->name) ? event : NULL;
 }
 
@@ -843,9 +845,9 @@ const char *vma_kvm_comm(const struct vma_input *input, uint32_t pid)
 
 	if (!priv || !priv->tep || pid > INT32_MAX)
 		return NULL;
-	if (!tep_is_pid_registered(priv->tep, (int)pid))
+	if (!vma_tep()->tep_is_pid_registered(priv->tep, (int)pid))
 		return NULL;
-	comm = tep_data_comm_from_pid(priv->tep, (int)pid);
+	comm = vma_tep()->tep_data_comm_from_pid(priv->tep, (int)pid);
 	return comm;
 }
 

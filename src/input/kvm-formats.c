@@ -24,6 +24,7 @@
 #include <traceevent/trace-seq.h>
 
 #include "input/kvm-internal.h"
+#include "input/tep-lib.h"
 #include "vmalyze/diag.h"
 #include "vmalyze/grow.h"
 
@@ -37,14 +38,19 @@ bool vma_kvm_host_big_endian(void)
 int vma_kvm_tep_new(struct vma_kvm_priv *priv, bool big_endian, uint32_t long_size,
 		    uint32_t page_size)
 {
-	priv->tep = tep_alloc();
+	const char *why;
+	const struct vma_tep_lib *tl = vma_tep_load(&why);
+
+	if (!tl)
+		return VMA_ERR_IO; /* the readers said why, having loaded it first */
+	priv->tep = tl->tep_alloc();
 	if (!priv->tep)
 		return VMA_ERR_NOMEM;
-	tep_set_file_bigendian(priv->tep, big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(priv->tep, vma_kvm_host_big_endian() ? TEP_BIG_ENDIAN :
-				TEP_LITTLE_ENDIAN);
-	tep_set_long_size(priv->tep, (int)long_size);
-	tep_set_page_size(priv->tep, (int)page_size);
+	tl->tep_set_file_bigendian(priv->tep, big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tl->tep_set_local_bigendian(priv->tep, vma_kvm_host_big_endian() ? TEP_BIG_ENDIAN :
+				    TEP_LITTLE_ENDIAN);
+	tl->tep_set_long_size(priv->tep, (int)long_size);
+	tl->tep_set_page_size(priv->tep, (int)page_size);
 	priv->check.big = big_endian;
 	priv->check.long_size = long_size;
 	priv->check.page_size = page_size;
@@ -67,8 +73,8 @@ int vma_kvm_header_page(struct vma_kvm_priv *priv, const char *text, size_t len,
 		return VMA_ERR_NOMEM;
 	memcpy(copy, text, len);
 	copy[len] = '\0';
-	tep_parse_header_page(priv->tep, copy, len, (int)layout.commit_size);
-	tep_set_long_size(priv->tep, (int)layout.commit_size);
+	vma_tep()->tep_parse_header_page(priv->tep, copy, len, (int)layout.commit_size);
+	vma_tep()->tep_set_long_size(priv->tep, (int)layout.commit_size);
 	/* kept for the format check's copy of the handle */
 	free(priv->check.header);
 	priv->check.header = copy;
@@ -197,10 +203,10 @@ void vma_kvm_formats_free(struct vma_kvm_priv *priv)
 	priv->formats = NULL;
 	priv->nr_formats = priv->cap_formats = 0;
 	if (priv->plugins && priv->tep)
-		tep_unload_plugins(priv->plugins, priv->tep);
+		vma_tep()->tep_unload_plugins(priv->plugins, priv->tep);
 	priv->plugins = NULL;
 	if (priv->seq) {
-		trace_seq_destroy(priv->seq);
+		vma_tep()->trace_seq_destroy(priv->seq);
 		free(priv->seq);
 		priv->seq = NULL;
 	}
@@ -216,7 +222,7 @@ void vma_kvm_formats_free(struct vma_kvm_priv *priv)
 /* In-process parse of one kept text; the text is dropped either way. */
 static void parse_here(struct vma_kvm_priv *priv, struct vma_kvm_format *f)
 {
-	enum tep_errno err = tep_parse_event(priv->tep, f->text, f->len, f->system);
+	enum tep_errno err = vma_tep()->tep_parse_event(priv->tep, f->text, f->len, f->system);
 
 	/*
 	 * A print format libtraceevent cannot parse still leaves the event
@@ -328,9 +334,9 @@ void vma_kvm_print_setup(struct vma_kvm_priv *priv)
 		priv->load_symbols(priv, VMA_KVM_PRINTK);
 	vma_kvm_kallsyms_hand(priv);
 	if (priv->printk)
-		tep_parse_printk_formats(priv->tep, priv->printk);
+		vma_tep()->tep_parse_printk_formats(priv->tep, priv->printk);
 	/* as trace-cmd report: the system's and the user's plugin folders */
-	priv->plugins = tep_load_plugins(priv->tep);
+	priv->plugins = vma_tep()->tep_load_plugins(priv->tep);
 }
 
 /* kvm_entry and kvm_exit as x86 kernels since 5.x write them. */

@@ -622,7 +622,11 @@ struct vma_kvm_priv *vma_kvm_priv_of(const struct vma_input *input);
 
 /* ---- event formats (kvm-formats.c) ----------------------------------------- */
 
-/* Creates priv->tep and a default priv->layout.  Return: VMA_OK or VMA_ERR_NOMEM. */
+/*
+ * Creates priv->tep and a default priv->layout, loading libtraceevent
+ * (vma_tep_load(), whose failure the caller reports).  Return: VMA_OK,
+ * VMA_ERR_IO when it cannot be loaded, or VMA_ERR_NOMEM.
+ */
 int vma_kvm_tep_new(struct vma_kvm_priv *priv, bool big_endian, uint32_t long_size,
 		    uint32_t page_size);
 

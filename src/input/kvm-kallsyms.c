@@ -26,6 +26,7 @@
 #include <traceevent/event-parse.h>
 
 #include "input/kvm-internal.h"
+#include "input/tep-lib.h"
 
 /*
  * A function: its address and where its name is in the text, in 12 bytes.
@@ -302,7 +303,7 @@ static char *resolve(void *arg, unsigned long long *addrp, char **modp)
 void vma_kvm_kallsyms_hand(struct vma_kvm_priv *priv)
 {
 	if (priv->kallsyms || priv->symbols_at[VMA_KVM_KALLSYMS])
-		tep_set_function_resolver(priv->tep, resolve, priv);
+		vma_tep()->tep_set_function_resolver(priv->tep, resolve, priv);
 }
 
 void vma_kvm_kallsyms_free(struct vma_kvm_priv *priv)

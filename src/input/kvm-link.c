@@ -15,6 +15,7 @@
 #include <event-parse.h>
 
 #include "input/kvm-internal.h"
+#include "input/tep-lib.h"
 #include "vmalyze/grow.h"
 #include "vmalyze/kvm-input.h"
 #include "vmalyze/status.h"
@@ -35,17 +36,17 @@ const char *tep_plugin_kvm_get_func(struct tep_event *event, struct tep_record *
 const char *tep_plugin_kvm_get_func(struct tep_event *event, struct tep_record *record,
 				    unsigned long long *val)
 {
-	int pid = tep_data_pid(event->tep, record);
+	int pid = vma_tep()->tep_data_pid(event->tep, record);
 	const char *func;
 	size_t i;
 
 	for (i = 0; i < nr_links; i++) {
 		if (links[i].host != event->tep || links[i].pid != pid)
 			continue;
-		func = tep_find_function(links[i].guest, *val);
+		func = vma_tep()->tep_find_function(links[i].guest, *val);
 		if (func) {
 			/* the plugin prints the offset from the function's start */
-			*val = tep_find_function_address(links[i].guest, *val);
+			*val = vma_tep()->tep_find_function_address(links[i].guest, *val);
 		}
 		return func;
 	}

@@ -10,6 +10,7 @@
 #include <traceevent/event-parse.h>
 
 #include "input/kvm-internal.h"
+#include "input/tep-lib.h"
 #include "vmalyze/diag.h"
 
 struct vma_kvm_priv *vma_kvm_priv_new(void)
@@ -33,7 +34,7 @@ void vma_kvm_priv_free(struct vma_kvm_priv *priv)
 	vma_kvm_formats_free(priv);
 	if (priv->tep) {
 		vma_kvm_unlink(priv->tep);
-		tep_free(priv->tep);
+		vma_tep()->tep_free(priv->tep);
 	}
 	for (i = 0; i < priv->info.nr_guests; i++) {
 		free(priv->guests[i].name);

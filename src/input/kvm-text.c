@@ -29,6 +29,7 @@
 #include <traceevent/event-parse.h>
 
 #include "input/kvm-internal.h"
+#include "input/tep-lib.h"
 
 /* Records of each event whose text is compared with libtraceevent's. */
 #define CHECKS 16
@@ -304,7 +305,7 @@ static bool compile_print_fmt(struct vma_kvmtext *t, struct tep_event *event)
 {
 	struct tep_print_arg *arg = event->print_fmt.args;
 	const char *p, *lit;
-	int tep_long = tep_get_long_size(event->tep);
+	int tep_long = vma_tep()->tep_get_long_size(event->tep);
 
 	if (!event->print_fmt.format)
 		return false;
@@ -356,7 +357,7 @@ static bool compile_print_fmt(struct vma_kvmtext *t, struct tep_event *event)
 
 static struct tep_format_field *field(struct tep_event *event, const char *name)
 {
-	return tep_find_field(event, name);
+	return vma_tep()->tep_find_field(event, name);
 }
 
 static bool num_op(struct vma_kvmtext *t, int node, char conv, bool wide)
@@ -708,7 +709,7 @@ static char *put_comm(struct vma_kvm_priv *priv, char *p, const struct op *o,
 	memcpy(p, data + o->width, n);
 	p[n] = '\0';
 	/* as the plugin: the comm names the pid from here on (a known pid keeps its own) */
-	tep_register_comm(priv->tep, p, pid);
+	vma_tep()->tep_register_comm(priv->tep, p, pid);
 	vma_kvm_comms_stale(priv);
 	/* what the dump makes of a newline or tab in the text (tidy()) */
 	for (i = 0; i < n; i++) {

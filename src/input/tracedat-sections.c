@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <traceevent/event-parse.h>
 
+#include "input/tep-lib.h"
 #include "input/tracedat-internal.h"
 #include "vmalyze/diag.h"
 #include "vmalyze/status.h"
@@ -215,7 +216,7 @@ int td_read_cmdlines(struct dat *d, struct cur *c)
 				" the rest are ignored, and their threads shown without a name",
 				MAX_CMDLINES);
 	}
-	tep_parse_saved_cmdlines(d->priv->tep, text);
+	vma_tep()->tep_parse_saved_cmdlines(d->priv->tep, text);
 	free(text);
 	return 0;
 }

@@ -28,6 +28,7 @@
 #include <unistd.h>
 #include <traceevent/event-parse.h>
 
+#include "input/tep-lib.h"
 #include "input/tracedat-internal.h"
 #include "vmalyze/diag.h"
 #include "vmalyze/status.h"
@@ -387,6 +388,7 @@ static int failure(const struct dat *d)
 
 static int open_dat(struct dat *d)
 {
+	const char *why;
 	uint64_t options_start = 0;
 	struct cur c;
 	uint32_t i;
@@ -401,6 +403,12 @@ static int open_dat(struct dat *d)
 	if (ret < 0)
 		return ret != -1 ? ret : failure(d);
 	d->priv->info.version = d->version;
+	if (!vma_tep_load(&why)) {
+		vma_diag_report(d->in->diag, VMA_LVL_SYSTEM, d->in->path, UINT64_MAX,
+				"Cannot load libtraceevent to read this trace.dat: %s", why);
+		d->failed = true;
+		return VMA_ERR_IO;
+	}
 	ret = vma_kvm_tep_new(d->priv, d->big, d->long_size, d->page_size);
 	if (ret < 0)
 		return ret;
@@ -440,7 +448,7 @@ static int open_dat(struct dat *d)
 	}
 	d->in->family = VMA_FAMILY_KVM;
 	d->in->clock_hz = 0;
-	tep_set_cpus(d->priv->tep, (int)d->cpus);
+	vma_tep()->tep_set_cpus(d->priv->tep, (int)d->cpus);
 	ret = vma_kvm_formats_load(d->priv, d->in->diag, d->in->path, d->big);
 	if (ret < 0)
 		return ret;

@@ -94,13 +94,14 @@ expect fake-bzip2 2 "fake.bz2: offset 0: Not a trace vmalyze reads" -- -s "$tmp/
 
 # libarchive is loaded when a compressed file or an archive is read: when it
 # cannot be, that file is refused with the loader's reason, plain traces are
-# read as ever.  tests/cli/no-libarchive.so makes dlopen() fail for it.
-shim="${top_builddir:-.}/tests/cli/no-libarchive.so"
+# read as ever.  tests/cli/refuse-lib.so makes dlopen() fail for it (or for
+# the library VMA_REFUSE_LIB names).
+shim="${top_builddir:-.}/tests/cli/refuse-lib.so"
 if [ -f "$shim" ] && [ -z "${VMA_SANITIZED:-}" ]; then
 	tar cf "$tmp/good.tar" -C "$(dirname "$good")" "$(basename "$good")"
 	run_env="LD_PRELOAD=$shim"
 	expect no-libarchive-gzip 2 \
-		"good.gz: Cannot load libarchive to read a file that is not a plain trace: .*no-libarchive test" \
+		"good.gz: Cannot load libarchive to read a file that is not a plain trace: .*refuse-lib test" \
 		-- -s "$tmp/good.gz"
 	expect no-libarchive-tar 2 "good.tar: Cannot load libarchive" -- -s "$tmp/good.tar"
 	run_env=""
@@ -110,8 +111,26 @@ if [ -f "$shim" ] && [ -z "${VMA_SANITIZED:-}" ]; then
 	else
 		echo "FAIL no-libarchive-plain: a plain trace needs libarchive"; fails=$((fails + 1))
 	fi
+	# libtraceevent is loaded by the first KVM input: without it a trace.dat
+	# or a raw dump is refused, a xentrace file is read as ever.
+	run_env="LD_PRELOAD=$shim VMA_REFUSE_LIB=libtraceevent"
+	expect no-libtraceevent-dat 2 \
+		"vmx-v6.dat: Cannot load libtraceevent to read this trace.dat: .*refuse-lib test" \
+		-- -s "$top_srcdir/traces/kvm/vmx-v6.dat"
+	expect no-libtraceevent-raw 2 \
+		"vmx-raw.bin: Cannot load libtraceevent to read this raw ftrace dump: .*refuse-lib" \
+		-- -s "$top_srcdir/traces/kvm/vmx-raw.bin"
+	run_env=""
+	LD_PRELOAD="$shim" VMA_REFUSE_LIB=libtraceevent timeout 60 "$VMALYZE" -s "$good" \
+		>"$tmp/shim.out" 2>"$tmp/shim.err"
+	if [ $? -eq 0 ] && cmp -s "$tmp/file.out" "$tmp/shim.out" && [ ! -s "$tmp/shim.err" ]; then
+		echo "ok   no-libtraceevent-xentrace"
+	else
+		echo "FAIL no-libtraceevent-xentrace: a xentrace file needs libtraceevent"
+		fails=$((fails + 1))
+	fi
 else
-	echo "skip no-libarchive: no $shim (or a sanitized build, whose runtime must load first)"
+	echo "skip refuse-lib: no $shim (or a sanitized build, whose runtime must load first)"
 fi
 
 # Fuzzed files that once crashed, hung or ate memory: each ends with the

@@ -16,6 +16,7 @@
 #include <traceevent/event-parse.h>
 
 #include "input/kvm-internal.h"
+#include "input/tep-lib.h"
 
 struct pair {
 	struct tep_handle *lib;  /* tep_parse_kallsyms() */
@@ -23,9 +24,18 @@ struct pair {
 	struct vma_kvm_priv priv;
 };
 
+/* libtraceevent as vmalyze's own code reaches it (tep-lib.h); linked here too. */
+static void load_tep(void)
+{
+	const char *why = NULL;
+
+	cr_assert_not_null(vma_tep_load(&why), "libtraceevent: %s", why ? why : "");
+}
+
 static void pair_open(struct pair *p, const char *text)
 {
 	memset(p, 0, sizeof(*p));
+	load_tep();
 	p->lib = tep_alloc();
 	p->ours = tep_alloc();
 	cr_assert(p->lib && p->ours);
@@ -270,6 +280,7 @@ Test(kallsyms, largest_text_within_64_mib)
 	struct rusage ru;
 
 	memset(&priv, 0, sizeof(priv));
+	load_tep();
 	priv.tep = tep_alloc();
 	priv.kallsyms = malloc(len + 1);
 	cr_assert(priv.tep && priv.kallsyms);

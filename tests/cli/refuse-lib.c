@@ -1,23 +1,31 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * A preload for tests/cli/bad-input.sh: dlopen() of libarchive fails, as
- * on a machine without it, with a reason dlerror() gives; every other
- * dlopen() is the real one.
+ * A preload for tests/cli/bad-input.sh: dlopen() of the library whose name
+ * holds $VMA_REFUSE_LIB (libarchive when unset) fails, as on a machine
+ * without it, with a reason dlerror() gives; every other dlopen() is the
+ * real one.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bool refused;
+static char reason[256];
 
 void *dlopen(const char *file, int mode)
 {
 	void *(*real)(const char *, int);
 	void *sym = dlsym(RTLD_NEXT, "dlopen");
+	const char *name = getenv("VMA_REFUSE_LIB");
 
-	if (file && strstr(file, "libarchive")) {
+	if (!name || !*name)
+		name = "libarchive";
+	if (file && strstr(file, name)) {
 		refused = true;
+		snprintf(reason, sizeof(reason), "%s refused by the refuse-lib test preload", name);
 		return NULL;
 	}
 	refused = false;
@@ -32,7 +40,7 @@ char *dlerror(void)
 
 	if (refused) {
 		refused = false;
-		return (char *)"libarchive refused by the no-libarchive test preload";
+		return reason;
 	}
 	memcpy(&real, &sym, sizeof(sym));
 	return real();
