@@ -673,9 +673,9 @@ static void wait_tick(struct batch *b)
 /*
  * One trace and no progress line: the main thread would only wait, so it
  * runs the job itself.  A thread costs more than it looks on a small
- * trace (its creation, its malloc arena, the waits): 10-20% of the CPU
- * time of the 4-6 MB captures in ../shared/traces (bench/README, round
- * twenty-three).
+ * trace (its creation, its malloc arena, the waits): 0.4-0.9 ms a run,
+ * 2-9% of the CPU time of the captures in ../shared/traces (bench/README,
+ * round twenty-three).
  */
 static int drive_here(struct batch *b, struct bar *bar)
 {
