@@ -385,18 +385,16 @@ static int ftrace_raw_open(struct vma_input *input)
 	entry_id = vma_get16(head + 4, false);
 	exit_id = vma_get16(head + 6, false);
 
-	if (!vma_tep_load(&why)) {
-		vma_diag_report(input->diag, VMA_LVL_SYSTEM, input->path, UINT64_MAX,
-				"Cannot load libtraceevent to read this raw ftrace dump: %s", why);
-		return VMA_ERR_IO;
-	}
 	priv = vma_kvm_priv_new();
 	if (!priv)
 		return VMA_ERR_NOMEM;
 	input->priv = priv;
 	/* trace_pipe_raw pages are in the host's order; vm-trace ran on x86-64 */
-	ret = vma_kvm_tep_new(priv, false, 8, 4096);
-	if (ret == VMA_OK) {
+	ret = vma_kvm_tep_new(priv, false, 8, 4096, &why);
+	if (ret == VMA_ERR_IO) {
+		vma_diag_report(input->diag, VMA_LVL_SYSTEM, input->path, UINT64_MAX,
+				"Cannot load libtraceevent to read this raw ftrace dump: %s", why);
+	} else if (ret == VMA_OK) {
 		ret = dir ? load_dir(input, priv, dir) :
 			vma_kvm_default_formats(priv, entry_id, exit_id) ? VMA_ERR_NOMEM : VMA_OK;
 	}

@@ -36,13 +36,12 @@ bool vma_kvm_host_big_endian(void)
 }
 
 int vma_kvm_tep_new(struct vma_kvm_priv *priv, bool big_endian, uint32_t long_size,
-		    uint32_t page_size)
+		    uint32_t page_size, const char **why)
 {
-	const char *why;
-	const struct vma_tep_lib *tl = vma_tep_load(&why);
+	const struct vma_tep_lib *tl = vma_tep_load(why);
 
 	if (!tl)
-		return VMA_ERR_IO; /* the readers said why, having loaded it first */
+		return VMA_ERR_IO;
 	priv->tep = tl->tep_alloc();
 	if (!priv->tep)
 		return VMA_ERR_NOMEM;

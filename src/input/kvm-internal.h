@@ -624,11 +624,11 @@ struct vma_kvm_priv *vma_kvm_priv_of(const struct vma_input *input);
 
 /*
  * Creates priv->tep and a default priv->layout, loading libtraceevent
- * (vma_tep_load(), whose failure the caller reports).  Return: VMA_OK,
- * VMA_ERR_IO when it cannot be loaded, or VMA_ERR_NOMEM.
+ * first (vma_tep_load()).  Return: VMA_OK, VMA_ERR_NOMEM, or VMA_ERR_IO
+ * when it cannot be loaded, *@why then saying why for the caller's report.
  */
 int vma_kvm_tep_new(struct vma_kvm_priv *priv, bool big_endian, uint32_t long_size,
-		    uint32_t page_size);
+		    uint32_t page_size, const char **why);
 
 /*
  * vma_kvm_header_page - take the page layout from a tracefs header_page

@@ -403,13 +403,12 @@ static int open_dat(struct dat *d)
 	if (ret < 0)
 		return ret != -1 ? ret : failure(d);
 	d->priv->info.version = d->version;
-	if (!vma_tep_load(&why)) {
+	ret = vma_kvm_tep_new(d->priv, d->big, d->long_size, d->page_size, &why);
+	if (ret == VMA_ERR_IO) {
 		vma_diag_report(d->in->diag, VMA_LVL_SYSTEM, d->in->path, UINT64_MAX,
 				"Cannot load libtraceevent to read this trace.dat: %s", why);
 		d->failed = true;
-		return VMA_ERR_IO;
 	}
-	ret = vma_kvm_tep_new(d->priv, d->big, d->long_size, d->page_size);
 	if (ret < 0)
 		return ret;
 	if (d->version < 7) {

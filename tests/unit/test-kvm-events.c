@@ -75,9 +75,11 @@ static struct vma_kvm_priv *priv;
 static void load(bool big, const char *system, const char *text)
 {
 	if (!priv) {
+		const char *why = NULL;
+
 		priv = vma_kvm_priv_new();
 		cr_assert_not_null(priv);
-		cr_assert_eq(vma_kvm_tep_new(priv, big, 8, 4096), VMA_OK);
+		cr_assert_eq(vma_kvm_tep_new(priv, big, 8, 4096, &why), VMA_OK, "%s", why);
 	}
 	cr_assert_eq(vma_kvm_add_format(priv, system, text, strlen(text), UINT64_MAX), 0);
 }

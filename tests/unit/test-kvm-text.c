@@ -54,9 +54,11 @@ static void fini(void)
 
 static void load(bool big, const char *text)
 {
+	const char *why = NULL;
+
 	priv = vma_kvm_priv_new();
 	cr_assert_not_null(priv);
-	cr_assert_eq(vma_kvm_tep_new(priv, big, 8, 4096), VMA_OK);
+	cr_assert_eq(vma_kvm_tep_new(priv, big, 8, 4096, &why), VMA_OK, "%s", why);
 	cr_assert_eq(vma_kvm_add_format(priv, "kvm", text, strlen(text), UINT64_MAX), 0);
 	cr_assert_eq(vma_kvm_formats_load(priv, NULL, "test", big), VMA_OK);
 }
@@ -270,12 +272,12 @@ Test(kvm_text, comm_column_follows_registered_comms)
 {
 	unsigned char ev[64];
 	struct vma_strbuf sb;
-	const char *comm;
+	const char *comm, *why = NULL;
 	int round;
 
 	priv = vma_kvm_priv_new();
 	cr_assert_not_null(priv);
-	cr_assert_eq(vma_kvm_tep_new(priv, false, 8, 4096), VMA_OK);
+	cr_assert_eq(vma_kvm_tep_new(priv, false, 8, 4096, &why), VMA_OK, "%s", why);
 	cr_assert_eq(vma_kvm_add_format(priv, "sched", switch_fmt, strlen(switch_fmt),
 					UINT64_MAX), 0);
 	cr_assert_eq(vma_kvm_formats_load(priv, NULL, "test", false), VMA_OK);
