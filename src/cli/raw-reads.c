@@ -88,8 +88,18 @@ static int wrapper_next(struct vma_stream *s)
 
 struct vma_stream *vma_raw_reads_wrap(struct vma_raw_reads *rr, struct vma_stream *inner)
 {
-	struct wrapper *w = calloc(1, sizeof(*w));
+	struct wrapper *w;
 
+	/*
+	 * A stream given again (a paused pcpu of a pipe, announced anew or
+	 * ended with the input) keeps its wrapper: the merge knows a stream
+	 * it holds by its address.
+	 */
+	for (w = rr->wrappers; w; w = w->next_wrapper) {
+		if (w->inner == inner)
+			return &w->pub;
+	}
+	w = calloc(1, sizeof(*w));
 	if (!w)
 		return NULL;
 	w->pub = *inner;

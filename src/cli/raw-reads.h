@@ -19,7 +19,10 @@ struct vma_raw_reads *vma_raw_reads_create(FILE *out);
 /* Frees the wrappers: after the merge that holds them is gone. */
 void vma_raw_reads_destroy(struct vma_raw_reads *rr);
 
-/* A stream that reads @inner and prints what it reads; NULL when out of memory. */
+/*
+ * A stream that reads @inner and prints what it reads (the same one for
+ * the same @inner); NULL when out of memory.
+ */
 struct vma_stream *vma_raw_reads_wrap(struct vma_raw_reads *rr, struct vma_stream *inner);
 
 /* The stream a wrapper reads (what input-specific code must be given). */

@@ -179,6 +179,19 @@ else
 	fail "held-pipe-ends-pcpus: exit $rc"; diff "$tmp/held-file.run" "$tmp/held.run" | head -5
 fi
 
+# The same with --dump-raw-reads, whose streams wrap the reader's: a
+# paused pcpu given to the merge again keeps its wrapper, so it ends with
+# the input too (it stayed paused, its last stretches left open).
+{ cat "$good"; sleep 3; } | "$VMALYZE" -s --dump-raw-reads - >"$tmp/held-raw.out" 2>/dev/null
+rc=$?
+grep -e '^   running:' -e '^-- v' "$tmp/held-raw.out" >"$tmp/held-raw.run"
+if [ $rc -eq 0 ] && [ -s "$tmp/held-file.run" ] && cmp -s "$tmp/held-raw.run" "$tmp/held-file.run" &&
+	grep -q '^R p' "$tmp/held-raw.out"; then
+	echo "ok   held-pipe-ends-pcpus-raw-reads"
+else
+	fail "held-pipe-ends-pcpus-raw-reads: exit $rc"; diff "$tmp/held-file.run" "$tmp/held-raw.run" | head -5
+fi
+
 # SIGINT while the writer holds the pipe open in the middle of a window:
 # the records already read are not lost.  The summary counts every one of
 # them, as the same bytes on a closed pipe read with --tolerance 5 do (the
