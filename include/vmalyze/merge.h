@@ -16,7 +16,10 @@
  * is delivered anyway, flagged VMA_REC_LATE, and counted.  A stream whose
  * next() returns VMA_PAUSED leaves without being reported ended; its
  * reader adds it again (vma_merge_add) when it has records, or when its
- * input ended meanwhile: then it is reported ended.
+ * input ended meanwhile: then it is reported ended.  Added again, it keeps
+ * its place among streams of equal stamps and pcpu (the order they were
+ * first added in).  A stream added while the merge still holds it is read
+ * once: the second add does nothing.
  */
 #ifndef VMALYZE_MERGE_H
 #define VMALYZE_MERGE_H
@@ -130,5 +133,11 @@ uint64_t vma_merge_late_count(const struct vma_merge *merge);
  * The order is the same either way; the tests check which way it went.
  */
 bool vma_merge_wide(const struct vma_merge *merge);
+
+/*
+ * Number of streams the merge holds or held: each once, however often it
+ * paused and was added again.
+ */
+uint32_t vma_merge_streams(const struct vma_merge *merge);
 
 #endif /* VMALYZE_MERGE_H */

@@ -38,7 +38,10 @@
  *
  * Streams added by vma_merge_add() wait in a list until the next call of
  * vma_merge_next() takes them in, so a stream that a reader announces from
- * inside another stream's next() joins at a safe point.
+ * inside another stream's next() joins at a safe point.  A paused stream
+ * added again takes back its leaf (its place in the tie-break and its
+ * offset): a live pipe's pcpus may pause every few seconds for days, and
+ * the leaves stay one per stream.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -57,7 +60,7 @@ struct leaf {
 	uint32_t pcpu;             /* the tie-break rank: the pcpu, unless ranked otherwise */
 	uint32_t slot;             /* in the tree's bottom row, while in the tree */
 	uint32_t rank;             /* by (pcpu, leaf) among the streams in play: a key's low bits */
-	uint32_t pad;
+	uint32_t rejoining;        /* paused, added again, not waiting yet */
 	struct vma_stream *stream;
 };
 
@@ -96,6 +99,9 @@ struct vma_merge {
 	struct vma_stream *current_stream; /* its stream */
 	bool have_current;
 	uint32_t joined;           /* leaves [joined, nr_leaves) do not wait yet */
+	uint32_t *rejoin;          /* nr_rejoin leaves of paused streams added again, not waiting yet */
+	uint32_t nr_rejoin;
+	size_t cap_rejoin;
 	uint64_t last_tsc;
 	uint64_t late;
 	struct vma_merge_run run;  /* the run open_run() opened; its @last is the latest stamp */
@@ -115,7 +121,7 @@ struct vma_merge {
 	uint64_t *offset;
 	size_t cap_offset;
 	bool shifted;              /* some stream has an offset */
-	/* joined < nr_leaves || shifted: the one test of the fast path besides rc */
+	/* joined < nr_leaves || nr_rejoin || shifted: the one test of the fast path besides rc */
 	bool slow;
 };
 
@@ -181,6 +187,7 @@ void vma_merge_destroy(struct vma_merge *merge)
 	free(merge->rank_leaf);
 	free(merge->win);
 	free(merge->offset);
+	free(merge->rejoin);
 	free(merge);
 }
 
@@ -444,7 +451,7 @@ static int by_key(const void *a, const void *b)
 /*
  * Deal the ranks again: the streams in play in (pcpu, leaf) order, those
  * ranked before (already in that order) merged with the ones that joined
- * from leaf @from on, sorted.  Linear in the streams but for the joining
+ * from leaf @from on and those that joined again, sorted.  Linear in the streams but for the joining
  * ones' sort, as the rebuild that follows is.  The base is the earliest
  * stamp in play: the stream aside's leaf holds its stamp before its
  * current record, no later than the record's.
@@ -458,12 +465,18 @@ static void deal_ranks(struct vma_merge *m, uint32_t from)
 		if (in_play(m, l))
 			joining[nj++] = (uint64_t)m->leaf[l].pcpu << 32 | l;
 	}
+	for (i = 0; i < m->nr_rejoin; i++) {
+		l = m->rejoin[i];
+		joining[nj++] = (uint64_t)m->leaf[l].pcpu << 32 | l;
+	}
 	qsort(joining, nj, sizeof(*joining), by_key);
+	i = 0;
 	while (i < m->nr_ranked || j < nj) {
 		uint32_t a = i < m->nr_ranked ? m->rank_leaf[i] : EMPTY;
 		uint64_t ka = a != EMPTY ? (uint64_t)m->leaf[a].pcpu << 32 | a : UINT64_MAX;
 
-		if (a != EMPTY && !in_play(m, a)) {
+		/* a stream that joined again sorts among the joining ones, by its new rank */
+		if (a != EMPTY && (!in_play(m, a) || m->leaf[a].rejoining)) {
 			i++;
 			continue;
 		}
@@ -484,14 +497,22 @@ static void deal_ranks(struct vma_merge *m, uint32_t from)
 	}
 	m->nr_ranked = n;
 	m->rank_leaf[m->rank_mask] = EMPTY;
+	for (i = 0; i < m->nr_rejoin; i++)
+		m->leaf[m->rejoin[i]].rejoining = 0;
+	m->nr_rejoin = 0;
 }
 
 /* Take the streams that joined since the last call among the waiting ones. */
 static int take_joining(struct vma_merge *m)
 {
-	uint32_t from = m->joined;
+	uint32_t from = m->joined, i;
 	int rc;
 
+	for (i = 0; i < m->nr_rejoin; i++) {
+		rc = tree_insert(m, m->rejoin[i]);
+		if (rc)
+			return rc;
+	}
 	for (; m->joined < m->nr_leaves; m->joined++) {
 		rc = tree_insert(m, m->joined);
 		if (rc)
@@ -517,27 +538,57 @@ static void report_ended(struct vma_merge *m, struct vma_stream *stream)
 		m->ended[m->nr_ended++] = stream;
 }
 
-/* @stream was added before (a leaf stays when its stream pauses). */
-static bool added_before(const struct vma_merge *m, const struct vma_stream *stream)
+/* The leaf of @stream, added before (a leaf stays when its stream pauses), or EMPTY. */
+static uint32_t leaf_of(const struct vma_merge *m, const struct vma_stream *stream)
 {
 	uint32_t l;
 
 	for (l = 1; l < m->nr_leaves; l++) {
 		if (m->leaf[l].stream == stream)
-			return true;
+			return l;
 	}
-	return false;
+	return EMPTY;
+}
+
+/* Leaf @l's stream is in the merge: waiting, aside, or about to wait. */
+static bool held(const struct vma_merge *m, uint32_t l)
+{
+	uint32_t s = m->leaf[l].slot;
+
+	if (l >= m->joined || m->leaf[l].rejoining || (s < m->width && m->slot[s] == l))
+		return true;
+	return l == m->current && (m->have_current || m->kvm_held);
+}
+
+/* Paused @stream, which read a record, takes its leaf @l back. */
+static int rejoin(struct vma_merge *m, uint32_t l, struct vma_stream *stream, uint32_t rank)
+{
+	if (vma_grow(m->rejoin, &m->cap_rejoin, (size_t)m->nr_rejoin + 1, 4) < 0)
+		return VMA_ERR_NOMEM;
+	shift(m, l);
+	m->leaf[l].tsc = stream->rec.tsc;
+	m->leaf[l].pcpu = rank;
+	m->leaf[l].rejoining = 1;
+	m->rejoin[m->nr_rejoin++] = l;
+	m->slow = true;
+	m->run.stream = NULL;
+	return VMA_OK;
 }
 
 int vma_merge_add_ranked(struct vma_merge *m, struct vma_stream *stream, uint32_t rank)
 {
-	int rc = stream->next(stream);
+	uint32_t old = leaf_of(m, stream);
+	int rc;
 
+	/* Told twice: the stream is read once. */
+	if (old != EMPTY && held(m, old))
+		return VMA_OK;
+	rc = stream->next(stream);
 	/*
 	 * A paused stream added again with no record: its input ended while
 	 * it waited, and it ends as a stream that runs out in the merge does.
 	 */
-	if (rc == VMA_END && added_before(m, stream)) {
+	if (rc == VMA_END && old != EMPTY) {
 		report_ended(m, stream);
 		return VMA_OK;
 	}
@@ -548,6 +599,8 @@ int vma_merge_add_ranked(struct vma_merge *m, struct vma_stream *stream, uint32_
 			m->error = rc;
 		return VMA_OK;
 	}
+	if (old != EMPTY)
+		return rejoin(m, old, stream, rank);
 	if (m->nr_leaves == UINT32_MAX ||
 	    vma_grow(m->leaf, &m->cap_leaves, (size_t)m->nr_leaves + 1, 8) < 0)
 		return VMA_ERR_NOMEM;
@@ -558,7 +611,7 @@ int vma_merge_add_ranked(struct vma_merge *m, struct vma_stream *stream, uint32_
 	m->leaf[m->nr_leaves] = (struct leaf){
 		.tsc = stream->rec.tsc, .pcpu = rank, .stream = stream,
 	};
-	/* A stream that joins again (after a pause) keeps its pcpu's offset. */
+	/* A new stream of a pcpu keeps the pcpu's offset. */
 	for (uint32_t i = 1; m->shifted && i < m->nr_leaves && i < m->cap_offset; i++) {
 		if (m->leaf[i].pcpu == stream->pcpu && m->offset[i]) {
 			uint64_t off = m->offset[i];
@@ -604,7 +657,7 @@ static __attribute__((noinline)) int next_slow(struct vma_merge *m, struct vma_s
 {
 	if (had_current && rc == VMA_OK)
 		shift(m, m->current);
-	if (m->joined < m->nr_leaves) {
+	if (m->joined < m->nr_leaves || m->nr_rejoin) {
 		int join = take_joining(m);
 
 		if (join)
@@ -792,4 +845,9 @@ uint64_t vma_merge_late_count(const struct vma_merge *merge)
 bool vma_merge_wide(const struct vma_merge *merge)
 {
 	return merge->wide;
+}
+
+uint32_t vma_merge_streams(const struct vma_merge *merge)
+{
+	return merge->nr_leaves - 1;
 }

@@ -18,6 +18,9 @@ struct fake_stream {
 	struct vma_merge *merge;
 	struct fake_stream *announce; /* stream to add when record announce_at is read */
 	size_t announce_at;
+	size_t pause_every;  /* next() pauses once before every record numbered a multiple of it */
+	size_t paused_at;    /* the record it paused before, plus one */
+	bool paused;         /* returned VMA_PAUSED, not added again yet */
 };
 
 static int fake_next(struct vma_stream *s)
@@ -32,6 +35,12 @@ static int fake_next(struct vma_stream *s)
 	}
 	if ((int)f->next == f->fail_at)
 		return VMA_ERR_DAMAGED;
+	if (f->pause_every && f->next % f->pause_every == 0 && f->paused_at != f->next + 1 &&
+	    f->next < f->n) {
+		f->paused_at = f->next + 1;
+		f->paused = true;
+		return VMA_PAUSED;
+	}
 	if (f->next >= f->n)
 		return VMA_END;
 	memset(&s->rec, 0, sizeof(s->rec));
@@ -382,6 +391,100 @@ Test(merge, ended_streams_are_reported_once)
 	}
 	cr_assert_eq(ended_a, 1);
 	cr_assert_eq(ended_b, 1);
+	vma_merge_destroy(m);
+}
+
+/*
+ * Streams that pause before every other record and are added again, as a
+ * live pipe's reader does with pcpus gone quiet, for hours: every record
+ * comes once and in its stream's order, and the merge holds one leaf a
+ * stream, not one a pause.
+ */
+Test(merge, paused_streams_added_again_keep_their_leaves)
+{
+	enum { STREAMS = 3, PER = 100000 };
+	static uint64_t tsc[STREAMS][PER];
+	struct fake_stream f[STREAMS];
+	size_t want[STREAMS] = { 0 }, got = 0;
+	struct vma_merge *m = vma_merge_create();
+	struct vma_stream *s;
+	uint32_t i;
+	size_t k;
+	int rc;
+
+	for (i = 0; i < STREAMS; i++) {
+		for (k = 0; k < PER; k++)
+			tsc[i][k] = STREAMS * k + i;
+		fake_init(&f[i], i, tsc[i], PER);
+		f[i].pause_every = 2;
+		vma_merge_add(m, &f[i].stream);
+	}
+	for (;;) {
+		bool again = false;
+
+		rc = vma_merge_next(m, &s);
+		if (rc == VMA_OK) {
+			cr_assert_eq(s->rec.offset, want[s->pcpu], "pcpu %u", s->pcpu);
+			want[s->pcpu]++;
+			got++;
+		}
+		for (i = 0; i < STREAMS; i++) {
+			if (f[i].paused) {
+				f[i].paused = false;
+				again = true;
+				cr_assert_eq(vma_merge_add(m, &f[i].stream), VMA_OK);
+			}
+		}
+		if (rc != VMA_OK && !again)
+			break;
+	}
+	cr_assert_eq(rc, VMA_END);
+	cr_assert_eq(got, (size_t)STREAMS * PER);
+	cr_assert_eq(vma_merge_streams(m), STREAMS);
+	vma_merge_destroy(m);
+}
+
+/*
+ * A paused stream added again keeps its place in the tie-break: of two
+ * streams of one pcpu with equal stamps, the one added first goes first,
+ * however often it paused.  A stream added twice is read once.
+ */
+Test(merge, paused_stream_keeps_its_place_among_equal_stamps)
+{
+	static const uint64_t a[] = { 10, 20 }, b[] = { 15, 20 }, c[] = { 18, 30 };
+	static const uint32_t want_pcpu[] = { 0, 0, 1, 0, 0, 1 };
+	static const uint64_t want_tsc[] = { 10, 15, 18, 20, 20, 30 };
+	struct fake_stream fa, fb, fc;
+	struct vma_merge *m = vma_merge_create();
+	struct vma_stream *s, *order[6];
+	size_t got = 0;
+	int rc;
+
+	fake_init(&fa, 0, a, 2);
+	fake_init(&fb, 0, b, 2);
+	fake_init(&fc, 1, c, 2);
+	fa.pause_every = 1;
+	fa.paused_at = 1; /* not before its first record */
+	vma_merge_add(m, &fa.stream);
+	vma_merge_add(m, &fb.stream);
+	vma_merge_add(m, &fc.stream);
+	cr_assert_eq(vma_merge_add(m, &fc.stream), VMA_OK);
+	while ((rc = vma_merge_next(m, &s)) == VMA_OK) {
+		cr_assert_lt(got, 6);
+		cr_assert_eq(s->rec.pcpu, want_pcpu[got], "record %zu", got);
+		cr_assert_eq(s->rec.tsc, want_tsc[got], "record %zu", got);
+		order[got++] = s;
+		if (fa.paused) {
+			fa.paused = false;
+			fa.pause_every = 0;
+			vma_merge_add(m, &fa.stream);
+		}
+	}
+	cr_assert_eq(rc, VMA_END);
+	cr_assert_eq(got, 6);
+	cr_assert_eq(order[3], &fa.stream, "the stream added first, paused or not");
+	cr_assert_eq(order[4], &fb.stream);
+	cr_assert_eq(vma_merge_streams(m), 3);
 	vma_merge_destroy(m);
 }
 
