@@ -451,10 +451,10 @@ static int by_key(const void *a, const void *b)
 /*
  * Deal the ranks again: the streams in play in (pcpu, leaf) order, those
  * ranked before (already in that order) merged with the ones that joined
- * from leaf @from on and those that joined again, sorted.  Linear in the streams but for the joining
- * ones' sort, as the rebuild that follows is.  The base is the earliest
- * stamp in play: the stream aside's leaf holds its stamp before its
- * current record, no later than the record's.
+ * from leaf @from on and those that joined again, sorted.  Linear in the
+ * streams but for the joining ones' sort, as the rebuild that follows is.
+ * The base is the earliest stamp in play: the stream aside's leaf holds
+ * its stamp before its current record, no later than the record's.
  */
 static void deal_ranks(struct vma_merge *m, uint32_t from)
 {
