@@ -260,14 +260,15 @@ static __attribute__((noinline)) void replay_wide_path(struct vma_merge *m, uint
 /*
  * Leaf @l takes slot @s, which held the first stream: replay that
  * stream's matches with @l instead (@l is EMPTY only when @stream is
- * false).  In the keyed tree a level is a load, a comparison and the
- * masked swap of one word.
+ * false).  In the keyed tree a level is a load, a comparison and two
+ * selects (conditional moves: the winner, the smaller key, goes on),
+ * whose chain from level to level is two instructions long.
  */
 static inline __attribute__((always_inline)) void replay(struct vma_merge *m, uint32_t s,
 							 uint32_t l, bool stream)
 {
 	uint64_t *key = m->key, rel = m->leaf[l].tsc - m->base, cand;
-	uint32_t n;
+	size_t n; /* a word, so that key[n] needs no widening */
 
 	m->slot[s] = l;
 	m->leaf[l].slot = s;
@@ -276,11 +277,11 @@ static inline __attribute__((always_inline)) void replay(struct vma_merge *m, ui
 		return;
 	}
 	cand = stream ? rel << m->rank_bits | m->leaf[l].rank : EMPTY_KEY;
-	for (n = (m->width + s) / 2; n >= 1; n /= 2) {
-		uint64_t o = key[n], mask = -(uint64_t)(o < cand), d = (o ^ cand) & mask;
+	for (n = ((size_t)m->width + s) / 2; n >= 1; n /= 2) {
+		uint64_t o = key[n], winner = o < cand ? o : cand;
 
-		key[n] = o ^ d;
-		cand ^= d;
+		key[n] = o < cand ? cand : o;
+		cand = winner;
 	}
 	m->top = m->rank_leaf[cand & m->rank_mask];
 	m->top_tsc = m->leaf[m->top].tsc;
