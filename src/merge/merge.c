@@ -258,25 +258,20 @@ static __attribute__((noinline)) void replay_wide_path(struct vma_merge *m, uint
 }
 
 /*
- * Leaf @l takes slot @s, which held the first stream: replay that
- * stream's matches with @l instead (@l is EMPTY only when @stream is
- * false).  In the keyed tree a level is a load, a comparison and two
+ * The keyed tree's matches on slot @s's path, played by key @cand (its
+ * leaf already in the slot): a level is a load, a comparison and two
  * selects (conditional moves: the winner, the smaller key, goes on),
- * whose chain from level to level is two instructions long.
+ * whose chain from level to level is two instructions long.  The winner
+ * at the root is the first stream.  (Apart from replay(), gcc 12 makes
+ * the loop of vma_merge_next_from()'s inlined swap four instructions a
+ * swap shorter.)
  */
-static inline __attribute__((always_inline)) void replay(struct vma_merge *m, uint32_t s,
-							 uint32_t l, bool stream)
+static inline __attribute__((always_inline)) void play_up(struct vma_merge *m, uint32_t s,
+							  uint64_t cand)
 {
-	uint64_t *key = m->key, rel = m->leaf[l].tsc - m->base, cand;
+	uint64_t *key = m->key;
 	size_t n; /* a word, so that key[n] needs no widening */
 
-	m->slot[s] = l;
-	m->leaf[l].slot = s;
-	if (__builtin_expect(m->wide || (stream && rel >> m->range_bits != 0), 0)) {
-		replay_wide_path(m, s, l);
-		return;
-	}
-	cand = stream ? rel << m->rank_bits | m->leaf[l].rank : EMPTY_KEY;
 	for (n = ((size_t)m->width + s) / 2; n >= 1; n /= 2) {
 		uint64_t o = key[n], winner = o < cand ? o : cand;
 
@@ -285,6 +280,26 @@ static inline __attribute__((always_inline)) void replay(struct vma_merge *m, ui
 	}
 	m->top = m->rank_leaf[cand & m->rank_mask];
 	m->top_tsc = m->leaf[m->top].tsc;
+}
+
+/*
+ * Leaf @l takes slot @s, which held the first stream: replay that
+ * stream's matches with @l instead (@l is EMPTY only when @stream is
+ * false).
+ */
+static inline __attribute__((always_inline)) void replay(struct vma_merge *m, uint32_t s,
+							 uint32_t l, bool stream)
+{
+	uint64_t rel = m->leaf[l].tsc - m->base, cand;
+
+	m->slot[s] = l;
+	m->leaf[l].slot = s;
+	if (__builtin_expect(m->wide || (stream && rel >> m->range_bits != 0), 0)) {
+		replay_wide_path(m, s, l);
+		return;
+	}
+	cand = stream ? rel << m->rank_bits | m->leaf[l].rank : EMPTY_KEY;
+	play_up(m, s, cand);
 }
 
 /* Leaf @l's key in the keyed tree; false: its stamp does not fit. */
@@ -700,10 +715,16 @@ static __attribute__((noinline)) int next_slow(struct vma_merge *m, struct vma_s
  * swap.  The fast path of vma_merge_next() left the stream's stamp in its
  * record only: its leaf gets it here, before it waits.
  */
-static __attribute__((noinline)) struct vma_stream *swap_with_first(struct vma_merge *m)
+static inline __attribute__((always_inline)) struct vma_stream *swap_aside(struct vma_merge *m)
 {
 	m->leaf[m->current].tsc = m->current_stream->rec.tsc;
 	return deliver(m, swap_first(m, m->current));
+}
+
+/* swap_aside() out of the frame of next_read() and next_kvm(). */
+static __attribute__((noinline)) struct vma_stream *swap_with_first(struct vma_merge *m)
+{
+	return swap_aside(m);
 }
 
 /* The stream aside's record has the first waiting one's stamp: KVM's go by pcpu. */
@@ -793,15 +814,21 @@ int vma_merge_next(struct vma_merge *m, struct vma_stream **out)
 	return merge_next(m, out);
 }
 
+/* The run of the record just delivered, which may open one: up to the first waiting stream. */
+static inline struct vma_merge_run *start_run(struct vma_merge *m)
+{
+	m->run.stream = m->current_stream;
+	m->run.last = m->last_tsc;
+	m->run.limit = m->top_tsc;
+	return &m->run;
+}
+
 /* The run the record just delivered opens (merge.h), or NULL. */
 static inline struct vma_merge_run *open_run(struct vma_merge *m, int rc)
 {
 	if (rc != VMA_OK || !m->have_current || m->slow)
 		return NULL;
-	m->run.stream = m->current_stream;
-	m->run.last = m->last_tsc;
-	m->run.limit = m->top_tsc;
-	return &m->run;
+	return start_run(m);
 }
 
 bool vma_merge_runs(const struct vma_merge *m)
@@ -817,14 +844,35 @@ int vma_merge_next_run(struct vma_merge *m, struct vma_stream **out, struct vma_
 	return rc;
 }
 
-int vma_merge_next_from(struct vma_merge *m, int rc, struct vma_stream **out,
-			struct vma_merge_run **run)
+/* vma_merge_next_from() but for its common case: out of its frame. */
+static __attribute__((noinline)) int next_from_read(struct vma_merge *m, int rc,
+						    struct vma_stream **out,
+						    struct vma_merge_run **run)
 {
-	/* The records the caller took in the run were in order: the last one's is the latest. */
-	m->last_tsc = m->run.last;
 	rc = next_read(m, rc, out);
 	*run = open_run(m, rc);
 	return rc;
+}
+
+int vma_merge_next_from(struct vma_merge *m, int rc, struct vma_stream **out,
+			struct vma_merge_run **run)
+{
+	struct vma_stream *s = m->current_stream;
+
+	/* The records the caller took in the run were in order: the last one's is the latest. */
+	m->last_tsc = m->run.last;
+	/*
+	 * The common case: the run's stream went past the first waiting
+	 * one (no stream joins, none is shifted; runs are not KVM's).  The
+	 * two swap, and the record delivered opens the next run: in this
+	 * frame, with none of next_read()'s tests.
+	 */
+	if (__builtin_expect(rc == VMA_OK && !m->slow && s->rec.tsc > m->top_tsc, 1)) {
+		*out = swap_aside(m);
+		*run = start_run(m);
+		return VMA_OK;
+	}
+	return next_from_read(m, rc, out, run);
 }
 
 struct vma_stream *vma_merge_pop_ended(struct vma_merge *m)

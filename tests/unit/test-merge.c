@@ -318,6 +318,41 @@ Test(merge, empty_streams_are_dropped)
 	vma_merge_destroy(m);
 }
 
+/*
+ * A record read in a run past the first waiting stream's swaps the two:
+ * the run the delivered record opens starts at its stamp, so that the
+ * next record of its stream, older (b's 9 after its 10), is late,
+ * whether the records are read in runs or one by one.
+ */
+Test(merge, a_swap_opens_its_run_at_the_delivered_record)
+{
+	static const uint64_t a[] = { 1, 2, 50, 51 }, b[] = { 10, 9, 60 };
+	static const uint64_t want[] = { 1, 2, 10, 9, 50, 51, 60 };
+	struct fake_stream f[2];
+	uint32_t pcpus[8];
+	uint64_t idx[8], tscs[8];
+	size_t got, i;
+	int runs;
+
+	for (runs = 0; runs < 2; runs++) {
+		struct vma_merge *m = vma_merge_create();
+
+		fake_init(&f[0], 0, a, 4);
+		fake_init(&f[1], 1, b, 3);
+		vma_merge_add(m, &f[0].stream);
+		vma_merge_add(m, &f[1].stream);
+		if (runs)
+			cr_assert_eq(drain_runs(m, pcpus, idx, tscs, 8, &got, SIZE_MAX, 0), VMA_END);
+		else
+			cr_assert_eq(drain(m, pcpus, idx, tscs, 8, &got), VMA_END);
+		cr_assert_eq(got, 7);
+		for (i = 0; i < got; i++)
+			cr_assert_eq(tscs[i], want[i], "runs %d: record %zu", runs, i);
+		cr_assert_eq(vma_merge_late_count(m), 1, "runs %d: b's 9 comes after its 10", runs);
+		vma_merge_destroy(m);
+	}
+}
+
 Test(merge, late_stream_older_records_are_flagged)
 {
 	static const uint64_t a[] = { 10, 20, 30 }, late[] = { 15, 25 };
