@@ -179,6 +179,22 @@ Test(xen_events, rows_are_well_formed)
 	cr_expect_eq(vma_xen_event_index(TRC_SCHED_RUNSTATE_CHANGE), VMA_XE_NONE);
 }
 
+/* Every main field: a class exactly when one of its low eight bits is set, and no other. */
+Test(xen_events, class_of_every_main_field)
+{
+	uint32_t main, bit;
+
+	for (main = 0; main <= 0xffff; main++) {
+		int want = -1;
+
+		for (bit = 0; bit < 8; bit++) {
+			if (main == 1u << bit)
+				want = (int)bit;
+		}
+		cr_assert_eq(vma_xen_class(main << 16 | 0x123), want, "main field 0x%x", main);
+	}
+}
+
 /* The summary's handler names are the rows' names. */
 Test(xen_events, handler_names_come_from_rows)
 {
