@@ -6,8 +6,10 @@
 # pcpu, migrations, xentrace's drain of every buffer at once): vmalyze
 # reads them with no warning, its summary's exits by vcpu and reason are
 # the ground truth xtsim wrote (exits closed by a vmentry or by a change
-# to runnable: a preemption's, or a wake-up's after a hlt), and --threads 2 prints --threads 1's summary.  Skips
-# (exit 77) without python3.
+# to runnable: a preemption's, or a wake-up's after a hlt), and
+# --threads 2 prints --threads 1's summary; a host with lost-record gaps
+# (which have no truth) reads with no warning, the same on two threads,
+# its lost records counted.  Skips (exit 77) without python3.
 set -u
 : "${VMALYZE:?}" "${top_srcdir:?}"
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: no python3"; exit 77; }
@@ -56,4 +58,26 @@ for host in "8-pcpus|--seed 5 --pcpus 8 --domains 6 --vcpus 2 --pv-domains 1 --s
 		echo "ok   $name: $(wc -l <"$tmp/truth") exit rows equal the truth"
 	fi
 done
+
+name=8-pcpus-lost
+if ! python3 "$top_srcdir/bench/xtsim" --seed 11 --pcpus 8 --domains 6 --vcpus 2 \
+	--pv-domains 1 --lost 40 --size 2M --out "$tmp/t.xt" 2>"$tmp/gen.err"; then
+	fail "$name: xtsim: $(tail -1 "$tmp/gen.err")"
+else
+	"$VMALYZE" --threads 1 -s "$tmp/t.xt" >"$tmp/s1" 2>"$tmp/err1"
+	rc1=$?
+	"$VMALYZE" --threads 2 -s "$tmp/t.xt" >"$tmp/s2" 2>"$tmp/err2"
+	rc2=$?
+	lost=$("$VMALYZE" -s --json "$tmp/t.xt" 2>/dev/null |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["lost_records"])')
+	if [ $rc1 -ne 0 ] || [ $rc2 -ne 0 ] || [ -s "$tmp/err1" ]; then
+		fail "$name: exit $rc1/$rc2, stderr: $(head -2 "$tmp/err1")"
+	elif ! cmp -s "$tmp/s1" "$tmp/s2"; then
+		fail "$name: --threads 2 prints another summary"
+	elif [ "${lost:-0}" -le 0 ]; then
+		fail "$name: no lost record counted (${lost:-none})"
+	else
+		echo "ok   $name: $lost lost records, the same summary on two threads"
+	fi
+fi
 [ "$fails" -eq 0 ]
