@@ -133,6 +133,7 @@ struct setup {
 	bool lent;           /* read with vma_feed_next_record() */
 	bool vary_words;     /* payloads of every length */
 	bool foreign_pcpu;   /* the odd streams' records name another pcpu */
+	bool far_second;     /* the second stream starts late: the first runs alone */
 };
 
 /*
@@ -162,6 +163,8 @@ static struct log run(const struct setup *su, unsigned int threads, bool spin, i
 		fs[i].vary_words = su->vary_words;
 		fs[i].rec_pcpu = su->foreign_pcpu && i % 2 ? 100 + i + 1 : 0;
 	}
+	if (su->far_second)
+		fs[1].tsc = (uint64_t)1 << 40;
 	/* The last stream is found late, from inside the first one's next(). */
 	fs[0].announce = &fs[su->nr_streams - 1];
 	fs[0].announce_at = su->records / 2;
@@ -283,6 +286,20 @@ Test(feed, lent_records_up_to_a_failure)
 			    .lent = true, .vary_words = true };
 
 	same_both_ways(&su, VMA_ERR_DAMAGED);
+}
+
+/*
+ * The first stream reads a long run (the second starts much later) when
+ * it announces the last one, whose records are older: the run ends there,
+ * on the reader thread as on the caller's, and the new stream's records
+ * come next either way.
+ */
+Test(feed, a_stream_announced_in_a_run_ends_the_run)
+{
+	struct setup su = { .nr_streams = 3, .records = 4000, .fail_stream = -1,
+			    .far_second = true };
+
+	same_both_ways(&su, VMA_END);
 }
 
 Test(feed, a_record_of_another_pcpu_keeps_its_stream)
