@@ -262,9 +262,9 @@ static __attribute__((noinline)) void replay_wide_path(struct vma_merge *m, uint
  * leaf already in the slot): a level is a load, a comparison and two
  * selects (conditional moves: the winner, the smaller key, goes on),
  * whose chain from level to level is two instructions long.  The winner
- * at the root is the first stream.  (Apart from replay(), gcc 12 makes
- * the loop of vma_merge_next_from()'s inlined swap four instructions a
- * swap shorter.)
+ * at the root is the first stream.  (A helper, not replay()'s own loop:
+ * so, inlined into vma_merge_next_from(), gcc 12 makes it four
+ * instructions a swap shorter.)
  */
 static inline __attribute__((always_inline)) void play_up(struct vma_merge *m, uint32_t s,
 							  uint64_t cand)

@@ -45,8 +45,9 @@ for host in "8-pcpus|--seed 5 --pcpus 8 --domains 6 --vcpus 2 --pv-domains 1 --s
 	"$VMALYZE" --threads 2 -s "$tmp/t.xt" >"$tmp/s2" 2>"$tmp/err2"
 	rc2=$?
 	"$VMALYZE" --threads 1 -s --json "$tmp/t.xt" 2>"$tmp/err3" | exits >"$tmp/ours"
-	if [ $rc1 -ne 0 ] || [ $rc2 -ne 0 ] || [ -s "$tmp/err1" ] || [ -s "$tmp/err3" ]; then
-		fail "$name: exit $rc1/$rc2, stderr: $(head -2 "$tmp/err1" "$tmp/err3")"
+	if [ $rc1 -ne 0 ] || [ $rc2 -ne 0 ] || [ -s "$tmp/err1" ] || [ -s "$tmp/err2" ] ||
+		[ -s "$tmp/err3" ]; then
+		fail "$name: exit $rc1/$rc2, stderr: $(head -2 "$tmp/err1" "$tmp/err2" "$tmp/err3")"
 	elif ! cmp -s "$tmp/s1" "$tmp/s2"; then
 		fail "$name: --threads 2 prints another summary"
 	elif [ "$(wc -l <"$tmp/truth")" -lt 10 ]; then
@@ -70,8 +71,8 @@ else
 	rc2=$?
 	lost=$("$VMALYZE" -s --json "$tmp/t.xt" 2>/dev/null |
 		python3 -c 'import json, sys; print(json.load(sys.stdin)["lost_records"])')
-	if [ $rc1 -ne 0 ] || [ $rc2 -ne 0 ] || [ -s "$tmp/err1" ]; then
-		fail "$name: exit $rc1/$rc2, stderr: $(head -2 "$tmp/err1")"
+	if [ $rc1 -ne 0 ] || [ $rc2 -ne 0 ] || [ -s "$tmp/err1" ] || [ -s "$tmp/err2" ]; then
+		fail "$name: exit $rc1/$rc2, stderr: $(head -2 "$tmp/err1" "$tmp/err2")"
 	elif ! cmp -s "$tmp/s1" "$tmp/s2"; then
 		fail "$name: --threads 2 prints another summary"
 	elif [ "${lost:-0}" -le 0 ]; then
