@@ -468,10 +468,11 @@ int vma_render_json(struct vma_render *ctx, const struct vma_report *r)
 		vma_fprintf(out, "\"vendor\":\"%s\",", r->svm ? "svm" : "vmx");
 	vma_fprintf(out,
 		"\"total_cycles\":%" PRIu64 ",\"total_seconds\":%.9f"
-		",\"records\":%" PRIu64 ",\"lost_records\":%" PRIu64 ",\"pcpus\":[",
+		",\"records\":%" PRIu64 ",\"lost_records\":%" PRIu64,
 		r->total, vma_report_seconds(r, r->total), r->records, r->lost_records);
 	precision_json(out, r);
 	folding_json(out, r);
+	vma_fprintf(out, ",\"pcpus\":[");
 	for (i = 0; i < r->nr_pcpus; i++) {
 		const struct vma_report_pcpu *p = &r->pcpus[i];
 

@@ -80,6 +80,16 @@ line=$line'exact samples at most [0-9]*, [1-9][0-9]* summaries in compact form; 
 grep -q "$line" "$tmp/big.txt" ||
 	fail "no compact form at 1M on the 136-vcpu host: $(grep '^Memory budget' "$tmp/big.txt")"
 grep -q '"compact_summaries":[1-9][0-9]*,' "$tmp/big.json" || fail "no JSON compact_summaries"
+# "precision" and "rows" are members of the document, beside "pcpus", not in it.
+if command -v jq >/dev/null 2>&1; then
+	for f in small big; do
+		jq -e '(.precision.memory_budget == 917504) and (.rows.memory_budget == 131072) and
+			(.pcpus | length > 0) and all(.pcpus[]; has("id"))' "$tmp/$f.json" \
+			>/dev/null 2>&1 || fail "$f.json: not JSON, or precision/rows/pcpus misplaced"
+	done
+else
+	echo "skip: JSON structure at 1M (no jq)"
+fi
 grep -q '"compact_summaries":0,' "$tmp/small.json" || fail "compact_summaries not 0 at 1M on 16 MiB"
 peak=$(sed -n 's/.*"precision":{[^}]*"peak_bytes":\([0-9]*\)}.*/\1/p' "$tmp/big.json")
 [ -n "$peak" ] && [ "$peak" -le $((917504 + 917504 / 8)) ] ||
