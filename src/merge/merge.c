@@ -844,7 +844,7 @@ int vma_merge_next_run(struct vma_merge *m, struct vma_stream **out, struct vma_
 	return rc;
 }
 
-/* vma_merge_next_from() but for its common case: out of its frame. */
+/* The rest of vma_merge_next_from(), all but its common case: out of its frame. */
 static __attribute__((noinline)) int next_from_read(struct vma_merge *m, int rc,
 						    struct vma_stream **out,
 						    struct vma_merge_run **run)
