@@ -6,6 +6,12 @@
  * the vmexit arcs run under it, and how often it was switched to or
  * reloaded (a write of the value already loaded: a TLB flush).  The state
  * stage feeds it from the arc close (cr3.c).
+ *
+ * A guest loads a CR3 per process it runs, so a long trace of a busy
+ * guest has thousands: a domain's list is a table of rows (cycles.h),
+ * found through a hash index and charged to the machine's rows budget.
+ * Past it, CR3s loaded for the first time share the domain's "other"
+ * entry (gmfn VMA_CR3_OTHER).
  */
 #ifndef VMALYZE_CR3_H
 #define VMALYZE_CR3_H
@@ -30,11 +36,16 @@ struct vma_cr3 {
 	uint64_t switches, flushes;
 };
 
+/* The "other" entry's gmfn (a gmfn is below 2^52). */
+#define VMA_CR3_OTHER UINT64_MAX
+
 /* A domain's CR3s, by first load. */
 struct vma_cr3_list {
 	struct vma_cr3 *v;      /* owned */
 	uint32_t nr;
 	size_t cap;
+	/* owned: entries by gmfn, vma_code_index_slots(cap) of them; UINT32_MAX is empty */
+	uint32_t *index;
 };
 
 /* A vcpu's side: what it has loaded. */
@@ -45,7 +56,7 @@ struct vma_cr3_vcpu {
 	uint64_t since;         /* when it was switched to */
 };
 
-/* Frees @l's summaries, charged to @b (cycles.h). */
+/* Frees @l, its rows and summaries charged to @b (cycles.h). */
 void vma_cr3_list_release(struct vma_cr3_list *l, struct vma_cycles_budget *b);
 
 #endif /* VMALYZE_CR3_H */

@@ -185,7 +185,8 @@ struct vma_report_emulate_eip {
 
 /* A guest CR3 of a domain (--with-cr3-enumeration, cr3.h). */
 struct vma_report_cr3 {
-	uint64_t gmfn;
+	uint64_t gmfn;            /* VMA_CR3_OTHER for the CR3s that got no row (rows' budget) */
+	bool other;
 	uint32_t id;
 	uint64_t first, last;     /* ticks since the first record: first load, last switch away */
 	uint64_t run_time;        /* guest + hypervisor ticks */

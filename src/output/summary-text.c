@@ -551,7 +551,10 @@ static void cr3_list(const struct vma_summary_ctx *c, const struct vma_report_do
 	for (i = 0; i < d->nr_cr3s; i++) {
 		const struct vma_report_cr3 *r = &d->cr3s[i];
 
-		snprintf(desc, sizeof(desc), "  %8" PRIx64 " (id %u)", r->gmfn, r->id);
+		if (r->other)
+			snprintf(desc, sizeof(desc), "  %8s (id %u)", "other", r->id);
+		else
+			snprintf(desc, sizeof(desc), "  %8" PRIx64 " (id %u)", r->gmfn, r->id);
 		vma_summary_cycle_line(c, desc, &r->total);
 		percent_line(c, "          guest", &r->guest, r->run_time);
 		percent_line(c, "          hv   ", &r->hv, r->run_time);

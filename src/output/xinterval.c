@@ -365,6 +365,9 @@ static void write_header(struct vma_xinterval *x)
 			if (x->cols[i].key == VMA_GUEST_VECTORS &&
 			    x->opts.mode == VMA_XINTERVAL_GUEST_INTERRUPT)
 				fputs(" >255", x->out);
+			else if (x->opts.mode == VMA_XINTERVAL_CR3_SCHEDULE_TIME_ALL &&
+				 x->cols[i].key == VMA_CR3_OTHER)
+				fputs(" other", x->out);
 			else if (x->opts.mode == VMA_XINTERVAL_CR3_SCHEDULE_TIME_ALL)
 				vma_fprintf(x->out, " %" PRIx64, x->cols[i].key);
 			else
@@ -423,9 +426,14 @@ static bool write_ordered(struct vma_xinterval *x, const struct vma_machine *m, 
 		qsort(x->rank, nr, sizeof(*x->rank), rank_order);
 	write_start(x, start);
 	for (i = 0; i < nr; i++) {
-		vma_fprintf(x->out, " %8" PRIx64 ": %.2f %c\n", x->rank[i].c->gmfn,
-			(double)x->rank[i].cycles * 100.0 / (double)len,
-			x->rank[i].c->first_tsc > x->origin + start ? '*' : ' ');
+		const struct vma_cr3 *c = x->rank[i].c;
+
+		if (c->gmfn == VMA_CR3_OTHER)
+			vma_fprintf(x->out, " %8s:", "other");
+		else
+			vma_fprintf(x->out, " %8" PRIx64 ":", c->gmfn);
+		vma_fprintf(x->out, " %.2f %c\n", (double)x->rank[i].cycles * 100.0 / (double)len,
+			    c->first_tsc > x->origin + start ? '*' : ' ');
 	}
 	if (!nr)
 		fputc('\n', x->out);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vmalyze/code-index.h"
 #include "vmalyze/cr3.h"
 #include "vmalyze/diag.h"
 #include "vmalyze/grow.h"
@@ -17,29 +18,136 @@
 #include "vmalyze/status.h"
 #include "vmalyze/xen-events.h"
 
-/* @gmfn's entry in @l, added (with the next machine-wide id) when new; NULL: no memory. */
-static struct vma_cr3 *find_or_add(struct vma_machine *m, struct vma_cr3_list *l,
-				   uint64_t gmfn, uint64_t tsc, uint32_t *index)
+/* Rows' bytes of a list with room for @cap entries, its index included. */
+static size_t list_bytes(size_t cap)
 {
-	struct vma_cr3 *c;
-	uint32_t i;
+	return cap * sizeof(struct vma_cr3) +
+	       (size_t)vma_code_index_slots((uint32_t)cap) * sizeof(uint32_t);
+}
 
-	/* A domain loads few distinct CR3s (one per process it ran): a scan is enough. */
-	for (i = 0; i < l->nr; i++) {
-		if (l->v[i].gmfn == gmfn) {
-			*index = i;
-			return &l->v[i];
-		}
+/* The index slot where the search for @gmfn starts (Fibonacci hashing). */
+static inline uint32_t home(uint64_t gmfn, uint32_t mask)
+{
+	return (uint32_t)((gmfn * 0x9e3779b97f4a7c15ull) >> 32) & mask;
+}
+
+/* @gmfn's entry number in @l, or UINT32_MAX. */
+static uint32_t find(const struct vma_cr3_list *l, uint64_t gmfn)
+{
+	uint32_t mask, i, e;
+
+	if (!l->index)
+		return UINT32_MAX;
+	mask = vma_code_index_slots((uint32_t)l->cap) - 1;
+	for (i = home(gmfn, mask); (e = l->index[i]) != UINT32_MAX; i = (i + 1) & mask) {
+		if (l->v[e].gmfn == gmfn)
+			return e;
 	}
-	if (l->nr == UINT32_MAX || vma_grow(l->v, &l->cap, (size_t)l->nr + 1, 16))
-		return NULL;
-	c = &l->v[l->nr];
+	return UINT32_MAX;
+}
+
+static void index_put(struct vma_cr3_list *l, uint32_t e)
+{
+	uint32_t mask = vma_code_index_slots((uint32_t)l->cap) - 1, i;
+
+	for (i = home(l->v[e].gmfn, mask); l->index[i] != UINT32_MAX; i = (i + 1) & mask)
+		;
+	l->index[i] = e;
+}
+
+/* @l's room and index grown to @cap entries.  Return: VMA_OK or VMA_ERR_NOMEM (@l unchanged). */
+static int regrow(struct vma_cr3_list *l, size_t cap)
+{
+	uint32_t slots = vma_code_index_slots((uint32_t)cap), *index, e;
+	struct vma_cr3 *v = realloc(l->v, cap * sizeof(*v));
+
+	if (!v)
+		return VMA_ERR_NOMEM;
+	l->v = v;
+	index = malloc((size_t)slots * sizeof(*index));
+	if (!index)
+		return VMA_ERR_NOMEM;
+	free(l->index);
+	l->index = index;
+	l->cap = cap;
+	memset(index, 0xff, (size_t)slots * sizeof(*index));
+	for (e = 0; e < l->nr; e++)
+		index_put(l, e);
+	return VMA_OK;
+}
+
+/*
+ * Room for one more entry, the growth charged to @b's rows; @other: for
+ * the "other" entry, whose room is granted past the limit, for itself
+ * alone.  Return: whether there is room; when not, *@refused says whether
+ * the budget refused it (else memory ran out).
+ */
+static bool room(struct vma_cycles_budget *b, struct vma_cr3_list *l, bool other, bool *refused)
+{
+	size_t cap = other ? l->cap + 1 : l->cap ? l->cap * 2 : 8;
+	size_t bytes = list_bytes(cap) - list_bytes(l->cap);
+
+	*refused = false;
+	if (l->nr < l->cap)
+		return true;
+	if (cap > UINT32_MAX / 2)
+		return false;
+	if (other) {
+		vma_rows_force(b, bytes);
+	} else if (!vma_rows_charge(b, bytes)) {
+		*refused = true;
+		return false;
+	}
+	if (regrow(l, cap) == VMA_OK)
+		return true;
+	vma_rows_credit(b, bytes);
+	return false;
+}
+
+/* A new entry for @gmfn (room made), with the next machine-wide id. */
+static struct vma_cr3 *add(struct vma_machine *m, struct vma_cr3_list *l, uint64_t gmfn,
+			   uint64_t tsc)
+{
+	struct vma_cr3 *c = &l->v[l->nr];
+
 	memset(c, 0, sizeof(*c));
 	c->gmfn = gmfn;
 	c->id = m->next_cr3_id++;
 	c->first_tsc = tsc;
-	*index = l->nr++;
+	index_put(l, l->nr++);
 	return c;
+}
+
+/*
+ * @gmfn's entry in @l (its number in *@index), added when new; when the
+ * rows' budget refuses a new one, the domain's "other" entry.  NULL: no
+ * memory.
+ */
+static struct vma_cr3 *find_or_add(struct vma_machine *m, struct vma_cr3_list *l,
+				   uint64_t gmfn, uint64_t tsc, uint32_t *index)
+{
+	uint32_t i = find(l, gmfn);
+	bool refused;
+
+	if (i != UINT32_MAX) {
+		*index = i;
+		return &l->v[i];
+	}
+	if (!room(&m->budget, l, false, &refused)) {
+		if (!refused)
+			return NULL;
+		vma_rows_fold(&m->budget);
+		gmfn = VMA_CR3_OTHER;
+		i = find(l, gmfn);
+		if (i != UINT32_MAX) {
+			*index = i;
+			return &l->v[i];
+		}
+		if (!room(&m->budget, l, true, &refused))
+			return NULL;
+	}
+	*index = l->nr;
+	return add(m, l, gmfn, tsc);
 }
 
 /* @v loads CR3 @val at @tsc, not the value it had loaded (xenalyze's cr3_switch()). */
@@ -117,6 +225,7 @@ void vma_cr3_list_release(struct vma_cr3_list *l, struct vma_cycles_budget *b)
 {
 	uint32_t i, j;
 
+	vma_rows_credit(b, list_bytes(l->cap));
 	for (i = 0; i < l->nr; i++) {
 		vma_cycles_release(&l->v[i].total, b);
 		vma_cycles_release(&l->v[i].guest, b);
@@ -125,5 +234,6 @@ void vma_cr3_list_release(struct vma_cr3_list *l, struct vma_cycles_budget *b)
 			vma_cycles_release(&l->v[i].hv_by[j], b);
 	}
 	free(l->v);
+	free(l->index);
 	*l = (struct vma_cr3_list){ 0 };
 }

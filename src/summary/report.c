@@ -220,6 +220,7 @@ static void build_cr3s(struct vma_report_builder *b, struct vma_report_domain *r
 		struct vma_report_cr3 *rc = &rd->cr3s[rd->nr_cr3s++];
 
 		rc->gmfn = c->gmfn;
+		rc->other = c->gmfn == VMA_CR3_OTHER;
 		rc->id = c->id;
 		rc->first = since_first(b, c->first_tsc);
 		rc->last = c->last_tsc ? since_first(b, c->last_tsc) : 0;

@@ -133,3 +133,96 @@ Test(cr3, nothing_without_the_option)
 	vma_machine_destroy(m);
 	vma_diag_destroy(diag);
 }
+
+/*
+ * A domain of @n CR3s written in turn, then again in reverse, under
+ * @rows: the last one twice in a row (a flush), every other one switched
+ * to twice.
+ */
+static struct vma_report *many(uint32_t n, size_t rows)
+{
+	struct vma_machine_options mo = { .eips = { .cr3 = true }, .rows_budget = rows };
+	struct vma_report_build how = { .hz = 1000000000u, .detail = VMA_REPORT_FULL,
+					.final = true };
+	uint64_t tsc = 2000;
+	uint32_t i;
+
+	diag = vma_diag_create(VMA_LVL_MAX_TOLERABLE, VMA_VERB_QUIET);
+	m = vma_machine_create(diag, &mo);
+	cr_assert_not_null(m);
+	cr_assert_eq(vma_machine_add_pcpu(m, 0), VMA_OK);
+	feed(1000, TRC_SCHED_RUNSTATE_CHANGE | 1 << 8, 1, 1 << 16); /* d1v0 runs */
+	for (i = 0; i < 2 * n; i++, tsc += 1000)
+		cr3_write(tsc, (i < n ? i + 1 : 2 * n - i) << 12, 100);
+	vma_machine_finish(m);
+	return vma_report_create(m, &how);
+}
+
+static void finish(struct vma_report *r)
+{
+	vma_report_destroy(r);
+	vma_machine_destroy(m);
+	vma_diag_destroy(diag);
+}
+
+/* The index finds every CR3 again as the list grows (8, 16, 32, 64 entries). */
+Test(cr3, every_cr3_found_again)
+{
+	struct vma_report *r = many(40, SIZE_MAX);
+	const struct vma_report_domain *d = domain1(r);
+	uint32_t i;
+
+	cr_assert_eq(d->nr_cr3s, 40);
+	for (i = 0; i < 40; i++) {
+		cr_assert_eq(d->cr3s[i].gmfn, i + 1);
+		cr_assert_not(d->cr3s[i].other);
+		cr_assert_eq(d->cr3s[i].switches, i == 39 ? 1 : 2, "cr3 %u: %lu switches", i + 1,
+			     (unsigned long)d->cr3s[i].switches);
+	}
+	cr_assert_eq(d->cr3s[39].flushes, 1);
+	finish(r);
+}
+
+/*
+ * Past the rows' budget a new CR3 goes to the domain's "other" entry,
+ * made once, last: every switch, flush and cycle is still counted.
+ */
+Test(cr3, new_cr3s_past_the_rows_budget_go_to_other)
+{
+	struct vma_report *r = many(40, 8 * 1024), *all;
+	const struct vma_report_domain *d = domain1(r), *a;
+	uint64_t switches = 0, flushes = 0, guest = 0, hv = 0, a_guest = 0, a_hv = 0;
+	const struct vma_report_cr3 *o;
+	uint32_t i;
+
+	cr_assert_gt(d->nr_cr3s, 1);
+	cr_assert_lt(d->nr_cr3s, 40, "%u entries under 8 KiB of rows", d->nr_cr3s);
+	o = &d->cr3s[d->nr_cr3s - 1];
+	cr_assert(o->other);
+	cr_assert_eq(o->gmfn, VMA_CR3_OTHER);
+	/* CR3 40, last written, has no entry of its own: its flush is the other entry's. */
+	cr_assert_eq(o->flushes, 1);
+	for (i = 0; i < d->nr_cr3s; i++) {
+		cr_assert_eq(d->cr3s[i].other, i == d->nr_cr3s - 1);
+		if (!d->cr3s[i].other)
+			cr_assert_eq(d->cr3s[i].gmfn, i + 1);
+		switches += d->cr3s[i].switches;
+		flushes += d->cr3s[i].flushes;
+		guest += d->cr3s[i].guest.total;
+		hv += d->cr3s[i].hv.total;
+	}
+	cr_assert_eq(switches, 79);
+	cr_assert_eq(flushes, 1);
+	cr_assert(r->folding.reduced);
+	cr_assert_geq(r->folding.events, 1);
+	finish(r);
+	all = many(40, SIZE_MAX);
+	a = domain1(all);
+	for (i = 0; i < a->nr_cr3s; i++) {
+		a_guest += a->cr3s[i].guest.total;
+		a_hv += a->cr3s[i].hv.total;
+	}
+	cr_assert_eq(guest, a_guest);
+	cr_assert_eq(hv, a_hv);
+	finish(all);
+}
