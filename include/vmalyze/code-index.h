@@ -95,4 +95,35 @@ static inline uint32_t vma_code_index_slots(uint32_t cap)
 /* Pointers to the @n entries into @out (room for @n), by ascending code. */
 void vma_code_table_sorted(const void *entries, size_t size, uint32_t n, const void **out);
 
+/*
+ * Key tables: the same index over entries whose first field is a
+ * uint64_t key (a CR3's frame, a guest EIP: any value, none shared), for
+ * tables that a trace can fill with as many keys as it has records.
+ * Their room and index are rows of a budget (cycles.h): they grow only
+ * through vma_key_table_room().
+ */
+struct vma_cycles_budget;
+
+/* The entry number of @key among the entries at @entries that @x indexes, or UINT32_MAX. */
+uint32_t vma_key_table_find(const struct vma_code_index *x, const void *entries, size_t size,
+			    uint64_t key);
+
+/* Entry @i, whose key @x does not hold yet, into @x (which has room for it). */
+void vma_key_table_put(struct vma_code_index *x, const void *entries, size_t size, uint32_t i);
+
+/* Rows' bytes of a key table with room for @cap entries of @size bytes, its index included. */
+size_t vma_key_table_bytes(size_t cap, size_t size);
+
+/*
+ * vma_key_table_room - room for entry @nr in the key table at *@entriesp
+ * (room for *@cap), its growth charged to @b's rows first: doubling from
+ * 8, or by one entry when @force (an "other" entry, granted past the
+ * limit: vma_rows_force()).  Return: true with room; false when the
+ * budget refused it (*@refused set: the caller folds the key into its
+ * "other" entry and tells vma_rows_fold()) or memory ran out (the table
+ * unchanged, nothing charged).
+ */
+bool vma_key_table_room(struct vma_cycles_budget *b, void *entriesp, size_t *cap, size_t size,
+			struct vma_code_index *x, uint32_t nr, bool force, bool *refused);
+
 #endif /* VMALYZE_CODE_INDEX_H */

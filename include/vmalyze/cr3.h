@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vmalyze/code-index.h"
 #include "vmalyze/cycles.h"
 #include "vmalyze/hvm-short.h"
 
@@ -44,8 +45,7 @@ struct vma_cr3_list {
 	struct vma_cr3 *v;      /* owned */
 	uint32_t nr;
 	size_t cap;
-	/* owned: entries by gmfn, vma_code_index_slots(cap) of them; UINT32_MAX is empty */
-	uint32_t *index;
+	struct vma_code_index index; /* by gmfn (code-index.h's key tables) */
 };
 
 /* A vcpu's side: what it has loaded. */

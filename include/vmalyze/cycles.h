@@ -139,11 +139,12 @@ struct vma_cycles_compact;
  * The state's tables whose size grows with the distinct keys a trace
  * shows (a vcpu's exit reasons and refinements, injected vectors and
  * their wake-to-halt summaries, the pcpus it ran on, PV hypercall and
- * trap numbers, a domain's emulated EIPs and CR3s) charge the bytes they
- * allocate for rows (their room, with their indexes) with vma_rows_charge() and
- * credit them when freed.  Past @limit a charge is refused and the table
- * sums the new key in its "other" row instead: counts, sums, minimum and
- * maximum stay exact, only the split into rows is coarser.  A full table
+ * trap numbers, a domain's emulated EIPs, CR3s and interrupted EIPs)
+ * charge the bytes they allocate for rows (their room, with their
+ * indexes) with vma_rows_charge() and credit them when freed.  Past
+ * @limit a charge is refused and the table sums the new key in its
+ * "other" row instead: counts, sums, minimum and maximum stay exact,
+ * only the split into rows is coarser.  A full table
  * makes its least used row of the kind the "other" one (it costs
  * nothing); else the "other" row is granted with vma_rows_force(),
  * counted in @over, as a vcpu's first exit reasons are: the floor, a few

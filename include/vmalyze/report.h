@@ -174,6 +174,7 @@ struct vma_report_latency {
 struct vma_report_eip {
 	uint64_t eip;
 	uint64_t count;
+	bool other;           /* the EIPs that got no row of their own (rows' budget) */
 };
 
 /* A guest EIP whose shadow page faults were emulated (shadow.h): the arcs' cycles. */

@@ -170,8 +170,11 @@ void vma_summary_hvm(const struct vma_summary_ctx *c, const struct vma_report_vc
 			uint64_t last = first > UINT64_MAX - (incr - 1) ? UINT64_MAX :
 				first + incr - 1;
 
-			vma_fprintf(out, "[%" PRIx64 "-%" PRIx64 "]: %" PRIu64 "\n", first, last,
-				v->eip_histogram[i].count);
+			if (v->eip_histogram[i].other)
+				vma_fprintf(out, "[other]: %" PRIu64 "\n", v->eip_histogram[i].count);
+			else
+				vma_fprintf(out, "[%" PRIx64 "-%" PRIx64 "]: %" PRIu64 "\n", first,
+					    last, v->eip_histogram[i].count);
 		}
 	}
 	/* Where xenalyze's would be, had its update not been compiled out. */

@@ -153,9 +153,13 @@ static void json_hvm(FILE *out, const struct vma_report *r, const struct vma_rep
 			    ",\"interrupt_eip_histogram\":{\"vector\":%u,\"increment\":%" PRIu64
 			     ",\"buckets\":[", v->eip_histogram_vector, v->eip_histogram_increment);
 		for (i = 0; i < v->nr_eip_histogram; i++) {
-			vma_fprintf(out, "%s{\"start\":%" PRIu64 ",\"count\":%" PRIu64 "}",
-				i ? "," : "",
-				v->eip_histogram[i].eip, v->eip_histogram[i].count);
+			const struct vma_report_eip *e = &v->eip_histogram[i];
+
+			if (e->other)
+				vma_fprintf(out, "%s{\"start\":\"other\"", i ? "," : "");
+			else
+				vma_fprintf(out, "%s{\"start\":%" PRIu64, i ? "," : "", e->eip);
+			vma_fprintf(out, ",\"count\":%" PRIu64 "}", e->count);
 		}
 		vma_fprintf(out, "]}");
 	}
@@ -355,9 +359,13 @@ static int json_domain(FILE *out, const struct vma_report *r, const struct vma_r
 			",\"interrupt_eips\":{\"vector\":%u,\"samples\":%" PRIu64 ",\"eips\":[",
 			d->interrupt_eip_vector, d->interrupt_eip_total);
 		for (i = 0; i < d->nr_interrupt_eips; i++) {
-			vma_fprintf(out, "%s{\"eip\":%" PRIu64 ",\"count\":%" PRIu64 "}",
-				    i ? "," : "",
-				d->interrupt_eips[i].eip, d->interrupt_eips[i].count);
+			const struct vma_report_eip *e = &d->interrupt_eips[i];
+
+			if (e->other)
+				vma_fprintf(out, "%s{\"eip\":\"other\"", i ? "," : "");
+			else
+				vma_fprintf(out, "%s{\"eip\":%" PRIu64, i ? "," : "", e->eip);
+			vma_fprintf(out, ",\"count\":%" PRIu64 "}", e->count);
 		}
 		vma_fprintf(out, "]}");
 	}

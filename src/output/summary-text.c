@@ -482,12 +482,16 @@ static void interrupt_eips(const struct vma_summary_ctx *c, const struct vma_rep
 	vma_fprintf(c->out, "   Total samples: %" PRIu64 "\n", d->interrupt_eip_total);
 	for (i = 0; i < d->nr_interrupt_eips; i++) {
 		const struct vma_report_eip *e = &d->interrupt_eips[i];
-		char sym[160] = "";
+		char eip[24], sym[160] = "";
 
-		if (vma_symbols_format(c->symbols, e->eip, sym + 1, sizeof(sym) - 1))
+		if (e->other)
+			snprintf(eip, sizeof(eip), "%12s", "other");
+		else
+			snprintf(eip, sizeof(eip), "%12" PRIx64, e->eip);
+		if (!e->other && vma_symbols_format(c->symbols, e->eip, sym + 1, sizeof(sym) - 1))
 			sym[0] = ' ';
-		vma_fprintf(c->out, "   %12" PRIx64 "%-45s:  %7" PRIu64 " %5.2f%%\n", e->eip, sym,
-			e->count, (double)e->count * 100.0 / (double)d->interrupt_eip_total);
+		vma_fprintf(c->out, "   %s%-45s:  %7" PRIu64 " %5.2f%%\n", eip, sym, e->count,
+			    (double)e->count * 100.0 / (double)d->interrupt_eip_total);
 	}
 }
 

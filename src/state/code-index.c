@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "vmalyze/code-index.h"
+#include "vmalyze/cycles.h"
 #include "vmalyze/grow.h"
 
 static inline uint32_t code_key(uint32_t code)
@@ -134,4 +135,95 @@ void vma_code_table_sorted(const void *entries, size_t size, uint32_t n, const v
 		out[i] = (const char *)entries + (size_t)i * size;
 	if (n > 1)
 		qsort(out, n, sizeof(*out), by_code);
+}
+
+/* A 64-bit key's first slot: the top bits of its Fibonacci hash. */
+static inline uint32_t key_at(const struct vma_code_index *x, uint64_t key)
+{
+	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32) >> x->shift;
+}
+
+static inline uint64_t entry_key64(const void *entries, size_t size, uint32_t i)
+{
+	uint64_t key;
+
+	memcpy(&key, (const char *)entries + (size_t)i * size, sizeof(key));
+	return key;
+}
+
+uint32_t vma_key_table_find(const struct vma_code_index *x, const void *entries, size_t size,
+			    uint64_t key)
+{
+	uint32_t at, i;
+
+	if (!x->slots)
+		return UINT32_MAX;
+	for (at = key_at(x, key); (i = x->slots[at]) != UINT32_MAX; at = (at + 1) & code_mask(x)) {
+		if (entry_key64(entries, size, i) == key)
+			return i;
+	}
+	return UINT32_MAX;
+}
+
+void vma_key_table_put(struct vma_code_index *x, const void *entries, size_t size, uint32_t i)
+{
+	uint32_t at = key_at(x, entry_key64(entries, size, i));
+
+	while (x->slots[at] != UINT32_MAX)
+		at = (at + 1) & code_mask(x);
+	x->slots[at] = i;
+}
+
+size_t vma_key_table_bytes(size_t cap, size_t size)
+{
+	return cap * size + (size_t)vma_code_index_slots((uint32_t)cap) * sizeof(uint32_t);
+}
+
+/* @x rebuilt for room for @cap entries, the first @nr of @entries in it. */
+static int key_index_resize(struct vma_code_index *x, uint32_t cap, const void *entries,
+			    size_t size, uint32_t nr)
+{
+	uint32_t slots = vma_code_index_slots(cap), i;
+	struct vma_code_index grown;
+
+	grown.slots = malloc((size_t)slots * sizeof(*grown.slots));
+	if (!grown.slots)
+		return VMA_ERR_NOMEM;
+	memset(grown.slots, 0xff, (size_t)slots * sizeof(*grown.slots));
+	grown.shift = (uint32_t)__builtin_clz(slots) + 1;
+	free(x->slots);
+	*x = grown;
+	for (i = 0; i < nr; i++)
+		vma_key_table_put(x, entries, size, i);
+	return VMA_OK;
+}
+
+bool vma_key_table_room(struct vma_cycles_budget *b, void *entriesp, size_t *cap, size_t size,
+			struct vma_code_index *x, uint32_t nr, bool force, bool *refused)
+{
+	size_t want = force ? *cap + 1 : *cap ? *cap * 2 : 8, room = *cap, bytes;
+	void *entries;
+
+	*refused = false;
+	if (nr < *cap)
+		return true;
+	if (want > UINT32_MAX / 4)
+		return false;
+	bytes = vma_key_table_bytes(want, size) - vma_key_table_bytes(*cap, size);
+	if (force) {
+		vma_rows_force(b, bytes);
+	} else if (!vma_rows_charge(b, bytes)) {
+		*refused = true;
+		return false;
+	}
+	/* The entries' room may grow and the index fail: the table keeps its capacity. */
+	if (vma_grow_to_bytes(entriesp, &room, want, size) == VMA_OK) {
+		memcpy(&entries, entriesp, sizeof(entries));
+		if (key_index_resize(x, (uint32_t)want, entries, size, nr) == VMA_OK) {
+			*cap = want;
+			return true;
+		}
+	}
+	vma_rows_credit(b, bytes);
+	return false;
 }

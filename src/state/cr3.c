@@ -10,99 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmalyze/code-index.h"
 #include "vmalyze/cr3.h"
 #include "vmalyze/diag.h"
-#include "vmalyze/grow.h"
 #include "vmalyze/state.h"
 #include "vmalyze/status.h"
 #include "vmalyze/xen-events.h"
-
-/* Rows' bytes of a list with room for @cap entries, its index included. */
-static size_t list_bytes(size_t cap)
-{
-	return cap * sizeof(struct vma_cr3) +
-	       (size_t)vma_code_index_slots((uint32_t)cap) * sizeof(uint32_t);
-}
-
-/* The index slot where the search for @gmfn starts (Fibonacci hashing). */
-static inline uint32_t home(uint64_t gmfn, uint32_t mask)
-{
-	return (uint32_t)((gmfn * 0x9e3779b97f4a7c15ull) >> 32) & mask;
-}
-
-/* @gmfn's entry number in @l, or UINT32_MAX. */
-static uint32_t find(const struct vma_cr3_list *l, uint64_t gmfn)
-{
-	uint32_t mask, i, e;
-
-	if (!l->index)
-		return UINT32_MAX;
-	mask = vma_code_index_slots((uint32_t)l->cap) - 1;
-	for (i = home(gmfn, mask); (e = l->index[i]) != UINT32_MAX; i = (i + 1) & mask) {
-		if (l->v[e].gmfn == gmfn)
-			return e;
-	}
-	return UINT32_MAX;
-}
-
-static void index_put(struct vma_cr3_list *l, uint32_t e)
-{
-	uint32_t mask = vma_code_index_slots((uint32_t)l->cap) - 1, i;
-
-	for (i = home(l->v[e].gmfn, mask); l->index[i] != UINT32_MAX; i = (i + 1) & mask)
-		;
-	l->index[i] = e;
-}
-
-/* @l's room and index grown to @cap entries.  Return: VMA_OK or VMA_ERR_NOMEM (@l unchanged). */
-static int regrow(struct vma_cr3_list *l, size_t cap)
-{
-	uint32_t slots = vma_code_index_slots((uint32_t)cap), *index, e;
-	struct vma_cr3 *v = realloc(l->v, cap * sizeof(*v));
-
-	if (!v)
-		return VMA_ERR_NOMEM;
-	l->v = v;
-	index = malloc((size_t)slots * sizeof(*index));
-	if (!index)
-		return VMA_ERR_NOMEM;
-	free(l->index);
-	l->index = index;
-	l->cap = cap;
-	memset(index, 0xff, (size_t)slots * sizeof(*index));
-	for (e = 0; e < l->nr; e++)
-		index_put(l, e);
-	return VMA_OK;
-}
-
-/*
- * Room for one more entry, the growth charged to @b's rows; @other: for
- * the "other" entry, whose room is granted past the limit, for itself
- * alone.  Return: whether there is room; when not, *@refused says whether
- * the budget refused it (else memory ran out).
- */
-static bool room(struct vma_cycles_budget *b, struct vma_cr3_list *l, bool other, bool *refused)
-{
-	size_t cap = other ? l->cap + 1 : l->cap ? l->cap * 2 : 8;
-	size_t bytes = list_bytes(cap) - list_bytes(l->cap);
-
-	*refused = false;
-	if (l->nr < l->cap)
-		return true;
-	if (cap > UINT32_MAX / 2)
-		return false;
-	if (other) {
-		vma_rows_force(b, bytes);
-	} else if (!vma_rows_charge(b, bytes)) {
-		*refused = true;
-		return false;
-	}
-	if (regrow(l, cap) == VMA_OK)
-		return true;
-	vma_rows_credit(b, bytes);
-	return false;
-}
 
 /* A new entry for @gmfn (room made), with the next machine-wide id. */
 static struct vma_cr3 *add(struct vma_machine *m, struct vma_cr3_list *l, uint64_t gmfn,
@@ -114,7 +26,7 @@ static struct vma_cr3 *add(struct vma_machine *m, struct vma_cr3_list *l, uint64
 	c->gmfn = gmfn;
 	c->id = m->next_cr3_id++;
 	c->first_tsc = tsc;
-	index_put(l, l->nr++);
+	vma_key_table_put(&l->index, l->v, sizeof(*l->v), l->nr++);
 	return c;
 }
 
@@ -126,24 +38,26 @@ static struct vma_cr3 *add(struct vma_machine *m, struct vma_cr3_list *l, uint64
 static struct vma_cr3 *find_or_add(struct vma_machine *m, struct vma_cr3_list *l,
 				   uint64_t gmfn, uint64_t tsc, uint32_t *index)
 {
-	uint32_t i = find(l, gmfn);
+	uint32_t i = vma_key_table_find(&l->index, l->v, sizeof(*l->v), gmfn);
 	bool refused;
 
 	if (i != UINT32_MAX) {
 		*index = i;
 		return &l->v[i];
 	}
-	if (!room(&m->budget, l, false, &refused)) {
+	if (!vma_key_table_room(&m->budget, &l->v, &l->cap, sizeof(*l->v), &l->index, l->nr,
+				false, &refused)) {
 		if (!refused)
 			return NULL;
 		vma_rows_fold(&m->budget);
 		gmfn = VMA_CR3_OTHER;
-		i = find(l, gmfn);
+		i = vma_key_table_find(&l->index, l->v, sizeof(*l->v), gmfn);
 		if (i != UINT32_MAX) {
 			*index = i;
 			return &l->v[i];
 		}
-		if (!room(&m->budget, l, true, &refused))
+		if (!vma_key_table_room(&m->budget, &l->v, &l->cap, sizeof(*l->v), &l->index,
+					l->nr, true, &refused))
 			return NULL;
 	}
 	*index = l->nr;
@@ -225,7 +139,7 @@ void vma_cr3_list_release(struct vma_cr3_list *l, struct vma_cycles_budget *b)
 {
 	uint32_t i, j;
 
-	vma_rows_credit(b, list_bytes(l->cap));
+	vma_rows_credit(b, vma_key_table_bytes(l->cap, sizeof(*l->v)));
 	for (i = 0; i < l->nr; i++) {
 		vma_cycles_release(&l->v[i].total, b);
 		vma_cycles_release(&l->v[i].guest, b);
@@ -234,6 +148,6 @@ void vma_cr3_list_release(struct vma_cr3_list *l, struct vma_cycles_budget *b)
 			vma_cycles_release(&l->v[i].hv_by[j], b);
 	}
 	free(l->v);
-	free(l->index);
+	free(l->index.slots);
 	*l = (struct vma_cr3_list){ 0 };
 }

@@ -1,40 +1,37 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Counts by key (eips.h): a sorted array, found by binary search.  The
- * keys are guest EIPs or EIP buckets of one vector's interrupts: few
- * enough distinct ones that inserting in place is cheap.  The state
+ * Counts by key (eips.h): a key table, in the order keys came.  The keys
+ * are guest EIPs or EIP buckets of one vector's interrupts.  The state
  * stage counts an external-interrupt exit's EIP here when its handler
  * record names the vector (xenalyze's hvm_intr_process()).
  */
 #include <stdlib.h>
-#include <string.h>
 
+#include "vmalyze/cycles.h"
 #include "vmalyze/diag.h"
 #include "vmalyze/eips.h"
 #include "vmalyze/state.h"
-#include "vmalyze/grow.h"
 #include "vmalyze/status.h"
 
-int vma_eip_counts_add(struct vma_eip_counts *c, uint64_t key)
+int vma_eip_counts_add(struct vma_eip_counts *c, uint64_t key, struct vma_cycles_budget *b)
 {
-	uint32_t lo = 0, hi = c->nr;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
+	uint32_t i = vma_key_table_find(&c->index, c->v, sizeof(*c->v), key);
+	bool refused;
 
-		if (c->v[mid].key == key) {
-			c->v[mid].count++;
-			return VMA_OK;
-		}
-		if (c->v[mid].key < key)
-			lo = mid + 1;
-		else
-			hi = mid;
+	if (i != UINT32_MAX) {
+		c->v[i].count++;
+		return VMA_OK;
 	}
-	if (c->nr == UINT32_MAX || vma_grow(c->v, &c->cap, (size_t)c->nr + 1, 16))
-		return VMA_ERR_NOMEM;
-	memmove(&c->v[lo + 1], &c->v[lo], (c->nr - lo) * sizeof(*c->v));
-	c->v[lo] = (struct vma_eip_count){ key, 1 };
-	c->nr++;
+	if (!vma_key_table_room(b, &c->v, &c->cap, sizeof(*c->v), &c->index, c->nr, false,
+				&refused)) {
+		if (!refused)
+			return VMA_ERR_NOMEM;
+		vma_rows_fold(b);
+		c->other++;
+		return VMA_OK;
+	}
+	c->v[c->nr] = (struct vma_eip_count){ key, 1 };
+	vma_key_table_put(&c->index, c->v, sizeof(*c->v), c->nr++);
 	return VMA_OK;
 }
 
@@ -44,10 +41,11 @@ void vma_interrupt_eip_note(struct vma_machine *m, struct vma_vcpu *v, uint32_t 
 	bool failed = false;
 
 	if (o->enumerate && vector == o->enumerate_vector)
-		failed |= vma_eip_counts_add(&v->domain->interrupt_eips, v->hvm.rip) != VMA_OK;
+		failed |= vma_eip_counts_add(&v->domain->interrupt_eips, v->hvm.rip,
+					     &m->budget) != VMA_OK;
 	if (o->histogram && vector == o->histogram_vector) {
 		failed |= vma_eip_counts_add(&v->hvm.eip_histogram,
-					     v->hvm.rip / o->histogram_increment) != VMA_OK;
+					     v->hvm.rip / o->histogram_increment, &m->budget) != VMA_OK;
 	}
 	if (failed) {
 		vma_diag_warn_once(m->diag, "eips-nomem", "Out of memory: interrupt EIPs "
@@ -55,8 +53,10 @@ void vma_interrupt_eip_note(struct vma_machine *m, struct vma_vcpu *v, uint32_t 
 	}
 }
 
-void vma_eip_counts_release(struct vma_eip_counts *c)
+void vma_eip_counts_release(struct vma_eip_counts *c, struct vma_cycles_budget *b)
 {
+	vma_rows_credit(b, vma_key_table_bytes(c->cap, sizeof(*c->v)));
 	free(c->v);
+	free(c->index.slots);
 	*c = (struct vma_eip_counts){ 0 };
 }

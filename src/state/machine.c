@@ -113,7 +113,7 @@ static void domain_destroy(struct vma_domain *d, struct vma_cycles_budget *b)
 	for (i = 0; i < VMA_DRS_COUNT; i++)
 		vma_cycles_release(&d->runstates[i], b);
 	vma_cycles_release(&d->total_time, b);
-	vma_eip_counts_release(&d->interrupt_eips);
+	vma_eip_counts_release(&d->interrupt_eips, b);
 	vma_cr3_list_release(&d->cr3s, b);
 	vma_eip_cycles_release(&d->emulate_eips, b);
 	latency_free(d->latency);
@@ -151,7 +151,7 @@ static void vcpu_destroy(struct vma_vcpu *v, struct vma_cycles_budget *b)
 			free(v->hvm.w2h->starts);
 		}
 		free(v->hvm.w2h);
-		vma_eip_counts_release(&v->hvm.eip_histogram);
+		vma_eip_counts_release(&v->hvm.eip_histogram, b);
 		vma_cycles_release(&v->hvm.ipi_latency, b);
 	} else if (v->type == VMA_VCPU_PV) {
 		vma_pv_release(&v->pv, b);

@@ -63,10 +63,13 @@ void vma_report_fill_stat(const struct vma_report_builder *b, struct vma_report_
 /* @w NULL: no window (a vcpu or VM that closed no KVM exit). */
 void vma_report_fill_latency(struct vma_report_latency *l, const struct vma_latency_window *w);
 
-/* Rows of @c, keys times @scale; the most counted first when @by_count, else by key. */
+/*
+ * Rows of @c (*@nr of them), keys times @scale; the most counted first
+ * when @by_count, else by key; the "other" row, if any, last.
+ */
 struct vma_report_eip *vma_report_eip_rows(struct vma_report_builder *b,
 					   const struct vma_eip_counts *c, uint64_t scale,
-					   bool by_count, uint64_t *total);
+					   bool by_count, uint64_t *total, uint32_t *nr);
 
 /* The exit table of @v: HVM and Arm vcpus that have one; else NULL. */
 const struct vma_hvm_stats *vma_report_exit_table(const struct vma_vcpu *v);

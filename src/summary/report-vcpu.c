@@ -483,30 +483,39 @@ static void build_pv(struct vma_report_builder *b, struct vma_report_vcpu *rv,
 	free((void *)order);
 }
 
+static int eip_by_key(const void *pa, const void *pb)
+{
+	const struct vma_report_eip *a = pa, *b = pb;
+
+	return a->eip < b->eip ? -1 : a->eip > b->eip;
+}
+
 static int eip_by_count(const void *pa, const void *pb)
 {
 	const struct vma_report_eip *a = pa, *b = pb;
 
 	if (a->count != b->count)
 		return a->count < b->count ? 1 : -1;
-	return a->eip < b->eip ? -1 : a->eip > b->eip;
+	return eip_by_key(pa, pb);
 }
 
-/* Rows of @c, keys times @scale; the most counted first when @by_count, else by key. */
 struct vma_report_eip *vma_report_eip_rows(struct vma_report_builder *b,
 					   const struct vma_eip_counts *c, uint64_t scale,
-					   bool by_count, uint64_t *total)
+					   bool by_count, uint64_t *total, uint32_t *nr)
 {
-	struct vma_report_eip *rows = vma_report_rows(b, c->nr, sizeof(*rows));
-	uint32_t i;
+	uint32_t n = c->nr + (c->other != 0), i;
+	struct vma_report_eip *rows = vma_report_rows(b, n, sizeof(*rows));
 
-	*total = 0;
+	*total = c->other;
+	*nr = rows ? n : 0;
 	for (i = 0; rows && i < c->nr; i++) {
-		rows[i] = (struct vma_report_eip){ c->v[i].key * scale, c->v[i].count };
+		rows[i] = (struct vma_report_eip){ c->v[i].key * scale, c->v[i].count, false };
 		*total += c->v[i].count;
 	}
-	if (rows && by_count)
-		qsort(rows, c->nr, sizeof(*rows), eip_by_count);
+	if (rows && c->nr > 1)
+		qsort(rows, c->nr, sizeof(*rows), by_count ? eip_by_count : eip_by_key);
+	if (rows && c->other)
+		rows[c->nr] = (struct vma_report_eip){ 0, c->other, true };
 	return rows;
 }
 
@@ -524,8 +533,8 @@ static void build_vcpu_extras(struct vma_report_builder *b, struct vma_report_vc
 	rv->eip_histogram_vector = b->eips->histogram_vector;
 	rv->eip_histogram_increment = b->eips->histogram_increment;
 	rv->eip_histogram = vma_report_eip_rows(b, &v->hvm.eip_histogram,
-						b->eips->histogram_increment, false, &total);
-	rv->nr_eip_histogram = rv->eip_histogram ? v->hvm.eip_histogram.nr : 0;
+						b->eips->histogram_increment, false, &total,
+						&rv->nr_eip_histogram);
 }
 
 void vma_report_build_vcpu(struct vma_report_builder *b, struct vma_report_vcpu *rv,

@@ -315,8 +315,8 @@ static void build_domain(struct vma_report_builder *b, struct vma_report_domain 
 		rd->has_interrupt_eips = true;
 		rd->interrupt_eip_vector = b->eips->enumerate_vector;
 		rd->interrupt_eips = vma_report_eip_rows(b, &d->interrupt_eips, 1, true,
-							 &rd->interrupt_eip_total);
-		rd->nr_interrupt_eips = rd->interrupt_eips ? d->interrupt_eips.nr : 0;
+							 &rd->interrupt_eip_total,
+							 &rd->nr_interrupt_eips);
 	}
 	if (b->full && !b->r->kvm)
 		build_emulate_eips(b, rd, &d->emulate_eips);

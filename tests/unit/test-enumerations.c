@@ -21,23 +21,55 @@
 
 #include "test-record-util.h"
 
-Test(eips, counts_by_key_in_order)
+/* Counts by key (any 64-bit value), in the order the keys came. */
+Test(eips, counts_by_key_in_arrival_order)
 {
 	struct vma_eip_counts c = { 0 };
 	static const uint64_t keys[] = { 5, 1, 5, UINT64_MAX, 0, 5, 1 };
 	size_t i;
 
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		cr_assert_eq(vma_eip_counts_add(&c, keys[i]), VMA_OK);
+		cr_assert_eq(vma_eip_counts_add(&c, keys[i], NULL), VMA_OK);
 	cr_assert_eq(c.nr, 4);
-	cr_assert_eq(c.v[0].key, 0);
+	cr_assert_eq(c.v[0].key, 5);
+	cr_assert_eq(c.v[0].count, 3);
 	cr_assert_eq(c.v[1].key, 1);
 	cr_assert_eq(c.v[1].count, 2);
-	cr_assert_eq(c.v[2].key, 5);
-	cr_assert_eq(c.v[2].count, 3);
-	cr_assert_eq(c.v[3].key, UINT64_MAX);
-	vma_eip_counts_release(&c);
+	cr_assert_eq(c.v[2].key, UINT64_MAX);
+	cr_assert_eq(c.v[3].key, 0);
+	cr_assert_eq(c.other, 0);
+	vma_eip_counts_release(&c, NULL);
 	cr_assert_eq(c.nr, 0);
+}
+
+/*
+ * A table of room for 8 keys that may not double: the other keys are
+ * counted in @other, the first 8 go on counting, and the rows are given
+ * back at the end.
+ */
+Test(eips, new_keys_past_the_rows_budget_counted_as_other)
+{
+	struct vma_eip_counts c = { 0 };
+	struct vma_cycles_budget b;
+	uint64_t k;
+	uint32_t i;
+
+	vma_cycles_budget_init(&b, 0);
+	b.rows.limit = vma_key_table_bytes(8, sizeof(struct vma_eip_count));
+	for (i = 0; i < 2; i++) {
+		for (k = 1000; k > 0; k--)
+			cr_assert_eq(vma_eip_counts_add(&c, k << 4, &b), VMA_OK);
+	}
+	cr_assert_eq(c.nr, 8);
+	cr_assert_eq(c.other, 2 * 992);
+	for (i = 0; i < 8; i++) {
+		cr_assert_eq(c.v[i].key, (uint64_t)(1000 - i) << 4);
+		cr_assert_eq(c.v[i].count, 2);
+	}
+	cr_assert(b.rows.reached);
+	cr_assert_eq(b.rows.folded, 2 * 992);
+	vma_eip_counts_release(&c, &b);
+	cr_assert_eq(b.rows.used, 0);
 }
 
 static struct vma_machine *m;
@@ -115,6 +147,79 @@ Test(eips, interrupted_eips_per_domain_and_bucket)
 	vma_diag_destroy(diag);
 }
 
+/*
+ * 300 EIPs, each interrupted once, in descending order, under @rows: the
+ * histogram's buckets come out by address, the list by count, and any
+ * "other" row last.
+ */
+static struct vma_report *descending_eips(size_t rows, struct vma_diag *diag,
+					  const struct vma_report_domain **d,
+					  const struct vma_report_vcpu **v)
+{
+	struct vma_machine_options mo = {
+		.eips = { .enumerate = true, .enumerate_vector = 0xfa, .histogram = true,
+			  .histogram_vector = 0xfa, .histogram_increment = 16 },
+		.rows_budget = rows,
+	};
+	struct vma_report_build how = { .hz = 1000000000u, .detail = VMA_REPORT_FULL,
+					.final = true };
+	struct vma_report *r;
+	uint32_t i;
+
+	m = vma_machine_create(diag, &mo);
+	cr_assert_not_null(m);
+	cr_assert_eq(vma_machine_add_pcpu(m, 0), VMA_OK);
+	feed(1000, TRC_SCHED_RUNSTATE_CHANGE | 1 << 8, 1, 1 << 16); /* d1v0 runs */
+	for (i = 0; i < 300; i++)
+		extint(2000 + 100 * i, 0x400000 - 16 * i, 0xfa);
+	/* One more at the first EIP: the list's first row. */
+	extint(40000, 0x400000, 0xfa);
+	vma_machine_finish(m);
+	r = vma_report_create(m, &how);
+	cr_assert_not_null(r);
+	*d = &r->domains[r->nr_domains - 1];
+	cr_assert_eq((*d)->id, 1);
+	*v = vma_report_vcpu(r, *d, 0);
+	cr_assert_not_null(*v);
+	return r;
+}
+
+Test(eips, buckets_by_address_list_by_count_other_last)
+{
+	struct vma_diag *diag = vma_diag_create(VMA_LVL_MAX_TOLERABLE, VMA_VERB_QUIET);
+	const struct vma_report_domain *d;
+	const struct vma_report_vcpu *v;
+	struct vma_report *r = descending_eips(SIZE_MAX, diag, &d, &v);
+	uint32_t i;
+
+	cr_assert_eq(d->interrupt_eip_total, 301);
+	cr_assert_eq(d->nr_interrupt_eips, 300);
+	cr_assert_eq(v->nr_eip_histogram, 300);
+	cr_assert_eq(d->interrupt_eips[0].eip, 0x400000);
+	cr_assert_eq(d->interrupt_eips[0].count, 2);
+	/* Equal counts: by address. */
+	for (i = 2; i < 300; i++)
+		cr_assert_lt(d->interrupt_eips[i - 1].eip, d->interrupt_eips[i].eip);
+	for (i = 1; i < 300; i++) {
+		cr_assert_lt(v->eip_histogram[i - 1].eip, v->eip_histogram[i].eip);
+		cr_assert_not(v->eip_histogram[i].other);
+	}
+	vma_report_destroy(r);
+	vma_machine_destroy(m);
+	/* 4 KiB of rows: some 100 keys each, the rest in "other", last. */
+	r = descending_eips(4096, diag, &d, &v);
+	cr_assert_lt(d->nr_interrupt_eips, 300);
+	cr_assert(d->interrupt_eips[d->nr_interrupt_eips - 1].other);
+	cr_assert_eq(d->interrupt_eips[0].eip, 0x400000);
+	cr_assert_eq(d->interrupt_eip_total, 301);
+	cr_assert(v->eip_histogram[v->nr_eip_histogram - 1].other);
+	for (i = 1; i + 1 < v->nr_eip_histogram; i++)
+		cr_assert_lt(v->eip_histogram[i - 1].eip, v->eip_histogram[i].eip);
+	vma_report_destroy(r);
+	vma_machine_destroy(m);
+	vma_diag_destroy(diag);
+}
+
 /* The text summary of one Xen domain 1 with one HVM vcpu, as @opts render it. */
 static char *render_text(struct vma_report_vcpu *v, struct vma_report_domain *d,
 			 const struct vma_render_options *opts)
@@ -167,8 +272,9 @@ Test(enumerations, mmio_table_leaves_out_vga_unless_asked)
 
 Test(enumerations, eip_lines_in_xenalyze_layout)
 {
-	struct vma_report_eip eips[] = { { 0xffffffff81000010ull, 3 }, { 0x1000, 1 } };
-	struct vma_report_eip buckets[] = { { 0x1000, 1 }, { 0xfffffffffffff000ull, 2 } };
+	struct vma_report_eip eips[] = { { 0xffffffff81000010ull, 3, false }, { 0x1000, 1, false } };
+	struct vma_report_eip buckets[] = { { 0x1000, 1, false },
+					    { 0xfffffffffffff000ull, 2, false } };
 	struct vma_report_vcpu v = { .has_eip_histogram = true, .eip_histogram_vector = 250,
 				     .eip_histogram_increment = 0x1000,
 				     .eip_histogram = buckets, .nr_eip_histogram = 2 };
@@ -184,6 +290,15 @@ Test(enumerations, eip_lines_in_xenalyze_layout)
 			       "   ffffffff81000010                                             :"
 			       "        3 75.00%\n"
 			       "           1000                                             :"
+			       "        1 25.00%\n"), "%s", text);
+	free(text);
+	/* The keys that got no row of their own. */
+	eips[1] = (struct vma_report_eip){ 0, 1, true };
+	buckets[1] = (struct vma_report_eip){ 0, 2, true };
+	text = render_text(&v, &d, &o);
+	cr_assert(strstr(text, "[1000-1fff]: 1\n[other]: 2\n"), "%s", text);
+	cr_assert(strstr(text, "        3 75.00%\n"
+			       "          other                                             :"
 			       "        1 25.00%\n"), "%s", text);
 	free(text);
 }
