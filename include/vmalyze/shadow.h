@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vmalyze/code-index.h"
 #include "vmalyze/cycles.h"
 
 struct vma_eip_cycles {
@@ -23,9 +24,10 @@ struct vma_eip_cycles {
 
 /* Charged to the rows of the machine's budget (cycles.h); past it new EIPs go to @other. */
 struct vma_eip_cycles_list {
-	struct vma_eip_cycles *v; /* owned, by ascending EIP */
+	struct vma_eip_cycles *v; /* owned, in the order EIPs came (code-index.h's key table) */
 	uint32_t nr;
 	size_t cap;
+	struct vma_code_index index;
 	struct vma_eip_cycles *other; /* owned: the EIPs that got no entry; NULL: none */
 };
 

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "vmalyze/diag.h"
-#include "vmalyze/grow.h"
 #include "vmalyze/state-handlers.h"
 #include "vmalyze/status.h"
 
@@ -110,26 +109,21 @@ int vma_shadow_record(struct vma_machine *m, struct vma_pcpu *p, const struct vm
 }
 
 /*
- * @eip's entry in @l, added in order when new, its growth charged to
- * @b; the "other" entry when @b refuses it.  NULL: no memory.
+ * @eip's entry in @l, added when new, its growth charged to @b; the
+ * "other" entry when @b refuses it.  NULL: no memory.
  */
 static struct vma_eip_cycles *eip_entry(struct vma_cycles_budget *b,
 					struct vma_eip_cycles_list *l, uint64_t eip)
 {
-	size_t bytes = (l->cap ? l->cap : 8) * sizeof(*l->v);
-	uint32_t lo = 0, hi = l->nr;
+	uint32_t i = vma_key_table_find(&l->index, l->v, sizeof(*l->v), eip);
+	bool refused;
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (l->v[mid].eip == eip)
-			return &l->v[mid];
-		if (l->v[mid].eip < eip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (l->nr == l->cap && !vma_rows_charge(b, bytes)) {
+	if (i != UINT32_MAX)
+		return &l->v[i];
+	if (!vma_key_table_room(b, &l->v, &l->cap, sizeof(*l->v), &l->index, l->nr, false,
+				&refused)) {
+		if (!refused)
+			return NULL;
 		vma_rows_fold(b);
 		if (!l->other) {
 			vma_rows_force(b, sizeof(*l->other));
@@ -139,16 +133,10 @@ static struct vma_eip_cycles *eip_entry(struct vma_cycles_budget *b,
 		}
 		return l->other;
 	}
-	if (l->nr == UINT32_MAX || vma_grow(l->v, &l->cap, (size_t)l->nr + 1, 8)) {
-		if (l->nr == l->cap)
-			vma_rows_credit(b, bytes);
-		return NULL;
-	}
-	memmove(&l->v[lo + 1], &l->v[lo], (l->nr - lo) * sizeof(*l->v));
-	memset(&l->v[lo], 0, sizeof(*l->v));
-	l->v[lo].eip = eip;
-	l->nr++;
-	return &l->v[lo];
+	memset(&l->v[l->nr], 0, sizeof(*l->v));
+	l->v[l->nr].eip = eip;
+	vma_key_table_put(&l->index, l->v, sizeof(*l->v), l->nr);
+	return &l->v[l->nr++];
 }
 
 void vma_shadow_arc_close(struct vma_machine *m, struct vma_vcpu *v, uint64_t cycles)
@@ -172,12 +160,13 @@ void vma_eip_cycles_release(struct vma_eip_cycles_list *l, struct vma_cycles_bud
 
 	for (i = 0; i < l->nr; i++)
 		vma_cycles_release(&l->v[i].cycles, b);
-	vma_rows_credit(b, l->cap * sizeof(*l->v));
+	vma_rows_credit(b, vma_key_table_bytes(l->cap, sizeof(*l->v)));
 	if (l->other) {
 		vma_cycles_release(&l->other->cycles, b);
 		vma_rows_credit(b, sizeof(*l->other));
 		free(l->other);
 	}
 	free(l->v);
+	free(l->index.slots);
 	*l = (struct vma_eip_cycles_list){ 0 };
 }
