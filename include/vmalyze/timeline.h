@@ -14,11 +14,15 @@
  * counters, "M" track names), which Perfetto's UI and chrome://tracing
  * open, or as a static SVG picture of a time window.  Only slices inside
  * the time range are kept (clipped to it), so a long trace stays viewable.
+ * The JSON is written as the samples come (its track names last), the
+ * SVG at the end from the slices it can draw: memory stays flat however
+ * long the trace.
  */
 #ifndef VMALYZE_TIMELINE_H
 #define VMALYZE_TIMELINE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -29,6 +33,8 @@ struct vma_timeline;
 struct vma_timeline_options {
 	uint64_t hz;                /* ticks per second */
 	uint64_t from, to;          /* the range, in ticks after the first sample; to 0: the end */
+	FILE *json;                 /* the JSON's file (borrowed), or NULL */
+	bool svg;                   /* keep what vma_timeline_write_svg() draws */
 };
 
 /* Return: owned (vma_timeline_destroy()), NULL when out of memory. */
@@ -56,11 +62,17 @@ int vma_timeline_guest_task(struct vma_timeline *tl, uint32_t guest, uint32_t cp
 			    const struct vma_vcpu *host, uint32_t pid, const char *comm,
 			    uint64_t t);
 
-/* End every open slice at @end (the last record's time). */
+/*
+ * vma_timeline_end - end every open slice at @end (the last record's
+ * time), and the JSON (the caller checks and closes its file).
+ * Return: VMA_OK or VMA_ERR_NOMEM.
+ */
 int vma_timeline_end(struct vma_timeline *tl, uint64_t end);
 
-/* Writers, after vma_timeline_end().  Return: VMA_OK or VMA_ERR_OUTPUT. */
-int vma_timeline_write_json(const struct vma_timeline *tl, FILE *out);
+/* The SVG, after vma_timeline_end().  Return: VMA_OK or VMA_ERR_OUTPUT. */
 int vma_timeline_write_svg(const struct vma_timeline *tl, FILE *out);
+
+/* Slices kept for the SVG now (what its memory holds). */
+size_t vma_timeline_kept(const struct vma_timeline *tl);
 
 #endif /* VMALYZE_TIMELINE_H */

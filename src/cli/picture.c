@@ -117,22 +117,25 @@ static int after_picture(void *arg, const struct vma_machine *m, const struct vm
 	return rc;
 }
 
-/* Write @path with @write.  Return: VMA_OK, or VMA_ERR_IO after a message. */
-static int write_to(const char *path, const struct vma_timeline *tl, struct vma_diag *diag,
-		    int (*write)(const struct vma_timeline *, FILE *))
+/* @path opened for writing; NULL after a message. */
+static FILE *open_out(const char *path, struct vma_diag *diag)
 {
 	FILE *f = fopen(path, "w");
-	int rc;
 
 	if (!f) {
 		vma_diag_report(diag, VMA_LVL_INPUT, path, UINT64_MAX, "cannot write: %s",
 				strerror(errno));
-		return VMA_ERR_IO;
 	}
-	rc = write(tl, f);
+	return f;
+}
+
+/* @f, written to @path (@rc: how), closed.  Return: VMA_OK, or VMA_ERR_IO after a message. */
+static int close_out(FILE *f, int rc, const char *path, struct vma_diag *diag)
+{
+	rc |= ferror(f);
 	if (fclose(f) != 0 || rc) {
 		vma_diag_report(diag, VMA_LVL_INPUT, path, UINT64_MAX, "cannot write: %s",
-				strerror(errno));
+				strerror(errno ? errno : EIO));
 		return VMA_ERR_IO;
 	}
 	return VMA_OK;
@@ -145,18 +148,26 @@ int vma_run_picture(const struct vma_options *opts, const char *const *paths, ui
 	struct vma_pipeline_hooks hooks = { .arg = &ctx, .before = before_picture,
 					    .after = after_picture };
 	struct vma_pipeline *p = NULL;
+	FILE *json = NULL, *svg;
 	uint64_t hz;
 	int status, rc;
 
 	status = vma_open_linked(opts, paths, nr, diag, &p);
 	if (status)
 		goto out;
+	/* The JSON is written as the run goes: a file that cannot be written stops it first. */
+	if (opts->timeline && !(json = open_out(opts->timeline, diag))) {
+		status = VMA_ERR_IO;
+		goto out;
+	}
 	hz = vma_pipeline_hz(p);
 	ctx.p = p;
 	ctx.tl = vma_timeline_create(&(struct vma_timeline_options){
 		.hz = hz,
 		.from = vma_run_ticks(opts->range_from_ns, hz),
 		.to = vma_run_ticks(opts->range_to_ns, hz),
+		.json = json,
+		.svg = opts->svg != NULL,
 	});
 	if (!ctx.tl) {
 		status = VMA_ERR_NOMEM;
@@ -164,13 +175,21 @@ int vma_run_picture(const struct vma_options *opts, const char *const *paths, ui
 	}
 	status = vma_pipeline_run(p, &hooks);
 	rc = vma_timeline_end(ctx.tl, ctx.last);
-	if (rc == VMA_OK && opts->timeline)
-		rc = write_to(opts->timeline, ctx.tl, diag, vma_timeline_write_json);
-	if (rc == VMA_OK && opts->svg)
-		rc = write_to(opts->svg, ctx.tl, diag, vma_timeline_write_svg);
+	if (json) {
+		if (close_out(json, VMA_OK, opts->timeline, diag) && rc == VMA_OK)
+			rc = VMA_ERR_IO;
+		json = NULL;
+	}
+	if (rc == VMA_OK && opts->svg) {
+		svg = open_out(opts->svg, diag);
+		rc = svg ? close_out(svg, vma_timeline_write_svg(ctx.tl, svg), opts->svg, diag)
+			 : VMA_ERR_IO;
+	}
 	if (rc && status == VMA_OK)
 		status = rc;
 out:
+	if (json)
+		fclose(json);
 	vma_timeline_destroy(ctx.tl);
 	vma_pipeline_close(p);
 	return status;

@@ -3,8 +3,11 @@
  * Tracks and slices of the picture (timeline.h).  Each track has at most
  * one open slice; a sample that changes its name (or kind) closes it and
  * opens the next, so a track's slices never overlap and JSON "X" events
- * nest trivially.  Names are interned: a few dozen distinct ones (exit
- * reasons, vcpus, task names) make every slice two words and a time pair.
+ * nest trivially.  Memory does not grow with the trace: a closed slice
+ * goes to the JSON file at once, as does each 10 ms bin of the exit
+ * counters once passed; the SVG keeps only the slices it can draw, at
+ * least a twentieth of a pixel of the span seen so far (the span only
+ * grows), their names interned.  Tracks and names are found by hash.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -41,38 +44,47 @@ static const char *const kind_colour[K_NR] = {
 
 enum group { G_PCPU = 1, G_VCPU = 2, G_GUEST = 3 }; /* the JSON pid; guests 3, 4, ... */
 
+#define SVG_LABEL 230.0
+#define SVG_PLOT 1000.0
+#define SVG_ROW 18.0
+#define SVG_TOP 40.0
+
+/* A slice the SVG may draw. */
 struct slice {
 	uint64_t start, end;
-	uint32_t track, name, args; /* args: interned, 0 none */
+	uint32_t track, name;       /* name: interned */
 	uint8_t kind;
 };
 
 struct track {
+	uint64_t id;                /* pid << 48 | what it shows (track_id()): the key table's key */
 	uint32_t pid, tid;
-	const void *key;            /* vcpu, or NULL */
-	uint32_t key2;              /* pcpu id, or guest << 16 | cpu */
 	char label[64];
 	bool open;
 	uint8_t kind;
-	uint32_t name, args;
+	char name[64], args[64];    /* the open slice's; args "" for none */
 	uint64_t start;
 	uint64_t last_exit;         /* vcpus: exit_tsc of the last exit counted */
-	uint32_t *bins;             /* vcpus: exits per 10 ms bin from the range start */
-	size_t nr_bins, cap_bins;
+	bool counting;              /* vcpus: an exit was counted, in @bin */
+	uint64_t bin;               /* the 10 ms bin from the range start counting now */
+	uint64_t bin_exits;
 };
 
 struct vma_timeline {
 	struct vma_timeline_options o;
 	uint64_t bin_ticks;
-	char **strs;                /* interned; [0] is "" */
+	char **strs;                /* the SVG slices' names, interned */
 	size_t nr_strs, cap_strs;
+	uint32_t *str_slots;        /* their index: 2 slots a string of room, UINT32_MAX empty */
 	struct track *tracks;
 	size_t nr_tracks, cap_tracks;
-	struct slice *slices;
+	struct vma_code_index track_index;
+	struct slice *slices;       /* with an SVG to write */
 	size_t nr_slices, cap_slices;
 	uint64_t first, last;       /* of the samples */
 	bool any;
 	bool range_set;
+	bool written;               /* an event went to the JSON file */
 };
 
 /* The range is relative to the first sample: made absolute there. */
@@ -87,18 +99,67 @@ static void start_range(struct vma_timeline *tl, uint64_t now)
 	tl->o.to = !rel_to || now + rel_to < now ? UINT64_MAX : now + rel_to;
 }
 
+/* FNV-1a: the first slot of a name's search. */
+static uint32_t str_at(const char *s, uint32_t mask)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return (uint32_t)(h >> 32) & mask;
+}
+
+static void str_put(struct vma_timeline *tl, uint32_t i)
+{
+	uint32_t mask = vma_code_index_slots((uint32_t)tl->cap_strs) - 1, at;
+
+	for (at = str_at(tl->strs[i], mask); tl->str_slots[at] != UINT32_MAX; at = (at + 1) & mask)
+		;
+	tl->str_slots[at] = i;
+}
+
+/* Room for one more name, its index rebuilt when the room grew. */
+static bool str_room(struct vma_timeline *tl)
+{
+	size_t cap = tl->cap_strs;
+	uint32_t *slots, n, i;
+
+	if (tl->nr_strs < tl->cap_strs)
+		return true;
+	if (tl->cap_strs >= UINT32_MAX / 4 || vma_grow(tl->strs, &cap, tl->nr_strs + 1, 32))
+		return false;
+	n = vma_code_index_slots((uint32_t)cap);
+	slots = malloc((size_t)n * sizeof(*slots));
+	if (!slots)
+		return false;
+	free(tl->str_slots);
+	tl->str_slots = slots;
+	tl->cap_strs = cap;
+	memset(slots, 0xff, (size_t)n * sizeof(*slots));
+	for (i = 0; i < tl->nr_strs; i++)
+		str_put(tl, i);
+	return true;
+}
+
 static uint32_t intern(struct vma_timeline *tl, const char *s)
 {
-	size_t i;
+	uint32_t mask, at, i;
 
-	for (i = 0; i < tl->nr_strs; i++) {
-		if (!strcmp(tl->strs[i], s))
-			return (uint32_t)i;
+	if (tl->str_slots) {
+		mask = vma_code_index_slots((uint32_t)tl->cap_strs) - 1;
+		for (at = str_at(s, mask); (i = tl->str_slots[at]) != UINT32_MAX;
+		     at = (at + 1) & mask) {
+			if (!strcmp(tl->strs[i], s))
+				return i;
+		}
 	}
-	if (vma_grow(tl->strs, &tl->cap_strs, tl->nr_strs + 1, 32))
+	if (!str_room(tl))
 		return UINT32_MAX;
 	tl->strs[tl->nr_strs] = strdup(s);
-	return tl->strs[tl->nr_strs] ? (uint32_t)tl->nr_strs++ : UINT32_MAX;
+	if (!tl->strs[tl->nr_strs])
+		return UINT32_MAX;
+	str_put(tl, (uint32_t)tl->nr_strs);
+	return (uint32_t)tl->nr_strs++;
 }
 
 struct vma_timeline *vma_timeline_create(const struct vma_timeline_options *opts)
@@ -109,10 +170,8 @@ struct vma_timeline *vma_timeline_create(const struct vma_timeline_options *opts
 		return NULL;
 	tl->o = *opts;
 	tl->bin_ticks = opts->hz >= BINS_PER_SECOND ? opts->hz / BINS_PER_SECOND : 1;
-	if (intern(tl, "") != 0) {
-		vma_timeline_destroy(tl);
-		return NULL;
-	}
+	if (tl->o.json)
+		vma_fprintf(tl->o.json, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [");
 	return tl;
 }
 
@@ -124,35 +183,147 @@ void vma_timeline_destroy(struct vma_timeline *tl)
 		return;
 	for (i = 0; i < tl->nr_strs; i++)
 		free(tl->strs[i]);
-	for (i = 0; i < tl->nr_tracks; i++)
-		free(tl->tracks[i].bins);
 	free(tl->strs);
+	free(tl->str_slots);
 	free(tl->tracks);
+	free(tl->track_index.slots);
 	free(tl->slices);
 	free(tl);
 }
 
-static struct track *track_of(struct vma_timeline *tl, uint32_t pid, const void *key,
-			      uint32_t key2, const char *label)
+/* A track's key: its group (the JSON pid) and what it shows, below 2^48. */
+static inline uint64_t track_id(uint32_t pid, uint64_t what)
 {
-	size_t i;
+	return (uint64_t)pid << 48 | (what & 0xffffffffffffull);
+}
 
-	for (i = 0; i < tl->nr_tracks; i++) {
-		struct track *t = &tl->tracks[i];
+static struct track *track_of(struct vma_timeline *tl, uint32_t pid, uint64_t what,
+			      const char *label)
+{
+	uint64_t id = track_id(pid, what);
+	uint32_t i = vma_key_table_find(&tl->track_index, tl->tracks, sizeof(*tl->tracks), id);
+	bool refused;
 
-		if (t->pid == pid && t->key == key && t->key2 == key2)
-			return t;
-	}
-	if (vma_grow(tl->tracks, &tl->cap_tracks, tl->nr_tracks + 1, 16))
+	if (i != UINT32_MAX)
+		return &tl->tracks[i];
+	/* No budget: a picture's tracks are the host's pcpus and vcpus and the guests' cpus. */
+	if (!vma_key_table_room(NULL, &tl->tracks, &tl->cap_tracks, sizeof(*tl->tracks),
+				&tl->track_index, (uint32_t)tl->nr_tracks, false, &refused))
 		return NULL;
+	i = (uint32_t)tl->nr_tracks++;
 	memset(&tl->tracks[i], 0, sizeof(tl->tracks[i]));
+	tl->tracks[i].id = id;
 	tl->tracks[i].pid = pid;
-	tl->tracks[i].tid = (uint32_t)i + 1;
-	tl->tracks[i].key = key;
-	tl->tracks[i].key2 = key2;
+	tl->tracks[i].tid = i + 1;
 	snprintf(tl->tracks[i].label, sizeof(tl->tracks[i].label), "%s", label);
-	tl->nr_tracks++;
+	vma_key_table_put(&tl->track_index, tl->tracks, sizeof(*tl->tracks), i);
 	return &tl->tracks[i];
+}
+
+/* ---- Chrome JSON trace events ----------------------------------------------- */
+
+/* Microseconds, the format's unit, with the nanoseconds as decimals. */
+static void json_us(FILE *out, const struct vma_timeline *tl, uint64_t ticks)
+{
+	uint64_t ns = tl->o.hz == 1000000000u ? ticks
+		: (uint64_t)((unsigned __int128)ticks * 1000000000u / (tl->o.hz ? tl->o.hz : 1));
+
+	vma_fprintf(out, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
+}
+
+/* The separator before the next event. */
+static void json_next(struct vma_timeline *tl)
+{
+	vma_fprintf(tl->o.json, "%s\n", tl->written ? "," : "");
+	tl->written = true;
+}
+
+static void json_slice(struct vma_timeline *tl, const struct track *t, uint64_t s, uint64_t e)
+{
+	FILE *out = tl->o.json;
+
+	json_next(tl);
+	vma_fprintf(out, "{\"ph\": \"X\", \"name\": ");
+	vma_json_string(out, t->name);
+	vma_fprintf(out, ", \"cat\": \"%s\", \"ts\": ", kind_names[t->kind]);
+	json_us(out, tl, s);
+	vma_fprintf(out, ", \"dur\": ");
+	json_us(out, tl, e - s);
+	vma_fprintf(out, ", \"pid\": %u, \"tid\": %u", t->pid, t->tid);
+	if (t->args[0]) {
+		vma_fprintf(out, ", \"args\": {\"refinement\": ");
+		vma_json_string(out, t->args);
+		fputc('}', out);
+	}
+	fputc('}', out);
+}
+
+/* Exits per second: bin @bin of @t's counter, @exits exits. */
+static void json_bin(struct vma_timeline *tl, const struct track *t, uint64_t bin,
+		     uint64_t exits)
+{
+	char buf[32];
+
+	json_next(tl);
+	vma_fprintf(tl->o.json, "{\"ph\": \"C\", \"name\": ");
+	snprintf(buf, sizeof(buf), "exits/s %.20s", t->label);
+	vma_json_string(tl->o.json, buf);
+	vma_fprintf(tl->o.json, ", \"ts\": ");
+	json_us(tl->o.json, tl, tl->o.from + bin * tl->bin_ticks);
+	vma_fprintf(tl->o.json, ", \"pid\": %u, \"tid\": %u, \"args\": {\"exits/s\": "
+		     "%" PRIu64 "}}", t->pid, t->tid, exits * BINS_PER_SECOND);
+}
+
+/* ---- the model -------------------------------------------------------------- */
+
+/* The SVG's span as far as the samples went: it only grows. */
+static double svg_span(const struct vma_timeline *tl, uint64_t end)
+{
+	uint64_t last = end > tl->last ? end : tl->last;
+	uint64_t from = tl->o.from > tl->first ? tl->o.from : tl->first;
+	uint64_t to = tl->o.to < last ? tl->o.to : last;
+
+	return to > from ? (double)(to - from) : 1.0;
+}
+
+/* Whether the SVG draws a slice of @len ticks in @span: from a twentieth of a pixel. */
+static inline bool drawn(uint64_t len, double span)
+{
+	return (double)len / span * SVG_PLOT >= 0.05;
+}
+
+/* The kept slices the SVG would no longer draw, the span having grown, dropped. */
+static void svg_compact(struct vma_timeline *tl, double span)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < tl->nr_slices; i++) {
+		if (drawn(tl->slices[i].end - tl->slices[i].start, span))
+			tl->slices[n++] = tl->slices[i];
+	}
+	tl->nr_slices = n;
+}
+
+/* Keep the slice [@s, @e) of @t for the SVG if it may be drawn. */
+static int svg_keep(struct vma_timeline *tl, const struct track *t, uint64_t s, uint64_t e)
+{
+	double span = svg_span(tl, e);
+	uint32_t name;
+
+	if (!drawn(e - s, span))
+		return VMA_OK;
+	if (tl->nr_slices == tl->cap_slices) {
+		svg_compact(tl, span);
+		if (tl->nr_slices >= tl->cap_slices / 2 &&
+		    vma_grow(tl->slices, &tl->cap_slices, tl->nr_slices + 1, 1024))
+			return VMA_ERR_NOMEM;
+	}
+	name = intern(tl, t->name);
+	if (name == UINT32_MAX)
+		return VMA_ERR_NOMEM;
+	tl->slices[tl->nr_slices++] = (struct slice){ s, e, (uint32_t)(t - tl->tracks), name,
+						      t->kind };
+	return VMA_OK;
 }
 
 /* Close @t's open slice at @t_end, keeping what lies inside the range. */
@@ -166,32 +337,31 @@ static int close_slice(struct vma_timeline *tl, struct track *t, uint64_t t_end)
 	t->open = false;
 	if (e <= s || t->kind == K_NONE)
 		return VMA_OK;
-	if (vma_grow(tl->slices, &tl->cap_slices, tl->nr_slices + 1, 1024))
-		return VMA_ERR_NOMEM;
-	tl->slices[tl->nr_slices++] = (struct slice){ s, e, (uint32_t)(t - tl->tracks), t->name,
-						      t->args, t->kind };
-	return VMA_OK;
+	if (tl->o.json)
+		json_slice(tl, t, s, e);
+	return tl->o.svg ? svg_keep(tl, t, s, e) : VMA_OK;
 }
 
 /* @t is now in (@kind, @name, @args) from @now. */
 static int set_state(struct vma_timeline *tl, struct track *t, uint8_t kind, const char *name,
 		     const char *args, uint64_t now)
 {
-	uint32_t n = intern(tl, name), a = intern(tl, args ? args : "");
 	int rc;
 
-	if (n == UINT32_MAX || a == UINT32_MAX)
-		return VMA_ERR_NOMEM;
+	if (!args)
+		args = "";
 	start_range(tl, now);
-	if (t->open && t->kind == kind && t->name == n && (t->args == a || !t->args)) {
-		t->args = a; /* a refinement names the whole exit, from its start */
+	if (t->open && t->kind == kind && !strcmp(t->name, name) &&
+	    (!t->args[0] || !strcmp(t->args, args))) {
+		/* a refinement names the whole exit, from its start */
+		snprintf(t->args, sizeof(t->args), "%s", args);
 		return VMA_OK;
 	}
 	rc = close_slice(tl, t, now);
 	t->open = true;
 	t->kind = kind;
-	t->name = n;
-	t->args = a;
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	snprintf(t->args, sizeof(t->args), "%s", args);
 	t->start = now;
 	if (!tl->any || now < tl->first)
 		tl->first = now;
@@ -267,23 +437,23 @@ static void vcpu_label(const struct vma_vcpu *v, char *buf, size_t len)
 		snprintf(buf, len, "d%uv%u", v->domain->did, v->vid);
 }
 
-/* One more exit of @t's vcpu at @now, in its 10 ms bin. */
-static int count_exit(struct vma_timeline *tl, struct track *t, uint64_t now)
+/*
+ * One more exit of @t's vcpu at @now, in its 10 ms bin.  The bins from
+ * the range's start, empty ones too, are written as they are passed; an
+ * exit older than the bin counting (a record out of order) counts there.
+ */
+static void count_exit(struct vma_timeline *tl, struct track *t, uint64_t now)
 {
-	size_t bin, old = t->cap_bins;
+	uint64_t bin;
 
 	start_range(tl, now);
-	if (now < tl->o.from || now >= tl->o.to)
-		return VMA_OK;
-	bin = (size_t)((now - tl->o.from) / tl->bin_ticks);
-	if (vma_grow(t->bins, &t->cap_bins, bin + 1, 64))
-		return VMA_ERR_NOMEM;
-	if (t->cap_bins > old)
-		memset(t->bins + old, 0, (t->cap_bins - old) * sizeof(*t->bins));
-	if (bin >= t->nr_bins)
-		t->nr_bins = bin + 1;
-	t->bins[bin]++;
-	return VMA_OK;
+	if (now < tl->o.from || now >= tl->o.to || !tl->o.json)
+		return;
+	bin = (now - tl->o.from) / tl->bin_ticks;
+	for (; t->bin < bin; t->bin++, t->bin_exits = 0)
+		json_bin(tl, t, t->bin, t->bin_exits);
+	t->bin_exits++;
+	t->counting = true;
 }
 
 int vma_timeline_sample(struct vma_timeline *tl, const struct vma_machine *m,
@@ -292,12 +462,11 @@ int vma_timeline_sample(struct vma_timeline *tl, const struct vma_machine *m,
 	char label[64], name[64], args[64];
 	struct track *tr;
 	uint8_t kind;
-	int rc;
 
 	if (!v || v->domain->did >= VMA_IDLE_DOMAIN)
 		return VMA_OK;
 	vcpu_label(v, label, sizeof(label));
-	tr = track_of(tl, G_VCPU, v, 0, label);
+	tr = track_of(tl, G_VCPU, (uint64_t)v->domain->did << 24 | v->vid, label);
 	if (!tr)
 		return VMA_ERR_NOMEM;
 	if (v->kvm_tid && strcmp(tr->label, label))
@@ -306,9 +475,7 @@ int vma_timeline_sample(struct vma_timeline *tl, const struct vma_machine *m,
 	/* the type first: a PV vcpu's union holds no hvm fields (UBSan) */
 	if (v->type != VMA_VCPU_PV && v->hvm.vmexit_valid && v->hvm.exit_tsc != tr->last_exit) {
 		tr->last_exit = v->hvm.exit_tsc;
-		rc = count_exit(tl, tr, t);
-		if (rc)
-			return rc;
+		count_exit(tl, tr, t);
 	}
 	return set_state(tl, tr, kind, name, args, t);
 }
@@ -320,7 +487,7 @@ int vma_timeline_pcpu(struct vma_timeline *tl, uint32_t pcpu, const struct vma_v
 	struct track *tr;
 
 	snprintf(label, sizeof(label), "pcpu %u", pcpu);
-	tr = track_of(tl, G_PCPU, NULL, pcpu, label);
+	tr = track_of(tl, G_PCPU, pcpu, label);
 	if (!tr)
 		return VMA_ERR_NOMEM;
 	/* a vcpu switched out (KVM keeps it as the pcpu's last) runs there no more */
@@ -344,36 +511,13 @@ int vma_timeline_guest_task(struct vma_timeline *tl, uint32_t guest, uint32_t cp
 	} else {
 		snprintf(label, sizeof(label), "guest %u cpu %u", guest, cpu);
 	}
-	tr = track_of(tl, G_GUEST + guest - 1, NULL, guest << 16 | cpu, label);
+	tr = track_of(tl, G_GUEST + guest - 1, (uint64_t)guest << 24 | cpu, label);
 	if (!tr)
 		return VMA_ERR_NOMEM;
 	if (!pid)
 		return set_state(tl, tr, K_NONE, "", NULL, t);
 	snprintf(name, sizeof(name), "%s:%u", comm, pid);
 	return set_state(tl, tr, K_TASK, name, NULL, t);
-}
-
-int vma_timeline_end(struct vma_timeline *tl, uint64_t end)
-{
-	size_t i;
-	int rc = VMA_OK;
-
-	for (i = 0; i < tl->nr_tracks && rc == VMA_OK; i++)
-		rc = close_slice(tl, &tl->tracks[i], end);
-	if (end > tl->last)
-		tl->last = end;
-	return rc;
-}
-
-/* ---- Chrome JSON trace events ----------------------------------------------- */
-
-/* Microseconds, the format's unit, with the nanoseconds as decimals. */
-static void json_us(FILE *out, const struct vma_timeline *tl, uint64_t ticks)
-{
-	uint64_t ns = tl->o.hz == 1000000000u ? ticks
-		: (uint64_t)((unsigned __int128)ticks * 1000000000u / (tl->o.hz ? tl->o.hz : 1));
-
-	vma_fprintf(out, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
 }
 
 static const char *group_name(uint32_t pid, char *buf, size_t len)
@@ -386,83 +530,61 @@ static const char *group_name(uint32_t pid, char *buf, size_t len)
 	return buf;
 }
 
-int vma_timeline_write_json(const struct vma_timeline *tl, FILE *out)
+/* The tracks' names and orders: last, when every label is known. */
+static void json_tracks(struct vma_timeline *tl)
 {
+	FILE *out = tl->o.json;
 	uint32_t pids_done = 0;
 	char buf[32];
-	size_t i, b;
-	bool first = true;
+	size_t i;
 
-	vma_fprintf(out, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [");
 	for (i = 0; i < tl->nr_tracks; i++) {
 		const struct track *t = &tl->tracks[i];
 
 		if (t->pid < 32 && !(pids_done & (1u << t->pid))) {
 			pids_done |= 1u << t->pid;
-			vma_fprintf(out, "%s\n{\"ph\": \"M\", \"name\": \"process_name\", "
+			json_next(tl);
+			vma_fprintf(out, "{\"ph\": \"M\", \"name\": \"process_name\", "
 				    "\"ts\": 0, \"pid\": %u, \"tid\": 0, \"args\": {\"name\": ",
-				    first ? "" : ",", t->pid);
+				    t->pid);
 			vma_json_string(out, group_name(t->pid, buf, sizeof(buf)));
 			vma_fprintf(out, "}},\n{\"ph\": \"M\", \"name\": \"process_sort_index\", "
 				"\"ts\": 0, \"pid\": %u, \"tid\": 0, \"args\": {\"sort_index\": "
 				"%u}}",
 				t->pid, t->pid);
-			first = false;
 		}
-		vma_fprintf(out, "%s\n{\"ph\": \"M\", \"name\": \"thread_name\", \"ts\": 0, "
-			    "\"pid\": %u, \"tid\": %u, \"args\": {\"name\": ",
-			    first ? "" : ",", t->pid, t->tid);
+		json_next(tl);
+		vma_fprintf(out, "{\"ph\": \"M\", \"name\": \"thread_name\", \"ts\": 0, "
+			    "\"pid\": %u, \"tid\": %u, \"args\": {\"name\": ", t->pid, t->tid);
 		vma_json_string(out, t->label);
 		vma_fprintf(out, "}},\n{\"ph\": \"M\", \"name\": \"thread_sort_index\", \"ts\": 0, "
 			"\"pid\": %u, \"tid\": %u, \"args\": {\"sort_index\": %u}}", t->pid, t->tid,
 			t->tid);
-		first = false;
 	}
-	for (i = 0; i < tl->nr_slices; i++) {
-		const struct slice *s = &tl->slices[i];
-		const struct track *t = &tl->tracks[s->track];
+}
 
-		vma_fprintf(out, "%s\n{\"ph\": \"X\", \"name\": ", first ? "" : ",");
-		vma_json_string(out, tl->strs[s->name]);
-		vma_fprintf(out, ", \"cat\": \"%s\", \"ts\": ", kind_names[s->kind]);
-		json_us(out, tl, s->start);
-		vma_fprintf(out, ", \"dur\": ");
-		json_us(out, tl, s->end - s->start);
-		vma_fprintf(out, ", \"pid\": %u, \"tid\": %u", t->pid, t->tid);
-		if (s->args) {
-			vma_fprintf(out, ", \"args\": {\"refinement\": ");
-			vma_json_string(out, tl->strs[s->args]);
-			fputc('}', out);
-		}
-		fputc('}', out);
-		first = false;
-	}
-	/* exits per second: a counter per vcpu, each bin's count times the bins per second */
+int vma_timeline_end(struct vma_timeline *tl, uint64_t end)
+{
+	size_t i;
+	int rc = VMA_OK;
+
+	for (i = 0; i < tl->nr_tracks && rc == VMA_OK; i++)
+		rc = close_slice(tl, &tl->tracks[i], end);
+	if (end > tl->last)
+		tl->last = end;
+	if (!tl->o.json)
+		return rc;
 	for (i = 0; i < tl->nr_tracks; i++) {
-		const struct track *t = &tl->tracks[i];
-
-		for (b = 0; b < t->nr_bins; b++) {
-			vma_fprintf(out, "%s\n{\"ph\": \"C\", \"name\": ", first ? "" : ",");
-			snprintf(buf, sizeof(buf), "exits/s %.20s", t->label);
-			vma_json_string(out, buf);
-			vma_fprintf(out, ", \"ts\": ");
-			json_us(out, tl, tl->o.from + b * tl->bin_ticks);
-			vma_fprintf(out, ", \"pid\": %u, \"tid\": %u, \"args\": {\"exits/s\": "
-				     "%" PRIu64 "}}",
-				t->pid, t->tid, (uint64_t)t->bins[b] * BINS_PER_SECOND);
-			first = false;
-		}
+		if (tl->tracks[i].counting)
+			json_bin(tl, &tl->tracks[i], tl->tracks[i].bin, tl->tracks[i].bin_exits);
 	}
-	vma_fprintf(out, "\n]}\n");
-	return ferror(out) ? VMA_ERR_OUTPUT : VMA_OK;
+	json_tracks(tl);
+	vma_fprintf(tl->o.json, "\n]}\n");
+	return rc;
 }
 
 /* ---- SVG ---------------------------------------------------------------------- */
 
-#define SVG_LABEL 230.0
-#define SVG_PLOT 1000.0
-#define SVG_ROW 18.0
-#define SVG_TOP 40.0
 
 static void svg_text(FILE *out, const char *s)
 {
@@ -500,8 +622,8 @@ static int row_cmp(const void *a, const void *b, void *arg)
 
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
-	if (x->pid == G_PCPU && x->key2 != y->key2)
-		return x->key2 < y->key2 ? -1 : 1;
+	if (x->pid == G_PCPU && x->id != y->id)
+		return x->id < y->id ? -1 : 1;
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
@@ -549,8 +671,8 @@ int vma_timeline_write_svg(const struct vma_timeline *tl, FILE *out)
 		double x0 = SVG_LABEL + (double)(s->start - from) / span * SVG_PLOT;
 		double w = (double)(s->end - s->start) / span * SVG_PLOT;
 
-		if (s->end <= from || s->start >= to || w < 0.05)
-			continue; /* below a twentieth of a pixel: not drawn */
+		if (s->end <= from || s->start >= to || !drawn(s->end - s->start, span))
+			continue;
 		vma_fprintf(out, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.0f\" "
 			     "fill=\"%s\">"
 			"<title>", x0, SVG_TOP + SVG_ROW * (double)at[s->track], w < 0.5 ? 0.5 : w,
@@ -581,4 +703,9 @@ int vma_timeline_write_svg(const struct vma_timeline *tl, FILE *out)
 	free(row);
 	free(at);
 	return ferror(out) ? VMA_ERR_OUTPUT : VMA_OK;
+}
+
+size_t vma_timeline_kept(const struct vma_timeline *tl)
+{
+	return tl->nr_slices;
 }

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The picture's memory (timeline.h): the JSON takes every slice as it
+ * closes and the SVG keeps only what it can draw.  A guest cpu's task
+ * switches (no machine needed) make the slices: a million of 10 ticks,
+ * which no SVG of the whole run can draw, and long ones it must.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmalyze/status.h"
+#include "vmalyze/timeline.h"
+
+#define TINY 1000000u
+
+static size_t count(const char *text, const char *what)
+{
+	size_t n = 0;
+
+	for (; (text = strstr(text, what)); text++)
+		n++;
+	return n;
+}
+
+/* Cpu 0 switches tasks every 10 ticks; cpu 1 runs a task a fifth of the run, then idles. */
+static struct vma_timeline *run(FILE *json, bool svg, size_t *most_kept)
+{
+	struct vma_timeline *tl = vma_timeline_create(&(struct vma_timeline_options){
+		.hz = 1000000000u, .to = 0, .json = json, .svg = svg });
+	uint64_t t;
+	uint32_t i;
+
+	cr_assert_not_null(tl);
+	*most_kept = 0;
+	cr_assert_eq(vma_timeline_guest_task(tl, 1, 1, NULL, 7, "long", 0), VMA_OK);
+	for (i = 0, t = 0; i < TINY; i++, t += 10) {
+		cr_assert_eq(vma_timeline_guest_task(tl, 1, 0, NULL, 100 + i % 2, "tiny", t),
+			     VMA_OK);
+		if (i == TINY / 5)
+			cr_assert_eq(vma_timeline_guest_task(tl, 1, 1, NULL, 0, "", t), VMA_OK);
+		if (vma_timeline_kept(tl) > *most_kept)
+			*most_kept = vma_timeline_kept(tl);
+	}
+	cr_assert_eq(vma_timeline_end(tl, t), VMA_OK);
+	return tl;
+}
+
+Test(timeline, json_streams_every_slice_svg_keeps_what_it_draws)
+{
+	char *jtext = NULL, *stext = NULL;
+	size_t jlen = 0, slen = 0, most;
+	FILE *json = open_memstream(&jtext, &jlen), *svg;
+	struct vma_timeline *tl = run(json, true, &most);
+
+	fclose(json);
+	/* Every slice but the last tiny one, ended with the run: that one too. */
+	cr_assert_eq(count(jtext, "\"ph\": \"X\""), TINY + 1);
+	cr_assert_eq(count(jtext, "\"name\": \"thread_name\""), 2);
+	cr_assert(strstr(jtext, "\n]}\n"));
+	/* A slice of 10 ticks is a 2,000th of a pixel of a 10 ms run: none stays long. */
+	cr_assert_lt(most, 40000, "%zu slices kept at once", most);
+	svg = open_memstream(&stext, &slen);
+	cr_assert_eq(vma_timeline_write_svg(tl, svg), VMA_OK);
+	fclose(svg);
+	cr_assert_eq(count(stext, "<title>long:7</title>"), 1);
+	cr_assert_eq(count(stext, "<title>tiny:"), 0);
+	vma_timeline_destroy(tl);
+	free(jtext);
+	free(stext);
+}
+
+/* Without an SVG nothing is kept; without a JSON nothing is written. */
+Test(timeline, nothing_kept_for_json_alone)
+{
+	char *jtext = NULL;
+	size_t jlen = 0, most;
+	FILE *json = open_memstream(&jtext, &jlen);
+	struct vma_timeline *tl = run(json, false, &most);
+
+	fclose(json);
+	cr_assert_eq(most, 0);
+	cr_assert_eq(count(jtext, "\"ph\": \"X\""), TINY + 1);
+	vma_timeline_destroy(tl);
+	free(jtext);
+}
+
+/* What the SVG of a short run draws is what it drew when every slice was kept. */
+Test(timeline, drawable_slices_all_kept)
+{
+	struct vma_timeline *tl = vma_timeline_create(&(struct vma_timeline_options){
+		.hz = 1000000000u, .svg = true });
+	char *stext = NULL;
+	size_t slen = 0;
+	FILE *svg;
+	uint64_t t = 0;
+	uint32_t i;
+
+	cr_assert_not_null(tl);
+	/* 3,000 slices of 1 to 3,000 ticks: 4,501,500 ticks; 0.05 px is 225.075 of them. */
+	for (i = 1; i <= 3000; i++) {
+		cr_assert_eq(vma_timeline_guest_task(tl, 1, 0, NULL, i, "t", t), VMA_OK);
+		t += i;
+	}
+	cr_assert_eq(vma_timeline_end(tl, t), VMA_OK);
+	svg = open_memstream(&stext, &slen);
+	cr_assert_eq(vma_timeline_write_svg(tl, svg), VMA_OK);
+	fclose(svg);
+	/* Those of 226 ticks and more. */
+	cr_assert_eq(count(stext, "<title>t:"), 3000 - 225, "%zu drawn",
+		     count(stext, "<title>t:"));
+	cr_assert_geq(vma_timeline_kept(tl), 3000 - 225);
+	vma_timeline_destroy(tl);
+	free(stext);
+}
