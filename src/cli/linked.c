@@ -63,7 +63,7 @@ uint64_t vma_run_ticks(uint64_t ns, uint64_t hz)
  * map (the pipeline keeps copies of the maps).
  */
 int vma_open_linked(const struct vma_options *opts, const char *const *paths, uint32_t nr,
-		    struct vma_diag *diag, struct vma_pipeline **p)
+		    bool report, struct vma_diag *diag, struct vma_pipeline **p)
 {
 	struct vma_pipeline_options popts = {
 		.input = { .event_formats_dir = opts->event_formats,
@@ -71,6 +71,7 @@ int vma_open_linked(const struct vma_options *opts, const char *const *paths, ui
 		.force_svm = opts->svm_mode,
 		.cpu_hz = opts->cpu_hz,
 		.timer_hz = opts->timer_hz,
+		.no_stats = !report,
 	};
 	const struct vma_time_map **maps = calloc(nr, sizeof(*maps));
 	uint32_t i;
@@ -109,7 +110,7 @@ int vma_run_linked(const struct vma_options *opts, const char *const *paths, uin
 		if ((int)strlen(ctx.labels[i]) > ctx.width)
 			ctx.width = (int)strlen(ctx.labels[i]);
 	}
-	status = vma_open_linked(opts, paths, nr, diag, &p);
+	status = vma_open_linked(opts, paths, nr, true, diag, &p);
 	if (status)
 		goto out;
 	ctx.p = p;
@@ -225,7 +226,7 @@ int vma_run_latency(const struct vma_options *opts, const char *const *paths, ui
 	uint64_t hz;
 	int status, rc;
 
-	status = vma_open_linked(opts, paths, nr, diag, &p);
+	status = vma_open_linked(opts, paths, nr, true, diag, &p);
 	if (status)
 		goto out;
 	if (vma_pipeline_input(p)->family != VMA_FAMILY_KVM) {

@@ -152,7 +152,8 @@ int vma_run_picture(const struct vma_options *opts, const char *const *paths, ui
 	uint64_t hz;
 	int status, rc;
 
-	status = vma_open_linked(opts, paths, nr, diag, &p);
+	/* The picture takes the state, not its statistics. */
+	status = vma_open_linked(opts, paths, nr, false, diag, &p);
 	if (status)
 		goto out;
 	/* The JSON is written as the run goes: a file that cannot be written stops it first. */

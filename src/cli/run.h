@@ -61,10 +61,12 @@ struct vma_pipeline;
 /*
  * vma_open_linked - @nr linked traces (vma_link_traces(): @paths[0] the
  * host, then its guests) opened as one pipeline with the command line's
- * reader options and time maps (linked.c).  Return: as vma_run_file().
+ * reader options and time maps (linked.c); @report: a report will be built
+ * from the state (else the state keeps no statistics).  Return: as
+ * vma_run_file().
  */
 int vma_open_linked(const struct vma_options *opts, const char *const *paths, uint32_t nr,
-		    struct vma_diag *diag, struct vma_pipeline **p);
+		    bool report, struct vma_diag *diag, struct vma_pipeline **p);
 
 /* A duration of the command line's (--threshold, --time-range) in ticks of @hz. */
 uint64_t vma_run_ticks(uint64_t ns, uint64_t hz);

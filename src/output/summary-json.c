@@ -53,6 +53,21 @@ static void json_stat(FILE *out, const struct vma_report *r, const struct vma_re
 	json_stat_unit(out, r->hz, r->kvm ? unit_name(r) : NULL, s);
 }
 
+/* Interrupted EIPs or their buckets, @key each, and the array's and object's ends. */
+static void json_eips(FILE *out, const char *key, const struct vma_report_eip *e, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		if (e[i].other)
+			vma_fprintf(out, "%s{\"%s\":\"other\"", i ? "," : "", key);
+		else
+			vma_fprintf(out, "%s{\"%s\":%" PRIu64, i ? "," : "", key, e[i].eip);
+		vma_fprintf(out, ",\"count\":%" PRIu64 "}", e[i].count);
+	}
+	vma_fprintf(out, "]}");
+}
+
 /* --with-cr3-enumeration: the domain's CR3s by first load (doc/output.md). */
 static void json_cr3s(FILE *out, const struct vma_report *r, const struct vma_report_domain *d)
 {
@@ -152,16 +167,7 @@ static void json_hvm(FILE *out, const struct vma_report *r, const struct vma_rep
 		vma_fprintf(out,
 			    ",\"interrupt_eip_histogram\":{\"vector\":%u,\"increment\":%" PRIu64
 			     ",\"buckets\":[", v->eip_histogram_vector, v->eip_histogram_increment);
-		for (i = 0; i < v->nr_eip_histogram; i++) {
-			const struct vma_report_eip *e = &v->eip_histogram[i];
-
-			if (e->other)
-				vma_fprintf(out, "%s{\"start\":\"other\"", i ? "," : "");
-			else
-				vma_fprintf(out, "%s{\"start\":%" PRIu64, i ? "," : "", e->eip);
-			vma_fprintf(out, ",\"count\":%" PRIu64 "}", e->count);
-		}
-		vma_fprintf(out, "]}");
+		json_eips(out, "start", v->eip_histogram, v->nr_eip_histogram);
 	}
 }
 
@@ -358,16 +364,7 @@ static int json_domain(FILE *out, const struct vma_report *r, const struct vma_r
 		vma_fprintf(out,
 			",\"interrupt_eips\":{\"vector\":%u,\"samples\":%" PRIu64 ",\"eips\":[",
 			d->interrupt_eip_vector, d->interrupt_eip_total);
-		for (i = 0; i < d->nr_interrupt_eips; i++) {
-			const struct vma_report_eip *e = &d->interrupt_eips[i];
-
-			if (e->other)
-				vma_fprintf(out, "%s{\"eip\":\"other\"", i ? "," : "");
-			else
-				vma_fprintf(out, "%s{\"eip\":%" PRIu64, i ? "," : "", e->eip);
-			vma_fprintf(out, ",\"count\":%" PRIu64 "}", e->count);
-		}
-		vma_fprintf(out, "]}");
+		json_eips(out, "eip", d->interrupt_eips, d->nr_interrupt_eips);
 	}
 	if (d->has_cr3s)
 		json_cr3s(out, r, d);

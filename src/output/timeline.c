@@ -48,6 +48,8 @@ enum group { G_PCPU = 1, G_VCPU = 2, G_GUEST = 3 }; /* the JSON pid; guests 3, 4
 #define SVG_PLOT 1000.0
 #define SVG_ROW 18.0
 #define SVG_TOP 40.0
+#define SVG_MIN_PX 0.05           /* the narrowest slice drawn, in pixels */
+#define SVG_KEEP_MAX (1u << 19)   /* slices an SVG keeps at most (16 MiB) */
 
 /* A slice the SVG may draw. */
 struct slice {
@@ -85,6 +87,7 @@ struct vma_timeline {
 	bool any;
 	bool range_set;
 	bool written;               /* an event went to the JSON file */
+	double svg_px;              /* the narrowest slice the SVG draws: SVG_MIN_PX, or more */
 };
 
 /* The range is relative to the first sample: made absolute there. */
@@ -170,6 +173,7 @@ struct vma_timeline *vma_timeline_create(const struct vma_timeline_options *opts
 		return NULL;
 	tl->o = *opts;
 	tl->bin_ticks = opts->hz >= BINS_PER_SECOND ? opts->hz / BINS_PER_SECOND : 1;
+	tl->svg_px = SVG_MIN_PX;
 	if (tl->o.json)
 		vma_fprintf(tl->o.json, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [");
 	return tl;
@@ -286,10 +290,10 @@ static double svg_span(const struct vma_timeline *tl, uint64_t end)
 	return to > from ? (double)(to - from) : 1.0;
 }
 
-/* Whether the SVG draws a slice of @len ticks in @span: from a twentieth of a pixel. */
-static inline bool drawn(uint64_t len, double span)
+/* Whether the SVG draws a slice of @len ticks in @span. */
+static inline bool drawn(const struct vma_timeline *tl, uint64_t len, double span)
 {
-	return (double)len / span * SVG_PLOT >= 0.05;
+	return (double)len / span * SVG_PLOT >= tl->svg_px;
 }
 
 /* The kept slices the SVG would no longer draw, the span having grown, dropped. */
@@ -298,22 +302,32 @@ static void svg_compact(struct vma_timeline *tl, double span)
 	size_t i, n = 0;
 
 	for (i = 0; i < tl->nr_slices; i++) {
-		if (drawn(tl->slices[i].end - tl->slices[i].start, span))
+		if (drawn(tl, tl->slices[i].end - tl->slices[i].start, span))
 			tl->slices[n++] = tl->slices[i];
 	}
 	tl->nr_slices = n;
 }
 
-/* Keep the slice [@s, @e) of @t for the SVG if it may be drawn. */
+/*
+ * Keep the slice [@s, @e) of @t for the SVG if it may be drawn.  Past
+ * SVG_KEEP_MAX slices drawn (a host of thousands of vcpus: an SVG of
+ * hundreds of MB) the narrowest drawn doubles until half of them are left.
+ */
 static int svg_keep(struct vma_timeline *tl, const struct track *t, uint64_t s, uint64_t e)
 {
 	double span = svg_span(tl, e);
 	uint32_t name;
 
-	if (!drawn(e - s, span))
+	if (!drawn(tl, e - s, span))
 		return VMA_OK;
 	if (tl->nr_slices == tl->cap_slices) {
 		svg_compact(tl, span);
+		while (tl->cap_slices >= SVG_KEEP_MAX && tl->nr_slices >= tl->cap_slices / 2) {
+			tl->svg_px *= 2;
+			svg_compact(tl, span);
+		}
+		if (!drawn(tl, e - s, span))
+			return VMA_OK;
 		if (tl->nr_slices >= tl->cap_slices / 2 &&
 		    vma_grow(tl->slices, &tl->cap_slices, tl->nr_slices + 1, 1024))
 			return VMA_ERR_NOMEM;
@@ -654,8 +668,10 @@ int vma_timeline_write_svg(const struct vma_timeline *tl, FILE *out)
 		height);
 	vma_fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
 	vma_fprintf(out, "<text x=\"10\" y=\"16\" font-size=\"13\">vmalyze timeline: %.6f s "
-		    "to %.6f s (%.3f ms)</text>\n",
-		    (double)from / hz, (double)to / hz, span / hz * 1e3);
+		    "to %.6f s (%.3f ms)", (double)from / hz, (double)to / hz, span / hz * 1e3);
+	if (tl->svg_px > SVG_MIN_PX)
+		vma_fprintf(out, ", slices from %g pixel", tl->svg_px);
+	vma_fprintf(out, "</text>\n");
 	for (i = 0; i < tl->nr_tracks; i++) {
 		double y = SVG_TOP + SVG_ROW * (double)i;
 
@@ -671,7 +687,7 @@ int vma_timeline_write_svg(const struct vma_timeline *tl, FILE *out)
 		double x0 = SVG_LABEL + (double)(s->start - from) / span * SVG_PLOT;
 		double w = (double)(s->end - s->start) / span * SVG_PLOT;
 
-		if (s->end <= from || s->start >= to || !drawn(s->end - s->start, span))
+		if (s->end <= from || s->start >= to || !drawn(tl, s->end - s->start, span))
 			continue;
 		vma_fprintf(out, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.0f\" "
 			     "fill=\"%s\">"

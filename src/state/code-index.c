@@ -51,22 +51,30 @@ static void index_put(struct vma_code_index *x, uint32_t key, uint32_t i)
 	x->slots[at] = i;
 }
 
+/* @x emptied, with the slots of room for @cap entries; VMA_ERR_NOMEM (@x unchanged). */
+static int index_empty(struct vma_code_index *x, uint32_t cap)
+{
+	uint32_t n = vma_code_index_slots(cap), *slots = malloc((size_t)n * sizeof(*slots));
+
+	if (!slots)
+		return VMA_ERR_NOMEM;
+	memset(slots, 0xff, (size_t)n * sizeof(*slots));
+	free(x->slots);
+	x->slots = slots;
+	x->shift = (uint32_t)__builtin_clz(n) + 1;
+	return VMA_OK;
+}
+
 /* @x for @nr entries rebuilt for @cap; VMA_ERR_NOMEM when out of memory. */
 static int index_resize(struct vma_code_index *x, uint32_t cap, const void *entries, size_t size,
 			uint32_t nr)
 {
-	uint32_t slots = vma_code_index_slots(cap), i;
-	struct vma_code_index grown;
+	uint32_t i;
 
-	grown.slots = malloc((size_t)slots * sizeof(*grown.slots));
-	if (!grown.slots)
+	if (index_empty(x, cap))
 		return VMA_ERR_NOMEM;
-	memset(grown.slots, 0xff, (size_t)slots * sizeof(*grown.slots));
-	grown.shift = (uint32_t)__builtin_clz(slots) + 1;
 	for (i = 0; i < nr; i++)
-		index_put(&grown, entry_key(entries, size, i), i);
-	free(x->slots);
-	*x = grown;
+		index_put(x, entry_key(entries, size, i), i);
 	return VMA_OK;
 }
 
@@ -183,16 +191,10 @@ size_t vma_key_table_bytes(size_t cap, size_t size)
 static int key_index_resize(struct vma_code_index *x, uint32_t cap, const void *entries,
 			    size_t size, uint32_t nr)
 {
-	uint32_t slots = vma_code_index_slots(cap), i;
-	struct vma_code_index grown;
+	uint32_t i;
 
-	grown.slots = malloc((size_t)slots * sizeof(*grown.slots));
-	if (!grown.slots)
+	if (index_empty(x, cap))
 		return VMA_ERR_NOMEM;
-	memset(grown.slots, 0xff, (size_t)slots * sizeof(*grown.slots));
-	grown.shift = (uint32_t)__builtin_clz(slots) + 1;
-	free(x->slots);
-	*x = grown;
 	for (i = 0; i < nr; i++)
 		vma_key_table_put(x, entries, size, i);
 	return VMA_OK;

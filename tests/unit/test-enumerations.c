@@ -86,6 +86,15 @@ static void feed(uint64_t tsc, uint32_t event, int n, ...)
 	cr_assert_eq(vma_dispatch(m, &rec, &o), VMA_OK);
 }
 
+/* A machine of @mo (with @diag) whose pcpu 0 runs d1v0. */
+static void start(const struct vma_machine_options *mo, struct vma_diag *diag)
+{
+	m = vma_machine_create(diag, mo);
+	cr_assert_not_null(m);
+	cr_assert_eq(vma_machine_add_pcpu(m, 0), VMA_OK);
+	feed(1000, TRC_SCHED_RUNSTATE_CHANGE | 1 << 8, 1, 1 << 16); /* d1v0 runs */
+}
+
 /* An external-interrupt exit of @vector at guest EIP @rip (64-bit record). */
 static void extint(uint64_t tsc, uint64_t rip, uint32_t vector)
 {
@@ -108,10 +117,7 @@ Test(eips, interrupted_eips_per_domain_and_bucket)
 	struct vma_report *r;
 	uint32_t i;
 
-	m = vma_machine_create(diag, &mo);
-	cr_assert_not_null(m);
-	cr_assert_eq(vma_machine_add_pcpu(m, 0), VMA_OK);
-	feed(1000, TRC_SCHED_RUNSTATE_CHANGE | 1 << 8, 1, 1 << 16); /* d1v0 runs */
+	start(&mo, diag);
 	extint(2000, 0xffffffff81000010ull, 0xfa);
 	extint(3000, 0xffffffff81000010ull, 0xfa);
 	extint(4000, 0xffffffff81000020ull, 0xfa);
@@ -166,10 +172,7 @@ static struct vma_report *descending_eips(size_t rows, struct vma_diag *diag,
 	struct vma_report *r;
 	uint32_t i;
 
-	m = vma_machine_create(diag, &mo);
-	cr_assert_not_null(m);
-	cr_assert_eq(vma_machine_add_pcpu(m, 0), VMA_OK);
-	feed(1000, TRC_SCHED_RUNSTATE_CHANGE | 1 << 8, 1, 1 << 16); /* d1v0 runs */
+	start(&mo, diag);
 	for (i = 0; i < 300; i++)
 		extint(2000 + 100 * i, 0x400000 - 16 * i, 0xfa);
 	/* One more at the first EIP: the list's first row. */

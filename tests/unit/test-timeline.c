@@ -114,3 +114,42 @@ Test(timeline, drawable_slices_all_kept)
 	vma_timeline_destroy(tl);
 	free(stext);
 }
+
+/*
+ * More slices than an SVG keeps (2^19), all wide enough to draw: 40 guest
+ * cpus of 15,000 slices each, a fifteen-thousandth of the run (a fifteenth
+ * of a pixel).  The narrowest drawn doubles to a tenth of a pixel, which
+ * the picture says, and only the long slices that close the run are left.
+ */
+Test(timeline, svg_past_its_most_draws_wider_slices)
+{
+	struct vma_timeline *tl = vma_timeline_create(&(struct vma_timeline_options){
+		.hz = 1000000000u, .svg = true });
+	char *stext = NULL;
+	size_t slen = 0, most = 0;
+	uint32_t i, c;
+	FILE *svg;
+
+	cr_assert_not_null(tl);
+	for (i = 0; i < 15000; i++) {
+		for (c = 0; c < 40; c++) {
+			cr_assert_eq(vma_timeline_guest_task(tl, 1, c, NULL, 100 + i % 2, "short",
+							     (uint64_t)i * 1000), VMA_OK);
+		}
+		if (vma_timeline_kept(tl) > most)
+			most = vma_timeline_kept(tl);
+	}
+	/* A last stretch as long as all the rest: a third of the picture, drawn. */
+	for (c = 0; c < 40; c++)
+		cr_assert_eq(vma_timeline_guest_task(tl, 1, c, NULL, 7, "long", 15000000), VMA_OK);
+	cr_assert_eq(vma_timeline_end(tl, 30000000), VMA_OK);
+	cr_assert_leq(most, 1u << 19, "%zu kept", most);
+	svg = open_memstream(&stext, &slen);
+	cr_assert_eq(vma_timeline_write_svg(tl, svg), VMA_OK);
+	fclose(svg);
+	cr_assert(strstr(stext, "slices from 0.1 pixel"), "%.300s", stext);
+	cr_assert_eq(count(stext, "<title>long:7</title>"), 40);
+	cr_assert_eq(count(stext, "<title>short:"), 0);
+	vma_timeline_destroy(tl);
+	free(stext);
+}
