@@ -35,6 +35,7 @@ struct vma_timeline_options {
 	uint64_t from, to;          /* the range, in ticks after the first sample; to 0: the end */
 	FILE *json;                 /* the JSON's file (borrowed), or NULL */
 	bool svg;                   /* keep what vma_timeline_write_svg() draws */
+	size_t svg_keep;            /* most slices kept for it (a power of two); 0: 2^19 */
 };
 
 /* Return: owned (vma_timeline_destroy()), NULL when out of memory. */

@@ -49,7 +49,7 @@ enum group { G_PCPU = 1, G_VCPU = 2, G_GUEST = 3 }; /* the JSON pid; guests 3, 4
 #define SVG_ROW 18.0
 #define SVG_TOP 40.0
 #define SVG_MIN_PX 0.05           /* the narrowest slice drawn, in pixels */
-#define SVG_KEEP_MAX (1u << 19)   /* slices an SVG keeps at most (16 MiB) */
+#define SVG_KEEP_MAX (1u << 19)   /* slices an SVG keeps at most by default (16 MiB) */
 
 /* A slice the SVG may draw. */
 struct slice {
@@ -174,6 +174,8 @@ struct vma_timeline *vma_timeline_create(const struct vma_timeline_options *opts
 	tl->o = *opts;
 	tl->bin_ticks = opts->hz >= BINS_PER_SECOND ? opts->hz / BINS_PER_SECOND : 1;
 	tl->svg_px = SVG_MIN_PX;
+	if (!tl->o.svg_keep)
+		tl->o.svg_keep = SVG_KEEP_MAX;
 	if (tl->o.json)
 		vma_fprintf(tl->o.json, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [");
 	return tl;
@@ -310,8 +312,9 @@ static void svg_compact(struct vma_timeline *tl, double span)
 
 /*
  * Keep the slice [@s, @e) of @t for the SVG if it may be drawn.  Past
- * SVG_KEEP_MAX slices drawn (a host of thousands of vcpus: an SVG of
- * hundreds of MB) the narrowest drawn doubles until half of them are left.
+ * o.svg_keep slices drawn (by default, a host of thousands of vcpus: an
+ * SVG of tens of MB) the narrowest drawn doubles until half of them are
+ * left.
  */
 static int svg_keep(struct vma_timeline *tl, const struct track *t, uint64_t s, uint64_t e)
 {
@@ -322,7 +325,7 @@ static int svg_keep(struct vma_timeline *tl, const struct track *t, uint64_t s, 
 		return VMA_OK;
 	if (tl->nr_slices == tl->cap_slices) {
 		svg_compact(tl, span);
-		while (tl->cap_slices >= SVG_KEEP_MAX && tl->nr_slices >= tl->cap_slices / 2) {
+		while (tl->cap_slices >= tl->o.svg_keep && tl->nr_slices >= tl->cap_slices / 2) {
 			tl->svg_px *= 2;
 			svg_compact(tl, span);
 		}
