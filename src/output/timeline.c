@@ -59,7 +59,7 @@ struct slice {
 };
 
 struct track {
-	uint64_t id;                /* pid << 48 | what it shows (track_id()): the key table's key */
+	uint64_t id;                /* what it shows (track_id()): the key table's key */
 	uint32_t pid, tid;
 	char label[64];
 	bool open;
@@ -197,16 +197,21 @@ void vma_timeline_destroy(struct vma_timeline *tl)
 	free(tl);
 }
 
-/* A track's key: its group (the JSON pid) and what it shows, below 2^48. */
-static inline uint64_t track_id(uint32_t pid, uint64_t what)
+/*
+ * A track's key: a vcpu's track by the vcpu's address (any two vcpus'
+ * differ, whatever ids a trace gives them), the others by their group
+ * (the JSON pid) and number (pcpu, guest cpu), with the top bit set,
+ * which no user-space address has.
+ */
+static inline uint64_t track_id(uint32_t pid, const struct vma_vcpu *v, uint32_t what)
 {
-	return (uint64_t)pid << 48 | (what & 0xffffffffffffull);
+	return v ? (uint64_t)(uintptr_t)v : 1ull << 63 | (uint64_t)pid << 32 | what;
 }
 
-static struct track *track_of(struct vma_timeline *tl, uint32_t pid, uint64_t what,
-			      const char *label)
+static struct track *track_of(struct vma_timeline *tl, uint32_t pid, const struct vma_vcpu *v,
+			      uint32_t what, const char *label)
 {
-	uint64_t id = track_id(pid, what);
+	uint64_t id = track_id(pid, v, what);
 	uint32_t i = vma_key_table_find(&tl->track_index, tl->tracks, sizeof(*tl->tracks), id);
 	bool refused;
 
@@ -483,7 +488,7 @@ int vma_timeline_sample(struct vma_timeline *tl, const struct vma_machine *m,
 	if (!v || v->domain->did >= VMA_IDLE_DOMAIN)
 		return VMA_OK;
 	vcpu_label(v, label, sizeof(label));
-	tr = track_of(tl, G_VCPU, (uint64_t)v->domain->did << 24 | v->vid, label);
+	tr = track_of(tl, G_VCPU, v, 0, label);
 	if (!tr)
 		return VMA_ERR_NOMEM;
 	if (v->kvm_tid && strcmp(tr->label, label))
@@ -504,7 +509,7 @@ int vma_timeline_pcpu(struct vma_timeline *tl, uint32_t pcpu, const struct vma_v
 	struct track *tr;
 
 	snprintf(label, sizeof(label), "pcpu %u", pcpu);
-	tr = track_of(tl, G_PCPU, pcpu, label);
+	tr = track_of(tl, G_PCPU, NULL, pcpu, label);
 	if (!tr)
 		return VMA_ERR_NOMEM;
 	/* a vcpu switched out (KVM keeps it as the pcpu's last) runs there no more */
@@ -528,7 +533,7 @@ int vma_timeline_guest_task(struct vma_timeline *tl, uint32_t guest, uint32_t cp
 	} else {
 		snprintf(label, sizeof(label), "guest %u cpu %u", guest, cpu);
 	}
-	tr = track_of(tl, G_GUEST + guest - 1, (uint64_t)guest << 24 | cpu, label);
+	tr = track_of(tl, G_GUEST + guest - 1, NULL, cpu, label);
 	if (!tr)
 		return VMA_ERR_NOMEM;
 	if (!pid)
