@@ -44,6 +44,7 @@
 #define GUEST_ID 0x6000000000000002ull
 #define VCPU_TID 3000u
 #define STRESS_TID 4000u
+#define PERIOD 1000000ull             /* ns: a repetition's (vma_pair_build_repeated()) */
 
 #define MMIO_CAUSE "exit EPT_MISCONFIG mmio 0xfe000000"
 
@@ -153,12 +154,12 @@ static void sched_switch(struct ids *ids, uint64_t ns, uint32_t prev, const char
 	ev(ids, ns, e, sizeof(e));
 }
 
-static int build_host(unsigned char **out, size_t *len)
+static int build_host(unsigned char **out, size_t *len, uint32_t times)
 {
 	struct vma_tdw_opts o = { .version = 7, .nr_cpus = 1, .trace_id = HOST_ID };
 	struct ids ids = { .w = vma_tdw_new(&o) };
 	unsigned char e[32] = { 0 };
-	uint32_t pid = VCPU_TID;
+	uint32_t pid = VCPU_TID, r;
 	int rc = -1;
 
 	if (!ids.w || vma_mkdat_formats(VMA_MKDAT_VMX, put_format, &ids) < 0 ||
@@ -166,26 +167,31 @@ static int build_host(unsigned char **out, size_t *len)
 	    vma_tdw_cmdline(ids.w, STRESS_TID, "stress") < 0 ||
 	    vma_tdw_guest(ids.w, "vm1", GUEST_ID, 1, &pid) < 0)
 		goto out;
-	entry(&ids, US(0));
-	exit_(&ids, US(20), 49);                      /* EPT_MISCONFIG */
-	head(e, ids.mmio, VCPU_TID);
-	vma_tdw_put(e + 8, 4, 2, false);              /* a write */
-	vma_tdw_put(e + 12, 4, 4, false);
-	vma_tdw_put(e + 16, 8, 0xfe000000u, false);
-	ev(&ids, US(22), e, 32);
-	memset(e, 0, sizeof(e));
-	head(e, ids.user_exit, VCPU_TID);
-	vma_tdw_put(e + 8, 4, 6, false);              /* KVM_EXIT_MMIO */
-	ev(&ids, US(25), e, 16);
-	entry(&ids, US(45));
-	sched_switch(&ids, US(150), VCPU_TID, "CPU 0/KVM", 0, STRESS_TID, "stress");
-	sched_switch(&ids, US(350), STRESS_TID, "stress", 1, VCPU_TID, "CPU 0/KVM");
-	exit_(&ids, US(520), 12);                     /* HLT */
-	sched_switch(&ids, US(530), VCPU_TID, "CPU 0/KVM", 1, 0, "swapper/0");
-	sched_switch(&ids, US(650), 0, "swapper/0", 0, VCPU_TID, "CPU 0/KVM");
-	entry(&ids, US(660));
-	exit_(&ids, US(900), 1);                      /* EXTERNAL_INTERRUPT */
-	entry(&ids, US(901));
+	for (r = 0; r < times && !ids.failed; r++) {
+		uint64_t at = (uint64_t)r * PERIOD;
+
+		entry(&ids, at + US(0));
+		exit_(&ids, at + US(20), 49);                 /* EPT_MISCONFIG */
+		memset(e, 0, sizeof(e));
+		head(e, ids.mmio, VCPU_TID);
+		vma_tdw_put(e + 8, 4, 2, false);              /* a write */
+		vma_tdw_put(e + 12, 4, 4, false);
+		vma_tdw_put(e + 16, 8, 0xfe000000u, false);
+		ev(&ids, at + US(22), e, 32);
+		memset(e, 0, sizeof(e));
+		head(e, ids.user_exit, VCPU_TID);
+		vma_tdw_put(e + 8, 4, 6, false);              /* KVM_EXIT_MMIO */
+		ev(&ids, at + US(25), e, 16);
+		entry(&ids, at + US(45));
+		sched_switch(&ids, at + US(150), VCPU_TID, "CPU 0/KVM", 0, STRESS_TID, "stress");
+		sched_switch(&ids, at + US(350), STRESS_TID, "stress", 1, VCPU_TID, "CPU 0/KVM");
+		exit_(&ids, at + US(520), 12);                /* HLT */
+		sched_switch(&ids, at + US(530), VCPU_TID, "CPU 0/KVM", 1, 0, "swapper/0");
+		sched_switch(&ids, at + US(650), 0, "swapper/0", 0, VCPU_TID, "CPU 0/KVM");
+		entry(&ids, at + US(660));
+		exit_(&ids, at + US(900), 1);                 /* EXTERNAL_INTERRUPT */
+		entry(&ids, at + US(901));
+	}
 	if (!ids.failed)
 		rc = vma_tdw_finish(ids.w, out, len);
 out:
@@ -206,11 +212,12 @@ static void wake(struct ids *ids, unsigned id, uint64_t host_ns, uint32_t pid,
 	ev(ids, host_ns - OFFSET, e, sizeof(e));
 }
 
-static int build_guest(unsigned char **out, size_t *len)
+static int build_guest(unsigned char **out, size_t *len, uint32_t times)
 {
 	struct vma_tdw_opts o = { .version = 7, .nr_cpus = 1, .trace_id = GUEST_ID };
 	struct ids ids = { .w = vma_tdw_new(&o) };
 	size_t i;
+	uint32_t r;
 	int rc = -1;
 
 	/* the scenario's formats (its sched_switch among them) and sched_wakeup */
@@ -219,14 +226,20 @@ static int build_guest(unsigned char **out, size_t *len)
 	    vma_mkdat_formats(VMA_MKDAT_VMX, put_format, &ids) < 0 ||
 	    vma_tdw_time_shift(ids.w, HOST_ID, OFFSET) < 0)
 		goto out;
-	for (i = 0; i < sizeof(wakeups) / sizeof(wakeups[0]); i++) {
-		const struct vma_pair_wakeup *w = &wakeups[i];
+	for (i = 0; i < sizeof(wakeups) / sizeof(wakeups[0]); i++)
+		vma_tdw_cmdline(ids.w, wakeups[i].pid, wakeups[i].comm);
+	for (r = 0; r < times && !ids.failed; r++) {
+		uint64_t at = (uint64_t)r * PERIOD;
 
-		vma_tdw_cmdline(ids.w, w->pid, w->comm);
-		/* the wait starts at sched_waking; sched_wakeup follows 1 us later */
-		wake(&ids, ID_WAKING, w->start, w->pid, w->comm);
-		wake(&ids, ID_WAKEUP, w->start + 1000, w->pid, w->comm);
-		sched_switch(&ids, w->end - OFFSET, 0, "swapper/0", 0, w->pid, w->comm);
+		for (i = 0; i < sizeof(wakeups) / sizeof(wakeups[0]); i++) {
+			const struct vma_pair_wakeup *w = &wakeups[i];
+
+			/* the wait starts at sched_waking; sched_wakeup follows 1 us later */
+			wake(&ids, ID_WAKING, at + w->start, w->pid, w->comm);
+			wake(&ids, ID_WAKEUP, at + w->start + 1000, w->pid, w->comm);
+			sched_switch(&ids, at + w->end - OFFSET, 0, "swapper/0", 0, w->pid,
+				     w->comm);
+		}
 	}
 	if (!ids.failed)
 		rc = vma_tdw_finish(ids.w, out, len);
@@ -238,8 +251,15 @@ out:
 int vma_pair_build(unsigned char **host, size_t *host_len, unsigned char **guest,
 		   size_t *guest_len, struct vma_pair_truth *truth)
 {
+	return vma_pair_build_repeated(host, host_len, guest, guest_len, truth, 1);
+}
+
+int vma_pair_build_repeated(unsigned char **host, size_t *host_len, unsigned char **guest,
+			    size_t *guest_len, struct vma_pair_truth *truth, uint32_t times)
+{
 	*host = *guest = NULL;
-	if (build_host(host, host_len) < 0 || build_guest(guest, guest_len) < 0) {
+	if (!times || build_host(host, host_len, times) < 0 ||
+	    build_guest(guest, guest_len, times) < 0) {
 		free(*host);
 		*host = NULL;
 		return -1;

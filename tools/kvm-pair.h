@@ -47,4 +47,11 @@ struct vma_pair_truth {
 int vma_pair_build(unsigned char **host, size_t *host_len, unsigned char **guest,
 		   size_t *guest_len, struct vma_pair_truth *truth);
 
+/*
+ * vma_pair_build_repeated - the scenario @times over, every 1 ms (a
+ * measure of --latency on long traces); @truth is the first time's.
+ */
+int vma_pair_build_repeated(unsigned char **host, size_t *host_len, unsigned char **guest,
+			    size_t *guest_len, struct vma_pair_truth *truth, uint32_t times);
+
 #endif /* VMALYZE_KVM_PAIR_H */

@@ -37,6 +37,7 @@ static void usage(FILE *f)
 		"  --pair GUEST             instead: the host+guest agent pair of\n"
 		"                           tools/kvm-pair.h, -o the host, GUEST the guest;\n"
 		"                           prints the --latency truth on stdout\n"
+		"  --pair-times N           the pair's scenario N times, every 1 ms\n"
 		"  --xen-guest TSC,OFFSET[,MUL/DIV]  instead: a Xen guest's trace.dat\n"
 		"                           (tools/xen-guest.h) of --cpus cpus, x86-tsc\n"
 		"                           clock, guest TSC = host TSC x MUL/DIV + OFFSET\n"
@@ -135,15 +136,18 @@ static int write_xen_guest(const char *out, const char *spec, uint32_t nr_cpus)
 	return rc ? 1 : 0;
 }
 
-/* --pair: the two files, and their truth: a line per wake-up and cause. */
-static int write_pair(const char *host, const char *guest)
+/*
+ * --pair: the two files, and their truth: a line per wake-up and cause
+ * (the first of @times, then no thread line: it is of one time).
+ */
+static int write_pair(const char *host, const char *guest, uint32_t times)
 {
 	struct vma_pair_truth t;
 	unsigned char *h, *g;
 	size_t hl, gl, i, k;
 	int rc;
 
-	if (vma_pair_build(&h, &hl, &g, &gl, &t) < 0) {
+	if (vma_pair_build_repeated(&h, &hl, &g, &gl, &t, times) < 0) {
 		fprintf(stderr, "vmalyze-mkdat: cannot build the pair\n");
 		return 1;
 	}
@@ -164,6 +168,8 @@ static int write_pair(const char *host, const char *guest)
 			       (unsigned long long)w->split[k].ns);
 		}
 	}
+	if (times > 1)
+		return 0;
 	printf("thread %u %llu\n", t.host_tid, (unsigned long long)(t.last - t.first));
 	for (k = 0; k < t.nr_thread; k++)
 		printf("  %s\t%llu\n", t.thread[k].cause, (unsigned long long)t.thread[k].ns);
@@ -175,6 +181,7 @@ struct mkdat_cli {
 	struct vma_mkdat_opts o;
 	const char *out, *fdir, *pair, *xen_guest;
 	unsigned long long cut;
+	uint32_t pair_times;
 	bool summary;
 };
 
@@ -254,6 +261,9 @@ static int take_option(struct mkdat_cli *cli, int c, const char *arg)
 	case 'P':
 		cli->pair = arg;
 		break;
+	case 'R':
+		cli->pair_times = (uint32_t)strtoul(arg, NULL, 10);
+		break;
 	case 'X':
 		cli->xen_guest = arg;
 		break;
@@ -285,6 +295,7 @@ static int parse_args(struct mkdat_cli *cli, int argc, char **argv)
 		{ "truncate", required_argument, NULL, 'T' },
 		{ "summary", no_argument, NULL, 'S' },
 		{ "pair", required_argument, NULL, 'P' },
+		{ "pair-times", required_argument, NULL, 'R' },
 		{ "xen-guest", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -347,7 +358,7 @@ int main(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? 1 : 0;
 	if (cli.pair)
-		return write_pair(cli.out, cli.pair);
+		return write_pair(cli.out, cli.pair, cli.pair_times ? cli.pair_times : 1);
 	if (cli.xen_guest)
 		return write_xen_guest(cli.out, cli.xen_guest, cli.o.nr_cpus);
 	return write_scenario(&cli);

@@ -19,7 +19,8 @@
  *                         thread is known for the guest cpu
  *
  * The same causes split each host vcpu thread's whole traced time, which
- * needs no guest trace.  The analysis reads records only (the KVM
+ * needs no guest trace.  Memory is bounded whatever the trace's length
+ * (struct vma_latency_options.keep).  The analysis reads records only (the KVM
  * vocabulary's payload words, kvm-events.h): host records, guest records
  * and which host thread runs which guest cpu, in time order.
  */
@@ -65,9 +66,17 @@ struct vma_lat_report {
 	bool have_guest;
 	const char *marked, *marked_end; /* the user's intervals' events, or NULL: wake-ups */
 	uint64_t wakeups;           /* every wake-up seen run */
+	uint64_t unfollowed;        /* wake-ups not followed: too many waiting at once */
+	uint32_t threads_past;      /* host threads not followed: too many */
 	uint64_t p50, p99, max;     /* of their latencies, in ticks */
+	bool p50_exact, p99_exact;  /* else within the distribution's error (cycles.h) */
 	uint64_t threshold;         /* the report's, in ticks */
 	bool threshold_is_p99;      /* no --threshold: the guest's own p99 */
+	/*
+	 * The p99 was below the longest wake-ups kept (past 100 times
+	 * options.keep): the threshold is the longest of those let go.
+	 */
+	bool threshold_raised;
 	uint64_t above;             /* wake-ups at or above it */
 	struct vma_lat_interval *worst; /* owned, worst first */
 	uint32_t nr_worst;
@@ -89,6 +98,13 @@ struct vma_latency_options {
 	const char *marked_end;     /* "END" */
 	uint64_t threshold;         /* ticks; 0: the p99 of the guest's wake-ups */
 	uint32_t worst;             /* intervals to list; 0: 10 */
+	/*
+	 * The longest intervals kept whole (with their split) for the
+	 * report, at least @worst; 0: 65,536 (and 16 MiB).  The p99 and the
+	 * aggregate above it are exact while the wake-ups are at most 100
+	 * times this.
+	 */
+	uint32_t keep;
 };
 
 /* Return: owned (vma_latency_destroy()), NULL when out of memory. */

@@ -63,11 +63,17 @@ int vma_lat_render_text(FILE *out, const struct vma_lat_report *r)
 		}
 		const char *what = r->marked ? "intervals" : "wake-ups";
 
-		vma_fprintf(out, "  %s %" PRIu64 "  p50 %.1f us  p99 %.1f us  max %.1f us\n", what,
-			r->wakeups, us(r, r->p50), us(r, r->p99), us(r, r->max));
+		/* "~": from the distribution past its exact samples */
+		vma_fprintf(out, "  %s %" PRIu64 "  p50 %s%.1f us  p99 %s%.1f us  max %.1f us\n",
+			    what, r->wakeups, r->p50_exact ? "" : "~", us(r, r->p50),
+			    r->p99_exact ? "" : "~", us(r, r->p99), us(r, r->max));
+		if (r->unfollowed)
+			vma_fprintf(out, "  %" PRIu64 " more not followed (over 1024 waiting at "
+				    "once)\n", r->unfollowed);
 		vma_fprintf(out, "  threshold %.1f us (%s): %" PRIu64 " %s at or above it\n",
 			us(r, r->threshold),
-			r->threshold_is_p99 ? "the guest's p99" : "--threshold",
+			r->threshold_raised ? "the shortest of those kept, above the guest's p99"
+			: r->threshold_is_p99 ? "the guest's p99" : "--threshold",
 			r->above, what);
 		if (r->nr_worst)
 			vma_fprintf(out, "  Worst %u:\n", r->nr_worst);
@@ -85,18 +91,19 @@ int vma_lat_render_text(FILE *out, const struct vma_lat_report *r)
 			vma_fprintf(out, "  Share of latency by cause, over those %" PRIu64
 				    " (%.1f us):\n",
 				r->above, us(r, r->aggregate_ticks));
-			for (i = 0; i < r->nr_aggregate; i++) {
-				vma_fprintf(out, "    %-40s %6.1f%% %12.1f us\n",
-					    r->aggregate[i].cause,
-					pct(r->aggregate[i].ticks, r->aggregate_ticks),
-					us(r, r->aggregate[i].ticks));
-			}
+		}
+		for (i = 0; i < r->nr_aggregate; i++) {
+			vma_fprintf(out, "    %-40s %6.1f%% %12.1f us\n", r->aggregate[i].cause,
+				    pct(r->aggregate[i].ticks, r->aggregate_ticks),
+				    us(r, r->aggregate[i].ticks));
 		}
 	} else {
 		vma_fprintf(out, "No guest trace: no guest wake-ups to split (give the guest's "
 			"trace.dat after the host's).\n");
 	}
 	vma_fprintf(out, "Host vcpu threads, their traced time by cause:\n");
+	if (r->threads_past)
+		vma_fprintf(out, "  %u more not followed (over 1024)\n", r->threads_past);
 	for (i = 0; i < r->nr_threads; i++) {
 		const struct vma_lat_thread *t = &r->threads[i];
 
@@ -138,9 +145,13 @@ int vma_lat_render_json(FILE *out, const struct vma_lat_report *r)
 		PRIu64 ", \"p99_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64 ",\n",
 		r->have_guest ? "true" : "false", r->wakeups, to_ns(r, r->p50), to_ns(r, r->p99),
 		to_ns(r, r->max));
+	vma_fprintf(out, " \"p50_exact\": %s, \"p99_exact\": %s, \"unfollowed\": %" PRIu64
+		    ", \"threads_unfollowed\": %u,\n", r->p50_exact ? "true" : "false",
+		    r->p99_exact ? "true" : "false", r->unfollowed, r->threads_past);
 	vma_fprintf(out, " \"threshold_ns\": %" PRIu64 ", \"threshold_is_p99\": %s, "
-		    "\"above\": %" PRIu64 ",\n \"worst\": [",
-		    to_ns(r, r->threshold), r->threshold_is_p99 ? "true" : "false", r->above);
+		    "\"threshold_raised\": %s, \"above\": %" PRIu64 ",\n \"worst\": [",
+		    to_ns(r, r->threshold), r->threshold_is_p99 ? "true" : "false",
+		    r->threshold_raised ? "true" : "false", r->above);
 	for (i = 0; i < r->nr_worst; i++) {
 		const struct vma_lat_interval *w = &r->worst[i];
 

@@ -22,6 +22,7 @@
 #include "vmalyze/xen-names.h"
 #include "output/json-string.h"
 #include "vmalyze/strbuf.h"
+#include "vmalyze/strtab.h"
 
 #define VMX_EXIT_HLT 12u
 #define SVM_EXIT_HLT 0x78u
@@ -75,9 +76,7 @@ struct track {
 struct vma_timeline {
 	struct vma_timeline_options o;
 	uint64_t bin_ticks;
-	char **strs;                /* the SVG slices' names, interned */
-	size_t nr_strs, cap_strs;
-	uint32_t *str_slots;        /* their index: 2 slots a string of room, UINT32_MAX empty */
+	struct vma_strtab names;    /* the SVG slices' names, interned */
 	struct track *tracks;
 	size_t nr_tracks, cap_tracks;
 	struct vma_code_index track_index;
@@ -102,69 +101,6 @@ static void start_range(struct vma_timeline *tl, uint64_t now)
 	tl->o.to = !rel_to || now + rel_to < now ? UINT64_MAX : now + rel_to;
 }
 
-/* FNV-1a: the first slot of a name's search. */
-static uint32_t str_at(const char *s, uint32_t mask)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return (uint32_t)(h >> 32) & mask;
-}
-
-static void str_put(struct vma_timeline *tl, uint32_t i)
-{
-	uint32_t mask = vma_code_index_slots((uint32_t)tl->cap_strs) - 1, at;
-
-	for (at = str_at(tl->strs[i], mask); tl->str_slots[at] != UINT32_MAX; at = (at + 1) & mask)
-		;
-	tl->str_slots[at] = i;
-}
-
-/* Room for one more name, its index rebuilt when the room grew. */
-static bool str_room(struct vma_timeline *tl)
-{
-	size_t cap = tl->cap_strs;
-	uint32_t *slots, n, i;
-
-	if (tl->nr_strs < tl->cap_strs)
-		return true;
-	if (tl->cap_strs >= UINT32_MAX / 4 || vma_grow(tl->strs, &cap, tl->nr_strs + 1, 32))
-		return false;
-	n = vma_code_index_slots((uint32_t)cap);
-	slots = malloc((size_t)n * sizeof(*slots));
-	if (!slots)
-		return false;
-	free(tl->str_slots);
-	tl->str_slots = slots;
-	tl->cap_strs = cap;
-	memset(slots, 0xff, (size_t)n * sizeof(*slots));
-	for (i = 0; i < tl->nr_strs; i++)
-		str_put(tl, i);
-	return true;
-}
-
-static uint32_t intern(struct vma_timeline *tl, const char *s)
-{
-	uint32_t mask, at, i;
-
-	if (tl->str_slots) {
-		mask = vma_code_index_slots((uint32_t)tl->cap_strs) - 1;
-		for (at = str_at(s, mask); (i = tl->str_slots[at]) != UINT32_MAX;
-		     at = (at + 1) & mask) {
-			if (!strcmp(tl->strs[i], s))
-				return i;
-		}
-	}
-	if (!str_room(tl))
-		return UINT32_MAX;
-	tl->strs[tl->nr_strs] = strdup(s);
-	if (!tl->strs[tl->nr_strs])
-		return UINT32_MAX;
-	str_put(tl, (uint32_t)tl->nr_strs);
-	return (uint32_t)tl->nr_strs++;
-}
-
 struct vma_timeline *vma_timeline_create(const struct vma_timeline_options *opts)
 {
 	struct vma_timeline *tl = calloc(1, sizeof(*tl));
@@ -183,14 +119,9 @@ struct vma_timeline *vma_timeline_create(const struct vma_timeline_options *opts
 
 void vma_timeline_destroy(struct vma_timeline *tl)
 {
-	size_t i;
-
 	if (!tl)
 		return;
-	for (i = 0; i < tl->nr_strs; i++)
-		free(tl->strs[i]);
-	free(tl->strs);
-	free(tl->str_slots);
+	vma_strtab_free(&tl->names);
 	free(tl->tracks);
 	free(tl->track_index.slots);
 	free(tl->slices);
@@ -340,7 +271,7 @@ static int svg_keep(struct vma_timeline *tl, const struct track *t, uint64_t s, 
 		    vma_grow(tl->slices, &tl->cap_slices, tl->nr_slices + 1, 1024))
 			return VMA_ERR_NOMEM;
 	}
-	name = intern(tl, t->name);
+	name = vma_strtab_intern(&tl->names, t->name);
 	if (name == UINT32_MAX)
 		return VMA_ERR_NOMEM;
 	tl->slices[tl->nr_slices++] = (struct slice){ s, e, (uint32_t)(t - tl->tracks), name,
@@ -701,7 +632,7 @@ int vma_timeline_write_svg(const struct vma_timeline *tl, FILE *out)
 			     "fill=\"%s\">"
 			"<title>", x0, SVG_TOP + SVG_ROW * (double)at[s->track], w < 0.5 ? 0.5 : w,
 			SVG_ROW - 2, kind_colour[s->kind]);
-		svg_text(out, tl->strs[s->name]);
+		svg_text(out, vma_strtab_get(&tl->names, s->name));
 		vma_fprintf(out, "</title></rect>\n");
 	}
 	/* the time axis, in milliseconds from the window's start */

@@ -5,26 +5,53 @@
  * sched_switch); when the cause changes, the time since the last change
  * goes to the thread's total and to every open wake-up on the guest cpu
  * the thread runs.  A wake-up opens at sched_waking (sched_wakeup in a
- * guest trace that does not record it) and closes at the
- * sched_switch that runs the task; it is kept whole (its split by cause)
- * until the report, which needs every latency for the p99.
+ * guest trace that does not record it) and closes at the sched_switch
+ * that runs the task.  Memory does not grow with the trace: every latency
+ * goes to a distribution (exact for the first EXACT_LATENCIES), only the
+ * longest wake-ups are kept whole (their split) for the report, and the
+ * causes, threads and waiting wake-ups are bounded (doc/output.md).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "vmalyze/arm-names.h"
+#include "vmalyze/cycles.h"
 #include "vmalyze/grow.h"
 #include "vmalyze/kvm-events.h"
 #include "vmalyze/latency.h"
 #include "vmalyze/state.h"
 #include "vmalyze/status.h"
+#include "vmalyze/strtab.h"
 #include "vmalyze/xen-names.h"
+#include "latency-internal.h"
 
 /* VMX and SVM halt exits. */
 #define VMX_EXIT_HLT 12u
 #define SVM_EXIT_HLT 0x78u
 
-enum { CAUSE_UNKNOWN = 0, CAUSE_GUEST, CAUSE_VMM, CAUSE_HALTED, CAUSE_BLOCKED, CAUSE_PREEMPTED };
+/*
+ * Bounds.  Causes named: past them a refinement or a preemptor is left out
+ * of a new cause's name ("exit REASON", "preempted"), a new exit reason is
+ * "exit other".  Host threads followed (ties and vcpu threads), and
+ * wake-ups waiting at once: past them a new one is not followed.
+ */
+#define CAUSES_MAX 1024u
+#define THREADS_MAX 1024u
+#define OPEN_MAX 1024u
+/* Latencies the distribution keeps exactly (8 MiB at most): the p50's. */
+#define EXACT_LATENCIES (1u << 20)
+/* The longest wake-ups kept whole. */
+#define KEEP_DEFAULT 65536u
+
+enum {
+	CAUSE_UNKNOWN = 0,
+	CAUSE_GUEST,
+	CAUSE_VMM,
+	CAUSE_HALTED,
+	CAUSE_BLOCKED,
+	CAUSE_PREEMPTED,
+	CAUSE_EXIT_OTHER,
+};
 
 static const char *const fixed_causes[] = {
 	[CAUSE_UNKNOWN] = "unknown",
@@ -33,12 +60,7 @@ static const char *const fixed_causes[] = {
 	[CAUSE_HALTED] = "halted",
 	[CAUSE_BLOCKED] = "blocked on host",
 	[CAUSE_PREEMPTED] = "preempted",
-};
-
-/* Ticks by cause id; grown as causes appear. */
-struct split {
-	uint64_t *ticks;
-	size_t n, cap;
+	[CAUSE_EXIT_OTHER] = "exit other",
 };
 
 struct thread {
@@ -49,17 +71,16 @@ struct thread {
 	uint32_t cause;             /* now */
 	uint64_t since;
 	bool started;
-	struct split total;
+	struct lat_split total;
 };
 
 struct wake {
-	bool open;
 	uint32_t guest, cpu, pid;
 	char comm[16];
 	uint32_t task;              /* a marked interval: the guest thread of its start */
-	uint64_t start, end;
+	uint64_t start;
 	uint32_t tid;               /* host thread charged, 0 none */
-	struct split split;
+	struct lat_split split;
 };
 
 struct tie {
@@ -68,52 +89,39 @@ struct tie {
 
 struct vma_latency {
 	struct vma_latency_options opts;
-	char **causes;              /* owned names, by cause id */
-	size_t nr_causes, cap_causes;
+	struct vma_strtab causes;   /* their names, by cause id */
 	struct thread *threads;     /* by tid, sorted */
 	size_t nr_threads, cap_threads;
 	struct tie *ties;
 	size_t nr_ties, cap_ties;
 	struct wake *open;          /* wake-ups not yet run (few at a time) */
 	size_t nr_open, cap_open;
-	struct wake *done;          /* every wake-up run */
-	size_t nr_done, cap_done;
+	uint64_t nr_wakeups;        /* every wake-up run */
+	uint64_t unfollowed;        /* wake-ups past OPEN_MAX waiting */
+	uint32_t threads_past;      /* host threads past THREADS_MAX */
+	struct vma_cycles latencies; /* of every wake-up run */
+	struct lat_longest longest; /* the longest wake-ups run, kept whole */
+	/* With options.threshold: the wake-ups at or above it, summed as they run. */
+	uint64_t above, above_ticks;
+	struct lat_split above_split;
 	bool have_guest;
 	bool *waking;               /* [guest]: it records sched_waking */
 	size_t cap_waking;
 };
 
-static int split_add(struct split *s, uint32_t cause, uint64_t ticks)
+/*
+ * The id of cause @name, interned; @fallback once CAUSES_MAX are named.
+ * UINT32_MAX when out of memory.
+ */
+static uint32_t cause_id(struct vma_latency *lat, const char *name, uint32_t fallback)
 {
-	size_t old = s->cap;
+	uint32_t id = vma_strtab_find(&lat->causes, name);
 
-	if (!ticks)
-		return VMA_OK;
-	if (vma_grow(s->ticks, &s->cap, (size_t)cause + 1, 8))
-		return VMA_ERR_NOMEM;
-	if (s->cap > old)
-		memset(s->ticks + old, 0, (s->cap - old) * sizeof(*s->ticks));
-	if (cause >= s->n)
-		s->n = (size_t)cause + 1;
-	s->ticks[cause] += ticks;
-	return VMA_OK;
-}
-
-/* The id of cause @name, interned.  UINT32_MAX when out of memory. */
-static uint32_t cause_id(struct vma_latency *lat, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < lat->nr_causes; i++) {
-		if (!strcmp(lat->causes[i], name))
-			return (uint32_t)i;
-	}
-	if (vma_grow(lat->causes, &lat->cap_causes, lat->nr_causes + 1, 16))
-		return UINT32_MAX;
-	lat->causes[lat->nr_causes] = strdup(name);
-	if (!lat->causes[lat->nr_causes])
-		return UINT32_MAX;
-	return (uint32_t)lat->nr_causes++;
+	if (id != UINT32_MAX)
+		return id;
+	if (vma_strtab_count(&lat->causes) >= CAUSES_MAX)
+		return fallback;
+	return vma_strtab_intern(&lat->causes, name);
 }
 
 struct vma_latency *vma_latency_create(const struct vma_latency_options *opts)
@@ -126,8 +134,15 @@ struct vma_latency *vma_latency_create(const struct vma_latency_options *opts)
 	lat->opts = *opts;
 	if (!lat->opts.worst)
 		lat->opts.worst = 10;
+	if (!lat->opts.keep)
+		lat->opts.keep = KEEP_DEFAULT;
+	if (lat->opts.keep < lat->opts.worst)
+		lat->opts.keep = lat->opts.worst;
+	lat->longest.keep = lat->opts.keep;
+	lat->longest.floor = lat->opts.worst;
+	vma_cycles_init(&lat->latencies, EXACT_LATENCIES);
 	for (i = 0; i < sizeof(fixed_causes) / sizeof(fixed_causes[0]); i++) {
-		if (cause_id(lat, fixed_causes[i]) != i) {
+		if (vma_strtab_intern(&lat->causes, fixed_causes[i]) != i) {
 			vma_latency_destroy(lat);
 			return NULL;
 		}
@@ -141,19 +156,17 @@ void vma_latency_destroy(struct vma_latency *lat)
 
 	if (!lat)
 		return;
-	for (i = 0; i < lat->nr_causes; i++)
-		free(lat->causes[i]);
+	vma_strtab_free(&lat->causes);
 	for (i = 0; i < lat->nr_threads; i++)
 		free(lat->threads[i].total.ticks);
 	for (i = 0; i < lat->nr_open; i++)
 		free(lat->open[i].split.ticks);
-	for (i = 0; i < lat->nr_done; i++)
-		free(lat->done[i].split.ticks);
-	free(lat->causes);
+	vma_cycles_release(&lat->latencies, NULL);
+	free(lat->above_split.ticks);
+	lat_longest_free(&lat->longest);
 	free(lat->threads);
 	free(lat->ties);
 	free(lat->open);
-	free(lat->done);
 	free(lat->waking);
 	free(lat);
 }
@@ -182,10 +195,26 @@ static struct thread *thread_of(struct vma_latency *lat, uint32_t tid, bool crea
 	return &lat->threads[lo];
 }
 
+/* Whether thread @tid is followed, made so when there is room.  Return: VMA_ERR_NOMEM, or not. */
+static int follow(struct vma_latency *lat, uint32_t tid, struct thread **out)
+{
+	bool room = lat->nr_threads < THREADS_MAX;
+
+	*out = thread_of(lat, tid, room);
+	if (*out || room)
+		return *out ? VMA_OK : VMA_ERR_NOMEM;
+	lat->threads_past++;
+	return VMA_OK;
+}
+
 int vma_latency_tie(struct vma_latency *lat, uint32_t guest, uint32_t cpu, uint32_t tid)
 {
-	if (vma_grow(lat->ties, &lat->cap_ties, lat->nr_ties + 1, 8) ||
-	    !thread_of(lat, tid, true))
+	struct thread *th;
+	int rc = follow(lat, tid, &th);
+
+	if (rc || !th)
+		return rc;
+	if (vma_grow(lat->ties, &lat->cap_ties, lat->nr_ties + 1, 8))
 		return VMA_ERR_NOMEM;
 	lat->ties[lat->nr_ties++] = (struct tie){ guest, cpu, tid };
 	return VMA_OK;
@@ -211,13 +240,13 @@ static int charge(struct vma_latency *lat, struct thread *th, uint64_t now)
 	/* before the thread's first record nothing is known: the wake-up's rest is unknown */
 	if (!th->started || now <= th->since)
 		return VMA_OK;
-	rc = split_add(&th->total, th->cause, now - th->since);
+	rc = lat_split_add(&th->total, th->cause, now - th->since);
 	for (i = 0; i < lat->nr_open && rc == VMA_OK; i++) {
 		struct wake *w = &lat->open[i];
 		uint64_t from = w->start > th->since ? w->start : th->since;
 
 		if (w->tid == th->tid && now > from)
-			rc = split_add(&w->split, th->cause, now - from);
+			rc = lat_split_add(&w->split, th->cause, now - from);
 	}
 	th->since = now;
 	return rc;
@@ -247,7 +276,7 @@ static uint32_t exit_cause(struct vma_latency *lat, struct thread *th, const str
 		snprintf(buf, sizeof(buf), "exit %s", name);
 	else
 		snprintf(buf, sizeof(buf), "exit %#x", reason);
-	return cause_id(lat, buf);
+	return cause_id(lat, buf, CAUSE_EXIT_OTHER);
 }
 
 /* "exit REASON REFINE": the exit's device access. */
@@ -256,11 +285,11 @@ static uint32_t refined(struct vma_latency *lat, const struct thread *th, const 
 {
 	char buf[128];
 
-	if (th->halt_exit || th->reason_cause >= lat->nr_causes)
+	if (th->halt_exit || th->reason_cause >= vma_strtab_count(&lat->causes))
 		return th->exit_cause;
-	snprintf(buf, sizeof(buf), "%s %s %#llx", lat->causes[th->reason_cause], what,
-		 (unsigned long long)key);
-	return cause_id(lat, buf);
+	snprintf(buf, sizeof(buf), "%s %s %#llx", vma_strtab_get(&lat->causes, th->reason_cause),
+		 what, (unsigned long long)key);
+	return cause_id(lat, buf, th->reason_cause);
 }
 
 static uint32_t cause_now(const struct thread *th)
@@ -291,7 +320,7 @@ static uint32_t switched_out(struct vma_latency *lat, const struct thread *th,
 	if (!comm[0])
 		return CAUSE_PREEMPTED;
 	snprintf(buf, sizeof(buf), "preempted by %s", comm);
-	return cause_id(lat, buf);
+	return cause_id(lat, buf, CAUSE_PREEMPTED);
 }
 
 /* @th's cause after @rec, one of its own records. */
@@ -377,7 +406,9 @@ int vma_latency_host(struct vma_latency *lat, const struct vma_record *rec)
 	case VMA_KVM_EXIT:
 	case VMA_KVM_ENTRY:
 		/* a thread that enters or exits a guest is a vcpu thread */
-		th = thread_of(lat, rec->ctx, true);
+		rc = follow(lat, rec->ctx, &th);
+		if (!th)
+			return rc;
 		break;
 	case VMA_KVM_USERSPACE_EXIT:
 	case VMA_KVM_PIO:
@@ -388,10 +419,8 @@ int vma_latency_host(struct vma_latency *lat, const struct vma_record *rec)
 	default:
 		return VMA_OK;
 	}
-	if (!th) {
-		return rec->event == VMA_KVM_EXIT || rec->event == VMA_KVM_ENTRY ? VMA_ERR_NOMEM
-										  : VMA_OK;
-	}
+	if (!th)
+		return VMA_OK;
 	cause = next_cause(lat, th, rec);
 	if (cause == UINT32_MAX)
 		return VMA_ERR_NOMEM;
@@ -427,6 +456,11 @@ static int open_interval(struct vma_latency *lat, uint32_t guest, uint32_t key, 
 		if (lat->open[i].guest == guest && lat->open[i].pid == key)
 			w = &lat->open[i];
 	}
+	*out = NULL;
+	if (!w && lat->nr_open >= OPEN_MAX) {
+		lat->unfollowed++;
+		return VMA_OK;
+	}
 	if (!w) {
 		if (vma_grow(lat->open, &lat->cap_open, lat->nr_open + 1, 16))
 			return VMA_ERR_NOMEM;
@@ -435,7 +469,7 @@ static int open_interval(struct vma_latency *lat, uint32_t guest, uint32_t key, 
 	}
 	/* opened again before it closed: the wait starts over, as trace-cmd report -w */
 	free(w->split.ticks);
-	*w = (struct wake){ .open = true, .guest = guest, .pid = key, .start = t, .cpu = cpu };
+	*w = (struct wake){ .guest = guest, .pid = key, .start = t, .cpu = cpu };
 	w->tid = tid_of(lat, guest, cpu);
 	*out = w;
 	return VMA_OK;
@@ -447,9 +481,37 @@ static int wake(struct vma_latency *lat, uint32_t guest, const struct vma_record
 	int rc = open_interval(lat, guest, vma_kvm_word(rec, VMA_KVM_SCHED_WAKEUP_PID),
 			       vma_kvm_word(rec, VMA_KVM_SCHED_WAKEUP_TARGET_CPU), rec->tsc, &w);
 
-	if (rc == VMA_OK)
+	if (w)
 		take_comm(w->comm, rec, VMA_KVM_SCHED_WAKEUP_COMM);
 	return rc;
+}
+
+/* Wake-up @w, run at @end, among the longest kept. */
+static int keep(struct vma_latency *lat, const struct wake *w, uint64_t end)
+{
+	struct lat_kept k = { .start = w->start, .end = end, .guest = w->guest, .cpu = w->cpu,
+			      .pid = w->pid & MARK_KEY ? w->task : w->pid, .tid = w->tid };
+
+	memcpy(k.comm, w->comm, sizeof(k.comm));
+	return lat_longest_add(&lat->longest, &k, &w->split);
+}
+
+/* Wake-up @w ran at @end: its latency counted, summed when above the threshold, kept. */
+static int wakeup_run(struct vma_latency *lat, const struct wake *w, uint64_t end)
+{
+	uint64_t latency = end - w->start;
+
+	lat->nr_wakeups++;
+	vma_cycles_add(&lat->latencies, latency, NULL);
+	if (lat->opts.threshold && latency >= lat->opts.threshold) {
+		int rc = lat_split_sum(&lat->above_split, &w->split);
+
+		if (rc)
+			return rc;
+		lat->above++;
+		lat->above_ticks += latency;
+	}
+	return keep(lat, w, end);
 }
 
 /* Close the interval of @key of @guest at @t, if one is open. */
@@ -474,14 +536,12 @@ static int close_interval(struct vma_latency *lat, uint32_t guest, uint32_t key,
 	for (c = 0; c < w->split.n; c++)
 		charged += w->split.ticks[c];
 	if (rc == VMA_OK && t - w->start > charged)
-		rc = split_add(&w->split, CAUSE_UNKNOWN, t - w->start - charged);
-	if (rc || vma_grow(lat->done, &lat->cap_done, lat->nr_done + 1, 64))
-		return rc ? rc : VMA_ERR_NOMEM;
-	w->open = false;
-	w->end = t;
-	lat->done[lat->nr_done++] = *w;
+		rc = lat_split_add(&w->split, CAUSE_UNKNOWN, t - w->start - charged);
+	if (rc == VMA_OK)
+		rc = wakeup_run(lat, w, t);
+	free(w->split.ticks);
 	*w = lat->open[--lat->nr_open];
-	return VMA_OK;
+	return rc;
 }
 
 static int run(struct vma_latency *lat, uint32_t guest, const struct vma_record *rec)
@@ -500,7 +560,7 @@ int vma_latency_mark(struct vma_latency *lat, uint32_t guest, const struct vma_r
 	if (!start)
 		return close_interval(lat, guest, MARK_KEY | rec->pcpu, rec->tsc);
 	rc = open_interval(lat, guest, MARK_KEY | rec->pcpu, rec->pcpu, rec->tsc, &w);
-	if (rc == VMA_OK)
+	if (w)
 		w->task = rec->ctx;
 	return rc;
 }
@@ -538,87 +598,154 @@ static int by_ticks_desc(const void *a, const void *b)
 	return strcmp(x->cause, y->cause);
 }
 
+/* Room for @n shares in *@out.  Return: VMA_OK or VMA_ERR_NOMEM. */
+static int shares_new(struct vma_lat_share **out, uint32_t *nr, size_t n)
+{
+	*out = NULL;
+	*nr = 0;
+	if (n && !(*out = calloc(n, sizeof(**out))))
+		return VMA_ERR_NOMEM;
+	return VMA_OK;
+}
+
 /* @s as shares, largest first.  Return: VMA_OK or VMA_ERR_NOMEM. */
-static int shares(const struct vma_latency *lat, const struct split *s,
+static int shares(const struct vma_latency *lat, const struct lat_split *s,
 		  struct vma_lat_share **out, uint32_t *nr)
 {
 	size_t i, n = 0;
 
-	*out = NULL;
-	*nr = 0;
 	for (i = 0; i < s->n; i++)
 		n += s->ticks[i] != 0;
-	if (!n)
-		return VMA_OK;
-	*out = calloc(n, sizeof(**out));
-	if (!*out)
+	if (shares_new(out, nr, n))
 		return VMA_ERR_NOMEM;
 	for (i = 0; i < s->n; i++) {
 		if (s->ticks[i])
-			(*out)[(*nr)++] = (struct vma_lat_share){ lat->causes[i], s->ticks[i] };
+			(*out)[(*nr)++] = (struct vma_lat_share){
+				vma_strtab_get(&lat->causes, (uint32_t)i), s->ticks[i] };
 	}
 	qsort(*out, *nr, sizeof(**out), by_ticks_desc);
 	return VMA_OK;
 }
 
-static int by_latency_desc(const void *a, const void *b)
+/* shares() of a kept wake-up's split. */
+static int kept_shares(const struct vma_latency *lat, const struct lat_kept *k,
+		       struct vma_lat_share **out, uint32_t *nr)
 {
-	const struct wake *x = a, *y = b;
-	uint64_t lx = x->end - x->start, ly = y->end - y->start;
+	uint32_t i;
 
-	if (lx != ly)
-		return lx < ly ? 1 : -1;
-	return x->start < y->start ? -1 : x->start > y->start;
+	if (shares_new(out, nr, k->nr))
+		return VMA_ERR_NOMEM;
+	for (i = 0; i < k->nr; i++)
+		(*out)[(*nr)++] = (struct vma_lat_share){
+			vma_strtab_get(&lat->causes, k->split[i].cause), k->split[i].ticks };
+	qsort(*out, *nr, sizeof(**out), by_ticks_desc);
+	return VMA_OK;
 }
 
-/* The latency at rank @q of @n sorted worst first (nearest rank). */
-static uint64_t rank(const struct wake *sorted, size_t n, double q)
+/* The report's @i-th wake-up (0: the longest), once sorted. */
+static inline const struct lat_kept *nth(const struct vma_latency *lat, size_t i)
 {
-	size_t k = (size_t)((1.0 - q) * (double)n);
+	return lat_longest_nth(&lat->longest, i);
+}
+
+/*
+ * The latency at rank @q of the wake-ups, worst first (nearest rank):
+ * from the kept ones when it is among them, else from the distribution
+ * (exact while it is, *@exact says).
+ */
+static uint64_t rank(struct vma_latency *lat, double q, bool *exact)
+{
+	uint64_t n = lat->nr_wakeups, k = (uint64_t)((1.0 - q) * (double)n), a, zeros;
+	struct vma_cycles *d = &lat->latencies;
 
 	if (k >= n)
 		k = n - 1;
-	return sorted[k].end - sorted[k].start;
+	*exact = true;
+	if (k < lat->longest.nr)
+		return lat_kept_latency(nth(lat, k));
+	*exact = vma_cycles_is_exact(d);
+	/* ascending rank a; zero latencies are the distribution's events, not its count */
+	a = n - 1 - k;
+	zeros = d->events - d->count;
+	if (a < zeros)
+		return 0;
+	a -= zeros;
+	if (d->count > UINT32_MAX)
+		return vma_cycles_quantile(d, VMA_CYCLES_BY_COUNT,
+					   (uint32_t)((double)a / (double)d->count * 2147483648.0),
+					   2147483648u);
+	return vma_cycles_quantile(d, VMA_CYCLES_BY_COUNT, (uint32_t)a, (uint32_t)d->count);
+}
+
+/* The wake-ups at or above the threshold, from the kept ones: their number, summed into @agg. */
+static int sum_kept(struct vma_latency *lat, struct vma_lat_report *r, struct lat_split *agg,
+		    size_t *m)
+{
+	size_t i, c;
+	int rc = VMA_OK;
+
+	for (i = 0; i < lat->longest.nr && lat_kept_latency(nth(lat, i)) >= r->threshold; i++) {
+		const struct lat_kept *k = nth(lat, i);
+
+		for (c = 0; c < k->nr && rc == VMA_OK; c++)
+			rc = lat_split_add(agg, k->split[c].cause, k->split[c].ticks);
+		r->aggregate_ticks += lat_kept_latency(k);
+	}
+	*m = i;
+	return rc;
 }
 
 static int fill_wakeups(struct vma_latency *lat, struct vma_lat_report *r)
 {
-	struct split agg = { 0 };
-	size_t i, n = lat->nr_done;
+	struct lat_split agg = { 0 };
+	size_t i, m = 0;
 	int rc = VMA_OK;
 
-	r->wakeups = n;
-	if (!n)
+	r->wakeups = lat->nr_wakeups;
+	r->unfollowed = lat->unfollowed;
+	if (!lat->nr_wakeups)
 		return VMA_OK;
-	qsort(lat->done, n, sizeof(*lat->done), by_latency_desc);
-	r->max = lat->done[0].end - lat->done[0].start;
-	r->p50 = rank(lat->done, n, 0.50);
-	r->p99 = rank(lat->done, n, 0.99);
+	lat_longest_sort(&lat->longest);
+	r->max = lat_kept_latency(nth(lat, 0));
+	r->p50 = rank(lat, 0.50, &r->p50_exact);
+	r->p99 = rank(lat, 0.99, &r->p99_exact);
 	r->threshold_is_p99 = !lat->opts.threshold;
 	r->threshold = lat->opts.threshold ? lat->opts.threshold : r->p99;
-	for (i = 0; i < n && lat->done[i].end - lat->done[i].start >= r->threshold; i++) {
-		const struct split *s = &lat->done[i].split;
-		size_t c;
-
-		for (c = 0; c < s->n && rc == VMA_OK; c++)
-			rc = split_add(&agg, (uint32_t)c, s->ticks[c]);
-		r->aggregate_ticks += lat->done[i].end - lat->done[i].start;
+	/* past the kept ones the p99 is no threshold the aggregate can be exact for */
+	if (!lat->opts.threshold && lat->longest.evicted && lat->longest.evicted_max > r->threshold) {
+		r->threshold = lat->longest.evicted_max;
+		r->threshold_raised = true;
 	}
-	r->above = i;
-	r->nr_worst = (uint32_t)(r->above < lat->opts.worst ? r->above : lat->opts.worst);
+	if (lat->opts.threshold) {
+		for (i = 0; i < lat->longest.nr && lat_kept_latency(nth(lat, i)) >= r->threshold; i++)
+			;
+		m = i;
+		r->above = lat->above;
+		r->aggregate_ticks = lat->above_ticks;
+		rc = lat_split_sum(&agg, &lat->above_split);
+	} else {
+		rc = sum_kept(lat, r, &agg, &m);
+		r->above = m;
+		/* the ties at the threshold that were let go */
+		if (rc == VMA_OK && lat->longest.evicted && lat->longest.evicted_max == r->threshold) {
+			r->above += lat->longest.at_max;
+			r->aggregate_ticks += lat->longest.at_max * r->threshold;
+			rc = lat_split_sum(&agg, &lat->longest.at_max_split);
+		}
+	}
+	r->nr_worst = (uint32_t)(m < lat->opts.worst ? m : lat->opts.worst);
 	r->worst = r->nr_worst ? calloc(r->nr_worst, sizeof(*r->worst)) : NULL;
 	if (r->nr_worst && !r->worst)
 		rc = VMA_ERR_NOMEM;
 	for (i = 0; rc == VMA_OK && i < r->nr_worst; i++) {
-		const struct wake *w = &lat->done[i];
+		const struct lat_kept *k = nth(lat, i);
 		struct vma_lat_interval *o = &r->worst[i];
 
-		*o = (struct vma_lat_interval){ .start = w->start, .end = w->end,
-						.guest = w->guest, .cpu = w->cpu,
-						.pid = w->pid & MARK_KEY ? w->task : w->pid,
-						.host_tid = w->tid };
-		memcpy(o->comm, w->comm, sizeof(o->comm));
-		rc = shares(lat, &w->split, &o->split, &o->nr_split);
+		*o = (struct vma_lat_interval){ .start = k->start, .end = k->end,
+						.guest = k->guest, .cpu = k->cpu,
+						.pid = k->pid, .host_tid = k->tid };
+		memcpy(o->comm, k->comm, sizeof(o->comm));
+		rc = kept_shares(lat, k, &o->split, &o->nr_split);
 	}
 	if (rc == VMA_OK)
 		rc = shares(lat, &agg, &r->aggregate, &r->nr_aggregate);
@@ -638,6 +765,7 @@ struct vma_lat_report *vma_latency_report(struct vma_latency *lat, uint64_t end)
 	r->have_guest = lat->have_guest;
 	r->marked = lat->opts.marked;
 	r->marked_end = lat->opts.marked_end;
+	r->threads_past = lat->threads_past;
 	/* the time since each thread's last change is its current cause's */
 	for (i = 0; i < lat->nr_threads && rc == VMA_OK; i++) {
 		if (lat->threads[i].started)

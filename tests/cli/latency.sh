@@ -48,6 +48,18 @@ grep -q '^wakeup,1000100000,101,worker,0,3000,300000,preempted by stress,200000$
 	fail "CSV row of the preempted wake-up"
 [ "$(grep -c '^wakeup,' "$tmp/csv")" -eq 8 ] || fail "CSV: not 8 wake-up causes"
 
+# The scenario 200 times (every 1 ms): 800 wake-ups, a quarter of them
+# the p99's 300 us ties, all summed; the thread's time 200 times plus the
+# 99 us in guest code between two.
+"$MKDAT" --pair "$tmp/g200" --pair-times 200 -o "$tmp/h200" >/dev/null ||
+	fail "vmalyze-mkdat --pair-times"
+"$VMALYZE" --latency "$tmp/h200" "$tmp/g200" >"$tmp/times" 2>/dev/null || fail "200 times exits $?"
+grep -q '^  wake-ups 800  p50 50.0 us  p99 300.0 us  max 300.0 us$' "$tmp/times" &&
+	grep -q '^  threshold 300.0 us (the guest.s p99): 200 wake-ups at or above it$' "$tmp/times" &&
+	grep -q '^  Share of latency by cause, over those 200 (60000.0 us):$' "$tmp/times" &&
+	grep -q '^  thread 3000 (199901.0 us): guest 63.4% 126701.0 us, ' "$tmp/times" ||
+	fail "200 times: not the scenario's numbers"
+
 # The user's own pair of guest events: sched_wakeup (1 us after sched_waking)
 # to the next sched_switch on the cpu: each interval 1 us shorter, taken
 # from the guest's share (the first 1 us of each wake-up ran guest code).
