@@ -67,7 +67,7 @@ struct vma_lat_report {
 	const char *marked, *marked_end; /* the user's intervals' events, or NULL: wake-ups */
 	uint64_t wakeups;           /* every wake-up seen run */
 	uint64_t unfollowed;        /* wake-ups not followed: too many waiting at once */
-	uint32_t threads_past;      /* host threads not followed: too many */
+	uint64_t records_unfollowed; /* host records not followed: too many threads */
 	uint64_t p50, p99, max;     /* of their latencies, in ticks */
 	bool p50_exact, p99_exact;  /* else within the distribution's error (cycles.h) */
 	uint64_t threshold;         /* the report's, in ticks */

@@ -102,8 +102,9 @@ int vma_lat_render_text(FILE *out, const struct vma_lat_report *r)
 			"trace.dat after the host's).\n");
 	}
 	vma_fprintf(out, "Host vcpu threads, their traced time by cause:\n");
-	if (r->threads_past)
-		vma_fprintf(out, "  %u more not followed (over 1024)\n", r->threads_past);
+	if (r->records_unfollowed)
+		vma_fprintf(out, "  %" PRIu64 " records of threads past the first 1024 not "
+			    "followed\n", r->records_unfollowed);
 	for (i = 0; i < r->nr_threads; i++) {
 		const struct vma_lat_thread *t = &r->threads[i];
 
@@ -146,8 +147,8 @@ int vma_lat_render_json(FILE *out, const struct vma_lat_report *r)
 		r->have_guest ? "true" : "false", r->wakeups, to_ns(r, r->p50), to_ns(r, r->p99),
 		to_ns(r, r->max));
 	vma_fprintf(out, " \"p50_exact\": %s, \"p99_exact\": %s, \"unfollowed\": %" PRIu64
-		    ", \"threads_unfollowed\": %u,\n", r->p50_exact ? "true" : "false",
-		    r->p99_exact ? "true" : "false", r->unfollowed, r->threads_past);
+		    ", \"records_unfollowed\": %" PRIu64 ",\n", r->p50_exact ? "true" : "false",
+		    r->p99_exact ? "true" : "false", r->unfollowed, r->records_unfollowed);
 	vma_fprintf(out, " \"threshold_ns\": %" PRIu64 ", \"threshold_is_p99\": %s, "
 		    "\"threshold_raised\": %s, \"above\": %" PRIu64 ",\n \"worst\": [",
 		    to_ns(r, r->threshold), r->threshold_is_p99 ? "true" : "false",

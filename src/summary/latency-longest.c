@@ -97,7 +97,8 @@ static int evict(struct lat_longest *l)
 	if (!l->evicted || latency > l->evicted_max) {
 		l->evicted_max = latency;
 		l->at_max = 0;
-		memset(l->at_max_split.ticks, 0, l->at_max_split.n * sizeof(uint64_t));
+		if (l->at_max_split.n)
+			memset(l->at_max_split.ticks, 0, l->at_max_split.n * sizeof(uint64_t));
 	}
 	if (latency == l->evicted_max) {
 		l->at_max++;

@@ -98,7 +98,7 @@ struct vma_latency {
 	size_t nr_open, cap_open;
 	uint64_t nr_wakeups;        /* every wake-up run */
 	uint64_t unfollowed;        /* wake-ups past OPEN_MAX waiting */
-	uint32_t threads_past;      /* host threads past THREADS_MAX */
+	uint64_t records_unfollowed; /* host records of threads past THREADS_MAX */
 	struct vma_cycles latencies; /* of every wake-up run */
 	struct lat_longest longest; /* the longest wake-ups run, kept whole */
 	/* With options.threshold: the wake-ups at or above it, summed as they run. */
@@ -203,7 +203,7 @@ static int follow(struct vma_latency *lat, uint32_t tid, struct thread **out)
 	*out = thread_of(lat, tid, room);
 	if (*out || room)
 		return *out ? VMA_OK : VMA_ERR_NOMEM;
-	lat->threads_past++;
+	lat->records_unfollowed++;
 	return VMA_OK;
 }
 
@@ -765,7 +765,7 @@ struct vma_lat_report *vma_latency_report(struct vma_latency *lat, uint64_t end)
 	r->have_guest = lat->have_guest;
 	r->marked = lat->opts.marked;
 	r->marked_end = lat->opts.marked_end;
-	r->threads_past = lat->threads_past;
+	r->records_unfollowed = lat->records_unfollowed;
 	/* the time since each thread's last change is its current cause's */
 	for (i = 0; i < lat->nr_threads && rc == VMA_OK; i++) {
 		if (lat->threads[i].started)

@@ -274,3 +274,25 @@ Test(latency_bound, causes_past_1024_are_named_without_their_refinement)
 	vma_lat_report_free(r);
 	vma_latency_destroy(lat);
 }
+
+Test(latency_bound, records_of_host_threads_past_1024_are_counted_not_followed)
+{
+	struct vma_latency_options o = { .hz = 1000000000u };
+	struct vma_latency *lat = vma_latency_create(&o);
+	struct vma_lat_report *r;
+	uint32_t i;
+
+	cr_assert_not_null(lat);
+	for (i = 0; i < 2200; i++) {
+		struct vma_record e = rec(i % 2 ? VMA_KVM_EXIT : VMA_KVM_ENTRY, 1000 + i);
+
+		e.ctx = 5000 + i / 2;
+		cr_assert_eq(vma_latency_host(lat, &e), VMA_OK);
+	}
+	r = vma_latency_report(lat, 3000);
+	cr_assert_not_null(r);
+	cr_assert_eq(r->nr_threads, 1024);
+	cr_assert_eq(r->records_unfollowed, 2 * 76);
+	vma_lat_report_free(r);
+	vma_latency_destroy(lat);
+}
