@@ -51,6 +51,8 @@ enum group { G_PCPU = 1, G_VCPU = 2, G_GUEST = 3 }; /* the JSON pid; guests 3, 4
 #define SVG_TOP 40.0
 #define SVG_MIN_PX 0.05           /* the narrowest slice drawn, in pixels */
 #define SVG_KEEP_MAX (1u << 19)   /* slices an SVG keeps at most by default (16 MiB) */
+/* Names the SVG's slices keep (a guest's tasks can be as many as it likes); then "other". */
+#define SVG_NAMES_MAX (1u << 16)
 
 /* A slice the SVG may draw. */
 struct slice {
@@ -271,7 +273,10 @@ static int svg_keep(struct vma_timeline *tl, const struct track *t, uint64_t s, 
 		    vma_grow(tl->slices, &tl->cap_slices, tl->nr_slices + 1, 1024))
 			return VMA_ERR_NOMEM;
 	}
-	name = vma_strtab_intern(&tl->names, t->name);
+	name = vma_strtab_find(&tl->names, t->name);
+	if (name == UINT32_MAX)
+		name = vma_strtab_intern(&tl->names, vma_strtab_count(&tl->names) < SVG_NAMES_MAX ?
+					 t->name : "other");
 	if (name == UINT32_MAX)
 		return VMA_ERR_NOMEM;
 	tl->slices[tl->nr_slices++] = (struct slice){ s, e, (uint32_t)(t - tl->tracks), name,

@@ -155,3 +155,35 @@ Test(timeline, svg_past_its_most_draws_wider_slices)
 	vma_timeline_destroy(tl);
 	free(stext);
 }
+
+/* 70,000 tasks, each slice long enough to be kept: past 65,536 names the slices are "other". */
+Test(timeline, svg_names_are_bounded)
+{
+	struct vma_timeline *tl = vma_timeline_create(&(struct vma_timeline_options){
+		.hz = 1000000000u, .svg = true });
+	char *stext = NULL, *p;
+	size_t slen = 0;
+	double len = 1000;
+	uint64_t t = 0;
+	uint32_t i;
+	FILE *svg;
+
+	cr_assert_not_null(tl);
+	/* each 1.0001 times the last: a ten-thousandth of the run so far, a tenth of a pixel */
+	for (i = 0; i < 70000; i++, len *= 1.0001) {
+		cr_assert_eq(vma_timeline_guest_task(tl, 1, 0, NULL, 100 + i, "t", t), VMA_OK);
+		t += (uint64_t)len;
+	}
+	cr_assert_eq(vma_timeline_end(tl, t), VMA_OK);
+	svg = open_memstream(&stext, &slen);
+	cr_assert_eq(vma_timeline_write_svg(tl, svg), VMA_OK);
+	fclose(svg);
+	/* the SVG draws the last few thousand (the others are under 0.05 px of the whole) */
+	cr_assert_gt(count(stext, "<title>other</title>"), 1000);
+	for (p = stext; *p; p++) {
+		if (*p == '<' && !strncmp(p, "<title>t:", 9))
+			cr_assert_lt(strtoul(p + 9, NULL, 10), 100 + 65536);
+	}
+	vma_timeline_destroy(tl);
+	free(stext);
+}
