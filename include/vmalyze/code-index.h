@@ -12,6 +12,7 @@
 #ifndef VMALYZE_CODE_INDEX_H
 #define VMALYZE_CODE_INDEX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>

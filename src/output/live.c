@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmalyze/grow.h"
+#include "vmalyze/code-index.h"
 #include "vmalyze/hvm-stats.h"
 #include "vmalyze/live.h"
 #include "vmalyze/status.h"
@@ -24,6 +24,7 @@
 #define TOP_REASONS 3
 
 struct vcpu_snap {
+	uint64_t key;              /* the vcpu's address: first, a key table's key */
 	const struct vma_vcpu *v;
 	uint64_t *events;          /* per exit reason (model's order), at the last second's end */
 	uint32_t nr;
@@ -39,8 +40,9 @@ struct vma_live {
 	bool terminal;
 	bool started;
 	uint64_t start, index;     /* first time stamp; seconds written */
-	struct vcpu_snap *snaps;
+	struct vcpu_snap *snaps;   /* a key table (code-index.h), by vcpu */
 	size_t nr_snaps, cap_snaps;
+	struct vma_code_index snap_index;
 	size_t last_hit;
 };
 
@@ -65,26 +67,31 @@ void vma_live_destroy(struct vma_live *lv)
 	for (i = 0; i < lv->nr_snaps; i++)
 		free(lv->snaps[i].events);
 	free(lv->snaps);
+	free(lv->snap_index.slots);
 	free(lv);
 }
 
+/* @v's snapshot, made when new; found by hash (a scan was most of a run of thousands of vcpus). */
 static struct vcpu_snap *snap_of(struct vma_live *lv, const struct vma_vcpu *v)
 {
-	size_t i;
+	uint64_t key = (uint64_t)(uintptr_t)v;
+	uint32_t i;
+	bool refused;
 
 	if (lv->last_hit < lv->nr_snaps && lv->snaps[lv->last_hit].v == v)
 		return &lv->snaps[lv->last_hit];
-	for (i = 0; i < lv->nr_snaps; i++) {
-		if (lv->snaps[i].v == v) {
-			lv->last_hit = i;
-			return &lv->snaps[i];
-		}
+	i = vma_key_table_find(&lv->snap_index, lv->snaps, sizeof(*lv->snaps), key);
+	if (i == UINT32_MAX) {
+		/* No budget: a snapshot a vcpu, as many as the machine has. */
+		if (!vma_key_table_room(NULL, &lv->snaps, &lv->cap_snaps, sizeof(*lv->snaps),
+					&lv->snap_index, (uint32_t)lv->nr_snaps, false, &refused))
+			return NULL;
+		i = (uint32_t)lv->nr_snaps++;
+		lv->snaps[i] = (struct vcpu_snap){ .key = key, .v = v };
+		vma_key_table_put(&lv->snap_index, lv->snaps, sizeof(*lv->snaps), i);
 	}
-	if (vma_grow(lv->snaps, &lv->cap_snaps, lv->nr_snaps + 1, 16))
-		return NULL;
-	lv->snaps[lv->nr_snaps] = (struct vcpu_snap){ .v = v };
-	lv->last_hit = lv->nr_snaps;
-	return &lv->snaps[lv->nr_snaps++];
+	lv->last_hit = i;
+	return &lv->snaps[i];
 }
 
 void vma_live_note(struct vma_live *lv, const struct vma_machine *m,
