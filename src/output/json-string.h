@@ -8,7 +8,12 @@
 
 #include <stdio.h>
 
+#include "vmalyze/strbuf.h"
+
 /* @s as a JSON string: quotes, backslashes and control bytes escaped. */
 void vma_json_string(FILE *out, const char *s);
+
+/* The same, appended to @sb. */
+void vma_json_sb_string(struct vma_strbuf *sb, const char *s);
 
 #endif /* VMALYZE_OUTPUT_JSON_STRING_H */

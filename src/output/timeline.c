@@ -65,6 +65,8 @@ struct track {
 	uint64_t id;                /* what it shows (track_id()): the key table's key */
 	uint32_t pid, tid;
 	char label[64];
+	uint32_t label_tid;         /* vcpus: the KVM thread the label names, 0 none */
+	const struct vma_vcpu *runs; /* pcpus: the vcpu of the open K_RUNS slice */
 	bool open;
 	uint8_t kind;
 	char name[64], args[64];    /* the open slice's; args "" for none */
@@ -79,6 +81,8 @@ struct vma_timeline {
 	struct vma_timeline_options o;
 	uint64_t bin_ticks;
 	struct vma_strtab names;    /* the SVG slices' names, interned */
+	struct vma_strbuf event;    /* the JSON event being written (one fwrite() each) */
+	bool event_lost;            /* one could not be made (no memory): the end says so */
 	struct track *tracks;
 	size_t nr_tracks, cap_tracks;
 	struct vma_code_index track_index;
@@ -124,6 +128,7 @@ void vma_timeline_destroy(struct vma_timeline *tl)
 	if (!tl)
 		return;
 	vma_strtab_free(&tl->names);
+	vma_sb_free(&tl->event);
 	free(tl->tracks);
 	free(tl->track_index.slots);
 	free(tl->slices);
@@ -141,15 +146,33 @@ static inline uint64_t track_id(uint32_t pid, const struct vma_vcpu *v, uint32_t
 	return v ? (uint64_t)(uintptr_t)v : 1ull << 63 | (uint64_t)pid << 32 | what;
 }
 
-static struct track *track_of(struct vma_timeline *tl, uint32_t pid, const struct vma_vcpu *v,
-			      uint32_t what, const char *label)
+/* The track of (@pid, @v, @what), or NULL when it has none yet. */
+static struct track *track_find(struct vma_timeline *tl, uint32_t pid, const struct vma_vcpu *v,
+				uint32_t what)
+{
+	uint32_t i = vma_key_table_find(&tl->track_index, tl->tracks, sizeof(*tl->tracks),
+					track_id(pid, v, what));
+
+	return i == UINT32_MAX ? NULL : &tl->tracks[i];
+}
+
+/* snprintf(@dst, @size, "%s", @src) without the formatting. */
+static void copy(char *dst, size_t size, const char *src)
+{
+	size_t n = strnlen(src, size - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* A new track of (@pid, @v, @what), labelled @label (track_find() found none).  NULL: no memory. */
+static struct track *track_new(struct vma_timeline *tl, uint32_t pid, const struct vma_vcpu *v,
+			       uint32_t what, const char *label)
 {
 	uint64_t id = track_id(pid, v, what);
-	uint32_t i = vma_key_table_find(&tl->track_index, tl->tracks, sizeof(*tl->tracks), id);
+	uint32_t i;
 	bool refused;
 
-	if (i != UINT32_MAX)
-		return &tl->tracks[i];
 	/* No budget: a picture's tracks are the host's pcpus and vcpus and the guests' cpus. */
 	if (!vma_key_table_room(NULL, &tl->tracks, &tl->cap_tracks, sizeof(*tl->tracks),
 				&tl->track_index, (uint32_t)tl->nr_tracks, false, &refused))
@@ -159,7 +182,7 @@ static struct track *track_of(struct vma_timeline *tl, uint32_t pid, const struc
 	tl->tracks[i].id = id;
 	tl->tracks[i].pid = pid;
 	tl->tracks[i].tid = i + 1;
-	snprintf(tl->tracks[i].label, sizeof(tl->tracks[i].label), "%s", label);
+	copy(tl->tracks[i].label, sizeof(tl->tracks[i].label), label);
 	vma_key_table_put(&tl->track_index, tl->tracks, sizeof(*tl->tracks), i);
 	return &tl->tracks[i];
 }
@@ -167,55 +190,88 @@ static struct track *track_of(struct vma_timeline *tl, uint32_t pid, const struc
 /* ---- Chrome JSON trace events ----------------------------------------------- */
 
 /* Microseconds, the format's unit, with the nanoseconds as decimals. */
-static void json_us(FILE *out, const struct vma_timeline *tl, uint64_t ticks)
+static void json_us(struct vma_strbuf *sb, const struct vma_timeline *tl, uint64_t ticks)
 {
 	uint64_t ns = tl->o.hz == 1000000000u ? ticks
 		: (uint64_t)((unsigned __int128)ticks * 1000000000u / (tl->o.hz ? tl->o.hz : 1));
 
-	vma_fprintf(out, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
+	vma_sb_put_u64(sb, ns / 1000);
+	vma_sb_putc(sb, '.');
+	vma_sb_put_u64_pad(sb, ns % 1000, 3, '0');
 }
 
-/* The separator before the next event. */
-static void json_next(struct vma_timeline *tl)
+/* A new event in tl->event, after the separator (tl->written says whether one is due). */
+static struct vma_strbuf *json_next(struct vma_timeline *tl)
 {
-	vma_fprintf(tl->o.json, "%s\n", tl->written ? "," : "");
+	struct vma_strbuf *sb = &tl->event;
+
+	if (vma_sb_failed(sb))
+		vma_sb_free(sb);
+	vma_sb_reset(sb);
+	if (tl->written)
+		vma_sb_putc(sb, ',');
+	vma_sb_putc(sb, '\n');
 	tl->written = true;
+	return sb;
+}
+
+/* tl->event into the file, whole; nothing of it when it could not be made (noted). */
+static void json_put(struct vma_timeline *tl)
+{
+	if (vma_sb_failed(&tl->event))
+		tl->event_lost = true;
+	else
+		fwrite(tl->event.buf, 1, tl->event.len, tl->o.json);
+}
+
+/* The ", \"pid\": P, \"tid\": T" of @t's events. */
+static void json_ids(struct vma_strbuf *sb, const struct track *t)
+{
+	vma_sb_putlit(sb, ", \"pid\": ");
+	vma_sb_put_u64(sb, t->pid);
+	vma_sb_putlit(sb, ", \"tid\": ");
+	vma_sb_put_u64(sb, t->tid);
 }
 
 static void json_slice(struct vma_timeline *tl, const struct track *t, uint64_t s, uint64_t e)
 {
-	FILE *out = tl->o.json;
+	struct vma_strbuf *sb = json_next(tl);
 
-	json_next(tl);
-	vma_fprintf(out, "{\"ph\": \"X\", \"name\": ");
-	vma_json_string(out, t->name);
-	vma_fprintf(out, ", \"cat\": \"%s\", \"ts\": ", kind_names[t->kind]);
-	json_us(out, tl, s);
-	vma_fprintf(out, ", \"dur\": ");
-	json_us(out, tl, e - s);
-	vma_fprintf(out, ", \"pid\": %u, \"tid\": %u", t->pid, t->tid);
+	vma_sb_putlit(sb, "{\"ph\": \"X\", \"name\": ");
+	vma_json_sb_string(sb, t->name);
+	vma_sb_putlit(sb, ", \"cat\": \"");
+	vma_sb_puts(sb, kind_names[t->kind]);
+	vma_sb_putlit(sb, "\", \"ts\": ");
+	json_us(sb, tl, s);
+	vma_sb_putlit(sb, ", \"dur\": ");
+	json_us(sb, tl, e - s);
+	json_ids(sb, t);
 	if (t->args[0]) {
-		vma_fprintf(out, ", \"args\": {\"refinement\": ");
-		vma_json_string(out, t->args);
-		fputc('}', out);
+		vma_sb_putlit(sb, ", \"args\": {\"refinement\": ");
+		vma_json_sb_string(sb, t->args);
+		vma_sb_putc(sb, '}');
 	}
-	fputc('}', out);
+	vma_sb_putc(sb, '}');
+	json_put(tl);
 }
 
 /* Exits per second: bin @bin of @t's counter, @exits exits. */
 static void json_bin(struct vma_timeline *tl, const struct track *t, uint64_t bin,
 		     uint64_t exits)
 {
+	struct vma_strbuf *sb = json_next(tl);
 	char buf[32];
 
-	json_next(tl);
-	vma_fprintf(tl->o.json, "{\"ph\": \"C\", \"name\": ");
+	vma_sb_putlit(sb, "{\"ph\": \"C\", \"name\": ");
 	snprintf(buf, sizeof(buf), "exits/s %.20s", t->label);
-	vma_json_string(tl->o.json, buf);
-	vma_fprintf(tl->o.json, ", \"ts\": ");
-	json_us(tl->o.json, tl, tl->o.from + bin * tl->bin_ticks);
-	vma_fprintf(tl->o.json, ", \"pid\": %u, \"tid\": %u, \"args\": {\"exits/s\": "
-		     "%" PRIu64 "}}", t->pid, t->tid, exits * BINS_PER_SECOND);
+	vma_json_sb_string(sb, buf);
+	vma_sb_putlit(sb, ", \"ts\": ");
+	json_us(sb, tl, tl->o.from + bin * tl->bin_ticks);
+	json_ids(sb, t);
+	vma_sb_putlit(sb, ", \"args\": {\"exits/s\": ");
+	vma_sb_put_u64(sb, exits * BINS_PER_SECOND);
+	vma_sb_putlit(sb, "}}");
+	json_put(tl);
 }
 
 /* ---- the model -------------------------------------------------------------- */
@@ -312,14 +368,15 @@ static int set_state(struct vma_timeline *tl, struct track *t, uint8_t kind, con
 	if (t->open && t->kind == kind && !strcmp(t->name, name) &&
 	    (!t->args[0] || !strcmp(t->args, args))) {
 		/* a refinement names the whole exit, from its start */
-		snprintf(t->args, sizeof(t->args), "%s", args);
+		copy(t->args, sizeof(t->args), args);
 		return VMA_OK;
 	}
 	rc = close_slice(tl, t, now);
 	t->open = true;
 	t->kind = kind;
-	snprintf(t->name, sizeof(t->name), "%s", name);
-	snprintf(t->args, sizeof(t->args), "%s", args);
+	t->runs = NULL;
+	copy(t->name, sizeof(t->name), name);
+	copy(t->args, sizeof(t->args), args);
 	t->start = now;
 	if (!tl->any || now < tl->first)
 		tl->first = now;
@@ -348,10 +405,10 @@ static uint8_t vcpu_state(const struct vma_machine *m, const struct vma_vcpu *v,
 	case VMA_RS_RUNNING:
 		break;
 	case VMA_RS_RUNNABLE:
-		snprintf(name, nlen, "preempted");
+		copy(name, nlen, "preempted");
 		return K_PREEMPTED;
 	case VMA_RS_BLOCKED:
-		snprintf(name, nlen, "halted");
+		copy(name, nlen, "halted");
 		return K_HALTED;
 	default:
 		/* a KVM thread's records say it runs, with or without sched_switch */
@@ -360,11 +417,11 @@ static uint8_t vcpu_state(const struct vma_machine *m, const struct vma_vcpu *v,
 		break;
 	}
 	if (v->type == VMA_VCPU_PV || !v->hvm.vmexit_valid) {
-		snprintf(name, nlen, "guest");
+		copy(name, nlen, "guest");
 		return K_GUEST;
 	}
 	if (halt_exit(m, v)) {
-		snprintf(name, nlen, "halted");
+		copy(name, nlen, "halted");
 		return K_HALTED;
 	}
 	if (in->handler && in->handler != VMA_KVM_USERSPACE_EXIT) {
@@ -375,13 +432,13 @@ static uint8_t vcpu_state(const struct vma_machine *m, const struct vma_vcpu *v,
 		snprintf(args, alen, "%s 0x%" PRIx64, h ? h : "handler", in->key);
 	}
 	if (in_vmm || in->handler == VMA_KVM_USERSPACE_EXIT) {
-		snprintf(name, nlen, "VMM");
+		copy(name, nlen, "VMM");
 		return K_VMM;
 	}
 	reason = v->type == VMA_VCPU_ARM ? vma_arm_exit_name(v->hvm.exit_reason)
 					 : vma_hvm_exit_name(m->svm, v->hvm.exit_reason);
 	if (reason)
-		snprintf(name, nlen, "%s", reason);
+		copy(name, nlen, reason);
 	else
 		snprintf(name, nlen, "exit %#x", v->hvm.exit_reason);
 	return K_EXIT;
@@ -423,12 +480,15 @@ int vma_timeline_sample(struct vma_timeline *tl, const struct vma_machine *m,
 
 	if (!v || v->domain->did >= VMA_IDLE_DOMAIN)
 		return VMA_OK;
-	vcpu_label(v, label, sizeof(label));
-	tr = track_of(tl, G_VCPU, v, 0, label);
-	if (!tr)
-		return VMA_ERR_NOMEM;
-	if (v->kvm_tid && strcmp(tr->label, label))
-		snprintf(tr->label, sizeof(tr->label), "%s", label); /* its thread became known */
+	tr = track_find(tl, G_VCPU, v, 0);
+	if (!tr || (v->kvm_tid && tr->label_tid != v->kvm_tid)) {
+		vcpu_label(v, label, sizeof(label));
+		if (!tr && !(tr = track_new(tl, G_VCPU, v, 0, label)))
+			return VMA_ERR_NOMEM;
+		/* its thread became known */
+		copy(tr->label, sizeof(tr->label), label);
+		tr->label_tid = v->kvm_tid;
+	}
 	kind = vcpu_state(m, v, in_vmm, name, sizeof(name), args, sizeof(args));
 	/* the type first: a PV vcpu's union holds no hvm fields (UBSan) */
 	if (v->type != VMA_VCPU_PV && v->hvm.vmexit_valid && v->hvm.exit_tsc != tr->last_exit) {
@@ -443,17 +503,28 @@ int vma_timeline_pcpu(struct vma_timeline *tl, uint32_t pcpu, const struct vma_v
 {
 	char label[32], name[32];
 	struct track *tr;
+	int rc;
 
-	snprintf(label, sizeof(label), "pcpu %u", pcpu);
-	tr = track_of(tl, G_PCPU, NULL, pcpu, label);
-	if (!tr)
-		return VMA_ERR_NOMEM;
+	tr = track_find(tl, G_PCPU, NULL, pcpu);
+	if (!tr) {
+		snprintf(label, sizeof(label), "pcpu %u", pcpu);
+		tr = track_new(tl, G_PCPU, NULL, pcpu, label);
+		if (!tr)
+			return VMA_ERR_NOMEM;
+	}
 	/* a vcpu switched out (KVM keeps it as the pcpu's last) runs there no more */
 	if (!v || v->domain->did >= VMA_IDLE_DOMAIN || v->state == VMA_RS_RUNNABLE ||
 	    v->state == VMA_RS_BLOCKED)
 		return set_state(tl, tr, K_NONE, "", NULL, t);
+	/* still the same vcpu: nothing to name (set_state() would find nothing changed) */
+	if (tr->open && tr->kind == K_RUNS && tr->runs == v) {
+		start_range(tl, t);
+		return VMA_OK;
+	}
 	snprintf(name, sizeof(name), "d%uv%u", v->domain->did, v->vid);
-	return set_state(tl, tr, K_RUNS, name, NULL, t);
+	rc = set_state(tl, tr, K_RUNS, name, NULL, t);
+	tr->runs = v;
+	return rc;
 }
 
 int vma_timeline_guest_task(struct vma_timeline *tl, uint32_t guest, uint32_t cpu,
@@ -463,15 +534,18 @@ int vma_timeline_guest_task(struct vma_timeline *tl, uint32_t guest, uint32_t cp
 	char label[80], name[48];
 	struct track *tr;
 
-	if (host) {
-		snprintf(label, sizeof(label), "guest %u cpu %u (d%uv%u)", guest, cpu,
-			 host->domain->did, host->vid);
-	} else {
-		snprintf(label, sizeof(label), "guest %u cpu %u", guest, cpu);
+	tr = track_find(tl, G_GUEST + guest - 1, NULL, cpu);
+	if (!tr) {
+		if (host) {
+			snprintf(label, sizeof(label), "guest %u cpu %u (d%uv%u)", guest, cpu,
+				 host->domain->did, host->vid);
+		} else {
+			snprintf(label, sizeof(label), "guest %u cpu %u", guest, cpu);
+		}
+		tr = track_new(tl, G_GUEST + guest - 1, NULL, cpu, label);
+		if (!tr)
+			return VMA_ERR_NOMEM;
 	}
-	tr = track_of(tl, G_GUEST + guest - 1, NULL, cpu, label);
-	if (!tr)
-		return VMA_ERR_NOMEM;
 	if (!pid)
 		return set_state(tl, tr, K_NONE, "", NULL, t);
 	snprintf(name, sizeof(name), "%s:%u", comm, pid);
@@ -502,6 +576,7 @@ static void json_tracks(struct vma_timeline *tl)
 		if (t->pid < 32 && !(pids_done & (1u << t->pid))) {
 			pids_done |= 1u << t->pid;
 			json_next(tl);
+			json_put(tl);
 			vma_fprintf(out, "{\"ph\": \"M\", \"name\": \"process_name\", "
 				    "\"ts\": 0, \"pid\": %u, \"tid\": 0, \"args\": {\"name\": ",
 				    t->pid);
@@ -512,6 +587,7 @@ static void json_tracks(struct vma_timeline *tl)
 				t->pid, t->pid);
 		}
 		json_next(tl);
+		json_put(tl);
 		vma_fprintf(out, "{\"ph\": \"M\", \"name\": \"thread_name\", \"ts\": 0, "
 			    "\"pid\": %u, \"tid\": %u, \"args\": {\"name\": ", t->pid, t->tid);
 		vma_json_string(out, t->label);
@@ -538,7 +614,7 @@ int vma_timeline_end(struct vma_timeline *tl, uint64_t end)
 	}
 	json_tracks(tl);
 	vma_fprintf(tl->o.json, "\n]}\n");
-	return rc;
+	return rc ? rc : tl->event_lost ? VMA_ERR_NOMEM : VMA_OK;
 }
 
 /* ---- SVG ---------------------------------------------------------------------- */
