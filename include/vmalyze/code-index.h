@@ -127,4 +127,16 @@ size_t vma_key_table_bytes(size_t cap, size_t size);
 bool vma_key_table_room(struct vma_cycles_budget *b, void *entriesp, size_t *cap, size_t size,
 			struct vma_code_index *x, uint32_t nr, bool force, bool *refused);
 
+/*
+ * vma_key_table_get - the number of @key's entry in the key table at
+ * *@entriesp (*@nr entries), added when new (zero-filled but its key;
+ * *@nr grows) with room from vma_key_table_room().  Return: the number;
+ * UINT32_MAX when the budget refused the room (*@refused set and
+ * vma_rows_fold() told: the caller counts @key in its "other" entry) or
+ * memory ran out.
+ */
+uint32_t vma_key_table_get(struct vma_cycles_budget *b, void *entriesp, uint32_t *nr,
+			   size_t *cap, size_t size, struct vma_code_index *x, uint64_t key,
+			   bool force, bool *refused);
+
 #endif /* VMALYZE_CODE_INDEX_H */

@@ -229,3 +229,28 @@ bool vma_key_table_room(struct vma_cycles_budget *b, void *entriesp, size_t *cap
 	vma_rows_credit(b, bytes);
 	return false;
 }
+
+uint32_t vma_key_table_get(struct vma_cycles_budget *b, void *entriesp, uint32_t *nr,
+			   size_t *cap, size_t size, struct vma_code_index *x, uint64_t key,
+			   bool force, bool *refused)
+{
+	unsigned char *entries;
+	uint32_t i;
+
+	memcpy(&entries, entriesp, sizeof(entries));
+	i = vma_key_table_find(x, entries, size, key);
+	*refused = false;
+	if (i != UINT32_MAX)
+		return i;
+	if (!vma_key_table_room(b, entriesp, cap, size, x, *nr, force, refused)) {
+		if (*refused)
+			vma_rows_fold(b);
+		return UINT32_MAX;
+	}
+	memcpy(&entries, entriesp, sizeof(entries));
+	i = (*nr)++;
+	memset(entries + (size_t)i * size, 0, size);
+	memcpy(entries + (size_t)i * size, &key, sizeof(key));
+	vma_key_table_put(x, entries, size, i);
+	return i;
+}

@@ -16,20 +16,6 @@
 #include "vmalyze/status.h"
 #include "vmalyze/xen-events.h"
 
-/* A new entry for @gmfn (room made), with the next machine-wide id. */
-static struct vma_cr3 *add(struct vma_machine *m, struct vma_cr3_list *l, uint64_t gmfn,
-			   uint64_t tsc)
-{
-	struct vma_cr3 *c = &l->v[l->nr];
-
-	memset(c, 0, sizeof(*c));
-	c->gmfn = gmfn;
-	c->id = m->next_cr3_id++;
-	c->first_tsc = tsc;
-	vma_key_table_put(&l->index, l->v, sizeof(*l->v), l->nr++);
-	return c;
-}
-
 /*
  * @gmfn's entry in @l (its number in *@index), added when new; when the
  * rows' budget refuses a new one, the domain's "other" entry.  NULL: no
@@ -38,30 +24,23 @@ static struct vma_cr3 *add(struct vma_machine *m, struct vma_cr3_list *l, uint64
 static struct vma_cr3 *find_or_add(struct vma_machine *m, struct vma_cr3_list *l,
 				   uint64_t gmfn, uint64_t tsc, uint32_t *index)
 {
-	uint32_t i = vma_key_table_find(&l->index, l->v, sizeof(*l->v), gmfn);
+	uint32_t before = l->nr, i;
 	bool refused;
 
-	if (i != UINT32_MAX) {
-		*index = i;
-		return &l->v[i];
+	i = vma_key_table_get(&m->budget, &l->v, &l->nr, &l->cap, sizeof(*l->v), &l->index, gmfn,
+			      false, &refused);
+	if (i == UINT32_MAX && refused)
+		i = vma_key_table_get(&m->budget, &l->v, &l->nr, &l->cap, sizeof(*l->v),
+				      &l->index, VMA_CR3_OTHER, true, &refused);
+	if (i == UINT32_MAX)
+		return NULL;
+	if (l->nr != before) {
+		/* new: the next machine-wide id */
+		l->v[i].id = m->next_cr3_id++;
+		l->v[i].first_tsc = tsc;
 	}
-	if (!vma_key_table_room(&m->budget, &l->v, &l->cap, sizeof(*l->v), &l->index, l->nr,
-				false, &refused)) {
-		if (!refused)
-			return NULL;
-		vma_rows_fold(&m->budget);
-		gmfn = VMA_CR3_OTHER;
-		i = vma_key_table_find(&l->index, l->v, sizeof(*l->v), gmfn);
-		if (i != UINT32_MAX) {
-			*index = i;
-			return &l->v[i];
-		}
-		if (!vma_key_table_room(&m->budget, &l->v, &l->cap, sizeof(*l->v), &l->index,
-					l->nr, true, &refused))
-			return NULL;
-	}
-	*index = l->nr;
-	return add(m, l, gmfn, tsc);
+	*index = i;
+	return &l->v[i];
 }
 
 /* @v loads CR3 @val at @tsc, not the value it had loaded (xenalyze's cr3_switch()). */

@@ -15,24 +15,15 @@
 
 int vma_eip_counts_add(struct vma_eip_counts *c, uint64_t key, struct vma_cycles_budget *b)
 {
-	uint32_t i = vma_key_table_find(&c->index, c->v, sizeof(*c->v), key);
 	bool refused;
+	uint32_t i = vma_key_table_get(b, &c->v, &c->nr, &c->cap, sizeof(*c->v), &c->index, key,
+				       false, &refused);
 
-	if (i != UINT32_MAX) {
+	if (i != UINT32_MAX)
 		c->v[i].count++;
-		return VMA_OK;
-	}
-	if (!vma_key_table_room(b, &c->v, &c->cap, sizeof(*c->v), &c->index, c->nr, false,
-				&refused)) {
-		if (!refused)
-			return VMA_ERR_NOMEM;
-		vma_rows_fold(b);
+	else if (refused)
 		c->other++;
-		return VMA_OK;
-	}
-	c->v[c->nr] = (struct vma_eip_count){ key, 1 };
-	vma_key_table_put(&c->index, c->v, sizeof(*c->v), c->nr++);
-	return VMA_OK;
+	return i != UINT32_MAX || refused ? VMA_OK : VMA_ERR_NOMEM;
 }
 
 void vma_interrupt_eip_note(struct vma_machine *m, struct vma_vcpu *v, uint32_t vector)

@@ -115,28 +115,19 @@ int vma_shadow_record(struct vma_machine *m, struct vma_pcpu *p, const struct vm
 static struct vma_eip_cycles *eip_entry(struct vma_cycles_budget *b,
 					struct vma_eip_cycles_list *l, uint64_t eip)
 {
-	uint32_t i = vma_key_table_find(&l->index, l->v, sizeof(*l->v), eip);
 	bool refused;
+	uint32_t i = vma_key_table_get(b, &l->v, &l->nr, &l->cap, sizeof(*l->v), &l->index, eip,
+				       false, &refused);
 
 	if (i != UINT32_MAX)
 		return &l->v[i];
-	if (!vma_key_table_room(b, &l->v, &l->cap, sizeof(*l->v), &l->index, l->nr, false,
-				&refused)) {
-		if (!refused)
-			return NULL;
-		vma_rows_fold(b);
-		if (!l->other) {
-			vma_rows_force(b, sizeof(*l->other));
-			l->other = calloc(1, sizeof(*l->other));
-			if (!l->other)
-				vma_rows_credit(b, sizeof(*l->other));
-		}
-		return l->other;
+	if (refused && !l->other) {
+		vma_rows_force(b, sizeof(*l->other));
+		l->other = calloc(1, sizeof(*l->other));
+		if (!l->other)
+			vma_rows_credit(b, sizeof(*l->other));
 	}
-	memset(&l->v[l->nr], 0, sizeof(*l->v));
-	l->v[l->nr].eip = eip;
-	vma_key_table_put(&l->index, l->v, sizeof(*l->v), l->nr);
-	return &l->v[l->nr++];
+	return refused ? l->other : NULL;
 }
 
 void vma_shadow_arc_close(struct vma_machine *m, struct vma_vcpu *v, uint64_t cycles)

@@ -218,36 +218,54 @@ Test(latency_bound, past_100_times_the_kept_the_threshold_is_raised_to_what_was_
 	done(&x);
 }
 
-Test(latency_bound, wakeups_past_1024_waiting_at_once_are_counted_not_followed)
+/* An analysis with the default bounds, its report at @end, and both freed. */
+static struct vma_latency *fresh(void)
 {
-	struct vma_latency_options o = { .hz = 1000000000u };
-	struct vma_latency *lat = vma_latency_create(&o);
-	struct vma_lat_report *r;
-	uint32_t i;
+	struct vma_latency *lat = vma_latency_create(&(struct vma_latency_options){
+		.hz = 1000000000u });
 
 	cr_assert_not_null(lat);
-	for (i = 0; i < 1100; i++)
-		guest(lat, VMA_KVM_SCHED_WAKING, 1000 + i, 100 + i);
-	guest(lat, VMA_KVM_SCHED_SWITCH, 5000, 100);
-	guest(lat, VMA_KVM_SCHED_SWITCH, 5001, 100 + 1099);
-	r = vma_latency_report(lat, 6000);
+	return lat;
+}
+
+static struct vma_lat_report *report(struct vma_latency *lat, uint64_t end)
+{
+	struct vma_lat_report *r = vma_latency_report(lat, end);
+
 	cr_assert_not_null(r);
-	cr_assert_eq(r->wakeups, 1);
-	cr_assert_eq(r->max, 4000);
-	cr_assert_eq(r->unfollowed, 76);
+	return r;
+}
+
+static void finish(struct vma_latency *lat, struct vma_lat_report *r)
+{
 	vma_lat_report_free(r);
 	vma_latency_destroy(lat);
 }
 
+Test(latency_bound, wakeups_past_1024_waiting_at_once_are_counted_not_followed)
+{
+	struct vma_latency *lat = fresh();
+	struct vma_lat_report *r;
+	uint32_t i;
+
+	for (i = 0; i < 1100; i++)
+		guest(lat, VMA_KVM_SCHED_WAKING, 1000 + i, 100 + i);
+	guest(lat, VMA_KVM_SCHED_SWITCH, 5000, 100);
+	guest(lat, VMA_KVM_SCHED_SWITCH, 5001, 100 + 1099);
+	r = report(lat, 6000);
+	cr_assert_eq(r->wakeups, 1);
+	cr_assert_eq(r->max, 4000);
+	cr_assert_eq(r->unfollowed, 76);
+	finish(lat, r);
+}
+
 Test(latency_bound, causes_past_1024_are_named_without_their_refinement)
 {
-	struct vma_latency_options o = { .hz = 1000000000u };
-	struct vma_latency *lat = vma_latency_create(&o);
+	struct vma_latency *lat = fresh();
 	struct vma_lat_report *r;
 	uint64_t t = 1000, sum = 0;
 	uint32_t i, folded = 0;
 
-	cr_assert_not_null(lat);
 	for (i = 0; i < 2000; i++, t += 100) {
 		struct vma_record m = rec(VMA_KVM_MMIO, t + 1);
 
@@ -256,8 +274,7 @@ Test(latency_bound, causes_past_1024_are_named_without_their_refinement)
 		cr_assert_eq(vma_latency_host(lat, &m), VMA_OK);
 		host(lat, VMA_KVM_ENTRY, t + 10, 0);
 	}
-	r = vma_latency_report(lat, t);
-	cr_assert_not_null(r);
+	r = report(lat, t);
 	cr_assert_eq(r->nr_threads, 1);
 	/* the fixed causes, then refined ones up to 1024 names; the rest in the reason's */
 	cr_assert_leq(r->threads[0].nr_split, 1024);
@@ -271,28 +288,23 @@ Test(latency_bound, causes_past_1024_are_named_without_their_refinement)
 	cr_assert(folded);
 	cr_assert_eq(sum, r->threads[0].ticks);
 	cr_assert_eq(r->threads[0].ticks, t - 1000);
-	vma_lat_report_free(r);
-	vma_latency_destroy(lat);
+	finish(lat, r);
 }
 
 Test(latency_bound, records_of_host_threads_past_1024_are_counted_not_followed)
 {
-	struct vma_latency_options o = { .hz = 1000000000u };
-	struct vma_latency *lat = vma_latency_create(&o);
+	struct vma_latency *lat = fresh();
 	struct vma_lat_report *r;
 	uint32_t i;
 
-	cr_assert_not_null(lat);
 	for (i = 0; i < 2200; i++) {
 		struct vma_record e = rec(i % 2 ? VMA_KVM_EXIT : VMA_KVM_ENTRY, 1000 + i);
 
 		e.ctx = 5000 + i / 2;
 		cr_assert_eq(vma_latency_host(lat, &e), VMA_OK);
 	}
-	r = vma_latency_report(lat, 3000);
-	cr_assert_not_null(r);
+	r = report(lat, 3000);
 	cr_assert_eq(r->nr_threads, 1024);
 	cr_assert_eq(r->records_unfollowed, 2 * 76);
-	vma_lat_report_free(r);
-	vma_latency_destroy(lat);
+	finish(lat, r);
 }
