@@ -25,7 +25,6 @@
 
 struct vcpu_snap {
 	uint64_t key;              /* the vcpu's address: first, a key table's key */
-	const struct vma_vcpu *v;
 	uint64_t *events;          /* per exit reason (model's order), at the last second's end */
 	uint32_t nr;
 	uint64_t exit_cycles;
@@ -41,7 +40,8 @@ struct vma_live {
 	bool started;
 	uint64_t start, index;     /* first time stamp; seconds written */
 	struct vcpu_snap *snaps;   /* a key table (code-index.h), by vcpu */
-	size_t nr_snaps, cap_snaps;
+	uint32_t nr_snaps;
+	size_t cap_snaps;
 	struct vma_code_index snap_index;
 	size_t last_hit;
 };
@@ -78,18 +78,13 @@ static struct vcpu_snap *snap_of(struct vma_live *lv, const struct vma_vcpu *v)
 	uint32_t i;
 	bool refused;
 
-	if (lv->last_hit < lv->nr_snaps && lv->snaps[lv->last_hit].v == v)
+	if (lv->last_hit < lv->nr_snaps && lv->snaps[lv->last_hit].key == key)
 		return &lv->snaps[lv->last_hit];
-	i = vma_key_table_find(&lv->snap_index, lv->snaps, sizeof(*lv->snaps), key);
-	if (i == UINT32_MAX) {
-		/* No budget: a snapshot a vcpu, as many as the machine has. */
-		if (!vma_key_table_room(NULL, &lv->snaps, &lv->cap_snaps, sizeof(*lv->snaps),
-					&lv->snap_index, (uint32_t)lv->nr_snaps, false, &refused))
-			return NULL;
-		i = (uint32_t)lv->nr_snaps++;
-		lv->snaps[i] = (struct vcpu_snap){ .key = key, .v = v };
-		vma_key_table_put(&lv->snap_index, lv->snaps, sizeof(*lv->snaps), i);
-	}
+	/* No budget: a snapshot a vcpu, as many as the machine has. */
+	i = vma_key_table_get(NULL, &lv->snaps, &lv->nr_snaps, &lv->cap_snaps, sizeof(*lv->snaps),
+			      &lv->snap_index, key, false, &refused);
+	if (i == UINT32_MAX)
+		return NULL;
 	lv->last_hit = i;
 	return &lv->snaps[i];
 }

@@ -84,7 +84,8 @@ struct vma_timeline {
 	struct vma_strbuf event;    /* the JSON event being written (one fwrite() each) */
 	bool event_lost;            /* one could not be made (no memory): the end says so */
 	struct track *tracks;
-	size_t nr_tracks, cap_tracks;
+	uint32_t nr_tracks;
+	size_t cap_tracks;
 	struct vma_code_index track_index;
 	struct slice *slices;       /* with an SVG to write */
 	size_t nr_slices, cap_slices;
@@ -169,21 +170,17 @@ static void copy(char *dst, size_t size, const char *src)
 static struct track *track_new(struct vma_timeline *tl, uint32_t pid, const struct vma_vcpu *v,
 			       uint32_t what, const char *label)
 {
-	uint64_t id = track_id(pid, v, what);
-	uint32_t i;
 	bool refused;
-
 	/* No budget: a picture's tracks are the host's pcpus and vcpus and the guests' cpus. */
-	if (!vma_key_table_room(NULL, &tl->tracks, &tl->cap_tracks, sizeof(*tl->tracks),
-				&tl->track_index, (uint32_t)tl->nr_tracks, false, &refused))
+	uint32_t i = vma_key_table_get(NULL, &tl->tracks, &tl->nr_tracks, &tl->cap_tracks,
+				       sizeof(*tl->tracks), &tl->track_index,
+				       track_id(pid, v, what), false, &refused);
+
+	if (i == UINT32_MAX)
 		return NULL;
-	i = (uint32_t)tl->nr_tracks++;
-	memset(&tl->tracks[i], 0, sizeof(tl->tracks[i]));
-	tl->tracks[i].id = id;
 	tl->tracks[i].pid = pid;
 	tl->tracks[i].tid = i + 1;
 	copy(tl->tracks[i].label, sizeof(tl->tracks[i].label), label);
-	vma_key_table_put(&tl->track_index, tl->tracks, sizeof(*tl->tracks), i);
 	return &tl->tracks[i];
 }
 

@@ -134,11 +134,8 @@ struct vma_latency *vma_latency_create(const struct vma_latency_options *opts)
 	lat->opts = *opts;
 	if (!lat->opts.worst)
 		lat->opts.worst = 10;
-	if (!lat->opts.keep)
-		lat->opts.keep = KEEP_DEFAULT;
-	if (lat->opts.keep < lat->opts.worst)
-		lat->opts.keep = lat->opts.worst;
-	lat->longest.keep = lat->opts.keep;
+	/* never fewer kept than listed: the heap's floor */
+	lat->longest.keep = lat->opts.keep ? lat->opts.keep : KEEP_DEFAULT;
 	lat->longest.floor = lat->opts.worst;
 	vma_cycles_init(&lat->latencies, EXACT_LATENCIES);
 	for (i = 0; i < sizeof(fixed_causes) / sizeof(fixed_causes[0]); i++) {
@@ -195,16 +192,16 @@ static struct thread *thread_of(struct vma_latency *lat, uint32_t tid, bool crea
 	return &lat->threads[lo];
 }
 
-/* Whether thread @tid is followed, made so when there is room.  Return: VMA_ERR_NOMEM, or not. */
+/*
+ * Thread @tid in *@out, made when new and there is room (else NULL: not
+ * followed).  Return: VMA_ERR_NOMEM, or VMA_OK.
+ */
 static int follow(struct vma_latency *lat, uint32_t tid, struct thread **out)
 {
 	bool room = lat->nr_threads < THREADS_MAX;
 
 	*out = thread_of(lat, tid, room);
-	if (*out || room)
-		return *out ? VMA_OK : VMA_ERR_NOMEM;
-	lat->records_unfollowed++;
-	return VMA_OK;
+	return *out || !room ? VMA_OK : VMA_ERR_NOMEM;
 }
 
 int vma_latency_tie(struct vma_latency *lat, uint32_t guest, uint32_t cpu, uint32_t tid)
@@ -407,6 +404,7 @@ int vma_latency_host(struct vma_latency *lat, const struct vma_record *rec)
 	case VMA_KVM_ENTRY:
 		/* a thread that enters or exits a guest is a vcpu thread */
 		rc = follow(lat, rec->ctx, &th);
+		lat->records_unfollowed += !th && rc == VMA_OK;
 		if (!th)
 			return rc;
 		break;
