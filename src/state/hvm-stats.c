@@ -194,6 +194,19 @@ static uint32_t *index_new(uint32_t slots)
 	return index;
 }
 
+/*
+ * A slot of the sub index holds the sub's number in its low half and the
+ * top half of its hash in the high one, so that a probe passes the slots
+ * of other subs without reading them (a cache miss each, with keys that
+ * rarely repeat).  A table holds fewer than SUB_NUMBER subs (VMA_MAX_SUBS
+ * and an "other" row per handler and direction past it; add_sub() stops
+ * there), so no slot is UINT32_MAX, the empty one.
+ */
+#define SUB_TAG 0xffff0000u
+#define SUB_NUMBER 0x0000ffffu
+
+_Static_assert(VMA_MAX_SUBS < SUB_NUMBER, "sub numbers fit a slot's low half");
+
 /* Sub @i into the index of @slots (vma_code_index_slots()) slots, from hash @h on. */
 static void sub_put(uint32_t *index, uint32_t slots, uint32_t h, uint32_t i)
 {
@@ -201,7 +214,7 @@ static void sub_put(uint32_t *index, uint32_t slots, uint32_t h, uint32_t i)
 
 	while (index[at] != UINT32_MAX)
 		at = (at + 1) & (slots - 1);
-	index[at] = i;
+	index[at] = (h & SUB_TAG) | i;
 }
 
 /* Put every sub of @e into @index, of @slots empty slots. */
@@ -240,7 +253,7 @@ static bool reindex(struct vma_exit_stats *e, uint32_t cap)
 static uint32_t sub_find(const struct vma_exit_stats *e, uint32_t handler, uint64_t key,
 			 bool is_write)
 {
-	uint32_t slots, at, i;
+	uint32_t slots, at, i, h, slot;
 
 	if (!e->index) {
 		for (i = 0; i < e->nr_subs; i++) {
@@ -252,12 +265,14 @@ static uint32_t sub_find(const struct vma_exit_stats *e, uint32_t handler, uint6
 		return UINT32_MAX;
 	}
 	slots = vma_code_index_slots(e->cap_subs);
-	for (at = sub_hash(handler, key, is_write) & (slots - 1);
-	     (i = e->index[at]) != UINT32_MAX; at = (at + 1) & (slots - 1)) {
-		const struct vma_exit_sub *s = &e->subs[i];
+	h = sub_hash(handler, key, is_write);
+	for (at = h & (slots - 1); (slot = e->index[at]) != UINT32_MAX;
+	     at = (at + 1) & (slots - 1)) {
+		const struct vma_exit_sub *s = &e->subs[slot & SUB_NUMBER];
 
-		if (s->handler == handler && s->key == key && s->is_write == is_write)
-			return i;
+		if ((slot & SUB_TAG) == (h & SUB_TAG) && s->handler == handler && s->key == key &&
+		    s->is_write == is_write)
+			return slot & SUB_NUMBER;
 	}
 	return UINT32_MAX;
 }
@@ -350,7 +365,7 @@ static __attribute__((noinline)) struct vma_exit_sub *add_sub(struct vma_cycles_
 		}
 		if ((charged ? vma_grow(e->subs, &cap, e->nr_subs + 1, 1)
 			     : vma_grow_one(e->subs, &cap)) ||
-		    cap > UINT32_MAX / 2 || !reindex(e, (uint32_t)cap)) {
+		    cap > SUB_NUMBER || !reindex(e, (uint32_t)cap)) {
 			/* the table keeps its capacity (the array may be larger) */
 			vma_rows_credit(b, bytes);
 			return NULL;
