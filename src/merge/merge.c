@@ -279,7 +279,8 @@ static inline __attribute__((always_inline)) void play_up(struct vma_merge *m, u
 		cand = winner;
 	}
 	m->top = m->rank_leaf[cand & m->rank_mask];
-	m->top_tsc = m->leaf[m->top].tsc;
+	/* The key holds the stamp: no wait for the two loads of the leaf's. */
+	m->top_tsc = cand == EMPTY_KEY ? UINT64_MAX : (cand >> m->rank_bits) + m->base;
 }
 
 /*
