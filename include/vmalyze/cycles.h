@@ -132,6 +132,7 @@
 
 struct vma_cycles_sketch;
 struct vma_cycles_compact;
+struct vma_cycles_pool;
 
 /*
  * struct vma_rows_budget - what the tables of rows of one owner may hold.
@@ -221,6 +222,9 @@ struct vma_cycles_budget {
 	 */
 	bool counts_only;
 	struct vma_rows_budget rows; /* the owner's tables of rows, on the same clock */
+	/* Where the summaries' exact arrays are kept (cycles-pool.c), made at the first. */
+	struct vma_cycles_pool *pool;
+	bool no_pool; /* none could be made, or the budget is too small for one */
 };
 
 /* The budget vmalyze gives a machine's summaries unless told otherwise (28 MiB). */
@@ -230,6 +234,12 @@ struct vma_cycles_budget {
 
 /* vma_cycles_budget_init - an empty budget of @limit bytes (0: no limit), no clock. */
 void vma_cycles_budget_init(struct vma_cycles_budget *b, size_t limit);
+
+/*
+ * vma_cycles_budget_release - free what @b itself holds (the pool of its
+ * summaries' exact arrays), once every summary charged to it is released.
+ */
+void vma_cycles_budget_release(struct vma_cycles_budget *b);
 
 /*
  * vma_rows_charge - a table of rows charged to @b's rows wants @bytes more.

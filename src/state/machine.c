@@ -185,6 +185,7 @@ void vma_machine_destroy(struct vma_machine *m)
 	vma_vlapic_release(&m->vlapic);
 	vma_kvm_threads_destroy(m->kvm_threads);
 	free(m->kvm_counts);
+	vma_cycles_budget_release(&m->budget);
 	free(m);
 }
 

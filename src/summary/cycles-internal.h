@@ -424,6 +424,16 @@ void vma_cycles_tighten(struct vma_cycles_budget *b);
 /* Frees @s's sketch (unlinked from @b) or exact array; charges are the caller's. */
 void vma_cycles_free_samples(struct vma_cycles *s, struct vma_cycles_budget *b);
 
+/*
+ * The pool of @b's exact arrays (cycles-pool.c): a block of exactly @size
+ * bytes (an exact array's, 16 to 8192), or NULL when @b has no pool, or no
+ * room in it, for that size; whether @block came from it; and giving a
+ * block of @size back to it.
+ */
+void *vma_cycles_pool_alloc(struct vma_cycles_budget *b, size_t size);
+bool vma_cycles_pool_owns(const struct vma_cycles_budget *b, const void *block);
+void vma_cycles_pool_free(struct vma_cycles_budget *b, void *block, size_t size);
+
 static inline void vma_cycles_settle(struct vma_cycles_budget *b)
 {
 	if (b && b->used > b->next_step)

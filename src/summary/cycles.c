@@ -62,14 +62,23 @@ void vma_cycles_init(struct vma_cycles *s, uint32_t exact_limit_wanted)
 	s->limit_code = (uint8_t)(ceil_log2(exact_limit_wanted) + 1);
 }
 
+/* Give back an exact array of @size bytes, to @b's pool if it came from there. */
+static void exact_block_free(struct vma_cycles_budget *b, void *block, size_t size)
+{
+	if (vma_cycles_pool_owns(b, block))
+		vma_cycles_pool_free(b, block, size);
+	else
+		free(block);
+}
+
 void vma_cycles_free_samples(struct vma_cycles *s, struct vma_cycles_budget *b)
 {
 	if (s->sketch) {
 		vma_cycles_unlink(b, s->u.sketch);
 		free(s->u.sketch->cells);
 		free(s->u.sketch);
-	} else if (s->form != EXACT_INLINE) {
-		free(s->u.exact32);
+	} else if (s->form != EXACT_INLINE && s->u.exact32) {
+		exact_block_free(b, s->u.exact32, exact_held(s));
 	}
 }
 
@@ -406,13 +415,34 @@ static bool to_sketch(struct vma_cycles *s, struct vma_cycles_budget *b, unsigne
 			chunk[j] = exact_at(&was, i + j);
 		sketch_insert(s, chunk, k, b);
 	}
-	if (was.form != EXACT_INLINE)
-		free(was.u.exact32);
+	if (was.form != EXACT_INLINE && was.u.exact32)
+		exact_block_free(b, was.u.exact32, held);
 	vma_cycles_credit(b, held);
 	return true;
 }
 
 /* ---- exact samples ---- */
+
+/*
+ * The exact array @old of @held bytes (NULL: none) moved to a block of
+ * @size: in @b's pool while it has room (see cycles-pool.c), else by
+ * realloc().  Return: the new block, or NULL with @old unchanged.
+ */
+static __attribute__((noinline)) void *exact_block_resize(struct vma_cycles_budget *b, void *old,
+							   size_t held, size_t size)
+{
+	void *p = vma_cycles_pool_alloc(b, size);
+
+	if (!p && !vma_cycles_pool_owns(b, old))
+		return realloc(old, size);
+	if (!p && !(p = malloc(size)))
+		return NULL;
+	if (old) {
+		memcpy(p, old, held < size ? held : size);
+		exact_block_free(b, old, held);
+	}
+	return p;
+}
 
 /*
  * Make room for @need exact samples of @width bytes; @need <= the exact
@@ -428,9 +458,9 @@ static inline __attribute__((always_inline)) bool exact_reserve(struct vma_cycle
 
 	if (need <= exact_cap(s->n) && s->u.exact32 && !inl && width == exact_size(s))
 		return true;
-	held = b ? exact_held(s) : 0;
+	held = exact_held(s);
 	size = width * exact_cap(need > s->n ? need : s->n);
-	p = realloc(inl ? NULL : s->u.exact32, size);
+	p = exact_block_resize(b, inl ? NULL : s->u.exact32, held, size);
 	if (!p)
 		return false;
 	if (inl) {
