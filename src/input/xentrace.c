@@ -107,16 +107,17 @@ int xt_read_exact(struct xt_reader *rd, void *dst, size_t len, uint64_t off)
 }
 
 #define HEADER_CACHE (64u * 1024u)
-/* Read for one header when they are far apart: a page, about a syscall's cost. */
-#define HEADER_PEEK 4096u
+/* Headers farther apart than this are read one at a time. */
+#define HEADER_FAR 4096u
 
 /*
  * A window header at @off, through a cache of the file around it: the
  * walks read headers one after the other, often only a few bytes apart
  * (small windows), so one pread() serves many of them.  When the last
- * two were more than a peek apart (windows of tens of KiB, as xentrace
- * writes them), a peek is read instead: a 64 KiB read for each header
- * would copy the whole file once more before a record is read.
+ * two were more than HEADER_FAR apart (windows of tens of KiB, as
+ * xentrace writes them), the header alone is read: a 64 KiB read for
+ * each would copy the whole file once more before a record is read, and
+ * even a page each is a seventh of it.
  */
 static int read_header(struct xt_reader *rd, unsigned char *hdr, uint64_t off)
 {
@@ -131,8 +132,8 @@ static int read_header(struct xt_reader *rd, unsigned char *hdr, uint64_t off)
 	}
 	if (!rd->hcache && !(rd->hcache = malloc(HEADER_CACHE)))
 		return VMA_ERR_NOMEM;
-	if (off > last && off - last > HEADER_PEEK)
-		want = HEADER_PEEK;
+	if (off > last && off - last > HEADER_FAR)
+		want = CPU_CHANGE_SIZE;
 	if (rd->input->size - off < want)
 		want = (size_t)(rd->input->size - off);
 	rd->hc_len = 0;
