@@ -19,9 +19,9 @@
  *
  * Why it is bounded: free blocks in slabs still in use are not given
  * back, so memory the budget was credited for may stay resident.  The
- * pool grows to at most an eighth of its budget's limit (POOL_SPAN at
- * most, for a budget without a limit); past that, blocks come from
- * malloc() as before.  A quarter made large hosts a little faster but
+ * pool grows to at most an eighth of its budget's limit, rounded up to
+ * whole huge pages (POOL_SPAN for a budget without a limit); past that,
+ * blocks come from malloc() as before.  A quarter made large hosts a little faster but
  * took the peak RSS of the largest host bench/ makes near 64 MiB.
  */
 #include <stdint.h>
@@ -117,6 +117,8 @@ static bool pool_make(struct vma_cycles_budget *b)
 
 	if (span > POOL_SPAN)
 		span = POOL_SPAN;
+	/* Whole huge pages: a part of one past the last would be of small pages. */
+	span = (span + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
 	if ((b->limit && b->limit < POOL_MIN_LIMIT) || !(p = calloc(1, sizeof(*p))))
 		return false;
 	p->max_slabs = (uint32_t)(span / SLAB);
