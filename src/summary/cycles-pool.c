@@ -21,8 +21,9 @@
  * back, so memory the budget was credited for may stay resident.  The
  * pool grows to at most an eighth of its budget's limit, rounded up to
  * whole huge pages (POOL_SPAN for a budget without a limit); past that,
- * blocks come from malloc() as before.  A quarter made large hosts a little faster but
- * took the peak RSS of the largest host bench/ makes near 64 MiB.
+ * blocks come from malloc() as before.  A quarter made large hosts a
+ * little faster but took the peak RSS of the largest host bench/ makes
+ * near 64 MiB.
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -82,37 +82,62 @@ Test(pool, no_budget_or_a_small_one_has_none)
 
 #define NFULL 700u
 
+static uint64_t scale_one(size_t i)
+{
+	(void)i;
+	return 1;
+}
+
+/* Every third summary's values pass 32 bits (1024 << 24): its array is widened, moved twice. */
+static uint64_t scale_mixed(size_t i)
+{
+	return i % 3 ? 1 + i : (uint64_t)1 << 24;
+}
+
 /*
- * A budget of 16 MiB has a pool of 2 MiB: 700 arrays of 1024 samples (4
- * KiB each, 2.8 MB) fill it, and the last ones are malloc()ed; some
- * grow to 64 bits on the way (moved twice), and every one keeps its
- * samples.
+ * A budget of 16 MiB (a pool of 2 MiB) in @b, and @s[0..NFULL) each
+ * given 1..1024 times @scale(i): 4 KiB arrays, or 8 KiB for 64-bit ones.
+ * Return: how many of the arrays are in the pool.
  */
+static size_t fill(struct vma_cycles *s, struct vma_cycles_budget *b, uint64_t (*scale)(size_t))
+{
+	size_t i, in_pool = 0;
+
+	memset(s, 0, sizeof(*s) * NFULL);
+	vma_cycles_budget_init(b, (size_t)16 << 20);
+	for (i = 0; i < NFULL; i++) {
+		add_range(&s[i], 1, 1024, scale(i), b);
+		in_pool += vma_cycles_pool_owns(b, s[i].u.exact32);
+	}
+	return in_pool;
+}
+
+/* Release @n summaries of @b and then @b: nothing stays charged. */
+static void release_all(struct vma_cycles *s, size_t n, struct vma_cycles_budget *b)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		vma_cycles_release(&s[i], b);
+	cr_assert_eq(b->used, 0);
+	vma_cycles_budget_release(b);
+}
+
+/* 700 arrays (2.8 MB at least) fill the pool: the last ones are malloc()ed; no sample is lost. */
 Test(pool, a_full_pool_hands_over_to_the_heap)
 {
 	static struct vma_cycles s[NFULL];
 	struct vma_cycles_budget b;
-	size_t in_pool = 0, i;
-	uint64_t scale;
+	size_t in_pool = fill(s, &b, scale_mixed), i;
 
-	memset(s, 0, sizeof(s));
-	vma_cycles_budget_init(&b, (size_t)16 << 20);
-	for (i = 0; i < NFULL; i++) {
-		scale = i % 3 ? 1 + i : (uint64_t)1 << 24; /* 1024 << 24 passes 32 bits */
-		add_range(&s[i], 1, 1024, scale, &b);
-		in_pool += vma_cycles_pool_owns(&b, s[i].u.exact32);
-	}
 	cr_assert_not_null(b.pool);
 	cr_assert_gt(in_pool, 100);
 	cr_assert_lt(in_pool, NFULL, "the pool is full before the last arrays");
 	cr_assert_not(vma_cycles_pool_owns(&b, s[NFULL - 1].u.exact32));
 	cr_assert_eq(b.step, 0, "the arrays fit the budget");
 	for (i = 0; i < NFULL; i++)
-		assert_holds(&s[i], 1024, i % 3 ? 1 + i : (uint64_t)1 << 24);
-	for (i = 0; i < NFULL; i++)
-		vma_cycles_release(&s[i], &b);
-	cr_assert_eq(b.used, 0);
-	vma_cycles_budget_release(&b);
+		assert_holds(&s[i], 1024, scale_mixed(i));
+	release_all(s, NFULL, &b);
 }
 
 /* Blocks given back to a full pool serve the arrays that grow to their size after them. */
@@ -122,10 +147,7 @@ Test(pool, a_pool_at_its_end_still_serves_freed_sizes)
 	struct vma_cycles_budget b;
 	size_t i;
 
-	memset(s, 0, sizeof(s));
-	vma_cycles_budget_init(&b, (size_t)16 << 20);
-	for (i = 0; i < NFULL; i++)
-		add_range(&s[i], 1, 1024, 1, &b);
+	fill(s, &b, scale_one);
 	for (i = 0; i < NFULL; i += 2)
 		vma_cycles_release(&s[i], &b);
 	/* Grown again, the released arrays' blocks of 4 KiB serve the first of them. */
@@ -136,10 +158,8 @@ Test(pool, a_pool_at_its_end_still_serves_freed_sizes)
 	for (i = 0; i < NFULL; i++) {
 		if (i % 2 || i < NFULL / 4)
 			assert_holds(&s[i], 1024, i % 2 ? 1 : 5);
-		vma_cycles_release(&s[i], &b);
 	}
-	cr_assert_eq(b.used, 0);
-	vma_cycles_budget_release(&b);
+	release_all(s, NFULL, &b);
 }
 
 /*
@@ -150,14 +170,8 @@ Test(pool, an_emptied_slab_serves_another_size)
 {
 	static struct vma_cycles s[NFULL];
 	struct vma_cycles_budget b;
-	size_t i, filled = 0;
+	size_t filled = fill(s, &b, scale_one), i;
 
-	memset(s, 0, sizeof(s));
-	vma_cycles_budget_init(&b, (size_t)16 << 20);
-	for (i = 0; i < NFULL; i++) {
-		add_range(&s[i], 1, 1024, 1, &b);
-		filled += vma_cycles_pool_owns(&b, s[i].u.exact32);
-	}
 	cr_assert_lt(filled, NFULL, "the 4 KiB arrays fill the pool");
 	for (i = 0; i < NFULL; i++)
 		vma_cycles_release(&s[i], &b);
@@ -165,10 +179,7 @@ Test(pool, an_emptied_slab_serves_another_size)
 		add_range(&s[i], 1, 1024, (uint64_t)1 << 30, &b);
 		cr_assert(vma_cycles_pool_owns(&b, s[i].u.exact32), "summary %zu", i);
 	}
-	for (i = 0; i < filled / 4; i++) {
+	for (i = 0; i < filled / 4; i++)
 		assert_holds(&s[i], 1024, (uint64_t)1 << 30);
-		vma_cycles_release(&s[i], &b);
-	}
-	cr_assert_eq(b.used, 0);
-	vma_cycles_budget_release(&b);
+	release_all(s, filled / 4, &b);
 }
