@@ -124,6 +124,12 @@ struct vma_input_options {
 	void *idle_arg;
 	uint64_t spool_cap;            /* bytes; 0 = VMA_SPOOL_CAP_DEFAULT */
 	struct vma_time_map time_map;  /* trace.dat only; zero: none */
+	/*
+	 * KVM: no record is ever described (no dump), so the event formats
+	 * are needed for their fields only: the plain ones are parsed from
+	 * their field lines alone, with no helper process to guard the parse.
+	 */
+	bool fields_only;
 };
 
 struct vma_input {

@@ -491,7 +491,9 @@ static struct vma_pipeline_options pipeline_options(const struct vma_options *op
 			   .reorder_cap = vma_options_reorder_cap(opts, 1),
 			   .stop = opts->stop,
 			   .idle = flush_output,
-			   .idle_arg = ctx },
+			   .idle_arg = ctx,
+			   /* only the dump prints an event's text (set_up_record_lines()) */
+			   .fields_only = !opts->dump && !opts->dump_raw_process },
 		.force_svm = opts->svm_mode,
 		.cpu_hz = opts->cpu_hz,
 		.timer_hz = opts->timer_hz,

@@ -409,6 +409,7 @@ static int ftrace_raw_open(struct vma_input *input)
 	input->family = VMA_FAMILY_KVM;
 	input->clock_hz = 0;
 
+	priv->fields_only = input->options && input->options->fields_only;
 	ret = vma_kvm_formats_load(priv, input->diag, input->path, false);
 	if (ret < 0) {
 		ftrace_raw_close(input);

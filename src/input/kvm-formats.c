@@ -265,6 +265,49 @@ static void guarded_parse(struct vma_kvm_priv *priv, const uint32_t *list, uint3
 	}
 }
 
+/*
+ * A run with no dump (priv->fields_only): the texts list[0..n) parsed
+ * in-process from their field lines alone (kvm-fields.c), in that order,
+ * when every one of them is plain.  Return: false, with nothing parsed,
+ * when one is not (or memory ran out): the guarded parse takes them all.
+ */
+static bool fields_parse(struct vma_kvm_priv *priv, const uint32_t *list, uint32_t n)
+{
+	char **texts = calloc(n ? n : 1, sizeof(*texts));
+	size_t *lens = calloc(n ? n : 1, sizeof(*lens));
+	bool plain = texts && lens;
+	uint32_t i;
+
+	for (i = 0; plain && i < n; i++) {
+		const struct vma_kvm_format *f = &priv->formats[list[i]];
+
+		texts[i] = vma_kvm_fields_text(f->text, f->len, &lens[i]);
+		plain = texts[i] != NULL;
+	}
+	for (i = 0; plain && i < n; i++) {
+		struct vma_kvm_format *f = &priv->formats[list[i]];
+		enum tep_errno err;
+
+		/* the budget of the file's own texts, as when guarded */
+		if (f->len > VMA_KVM_PARSE_BUDGET - priv->parsed_text) {
+			priv->parsed_text = VMA_KVM_PARSE_BUDGET;
+			f->state = VMA_KVM_FMT_REFUSED;
+		} else {
+			priv->parsed_text += f->len;
+			err = vma_tep()->tep_parse_event(priv->tep, texts[i], lens[i], f->system);
+			f->state = err == 0 || err == TEP_ERRNO__READ_PRINT_FAILED ?
+				   VMA_KVM_FMT_PARSED : VMA_KVM_FMT_BAD;
+		}
+		free(f->text);
+		f->text = NULL;
+	}
+	for (i = 0; texts && i < n; i++)
+		free(texts[i]);
+	free(texts);
+	free(lens);
+	return plain;
+}
+
 bool vma_kvm_format_parse(struct vma_kvm_priv *priv, uint32_t index)
 {
 	if (index >= priv->nr_formats)
@@ -290,7 +333,8 @@ int vma_kvm_formats_load(struct vma_kvm_priv *priv, struct vma_diag *diag, const
 	/* the common fields' layout is read from any parsed format */
 	if (n == 0 && priv->nr_formats)
 		list[n++] = 0;
-	guarded_parse(priv, list, n);
+	if (!priv->fields_only || !fields_parse(priv, list, n))
+		guarded_parse(priv, list, n);
 	for (i = 0; i < n; i++) {
 		const struct vma_kvm_format *f = &priv->formats[list[i]];
 

@@ -553,6 +553,11 @@ struct vma_kvm_priv {
 	uint32_t nr_streams;
 	uint32_t nr_planned;             /* the streams the reader will make (0: unknown) */
 	size_t cap_streams;
+	/*
+	 * No event's text is printed (no dump): the formats parsed at open
+	 * are needed for their fields only (kvm-fields.c).
+	 */
+	bool fields_only;
 	struct vma_kvm_format *formats;  /* owned, in the order the file gives them */
 	uint32_t nr_formats;
 	size_t cap_formats;
@@ -676,6 +681,15 @@ void vma_kvm_formats_free(struct vma_kvm_priv *priv);
 
 /* Parse pending format @index now (guarded).  Return: true when it is registered. */
 bool vma_kvm_format_parse(struct vma_kvm_priv *priv, uint32_t index);
+
+/*
+ * vma_kvm_fields_text - format @text (@len bytes) written again from its
+ * head and field lines, with an empty print format, when every line
+ * before its print format is in the shape tracefs writes (kvm-fields.c).
+ * Return: the new text (malloc()ed, its length in *@out_len), or NULL when
+ * @text is not plain or memory ran out.
+ */
+char *vma_kvm_fields_text(const char *text, size_t len, size_t *out_len);
 
 /*
  * vma_kvm_print_setup - hand the kept printk text (read now when the

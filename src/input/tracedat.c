@@ -438,8 +438,10 @@ static int open_dat(struct dat *d)
 				d->unnamed_formats - 1);
 	}
 	set_clock(d);
-	if (d->in->options)
+	if (d->in->options) {
 		d->priv->time_map = d->in->options->time_map;
+		d->priv->fields_only = d->in->options->fields_only;
+	}
 	if (d->priv->time_map.cycles) {
 		ret = keep_cycles(d);
 		if (ret < 0)
