@@ -73,37 +73,66 @@ static bool take_number(struct line *l, char end, struct line *num)
 	return true;
 }
 
+/* An identifier at the start of @w (@n bytes): its length, 0 when none. */
+static size_t ident_len(const char *w, size_t n)
+{
+	size_t i = 0;
+
+	if (n == 0 || !is_ident_start(w[0]))
+		return 0;
+	while (i < n && (is_ident_start(w[i]) || is_digit(w[i])))
+		i++;
+	return i;
+}
+
 /*
- * A declaration as tracefs writes one: words of letters, digits and
- * underscores, stars and brackets, single spaces between, the last word
- * the field's name (an identifier, with [digits] for an array).
+ * A declaration as tracefs writes one: words apart by single spaces,
+ * each an identifier, an identifier and "[]" (__data_loc char[]) or
+ * stars, the last one the field's name, an identifier with "[DIGITS]"
+ * for an array.  Anything else (expressions in brackets, punctuation)
+ * is not plain.
  */
 static bool plain_decl(struct line d)
 {
-	size_t i, end;
+	size_t at = 0, words = 0;
 
-	if (d.len == 0 || d.len > MAX_DECL || d.p[0] == ' ' || d.p[d.len - 1] == ' ')
+	if (d.len == 0 || d.len > MAX_DECL)
 		return false;
-	for (i = 0; i < d.len; i++) {
-		char c = d.p[i];
+	for (;;) {
+		const char *w = d.p + at;
+		const char *sp = memchr(w, ' ', d.len - at);
+		size_t n = sp ? (size_t)(sp - w) : d.len - at, k = ident_len(w, n);
+		bool last = !sp;
 
-		if (!(is_ident_start(c) || is_digit(c) || c == '*' || c == '[' || c == ']' ||
-		      (c == ' ' && d.p[i + 1] != ' ')))
+		words++;
+		if (last) {
+			/* the name: IDENT or IDENT[DIGITS] */
+			if (k == 0 || words < 2)
+				return false;
+			if (k < n) {
+				size_t j = k + 1;
+
+				if (w[k] != '[' || w[n - 1] != ']' || n - k < 3)
+					return false;
+				while (j < n - 1 && is_digit(w[j]))
+					j++;
+				if (j != n - 1 || n - k - 2 > MAX_DIGITS)
+					return false;
+			}
+			return true;
+		}
+		if (n == 0)
+			return false; /* two spaces, or one first */
+		if (k == 0) {
+			while (k < n && w[k] == '*')
+				k++;
+			if (k != n)
+				return false;
+		} else if (k != n && !(n - k == 2 && w[k] == '[' && w[k + 1] == ']')) {
 			return false;
+		}
+		at += n + 1;
 	}
-	end = d.len;
-	if (d.p[end - 1] == ']') {
-		while (end > 1 && is_digit(d.p[end - 2]))
-			end--;
-		if (end < 2 || d.p[end - 2] != '[')
-			return false;
-		end -= 2;
-	}
-	i = end;
-	while (i > 0 && (is_ident_start(d.p[i - 1]) || is_digit(d.p[i - 1])))
-		i--;
-	/* a name, after a type */
-	return i < end && is_ident_start(d.p[i]) && i > 0 && d.p[i - 1] == ' ';
 }
 
 /*

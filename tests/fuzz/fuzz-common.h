@@ -82,9 +82,10 @@ static inline int fuzz_add_stream(void *arg, struct vma_stream *stream)
  * and the reader goes as far as it can.
  */
 static inline void fuzz_read_with(const struct vma_input_ops *ops, const uint8_t *data,
-				  size_t size, const char *formats_dir)
+				  size_t size, const char *formats_dir, bool fields_only)
 {
-	struct vma_input_options opts = { .event_formats_dir = formats_dir };
+	struct vma_input_options opts = { .event_formats_dir = formats_dir,
+					  .fields_only = fields_only };
 	struct vma_input in = { 0 };
 	struct vma_merge *merge = vma_merge_create();
 	struct vma_stream *s;

@@ -6,6 +6,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	fuzz_read_with(&vma_xentrace_ops, data, size, NULL);
+	fuzz_read_with(&vma_xentrace_ops, data, size, NULL, false);
 	return 0;
 }
