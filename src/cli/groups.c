@@ -17,7 +17,9 @@
 /* host_of[] of the command line's traces.  Return: VMA_OK or VMA_ERR_NOMEM. */
 static int link_all(const struct vma_options *opts, uint32_t *host_of)
 {
-	struct vma_input_options inopts = { .event_formats_dir = opts->event_formats };
+	/* the files' ids only: no record is described */
+	struct vma_input_options inopts = { .event_formats_dir = opts->event_formats,
+					    .fields_only = true };
 	bool *by_hand = calloc((size_t)opts->nr_files, sizeof(*by_hand));
 	int i, rc;
 

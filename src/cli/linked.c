@@ -67,7 +67,8 @@ int vma_open_linked(const struct vma_options *opts, const char *const *paths, ui
 {
 	struct vma_pipeline_options popts = {
 		.input = { .event_formats_dir = opts->event_formats,
-			   .reorder_cap = vma_options_reorder_cap(opts, nr) },
+			   .reorder_cap = vma_options_reorder_cap(opts, nr),
+			   .fields_only = !opts->dump && !opts->dump_raw_process },
 		.force_svm = opts->svm_mode,
 		.cpu_hz = opts->cpu_hz,
 		.timer_hz = opts->timer_hz,
