@@ -16,15 +16,19 @@
 
 #include "input/kvm-internal.h"
 
+/* The common fields as Linux writes them, and the blank line after them. */
+#define COMMON_FIELDS \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n" \
+	"\n"
+
 static const char exit_x86[] =
 	"name: kvm_exit\n"
 	"ID: 1234\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	COMMON_FIELDS
 	"\tfield:unsigned int exit_reason;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:unsigned long guest_rip;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:u32 isa;\toffset:24;\tsize:4;\tsigned:0;\n"
@@ -41,11 +45,7 @@ static const char exit_arm64[] =
 	"name: kvm_exit\n"
 	"ID: 31\n"
 	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	COMMON_FIELDS
 	"\tfield:int ret;\toffset:8;\tsize:4;\tsigned:1;\n"
 	"\tfield:unsigned int esr_ec;\toffset:12;\tsize:4;\tsigned:0;\n"
 	"\tfield:unsigned long vcpu_pc;\toffset:16;\tsize:8;\tsigned:0;\n"
