@@ -206,7 +206,8 @@ static bool symbol_pair(struct line *l, struct line *value, struct line *name, c
 	if (!take(l, "{"))
 		return false;
 	skip_blanks(l);
-	while (n < l->len && (is_digit(l->p[n]) || strchr("xXabcdefABCDEF-", l->p[n])))
+	/* a number, in any base C writes (strchr() would take the NUL too) */
+	while (n < l->len && l->p[n] && strchr("0123456789xXabcdefABCDEF-", l->p[n]))
 		n++;
 	if (n == 0 || n > 2 * MAX_DIGITS)
 		return false;

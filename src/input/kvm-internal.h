@@ -684,7 +684,8 @@ bool vma_kvm_format_parse(struct vma_kvm_priv *priv, uint32_t index);
 
 /*
  * vma_kvm_fields_text - format @text (@len bytes) written again from its
- * head and field lines, with an empty print format, when every line
+ * head and field lines, with an empty print format (but for which value
+ * of arm64 kvm_exit's ret is named TRAP), when every line
  * before its print format is in the shape tracefs writes (kvm-fields.c).
  * Return: the new text (malloc()ed, its length in *@out_len), or NULL when
  * @text is not plain or memory ran out.

@@ -255,6 +255,16 @@ Test(kvm_fields, not_plain_refused)
 		cr_expect_null(fields_of(bad[i]), "taken: %s", bad[i]);
 }
 
+/* A NUL byte is no digit of a symbol's value (the text is a file's bytes). */
+Test(kvm_fields, nul_in_a_value_refused)
+{
+	static const char text[] = "name: a\nID: 1\nformat:\n"
+				   "print fmt: \"\", __print_symbolic(REC->ret, { 1\0, \"TRAP\" })\n";
+	size_t len = 0;
+
+	cr_expect_null(vma_kvm_fields_text(text, sizeof(text) - 1, &len));
+}
+
 /* The head's lines are as tracefs writes them, whatever the text had. */
 Test(kvm_fields, written_again)
 {
