@@ -389,6 +389,7 @@ static int ftrace_raw_open(struct vma_input *input)
 	if (!priv)
 		return VMA_ERR_NOMEM;
 	input->priv = priv;
+	priv->fields_only = input->options && input->options->fields_only;
 	/* trace_pipe_raw pages are in the host's order; vm-trace ran on x86-64 */
 	ret = vma_kvm_tep_new(priv, false, 8, 4096, &why);
 	if (ret == VMA_ERR_IO) {
@@ -409,7 +410,6 @@ static int ftrace_raw_open(struct vma_input *input)
 	input->family = VMA_FAMILY_KVM;
 	input->clock_hz = 0;
 
-	priv->fields_only = input->options && input->options->fields_only;
 	ret = vma_kvm_formats_load(priv, input->diag, input->path, false);
 	if (ret < 0) {
 		ftrace_raw_close(input);

@@ -261,6 +261,7 @@ enum vma_kvm_fmt_state {
 	VMA_KVM_FMT_PARSED,      /* registered in the tep handle */
 	VMA_KVM_FMT_BAD,         /* libtraceevent rejected it, or crashed on it */
 	VMA_KVM_FMT_REFUSED,     /* not parsed: past VMA_KVM_PARSE_BUDGET */
+	VMA_KVM_FMT_UNKEPT,      /* not parsed, no text: a run with no dump needs none */
 };
 
 struct vma_kvm_format {

@@ -174,7 +174,7 @@ void vma_kvm_tell(const struct vma_input *input, const struct vma_kvm_priv *priv
 	for (i = 0; i < priv->nr_formats; i++) {
 		const struct vma_kvm_format *f = &priv->formats[i];
 
-		if (f->state != VMA_KVM_FMT_PENDING) {
+		if (f->state != VMA_KVM_FMT_PENDING && f->state != VMA_KVM_FMT_UNKEPT) {
 			vma_diag_debug(diag, "%s: event format %s:%s (id %" PRId32 ") %s at open",
 				       input->path, f->system, f->name, f->id,
 				       f->state == VMA_KVM_FMT_PARSED ? "parsed" :

@@ -403,6 +403,8 @@ static int open_dat(struct dat *d)
 	if (ret < 0)
 		return ret != -1 ? ret : failure(d);
 	d->priv->info.version = d->version;
+	/* before the formats are read: the texts a run keeps depend on it */
+	d->priv->fields_only = d->in->options && d->in->options->fields_only;
 	ret = vma_kvm_tep_new(d->priv, d->big, d->long_size, d->page_size, &why);
 	if (ret == VMA_ERR_IO) {
 		vma_diag_report(d->in->diag, VMA_LVL_SYSTEM, d->in->path, UINT64_MAX,
@@ -438,10 +440,8 @@ static int open_dat(struct dat *d)
 				d->unnamed_formats - 1);
 	}
 	set_clock(d);
-	if (d->in->options) {
+	if (d->in->options)
 		d->priv->time_map = d->in->options->time_map;
-		d->priv->fields_only = d->in->options->fields_only;
-	}
 	if (d->priv->time_map.cycles) {
 		ret = keep_cycles(d);
 		if (ret < 0)

@@ -102,11 +102,12 @@ static const char *kt_fixture(const char *name)
 }
 
 /*
- * Opens @path with @ops (NULL: pick by probe among the KVM readers).
- * @tolerance is the diag tolerance.  Never fails the test by itself.
+ * Opens @path with @ops (NULL: pick by probe among the KVM readers) and
+ * the reader options @opts.  @tolerance is the diag tolerance.  Never
+ * fails the test by itself.
  */
-static void kt_open(struct kt_input *t, const char *path, const struct vma_input_ops *ops,
-		    const char *formats_dir, enum vma_level tolerance)
+static void kt_open_opts(struct kt_input *t, const char *path, const struct vma_input_ops *ops,
+			 const struct vma_input_options *opts, enum vma_level tolerance)
 {
 	unsigned char head[16] = { 0 };
 	struct stat st;
@@ -114,7 +115,7 @@ static void kt_open(struct kt_input *t, const char *path, const struct vma_input
 	memset(t, 0, sizeof(*t));
 	t->diag = vma_diag_create(tolerance, VMA_VERB_QUIET);
 	cr_assert_not_null(t->diag);
-	t->opts.event_formats_dir = formats_dir;
+	t->opts = *opts;
 	t->in.path = strdup(path);
 	t->in.fd = open(path, O_RDONLY | O_CLOEXEC);
 	cr_assert_geq(t->in.fd, 0, "cannot open %s", path);
@@ -133,10 +134,19 @@ static void kt_open(struct kt_input *t, const char *path, const struct vma_input
 	t->open_ret = ops->open(&t->in);
 }
 
-/* Same, for an image in memory: written to an unlinked-on-close temp file. */
-static void kt_open_mem(struct kt_input *t, const void *data, size_t len,
-			const struct vma_input_ops *ops, const char *formats_dir,
-			enum vma_level tolerance)
+/* Same, with the default options and formats from @formats_dir (or none). */
+static void kt_open(struct kt_input *t, const char *path, const struct vma_input_ops *ops,
+		    const char *formats_dir, enum vma_level tolerance)
+{
+	const struct vma_input_options opts = { .event_formats_dir = formats_dir };
+
+	kt_open_opts(t, path, ops, &opts, tolerance);
+}
+
+/* kt_open_opts() of an image in memory: written to an unlinked-on-close temp file. */
+static void kt_open_mem_opts(struct kt_input *t, const void *data, size_t len,
+			     const struct vma_input_ops *ops,
+			     const struct vma_input_options *opts, enum vma_level tolerance)
 {
 	char tmp[] = "/tmp/vma-kvmtest-XXXXXX";
 	int fd = mkstemp(tmp);
@@ -144,8 +154,18 @@ static void kt_open_mem(struct kt_input *t, const void *data, size_t len,
 	cr_assert_geq(fd, 0);
 	cr_assert_eq(write(fd, data, len), (ssize_t)len);
 	close(fd);
-	kt_open(t, tmp, ops, formats_dir, tolerance);
+	kt_open_opts(t, tmp, ops, opts, tolerance);
 	unlink(tmp);
+}
+
+/* kt_open() of an image in memory. */
+static void kt_open_mem(struct kt_input *t, const void *data, size_t len,
+			const struct vma_input_ops *ops, const char *formats_dir,
+			enum vma_level tolerance)
+{
+	const struct vma_input_options opts = { .event_formats_dir = formats_dir };
+
+	kt_open_mem_opts(t, data, len, ops, &opts, tolerance);
 }
 
 static void kt_close(struct kt_input *t)

@@ -420,25 +420,15 @@ static void build_fpu(unsigned int version, enum vma_tdw_codec codec, struct vma
 	cr_assert_eq(vma_tdw_finish(*w, img, len), 0);
 }
 
-/*
- * A file of many formats: only the formats of events vmalyze analyses are
- * parsed when it is opened (once each, all in one guarded child), the
- * others are named from their text; 100,000 empty formats are rejected
- * without a parse (they took 10.8 s with a fork per format).
- */
-Test(tracedat_written, formats_parsed_only_for_analysed_events)
+/* kvm_fpu's format, 2,000 formats of other events and 100,000 empty ones; two records. */
+static unsigned char *many_formats(size_t *len)
 {
 	struct vma_tdw_opts o = { .version = 6, .nr_cpus = 1 };
 	unsigned char ev[12] = { 0 };
-	struct vma_kvm_priv *priv;
 	struct vma_tdw *w = vma_tdw_new(&o);
 	unsigned char *img;
-	struct kt_input t;
-	struct kt_drain d;
 	char text[512];
-	size_t len;
-	clock_t c0;
-	uint32_t i, other = 0;
+	uint32_t i;
 
 	cr_assert_not_null(w);
 	cr_assert_eq(vma_tdw_format(w, "kvm", fpu_format), 0);
@@ -456,11 +446,28 @@ Test(tracedat_written, formats_parsed_only_for_analysed_events)
 	cr_assert_eq(vma_tdw_event(w, 0, 0, 1000, ev, 12), 0);
 	vma_tdw_put(ev, 2, 1500, false);
 	cr_assert_eq(vma_tdw_event(w, 0, 0, 2000, ev, 12), 0);
-	cr_assert_eq(vma_tdw_finish(w, &img, &len), 0);
+	cr_assert_eq(vma_tdw_finish(w, &img, len), 0);
 	vma_tdw_free(w);
+	return img;
+}
+
+/*
+ * many_formats() opened with @opts: kvm_fpu parsed at open, the others
+ * not, every record named; @kept: whether the others' texts are kept (for
+ * a dump line's parse).
+ */
+static void check_many_formats(const struct vma_input_options *opts, bool kept)
+{
+	struct vma_kvm_priv *priv;
+	size_t len;
+	unsigned char *img = many_formats(&len);
+	struct kt_input t;
+	struct kt_drain d;
+	clock_t c0;
+	uint32_t i, other = 0;
 
 	c0 = clock();
-	kt_open_mem(&t, img, len, NULL, NULL, VMA_DEFAULT_TOLERANCE);
+	kt_open_mem_opts(&t, img, len, NULL, opts, VMA_DEFAULT_TOLERANCE);
 	cr_assert_eq(t.open_ret, VMA_OK);
 	cr_assert_lt((double)(clock() - c0) / CLOCKS_PER_SEC, 2.0, "opening took too long");
 	priv = vma_kvm_priv_of(&t.in);
@@ -468,12 +475,14 @@ Test(tracedat_written, formats_parsed_only_for_analysed_events)
 	cr_assert_eq(priv->ev.nr_bind, 2001);
 	for (i = 0; i < priv->ev.nr_bind; i++) {
 		const struct vma_kvmev_bind *b = &priv->ev.bind[i];
+		const struct vma_kvm_format *f = &priv->formats[b->format];
 
 		if (!strcmp(b->name, "kvm_fpu")) {
 			cr_assert_not_null(b->event, "kvm_fpu is parsed at open");
 			cr_assert_eq(b->id, VMA_KVM_FPU);
 		} else {
 			cr_assert_null(b->event, "%s is not parsed at open", b->name);
+			cr_assert_eq(f->text != NULL, kept, "%s's text kept: %d", b->name, !kept);
 			other++;
 		}
 	}
@@ -486,6 +495,30 @@ Test(tracedat_written, formats_parsed_only_for_analysed_events)
 	free(d.recs);
 	kt_close(&t);
 	free(img);
+}
+
+/*
+ * A file of many formats: only the formats of events vmalyze analyses are
+ * parsed when it is opened (once each, all in one guarded child), the
+ * others are named from their text; 100,000 empty formats are rejected
+ * without a parse (they took 10.8 s with a fork per format).
+ */
+Test(tracedat_written, formats_parsed_only_for_analysed_events)
+{
+	const struct vma_input_options opts = { 0 };
+
+	check_many_formats(&opts, true);
+}
+
+/*
+ * The same in a run with no dump: the texts of the formats not parsed at
+ * open are not kept (no dump line will parse them), the events still named.
+ */
+Test(tracedat_written, formats_unkept_with_no_dump)
+{
+	const struct vma_input_options opts = { .fields_only = true };
+
+	check_many_formats(&opts, false);
 }
 
 Test(tracedat_damage, truncated_cpu_data)
