@@ -127,7 +127,8 @@ struct vma_input_options {
 	/*
 	 * KVM: no record is ever described (no dump), so the event formats
 	 * are needed for their fields only: the plain ones are parsed from
-	 * their field lines alone, with no helper process to guard the parse.
+	 * their field lines alone, with no helper process to guard the parse,
+	 * and the texts of those not parsed at open are not kept.
 	 */
 	bool fields_only;
 };

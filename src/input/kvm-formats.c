@@ -227,10 +227,26 @@ void vma_kvm_formats_free(struct vma_kvm_priv *priv)
 
 /* ---- parsing, guarded --------------------------------------------------------- */
 
-/* In-process parse of one kept text; the text is dropped either way. */
-static void parse_here(struct vma_kvm_priv *priv, struct vma_kvm_format *f)
+/*
+ * The parse budget takes @f's text (counted), or refuses it: spent, the
+ * texts after this one are refused too.
+ */
+static bool budget_takes(struct vma_kvm_priv *priv, struct vma_kvm_format *f)
 {
-	enum tep_errno err = vma_tep()->tep_parse_event(priv->tep, f->text, f->len, f->system);
+	if (f->len > VMA_KVM_PARSE_BUDGET - priv->parsed_text) {
+		priv->parsed_text = VMA_KVM_PARSE_BUDGET;
+		f->state = VMA_KVM_FMT_REFUSED;
+		return false;
+	}
+	priv->parsed_text += f->len;
+	return true;
+}
+
+/* In-process parse of @f: its kept text, or the one written from its field lines. */
+static void parse_here(struct vma_kvm_priv *priv, struct vma_kvm_format *f, const char *text,
+		       size_t len)
+{
+	enum tep_errno err = vma_tep()->tep_parse_event(priv->tep, text, len, f->system);
 
 	/*
 	 * A print format libtraceevent cannot parse still leaves the event
@@ -238,6 +254,11 @@ static void parse_here(struct vma_kvm_priv *priv, struct vma_kvm_format *f)
 	 */
 	f->state = err == 0 || err == TEP_ERRNO__READ_PRINT_FAILED ? VMA_KVM_FMT_PARSED :
 		VMA_KVM_FMT_BAD;
+}
+
+/* A text parsed or refused is not kept. */
+static void drop_text(struct vma_kvm_format *f)
+{
 	free(f->text);
 	f->text = NULL;
 }
@@ -255,60 +276,48 @@ static void guarded_parse(struct vma_kvm_priv *priv, const uint32_t *list, uint3
 	for (i = 0; i < n; i++) {
 		struct vma_kvm_format *f = &priv->formats[list[i]];
 
-		if (f->len > VMA_KVM_PARSE_BUDGET - priv->parsed_text) {
-			/* spent: the texts after this one are refused too */
-			priv->parsed_text = VMA_KVM_PARSE_BUDGET;
-			f->state = VMA_KVM_FMT_REFUSED;
-			free(f->text);
-			f->text = NULL;
-			continue;
+		if (budget_takes(priv, f)) {
+			if (vma_fmtc_check(&priv->check, f->system, f->text, f->len) !=
+			    VMA_FMTC_CRASH)
+				parse_here(priv, f, f->text, f->len);
+			else
+				f->state = VMA_KVM_FMT_BAD;
 		}
-		priv->parsed_text += f->len;
-		if (vma_fmtc_check(&priv->check, f->system, f->text, f->len) != VMA_FMTC_CRASH) {
-			parse_here(priv, f);
-			continue;
-		}
-		f->state = VMA_KVM_FMT_BAD;
-		free(f->text);
-		f->text = NULL;
+		drop_text(f);
 	}
 }
 
 /*
  * A run with no dump (priv->fields_only): the texts list[0..n) parsed
  * in-process from their field lines alone (kvm-fields.c), in that order,
- * when every one of them is plain.  Return: false, with nothing parsed,
- * when one is not (or memory ran out): the guarded parse takes them all.
+ * when every one the parse budget takes is plain.  Return: false, with
+ * nothing parsed, when one is not (or memory ran out): the guarded parse
+ * takes them all.
  */
 static bool fields_parse(struct vma_kvm_priv *priv, const uint32_t *list, uint32_t n)
 {
 	char **texts = calloc(n ? n : 1, sizeof(*texts));
 	size_t *lens = calloc(n ? n : 1, sizeof(*lens));
+	size_t budget = priv->parsed_text;
 	bool plain = texts && lens;
 	uint32_t i;
 
+	/* written again, the texts budget_takes() will take below */
 	for (i = 0; plain && i < n; i++) {
 		const struct vma_kvm_format *f = &priv->formats[list[i]];
 
+		if (f->len > VMA_KVM_PARSE_BUDGET - budget)
+			break;
+		budget += f->len;
 		texts[i] = vma_kvm_fields_text(f->text, f->len, &lens[i]);
 		plain = texts[i] != NULL;
 	}
 	for (i = 0; plain && i < n; i++) {
 		struct vma_kvm_format *f = &priv->formats[list[i]];
-		enum tep_errno err;
 
-		/* the budget of the file's own texts, as when guarded */
-		if (f->len > VMA_KVM_PARSE_BUDGET - priv->parsed_text) {
-			priv->parsed_text = VMA_KVM_PARSE_BUDGET;
-			f->state = VMA_KVM_FMT_REFUSED;
-		} else {
-			priv->parsed_text += f->len;
-			err = vma_tep()->tep_parse_event(priv->tep, texts[i], lens[i], f->system);
-			f->state = err == 0 || err == TEP_ERRNO__READ_PRINT_FAILED ?
-				   VMA_KVM_FMT_PARSED : VMA_KVM_FMT_BAD;
-		}
-		free(f->text);
-		f->text = NULL;
+		if (budget_takes(priv, f))
+			parse_here(priv, f, texts[i], lens[i]);
+		drop_text(f);
 	}
 	for (i = 0; texts && i < n; i++)
 		free(texts[i]);
