@@ -7,7 +7,8 @@
 # JSON and CSV carry the same numbers; the host alone gives its vcpu
 # thread's split; options that do not go with it are refused.  On the
 # real pair (../shared/traces, skipped when absent) every listed wake-up's
-# causes add up to its latency.
+# causes add up to its latency.  Runs that print no event's text start no
+# format-check helper.
 set -u
 : "${VMALYZE:?}" "${top_builddir:?}" "${SHARED:?}"
 MKDAT=$top_builddir/tools/vmalyze-mkdat
@@ -85,6 +86,26 @@ for bad in "--latency -a" "--latency -s" "--latency --histogram" "--threshold 5u
 	"$VMALYZE" $bad "$H" "$G" >/dev/null 2>"$tmp/err"
 	[ $? -eq 1 ] && [ -s "$tmp/err" ] || fail "'$bad' is not a usage error"
 done
+
+# Runs that print no event's text start no format-check helper: the pass
+# that reads the files' trace ids, the linked run of --latency and of
+# --timeline, and -s read the formats' field lines alone.  The dump still
+# starts it.  tests/cli/refuse-lib.so logs every posix_spawn().
+shim=$top_builddir/tests/cli/refuse-lib.so
+if [ -f "$shim" ] && [ -z "${VMA_SANITIZED:-}" ]; then
+	for run in "--latency $H $G" "--timeline $tmp/t.svg $H $G" "-s $H" "-a $H $G"; do
+		: >"$tmp/spawns"
+		# shellcheck disable=SC2086 # the run's arguments
+		LD_PRELOAD=$shim VMA_REFUSE_LIB=none-such VMA_SPAWN_LOG=$tmp/spawns \
+			"$VMALYZE" $run >/dev/null 2>"$tmp/err" || fail "'$run' exits $?"
+		case $run in
+		-a*) [ -s "$tmp/spawns" ] || fail "'$run' started no helper (is the log working?)" ;;
+		*) [ -s "$tmp/spawns" ] && fail "'$run' started the format-check helper" ;;
+		esac
+	done
+else
+	echo "skip the helper's starts: no $shim (or a sanitized build)"
+fi
 
 RH=$SHARED/traces/kvm-vmx-host.dat RG=$SHARED/traces/kvm-vmx-guest.dat
 if [ -f "$RH" ] && [ -f "$RG" ]; then
