@@ -38,7 +38,8 @@ while off < len(data):
     if off >= len(data) // 2:
         first_past = off
         break
-    off += 4 + 4 * ((word >> 28) & 7) + struct.unpack_from("<I", data, off + 8)[0]
+    tsc = 8 if word >> 31 else 0
+    off += 4 + 4 * ((word >> 28) & 7) + tsc + struct.unpack_from("<I", data, off + 8)[0]
 assert cut == first_past, f"cut at {cut}, the first header past the middle is at {first_past}"
 EOF
 else
