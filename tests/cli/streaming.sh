@@ -6,7 +6,8 @@
 # a FIFO works in dump mode; a trace piped in gives the file's output; a
 # slow writer's records are printed while it is still writing; SIGINT and
 # SIGTERM end the input and the summary of what was read is printed, every
-# record read included (those still waiting in the reorder stage too).  A
+# record read included (those still waiting in the reorder stage too),
+# also when the analysis runs on a thread of its own (large inputs).  A
 # trace.dat on a pipe, a FIFO or in an archive (copied as far as its
 # header and data reach) gives the file's output too.
 set -u
@@ -252,6 +253,41 @@ if [ $rc -eq 0 ] && [ -s "$tmp/cut-eof.vol" ] && cmp -s "$tmp/cut-eof.vol" "$tmp
 	echo "ok   sigINT-keeps-records-read"
 else
 	fail "sigINT-keeps-records-read: exit $rc"; diff "$tmp/cut-eof.vol" "$tmp/cut-sig.vol" | head -5
+fi
+
+# A run with 32 MiB of regular files or more is analysed on a thread of
+# its own (main.c): SIGINT still reaches the read of a FIFO left open,
+# and what was read is reported.
+if "$top_builddir/tools/vmalyze-gen" --seed 2 --size 40M --out "$tmp/big.xt" >/dev/null 2>&1 &&
+	mkfifo "$tmp/held.fifo"; then
+	{ cat "$good"; exec sleep 20; } >"$tmp/held.fifo" 2>/dev/null &
+	writer=$!
+	"$VMALYZE" -s -j 1 "$tmp/big.xt" "$tmp/held.fifo" >"$tmp/big-sig.out" 2>"$tmp/big-sig.err" &
+	pid=$!
+	pids="$pids $pid $writer"
+	sleep 3
+	kill -INT $pid
+	n=0
+	while kill -0 $pid 2>/dev/null && [ $n -lt 50 ]; do
+		sleep 0.2
+		n=$((n + 1))
+	done
+	if kill -0 $pid 2>/dev/null; then
+		fail "sigINT-analysis-thread: still reading 10 s after SIGINT"
+	else
+		wait $pid
+		rc=$?
+		if [ $rc -eq 0 ] && [ "$(grep -c 'Total time' "$tmp/big-sig.out")" -eq 2 ] &&
+			grep -q "held.fifo: Interrupted" "$tmp/big-sig.err"; then
+			echo "ok   sigINT-analysis-thread"
+		else
+			fail "sigINT-analysis-thread: exit $rc"
+			sed 's/^/  stderr: /' "$tmp/big-sig.err" | head -3
+		fi
+	fi
+	kill $writer 2>/dev/null
+else
+	fail "sigINT-analysis-thread: cannot make its inputs"
 fi
 
 exit $((fails > 0))
