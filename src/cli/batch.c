@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cli/batch.h"
+#include "cli/heap.h"
 #include "cli/progress.h"
 #include "cli/results.h"
 #include "cli/run.h"
@@ -546,6 +547,8 @@ static void *worker(void *arg)
 {
 	struct batch *b = arg;
 
+	/* Its traces' state on huge pages, as the analysis thread's (main.c). */
+	vma_heap_advise_arena();
 	pthread_mutex_lock(&b->lock);
 	for (;;) {
 		struct job *j;

@@ -19,7 +19,8 @@
  * in use, and opens it as the arena grows), so one advice covers its
  * growth, and trimming gives memory back as before (madvise(MADV_DONTNEED)
  * of the freed top, the advice staying).  main() runs a large analysis on
- * a thread of its own for that (main.c).
+ * a thread of its own for that (main.c); the batch workers are threads
+ * already (batch.c).
  *
  * Why the reserve is opened at once: glibc opens it 132 KiB at a time,
  * so a fault never finds a whole huge page within the open part, and the
