@@ -47,7 +47,7 @@
 #if defined(__GLIBC__) && !defined(HEAP_FOREIGN_ALLOCATOR)
 #include <sys/mman.h>
 
-/* The most advised past the block's mapping start: glibc's largest arena heap. */
+/* glibc's arena heaps: this size at most, aligned to it (its HEAP_MAX_SIZE on 64 bits). */
 #define ARENA_SPAN ((uintptr_t)64 << 20)
 
 /* One line of /proc/self/maps: the range, whether it is accessible, whether anonymous. */
@@ -75,13 +75,16 @@ static bool parse_mapping(const char *line, struct mapping *m)
 /*
  * The range to advise for the block at @p: its mapping, if anonymous, and
  * the inaccessible mapping right after it (the arena's reserve), within
- * ARENA_SPAN of the first.  Return: false when there is none.
+ * the ARENA_SPAN-aligned span that holds @p, so that nothing past the
+ * arena's heap (a neighbour's mapping, a guard page) is touched.
+ * Return: false when there is none.
  */
 static bool arena_range(const void *p, uintptr_t *lo, uintptr_t *hi)
 {
 	char *line = NULL;
 	size_t cap = 0;
 	struct mapping m;
+	uintptr_t span;
 	bool found = false;
 	FILE *f = fopen("/proc/self/maps", "re");
 
@@ -104,9 +107,14 @@ static bool arena_range(const void *p, uintptr_t *lo, uintptr_t *hi)
 	}
 	free(line);
 	fclose(f);
-	if (found && *hi - *lo > ARENA_SPAN)
-		*hi = *lo + ARENA_SPAN;
-	return found;
+	if (!found)
+		return false;
+	span = (uintptr_t)p & ~(ARENA_SPAN - 1);
+	if (*lo < span)
+		*lo = span;
+	if (*hi - span > ARENA_SPAN)
+		*hi = span + ARENA_SPAN;
+	return true;
 }
 
 bool vma_heap_advise_arena(void)
