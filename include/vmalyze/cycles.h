@@ -164,6 +164,12 @@ struct vma_rows_budget {
 	bool reached;         /* a charge was refused */
 	/* Where the owner's clock (vma_cycles_budget's) stood at the first refusal. */
 	uint64_t reached_record, reached_tsc;
+	/*
+	 * The tables' own caps on keys (VMA_MAX_SUBS) are lifted: the part
+	 * after a seam keeps each key, and joining it to the part before
+	 * applies them as one run would have (state.h).
+	 */
+	bool uncapped;
 };
 
 /*

@@ -55,6 +55,12 @@ struct vma_diag *vma_diag_create(enum vma_level tolerance, enum vma_verbosity ve
 struct vma_diag *vma_diag_create_to(FILE *err, enum vma_level tolerance,
 				    enum vma_verbosity verbosity);
 void vma_diag_destroy(struct vma_diag *diag);
+/*
+ * vma_diag_create_beside - a sink with @model's tolerance and verbosity,
+ * writing to @err (borrowed): a second analysis of @model's input that
+ * must decide as the first would (the pipeline's split).
+ */
+struct vma_diag *vma_diag_create_beside(const struct vma_diag *model, FILE *err);
 
 /*
  * vma_diag_set_source - name @file (copied; NULL: none) in the messages
@@ -102,6 +108,8 @@ void vma_diag_flush_counts(struct vma_diag *diag);
 
 /* Highest level reported so far, tolerated or not. */
 enum vma_level vma_diag_worst(const struct vma_diag *diag);
+/* Reports and warnings so far, each repeat of a warning shown once counted too. */
+uint64_t vma_diag_said(const struct vma_diag *diag);
 
 /* True once a problem above the tolerance was reported. */
 bool vma_diag_stopped(const struct vma_diag *diag);

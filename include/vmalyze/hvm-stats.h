@@ -148,4 +148,15 @@ uint64_t vma_hvm_stats_irqs(const struct vma_hvm_stats *stats, uint32_t vector);
 const struct vma_exit_stats *vma_hvm_stats_reason(const struct vma_hvm_stats *stats,
 						  uint32_t reason);
 
+/*
+ * vma_hvm_stats_prepend - the statistics of an earlier part of the same
+ * vcpu's trace (@earlier, unchanged; NULL: none) go before *@stats (NULL:
+ * none), which becomes a table of both charged to @budget: each row as
+ * the whole run would have made it, in the order it would have.  For
+ * tables that never reached the rows' budget (vma_machine_prepend()).
+ * Return: VMA_OK, or VMA_ERR_NOMEM (*@stats unchanged).
+ */
+int vma_hvm_stats_prepend(struct vma_hvm_stats **stats, const struct vma_hvm_stats *earlier,
+			  struct vma_cycles_budget *budget);
+
 #endif /* VMALYZE_HVM_STATS_H */

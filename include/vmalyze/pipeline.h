@@ -68,6 +68,12 @@ struct vma_pipeline_options {
 	 */
 	unsigned int threads;
 	/*
+	 * In (0, 1): two threads on a bare run (no hooks: -s) of a plain
+	 * xentrace file make a run in two parts (split.c) instead of a reader
+	 * thread, the seam at this share of the file.  0: no such run.
+	 */
+	double split_at;
+	/*
 	 * Runs the caller has going at once, this one included (the batch's
 	 * traces at once), 0 meaning 1: the reader thread's waits spin only
 	 * when every run can have two cpus.
@@ -172,7 +178,11 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 
 void vma_pipeline_close(struct vma_pipeline *p);
 
-/* The first input's machine (NULL with no_state), input, and ticks per second. */
+/*
+ * The first input's machine (NULL with no_state), input, and ticks per
+ * second.  A run in two parts (options.split_at) ends with another
+ * machine than the one it began with: ask for it again after the run.
+ */
 struct vma_machine *vma_pipeline_machine(const struct vma_pipeline *p);
 const struct vma_input *vma_pipeline_input(const struct vma_pipeline *p);
 uint64_t vma_pipeline_hz(const struct vma_pipeline *p);

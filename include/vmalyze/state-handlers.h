@@ -102,5 +102,11 @@ void vma_hvm_invalidate(struct vma_vcpu *v);
 
 /* Frees what @pv owns; its tables were charged to @b's rows (pv.c). */
 void vma_pv_release(struct vma_pv *pv, struct vma_cycles_budget *b);
+/*
+ * The counts of an earlier part of the same vcpu's trace (@earlier,
+ * unchanged) go before @pv's, as one run would have counted them
+ * (vma_machine_prepend()).  Return: VMA_OK, or VMA_ERR_NOMEM (@pv unchanged).
+ */
+int vma_pv_prepend(struct vma_pv *pv, const struct vma_pv *earlier, struct vma_cycles_budget *b);
 
 #endif /* VMALYZE_STATE_HANDLERS_H */

@@ -145,6 +145,8 @@ struct vma_hvm {
 	uint8_t paging_levels;       /* 4 after a 64-bit exit, 2 after a 32-bit one */
 	bool mmio_in_arc;            /* an MMIO record with data in the open exit */
 	bool no_stats;               /* the vcpu's no_stats: @stats stays NULL */
+	/* the vcpu's stats_paused: @stats stays NULL, the arcs' state is kept */
+	bool stats_paused;
 	struct vma_cycles_budget *budget; /* the vcpu's, for @stats */
 	struct vma_hvm_w2h *w2h;     /* owned; NULL until the first injection */
 	struct vma_hvm_stats *stats; /* owned; NULL until the first closed arc */
@@ -242,6 +244,7 @@ struct vma_vcpu {
 	enum vma_vcpu_type type;
 	bool idle;                 /* of the idle domain (set at creation, for dispatch) */
 	bool no_stats;             /* the machine's no_stats (set at creation) */
+	bool stats_paused;         /* the machine's summaries are paused (set at creation) */
 	struct vma_cycles_budget *budget; /* borrowed: the machine's (set at creation) */
 	struct vma_vcpu_ipis ipis; /* IPIs sent to it, not yet delivered (vlapic.c) */
 	/* Scheduling. */
@@ -457,6 +460,7 @@ struct vma_machine {
 	bool refusal_reported;
 	/* What every summary of the model is charged to (cycles.h), on the machine's clock. */
 	struct vma_cycles_budget budget;
+	bool stats_paused;         /* vma_machine_pause_summaries() until the seam */
 };
 
 /*
@@ -591,6 +595,32 @@ void vma_vlapic_vmentry(struct vma_machine *machine, struct vma_vcpu *v, uint64_
 void vma_vlapic_lost(struct vma_machine *machine);
 void vma_vlapic_release(struct vma_vlapic *vl);
 void vma_cr3_arc_close(struct vma_machine *machine, struct vma_vcpu *v, uint64_t tsc);
+
+/*
+ * A run in two parts (the pipeline's split, pipeline.h): one machine takes
+ * the records before a seam; another takes every record from the first,
+ * its summaries paused (vma_machine_pause_summaries(), before the first
+ * record) until the seam, where vma_machine_resume_summaries() empties
+ * them and keeps the state; after the last record it takes the first
+ * machine's summaries with vma_machine_prepend().  The second machine then
+ * holds what one machine taking every record would hold, the same rows in
+ * the same order, as long as vma_machine_joinable() holds for both (no
+ * budget reached: what a budget gives up depends on the whole run).
+ * Paused, the state is kept as ever (open arcs, pending refinements,
+ * wake-to-halt starts) and the summaries only count, holding no sample.
+ */
+void vma_machine_pause_summaries(struct vma_machine *m);
+/* Return: VMA_OK. */
+int vma_machine_resume_summaries(struct vma_machine *m);
+/* Whether @m's summaries can be joined exactly with another part's. */
+bool vma_machine_joinable(const struct vma_machine *m);
+/*
+ * vma_machine_prepend - @earlier's summaries (those of the records before
+ * the seam, unchanged) join @m's, before them.  Return: VMA_OK;
+ * VMA_ERR_NOMEM; or VMA_ERR_FORMAT when the joined summaries reached
+ * @m's budget (the join is not exact: the parts are not to be used).
+ */
+int vma_machine_prepend(struct vma_machine *m, const struct vma_machine *earlier);
 
 /* Names for output. */
 const char *vma_vcpu_runstate_name(enum vma_runstate state);

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -481,6 +482,23 @@ static bool keeps_no_stats(const struct vma_options *opts)
 	       !opts->scatter.kinds && !opts->top && !opts->dump_ipi_latency;
 }
 
+/*
+ * VMALYZE_SPLIT_AT=SHARE: two threads on a summary make a run in two
+ * parts, the seam at SHARE (0 < SHARE < 1) of the file (vmalyze(1),
+ * ENVIRONMENT).  Return: the share; 0 when unset; -1 when not a share.
+ */
+static double split_at(void)
+{
+	const char *s = getenv("VMALYZE_SPLIT_AT");
+	char *end;
+	double at;
+
+	if (!s)
+		return 0;
+	at = strtod(s, &end);
+	return end != s && *end == '\0' && at > 0 && at < 1 ? at : -1;
+}
+
 /* The pipeline's options, from the command line's. */
 static struct vma_pipeline_options pipeline_options(const struct vma_options *opts,
 						    const struct vma_run_source *src,
@@ -513,6 +531,13 @@ static struct vma_pipeline_options pipeline_options(const struct vma_options *op
 	const struct vma_time_map *map = src->path ? vma_options_time_map(opts, src->path) : NULL;
 
 	vma_options_budgets(opts, 1, &popts.summary_budget, &popts.rows_budget);
+	popts.split_at = split_at();
+	if (popts.split_at < 0) {
+		vma_diag_warn_once(ctx->diag, "split-at", "VMALYZE_SPLIT_AT=%s is not a share of "
+				   "the file between 0 and 1: no run in two parts",
+				   getenv("VMALYZE_SPLIT_AT"));
+		popts.split_at = 0;
+	}
 	if (map)
 		popts.input.time_map = *map;
 	return popts;
@@ -749,7 +774,10 @@ int vma_run_source(const struct vma_options *opts, const struct vma_run_source *
 		hooks.after = NULL;
 		hooks.arg = ctx.dump;
 	}
-	status = finish_run(&ctx, machine, p, vma_pipeline_run(p, &hooks));
+	status = vma_pipeline_run(p, &hooks);
+	/* A run in two parts ends with another machine, the parts' joined (pipeline.h). */
+	machine = vma_pipeline_machine(p);
+	status = finish_run(&ctx, machine, p, status);
 out:
 	release_run(&ctx, p);
 	return status;

@@ -27,7 +27,9 @@ struct vma_diag {
 	pthread_mutex_t lock;
 	xentoollog_logger_stdiostream *logger;
 	enum vma_level tolerance;
+	enum vma_verbosity verbosity;
 	enum vma_level worst;
+	uint64_t said;             /* reports and warnings, repeats of a warning too */
 	bool stopped;
 	struct warn_key *keys;
 	size_t nr_keys;
@@ -80,6 +82,7 @@ struct vma_diag *vma_diag_create_to(FILE *err, enum vma_level tolerance,
 		return NULL;
 	}
 	diag->tolerance = tolerance;
+	diag->verbosity = verbosity;
 	return diag;
 }
 
@@ -177,6 +180,7 @@ bool vma_diag_report(struct vma_diag *diag, enum vma_level level, const char *fi
 	}
 	if (level > diag->worst)
 		diag->worst = level;
+	diag->said++;
 	if (!tolerated)
 		diag->stopped = true;
 	/* Labelled by what happens: skipped damage is a warning, a stop an error. */
@@ -217,6 +221,7 @@ static void vwarn_once(struct vma_diag *diag, const char *file, const char *key,
 	char prefix[512], msg[1024];
 	size_t i;
 
+	diag->said++;
 	for (i = 0; i < diag->nr_keys; i++) {
 		/* once per file: each of linked inputs is told */
 		if ((diag->keys[i].key == key || !strcmp(diag->keys[i].key, key)) &&
@@ -300,4 +305,20 @@ bool vma_diag_stopped(const struct vma_diag *diag)
 	stopped = d->stopped;
 	pthread_mutex_unlock(&d->lock);
 	return stopped;
+}
+
+struct vma_diag *vma_diag_create_beside(const struct vma_diag *model, FILE *err)
+{
+	return vma_diag_create_to(err, model->tolerance, model->verbosity);
+}
+
+uint64_t vma_diag_said(const struct vma_diag *diag)
+{
+	struct vma_diag *d = (struct vma_diag *)diag;
+	uint64_t said;
+
+	pthread_mutex_lock(&d->lock);
+	said = d->said;
+	pthread_mutex_unlock(&d->lock);
+	return said;
 }

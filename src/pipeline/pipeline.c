@@ -17,44 +17,7 @@
 #include "vmalyze/pipeline.h"
 #include "vmalyze/status.h"
 
-/*
- * One input and the machine its records go to.  A pipeline has one, or
- * several linked inputs (a host and its guests) merged on one clock: the
- * first is the host.
- */
-struct member {
-	struct vma_pipeline *p;
-	struct vma_input *in;
-	const char *name;                /* its file, as the caller named it (borrowed) */
-	struct vma_input_options inopts; /* the pipeline's, with this input's time map */
-	struct vma_machine *machine;
-	uint64_t hz;
-	uint32_t rank_base;        /* this input's cpus rank after the inputs before it */
-	uint32_t rank_end;         /* one past its highest cpu's rank */
-	uint64_t furthest;         /* for opts.progress */
-	/* pcpus announced before the machine existed */
-	uint32_t *early;
-	size_t nr_early, cap_early;
-	/* a guest: [guest cpu] = the host's vcpu running it, NULL when not known */
-	const struct vma_vcpu **host_vcpu;
-	uint32_t nr_host_vcpu;
-};
-
-struct vma_pipeline {
-	struct vma_pipeline_options opts;
-	struct vma_diag *diag;
-	struct vma_feed *feed;
-	struct member *members;    /* owned, nr_members */
-	uint32_t nr_members;
-	struct member *announcing; /* linked inputs: whose stream the feed is taking */
-	bool linked;               /* more than one input */
-	struct member *speaking;   /* linked inputs: the diag's source (speak_for()) */
-	uint32_t nr_streams;
-	uint64_t nr_records;       /* records delivered (opts.progress, none at all) */
-	/* --time: the window in ticks from the first record */
-	bool have_first;
-	uint64_t first_tsc, from, to;
-};
+#include "pipeline-internal.h"
 
 /*
  * Linked inputs: the state's messages, which name no file, are about @mb's
@@ -278,6 +241,7 @@ static int open_member(struct vma_pipeline *p, struct member *mb, const char *pa
 
 	mb->p = p;
 	mb->name = fd >= 0 ? name : path;
+	mb->by_path = fd < 0;
 	mb->rank_base = mb->rank_end = mb == p->members ? 0 : mb[-1].rank_end;
 	mb->inopts = p->opts.input;
 	if (map)
@@ -514,7 +478,7 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 	void *arg = h->arg;
 	struct vma_stream *stream = NULL;
 	struct vma_merge_run *run = NULL;
-	const struct vma_record *rec;
+	const struct vma_record *rec = NULL;
 	struct vma_outcome outcome;
 	struct member *mb;
 	uint32_t poll = 1;
@@ -531,6 +495,12 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 				*interrupted = true;
 				if (!drain)
 					return VMA_OK;
+			}
+			/* A part of a split run: its seam, or the other part's end. */
+			if (p->split && rec) {
+				rc = vma_split_poll(p, rec);
+				if (rc)
+					return rc == VMA_END ? VMA_OK : rc;
 			}
 		}
 		/*
@@ -633,6 +603,8 @@ static bool spin_pays(const struct vma_pipeline_options *o, unsigned int cpus)
 	return cpus / 2 >= runs;
 }
 
+static int run_end(struct vma_pipeline *p, struct vma_input *in, int status, bool interrupted);
+
 int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *hooks)
 {
 	static const struct vma_pipeline_hooks none;
@@ -640,7 +612,6 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 	struct vma_input *in = p->members[0].in;
 	unsigned int threads = p->opts.threads, cpus = vma_feed_cpus();
 	bool interrupted = false, bare, spin, runs;
-	uint32_t i;
 	int status;
 
 	if (threads == 0)
@@ -659,6 +630,12 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 	/* Skew correction moves records not merged yet: none may be merged ahead. */
 	if (p->opts.tsc_skew_correct)
 		threads = 1;
+	bare = !h->before && !h->after && !h->around && p->nr_members == 1 && p->members->machine;
+	if (threads > 1 && bare && vma_split_wanted(p)) {
+		(void)vma_feed_start(p->feed, 1, false);
+		status = vma_split_run(p, &interrupted);
+		return run_end(p, in, status, interrupted);
+	}
 	spin = threads > 1 && spin_pays(&p->opts, cpus);
 	(void)vma_feed_start(p->feed, threads, spin);
 	if (vma_feed_threads(p->feed) < 2) {
@@ -667,7 +644,6 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 		vma_diag_info(p->diag, "%s: read and merged on a second thread%s", in->path,
 			      spin ? "" : ", which sleeps when it waits");
 	}
-	bare = !h->before && !h->after && !h->around && p->nr_members == 1 && p->members->machine;
 	/* Xen's streams go on in runs the loop reads itself (merge.h); KVM's do not. */
 	runs = vma_feed_runs(p->feed);
 	if (p->opts.time_set)
@@ -681,6 +657,22 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 	else
 		status = runs ? run_loop(p, h, false, false, FETCH_RUNS, &interrupted)
 			      : run_loop(p, h, false, false, FETCH_PLAIN, &interrupted);
+	return run_end(p, in, status, interrupted);
+}
+
+int vma_pipeline_run_bare(struct vma_pipeline *p, bool *interrupted)
+{
+	static const struct vma_pipeline_hooks none;
+
+	return vma_feed_runs(p->feed) ? run_loop(p, &none, false, true, FETCH_RUNS, interrupted)
+				       : run_loop(p, &none, false, true, FETCH_PLAIN, interrupted);
+}
+
+/* What vma_pipeline_run() does once the records are taken. */
+static int run_end(struct vma_pipeline *p, struct vma_input *in, int status, bool interrupted)
+{
+	uint32_t i;
+
 	vma_feed_stop(p->feed);
 	report_threads(p, in);
 	if (interrupted)

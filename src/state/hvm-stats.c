@@ -205,7 +205,10 @@ static uint32_t *index_new(uint32_t slots)
 #define SUB_TAG 0xffff0000u
 #define SUB_NUMBER 0x0000ffffu
 
-_Static_assert(VMA_MAX_SUBS < SUB_NUMBER, "sub numbers fit a slot's low half");
+/* With the cap lifted (struct vma_rows_budget's uncapped), a table holds at most this many. */
+#define UNCAPPED_SUBS 4096u
+
+_Static_assert(UNCAPPED_SUBS < SUB_NUMBER, "sub numbers fit a slot's low half");
 
 /* Sub @i into the index of @slots (vma_code_index_slots()) slots, from hash @h on. */
 static void sub_put(uint32_t *index, uint32_t slots, uint32_t h, uint32_t i)
@@ -332,7 +335,11 @@ static __attribute__((noinline)) struct vma_exit_sub *add_sub(struct vma_cycles_
 	for (;;) {
 		if (key == VMA_SUB_OTHER)
 			break;
-		if (e->nr_subs >= VMA_MAX_SUBS) {
+		if (e->nr_subs >= VMA_MAX_SUBS &&
+		    !(b && b->rows.uncapped && e->nr_subs < UNCAPPED_SUBS)) {
+			/* Past even the lifted cap: the parts will not be joined. */
+			if (b && b->rows.uncapped)
+				vma_rows_fold(b);
 			key = VMA_SUB_OTHER;
 		} else if (e->nr_subs < e->cap_subs || (charged = vma_rows_charge(b, bytes))) {
 			break;
@@ -563,4 +570,76 @@ void vma_hvm_stats_add_w2h(struct vma_hvm_stats *stats, uint32_t vector, enum vm
 	}
 	if (q && q->w2h)
 		vma_cycles_add(&q->w2h->cases[c], cycles, stats->budget);
+}
+
+/*
+ * Add @from's summaries to @st, as if @from's arcs had come after @st's:
+ * a row new to @st goes after its rows.  NULL-free; the caller checked
+ * that neither table reached the rows' budget (the rows' "other" entries
+ * are then only VMA_MAX_SUBS's, which add_sub() makes as a run would).
+ */
+static int stats_add(struct vma_hvm_stats *st, const struct vma_hvm_stats *from)
+{
+	struct vma_cycles_budget *b = st->budget;
+	uint32_t i, j, c;
+
+	for (i = 0; i < from->nr_reasons; i++) {
+		const struct vma_exit_stats *f = &from->reasons[i];
+		struct vma_exit_stats *e = find_reason(st, f->reason);
+
+		if (!e)
+			return VMA_ERR_NOMEM;
+		e->cycles.events += f->cycles.events;
+		e->cycles.count += f->cycles.count;
+		e->cycles.cycles += f->cycles.cycles;
+		for (j = 0; j < f->nr_subs; j++) {
+			const struct vma_exit_sub *fs = &f->subs[j];
+			struct vma_exit_sub *s = find_sub(b, e, fs->handler, fs->key, fs->is_write);
+
+			if (!s || vma_cycles_merge(&s->cycles, &fs->cycles, b))
+				return VMA_ERR_NOMEM;
+		}
+	}
+	for (i = 0; i < from->nr_irqs; i++) {
+		const struct vma_irq_stats *f = &from->irqs[i];
+		struct vma_irq_stats *q = find_irq(st, f->vector);
+
+		if (!q)
+			return VMA_ERR_NOMEM;
+		q->count += f->count;
+		if (!f->w2h)
+			continue;
+		if (!q->w2h) {
+			vma_rows_force(b, sizeof(*q->w2h));
+			q->w2h = calloc(1, sizeof(*q->w2h));
+			if (!q->w2h) {
+				vma_rows_credit(b, sizeof(*q->w2h));
+				return VMA_ERR_NOMEM;
+			}
+		}
+		for (c = 0; c < VMA_W2H_COUNT; c++) {
+			if (vma_cycles_merge(&q->w2h->cases[c], &f->w2h->cases[c], b))
+				return VMA_ERR_NOMEM;
+		}
+	}
+	return VMA_OK;
+}
+
+int vma_hvm_stats_prepend(struct vma_hvm_stats **stats, const struct vma_hvm_stats *earlier,
+			  struct vma_cycles_budget *budget)
+{
+	struct vma_hvm_stats *st;
+
+	if (!earlier)
+		return VMA_OK;
+	st = vma_hvm_stats_create(budget);
+	if (!st)
+		return VMA_ERR_NOMEM;
+	if (stats_add(st, earlier) || (*stats && stats_add(st, *stats))) {
+		vma_hvm_stats_destroy(st);
+		return VMA_ERR_NOMEM;
+	}
+	vma_hvm_stats_destroy(*stats);
+	*stats = st;
+	return VMA_OK;
 }

@@ -37,6 +37,7 @@ bool vma_vcpu_set_type(struct vma_vcpu *v, enum vma_vcpu_type type)
 	if (type == VMA_VCPU_HVM || type == VMA_VCPU_ARM) {
 		memset(&v->hvm, 0, sizeof(v->hvm));
 		v->hvm.no_stats = v->no_stats;
+		v->hvm.stats_paused = v->stats_paused;
 		v->hvm.budget = v->budget;
 	} else if (type == VMA_VCPU_PV) {
 		memset(&v->pv, 0, sizeof(v->pv));
@@ -47,7 +48,7 @@ bool vma_vcpu_set_type(struct vma_vcpu *v, enum vma_vcpu_type type)
 static struct vma_hvm_stats *stats_of(struct vma_hvm *h)
 {
 	/* -a alone prints no summary: its arcs need no statistics. */
-	if (!h->stats && !h->no_stats)
+	if (!h->stats && !h->no_stats && !h->stats_paused)
 		h->stats = vma_hvm_stats_create(h->budget);
 	return h->stats;
 }
@@ -199,9 +200,10 @@ void vma_hvm_count_open_exit(struct vma_vcpu *v)
 
 void vma_hvm_count_injection(struct vma_vcpu *v, uint32_t vec)
 {
-	if (!stats_of(&v->hvm))
+	if (v->hvm.no_stats)
 		return;
-	vma_hvm_stats_count_irq(v->hvm.stats, vec);
+	if (stats_of(&v->hvm))
+		vma_hvm_stats_count_irq(v->hvm.stats, vec);
 	w2h_inject(&v->hvm, vec);
 }
 
@@ -256,7 +258,7 @@ static inline uint64_t close_arc(struct vma_machine *m, struct vma_vcpu *v,
 	struct vma_hvm *h = &v->hvm;
 	uint64_t cycles = 0;
 
-	if (h->exit_tsc && h->exit_tsc <= tsc && stats_of(h)) {
+	if (h->exit_tsc && h->exit_tsc <= tsc && !h->no_stats) {
 		cycles = tsc - h->exit_tsc;
 		if (__builtin_expect(h->inflight.shadow != 0, 0))
 			vma_shadow_arc_close(m, v, cycles);
@@ -264,9 +266,13 @@ static inline uint64_t close_arc(struct vma_machine *m, struct vma_vcpu *v,
 			m->observer->arc_close(m->observer->arg, v, tsc, cycles);
 		v->domain->changed = m->records;
 		if (final) {
-			vma_hvm_stats_add_arc(h->stats, h->exit_reason, &h->inflight, cycles);
+			if (stats_of(h))
+				vma_hvm_stats_add_arc(h->stats, h->exit_reason, &h->inflight,
+						      cycles);
 		} else {
-			vma_hvm_stats_add_exit(h->stats, h->exit_reason, cycles);
+			/* Paused statistics (a run's seam) keep the pending arc all the same. */
+			if (stats_of(h))
+				vma_hvm_stats_add_exit(h->stats, h->exit_reason, cycles);
 			h->pending.active = true;
 			h->pending.reason = h->exit_reason;
 			h->pending.cycles = cycles;
@@ -303,7 +309,7 @@ static inline __attribute__((always_inline)) int close_arc_at_entry(struct vma_m
 		h->entry_tsc = tsc;
 		return VMA_OK;
 	}
-	add = h->exit_tsc && h->exit_tsc <= tsc && (fast || stats_of(h));
+	add = h->exit_tsc && h->exit_tsc <= tsc && (fast || !h->no_stats);
 	if (add) {
 		cycles = tsc - h->exit_tsc;
 		if (!fast && __builtin_expect(h->inflight.shadow != 0, 0))
@@ -317,7 +323,7 @@ static inline __attribute__((always_inline)) int close_arc_at_entry(struct vma_m
 	h->exit_tsc = 0;
 	h->vmexit_valid = false;
 	h->entry_tsc = tsc;
-	if (add)
+	if (add && (fast || stats_of(h)))
 		return vma_hvm_stats_add_arc(h->stats, h->exit_reason, &h->inflight, cycles);
 	return VMA_OK;
 }
@@ -601,9 +607,10 @@ static __attribute__((noinline)) int inj_virq(struct vma_machine *m, struct vma_
 	uint32_t vec = vma_xf_virq_vector(rec);
 
 	vma_vlapic_inject(v, vec);
-	if (!stats_of(&v->hvm))
+	if (v->hvm.no_stats)
 		return VMA_OK;
-	vma_hvm_stats_count_irq(v->hvm.stats, vec);
+	if (stats_of(&v->hvm))
+		vma_hvm_stats_count_irq(v->hvm.stats, vec);
 	w2h_inject(&v->hvm, vec);
 	return VMA_OK;
 }

@@ -317,6 +317,7 @@ struct vma_vcpu *vma_vcpu_get(struct vma_machine *m, uint32_t did, uint32_t vid)
 	v->domain = d;
 	v->idle = d->did == VMA_IDLE_DOMAIN;
 	v->no_stats = m->options.no_stats;
+	v->stats_paused = m->stats_paused;
 	v->budget = &m->budget;
 	v->vid = vid;
 	v->state = VMA_RS_INIT;

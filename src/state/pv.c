@@ -258,3 +258,57 @@ int vma_pv_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_re
 		return count(pv, &m->budget, rec);
 	}
 }
+
+/* Add the counts of @from's table to the table at *@arr, new numbers after its own. */
+static int numbers_add(struct vma_cycles_budget *b, struct vma_pv_count **arr, uint32_t *nr,
+		       uint32_t *cap, struct vma_code_index *x, const struct vma_pv_count *from,
+		       uint32_t nr_from)
+{
+	uint32_t i, k;
+
+	for (i = 0; i < nr_from; i++) {
+		struct vma_pv_count *c;
+
+		k = vma_code_table_find(x, *arr, sizeof(**arr), from[i].number);
+		c = k != UINT32_MAX ? &(*arr)[k] : add_number(b, arr, nr, cap, x, from[i].number);
+		if (!c)
+			return VMA_ERR_NOMEM;
+		c->count += from[i].count;
+	}
+	return VMA_OK;
+}
+
+int vma_pv_prepend(struct vma_pv *pv, const struct vma_pv *earlier, struct vma_cycles_budget *b)
+{
+	struct vma_pv both;
+	uint32_t i;
+
+	memset(&both, 0, sizeof(both));
+	if (numbers_add(b, &both.hypercalls, &both.nr_hypercalls, &both.cap_hypercalls,
+			&both.hypercall_index, earlier->hypercalls, earlier->nr_hypercalls) ||
+	    numbers_add(b, &both.hypercalls, &both.nr_hypercalls, &both.cap_hypercalls,
+			&both.hypercall_index, pv->hypercalls, pv->nr_hypercalls) ||
+	    numbers_add(b, &both.traps, &both.nr_traps, &both.cap_traps, &both.trap_index,
+			earlier->traps, earlier->nr_traps) ||
+	    numbers_add(b, &both.traps, &both.nr_traps, &both.cap_traps, &both.trap_index,
+			pv->traps, pv->nr_traps)) {
+		vma_pv_release(&both, b);
+		return VMA_ERR_NOMEM;
+	}
+	/* The dense counts: as long as the longer of the two. */
+	both.nr_counts = pv->nr_counts > earlier->nr_counts ? pv->nr_counts : earlier->nr_counts;
+	if (both.nr_counts) {
+		both.counts = calloc(both.nr_counts, sizeof(*both.counts));
+		if (!both.counts) {
+			vma_pv_release(&both, b);
+			return VMA_ERR_NOMEM;
+		}
+	}
+	for (i = 0; i < pv->nr_counts; i++)
+		both.counts[i] += pv->counts[i];
+	for (i = 0; i < earlier->nr_counts; i++)
+		both.counts[i] += earlier->counts[i];
+	vma_pv_release(pv, b);
+	*pv = both;
+	return VMA_OK;
+}
