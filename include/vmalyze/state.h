@@ -524,6 +524,8 @@ static inline void vma_pcpu_changed(struct vma_machine *machine, const struct vm
 	machine->columns[p->id] = vma_pcpu_column(p);
 }
 
+/* A domain of @machine already seen, or NULL: never creates. */
+struct vma_domain *vma_domain_find(const struct vma_machine *machine, uint32_t did);
 /* A vcpu of @domain already seen, or NULL: never creates. */
 struct vma_vcpu *vma_vcpu_find(const struct vma_domain *domain, uint32_t vid);
 static inline struct vma_pcpu *vma_pcpu_of(struct vma_machine *machine, uint32_t id)

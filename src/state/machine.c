@@ -211,15 +211,11 @@ static bool grow_ptrs(void ***arr, uint32_t *nr, uint32_t idx)
 	return true;
 }
 
-struct vma_domain *vma_domain_get(struct vma_machine *m, uint32_t did)
+/* Where domain @did is or would go in @m's sorted table. */
+static uint32_t domain_slot(const struct vma_machine *m, uint32_t did)
 {
-	struct vma_domain **cached = &m->domain_cache[did % VMA_DOMAIN_CACHE];
 	uint32_t lo = 0, hi = m->nr_domains;
-	struct vma_domain *d;
 
-	/* Runstate records name a domain each: most are among the last few. */
-	if (*cached && (*cached)->did == did)
-		return *cached;
 	while (lo < hi) {
 		uint32_t mid = (lo + hi) / 2;
 
@@ -228,6 +224,26 @@ struct vma_domain *vma_domain_get(struct vma_machine *m, uint32_t did)
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+struct vma_domain *vma_domain_find(const struct vma_machine *m, uint32_t did)
+{
+	uint32_t i = domain_slot(m, did);
+
+	return i < m->nr_domains && m->domains[i]->did == did ? m->domains[i] : NULL;
+}
+
+struct vma_domain *vma_domain_get(struct vma_machine *m, uint32_t did)
+{
+	struct vma_domain **cached = &m->domain_cache[did % VMA_DOMAIN_CACHE];
+	uint32_t lo;
+	struct vma_domain *d;
+
+	/* Runstate records name a domain each: most are among the last few. */
+	if (*cached && (*cached)->did == did)
+		return *cached;
+	lo = domain_slot(m, did);
 	if (lo < m->nr_domains && m->domains[lo]->did == did)
 		return *cached = m->domains[lo];
 	/* The default domain, made first, is not one of them: never refused. */

@@ -236,21 +236,6 @@ static int domain_join(struct vma_domain *d, const struct vma_domain *e,
 	return VMA_OK;
 }
 
-static struct vma_domain *domain_find(const struct vma_machine *m, uint32_t did)
-{
-	uint32_t lo = 0, hi = m->nr_domains;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (m->domains[mid]->did < did)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < m->nr_domains && m->domains[lo]->did == did ? m->domains[lo] : NULL;
-}
-
 int vma_machine_prepend(struct vma_machine *m, const struct vma_machine *earlier)
 {
 	uint32_t i, c;
@@ -274,7 +259,7 @@ int vma_machine_prepend(struct vma_machine *m, const struct vma_machine *earlier
 			p->volume[c] += e->volume[c];
 	}
 	for (i = 0; i < earlier->nr_domains; i++) {
-		struct vma_domain *d = domain_find(m, earlier->domains[i]->did);
+		struct vma_domain *d = vma_domain_find(m, earlier->domains[i]->did);
 
 		if (!d)
 			return VMA_ERR_FORMAT;
