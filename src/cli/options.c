@@ -575,7 +575,11 @@ void vma_options_help(FILE *out)
 		     "not be read, is not a trace or holds no trace record; 3 damage was skipped\n"
 		     "within --tolerance; 4 damage above --tolerance stopped an input early;\n"
 		     "5 out of memory or the output could not be written.  Several traces: the\n"
-		     "worst of theirs.  See vmalyze(1).\n");
+		     "worst of theirs.  See vmalyze(1).\n"
+		     "\n"
+		     "Environment: TMPDIR, where temporary files go; VMALYZE_SPLIT_AT=SHARE,\n"
+		     "experimental: with --threads 2, a summary of a xentrace file in two parts\n"
+		     "split at SHARE of the file (vmalyze(1), ENVIRONMENT).\n");
 }
 
 

@@ -120,8 +120,18 @@ expect "gen-40cpu-truncated at 0.3" "not joined"
 # Not asked for, no split: two threads are a reader thread.
 "$VMALYZE" -v --threads 2 -s "$tmp/wide.xentrace" 2>"$tmp/err" >/dev/null
 checked=$((checked + 1))
-if grep -q "two parts" "$tmp/err"; then
+if grep -q "analysed in two parts" "$tmp/err"; then
 	echo "FAIL: a run in two parts without VMALYZE_SPLIT_AT"
+	fails=$((fails + 1))
+fi
+
+# A value that is not a share: said on stderr, and no split.
+VMALYZE_SPLIT_AT=1.5 "$VMALYZE" -v --threads 2 -s "$tmp/wide.xentrace" 2>"$tmp/err" >/dev/null
+checked=$((checked + 1))
+if ! grep -q "VMALYZE_SPLIT_AT=1.5 is not a share" "$tmp/err" ||
+	grep -q "analysed in two parts" "$tmp/err"
+then
+	echo "FAIL: VMALYZE_SPLIT_AT=1.5 not reported, or a run in two parts all the same"
 	fails=$((fails + 1))
 fi
 
