@@ -619,8 +619,9 @@ bool vma_machine_joinable(const struct vma_machine *m);
 /*
  * vma_machine_prepend - @earlier's summaries (those of the records before
  * the seam, unchanged) join @m's, before them.  Return: VMA_OK;
- * VMA_ERR_NOMEM; or VMA_ERR_FORMAT when the joined summaries reached
- * @m's budget (the join is not exact: the parts are not to be used).
+ * VMA_ERR_NOMEM; or VMA_ERR_FORMAT when the parts cannot be one run's (a
+ * pcpu, domain or vcpu of @earlier that @m lacks, or of another type; the
+ * joined summaries past @m's budget): @m is then not to be used.
  */
 int vma_machine_prepend(struct vma_machine *m, const struct vma_machine *earlier);
 
