@@ -78,13 +78,13 @@ bool vma_split_wanted(const struct vma_pipeline *p)
 	const struct vma_input *in = mb->in;
 	struct stat st;
 
+	/* Only when asked: on two cpus it is no faster than a reader thread (doc/design.md). */
+	if (!(o->split_at > 0 && o->split_at < 1))
+		return false;
 	if (p->nr_members != 1 || !mb->machine || mb->machine->observer ||
 	    !vma_machine_joinable(mb->machine) ||
 	    in->family != VMA_FAMILY_XEN || in->streaming || o->time_set ||
 	    o->tsc_skew_correct || o->wrap_stream || o->no_state || o->no_stats)
-		return false;
-	/* Only when asked: on two cpus it is no faster than a reader thread (doc/design.md). */
-	if (!(o->split_at > 0 && o->split_at < 1))
 		return false;
 	/* Opened again by name: a plain file, read as it is (no decompression). */
 	return mb->by_path && stat(mb->name, &st) == 0 && S_ISREG(st.st_mode) &&
@@ -133,13 +133,16 @@ static bool second_part_joins(struct split *s)
 	return vma_machine_prepend(second, first) == VMA_OK;
 }
 
+/* The second part is given up: its thread stops, its pipeline and machine go at once. */
 static void stop_second(struct split *s)
 {
-	if (!s->started)
-		return;
-	atomic_store(&s->cancel, true);
-	pthread_join(s->thread, NULL);
-	s->started = false;
+	if (s->started) {
+		atomic_store(&s->cancel, true);
+		pthread_join(s->thread, NULL);
+		s->started = false;
+	}
+	vma_pipeline_close(s->second);
+	s->second = NULL;
 }
 
 int vma_split_poll(struct vma_pipeline *p, const struct vma_record *rec)
@@ -172,6 +175,7 @@ int vma_split_poll(struct vma_pipeline *p, const struct vma_record *rec)
 	}
 	vma_diag_info(p->diag, "%s: the second part could not be joined exactly; reading on "
 		      "from the seam on one thread", p->members->in->path);
+	stop_second(s);
 	return VMA_OK;
 }
 
@@ -231,12 +235,11 @@ int vma_split_run(struct vma_pipeline *p, bool *interrupted)
 		vma_diag_info(p->diag, "%s: read and analysed on one thread", p->members->in->path);
 	}
 	rc = vma_pipeline_run_bare(p, interrupted);
-	/* Ended before the seam (an error, SIGINT, or no record past it): the second stops. */
-	stop_second(&s);
 	p->split = NULL;
 	if (s.joined && rc == VMA_OK)
 		take_joined(p, s.second);
-	vma_pipeline_close(s.second);
+	/* Ended before the seam (an error, SIGINT, or no record past it): the second stops. */
+	stop_second(&s);
 	vma_diag_destroy(s.diag);
 	if (s.sink)
 		fclose(s.sink);
