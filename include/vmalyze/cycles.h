@@ -159,6 +159,7 @@ struct vma_rows_budget {
 	size_t limit;         /* bytes; 0: no limit (charged, never refused) */
 	size_t used;          /* bytes the tables charged to it hold now */
 	size_t peak;          /* the most they held at once */
+	uint64_t charged;     /* bytes ever granted (credits not taken off) */
 	size_t over;          /* bytes granted past @limit (the floor), in all */
 	uint64_t folded;      /* events summed in an "other" row after a refusal */
 	bool reached;         /* a charge was refused */
@@ -209,6 +210,7 @@ struct vma_cycles_budget {
 	size_t limit;         /* bytes; 0: no limit (charged, never tightened) */
 	size_t used;          /* bytes the summaries charged to it hold now */
 	size_t peak;          /* the most they held at once */
+	uint64_t charged;     /* bytes ever charged (credits not taken off) */
 	uint32_t exact_limit; /* exact arrays grow to at most this many samples */
 	uint8_t bits;         /* 2^bits buckets per power of two (below 4: compact forms) */
 	uint8_t step;         /* times the budget tightened: 0 while never reached */

@@ -114,4 +114,30 @@ uint64_t vma_diag_said(const struct vma_diag *diag);
 /* True once a problem above the tolerance was reported. */
 bool vma_diag_stopped(const struct vma_diag *diag);
 
+/*
+ * A point a run may go back to (the pipeline's records taken ahead of
+ * the merge, pipeline.c): vma_diag_mark() notes it, vma_diag_rewind()
+ * puts the counts, keys and levels back as they were there and has the
+ * messages logged since shown no more (the run made again logs them
+ * again first); false when the mark could not be kept (out of memory).
+ * vma_diag_mark_release() frees what the mark holds.
+ */
+struct vma_diag_mark {
+	uint64_t logged, said;
+	enum vma_level worst;
+	bool stopped;
+	size_t nr_keys;           /* SIZE_MAX: not kept */
+	unsigned long *counts;    /* owned: each key's count */
+};
+void vma_diag_mark(const struct vma_diag *diag, struct vma_diag_mark *mark);
+bool vma_diag_rewind(struct vma_diag *diag, const struct vma_diag_mark *mark);
+void vma_diag_mark_release(struct vma_diag_mark *mark);
+/*
+ * vma_diag_hold - while @on, messages are counted (vma_diag_held(), from 0
+ * at each hold) and not shown; their counts and levels are kept as usual.
+ * Not locked: only while one thread uses @diag.
+ */
+void vma_diag_hold(struct vma_diag *diag, bool on);
+uint64_t vma_diag_held(const struct vma_diag *diag);
+
 #endif /* VMALYZE_DIAG_H */

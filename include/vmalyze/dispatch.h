@@ -36,4 +36,19 @@ struct vma_outcome {
 int vma_dispatch(struct vma_machine *machine, const struct vma_record *rec,
 		 struct vma_outcome *out);
 
+/*
+ * vma_dispatch_ahead - fold @rec into @machine, as vma_dispatch(), ahead
+ * of records of other pcpus stamped before it, if the result cannot tell:
+ * an HVM record that touches only its vcpu and pcpu (vma_hvm_local_row()).
+ * Its vcpu keeps its stamp, so that a change of its runstate from another
+ * pcpu stamped no later sets the machine's ahead_conflict.  The caller
+ * asks the machine first (vma_machine_may_run_ahead()), and checks the
+ * conflict, the budget (vma_machine_budget_room()) and the messages
+ * while records it took ahead wait for those stamped before them
+ * (pipeline-ahead.c).  Return: 1 when folded, 0 when @rec may not go
+ * ahead (nothing done), or an error as vma_dispatch().
+ */
+int vma_dispatch_ahead(struct vma_machine *machine, const struct vma_record *rec,
+		       struct vma_outcome *out);
+
 #endif /* VMALYZE_DISPATCH_H */

@@ -74,6 +74,12 @@ struct vma_pipeline_options {
 	 */
 	double split_at;
 	/*
+	 * Every record in the merge's time order: no record taken ahead of
+	 * it on a bare one-thread run of a xentrace file (pipeline-ahead.c).
+	 * The same report, slower; for comparing the two.
+	 */
+	bool in_order;
+	/*
 	 * Runs the caller has going at once, this one included (the batch's
 	 * traces at once), 0 meaning 1: the reader thread's waits spin only
 	 * when every run can have two cpus.

@@ -20,6 +20,16 @@ int vma_sched_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma
 /* TRC_HVM: vmexit, handlers, vmentry (p->current is an HVM vcpu). */
 int vma_hvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
 		   struct vma_outcome *out);
+/*
+ * vma_hvm_record_ahead - vma_hvm_record() of a record taken ahead of the
+ * merge (dispatch.h): only if it touches nothing but p->current (an HVM
+ * vcpu) and its pcpu: nothing another vcpu's records read or write (IPIs,
+ * runstates), nothing of the machine (the vendor).  Else nothing is done
+ * and it returns VMA_HVM_NOT_LOCAL.
+ */
+#define VMA_HVM_NOT_LOCAL 1
+int vma_hvm_record_ahead(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
+			 struct vma_outcome *out);
 /* TRC_PV: hypercalls, traps (p->current is a PV vcpu). */
 int vma_pv_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
 		  struct vma_outcome *out);

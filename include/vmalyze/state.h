@@ -255,6 +255,12 @@ struct vma_vcpu {
 	bool activated;
 	bool delayed_init;
 	uint64_t pcpu_tsc;         /* when it arrived on its current pcpu */
+	/*
+	 * Its latest record taken ahead of the merge (vma_dispatch_ahead()):
+	 * the stamp, 0 if none, and the pcpu that had it.
+	 */
+	uint64_t ahead_tsc;
+	uint32_t ahead_pcpu;
 	/* Possible TSC skew: the last transition that disagreed with our state. */
 	struct {
 		enum vma_runstate wrong, actual;
@@ -461,6 +467,14 @@ struct vma_machine {
 	/* What every summary of the model is charged to (cycles.h), on the machine's clock. */
 	struct vma_cycles_budget budget;
 	bool stats_paused;         /* vma_machine_pause_summaries() until the seam */
+	/* The pcpu of the record being dispatched. */
+	uint32_t dispatching;
+	/*
+	 * A record changed the runstate of a vcpu that had a record taken
+	 * ahead of the merge at its stamp or later, from another pcpu: the
+	 * order of the two may have mattered (vma_dispatch_ahead()).
+	 */
+	bool ahead_conflict;
 };
 
 /*
@@ -616,6 +630,24 @@ void vma_machine_pause_summaries(struct vma_machine *m);
 int vma_machine_resume_summaries(struct vma_machine *m);
 /* Whether @m's summaries can be joined exactly with another part's. */
 bool vma_machine_joinable(const struct vma_machine *m);
+
+/*
+ * Records taken ahead of the merge (ahead.c, dispatch.h): whether @m
+ * allows it (its options and observers; no conflict yet).  While records
+ * are out, vma_machine_budget_room() tells whether no decision of the
+ * budget could have fallen in any order since vma_machine_budget_mark()
+ * noted it when they went out, with 1/@margin of each limit to spare (0:
+ * none).
+ */
+struct vma_budget_mark {
+	size_t used, rows_used, next_step;
+	uint64_t charged, rows_charged;
+	uint8_t step;
+};
+bool vma_machine_may_run_ahead(const struct vma_machine *m);
+void vma_machine_budget_mark(const struct vma_machine *m, struct vma_budget_mark *mark);
+bool vma_machine_budget_room(const struct vma_machine *m, const struct vma_budget_mark *mark,
+			     unsigned int margin);
 /*
  * vma_machine_prepend - @earlier's summaries (those of the records before
  * the seam, unchanged) join @m's, before them.  Return: VMA_OK;

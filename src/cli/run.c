@@ -531,6 +531,8 @@ static struct vma_pipeline_options pipeline_options(const struct vma_options *op
 	const struct vma_time_map *map = src->path ? vma_options_time_map(opts, src->path) : NULL;
 
 	vma_options_budgets(opts, 1, &popts.summary_budget, &popts.rows_budget);
+	/* VMALYZE_IN_ORDER (vmalyze(1), ENVIRONMENT): no record taken ahead of the merge. */
+	popts.in_order = getenv("VMALYZE_IN_ORDER") != NULL;
 	popts.split_at = split_at();
 	if (popts.split_at < 0) {
 		vma_diag_warn_once(ctx->diag, "split-at", "VMALYZE_SPLIT_AT=%s is not a share of "

@@ -34,6 +34,11 @@ struct vma_diag {
 	struct warn_key *keys;
 	size_t nr_keys;
 	size_t cap_keys;
+	/* Messages logged, and how the next ones go (vma_diag_hold(), vma_diag_rewind()). */
+	uint64_t logged;
+	uint64_t mute;             /* not to be shown again: logged before a rewind */
+	bool holding;
+	uint64_t held;             /* swallowed while holding */
 	/*
 	 * The input reported on, for messages that name none: one of names,
 	 * the copies of every file named so far (linked inputs take turns).
@@ -138,6 +143,23 @@ static const char *source_prefix(const char *source, const char *msg, char *buf,
 	return buf;
 }
 
+/* Whether the message about to be logged is shown (with the lock held). */
+static bool shown(struct vma_diag *diag)
+{
+	if (diag->holding) {
+		diag->held++;
+		return false;
+	}
+	if (diag->mute) {
+		/* shown by the first try of a run made again */
+		diag->mute--;
+		diag->logged++;
+		return false;
+	}
+	diag->logged++;
+	return true;
+}
+
 static void vlog(struct vma_diag *diag, xentoollog_level level, const char *prefix,
 		 const char *fmt, va_list ap) __attribute__((format(printf, 4, 0)));
 
@@ -146,6 +168,8 @@ static void vlog(struct vma_diag *diag, xentoollog_level level, const char *pref
 {
 	char msg[1024];
 
+	if (!shown(diag))
+		return;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	xtl_log((xentoollog_logger *)diag->logger, level, -1, "vmalyze", "%s%s", prefix, msg);
 }
@@ -184,8 +208,9 @@ bool vma_diag_report(struct vma_diag *diag, enum vma_level level, const char *fi
 	if (!tolerated)
 		diag->stopped = true;
 	/* Labelled by what happens: skipped damage is a warning, a stop an error. */
-	xtl_log((xentoollog_logger *)diag->logger, tolerated ? XTL_WARN : XTL_ERROR, -1,
-		"vmalyze", "%s%s%s", prefix, msg, hint);
+	if (shown(diag))
+		xtl_log((xentoollog_logger *)diag->logger, tolerated ? XTL_WARN : XTL_ERROR, -1,
+			"vmalyze", "%s%s%s", prefix, msg, hint);
 	pthread_mutex_unlock(&diag->lock);
 	return tolerated;
 }
@@ -239,6 +264,8 @@ static void vwarn_once(struct vma_diag *diag, const char *file, const char *key,
 	}
 	if (diag->worst < VMA_LVL_WARN)
 		diag->worst = VMA_LVL_WARN;
+	if (!shown(diag))
+		return;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	xtl_log((xentoollog_logger *)diag->logger, XTL_WARN, -1, "vmalyze", "%s%s",
 		source_prefix(about, msg, prefix, sizeof(prefix)), msg);
@@ -274,7 +301,7 @@ void vma_diag_flush_counts(struct vma_diag *diag)
 
 	pthread_mutex_lock(&diag->lock);
 	for (i = 0; i < diag->nr_keys; i++) {
-		if (diag->keys[i].count > 1) {
+		if (diag->keys[i].count > 1 && shown(diag)) {
 			xtl_log((xentoollog_logger *)diag->logger, XTL_WARN, -1, "vmalyze",
 				"%s%s: seen %lu times in all",
 				source_prefix(diag->keys[i].source, "", prefix, sizeof(prefix)),
@@ -321,4 +348,61 @@ uint64_t vma_diag_said(const struct vma_diag *diag)
 	said = d->said;
 	pthread_mutex_unlock(&d->lock);
 	return said;
+}
+
+void vma_diag_mark(const struct vma_diag *diag, struct vma_diag_mark *mark)
+{
+	struct vma_diag *d = (struct vma_diag *)diag;
+	size_t i;
+
+	pthread_mutex_lock(&d->lock);
+	mark->logged = d->logged;
+	mark->said = d->said;
+	mark->worst = d->worst;
+	mark->stopped = d->stopped;
+	mark->nr_keys = d->nr_keys;
+	mark->counts = d->nr_keys ? malloc(d->nr_keys * sizeof(*mark->counts)) : NULL;
+	for (i = 0; mark->counts && i < d->nr_keys; i++)
+		mark->counts[i] = d->keys[i].count;
+	if (d->nr_keys && !mark->counts)
+		mark->nr_keys = SIZE_MAX; /* out of memory: cannot be rewound */
+	pthread_mutex_unlock(&d->lock);
+}
+
+bool vma_diag_rewind(struct vma_diag *diag, const struct vma_diag_mark *mark)
+{
+	size_t i;
+
+	if (mark->nr_keys == SIZE_MAX)
+		return false;
+	pthread_mutex_lock(&diag->lock);
+	diag->mute += diag->logged - mark->logged;
+	diag->logged = mark->logged;
+	diag->said = mark->said;
+	diag->worst = mark->worst;
+	diag->stopped = mark->stopped;
+	diag->nr_keys = mark->nr_keys;
+	for (i = 0; i < mark->nr_keys; i++)
+		diag->keys[i].count = mark->counts[i];
+	pthread_mutex_unlock(&diag->lock);
+	return true;
+}
+
+void vma_diag_mark_release(struct vma_diag_mark *mark)
+{
+	free(mark->counts);
+	mark->counts = NULL;
+}
+
+/* No lock: a hold is for a run on one thread, a window of a few records at a time. */
+void vma_diag_hold(struct vma_diag *diag, bool on)
+{
+	diag->holding = on;
+	if (on)
+		diag->held = 0;
+}
+
+uint64_t vma_diag_held(const struct vma_diag *diag)
+{
+	return diag->held;
 }

@@ -177,17 +177,16 @@ static __attribute__((noinline)) int dispatch_new_pcpu(struct vma_machine *m,
 	return rc ? rc : vma_dispatch(m, rec, out);
 }
 
-int vma_dispatch(struct vma_machine *m, const struct vma_record *rec, struct vma_outcome *out)
+/* What every record counts for, before its class's handler. */
+static inline __attribute__((always_inline)) void account(struct vma_machine *m,
+							  struct vma_pcpu *p,
+							  const struct vma_record *rec,
+							  struct vma_outcome *out)
 {
-	struct vma_pcpu *p = vma_pcpu_of(m, rec->pcpu);
-	const struct triage *t;
 	uint64_t tsc = rec->tsc;
-	uint32_t bytes;
-	int cls;
 
-	if (__builtin_expect(!p, 0))
-		return dispatch_new_pcpu(m, rec, out);
 	*out = (struct vma_outcome){ .svm = m->svm };
+	m->dispatching = rec->pcpu;
 	m->records++;
 	if (__builtin_expect(!m->have_time, 0) && tsc) {
 		m->first_tsc = tsc;
@@ -200,7 +199,18 @@ int vma_dispatch(struct vma_machine *m, const struct vma_record *rec, struct vma
 			p->first_tsc = tsc;
 		p->last_tsc = tsc;
 	}
+}
 
+int vma_dispatch(struct vma_machine *m, const struct vma_record *rec, struct vma_outcome *out)
+{
+	struct vma_pcpu *p = vma_pcpu_of(m, rec->pcpu);
+	const struct triage *t;
+	uint32_t bytes;
+	int cls;
+
+	if (__builtin_expect(!p, 0))
+		return dispatch_new_pcpu(m, rec, out);
+	account(m, p, rec, out);
 	cls = vma_xen_class(rec->event);
 	bytes = record_bytes(rec);
 	/*
@@ -228,4 +238,39 @@ int vma_dispatch(struct vma_machine *m, const struct vma_record *rec, struct vma
 	default:
 		return dispatch_other(m, p, rec, out);
 	}
+}
+
+int vma_dispatch_ahead(struct vma_machine *m, const struct vma_record *rec,
+		       struct vma_outcome *out)
+{
+	struct vma_pcpu *p = vma_pcpu_of(m, rec->pcpu);
+	struct vma_vcpu *v = p ? p->current : NULL;
+	uint64_t last = m->last_tsc, p_first, p_last;
+	uint32_t bytes;
+	int rc;
+
+	if (!v || v->idle || !m->have_time || vma_xen_class(rec->event) != VMA_XEN_CLASS_HVM)
+		return 0;
+	p_first = p->first_tsc;
+	p_last = p->last_tsc;
+	/* The HVM class's case of vma_dispatch(), its checks passed. */
+	account(m, p, rec, out);
+	rc = vma_hvm_record_ahead(m, p, rec, out);
+	if (rc == VMA_HVM_NOT_LOCAL) {
+		/* Not taken: what account() did is undone, for the merge to take it. */
+		m->records--;
+		m->last_tsc = last;
+		p->first_tsc = p_first;
+		p->last_tsc = p_last;
+		return 0;
+	}
+	if (rc < 0)
+		return rc;
+	/* The volumes, which no handler reads, once taken. */
+	bytes = record_bytes(rec);
+	p->volume[VMA_VOL_HVM] += bytes;
+	account_hvm_volume(p, rec, bytes);
+	v->ahead_tsc = rec->tsc;
+	v->ahead_pcpu = rec->pcpu;
+	return 1;
 }

@@ -10,9 +10,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "vmalyze/dispatch.h"
 #include "vmalyze/pipeline.h"
+#include "vmalyze/state.h"
 
 struct split_side;
+struct run_ahead;
+struct vma_record;
+struct waiting_end;
 
 /*
  * One input and the machine its records go to.  A pipeline has one, or
@@ -54,6 +59,8 @@ struct vma_pipeline {
 	uint64_t first_tsc, from, to;
 	/* A run split in two (split.c): this side's part; NULL: not split. */
 	struct split_side *split;
+	/* Records taken ahead of the merge (pipeline-ahead.c); NULL: none. */
+	struct run_ahead *ahead;
 };
 
 /*
@@ -69,5 +76,87 @@ int vma_split_run(struct vma_pipeline *p, bool *interrupted);
 int vma_split_poll(struct vma_pipeline *p, const struct vma_record *rec);
 /* The bare record loop, one thread, its stream runs read there (pipeline.c). */
 int vma_pipeline_run_bare(struct vma_pipeline *p, bool *interrupted);
+
+/*
+ * pipeline-ahead.c: a bare one-thread run of a xentrace file that takes
+ * records ahead of the merge where the report cannot tell (dispatch.h,
+ * vma_dispatch_ahead()), made again in time order when it could.
+ * vma_ahead_wanted(): whether @p's run (bare, one thread) goes so.
+ * vma_ahead_run(): the run, as vma_pipeline_run_bare().  The loop
+ * (vma_pipeline_run_ahead_loop(), pipeline.c) calls ahead_take() on
+ * an HVM record past its run (1: folded ahead), ahead_settle() before
+ * every record it takes in order and vma_ahead_settle() with NULL at the
+ * end (VMA_OK, or
+ * AHEAD_AGAIN: the run must be made again in order), and the feed's end
+ * of a stream asks vma_ahead_defer_end() whether it waits.
+ */
+struct run_ahead {
+	struct vma_machine *m;
+	struct vma_diag *diag;
+	bool out;                  /* records taken ahead wait for records stamped before */
+	uint64_t latest;           /* the latest stamp taken ahead */
+	/*
+	 * A record the merge gives past this stamp has vma_ahead_settle()
+	 * called: the latest out, 0 while ends wait, UINT64_MAX with none out.
+	 */
+	uint64_t watch;
+	bool again;                /* the order may have told: make the run again */
+	bool allowed;              /* the machine allows it (checked now and then) */
+	uint32_t until_check;      /* records taken ahead before the machine is asked again */
+	bool svm;                  /* the machine's vendor when the records went out */
+	struct vma_budget_mark budget; /* the machine's budget then */
+	uint64_t taken;            /* records taken ahead in all (-v) */
+	struct waiting_end *ends;
+	size_t nr_ends, cap_ends;
+};
+
+#define AHEAD_AGAIN 3 /* not a status: VMA_OK, VMA_END and errors */
+#define AHEAD_TAKEN 4 /* run_loop(): the record was folded ahead, take the next */
+bool vma_ahead_wanted(const struct vma_pipeline *p);
+int vma_ahead_run(struct vma_pipeline *p, bool *interrupted);
+int vma_pipeline_run_ahead_loop(struct vma_pipeline *p, bool *interrupted);
+bool vma_ahead_open(struct run_ahead *a);
+bool vma_ahead_recheck(struct run_ahead *a);
+void vma_ahead_close_unused(struct run_ahead *a);
+int vma_ahead_settle(struct run_ahead *a, const struct vma_record *rec);
+
+/*
+ * @rec, past its run, folded ahead of the merge if it may go: 1 if it
+ * went, 0 if not, or an error.
+ */
+static inline int ahead_take(struct run_ahead *a, const struct vma_record *rec)
+{
+	struct vma_outcome out;
+	bool opened;
+	int rc;
+
+	/* The budget grows: the machine is asked again every so often. */
+	if (__builtin_expect(!--a->until_check, 0) ? !vma_ahead_recheck(a) : !a->allowed)
+		return 0;
+	opened = !a->out;
+	if (opened && !vma_ahead_open(a))
+		return 0;
+	rc = vma_dispatch_ahead(a->m, rec, &out);
+	if (rc > 0) {
+		a->taken++;
+		if (rec->tsc > a->latest)
+			a->latest = rec->tsc;
+		if (!a->nr_ends)
+			a->watch = a->latest;
+	} else if (rc == 0 && opened) {
+		vma_ahead_close_unused(a); /* nothing went out: nothing was said meanwhile */
+	}
+	return rc;
+}
+
+/* vma_ahead_settle() where it has something to do. */
+static inline int ahead_settle(struct run_ahead *a, const struct vma_record *rec)
+{
+	if (__builtin_expect(rec->tsc <= a->watch, 1))
+		return 0;
+	return vma_ahead_settle(a, rec);
+}
+
+bool vma_ahead_defer_end(struct run_ahead *a, uint32_t pcpu);
 
 #endif /* VMALYZE_PIPELINE_INTERNAL_H */

@@ -16,6 +16,7 @@
 #include "vmalyze/feed.h"
 #include "vmalyze/pipeline.h"
 #include "vmalyze/status.h"
+#include "vmalyze/trace-ids.h"
 
 #include "pipeline-internal.h"
 
@@ -70,7 +71,7 @@ static void on_stream_ended(void *arg, const struct vma_stream *ended)
 	struct member *mb = member_of(arg, ended->input);
 
 	speak_for(arg, mb);
-	if (mb->machine)
+	if (mb->machine && !(mb->p->ahead && vma_ahead_defer_end(mb->p->ahead, ended->pcpu)))
 		vma_machine_pcpu_end(mb->machine, ended->pcpu);
 }
 
@@ -438,11 +439,41 @@ static inline __attribute__((always_inline)) int run_next(struct vma_feed *feed,
 	return vma_feed_next_from(feed, rc, stream, run);
 }
 
+/*
+ * run_next() taking records ahead of the merge: a record past the run's
+ * limit (stamped after the first waiting stream's) goes ahead when
+ * vma_ahead_take() folds it (AHEAD_TAKEN), else to the merge.
+ */
+static inline __attribute__((always_inline)) int run_next_ahead(struct vma_pipeline *p,
+								struct vma_feed *feed,
+								struct vma_merge_run **run,
+								struct vma_stream **stream)
+{
+	struct vma_stream *s = *stream;
+	int rc = s->next(s);
+	uint64_t tsc = s->rec.tsc;
+
+	if (__builtin_expect(rc == VMA_OK && (*run)->stream && tsc >= (*run)->last, 1)) {
+		if (tsc <= (*run)->limit) {
+			(*run)->last = tsc;
+			return VMA_OK;
+		}
+		/* Only an HVM record may go: a call saved for the others. */
+		if (vma_xen_class(s->rec.event) == VMA_XEN_CLASS_HVM) {
+			rc = ahead_take(p->ahead, &s->rec);
+			if (rc)
+				return rc > 0 ? AHEAD_TAKEN : rc;
+		}
+	}
+	return vma_feed_next_from(feed, rc, stream, run);
+}
+
 /* How the record loop takes its records from the feed. */
 enum fetch {
 	FETCH_PLAIN, /* vma_feed_next() */
 	FETCH_RUNS,  /* the runs of Xen's streams read here, else vma_feed_next_run() */
 	FETCH_LENT,  /* vma_feed_next_record(): the record where the reader thread left it */
+	FETCH_AHEAD, /* FETCH_RUNS, records past a run taken ahead of the merge (bare) */
 };
 
 /*
@@ -511,13 +542,21 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 			rc = vma_feed_next_record(feed, &rec);
 		} else if (fetch == FETCH_PLAIN) {
 			rc = vma_feed_next(feed, &stream);
+		} else if (fetch == FETCH_AHEAD && run) {
+			rc = run_next_ahead(p, feed, &run, &stream);
+			if (rc == AHEAD_TAKEN) {
+				p->nr_records++;
+				if (__builtin_expect(poll == POLL_RECORDS, 0) && p->opts.progress)
+					note_progress(p, stream->input, stream->rec.offset);
+				continue;
+			}
 		} else if (run) {
 			rc = run_next(feed, &run, &stream);
 		} else {
 			rc = vma_feed_next_run(feed, &stream, &run);
 		}
 		if (rc == VMA_END)
-			return VMA_OK;
+			return fetch == FETCH_AHEAD ? vma_ahead_settle(p->ahead, NULL) : VMA_OK;
 		if (rc < 0)
 			return rc;
 		if (!lent)
@@ -528,6 +567,11 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 		if (windowed && outside_window(p, rec->tsc))
 			continue;
 		if (bare) {
+			if (fetch == FETCH_AHEAD) {
+				rc = ahead_settle(p->ahead, rec);
+				if (rc)
+					return rc;
+			}
 			rc = vma_dispatch(bare_machine, rec, &outcome);
 			if (rc < 0)
 				return rc;
@@ -651,6 +695,8 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 			      : run_loop(p, h, true, false, FETCH_PLAIN, &interrupted);
 	else if (bare && vma_feed_threads(p->feed) > 1)
 		status = run_loop(p, h, false, true, FETCH_LENT, &interrupted);
+	else if (bare && runs && vma_ahead_wanted(p))
+		status = vma_ahead_run(p, &interrupted);
 	else if (bare)
 		status = runs ? run_loop(p, h, false, true, FETCH_RUNS, &interrupted)
 			      : run_loop(p, h, false, true, FETCH_PLAIN, &interrupted);
@@ -658,6 +704,13 @@ int vma_pipeline_run(struct vma_pipeline *p, const struct vma_pipeline_hooks *ho
 		status = runs ? run_loop(p, h, false, false, FETCH_RUNS, &interrupted)
 			      : run_loop(p, h, false, false, FETCH_PLAIN, &interrupted);
 	return run_end(p, in, status, interrupted);
+}
+
+int vma_pipeline_run_ahead_loop(struct vma_pipeline *p, bool *interrupted)
+{
+	static const struct vma_pipeline_hooks none;
+
+	return run_loop(p, &none, false, true, FETCH_AHEAD, interrupted);
 }
 
 int vma_pipeline_run_bare(struct vma_pipeline *p, bool *interrupted)
@@ -677,6 +730,13 @@ static int run_end(struct vma_pipeline *p, struct vma_input *in, int status, boo
 	report_threads(p, in);
 	if (interrupted)
 		in->interrupted = true; /* the reader thread, if any, is done with it */
+	/*
+	 * Read to its end: all of it.  (The counter moves by the records it
+	 * looks at, one in POLL_RECORDS, which the order of the loop's paths
+	 * picks.)
+	 */
+	if (status == VMA_OK && !in->interrupted && p->opts.progress && in->size)
+		note_progress(p, in, in->size);
 	if (in->interrupted) {
 		vma_diag_report(p->diag, VMA_LVL_WARN, in->path, UINT64_MAX,
 				"Interrupted: the report covers the records read so far");

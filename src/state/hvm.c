@@ -724,13 +724,44 @@ static __attribute__((noinline)) int hvm_record_untyped(struct vma_machine *m,
 	return vma_hvm_record(m, p, rec, out);
 }
 
-int vma_hvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
-		   struct vma_outcome *out)
+/*
+ * Whether record @rec of the row (@words, @flags, @state, @id) would touch
+ * only @v and its pcpu, to be taken ahead of the merge: not IPIs (an
+ * injection, a write of the ICR, an entry that delivers one), nor
+ * emulation or short records, nor the close of a shadow arc.
+ */
+static inline __attribute__((always_inline)) bool
+row_local(const struct vma_machine *m, const struct vma_vcpu *v, const struct vma_record *rec,
+	  unsigned int words, unsigned int flags, hvm_event_fn *state, uint32_t id)
+{
+	if (VMA_TRC_SUB(id) == VMA_TRC_SUB(TRC_HVM_EMUL) || state == inj_virq ||
+	    vma_xe_short(rec, words, flags))
+		return false;
+	if (state == vmentry)
+		return !v->ipis.injected && !v->hvm.inflight.shadow;
+	if (state == mmio)
+		return !vma_xf_mmio_has_data(rec) || !vma_xf_mmio_write(rec) ||
+		       vma_xf_mmio_gpa(rec) != APIC_ICR_GPA;
+	if (state == msr_write)
+		return vma_xf_msr(rec) != X2APIC_ICR_MSR;
+	/* An exit that tells the vendor changes how every exit after it is read. */
+	return state != vmexit || m->vendor_known || !vma_vendor_svm_evidence(rec);
+}
+
+/*
+ * vma_hvm_record(), and with @ahead vma_hvm_record_ahead(): a record that
+ * is not its row's local kind (row_local()) is left, nothing done.
+ */
+static inline __attribute__((always_inline)) int hvm_record(struct vma_machine *m,
+							     struct vma_pcpu *p,
+							     const struct vma_record *rec,
+							     struct vma_outcome *out,
+							     const bool ahead)
 {
 	struct vma_vcpu *v = p->current;
 
 	if (__builtin_expect(v->type != VMA_VCPU_HVM, 0))
-		return hvm_record_untyped(m, p, rec, out);
+		return ahead ? VMA_HVM_NOT_LOCAL : hvm_record_untyped(m, p, rec, out);
 	/*
 	 * Rows of the HVM list (emulation rows go the way of every emulation
 	 * record: hvm_other()); no nested id is a row.  out->svm, as dispatch
@@ -740,12 +771,26 @@ int vma_hvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_r
 	switch (rec->event) {
 #define HVM_CASE(sym, id, name, words, flags, state, describe)                  \
 	case (id):                                                                \
+		if (ahead && !row_local(m, v, rec, words, flags, state, id))      \
+			return VMA_HVM_NOT_LOCAL;                                 \
 		if (VMA_TRC_SUB(id) == VMA_TRC_SUB(TRC_HVM_EMUL))                 \
 			return hvm_other(m, v, rec, out);                         \
 		return hvm_row(m, v, rec, out, VMA_XE_##sym, words, flags, state);
 		VMA_XEN_HVM_EVENTS(HVM_CASE)
 #undef HVM_CASE
 	default:
-		return hvm_other(m, v, rec, out);
+		return ahead ? VMA_HVM_NOT_LOCAL : hvm_other(m, v, rec, out);
 	}
+}
+
+int vma_hvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
+		   struct vma_outcome *out)
+{
+	return hvm_record(m, p, rec, out, false);
+}
+
+int vma_hvm_record_ahead(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
+			 struct vma_outcome *out)
+{
+	return hvm_record(m, p, rec, out, true);
 }

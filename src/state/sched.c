@@ -59,11 +59,25 @@ static enum vma_domain_runstate domain_runstate(struct vma_domain *d, bool *vali
 	return VMA_DRS_BLOCKED;
 }
 
-static void runstate_update(const struct vma_machine *m, struct vma_vcpu *v,
+/*
+ * @v's runstate, or its arcs for one, change at @tsc.  Records of @v taken
+ * ahead of the merge (dispatch.h) assumed the state it had then, which a
+ * change from another pcpu stamped before them (or with their stamp) may
+ * not keep: the order of the two could tell.
+ */
+static inline void runstate_touch(struct vma_machine *m, const struct vma_vcpu *v, uint64_t tsc)
+{
+	if (__builtin_expect(v->ahead_tsc >= tsc, 0) && v->ahead_tsc &&
+	    (v->ahead_tsc > tsc || v->ahead_pcpu != m->dispatching))
+		m->ahead_conflict = true;
+}
+
+static void runstate_update(struct vma_machine *m, struct vma_vcpu *v,
 			    enum vma_runstate next, uint64_t tsc)
 {
 	struct vma_domain *d = v->domain;
 
+	runstate_touch(m, v, tsc);
 	if (__builtin_expect(m->observer != NULL, 0) && m->observer->runstate)
 		m->observer->runstate(m->observer->arg, v, next, tsc);
 	if (v->state_tsc > 0 && v->state_tsc < tsc) {
@@ -118,7 +132,7 @@ static void pcpu_stretch_end(struct vma_machine *m, struct vma_pcpu *p, uint64_t
 	p->time_tsc = 0;
 }
 
-static void lose_vcpu(const struct vma_machine *m, struct vma_vcpu *v, uint64_t tsc)
+static void lose_vcpu(struct vma_machine *m, struct vma_vcpu *v, uint64_t tsc)
 {
 	if (v->type == VMA_VCPU_HVM || v->type == VMA_VCPU_ARM)
 		vma_hvm_invalidate(v);
@@ -384,6 +398,7 @@ static __attribute__((noinline)) int runstate_record(struct vma_machine *m, stru
 	v = vma_vcpu_get(m, did, vid);
 	if (!v)
 		return m->refused != refused ? vma_machine_refused(m, rec->offset) : VMA_ERR_NOMEM;
+	runstate_touch(m, v, rec->tsc);
 
 	if (v->state == VMA_RS_INIT) {
 		vcpu_start(m, p, v, old_state, new_state, rec->tsc);
@@ -561,6 +576,7 @@ void vma_machine_pcpu_end(struct vma_machine *m, uint32_t id)
 	/* A KVM cpu's last thread says nothing of its vcpu's state after. */
 	if (!p || !p->active || m->kvm)
 		return;
+	m->dispatching = id;
 	if (p->current) {
 		pcpu_stretch_end(m, p, p->last_tsc);
 		lose_vcpu(m, p->current, p->last_tsc);

@@ -290,6 +290,7 @@ bool vma_rows_charge(struct vma_cycles_budget *b, size_t bytes)
 		return false;
 	}
 	r->used += bytes;
+	r->charged += bytes;
 	if (r->used > r->peak)
 		r->peak = r->used;
 	return true;
@@ -305,6 +306,7 @@ void vma_rows_force(struct vma_cycles_budget *b, size_t bytes)
 	if (r->limit && (bytes > r->limit || r->used > r->limit - bytes))
 		r->over += bytes;
 	r->used += bytes;
+	r->charged += bytes;
 	if (r->used > r->peak)
 		r->peak = r->used;
 	/* Past their part, the rows take it from the summaries': tighten at their next charge. */

@@ -398,6 +398,7 @@ static inline void vma_cycles_charge(struct vma_cycles_budget *b, size_t bytes)
 {
 	if (b) {
 		b->used += bytes;
+		b->charged += bytes;
 		if (b->used > b->peak)
 			b->peak = b->used;
 	}
@@ -413,6 +414,8 @@ static inline void vma_cycles_credit(struct vma_cycles_budget *b, size_t bytes)
 static inline void vma_cycles_recharge(struct vma_cycles_budget *b, size_t from, size_t to)
 {
 	b->used += to - from;
+	if (to > from)
+		b->charged += to - from;
 	if (b->used > b->peak)
 		b->peak = b->used;
 }

@@ -7,6 +7,8 @@
  * with a wrong status:
  *   vcpu-ffff     xentrace: runstate records of vcpu 0xffff in N=4,096 domains
  *   pcpu-far      xentrace: N=3,000 records on pcpus 0, 1 and 1048575
+ *   cross-runstate xentrace: pcpu 1 changes the runstate of pcpu 0's running
+ *                 vcpu, N=20,000 exits (tests/cli/ahead.sh)
  *   only-headers  xentrace: N=100,000 window headers, no record
  *   headers-1m    xentrace: empty windows of N=1,048,575 distinct pcpus (12 MB)
  *   pcpus-20k     xentrace: one record on each of N=20,000 pcpus, past the cap
@@ -1107,6 +1109,45 @@ static int mk_skewed_tiny(const char *path, uint32_t n)
 	return skewed(path, n, VMA_XTW_MIN_WINDOW);
 }
 
+/*
+ * Two pcpus, each running an HVM vcpu, exits and entries taking turns; now
+ * and then pcpu 1 says that pcpu 0's vcpu went runnable and back (a change
+ * Xen makes on the vcpu's own pcpu, which vmalyze warns of once, here
+ * before any exit): the change closes the vcpu's open exit early, so pcpu
+ * 0's records stamped after it must not be folded before it (N: exits).
+ */
+static int mk_cross_runstate(const char *path, uint32_t n)
+{
+	const uint32_t vmexit = 0x00081002u, vmentry = 0x00081001u;
+	const uint32_t to_running = RUNSTATE_CHANGE | 1 << 8 | 0 << 4;
+	const uint32_t to_runnable = RUNSTATE_CHANGE | 0 << 8 | 1 << 4;
+	struct vma_xtw *w = vma_xtw_new_memory(NULL);
+	uint32_t i, d1v0 = 1u << 16, d2v0 = 2u << 16;
+	uint64_t tsc = 1000;
+	int rc;
+
+	if (!w)
+		return -1;
+	rc = vma_xtw_record(w, 0, to_running, tsc, &d1v0, 1);
+	if (!rc)
+		rc = vma_xtw_record(w, 1, to_running, tsc + 1, &d2v0, 1);
+	for (i = 0; i < n && !rc; i++) {
+		uint32_t exit[2] = { 1 + i % 3, 0x1000 + i };
+
+		tsc += 100;
+		if (i % 50 == 0) {
+			rc = vma_xtw_record(w, 1, to_runnable, tsc - 40, &d1v0, 1);
+			if (!rc)
+				rc = vma_xtw_record(w, 1, to_running, tsc - 39, &d1v0, 1);
+		}
+		if (!rc)
+			rc = vma_xtw_record(w, i & 1, vmexit, tsc, exit, 2);
+		if (!rc)
+			rc = vma_xtw_record(w, i & 1, vmentry, tsc + 30 + i % 7, NULL, 0);
+	}
+	return xt_done(w, rc, path);
+}
+
 int main(int argc, char **argv)
 {
 	/* Each kind with the count its default N scales (0: not scalable). */
@@ -1156,6 +1197,7 @@ int main(int argc, char **argv)
 		{ "kallsyms-lookup", mk_kallsyms_lookup, 16 },  /* MiB */
 		{ "skewed", mk_skewed, 256 },                  /* MiB */
 		{ "skewed-tiny", mk_skewed_tiny, 256 },        /* MiB */
+		{ "cross-runstate", mk_cross_runstate, 20000 }, /* steps */
 	};
 	unsigned long n = 0;
 	char *end;

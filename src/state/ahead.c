@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * When records may be taken ahead of the merge (dispatch.h,
+ * vma_dispatch_ahead()): the machine's side of the rule.
+ *
+ * A record taken ahead is folded in before records of other pcpus
+ * stamped earlier.  That gives the report of time order only if nothing
+ * between them depends on their order: the record touches its vcpu and
+ * pcpu alone (vma_hvm_record_ahead()), runstates change only in time
+ * order for a vcpu with records ahead (sched.c sets ahead_conflict
+ * otherwise), and no decision of the memory budget falls meanwhile.  The
+ * budget decides only when a part's use would pass its limit (the rows'
+ * refusal, the summaries' next step); in any order of the records folded
+ * while some were out, the use stays below what it was when they went out
+ * plus all they charged since.  So records go out while that stays a
+ * margin below the limit, and the run is made again if it did not.
+ */
+#include "vmalyze/state.h"
+
+/* The use of one part of the budget while records are out: below @limit, less 1/@margin of it. */
+static bool part_room(size_t used_then, uint64_t charged_then, uint64_t charged_now,
+		      size_t limit, unsigned int margin)
+{
+	uint64_t most = (uint64_t)used_then + (charged_now - charged_then);
+
+	return !limit || most + (margin ? limit / margin : 0) <= limit;
+}
+
+void vma_machine_budget_mark(const struct vma_machine *m, struct vma_budget_mark *mark)
+{
+	const struct vma_cycles_budget *b = &m->budget;
+
+	*mark = (struct vma_budget_mark){ .used = b->used, .charged = b->charged,
+					  .rows_used = b->rows.used, .rows_charged = b->rows.charged,
+					  .step = b->step, .next_step = b->next_step };
+}
+
+bool vma_machine_budget_room(const struct vma_machine *m, const struct vma_budget_mark *mark,
+			     unsigned int margin)
+{
+	const struct vma_cycles_budget *b = &m->budget;
+	size_t summaries = b->limit && mark->next_step < b->limit ? mark->next_step : b->limit;
+
+	return b->step == mark->step &&
+	       part_room(mark->used, mark->charged, b->charged, summaries, margin) &&
+	       part_room(mark->rows_used, mark->rows_charged, b->rows.charged, b->rows.limit,
+			 margin);
+}
+
+bool vma_machine_may_run_ahead(const struct vma_machine *m)
+{
+	const struct vma_eip_options *e = &m->options.eips;
+
+	return !m->kvm && !m->observer && !m->stats_paused && !m->ahead_conflict &&
+	       !e->enumerate && !e->histogram && !e->cr3;
+}

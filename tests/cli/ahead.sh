@@ -1,0 +1,126 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Records taken ahead of the merge (-s on one thread, pipeline-ahead.c):
+# the run prints exactly what it prints with every record in time order
+# (VMALYZE_IN_ORDER), on stdout and on stderr, with the same exit status:
+# on every xentrace of traces/ and ../shared/traces (when present), on
+# damaged files, on generated hosts of many pcpus with PV guests and lost
+# records, and with memory budgets small enough to be reached.  Records
+# must be taken ahead where nothing stands in the way (-v says how many),
+# and the run made again in time order where the order could tell (a
+# message, a runstate changed from another pcpu, while records were out),
+# so that neither way passes for want of being taken.
+set -u
+: "${VMALYZE:?}" "${VMALYZE_GEN:?}" "${top_srcdir:?}" "${top_builddir:?}"
+MKBAD="$top_builddir/tests/cli/vmalyze-mkbad"
+SHARED=${SHARED:-}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0 checked=0 taken=0 again=0
+
+# same LABEL -- vmalyze arguments...: in time order and ahead agree.
+# Sets $how: "ahead" (records were taken ahead), "again" (the run was
+# made again in time order) or "" (neither).
+same() {
+	label=$1
+	shift 2
+	VMALYZE_IN_ORDER=1 "$VMALYZE" --threads 1 "$@" >"$tmp/order" 2>"$tmp/order.err"
+	rc1=$?
+	"$VMALYZE" --threads 1 "$@" >"$tmp/ahead" 2>"$tmp/ahead.err"
+	rc2=$?
+	"$VMALYZE" -v --threads 1 "$@" >/dev/null 2>"$tmp/verbose"
+	how=
+	if grep -q ': read again in time order' "$tmp/verbose"; then
+		how=again
+		again=$((again + 1))
+	elif grep -q ': [1-9][0-9]* records taken ahead of the merge' "$tmp/verbose"; then
+		how=ahead
+		taken=$((taken + 1))
+	fi
+	checked=$((checked + 1))
+	if [ "$rc1" -ne "$rc2" ]; then
+		echo "FAIL $label: exit status $rc1 in time order, $rc2 ahead"
+		fails=$((fails + 1))
+	elif ! cmp -s "$tmp/order" "$tmp/ahead"; then
+		echo "FAIL $label: ahead ($how) prints other than in time order"
+		diff "$tmp/order" "$tmp/ahead" | head -5
+		fails=$((fails + 1))
+	elif ! cmp -s "$tmp/order.err" "$tmp/ahead.err"; then
+		echo "FAIL $label: ahead ($how) says other than in time order"
+		diff "$tmp/order.err" "$tmp/ahead.err" | head -5
+		fails=$((fails + 1))
+	fi
+}
+
+# expect LABEL WANT: the last same() went as WANT says.
+expect() {
+	checked=$((checked + 1))
+	if [ "$how" != "$2" ]; then
+		echo "FAIL $1: the run went '$how', expected '$2'"
+		fails=$((fails + 1))
+	fi
+}
+
+# every_form LABEL TRACE
+every_form() {
+	same "$1 -s" -- -s "$2"
+	same "$1 json" -- -s --json --histogram "$2"
+	same "$1 csv" -- -s --csv "$2"
+	same "$1 pcpu" -- -s --report-pcpu "$2"
+}
+
+for t in "$top_srcdir"/traces/*.xentrace "$top_srcdir"/traces/bad/*.xentrace; do
+	every_form "${t##*/}" "$t"
+done
+same gen-vmx-4cpu -- -s "$top_srcdir/traces/gen-vmx-4cpu.xentrace"
+expect gen-vmx-4cpu ahead
+if [ -n "$SHARED" ] && [ -d "$SHARED/traces" ]; then
+	for t in "$SHARED"/traces/*.xentrace; do
+		[ -f "$t" ] || continue
+		every_form "shared/${t##*/}" "$t"
+	done
+else
+	echo "note: no ../shared/traces, real traces not compared"
+fi
+
+# Many pcpus, PV guests, lost records; budgets reached early and late.
+"$VMALYZE_GEN" --seed 7 --pcpus 40 --domains 9 --vcpus 4 --pv-domains 2 --lost 30 \
+	--size 6M --out "$tmp/wide.xentrace" || { echo "FAIL: vmalyze-gen"; exit 1; }
+every_form gen-40cpu "$tmp/wide.xentrace"
+expect "gen-40cpu pcpu" ahead
+for b in 64K 256K 1M 3M; do
+	same "gen-40cpu --memory-budget $b" -- -s --memory-budget "$b" "$tmp/wide.xentrace"
+done
+"$VMALYZE_GEN" --seed 3 --pcpus 8 --domains 6 --vcpus 2 --pv-domains 1 --lost 8 \
+	--size 12M --out "$tmp/host.xentrace" || { echo "FAIL: vmalyze-gen"; exit 1; }
+every_form gen-8cpu "$tmp/host.xentrace"
+expect "gen-8cpu pcpu" ahead
+for b in 128K 1M 2M 4M; do
+	same "gen-8cpu --memory-budget $b" -- -s --json --memory-budget "$b" "$tmp/host.xentrace"
+done
+# Damage in the middle, said while records are out: the run is made again.
+head -c 6000001 "$tmp/host.xentrace" >"$tmp/cut.xentrace"
+tail -c +6000001 "$tmp/host.xentrace" | head -c 6000000 >>"$tmp/cut.xentrace"
+same gen-8cpu-damaged -- -s "$tmp/cut.xentrace"
+expect gen-8cpu-damaged again
+same gen-8cpu-damaged-tolerated -- -s --tolerance 3 "$tmp/cut.xentrace"
+
+# A runstate changed from another pcpu than its vcpu's, stamped before
+# records of the vcpu taken ahead: the run is made again.
+"$MKBAD" cross-runstate "$tmp/cross.xentrace" || { echo "FAIL: vmalyze-mkbad"; exit 1; }
+every_form cross-runstate "$tmp/cross.xentrace"
+expect cross-runstate again
+
+# Not taken ahead with two threads, nor when asked not to.
+"$VMALYZE" -v --threads 2 -s "$tmp/host.xentrace" 2>"$tmp/err" >/dev/null
+VMALYZE_IN_ORDER=1 "$VMALYZE" -v --threads 1 -s "$tmp/host.xentrace" 2>>"$tmp/err" >/dev/null
+checked=$((checked + 1))
+if grep -q "taken ahead of the merge" "$tmp/err"; then
+	echo "FAIL: records taken ahead on two threads or with VMALYZE_IN_ORDER"
+	fails=$((fails + 1))
+fi
+
+echo "ahead: $checked checks, $taken runs took records ahead, $again made again, $fails failed"
+[ "$taken" -gt 0 ] || { echo "FAIL: no run took records ahead"; exit 1; }
+[ "$fails" -eq 0 ]
