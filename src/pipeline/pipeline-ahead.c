@@ -51,11 +51,20 @@ struct waiting_end {
 	uint64_t tsc;
 };
 
+/*
+ * Streams the merge needs for a step it saves to cost more than the test
+ * of a record to take ahead: a step replays log2(streams) levels of the
+ * tree, and with 4 streams the tests cost more than they saved (3% more
+ * instructions on bench/run's 4-pcpu host, bench/README round forty).
+ */
+#define AHEAD_MIN_STREAMS 8u
+
 bool vma_ahead_wanted(const struct vma_pipeline *p)
 {
 	const struct member *mb = p->members;
 
-	return !p->opts.in_order && p->nr_members == 1 && mb->by_path && mb->machine &&
+	return !p->opts.in_order && p->nr_streams >= AHEAD_MIN_STREAMS && p->nr_members == 1 &&
+	       mb->by_path && mb->machine &&
 	       mb->in->family == VMA_FAMILY_XEN && !mb->in->streaming &&
 	       !p->opts.tsc_skew_correct && !p->opts.time_set && !p->split &&
 	       !p->opts.wrap_stream;

@@ -1110,7 +1110,8 @@ static int mk_skewed_tiny(const char *path, uint32_t n)
 }
 
 /*
- * Two pcpus, each running an HVM vcpu, exits and entries taking turns; now
+ * Two pcpus, each running an HVM vcpu, exits and entries taking turns (and
+ * six quiet ones, each its idle vcpu); now
  * and then pcpu 1 says that pcpu 0's vcpu went runnable and back (a change
  * Xen makes on the vcpu's own pcpu, which vmalyze warns of once, here
  * before any exit): the change closes the vcpu's open exit early, so pcpu
@@ -1131,6 +1132,12 @@ static int mk_cross_runstate(const char *path, uint32_t n)
 	rc = vma_xtw_record(w, 0, to_running, tsc, &d1v0, 1);
 	if (!rc)
 		rc = vma_xtw_record(w, 1, to_running, tsc + 1, &d2v0, 1);
+	/* Six quiet pcpus: records go ahead of a merge of 8 streams or more. */
+	for (i = 2; i < 8 && !rc; i++) {
+		uint32_t idle = 0x7fffu << 16 | i;
+
+		rc = vma_xtw_record(w, i, to_running, tsc + i, &idle, 1);
+	}
 	for (i = 0; i < n && !rc; i++) {
 		uint32_t exit[2] = { 1 + i % 3, 0x1000 + i };
 
