@@ -159,7 +159,6 @@ struct vma_rows_budget {
 	size_t limit;         /* bytes; 0: no limit (charged, never refused) */
 	size_t used;          /* bytes the tables charged to it hold now */
 	size_t peak;          /* the most they held at once */
-	uint64_t charged;     /* bytes ever granted (credits not taken off) */
 	size_t over;          /* bytes granted past @limit (the floor), in all */
 	uint64_t folded;      /* events summed in an "other" row after a refusal */
 	bool reached;         /* a charge was refused */
@@ -171,6 +170,7 @@ struct vma_rows_budget {
 	 * applies them as one run would have (state.h).
 	 */
 	bool uncapped;
+	uint64_t charged;     /* bytes ever granted (credits not taken off) */
 };
 
 /*
@@ -210,7 +210,6 @@ struct vma_cycles_budget {
 	size_t limit;         /* bytes; 0: no limit (charged, never tightened) */
 	size_t used;          /* bytes the summaries charged to it hold now */
 	size_t peak;          /* the most they held at once */
-	uint64_t charged;     /* bytes ever charged (credits not taken off) */
 	uint32_t exact_limit; /* exact arrays grow to at most this many samples */
 	uint8_t bits;         /* 2^bits buckets per power of two (below 4: compact forms) */
 	uint8_t step;         /* times the budget tightened: 0 while never reached */
@@ -233,6 +232,7 @@ struct vma_cycles_budget {
 	/* Where the summaries' exact arrays are kept (cycles-pool.c), made at the first. */
 	struct vma_cycles_pool *pool;
 	bool no_pool; /* none could be made, or the budget is too small for one */
+	uint64_t charged; /* bytes ever charged (credits not taken off) */
 };
 
 /* The budget vmalyze gives a machine's summaries unless told otherwise (28 MiB). */

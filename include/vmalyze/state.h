@@ -255,12 +255,6 @@ struct vma_vcpu {
 	bool activated;
 	bool delayed_init;
 	uint64_t pcpu_tsc;         /* when it arrived on its current pcpu */
-	/*
-	 * Its latest record taken ahead of the merge (vma_dispatch_ahead()):
-	 * the stamp, 0 if none, and the pcpu that had it.
-	 */
-	uint64_t ahead_tsc;
-	uint32_t ahead_pcpu;
 	/* Possible TSC skew: the last transition that disagreed with our state. */
 	struct {
 		enum vma_runstate wrong, actual;
@@ -288,6 +282,13 @@ struct vma_vcpu {
 		struct vma_hvm hvm;
 		struct vma_pv pv;
 	};
+	/*
+	 * Its latest record taken ahead of the merge (vma_dispatch_ahead()):
+	 * the stamp, 0 if none, and the pcpu that had it.  Last, so that the
+	 * fields the records touch keep their lines.
+	 */
+	uint64_t ahead_tsc;
+	uint32_t ahead_pcpu;
 };
 
 /* Grant-table operations (TRC_MEM minors 1-3) and populate-on-demand. */
