@@ -239,6 +239,9 @@ int vma_ahead_run(struct vma_pipeline *p, bool *interrupted)
 	vma_diag_mark(p->diag, &mark);
 	p->ahead = &a;
 	rc = vma_pipeline_run_ahead_loop(p, interrupted);
+	/* An error while records were out: what was held is said by the run again. */
+	if (rc < 0 && a.out && vma_diag_held(p->diag))
+		rc = AHEAD_AGAIN;
 	if (rc == VMA_OK && *interrupted)
 		(void)vma_ahead_settle(&a, NULL); /* the report covers what was read */
 	p->ahead = NULL;
