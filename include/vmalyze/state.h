@@ -468,7 +468,7 @@ struct vma_machine {
 	/* What every summary of the model is charged to (cycles.h), on the machine's clock. */
 	struct vma_cycles_budget budget;
 	bool stats_paused;         /* vma_machine_pause_summaries() until the seam */
-	/* The pcpu of the record being dispatched. */
+	/* The pcpu of the record changing runstates (sched.c: the Xen records that do). */
 	uint32_t dispatching;
 	/*
 	 * A record changed the runstate of a vcpu that had a record taken

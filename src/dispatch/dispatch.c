@@ -186,7 +186,6 @@ static inline __attribute__((always_inline)) void account(struct vma_machine *m,
 	uint64_t tsc = rec->tsc;
 
 	*out = (struct vma_outcome){ .svm = m->svm };
-	m->dispatching = rec->pcpu;
 	m->records++;
 	if (__builtin_expect(!m->have_time, 0) && tsc) {
 		m->first_tsc = tsc;

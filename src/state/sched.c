@@ -467,6 +467,7 @@ static __attribute__((noinline)) int runstate_record(struct vma_machine *m, stru
 int vma_sched_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
 		     struct vma_outcome *out)
 {
+	m->dispatching = p->id; /* for runstate_touch(): records change runstates here only */
 	if (VMA_TRC_SUB(rec->event) == VMA_TRC_SUB(TRC_SCHED_MIN))
 		return runstate_record(m, p, rec, out);
 	return VMA_OK;
@@ -551,6 +552,7 @@ int vma_gen_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_r
 
 	if (row == VMA_XE_NONE || !gen_state[row])
 		return VMA_OK;
+	m->dispatching = p->id; /* lost records change runstates too */
 	if (vma_xen_event_short(row, rec))
 		vma_state_refuse_short(m, row, rec, out);
 	else
