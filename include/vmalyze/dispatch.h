@@ -39,7 +39,8 @@ int vma_dispatch(struct vma_machine *machine, const struct vma_record *rec,
 /*
  * vma_dispatch_ahead - fold @rec into @machine, as vma_dispatch(), ahead
  * of records of other pcpus stamped before it, if the result cannot tell:
- * an HVM record that touches only its vcpu and pcpu (vma_hvm_record_ahead()).
+ * an HVM or PV record that touches only its vcpu and pcpu
+ * (vma_hvm_record_ahead(), vma_pv_record_ahead()).
  * Its vcpu keeps its stamp, so that a change of its runstate from another
  * pcpu stamped no later sets the machine's ahead_conflict.  The caller
  * asks the machine first (vma_machine_may_run_ahead()), and checks the

@@ -25,14 +25,22 @@ int vma_hvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_r
  * merge (dispatch.h): only if it touches nothing but p->current (an HVM
  * vcpu) and its pcpu: nothing another vcpu's records read or write (IPIs,
  * runstates), nothing of the machine (the vendor).  Else nothing is done
- * and it returns VMA_HVM_NOT_LOCAL.
+ * and it returns VMA_NOT_LOCAL.
  */
-#define VMA_HVM_NOT_LOCAL 1
+#define VMA_NOT_LOCAL 1
 int vma_hvm_record_ahead(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
 			 struct vma_outcome *out);
 /* TRC_PV: hypercalls, traps (p->current is a PV vcpu). */
 int vma_pv_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
 		  struct vma_outcome *out);
+/*
+ * vma_pv_record_ahead - vma_pv_record() of a record taken ahead of the
+ * merge: a PV record only counts, in its vcpu's tables, so it goes unless
+ * it would type its vcpu or be refused as short (a message).  Else
+ * nothing is done and it returns VMA_NOT_LOCAL.
+ */
+int vma_pv_record_ahead(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
+			struct vma_outcome *out);
 
 /* TRC_SHADOW: shadow page faults, refining the open exit (p->current is an HVM vcpu). */
 int vma_shadow_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,

@@ -239,23 +239,25 @@ int vma_dispatch(struct vma_machine *m, const struct vma_record *rec, struct vma
 	}
 }
 
-int vma_dispatch_ahead(struct vma_machine *m, const struct vma_record *rec,
-		       struct vma_outcome *out)
+/*
+ * vma_dispatch_ahead() of a record of class @cls (HVM or PV, a constant:
+ * one copy each), its vcpu @v running, typed or not, and not idle.
+ */
+static inline __attribute__((always_inline)) int take_ahead(struct vma_machine *m,
+							     struct vma_pcpu *p,
+							     struct vma_vcpu *v,
+							     const struct vma_record *rec,
+							     struct vma_outcome *out, const int cls)
 {
-	struct vma_pcpu *p = vma_pcpu_of(m, rec->pcpu);
-	struct vma_vcpu *v = p ? p->current : NULL;
-	uint64_t last = m->last_tsc, p_first, p_last;
+	uint64_t last = m->last_tsc, p_first = p->first_tsc, p_last = p->last_tsc;
 	uint32_t bytes;
 	int rc;
 
-	if (!v || v->idle || !m->have_time || vma_xen_class(rec->event) != VMA_XEN_CLASS_HVM)
-		return 0;
-	p_first = p->first_tsc;
-	p_last = p->last_tsc;
-	/* The HVM class's case of vma_dispatch(), its checks passed. */
+	/* The class's case of vma_dispatch(), its checks passed (the handler checks the type). */
 	account(m, p, rec, out);
-	rc = vma_hvm_record_ahead(m, p, rec, out);
-	if (rc == VMA_HVM_NOT_LOCAL) {
+	rc = cls == VMA_XEN_CLASS_HVM ? vma_hvm_record_ahead(m, p, rec, out)
+				      : vma_pv_record_ahead(m, p, rec, out);
+	if (rc == VMA_NOT_LOCAL) {
 		/* Not taken: what account() did is undone, for the merge to take it. */
 		m->records--;
 		m->last_tsc = last;
@@ -267,9 +269,28 @@ int vma_dispatch_ahead(struct vma_machine *m, const struct vma_record *rec,
 		return rc;
 	/* The volumes, which no handler reads, once taken. */
 	bytes = record_bytes(rec);
-	p->volume[VMA_VOL_HVM] += bytes;
-	account_hvm_volume(p, rec, bytes);
+	p->volume[xen_classes[cls].volume] += bytes;
+	if (cls == VMA_XEN_CLASS_HVM)
+		account_hvm_volume(p, rec, bytes);
 	v->ahead_tsc = rec->tsc;
 	v->ahead_pcpu = rec->pcpu;
 	return 1;
+}
+
+int vma_dispatch_ahead(struct vma_machine *m, const struct vma_record *rec,
+		       struct vma_outcome *out)
+{
+	struct vma_pcpu *p = vma_pcpu_of(m, rec->pcpu);
+	struct vma_vcpu *v = p ? p->current : NULL;
+
+	if (!v || v->idle || !m->have_time)
+		return 0;
+	switch (vma_xen_class(rec->event)) {
+	case VMA_XEN_CLASS_HVM:
+		return take_ahead(m, p, v, rec, out, VMA_XEN_CLASS_HVM);
+	case VMA_XEN_CLASS_PV:
+		return take_ahead(m, p, v, rec, out, VMA_XEN_CLASS_PV);
+	default:
+		return 0;
+	}
 }

@@ -5,15 +5,15 @@
  *
  * The merge costs most where the pcpus take turns every few records: each
  * turn is a step of its tree.  Yet most records touch only their vcpu and
- * pcpu (an exit, its handler records, the entry), and folding such a
- * record before records of other pcpus stamped earlier gives the same
- * report, unless one of those changes the vcpu's runstate, a budget's
- * decision falls meanwhile, or a message is said.  So a record past its
- * run's limit is folded at once when vma_dispatch_ahead() allows it; the
- * run goes on, and the records stamped before it follow in the merge's
- * order as ever.  Until the merge has passed the latest stamp taken ahead
- * (the records are "out", a window open), this file watches what could
- * tell:
+ * pcpu (an exit, its handler records, the entry; a PV record's counts),
+ * and folding such a record before records of other pcpus stamped
+ * earlier gives the same report, unless one of those changes the vcpu's
+ * runstate, a budget's decision falls meanwhile, or a message is said.
+ * So a record past its run's limit is folded at once when
+ * vma_dispatch_ahead() allows it; the run goes on, and the records
+ * stamped before it follow in the merge's order as ever.  Until the merge
+ * has passed the latest stamp taken ahead (the records are "out", a
+ * window open), this file watches what could tell:
  *
  *  - a runstate changed from another pcpu on a vcpu with records out
  *    (the machine's ahead_conflict, sched.c);

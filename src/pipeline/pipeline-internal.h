@@ -83,12 +83,11 @@ int vma_pipeline_run_bare(struct vma_pipeline *p, bool *interrupted);
  * vma_dispatch_ahead()), made again in time order when it could.
  * vma_ahead_wanted(): whether @p's run (bare, one thread) goes so.
  * vma_ahead_run(): the run, as vma_pipeline_run_bare().  The loop
- * (vma_pipeline_run_ahead_loop(), pipeline.c) calls ahead_take() on
- * an HVM record past its run (1: folded ahead), ahead_settle() before
+ * (vma_pipeline_run_ahead_loop(), pipeline.c) calls ahead_take() on an
+ * HVM or PV record past its run (1: folded ahead), ahead_settle() before
  * every record it takes in order and vma_ahead_settle() with NULL at the
- * end (VMA_OK, or
- * AHEAD_AGAIN: the run must be made again in order), and the feed's end
- * of a stream asks vma_ahead_defer_end() whether it waits.
+ * end (VMA_OK, or AHEAD_AGAIN: the run must be made again in order), and
+ * the feed's end of a stream asks vma_ahead_defer_end() whether it waits.
  */
 struct run_ahead {
 	struct vma_machine *m;

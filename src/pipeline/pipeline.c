@@ -454,12 +454,15 @@ static inline __attribute__((always_inline)) int run_next_ahead(struct vma_pipel
 	uint64_t tsc = s->rec.tsc;
 
 	if (__builtin_expect(rc == VMA_OK && (*run)->stream && tsc >= (*run)->last, 1)) {
+		int cls;
+
 		if (tsc <= (*run)->limit) {
 			(*run)->last = tsc;
 			return VMA_OK;
 		}
-		/* Only an HVM record may go: a call saved for the others. */
-		if (vma_xen_class(s->rec.event) == VMA_XEN_CLASS_HVM) {
+		/* Only an HVM or PV record may go: a call saved for the others. */
+		cls = vma_xen_class(s->rec.event);
+		if (cls == VMA_XEN_CLASS_HVM || cls == VMA_XEN_CLASS_PV) {
 			rc = ahead_take(p->ahead, &s->rec);
 			if (rc)
 				return rc > 0 ? AHEAD_TAKEN : rc;

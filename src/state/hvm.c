@@ -761,7 +761,7 @@ static inline __attribute__((always_inline)) int hvm_record(struct vma_machine *
 	struct vma_vcpu *v = p->current;
 
 	if (__builtin_expect(v->type != VMA_VCPU_HVM, 0))
-		return ahead ? VMA_HVM_NOT_LOCAL : hvm_record_untyped(m, p, rec, out);
+		return ahead ? VMA_NOT_LOCAL : hvm_record_untyped(m, p, rec, out);
 	/*
 	 * Rows of the HVM list (emulation rows go the way of every emulation
 	 * record: hvm_other()); no nested id is a row.  out->svm, as dispatch
@@ -772,14 +772,14 @@ static inline __attribute__((always_inline)) int hvm_record(struct vma_machine *
 #define HVM_CASE(sym, id, name, words, flags, state, describe)                  \
 	case (id):                                                                \
 		if (ahead && !row_local(m, v, rec, words, flags, state, id))      \
-			return VMA_HVM_NOT_LOCAL;                                 \
+			return VMA_NOT_LOCAL;                                     \
 		if (VMA_TRC_SUB(id) == VMA_TRC_SUB(TRC_HVM_EMUL))                 \
 			return hvm_other(m, v, rec, out);                         \
 		return hvm_row(m, v, rec, out, VMA_XE_##sym, words, flags, state);
 		VMA_XEN_HVM_EVENTS(HVM_CASE)
 #undef HVM_CASE
 	default:
-		return ahead ? VMA_HVM_NOT_LOCAL : hvm_other(m, v, rec, out);
+		return ahead ? VMA_NOT_LOCAL : hvm_other(m, v, rec, out);
 	}
 }
 

@@ -241,22 +241,44 @@ static __attribute__((noinline)) int first_pv_record(struct vma_machine *m, stru
 	return vma_pv_record(m, p, rec, out);
 }
 
-int vma_pv_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
-		  struct vma_outcome *out)
+/*
+ * vma_pv_record(), and with @ahead vma_pv_record_ahead(): a record that
+ * would type its vcpu or be refused as short is left, nothing done (a
+ * count is all the others do, in tables of their own vcpu).
+ */
+static inline __attribute__((always_inline)) int pv_record(struct vma_machine *m,
+							    struct vma_pcpu *p,
+							    const struct vma_record *rec,
+							    struct vma_outcome *out,
+							    const bool ahead)
 {
 	struct vma_pv *pv = &p->current->pv;
 
 	if (__builtin_expect(p->current->type != VMA_VCPU_PV, 0))
-		return first_pv_record(m, p, rec, out);
+		return ahead ? VMA_NOT_LOCAL : first_pv_record(m, p, rec, out);
 	switch (rec->event) {
-#define PV_CASE(sym, id, name, words, flags, state, describe) \
-	case (id):                                             \
+#define PV_CASE(sym, id, name, words, flags, state, describe)                      \
+	case (id):                                                                 \
+		if (ahead && vma_xe_short(rec, words, flags))                      \
+			return VMA_NOT_LOCAL;                                      \
 		return pv_row(m, pv, rec, out, VMA_XE_##sym, words, flags, state);
 		VMA_XEN_PV_EVENTS(PV_CASE)
 #undef PV_CASE
 	default:
 		return count(pv, &m->budget, rec);
 	}
+}
+
+int vma_pv_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
+		  struct vma_outcome *out)
+{
+	return pv_record(m, p, rec, out, false);
+}
+
+int vma_pv_record_ahead(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,
+			struct vma_outcome *out)
+{
+	return pv_record(m, p, rec, out, true);
 }
 
 /* Add the counts of @from's table to the table at *@arr, new numbers after its own. */

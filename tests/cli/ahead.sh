@@ -6,11 +6,12 @@
 # (VMALYZE_IN_ORDER), on stdout and on stderr, with the same exit status:
 # on every xentrace of traces/ and ../shared/traces (when present), on
 # damaged files, on generated hosts of many pcpus with PV guests and lost
-# records, and with memory budgets small enough to be reached.  Records
-# must be taken ahead where nothing stands in the way (-v says how many),
-# and the run made again in time order where the order could tell (a
-# message, a runstate changed from another pcpu, while records were out),
-# so that neither way passes for want of being taken.
+# records (one of PV guests only), and with memory budgets small enough
+# to be reached.  Records must be taken ahead where nothing stands in the
+# way (-v says how many), and the run made again in time order where the
+# order could tell (a message, a runstate changed from another pcpu,
+# while records were out), so that neither way passes for want of being
+# taken.
 set -u
 : "${VMALYZE:?}" "${VMALYZE_GEN:?}" "${top_srcdir:?}" "${top_builddir:?}"
 MKBAD="$top_builddir/tests/cli/vmalyze-mkbad"
@@ -99,6 +100,14 @@ every_form gen-8cpu "$tmp/host.xentrace"
 expect "gen-8cpu pcpu" ahead
 for b in 128K 1M 2M 4M; do
 	same "gen-8cpu --memory-budget $b" -- -s --json --memory-budget "$b" "$tmp/host.xentrace"
+done
+# PV guests only: their records go ahead too (no HVM record could).
+"$VMALYZE_GEN" --seed 5 --pcpus 8 --domains 4 --vcpus 2 --pv-domains 4 --lost 2 \
+	--size 4M --out "$tmp/pv.xentrace" || { echo "FAIL: vmalyze-gen"; exit 1; }
+every_form gen-8cpu-pv "$tmp/pv.xentrace"
+expect "gen-8cpu-pv pcpu" ahead
+for b in 64K 512K; do
+	same "gen-8cpu-pv --memory-budget $b" -- -s --memory-budget "$b" "$tmp/pv.xentrace"
 done
 # Damage in the middle, said while records are out: the run is made again.
 head -c 6000001 "$tmp/host.xentrace" >"$tmp/cut.xentrace"
