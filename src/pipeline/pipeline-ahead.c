@@ -54,10 +54,12 @@ struct waiting_end {
 /*
  * Streams the merge needs for a step it saves to cost more than the test
  * of a record to take ahead: a step replays log2(streams) levels of the
- * tree, and with 4 streams the tests cost more than they saved (3% more
- * instructions on bench/run's 4-pcpu host, bench/README round forty).
+ * tree.  With 4 streams, HVM records alone cost more than they saved (3%
+ * more instructions on bench/run's 4-pcpu host, bench/README round
+ * forty), HVM and PV records 1-8% less (round forty-one); with 2, from
+ * 5% less to 5% more (a real 2-pcpu capture).
  */
-#define AHEAD_MIN_STREAMS 8u
+#define AHEAD_MIN_STREAMS 4u
 
 bool vma_ahead_wanted(const struct vma_pipeline *p)
 {

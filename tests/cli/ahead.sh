@@ -74,9 +74,11 @@ every_form() {
 for t in "$top_srcdir"/traces/*.xentrace "$top_srcdir"/traces/bad/*.xentrace; do
 	every_form "${t##*/}" "$t"
 done
-# Fewer than 8 pcpus: in time order (a step of the merge costs less than the tests).
+# Fewer than 4 pcpus: in time order (a step of the merge costs less than the tests).
+same gen-svm417-2cpu -- -s "$top_srcdir/traces/gen-svm417-2cpu.xentrace"
+expect gen-svm417-2cpu ""
 same gen-vmx-4cpu -- -s "$top_srcdir/traces/gen-vmx-4cpu.xentrace"
-expect gen-vmx-4cpu ""
+expect gen-vmx-4cpu ahead
 if [ -n "$SHARED" ] && [ -d "$SHARED/traces" ]; then
 	for t in "$SHARED"/traces/*.xentrace; do
 		[ -f "$t" ] || continue
