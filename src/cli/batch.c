@@ -672,18 +672,11 @@ static void wait_tick(struct batch *b)
 }
 
 /*
- * One trace and no progress line: the main thread would only wait, so it
- * runs the job itself.  A thread costs more than it looks on a small
- * trace (its creation, its malloc arena, the waits): 0.4-0.9 ms a run,
- * 2-9% of the CPU time of the captures in ../shared/traces (bench/README,
- * round twenty-three).
- */
-/*
  * A worker on a thread of its own: its traces' state on huge pages, as the
  * analysis thread's (main.c).  drive_here() calls worker() without it: its
  * thread is main()'s, whose heap no advice reaches, or the analysis
- * thread, advised already; the advice reads /proc/self/maps, some tenths
- * of a millisecond that a capture of a few MB would feel.
+ * thread, advised already, and the advice costs a read of
+ * /proc/self/maps.
  */
 static void *worker_thread(void *arg)
 {
@@ -691,6 +684,13 @@ static void *worker_thread(void *arg)
 	return worker(arg);
 }
 
+/*
+ * One trace and no progress line: the main thread would only wait, so it
+ * runs the job itself.  A thread costs more than it looks on a small
+ * trace (its creation, its malloc arena, the waits): 0.4-0.9 ms a run,
+ * 2-9% of the CPU time of the captures in ../shared/traces (bench/README,
+ * round twenty-three).
+ */
 static int drive_here(struct batch *b, struct bar *bar)
 {
 	struct job *j = &b->jobs[0];
