@@ -77,8 +77,13 @@ bool vma_ahead_wanted(const struct vma_pipeline *p)
  * margin, 1/AHEAD_MARGIN of each limit of the budget, that what they
  * charge meanwhile, and what the records still out charge before the
  * merge passes them, must stay within (else the run is made again).
+ * The questions only stop records going out early: when the merge has
+ * passed them, vma_ahead_settle() asks the budget with no margin, and a
+ * limit passed has the run made again.  So how often they are asked
+ * weighs a question's cost (some 80 instructions) against runs made
+ * again on small budgets.
  */
-#define AHEAD_CHECK_EVERY 16u
+#define AHEAD_CHECK_EVERY 64u
 #define AHEAD_MARGIN 8u
 
 /*
