@@ -177,16 +177,13 @@ static __attribute__((noinline)) int dispatch_new_pcpu(struct vma_machine *m,
 	return rc ? rc : vma_dispatch(m, rec, out);
 }
 
-/* What every record counts for, before its class's handler. */
-static inline __attribute__((always_inline)) void account(struct vma_machine *m,
-							  struct vma_pcpu *p,
-							  const struct vma_record *rec,
-							  struct vma_outcome *out)
+/* The time stamps a record moves on: the machine's and its pcpu's. */
+static inline __attribute__((always_inline)) void account_time(struct vma_machine *m,
+							       struct vma_pcpu *p,
+							       const struct vma_record *rec)
 {
 	uint64_t tsc = rec->tsc;
 
-	*out = (struct vma_outcome){ .svm = m->svm };
-	m->records++;
 	if (__builtin_expect(!m->have_time, 0) && tsc) {
 		m->first_tsc = tsc;
 		m->have_time = true;
@@ -198,6 +195,17 @@ static inline __attribute__((always_inline)) void account(struct vma_machine *m,
 			p->first_tsc = tsc;
 		p->last_tsc = tsc;
 	}
+}
+
+/* What every record counts for, before its class's handler. */
+static inline __attribute__((always_inline)) void account(struct vma_machine *m,
+							  struct vma_pcpu *p,
+							  const struct vma_record *rec,
+							  struct vma_outcome *out)
+{
+	*out = (struct vma_outcome){ .svm = m->svm };
+	m->records++;
+	account_time(m, p, rec);
 }
 
 int vma_dispatch(struct vma_machine *m, const struct vma_record *rec, struct vma_outcome *out)
@@ -249,24 +257,28 @@ static inline __attribute__((always_inline)) int take_ahead(struct vma_machine *
 							     const struct vma_record *rec,
 							     struct vma_outcome *out, const int cls)
 {
-	uint64_t last = m->last_tsc, p_first = p->first_tsc, p_last = p->last_tsc;
 	uint32_t bytes;
 	int rc;
 
-	/* The class's case of vma_dispatch(), its checks passed (the handler checks the type). */
-	account(m, p, rec, out);
+	/*
+	 * The class's case of vma_dispatch(), its checks passed (the handler
+	 * checks the type).  The count first, which arcs' ends read; the time
+	 * stamps once taken: the handlers of these records do not read them,
+	 * and the budget, which does when it decides, decides nothing while
+	 * records are out (else the run is made again).
+	 */
+	*out = (struct vma_outcome){ .svm = m->svm };
+	m->records++;
 	rc = cls == VMA_XEN_CLASS_HVM ? vma_hvm_record_ahead(m, p, rec, out)
 				      : vma_pv_record_ahead(m, p, rec, out);
 	if (rc == VMA_NOT_LOCAL) {
-		/* Not taken: what account() did is undone, for the merge to take it. */
+		/* Not taken: the count is undone, for the merge to take it. */
 		m->records--;
-		m->last_tsc = last;
-		p->first_tsc = p_first;
-		p->last_tsc = p_last;
 		return 0;
 	}
 	if (rc < 0)
 		return rc;
+	account_time(m, p, rec);
 	/* The volumes, which no handler reads, once taken. */
 	bytes = record_bytes(rec);
 	p->volume[xen_classes[cls].volume] += bytes;
