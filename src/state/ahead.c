@@ -13,7 +13,11 @@
  * refusal, the summaries' next step); in any order of the records folded
  * while some were out, the use stays below what it was when they went out
  * plus all they charged since.  So records go out while that stays a
- * margin below the limit, and the run is made again if it did not.
+ * margin below the limit, and the run is made again if it did not.  A
+ * refusal of the rows' part charges nothing, so its mark is looked at
+ * instead: the rows' limit reached while records were out has the run
+ * made again, and once reached (a key that fits or not then depends on
+ * what came before it) no record goes out.
  */
 #include "vmalyze/state.h"
 
@@ -41,7 +45,7 @@ bool vma_machine_budget_room(const struct vma_machine *m, const struct vma_budge
 	const struct vma_cycles_budget *b = &m->budget;
 	size_t summaries = b->limit && mark->next_step < b->limit ? mark->next_step : b->limit;
 
-	return b->step == mark->step &&
+	return b->step == mark->step && !b->rows.reached &&
 	       part_room(mark->used, mark->charged, b->charged, summaries, margin) &&
 	       part_room(mark->rows_used, mark->rows_charged, b->rows.charged, b->rows.limit,
 			 margin);
@@ -52,5 +56,5 @@ bool vma_machine_may_run_ahead(const struct vma_machine *m)
 	const struct vma_eip_options *e = &m->options.eips;
 
 	return !m->kvm && !m->observer && !m->stats_paused && !m->ahead_conflict &&
-	       !e->enumerate && !e->histogram && !e->cr3;
+	       !m->budget.rows.reached && !e->enumerate && !e->histogram && !e->cr3;
 }
