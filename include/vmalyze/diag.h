@@ -116,10 +116,11 @@ bool vma_diag_stopped(const struct vma_diag *diag);
 
 /*
  * A point a run may go back to (the pipeline's records taken ahead of
- * the merge, pipeline.c): vma_diag_mark() notes it, vma_diag_rewind()
- * puts the counts, keys and levels back as they were there and has the
- * messages logged since shown no more (the run made again logs them
- * again first); false when the mark could not be kept (out of memory).
+ * the merge, pipeline-ahead.c): vma_diag_mark() notes it,
+ * vma_diag_rewind() puts the counts, keys and levels back as they were
+ * there and has the messages logged since shown no more (the run made
+ * again logs them again first); false when the mark could not be kept
+ * (out of memory).
  * vma_diag_mark_release() frees what the mark holds.
  */
 struct vma_diag_mark {

@@ -442,7 +442,7 @@ static inline __attribute__((always_inline)) int run_next(struct vma_feed *feed,
 /*
  * run_next() taking records ahead of the merge: a record past the run's
  * limit (stamped after the first waiting stream's) goes ahead when
- * vma_ahead_take() folds it (AHEAD_TAKEN), else to the merge.
+ * ahead_take() folds it (AHEAD_TAKEN), else to the merge.
  */
 static inline __attribute__((always_inline)) int run_next_ahead(struct vma_pipeline *p,
 								struct vma_feed *feed,

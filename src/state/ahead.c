@@ -6,9 +6,9 @@
  * A record taken ahead is folded in before records of other pcpus
  * stamped earlier.  That gives the report of time order only if nothing
  * between them depends on their order: the record touches its vcpu and
- * pcpu alone (vma_hvm_record_ahead()), runstates change only in time
- * order for a vcpu with records ahead (sched.c sets ahead_conflict
- * otherwise), and no decision of the memory budget falls meanwhile.  The
+ * pcpu alone (vma_hvm_record_ahead(), vma_pv_record_ahead()), runstates
+ * change only in time order for a vcpu with records ahead (sched.c sets
+ * ahead_conflict otherwise), and no decision of the memory budget falls meanwhile.  The
  * budget decides only when a part's use would pass its limit (the rows'
  * refusal, the summaries' next step); in any order of the records folded
  * while some were out, the use stays below what it was when they went out
