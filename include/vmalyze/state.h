@@ -505,7 +505,21 @@ int vma_machine_add_pcpu(struct vma_machine *machine, uint32_t pcpu);
  * VMA_MAX_DOMAINS / VMA_MAX_VCPUS (then machine->refused grows).
  */
 struct vma_domain *vma_domain_get(struct vma_machine *machine, uint32_t did);
-struct vma_vcpu *vma_vcpu_get(struct vma_machine *machine, uint32_t did, uint32_t vid);
+struct vma_vcpu *vma_vcpu_get_slow(struct vma_machine *machine, uint32_t did, uint32_t vid);
+
+/*
+ * vma_vcpu_get(): a vcpu of a domain in the cache, at its own index (every
+ * runstate record names one), without a call; else vma_vcpu_get_slow().
+ */
+static inline struct vma_vcpu *vma_vcpu_get(struct vma_machine *machine, uint32_t did,
+					    uint32_t vid)
+{
+	const struct vma_domain *d = machine->domain_cache[did % VMA_DOMAIN_CACHE];
+
+	if (d && d->did == did && vid < d->nr_vcpus && d->vcpus[vid]->vid == vid)
+		return d->vcpus[vid];
+	return vma_vcpu_get_slow(machine, did, vid);
+}
 /*
  * vma_machine_refused - a lookup for the record at byte @offset was refused
  * (the limits above): the first refusal is reported (level 6).
@@ -634,11 +648,11 @@ bool vma_machine_joinable(const struct vma_machine *m);
 
 /*
  * Records taken ahead of the merge (ahead.c, dispatch.h): whether @m
- * allows it (its options and observers; no conflict yet).  While records
- * are out, vma_machine_budget_room() tells whether no decision of the
- * budget could have fallen in any order since vma_machine_budget_mark()
- * noted it when they went out, with 1/@margin of each limit to spare (0:
- * none).
+ * allows it (a time stamp seen, its options and observers; no conflict
+ * yet).  While records are out, vma_machine_budget_room() tells whether
+ * no decision of the budget could have fallen in any order since
+ * vma_machine_budget_mark() noted it when they went out, with 1/@margin
+ * of each limit to spare (0: none).
  */
 struct vma_budget_mark {
 	size_t used, rows_used, next_step;

@@ -177,14 +177,18 @@ static __attribute__((noinline)) int dispatch_new_pcpu(struct vma_machine *m,
 	return rc ? rc : vma_dispatch(m, rec, out);
 }
 
-/* The time stamps a record moves on: the machine's and its pcpu's. */
+/*
+ * The time stamps a record moves on: the machine's and its pcpu's.
+ * @timed: the machine has its first stamp already (records taken ahead).
+ */
 static inline __attribute__((always_inline)) void account_time(struct vma_machine *m,
 							       struct vma_pcpu *p,
-							       const struct vma_record *rec)
+							       const struct vma_record *rec,
+							       const bool timed)
 {
 	uint64_t tsc = rec->tsc;
 
-	if (__builtin_expect(!m->have_time, 0) && tsc) {
+	if (!timed && __builtin_expect(!m->have_time, 0) && tsc) {
 		m->first_tsc = tsc;
 		m->have_time = true;
 	}
@@ -205,7 +209,7 @@ static inline __attribute__((always_inline)) void account(struct vma_machine *m,
 {
 	*out = (struct vma_outcome){ .svm = m->svm };
 	m->records++;
-	account_time(m, p, rec);
+	account_time(m, p, rec, false);
 }
 
 int vma_dispatch(struct vma_machine *m, const struct vma_record *rec, struct vma_outcome *out)
@@ -265,9 +269,10 @@ static inline __attribute__((always_inline)) int take_ahead(struct vma_machine *
 	 * checks the type).  The count first, which arcs' ends read; the time
 	 * stamps once taken: the handlers of these records do not read them,
 	 * and the budget, which does when it decides, decides nothing while
-	 * records are out (else the run is made again).
+	 * records are out (else the run is made again).  Of the outcome,
+	 * these handlers read only the vendor; its other fields no one reads.
 	 */
-	*out = (struct vma_outcome){ .svm = m->svm };
+	out->svm = m->svm;
 	m->records++;
 	rc = cls == VMA_XEN_CLASS_HVM ? vma_hvm_record_ahead(m, p, rec, out)
 				      : vma_pv_record_ahead(m, p, rec, out);
@@ -278,7 +283,7 @@ static inline __attribute__((always_inline)) int take_ahead(struct vma_machine *
 	}
 	if (rc < 0)
 		return rc;
-	account_time(m, p, rec);
+	account_time(m, p, rec, true); /* vma_machine_may_run_ahead(): a stamp seen */
 	/* The volumes, which no handler reads, once taken. */
 	bytes = record_bytes(rec);
 	p->volume[xen_classes[cls].volume] += bytes;
@@ -295,7 +300,8 @@ int vma_dispatch_ahead(struct vma_machine *m, const struct vma_record *rec,
 	struct vma_pcpu *p = vma_pcpu_of(m, rec->pcpu);
 	struct vma_vcpu *v = p ? p->current : NULL;
 
-	if (!v || v->idle || !m->have_time)
+	/* vma_machine_may_run_ahead() wants the machine to have a time stamp. */
+	if (!v || v->idle)
 		return 0;
 	switch (vma_xen_class(rec->event)) {
 	case VMA_XEN_CLASS_HVM:

@@ -55,6 +55,8 @@ bool vma_machine_may_run_ahead(const struct vma_machine *m)
 {
 	const struct vma_eip_options *e = &m->options.eips;
 
-	return !m->kvm && !m->observer && !m->stats_paused && !m->ahead_conflict &&
-	       !m->budget.rows.reached && !e->enumerate && !e->histogram && !e->cr3;
+	/* A time stamp first: vma_dispatch_ahead() does not ask for one. */
+	return m->have_time && !m->kvm && !m->observer && !m->stats_paused &&
+	       !m->ahead_conflict && !m->budget.rows.reached && !e->enumerate && !e->histogram &&
+	       !e->cr3;
 }

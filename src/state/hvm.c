@@ -768,16 +768,30 @@ static inline __attribute__((always_inline)) int hvm_record(struct vma_machine *
 	 * set it, is the machine's vendor: only exit rows can tell otherwise
 	 * (hvm_row()).
 	 */
-	switch (rec->event) {
-#define HVM_CASE(sym, id, name, words, flags, state, describe)                  \
-	case (id):                                                                \
+#define HVM_ROW(sym, id, words, flags, state)                                    \
+	do {                                                                      \
 		if (ahead && !row_local(m, v, rec, words, flags, state, id))      \
 			return VMA_NOT_LOCAL;                                     \
 		if (VMA_TRC_SUB(id) == VMA_TRC_SUB(TRC_HVM_EMUL))                 \
 			return hvm_other(m, v, rec, out);                         \
-		return hvm_row(m, v, rec, out, VMA_XE_##sym, words, flags, state);
+		return hvm_row(m, v, rec, out, VMA_XE_##sym, words, flags, state); \
+	} while (0)
+	/*
+	 * A vmentry, every arc's end, before the switch: its sparse ids make
+	 * a tree of tests (the other rows' tests fold away here).
+	 */
+#define HVM_VMENTRY(sym, id, name, words, flags, state, describe)              \
+	if ((id) == TRC_HVM_VMENTRY && rec->event == (id))                         \
+		HVM_ROW(sym, id, words, flags, state);
+	VMA_XEN_HVM_EVENTS(HVM_VMENTRY)
+#undef HVM_VMENTRY
+	switch (rec->event) {
+#define HVM_CASE(sym, id, name, words, flags, state, describe)                  \
+	case (id):                                                                \
+		HVM_ROW(sym, id, words, flags, state);
 		VMA_XEN_HVM_EVENTS(HVM_CASE)
 #undef HVM_CASE
+#undef HVM_ROW
 	default:
 		return ahead ? VMA_NOT_LOCAL : hvm_other(m, v, rec, out);
 	}

@@ -303,7 +303,7 @@ struct vma_vcpu *vma_vcpu_find(const struct vma_domain *d, uint32_t vid)
  * The table holds only the vcpus seen (a vcpu id can be as high as 65535
  * in any domain): memory follows the records, not the ids in them.
  */
-struct vma_vcpu *vma_vcpu_get(struct vma_machine *m, uint32_t did, uint32_t vid)
+struct vma_vcpu *vma_vcpu_get_slow(struct vma_machine *m, uint32_t did, uint32_t vid)
 {
 	struct vma_domain *d = vma_domain_get(m, did);
 	struct vma_vcpu *v;
