@@ -476,6 +476,11 @@ struct vma_machine {
 	 * order of the two may have mattered (vma_dispatch_ahead()).
 	 */
 	bool ahead_conflict;
+	/*
+	 * A record taken ahead read a key the vendor decides while it was not
+	 * known: if an SVM exit tells it later, that is a conflict (hvm.c).
+	 */
+	bool ahead_vendor_read;
 };
 
 /*

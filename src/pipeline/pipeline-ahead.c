@@ -115,7 +115,6 @@ bool vma_ahead_open(struct run_ahead *a)
 		return false;
 	}
 	a->out = true;
-	a->svm = a->m->svm;
 	vma_diag_hold(a->diag, true);
 	return true;
 }
@@ -187,7 +186,7 @@ int vma_ahead_settle(struct run_ahead *a, const struct vma_record *rec)
 	a->out = false;
 	a->watch = UINT64_MAX;
 	vma_diag_hold(a->diag, false);
-	if (a->again || a->m->ahead_conflict || vma_diag_held(a->diag) || a->m->svm != a->svm ||
+	if (a->again || a->m->ahead_conflict || vma_diag_held(a->diag) ||
 	    !vma_machine_budget_room(a->m, &a->budget, 0))
 		return AHEAD_AGAIN;
 	/* Stopped for the budget: looked at anew when records go out again. */

@@ -102,7 +102,6 @@ struct run_ahead {
 	bool again;                /* the order may have told: make the run again */
 	bool allowed;              /* the machine allows it (checked now and then) */
 	uint32_t until_check;      /* records taken ahead before the machine is asked again */
-	bool svm;                  /* the machine's vendor when the records went out */
 	struct vma_budget_mark budget; /* the machine's budget then */
 	uint64_t taken;            /* records taken ahead in all (-v) */
 	struct waiting_end *ends;

@@ -363,6 +363,9 @@ void vma_vendor_note(struct vma_machine *m, const struct vma_record *rec)
 	if (vma_vendor_svm_evidence(rec)) {
 		m->svm = true;
 		m->vendor_known = true;
+		/* Keys read the other way ahead of it: the run is made again. */
+		if (m->ahead_vendor_read)
+			m->ahead_conflict = true;
 	}
 }
 
@@ -749,6 +752,19 @@ row_local(const struct vma_machine *m, const struct vma_vcpu *v, const struct vm
 }
 
 /*
+ * An interrupt's key is the only thing the vendor changes in the records
+ * taken ahead (the exits that tell it are not taken): SVM's record has no
+ * vector (Xen writes none), VMX's has.  One with a vector read while the
+ * vendor is not known has vma_vendor_note() call the run's order into
+ * question if the vendor turns out SVM's.
+ */
+static inline void vendor_read_ahead(struct vma_machine *m, const struct vma_record *rec)
+{
+	if (!m->vendor_known && rec->nr_data)
+		m->ahead_vendor_read = true;
+}
+
+/*
  * vma_hvm_record(), and with @ahead vma_hvm_record_ahead(): a record that
  * is not its row's local kind (row_local()) is left, nothing done.
  */
@@ -772,6 +788,8 @@ static inline __attribute__((always_inline)) int hvm_record(struct vma_machine *
 	do {                                                                      \
 		if (ahead && !row_local(m, v, rec, words, flags, state, id))      \
 			return VMA_NOT_LOCAL;                                     \
+		if (ahead && state == intr_exit)                                  \
+			vendor_read_ahead(m, rec);                                \
 		if (VMA_TRC_SUB(id) == VMA_TRC_SUB(TRC_HVM_EMUL))                 \
 			return hvm_other(m, v, rec, out);                         \
 		return hvm_row(m, v, rec, out, VMA_XE_##sym, words, flags, state); \

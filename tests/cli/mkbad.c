@@ -9,6 +9,9 @@
  *   pcpu-far      xentrace: N=3,000 records on pcpus 0, 1 and 1048575
  *   cross-runstate xentrace: pcpu 1 changes the runstate of pcpu 0's running
  *                 vcpu, N=20,000 exits (tests/cli/ahead.sh)
+ *   late-vendor   xentrace, Xen 4.17's ids: N=20,000 exits with interrupt
+ *                 vectors on pcpu 1, and halfway through them pcpu 0's one
+ *                 exit, an SVM code (tests/cli/ahead.sh)
  *   only-headers  xentrace: N=100,000 window headers, no record
  *   headers-1m    xentrace: empty windows of N=1,048,575 distinct pcpus (12 MB)
  *   pcpus-20k     xentrace: one record on each of N=20,000 pcpus, past the cap
@@ -1155,6 +1158,54 @@ static int mk_cross_runstate(const char *path, uint32_t n)
 	return xt_done(w, rc, path);
 }
 
+/*
+ * Xen 4.17 writes SVM's exits and VMX's under one id: the vendor is known
+ * at the first exit of a code VMX has not.  Until then pcpu 1's interrupt
+ * records are read as VMX's (their vector the key), after it as SVM's (no
+ * vector), where pcpu 0 tells it halfway through, while pcpu 1's records
+ * stamped after it may be out ahead of the merge.
+ */
+static int mk_late_vendor(const char *path, uint32_t n)
+{
+	const uint32_t vmexit = 0x00081002u, vmentry = 0x00081001u, intr = 0x0008200fu;
+	const uint32_t to_running = RUNSTATE_CHANGE | 1 << 8 | 0 << 4;
+	struct vma_xtw *w = vma_xtw_new_memory(NULL);
+	uint32_t i, d1v0 = 1u << 16, d2v0 = 2u << 16;
+	uint64_t tsc = 1000;
+	int rc;
+
+	if (!w)
+		return -1;
+	rc = vma_xtw_record(w, 0, to_running, tsc, &d1v0, 1);
+	if (!rc)
+		rc = vma_xtw_record(w, 1, to_running, tsc + 1, &d2v0, 1);
+	/* Six quiet pcpus: records go ahead of a merge of 4 streams or more. */
+	for (i = 2; i < 8 && !rc; i++) {
+		uint32_t idle = 0x7fffu << 16 | i;
+
+		rc = vma_xtw_record(w, i, to_running, tsc + i, &idle, 1);
+	}
+	for (i = 0; i < n && !rc; i++) {
+		uint32_t exit[2] = { 1, 0x1000 + i }, vector = 0x20 + i % 8;
+
+		tsc += 100;
+		if (i == n / 2) {
+			uint32_t svm_intr[2] = { 0x60, 0x2000 };
+
+			rc = vma_xtw_record(w, 0, vmexit, tsc - 50, svm_intr, 2);
+			if (!rc)
+				rc = vma_xtw_record(w, 0, vmentry, tsc - 40, NULL, 0);
+		}
+		if (!rc)
+			rc = vma_xtw_record(w, 1, vmexit, tsc, exit, 2);
+		if (!rc)
+			rc = vma_xtw_record(w, 1, intr, tsc + 5, &vector, 1);
+		if (!rc)
+			rc = vma_xtw_record(w, 1, vmentry, tsc + 30, NULL, 0);
+	}
+	return xt_done(w, rc, path);
+}
+
 int main(int argc, char **argv)
 {
 	/* Each kind with the count its default N scales (0: not scalable). */
@@ -1205,6 +1256,7 @@ int main(int argc, char **argv)
 		{ "skewed", mk_skewed, 256 },                  /* MiB */
 		{ "skewed-tiny", mk_skewed_tiny, 256 },        /* MiB */
 		{ "cross-runstate", mk_cross_runstate, 20000 }, /* steps */
+		{ "late-vendor", mk_late_vendor, 20000 },      /* exits */
 	};
 	unsigned long n = 0;
 	char *end;
