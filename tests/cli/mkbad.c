@@ -1113,6 +1113,27 @@ static int mk_skewed_tiny(const char *path, uint32_t n)
 }
 
 /*
+ * At @tsc: d1v0 runs on pcpu 0, d2v0 on pcpu 1, and six quiet pcpus their
+ * idle vcpus, so that records go ahead of a merge of 4 streams or more.
+ */
+static int two_guests_and_idle(struct vma_xtw *w, uint64_t tsc)
+{
+	const uint32_t to_running = RUNSTATE_CHANGE | 1 << 8 | 0 << 4;
+	uint32_t i, d1v0 = 1u << 16, d2v0 = 2u << 16;
+	int rc;
+
+	rc = vma_xtw_record(w, 0, to_running, tsc, &d1v0, 1);
+	if (!rc)
+		rc = vma_xtw_record(w, 1, to_running, tsc + 1, &d2v0, 1);
+	for (i = 2; i < 8 && !rc; i++) {
+		uint32_t idle = 0x7fffu << 16 | i;
+
+		rc = vma_xtw_record(w, i, to_running, tsc + i, &idle, 1);
+	}
+	return rc;
+}
+
+/*
  * Two pcpus, each running an HVM vcpu, exits and entries taking turns (and
  * six quiet ones, each its idle vcpu); now
  * and then pcpu 1 says that pcpu 0's vcpu went runnable and back (a change
@@ -1126,21 +1147,13 @@ static int mk_cross_runstate(const char *path, uint32_t n)
 	const uint32_t to_running = RUNSTATE_CHANGE | 1 << 8 | 0 << 4;
 	const uint32_t to_runnable = RUNSTATE_CHANGE | 0 << 8 | 1 << 4;
 	struct vma_xtw *w = vma_xtw_new_memory(NULL);
-	uint32_t i, d1v0 = 1u << 16, d2v0 = 2u << 16;
+	uint32_t i, d1v0 = 1u << 16;
 	uint64_t tsc = 1000;
 	int rc;
 
 	if (!w)
 		return -1;
-	rc = vma_xtw_record(w, 0, to_running, tsc, &d1v0, 1);
-	if (!rc)
-		rc = vma_xtw_record(w, 1, to_running, tsc + 1, &d2v0, 1);
-	/* Six quiet pcpus: records go ahead of a merge of 8 streams or more. */
-	for (i = 2; i < 8 && !rc; i++) {
-		uint32_t idle = 0x7fffu << 16 | i;
-
-		rc = vma_xtw_record(w, i, to_running, tsc + i, &idle, 1);
-	}
+	rc = two_guests_and_idle(w, tsc);
 	for (i = 0; i < n && !rc; i++) {
 		uint32_t exit[2] = { 1 + i % 3, 0x1000 + i };
 
@@ -1168,23 +1181,14 @@ static int mk_cross_runstate(const char *path, uint32_t n)
 static int mk_late_vendor(const char *path, uint32_t n)
 {
 	const uint32_t vmexit = 0x00081002u, vmentry = 0x00081001u, intr = 0x0008200fu;
-	const uint32_t to_running = RUNSTATE_CHANGE | 1 << 8 | 0 << 4;
 	struct vma_xtw *w = vma_xtw_new_memory(NULL);
-	uint32_t i, d1v0 = 1u << 16, d2v0 = 2u << 16;
 	uint64_t tsc = 1000;
+	uint32_t i;
 	int rc;
 
 	if (!w)
 		return -1;
-	rc = vma_xtw_record(w, 0, to_running, tsc, &d1v0, 1);
-	if (!rc)
-		rc = vma_xtw_record(w, 1, to_running, tsc + 1, &d2v0, 1);
-	/* Six quiet pcpus: records go ahead of a merge of 4 streams or more. */
-	for (i = 2; i < 8 && !rc; i++) {
-		uint32_t idle = 0x7fffu << 16 | i;
-
-		rc = vma_xtw_record(w, i, to_running, tsc + i, &idle, 1);
-	}
+	rc = two_guests_and_idle(w, tsc);
 	for (i = 0; i < n && !rc; i++) {
 		uint32_t exit[2] = { 1, 0x1000 + i }, vector = 0x20 + i % 8;
 
