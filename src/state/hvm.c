@@ -731,7 +731,8 @@ static __attribute__((noinline)) int hvm_record_untyped(struct vma_machine *m,
  * Whether record @rec of the row (@words, @flags, @state, @id) would touch
  * only @v and its pcpu, to be taken ahead of the merge: not IPIs (an
  * injection, a write of the ICR, an entry that delivers one), nor
- * emulation or short records, nor the close of a shadow arc.
+ * emulation or short records, nor the close of a shadow arc, nor an exit
+ * that tells the vendor (vendor_read_ahead()).
  */
 static inline __attribute__((always_inline)) bool
 row_local(const struct vma_machine *m, const struct vma_vcpu *v, const struct vma_record *rec,
@@ -747,7 +748,7 @@ row_local(const struct vma_machine *m, const struct vma_vcpu *v, const struct vm
 		       vma_xf_mmio_gpa(rec) != APIC_ICR_GPA;
 	if (state == msr_write)
 		return vma_xf_msr(rec) != X2APIC_ICR_MSR;
-	/* An exit that tells the vendor changes how every exit after it is read. */
+	/* An exit that tells the vendor changes how interrupts after it are read. */
 	return state != vmexit || m->vendor_known || !vma_vendor_svm_evidence(rec);
 }
 
