@@ -65,8 +65,13 @@ bool vma_ahead_wanted(const struct vma_pipeline *p)
 {
 	const struct member *mb = p->members;
 
-	return !p->opts.in_order && p->nr_streams >= AHEAD_MIN_STREAMS && p->nr_members == 1 &&
-	       mb->by_path && mb->machine &&
+	/*
+	 * A file whose scan at open found damage (a cut last window, mostly)
+	 * goes in time order: what the state says near it (skew, vcpus lost)
+	 * would come while records are out, and the run be made again.
+	 */
+	return !p->opts.in_order && !p->damaged_at_open && p->nr_streams >= AHEAD_MIN_STREAMS &&
+	       p->nr_members == 1 && mb->by_path && mb->machine &&
 	       mb->in->family == VMA_FAMILY_XEN && !mb->in->streaming &&
 	       !p->opts.tsc_skew_correct && !p->opts.time_set && !p->split &&
 	       !p->opts.wrap_stream;

@@ -333,6 +333,7 @@ static int open_all(const char *const *paths, uint32_t nr, int fd, const char *n
 		    struct vma_pipeline **out)
 {
 	struct vma_pipeline *p = calloc(1, sizeof(*p));
+	uint64_t said;
 	uint32_t i;
 	int rc = VMA_OK;
 
@@ -352,11 +353,13 @@ static int open_all(const char *const *paths, uint32_t nr, int fd, const char *n
 	p->opts.time_maps = NULL; /* the caller's; each member keeps a copy of its own */
 	p->diag = diag;
 	p->linked = nr > 1;
+	said = vma_diag_said(diag);
 	for (i = 0; i < nr && rc == VMA_OK; i++) {
 		p->nr_members = i + 1;
 		rc = open_member(p, &p->members[i], fd >= 0 ? NULL : paths[i], i ? -1 : fd, name,
 				 opts->time_maps ? opts->time_maps[i] : NULL);
 	}
+	p->damaged_at_open = vma_diag_said(diag) != said;
 	for (i = 1; i < p->nr_members && rc == VMA_OK; i++)
 		rc = link_guest(p, &p->members[i]);
 	if (rc) {

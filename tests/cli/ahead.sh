@@ -150,12 +150,22 @@ else
 	echo "note: no python3 or bench/xtsim failed, its host not compared"
 fi
 
-# Damage in the middle, said while records are out: the run is made again.
+# Damage in the middle, or a file cut short: the scan at open finds it,
+# and the run goes in time order from the start (what the state says near
+# the damage would come while records are out, and have it made again).
 head -c 6000001 "$tmp/host.xentrace" >"$tmp/cut.xentrace"
 tail -c +6000001 "$tmp/host.xentrace" | head -c 6000000 >>"$tmp/cut.xentrace"
 same gen-8cpu-damaged -- -s "$tmp/cut.xentrace"
-expect gen-8cpu-damaged again
+expect gen-8cpu-damaged ""
 same gen-8cpu-damaged-tolerated -- -s --tolerance 3 "$tmp/cut.xentrace"
+head -c 9000000 "$tmp/host.xentrace" >"$tmp/short.xentrace"
+every_form gen-8cpu-short "$tmp/short.xentrace"
+expect "gen-8cpu-short pcpu" ""
+
+# A message said while records are out, in a clean file: made again.
+"$MKBAD" late-warning "$tmp/warning.xentrace" || { echo "FAIL: vmalyze-mkbad"; exit 1; }
+every_form late-warning "$tmp/warning.xentrace"
+expect late-warning again
 
 # A runstate changed from another pcpu than its vcpu's, stamped before
 # records of the vcpu taken ahead: the run is made again.

@@ -12,6 +12,8 @@
  *   late-vendor   xentrace, Xen 4.17's ids: N=20,000 exits with interrupt
  *                 vectors on pcpu 1, and halfway through them pcpu 0's one
  *                 exit, an SVM code (tests/cli/ahead.sh)
+ *   late-warning  xentrace: N=20,000 exits on pcpus 0 and 1, and halfway
+ *                 through a nested vmexit, which vmalyze warns of (ahead.sh)
  *   only-headers  xentrace: N=100,000 window headers, no record
  *   headers-1m    xentrace: empty windows of N=1,048,575 distinct pcpus (12 MB)
  *   pcpus-20k     xentrace: one record on each of N=20,000 pcpus, past the cap
@@ -1210,6 +1212,37 @@ static int mk_late_vendor(const char *path, uint32_t n)
 	return xt_done(w, rc, path);
 }
 
+/*
+ * A clean file whose one message comes halfway, from a record the merge
+ * takes in order (a nested exit: shown, warned of once, not analysed),
+ * while records of the other pcpu are out ahead of it.
+ */
+static int mk_late_warning(const char *path, uint32_t n)
+{
+	const uint32_t vmexit = 0x00081002u, vmentry = 0x00081001u;
+	const uint32_t nested_exit = vmexit | 0x400u; /* TRC_HVM_NESTEDFLAG */
+	struct vma_xtw *w = vma_xtw_new_memory(NULL);
+	uint64_t tsc = 1000;
+	uint32_t i;
+	int rc;
+
+	if (!w)
+		return -1;
+	rc = two_guests_and_idle(w, tsc);
+	for (i = 0; i < n && !rc; i++) {
+		uint32_t exit[2] = { 1 + i % 3, 0x1000 + i };
+
+		tsc += 100;
+		if (i == n / 2)
+			rc = vma_xtw_record(w, 0, nested_exit, tsc - 50, exit, 2);
+		if (!rc)
+			rc = vma_xtw_record(w, i & 1, vmexit, tsc, exit, 2);
+		if (!rc)
+			rc = vma_xtw_record(w, i & 1, vmentry, tsc + 30, NULL, 0);
+	}
+	return xt_done(w, rc, path);
+}
+
 int main(int argc, char **argv)
 {
 	/* Each kind with the count its default N scales (0: not scalable). */
@@ -1261,6 +1294,7 @@ int main(int argc, char **argv)
 		{ "skewed-tiny", mk_skewed_tiny, 256 },        /* MiB */
 		{ "cross-runstate", mk_cross_runstate, 20000 }, /* steps */
 		{ "late-vendor", mk_late_vendor, 20000 },      /* exits */
+		{ "late-warning", mk_late_warning, 20000 },    /* exits */
 	};
 	unsigned long n = 0;
 	char *end;
