@@ -54,7 +54,7 @@ struct vma_pipeline {
 	struct member *speaking;   /* linked inputs: the diag's source (speak_for()) */
 	uint32_t nr_streams;
 	uint64_t nr_records;       /* records delivered (opts.progress, none at all) */
-	bool damaged_at_open;      /* the inputs' open reported damage (pipeline-ahead.c) */
+	bool damaged_at_open;      /* the inputs' open said something: damage (pipeline-ahead.c) */
 	/* --time: the window in ticks from the first record */
 	bool have_first;
 	uint64_t first_tsc, from, to;
