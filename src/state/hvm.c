@@ -356,17 +356,22 @@ bool vma_vendor_svm_evidence(const struct vma_record *rec)
 					    vma_xf_exit_reason(rec) >= SVM_ONLY_CODES);
 }
 
+/* Once a run: out of line, so that every exit's vma_vendor_note() stays inline. */
+static __attribute__((noinline, cold)) void vendor_is_svm(struct vma_machine *m)
+{
+	m->svm = true;
+	m->vendor_known = true;
+	/* Keys read the other way ahead of it: the run is made again. */
+	if (m->ahead_vendor_read)
+		m->ahead_conflict = true;
+}
+
 void vma_vendor_note(struct vma_machine *m, const struct vma_record *rec)
 {
 	if (m->vendor_known)
 		return;
-	if (vma_vendor_svm_evidence(rec)) {
-		m->svm = true;
-		m->vendor_known = true;
-		/* Keys read the other way ahead of it: the run is made again. */
-		if (m->ahead_vendor_read)
-			m->ahead_conflict = true;
-	}
+	if (vma_vendor_svm_evidence(rec))
+		vendor_is_svm(m);
 }
 
 /* Xen >= 4.19 names the vendor in the id; older Xen uses one id for both. */
