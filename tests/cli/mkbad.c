@@ -1115,62 +1115,74 @@ static int mk_skewed_tiny(const char *path, uint32_t n)
 }
 
 /*
- * At @tsc: d1v0 runs on pcpu 0, d2v0 on pcpu 1, and six quiet pcpus their
- * idle vcpus, so that records go ahead of a merge of 4 streams or more.
+ * A writer whose file starts at @tsc with d1v0 running on pcpu 0, d2v0 on
+ * pcpu 1, and six quiet pcpus their idle vcpus, so that records go ahead
+ * of a merge of 4 streams or more; *@rc the writer's status.  NULL: out
+ * of memory.
  */
-static int two_guests_and_idle(struct vma_xtw *w, uint64_t tsc)
+static struct vma_xtw *two_guests_and_idle(uint64_t tsc, int *rc)
 {
 	const uint32_t to_running = RUNSTATE_CHANGE | 1 << 8 | 0 << 4;
+	struct vma_xtw *w = vma_xtw_new_memory(NULL);
 	uint32_t i, d1v0 = 1u << 16, d2v0 = 2u << 16;
-	int rc;
 
-	rc = vma_xtw_record(w, 0, to_running, tsc, &d1v0, 1);
-	if (!rc)
-		rc = vma_xtw_record(w, 1, to_running, tsc + 1, &d2v0, 1);
-	for (i = 2; i < 8 && !rc; i++) {
+	if (!w)
+		return NULL;
+	*rc = vma_xtw_record(w, 0, to_running, tsc, &d1v0, 1);
+	if (!*rc)
+		*rc = vma_xtw_record(w, 1, to_running, tsc + 1, &d2v0, 1);
+	for (i = 2; i < 8 && !*rc; i++) {
 		uint32_t idle = 0x7fffu << 16 | i;
 
-		rc = vma_xtw_record(w, i, to_running, tsc + i, &idle, 1);
+		*rc = vma_xtw_record(w, i, to_running, tsc + i, &idle, 1);
 	}
-	return rc;
+	return w;
 }
 
 /*
- * Two pcpus, each running an HVM vcpu, exits and entries taking turns (and
- * six quiet ones, each its idle vcpu); now
+ * Two pcpus, each running an HVM vcpu, N exits and entries taking turns
+ * (and six quiet ones, each its idle vcpu).  @flips (cross-runstate): now
  * and then pcpu 1 says that pcpu 0's vcpu went runnable and back (a change
  * Xen makes on the vcpu's own pcpu, which vmalyze warns of once, here
  * before any exit): the change closes the vcpu's open exit early, so pcpu
- * 0's records stamped after it must not be folded before it (N: exits).
+ * 0's records stamped after it must not be folded before it.  @nested
+ * (late-warning): pcpu 0's one nested exit halfway.
  */
-static int mk_cross_runstate(const char *path, uint32_t n)
+static int turns(const char *path, uint32_t n, bool flips, bool nested)
 {
 	const uint32_t vmexit = 0x00081002u, vmentry = 0x00081001u;
+	const uint32_t nested_exit = vmexit | 0x400u; /* TRC_HVM_NESTEDFLAG */
 	const uint32_t to_running = RUNSTATE_CHANGE | 1 << 8 | 0 << 4;
 	const uint32_t to_runnable = RUNSTATE_CHANGE | 0 << 8 | 1 << 4;
-	struct vma_xtw *w = vma_xtw_new_memory(NULL);
 	uint32_t i, d1v0 = 1u << 16;
 	uint64_t tsc = 1000;
 	int rc;
+	struct vma_xtw *w = two_guests_and_idle(tsc, &rc);
 
 	if (!w)
 		return -1;
-	rc = two_guests_and_idle(w, tsc);
 	for (i = 0; i < n && !rc; i++) {
 		uint32_t exit[2] = { 1 + i % 3, 0x1000 + i };
 
 		tsc += 100;
-		if (i % 50 == 0) {
+		if (flips && i % 50 == 0) {
 			rc = vma_xtw_record(w, 1, to_runnable, tsc - 40, &d1v0, 1);
 			if (!rc)
 				rc = vma_xtw_record(w, 1, to_running, tsc - 39, &d1v0, 1);
 		}
+		if (nested && i == n / 2 && !rc)
+			rc = vma_xtw_record(w, 0, nested_exit, tsc - 50, exit, 2);
 		if (!rc)
 			rc = vma_xtw_record(w, i & 1, vmexit, tsc, exit, 2);
 		if (!rc)
 			rc = vma_xtw_record(w, i & 1, vmentry, tsc + 30 + i % 7, NULL, 0);
 	}
 	return xt_done(w, rc, path);
+}
+
+static int mk_cross_runstate(const char *path, uint32_t n)
+{
+	return turns(path, n, true, false);
 }
 
 /*
@@ -1183,14 +1195,13 @@ static int mk_cross_runstate(const char *path, uint32_t n)
 static int mk_late_vendor(const char *path, uint32_t n)
 {
 	const uint32_t vmexit = 0x00081002u, vmentry = 0x00081001u, intr = 0x0008200fu;
-	struct vma_xtw *w = vma_xtw_new_memory(NULL);
 	uint64_t tsc = 1000;
 	uint32_t i;
 	int rc;
+	struct vma_xtw *w = two_guests_and_idle(tsc, &rc);
 
 	if (!w)
 		return -1;
-	rc = two_guests_and_idle(w, tsc);
 	for (i = 0; i < n && !rc; i++) {
 		uint32_t exit[2] = { 1, 0x1000 + i }, vector = 0x20 + i % 8;
 
@@ -1219,28 +1230,7 @@ static int mk_late_vendor(const char *path, uint32_t n)
  */
 static int mk_late_warning(const char *path, uint32_t n)
 {
-	const uint32_t vmexit = 0x00081002u, vmentry = 0x00081001u;
-	const uint32_t nested_exit = vmexit | 0x400u; /* TRC_HVM_NESTEDFLAG */
-	struct vma_xtw *w = vma_xtw_new_memory(NULL);
-	uint64_t tsc = 1000;
-	uint32_t i;
-	int rc;
-
-	if (!w)
-		return -1;
-	rc = two_guests_and_idle(w, tsc);
-	for (i = 0; i < n && !rc; i++) {
-		uint32_t exit[2] = { 1 + i % 3, 0x1000 + i };
-
-		tsc += 100;
-		if (i == n / 2)
-			rc = vma_xtw_record(w, 0, nested_exit, tsc - 50, exit, 2);
-		if (!rc)
-			rc = vma_xtw_record(w, i & 1, vmexit, tsc, exit, 2);
-		if (!rc)
-			rc = vma_xtw_record(w, i & 1, vmentry, tsc + 30, NULL, 0);
-	}
-	return xt_done(w, rc, path);
+	return turns(path, n, false, true);
 }
 
 int main(int argc, char **argv)
