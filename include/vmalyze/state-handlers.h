@@ -24,8 +24,9 @@ int vma_hvm_record(struct vma_machine *m, struct vma_pcpu *p, const struct vma_r
  * vma_hvm_record_ahead - vma_hvm_record() of a record taken ahead of the
  * merge (dispatch.h): only if it touches nothing but p->current (an HVM
  * vcpu) and its pcpu: nothing another vcpu's records read or write (IPIs,
- * runstates), nothing of the machine (the vendor).  Else nothing is done
- * and it returns VMA_NOT_LOCAL.
+ * runstates), nothing of the machine (an exit that tells the vendor is
+ * not taken; a vector read before the vendor is known is noted in
+ * ahead_vendor_read).  Else nothing is done and it returns VMA_NOT_LOCAL.
  */
 #define VMA_NOT_LOCAL 1
 int vma_hvm_record_ahead(struct vma_machine *m, struct vma_pcpu *p, const struct vma_record *rec,

@@ -21,8 +21,8 @@
  *    (vma_machine_budget_room(): the use when records went out plus all
  *    charged since passed a limit);
  *  - any message: the diag holds them while a window is open;
- *  - the vendor found out (an SVM exit code: exits read before it were
- *    read as VMX's);
+ *  - an SVM exit telling the vendor after an interrupt's vector was read
+ *    ahead while it was not known (an ahead_conflict too, hvm.c);
  *  - a stream that ended with records out: its end (the vcpu it ran goes
  *    to LOST) waits here for the merge to reach its last stamp, as the
  *    merge would have told it there; two ends, or an end and a record of

@@ -8,12 +8,14 @@
  * between them depends on their order: the record touches its vcpu and
  * pcpu alone (vma_hvm_record_ahead(), vma_pv_record_ahead()), runstates
  * change only in time order for a vcpu with records ahead (sched.c sets
- * ahead_conflict otherwise), and no decision of the memory budget falls meanwhile.  The
- * budget decides only when a part's use would pass its limit (the rows'
- * refusal, the summaries' next step); in any order of the records folded
- * while some were out, the use stays below what it was when they went out
- * plus all they charged since.  So records go out while that stays a
- * margin below the limit, and the run is made again if it did not.  A
+ * ahead_conflict otherwise, and hvm.c when an SVM exit tells the vendor
+ * after a vector was read ahead), and no decision of the memory budget
+ * falls meanwhile.  The budget decides only when a part's use would pass
+ * its limit (the rows' refusal, the summaries' next step); in any order
+ * of the records folded while some were out, the use stays below what it
+ * was when they went out plus all they charged since.  So records go out
+ * while that stays a margin below the limit, and the run is made again
+ * if it did not.  A
  * refusal of the rows' part charges nothing, so its mark is looked at
  * instead: the rows' limit reached while records were out has the run
  * made again, and once reached (a key that fits or not then depends on
