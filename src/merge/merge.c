@@ -428,6 +428,21 @@ static inline __attribute__((always_inline)) uint32_t swap_first(struct vma_merg
 {
 	uint32_t w = m->top;
 
+	/*
+	 * One stream waits (a host of two pcpus): every match in the tree
+	 * is that stream's against an empty slot, so every loser is empty,
+	 * and stays so when @l takes the slot.  No match to play, and no key
+	 * to fit: a join rebuilds the tree from the leaves' stamps.
+	 */
+	if (m->waiting == 1) {
+		uint32_t s = m->leaf[w].slot;
+
+		m->slot[s] = l;
+		m->leaf[l].slot = s;
+		m->top = l;
+		m->top_tsc = m->leaf[l].tsc;
+		return w;
+	}
 	replay(m, m->leaf[w].slot, l, true);
 	return w;
 }
