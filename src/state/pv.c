@@ -256,14 +256,29 @@ static inline __attribute__((always_inline)) int pv_record(struct vma_machine *m
 
 	if (__builtin_expect(p->current->type != VMA_VCPU_PV, 0))
 		return ahead ? VMA_NOT_LOCAL : first_pv_record(m, p, rec, out);
-	switch (rec->event) {
-#define PV_CASE(sym, id, name, words, flags, state, describe)                      \
-	case (id):                                                                 \
+#define PV_ROW(sym, words, flags, state)                                           \
+	do {                                                                       \
 		if (ahead && vma_xe_short(rec, words, flags))                      \
 			return VMA_NOT_LOCAL;                                      \
-		return pv_row(m, pv, rec, out, VMA_XE_##sym, words, flags, state);
+		return pv_row(m, pv, rec, out, VMA_XE_##sym, words, flags, state); \
+	} while (0)
+	/*
+	 * Hypercalls (Xen's v2 records, of either width), most of a PV
+	 * guest's records, before the switch: its sparse ids make a tree of
+	 * tests (the other rows' tests fold away here).
+	 */
+#define PV_HYPERCALL(sym, id, name, words, flags, state, describe)                 \
+	if (((id) & ~TRC_64_FLAG) == TRC_PV_HYPERCALL_V2 && rec->event == (id))   \
+		PV_ROW(sym, words, flags, state);
+	VMA_XEN_PV_EVENTS(PV_HYPERCALL)
+#undef PV_HYPERCALL
+	switch (rec->event) {
+#define PV_CASE(sym, id, name, words, flags, state, describe) \
+	case (id):                                            \
+		PV_ROW(sym, words, flags, state);
 		VMA_XEN_PV_EVENTS(PV_CASE)
 #undef PV_CASE
+#undef PV_ROW
 	default:
 		return count(pv, &m->budget, rec);
 	}
