@@ -28,7 +28,8 @@
  * comparison.  The ranks and the base are dealt when streams join.  A
  * stamp out of the keys' range (before the base, or years past it: a
  * damaged file) turns the tree to wide nodes, the stamp and the leaf
- * compared in two steps, until streams join again.
+ * compared in two steps, until streams join again.  With one stream
+ * waiting (two pcpus) no match is played at all (swap_first()).
  *
  * The stream aside's records that need no match at all (stamped from
  * the last one delivered up to the first waiting stream's) form a run
