@@ -15,11 +15,10 @@
  * of the records folded while some were out, the use stays below what it
  * was when they went out plus all they charged since.  So records go out
  * while that stays a margin below the limit, and the run is made again
- * if it did not.  A
- * refusal of the rows' part charges nothing, so its mark is looked at
- * instead: the rows' limit reached while records were out has the run
- * made again, and once reached (a key that fits or not then depends on
- * what came before it) no record goes out.
+ * if it did not.  A refusal of the rows' part charges nothing, so its
+ * mark is looked at instead: the rows' limit reached while records were
+ * out has the run made again, and once reached (a key that fits or not
+ * then depends on what came before it) no record goes out.
  */
 #include "vmalyze/state.h"
 
