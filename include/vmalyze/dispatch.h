@@ -46,10 +46,12 @@ int vma_dispatch(struct vma_machine *machine, const struct vma_record *rec,
  * asks the machine first (vma_machine_may_run_ahead()), and checks the
  * conflict, the budget (vma_machine_budget_room()) and the messages
  * while records it took ahead wait for those stamped before them
- * (pipeline-ahead.c).  Return: 1 when folded, 0 when @rec may not go
- * ahead (nothing done), or an error as vma_dispatch().
+ * (pipeline-ahead.c).  @hvm: the caller found @rec's class
+ * (vma_xen_class()) HVM, else it is PV; no other class goes ahead.
+ * Return: 1 when folded, 0 when @rec may not go ahead (nothing done), or
+ * an error as vma_dispatch().
  */
-int vma_dispatch_ahead(struct vma_machine *machine, const struct vma_record *rec,
+int vma_dispatch_ahead(struct vma_machine *machine, const struct vma_record *rec, bool hvm,
 		       struct vma_outcome *out);
 
 #endif /* VMALYZE_DISPATCH_H */

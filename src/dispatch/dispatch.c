@@ -294,7 +294,7 @@ static inline __attribute__((always_inline)) int take_ahead(struct vma_machine *
 	return 1;
 }
 
-int vma_dispatch_ahead(struct vma_machine *m, const struct vma_record *rec,
+int vma_dispatch_ahead(struct vma_machine *m, const struct vma_record *rec, bool hvm,
 		       struct vma_outcome *out)
 {
 	struct vma_pcpu *p = vma_pcpu_of(m, rec->pcpu);
@@ -303,12 +303,7 @@ int vma_dispatch_ahead(struct vma_machine *m, const struct vma_record *rec,
 	/* vma_machine_may_run_ahead() wants the machine to have a time stamp. */
 	if (!v || v->idle)
 		return 0;
-	switch (vma_xen_class(rec->event)) {
-	case VMA_XEN_CLASS_HVM:
-		return take_ahead(m, p, v, rec, out, VMA_XEN_CLASS_HVM);
-	case VMA_XEN_CLASS_PV:
-		return take_ahead(m, p, v, rec, out, VMA_XEN_CLASS_PV);
-	default:
-		return 0;
-	}
+	/* The class the caller found: not looked up again. */
+	return hvm ? take_ahead(m, p, v, rec, out, VMA_XEN_CLASS_HVM)
+		   : take_ahead(m, p, v, rec, out, VMA_XEN_CLASS_PV);
 }

@@ -120,10 +120,10 @@ void vma_ahead_close_unused(struct run_ahead *a);
 int vma_ahead_settle(struct run_ahead *a, const struct vma_record *rec);
 
 /*
- * @rec, past its run, folded ahead of the merge if it may go: 1 if it
- * went, 0 if not, or an error.
+ * @rec, past its run, of class HVM (@hvm) or PV, folded ahead of the
+ * merge if it may go: 1 if it went, 0 if not, or an error.
  */
-static inline int ahead_take(struct run_ahead *a, const struct vma_record *rec)
+static inline int ahead_take(struct run_ahead *a, const struct vma_record *rec, bool hvm)
 {
 	struct vma_outcome out;
 	bool opened;
@@ -135,7 +135,7 @@ static inline int ahead_take(struct run_ahead *a, const struct vma_record *rec)
 	opened = !a->out;
 	if (opened && !vma_ahead_open(a))
 		return 0;
-	rc = vma_dispatch_ahead(a->m, rec, &out);
+	rc = vma_dispatch_ahead(a->m, rec, hvm, &out);
 	if (rc > 0) {
 		a->taken++;
 		if (rec->tsc > a->latest)

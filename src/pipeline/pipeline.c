@@ -466,7 +466,7 @@ static inline __attribute__((always_inline)) int run_next_ahead(struct vma_pipel
 		/* Only an HVM or PV record may go: a call saved for the others. */
 		cls = vma_xen_class(s->rec.event);
 		if (cls == VMA_XEN_CLASS_HVM || cls == VMA_XEN_CLASS_PV) {
-			rc = ahead_take(p->ahead, &s->rec);
+			rc = ahead_take(p->ahead, &s->rec, cls == VMA_XEN_CLASS_HVM);
 			if (rc)
 				return rc > 0 ? AHEAD_TAKEN : rc;
 		}
