@@ -200,14 +200,22 @@ static inline __attribute__((always_inline)) uint32_t add_packed(struct vma_cycl
  * sketch.  Values whose page cannot be allocated are dropped and @s marked
  * failed.
  */
-static void sketch_insert(struct vma_cycles *s, const uint64_t *v, uint32_t n,
-			  struct vma_cycles_budget *bud)
+/*
+ * The first loop of sketch_insert(), at 2^@bits buckets per power of two
+ * (a constant at the finest: one loop each): the cells of @n values @v
+ * into @at, their buckets into @bk and offsets into @off, pages allocated
+ * as needed.  Return: how many it kept (a page it could not allocate
+ * drops its values and marks @s failed).
+ */
+static inline __attribute__((always_inline)) uint32_t
+sketch_locate(struct vma_cycles *s, const uint64_t *v, uint32_t n, struct vma_cycles_budget *bud,
+	      unsigned int bits, uint32_t *at, uint32_t *bk, uint64_t *off, uint64_t *lo,
+	      uint64_t *hi)
 {
 	struct vma_cycles_sketch *sk = s->u.sketch;
-	uint64_t lo = UINT64_MAX, hi = 0, off[PENDING];
-	uint32_t at[PENDING], bk[PENDING], i, j;
 	unsigned char *cells = sk->cells;
-	unsigned int bits = sk->bits;
+	const size_t csz = cell_size(sk); /* page_in() keeps the kind */
+	uint32_t i, j;
 
 	/*
 	 * The buckets are rarely in the cache: find and ask for all of them
@@ -224,15 +232,27 @@ static void sketch_insert(struct vma_cycles *s, const uint64_t *v, uint32_t n,
 			}
 			cells = sk->cells;
 		}
-		lo = v[i] < lo ? v[i] : lo;
-		hi = v[i] > hi ? v[i] : hi;
+		*lo = v[i] < *lo ? v[i] : *lo;
+		*hi = v[i] > *hi ? v[i] : *hi;
 		bk[j] = b;
 		at[j] = cell_at(sk, b);
 		off[j] = v[i] & (((uint64_t)1 << sh) - 1);
-		__builtin_prefetch(cells + cell_size(sk) * at[j], 1);
+		__builtin_prefetch(cells + csz * at[j], 1);
 		j++;
 	}
-	n = j;
+	return j;
+}
+
+static void sketch_insert(struct vma_cycles *s, const uint64_t *v, uint32_t n,
+			  struct vma_cycles_budget *bud)
+{
+	struct vma_cycles_sketch *sk = s->u.sketch;
+	uint64_t lo = UINT64_MAX, hi = 0, off[PENDING];
+	uint32_t at[PENDING], bk[PENDING], i;
+	unsigned int bits = sk->bits;
+
+	n = bits == SUB_BITS ? sketch_locate(s, v, n, bud, SUB_BITS, at, bk, off, &lo, &hi)
+			     : sketch_locate(s, v, n, bud, bits, at, bk, off, &lo, &hi);
 	if (!n)
 		return;
 	if (lo < sk->min)
