@@ -196,11 +196,6 @@ static inline __attribute__((always_inline)) uint32_t add_packed(struct vma_cycl
 }
 
 /*
- * Insert @n values (none zero, n <= PENDING) into the buckets of @s's
- * sketch.  Values whose page cannot be allocated are dropped and @s marked
- * failed.
- */
-/*
  * The first loop of sketch_insert(), at 2^@bits buckets per power of two
  * (a constant at the finest: one loop each): the cells of @n values @v
  * into @at, their buckets into @bk and offsets into @off, pages allocated
@@ -243,6 +238,11 @@ sketch_locate(struct vma_cycles *s, const uint64_t *v, uint32_t n, struct vma_cy
 	return j;
 }
 
+/*
+ * Insert @n values (none zero, n <= PENDING) into the buckets of @s's
+ * sketch.  Values whose page cannot be allocated are dropped and @s marked
+ * failed.
+ */
 static void sketch_insert(struct vma_cycles *s, const uint64_t *v, uint32_t n,
 			  struct vma_cycles_budget *bud)
 {
