@@ -54,4 +54,48 @@ int vma_dispatch(struct vma_machine *machine, const struct vma_record *rec,
 int vma_dispatch_ahead(struct vma_machine *machine, const struct vma_record *rec, bool hvm,
 		       struct vma_outcome *out);
 
+struct vma_pcpu;
+
+/*
+ * A batch: the records of one pcpu that follow one vma_dispatch_ahead()
+ * took, taken ahead one after another with its lookups made once.  Their
+ * handlers read none of the time stamps a record moves on (the machine's,
+ * its pcpu's) nor its vcpu's stamp, so those are set once, when the batch
+ * closes; it must close before any other record is dispatched.  The
+ * caller may read @n and @latest before the close; the rest is dispatch's.
+ */
+struct vma_ahead_batch {
+	struct vma_machine *m;
+	struct vma_pcpu *p;
+	uint32_t n;            /* records taken since it opened */
+	bool stamped;          /* one of them had a time stamp: @stamp, the last */
+	uint64_t stamp;
+	uint64_t latest;       /* the latest stamp taken (records without one carry the last) */
+	uint64_t last;         /* the last record's */
+	struct vma_outcome out;
+};
+
+/*
+ * vma_dispatch_ahead_open - open @batch on @rec's pcpu, after
+ * vma_dispatch_ahead() took @rec.  Return: false when it cannot (the
+ * pcpu's first stamp not seen yet): vma_dispatch_ahead() takes each.
+ */
+bool vma_dispatch_ahead_open(struct vma_machine *machine, const struct vma_record *rec,
+			     struct vma_ahead_batch *batch);
+
+/*
+ * vma_dispatch_ahead_more - vma_dispatch_ahead() of @rec, the next record
+ * of @batch's pcpu, of class HVM (@hvm) or PV.
+ * Return: 1 when folded, 0 when it may not go ahead (nothing done; close
+ * the batch before it is dispatched), or an error.
+ */
+int vma_dispatch_ahead_more(struct vma_ahead_batch *batch, const struct vma_record *rec,
+			    bool hvm);
+
+/*
+ * vma_dispatch_ahead_close - the stamps of @batch's records, as
+ * vma_dispatch_ahead() would have set them record by record.
+ */
+void vma_dispatch_ahead_close(struct vma_ahead_batch *batch);
+
 #endif /* VMALYZE_DISPATCH_H */

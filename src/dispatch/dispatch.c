@@ -307,3 +307,79 @@ int vma_dispatch_ahead(struct vma_machine *m, const struct vma_record *rec, bool
 	return hvm ? take_ahead(m, p, v, rec, out, VMA_XEN_CLASS_HVM)
 		   : take_ahead(m, p, v, rec, out, VMA_XEN_CLASS_PV);
 }
+
+bool vma_dispatch_ahead_open(struct vma_machine *m, const struct vma_record *rec,
+			     struct vma_ahead_batch *b)
+{
+	struct vma_pcpu *p = vma_pcpu_of(m, rec->pcpu);
+
+	/* A pcpu's first stamp is set by the record that has it: one by one. */
+	if (!p || !p->first_tsc)
+		return false;
+	*b = (struct vma_ahead_batch){ .m = m, .p = p };
+	return true;
+}
+
+/*
+ * take_ahead() of a record of @b's pcpu, whose vcpu runs still (only a
+ * scheduling record changes it, and those end a batch): the count and
+ * the vendor now, as there; the stamps kept for the batch's close.
+ */
+static inline __attribute__((always_inline)) int take_more(struct vma_ahead_batch *b,
+							    const struct vma_record *rec,
+							    const int cls)
+{
+	struct vma_pcpu *p;
+	uint32_t bytes;
+	int rc;
+
+	b->out.svm = b->m->svm;
+	b->m->records++;
+	rc = cls == VMA_XEN_CLASS_HVM ? vma_hvm_record_ahead(b->m, b->p, rec, &b->out)
+				      : vma_pv_record_ahead(b->m, b->p, rec, &b->out);
+	/* @b's members read again: only @b and @rec are kept across the call. */
+	if (rc == VMA_NOT_LOCAL) {
+		b->m->records--;
+		return 0;
+	}
+	if (rc < 0)
+		return rc;
+	p = b->p;
+	bytes = record_bytes(rec);
+	p->volume[xen_classes[cls].volume] += bytes;
+	if (cls == VMA_XEN_CLASS_HVM)
+		account_hvm_volume(p, rec, bytes);
+	if (rec->tsc > b->latest)
+		b->latest = rec->tsc;
+	if (rec->flags & VMA_REC_HAS_TSC) {
+		b->stamped = true;
+		b->stamp = rec->tsc;
+	}
+	b->last = rec->tsc;
+	b->n++;
+	return 1;
+}
+
+int vma_dispatch_ahead_more(struct vma_ahead_batch *b, const struct vma_record *rec, bool hvm)
+{
+	return hvm ? take_more(b, rec, VMA_XEN_CLASS_HVM) : take_more(b, rec, VMA_XEN_CLASS_PV);
+}
+
+void vma_dispatch_ahead_close(struct vma_ahead_batch *b)
+{
+	struct vma_machine *m = b->m;
+	struct vma_pcpu *p = b->p;
+	struct vma_vcpu *v;
+
+	if (!b->n)
+		return;
+	/* account_time() of each record in turn, and take_ahead()'s vcpu stamp of the last. */
+	if (b->latest > m->last_tsc)
+		m->last_tsc = b->latest;
+	if (b->stamped)
+		p->last_tsc = b->stamp;
+	v = p->current;
+	v->ahead_tsc = b->last;
+	v->ahead_pcpu = p->id;
+	b->n = 0; /* a second close sets nothing */
+}

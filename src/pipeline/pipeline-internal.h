@@ -107,6 +107,13 @@ struct run_ahead {
 	uint64_t taken;            /* records taken ahead in all (-v) */
 	struct waiting_end *ends;
 	size_t nr_ends, cap_ends;
+	/*
+	 * The records of the run's stream taken ahead one after another
+	 * (dispatch.h): open (the loop's flag) while each next record of the
+	 * stream goes ahead, closed (ahead_batch_end()) before any other
+	 * record is taken or dispatched.
+	 */
+	struct vma_ahead_batch batch;
 };
 
 #define AHEAD_AGAIN 3 /* not a status: VMA_OK, VMA_END and errors */
@@ -123,7 +130,8 @@ int vma_ahead_settle(struct run_ahead *a, const struct vma_record *rec);
  * @rec, past its run, of class HVM (@hvm) or PV, folded ahead of the
  * merge if it may go: 1 if it went, 0 if not, or an error.
  */
-static inline int ahead_take(struct run_ahead *a, const struct vma_record *rec, bool hvm)
+static inline int ahead_take(struct run_ahead *a, const struct vma_record *rec, bool hvm,
+			     bool *batch)
 {
 	struct vma_outcome out;
 	bool opened;
@@ -132,6 +140,9 @@ static inline int ahead_take(struct run_ahead *a, const struct vma_record *rec, 
 	/* The budget grows: the machine is asked again every so often. */
 	if (__builtin_expect(!--a->until_check, 0) ? !vma_ahead_recheck(a) : !a->allowed)
 		return 0;
+	/* The next record of @batch's stream: records are out already. */
+	if (*batch)
+		return vma_dispatch_ahead_more(&a->batch, rec, hvm);
 	opened = !a->out;
 	if (opened && !vma_ahead_open(a))
 		return 0;
@@ -142,10 +153,30 @@ static inline int ahead_take(struct run_ahead *a, const struct vma_record *rec, 
 			a->latest = rec->tsc;
 		if (!a->nr_ends)
 			a->watch = a->latest;
+		*batch = vma_dispatch_ahead_open(a->m, rec, &a->batch);
 	} else if (rc == 0 && opened) {
 		vma_ahead_close_unused(a); /* nothing went out: nothing was said meanwhile */
 	}
 	return rc;
+}
+
+/*
+ * Close @batch (the loop's flag), if open: the stamps of its records set,
+ * and the records counted as ahead_take() counts them.
+ */
+static inline void ahead_batch_end(struct run_ahead *a, bool *batch)
+{
+	if (!*batch)
+		return;
+	*batch = false;
+	if (!a->batch.n)
+		return;
+	a->taken += a->batch.n;
+	if (a->batch.latest > a->latest)
+		a->latest = a->batch.latest;
+	if (!a->nr_ends)
+		a->watch = a->latest;
+	vma_dispatch_ahead_close(&a->batch);
 }
 
 /* vma_ahead_settle() where it has something to do. */

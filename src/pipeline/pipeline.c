@@ -445,12 +445,15 @@ static inline __attribute__((always_inline)) int run_next(struct vma_feed *feed,
 /*
  * run_next() taking records ahead of the merge: a record past the run's
  * limit (stamped after the first waiting stream's) goes ahead when
- * ahead_take() folds it (AHEAD_TAKEN), else to the merge.
+ * ahead_take() folds it (AHEAD_TAKEN), else to the merge.  *@batch: the
+ * stream's records taken ahead since the last that was not (closed
+ * before any other goes on).
  */
 static inline __attribute__((always_inline)) int run_next_ahead(struct vma_pipeline *p,
 								struct vma_feed *feed,
 								struct vma_merge_run **run,
-								struct vma_stream **stream)
+								struct vma_stream **stream,
+								bool *batch)
 {
 	struct vma_stream *s = *stream;
 	int rc = s->next(s);
@@ -460,17 +463,23 @@ static inline __attribute__((always_inline)) int run_next_ahead(struct vma_pipel
 		int cls;
 
 		if (tsc <= (*run)->limit) {
+			ahead_batch_end(p->ahead, batch);
 			(*run)->last = tsc;
 			return VMA_OK;
 		}
 		/* Only an HVM or PV record may go: a call saved for the others. */
 		cls = vma_xen_class(s->rec.event);
 		if (cls == VMA_XEN_CLASS_HVM || cls == VMA_XEN_CLASS_PV) {
-			rc = ahead_take(p->ahead, &s->rec, cls == VMA_XEN_CLASS_HVM);
-			if (rc)
-				return rc > 0 ? AHEAD_TAKEN : rc;
+			rc = ahead_take(p->ahead, &s->rec, cls == VMA_XEN_CLASS_HVM, batch);
+			if (rc > 0)
+				return AHEAD_TAKEN;
+			if (rc < 0) {
+				ahead_batch_end(p->ahead, batch);
+				return rc;
+			}
 		}
 	}
+	ahead_batch_end(p->ahead, batch);
 	return vma_feed_next_from(feed, rc, stream, run);
 }
 
@@ -519,6 +528,7 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 	struct vma_outcome outcome;
 	struct member *mb;
 	uint32_t poll = 1;
+	bool batch = false; /* FETCH_AHEAD: run_next_ahead()'s */
 	int rc;
 
 	for (;;) {
@@ -528,6 +538,9 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 		 */
 		if (__builtin_expect(--poll == 0, 0)) {
 			poll = POLL_RECORDS;
+			/* The stop below ends the run: a batch's stamps are set first. */
+			if (fetch == FETCH_AHEAD)
+				ahead_batch_end(p->ahead, &batch);
 			if (p->opts.input.stop && *p->opts.input.stop) {
 				*interrupted = true;
 				if (!drain)
@@ -549,7 +562,7 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 		} else if (fetch == FETCH_PLAIN) {
 			rc = vma_feed_next(feed, &stream);
 		} else if (fetch == FETCH_AHEAD && run) {
-			rc = run_next_ahead(p, feed, &run, &stream);
+			rc = run_next_ahead(p, feed, &run, &stream, &batch);
 			if (rc == AHEAD_TAKEN) {
 				p->nr_records++;
 				if (__builtin_expect(poll == POLL_RECORDS, 0) && p->opts.progress)
