@@ -251,6 +251,18 @@ int vma_dispatch(struct vma_machine *m, const struct vma_record *rec, struct vma
 	}
 }
 
+/* The volumes of a record taken ahead (HVM or PV: @cls), which no handler reads, once taken. */
+static inline __attribute__((always_inline)) void account_taken_volume(struct vma_pcpu *p,
+								       const struct vma_record *rec,
+								       const int cls)
+{
+	uint32_t bytes = record_bytes(rec);
+
+	p->volume[xen_classes[cls].volume] += bytes;
+	if (cls == VMA_XEN_CLASS_HVM)
+		account_hvm_volume(p, rec, bytes);
+}
+
 /*
  * vma_dispatch_ahead() of a record of class @cls (HVM or PV, a constant:
  * one copy each), its vcpu @v running, typed or not, and not idle.
@@ -261,7 +273,6 @@ static inline __attribute__((always_inline)) int take_ahead(struct vma_machine *
 							     const struct vma_record *rec,
 							     struct vma_outcome *out, const int cls)
 {
-	uint32_t bytes;
 	int rc;
 
 	/*
@@ -284,11 +295,7 @@ static inline __attribute__((always_inline)) int take_ahead(struct vma_machine *
 	if (rc < 0)
 		return rc;
 	account_time(m, p, rec, true); /* vma_machine_may_run_ahead(): a stamp seen */
-	/* The volumes, which no handler reads, once taken. */
-	bytes = record_bytes(rec);
-	p->volume[xen_classes[cls].volume] += bytes;
-	if (cls == VMA_XEN_CLASS_HVM)
-		account_hvm_volume(p, rec, bytes);
+	account_taken_volume(p, rec, cls);
 	v->ahead_tsc = rec->tsc;
 	v->ahead_pcpu = rec->pcpu;
 	return 1;
@@ -329,8 +336,6 @@ static inline __attribute__((always_inline)) int take_more(struct vma_ahead_batc
 							    const struct vma_record *rec,
 							    const int cls)
 {
-	struct vma_pcpu *p;
-	uint32_t bytes;
 	int rc;
 
 	b->out.svm = b->m->svm;
@@ -344,11 +349,7 @@ static inline __attribute__((always_inline)) int take_more(struct vma_ahead_batc
 	}
 	if (rc < 0)
 		return rc;
-	p = b->p;
-	bytes = record_bytes(rec);
-	p->volume[xen_classes[cls].volume] += bytes;
-	if (cls == VMA_XEN_CLASS_HVM)
-		account_hvm_volume(p, rec, bytes);
+	account_taken_volume(b->p, rec, cls);
 	if (rec->tsc > b->latest)
 		b->latest = rec->tsc;
 	if (rec->flags & VMA_REC_HAS_TSC) {
