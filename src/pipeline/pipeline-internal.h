@@ -126,6 +126,16 @@ bool vma_ahead_recheck(struct run_ahead *a);
 void vma_ahead_close_unused(struct run_ahead *a);
 int vma_ahead_settle(struct run_ahead *a, const struct vma_record *rec);
 
+/* @n records went out ahead, the latest stamped @latest: the window's watch follows. */
+static inline void ahead_count(struct run_ahead *a, uint64_t n, uint64_t latest)
+{
+	a->taken += n;
+	if (latest > a->latest)
+		a->latest = latest;
+	if (!a->nr_ends)
+		a->watch = a->latest;
+}
+
 /*
  * @rec, past its run, of class HVM (@hvm) or PV, folded ahead of the
  * merge if it may go: 1 if it went, 0 if not, or an error.
@@ -148,11 +158,7 @@ static inline int ahead_take(struct run_ahead *a, const struct vma_record *rec, 
 		return 0;
 	rc = vma_dispatch_ahead(a->m, rec, hvm, &out);
 	if (rc > 0) {
-		a->taken++;
-		if (rec->tsc > a->latest)
-			a->latest = rec->tsc;
-		if (!a->nr_ends)
-			a->watch = a->latest;
+		ahead_count(a, 1, rec->tsc);
 		*batch = vma_dispatch_ahead_open(a->m, rec, &a->batch);
 	} else if (rc == 0 && opened) {
 		vma_ahead_close_unused(a); /* nothing went out: nothing was said meanwhile */
@@ -171,11 +177,7 @@ static inline void ahead_batch_end(struct run_ahead *a, bool *batch)
 	*batch = false;
 	if (!a->batch.n)
 		return;
-	a->taken += a->batch.n;
-	if (a->batch.latest > a->latest)
-		a->latest = a->batch.latest;
-	if (!a->nr_ends)
-		a->watch = a->latest;
+	ahead_count(a, a->batch.n, a->batch.latest);
 	vma_dispatch_ahead_close(&a->batch);
 }
 
