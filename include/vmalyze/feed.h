@@ -22,6 +22,7 @@
 #define VMALYZE_FEED_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "vmalyze/input.h"
@@ -109,12 +110,52 @@ int vma_feed_next_from(struct vma_feed *feed, int rc, struct vma_stream **out,
 		       struct vma_merge_run **run);
 
 /*
- * vma_feed_next_record - vma_feed_next() for a caller that needs only the
- * record: with a reader thread it is lent where it lies in the ring, not
- * copied.  *out is borrowed and valid until the next call; its words past
- * nr_data are not the record's.
+ * For a caller that needs only the records: with a reader thread, the
+ * record items of a batch, which it walks itself, each lent where it lies
+ * in the ring, not copied (vma_feed_lend_next()).  A record item is the
+ * record's fixed part and its payload words, 8-byte aligned; an item that
+ * is not a record has an nr_data no record has.  The walk stops there and
+ * at @end, and vma_feed_lend() goes on from it.  A lent record is valid
+ * until the next one is taken; its words past nr_data are not the
+ * record's.
  */
-int vma_feed_next_record(struct vma_feed *feed, const struct vma_record **out);
+struct vma_feed_lend {
+	const unsigned char *at;  /* the next item */
+	const unsigned char *end; /* the end of the items there are */
+};
+
+/* Bytes of a record item of @words payload words. */
+static inline uint32_t vma_feed_item_size(uint32_t words)
+{
+	return (uint32_t)offsetof(struct vma_record, data) + ((4u * words + 7) & ~7u);
+}
+
+/*
+ * vma_feed_lend_next - the next record of @lend's walk, lent where it
+ * lies.  Return: false at an item that is not a record or at the end:
+ * then vma_feed_lend().
+ */
+static inline bool vma_feed_lend_next(struct vma_feed_lend *lend, const struct vma_record **out)
+{
+	const struct vma_record *rec = (const struct vma_record *)lend->at;
+
+	if (__builtin_expect(lend->at >= lend->end || rec->nr_data > VMA_REC_MAX_WORDS, 0))
+		return false;
+	lend->at += vma_feed_item_size(rec->nr_data);
+	*out = rec;
+	return true;
+}
+
+/*
+ * vma_feed_lend - vma_feed_next()'s record, from where @lend's walk stopped
+ * (zeroed: from the feed's start), the items that are not records acted
+ * on, the next batch taken when one ends; @lend is then set to walk the
+ * rest of the batch.  Without a reader thread each record is the merge's
+ * and @lend walks none.  A caller walks with one @lend, and takes records
+ * in no other way meanwhile.
+ */
+int vma_feed_lend(struct vma_feed *feed, struct vma_feed_lend *lend,
+		  const struct vma_record **out);
 
 /*
  * vma_feed_stop - stop the reader thread, if any, and wait for it; after

@@ -12,7 +12,7 @@
  *
  * An item has the shape of a struct vma_record: a record item is the
  * record's fixed part and its nr_data words, so that the summary's loop
- * (vma_feed_next_record()) is lent the record where it lies in the batch,
+ * (vma_feed_lend_next(), feed.h) walks the records where they lie in the batch,
  * with no second copy; the other items say what they are in nr_data,
  * which no record's reaches.  The ring holds RING batches; the reader waits when
  * all are full, the caller when none is.  One lock per batch of BATCH
@@ -78,10 +78,10 @@ _Static_assert(VMA_REC_MAX_WORDS < ITEM_TAG, "a record's nr_data is never a tag"
 /* An item's fixed part: a record's, without its words. */
 #define ITEM_HEAD offsetof(struct vma_record, data)
 
-/* Bytes of a record item of @words payload words: 8-byte aligned. */
+/* Bytes of a record item of @words payload words: 8-byte aligned (feed.h). */
 static inline uint32_t record_item_size(uint32_t words)
 {
-	return (uint32_t)ITEM_HEAD + ((4u * words + 7) & ~7u);
+	return vma_feed_item_size(words);
 }
 
 /* Largest item: a record with every payload word. */
@@ -631,7 +631,7 @@ int vma_feed_next_from(struct vma_feed *f, int rc, struct vma_stream **out,
 	return vma_merge_next_from(f->merge, rc, out, run);
 }
 
-/* vma_feed_next_record() past the batch's next item being a record. */
+/* vma_feed_lend() past the batch's next item being a record. */
 static __attribute__((noinline)) int next_record_threaded(struct vma_feed *f,
 							  const struct vma_record **out)
 {
@@ -642,7 +642,7 @@ static __attribute__((noinline)) int next_record_threaded(struct vma_feed *f,
 	return rc;
 }
 
-/* vma_feed_next_record() on the caller's thread: the merge's stream's record. */
+/* vma_feed_lend() on the caller's thread: the merge's stream's record. */
 static __attribute__((noinline)) int next_record_inline(struct vma_feed *f,
 							const struct vma_record **out)
 {
@@ -657,15 +657,26 @@ static __attribute__((noinline)) int next_record_inline(struct vma_feed *f,
 	return rc;
 }
 
-int vma_feed_next_record(struct vma_feed *f, const struct vma_record **out)
+int vma_feed_lend(struct vma_feed *f, struct vma_feed_lend *lend, const struct vma_record **out)
 {
-	/* the common case with no stack frame: a record next in the batch */
-	if (__builtin_expect(f->threaded, 1)) {
-		if (__builtin_expect(lend_record(f, out), 1))
-			return VMA_OK;
-		return next_record_threaded(f, out);
+	const struct batch *b;
+	int rc;
+
+	if (!f->threaded) {
+		*lend = (struct vma_feed_lend){ NULL, NULL };
+		return next_record_inline(f, out);
 	}
-	return next_record_inline(f, out);
+	/* Where the walk stopped, in the batch it walked. */
+	if (lend->at)
+		f->pos = (uint32_t)(lend->at - f->take->bytes);
+	rc = next_record_threaded(f, out);
+	b = f->take;
+	if (rc == VMA_OK) {
+		*lend = (struct vma_feed_lend){ b->bytes + f->pos, b->bytes + b->used };
+	} else {
+		*lend = (struct vma_feed_lend){ NULL, NULL };
+	}
+	return rc;
 }
 
 bool vma_feed_times(const struct vma_feed *f, struct vma_feed_times *out)

@@ -5,9 +5,9 @@
  * across many batches, with a pcpu announced from inside another stream's
  * next(), with a failing stream, and when the caller stops early; and the
  * reader thread's ring is let go when the feed stops.  The same through
- * vma_feed_next_record(), which lends the record where the batch holds it,
- * with payloads of every length; and records whose pcpu is not their
- * stream's.
+ * a walk of the records where the batch holds them (vma_feed_lend_next(),
+ * vma_feed_lend()), with payloads of every length; and records whose pcpu
+ * is not their stream's.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -130,7 +130,7 @@ struct setup {
 	int fail_stream;   /* -1: none */
 	int fail_at;
 	uint32_t stop_after; /* caller stops after this many records; 0: never */
-	bool lent;           /* read with vma_feed_next_record() */
+	bool lent;           /* read with a walk (vma_feed_lend()) */
 	bool vary_words;     /* payloads of every length */
 	bool foreign_pcpu;   /* the odd streams' records name another pcpu */
 	bool far_second;     /* the second stream starts late: the first runs alone */
@@ -145,6 +145,7 @@ static struct log run(const struct setup *su, unsigned int threads, bool spin, i
 	struct fake_stream fs[MAX_STREAMS];
 	struct log log = { 0 };
 	struct vma_feed *feed = vma_feed_create(on_pcpu, on_ended, &log);
+	struct vma_feed_lend walk = { NULL, NULL };
 	struct vma_stream *s;
 	uint32_t i, delivered = 0, ends;
 	size_t held;
@@ -176,7 +177,7 @@ static struct log run(const struct setup *su, unsigned int threads, bool spin, i
 		const struct vma_record *rec;
 
 		if (su->lent) {
-			rc = vma_feed_next_record(feed, &rec);
+			rc = vma_feed_lend_next(&walk, &rec) ? VMA_OK : vma_feed_lend(feed, &walk, &rec);
 			if (rc != VMA_OK)
 				break;
 			log_add(&log, "rec", rec->pcpu, rec->tsc, record_sum(rec));
@@ -323,6 +324,7 @@ Test(feed, an_overlong_record_keeps_the_words_it_has)
 					  .seed = 1, .tsc = 1000, .n = 5000, .fail_at = -1,
 					  .overlong = true };
 		struct vma_feed *feed = vma_feed_create(NULL, NULL, NULL);
+		struct vma_feed_lend walk = { NULL, NULL };
 		uint32_t n = 0, i;
 		int rc;
 
@@ -334,7 +336,8 @@ Test(feed, an_overlong_record_keeps_the_words_it_has)
 			struct vma_stream *s;
 
 			if (lent) {
-				rc = vma_feed_next_record(feed, &rec);
+				rc = vma_feed_lend_next(&walk, &rec) ? VMA_OK
+								     : vma_feed_lend(feed, &walk, &rec);
 			} else {
 				rc = vma_feed_next(feed, &s);
 				rec = rc == VMA_OK ? &s->rec : NULL;
