@@ -78,12 +78,6 @@ _Static_assert(VMA_REC_MAX_WORDS < ITEM_TAG, "a record's nr_data is never a tag"
 /* An item's fixed part: a record's, without its words. */
 #define ITEM_HEAD offsetof(struct vma_record, data)
 
-/* Bytes of a record item of @words payload words: 8-byte aligned (feed.h). */
-static inline uint32_t record_item_size(uint32_t words)
-{
-	return vma_feed_item_size(words);
-}
-
 /* Largest item: a record with every payload word. */
 #define ITEM_MAX (sizeof(struct vma_record))
 
@@ -354,7 +348,7 @@ static inline bool fill_record(struct vma_feed *f, const struct vma_stream *s)
 		return false;
 	if (__builtin_expect(words > VMA_REC_MAX_WORDS, 0))
 		words = VMA_REC_MAX_WORDS;
-	size = record_item_size(words);
+	size = vma_feed_item_size(words);
 	copy = fill_room(f, size);
 	if (!copy)
 		return false;
@@ -548,20 +542,19 @@ static __attribute__((noinline)) int other_item(struct vma_feed *f, const struct
 	return GO_ON;
 }
 
-/* The batch's next item, if it is a record: taken, and lent in *@out. */
+/* The batch's next item, if it is a record: taken, and lent in *@out (a walk's step). */
 static inline __attribute__((always_inline)) bool lend_record(struct vma_feed *f,
 							      const struct vma_record **out)
 {
 	const struct batch *b = f->take;
-	const struct vma_record *rec;
+	struct vma_feed_lend walk;
 
-	if (__builtin_expect(!b || f->pos >= b->used, 0))
+	if (__builtin_expect(!b, 0))
 		return false;
-	rec = (const struct vma_record *)(b->bytes + f->pos);
-	if (__builtin_expect(rec->nr_data > VMA_REC_MAX_WORDS, 0))
+	walk = (struct vma_feed_lend){ b->bytes + f->pos, b->bytes + b->used };
+	if (!vma_feed_lend_next(&walk, out))
 		return false;
-	f->pos += record_item_size(rec->nr_data);
-	*out = rec;
+	f->pos = (uint32_t)(walk.at - b->bytes);
 	return true;
 }
 
@@ -631,20 +624,8 @@ int vma_feed_next_from(struct vma_feed *f, int rc, struct vma_stream **out,
 	return vma_merge_next_from(f->merge, rc, out, run);
 }
 
-/* vma_feed_lend() past the batch's next item being a record. */
-static __attribute__((noinline)) int next_record_threaded(struct vma_feed *f,
-							  const struct vma_record **out)
-{
-	int rc = take_record(f, out);
-
-	/* the stream's pcpu is not part of a lent record: the next one's own */
-	f->stream_pcpu = false;
-	return rc;
-}
-
 /* vma_feed_lend() on the caller's thread: the merge's stream's record. */
-static __attribute__((noinline)) int next_record_inline(struct vma_feed *f,
-							const struct vma_record **out)
+static int next_record_inline(struct vma_feed *f, const struct vma_record **out)
 {
 	struct vma_stream *s;
 	int rc;
@@ -669,7 +650,9 @@ int vma_feed_lend(struct vma_feed *f, struct vma_feed_lend *lend, const struct v
 	/* Where the walk stopped, in the batch it walked. */
 	if (lend->at)
 		f->pos = (uint32_t)(lend->at - f->take->bytes);
-	rc = next_record_threaded(f, out);
+	rc = take_record(f, out);
+	/* the stream's pcpu is not part of a lent record: the next one's own */
+	f->stream_pcpu = false;
 	b = f->take;
 	if (rc == VMA_OK) {
 		*lend = (struct vma_feed_lend){ b->bytes + f->pos, b->bytes + b->used };
