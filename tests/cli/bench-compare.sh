@@ -4,7 +4,8 @@
 # bench/compare: two programs whose outputs differ are not timed (exit
 # 3, unless --keep-going); a program doing five times the work is
 # slower in every round, which the sign test says; the table has A, B
-# and the control; usage errors exit 1.
+# and the control; with --wall a program that sleeps first, which costs
+# no CPU, is slower in every round; usage errors exit 1.
 set -u
 : "${VMALYZE:?}" "${top_srcdir:?}"
 tmp=$(mktemp -d)
@@ -25,7 +26,13 @@ cat >"$tmp/more" <<EOF
 #!/bin/sh
 "$VMALYZE" "\$@" && echo one more line
 EOF
-chmod +x "$tmp/slower" "$tmp/more"
+# D: the same output after a sleep: wall time, no CPU time.
+cat >"$tmp/sleeper" <<EOF
+#!/bin/sh
+sleep 0.2
+exec "$VMALYZE" "\$@"
+EOF
+chmod +x "$tmp/slower" "$tmp/more" "$tmp/sleeper"
 
 bash "$compare" --rounds 6 "$VMALYZE" "$tmp/slower" -- --threads 1 -s "$trace" \
 	>"$tmp/out" 2>"$tmp/err"
@@ -39,6 +46,15 @@ for who in A B C; do
 	grep -q "^$who  *[0-9.]*  *[0-9.]*  *[0-9.]*  " "$tmp/out" || fail "no row $who"
 done
 grep -q '^control against A, round by round' "$tmp/out" || fail "no control line"
+
+bash "$compare" --wall --rounds 6 --no-control "$VMALYZE" "$tmp/sleeper" -- --threads 1 -s \
+	"$trace" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] || fail "--wall: exit $rc: $(cat "$tmp/err")"
+grep -q '^rounds: 6; wall seconds a run$' "$tmp/out" || fail "--wall: not said: $(head -3 "$tmp/out")"
+# The sleep is 0.2 s, a run a few ms: over +1000% by the wall, some +70% by the CPU.
+grep -Eq '^B against A, round by round: median \+[0-9]{4,}(\.[0-9]*)?%, faster in 0 of 6 rounds' \
+	"$tmp/out" || fail "--wall: a sleep first is not 10 times slower by the wall: $(cat "$tmp/out")"
 
 bash "$compare" --rounds 2 "$VMALYZE" "$tmp/more" -- -s "$trace" >"$tmp/out" 2>"$tmp/err"
 rc=$?
