@@ -20,6 +20,9 @@
 
 #define MAX_STREAMS 24
 
+/* A walk that never stops at an item (a broken feed) loops: a failure, not a hang. */
+TestSuite(feed, .timeout = 120);
+
 /* A stream of @n records with pseudo-random increasing stamps. */
 struct fake_stream {
 	struct vma_stream stream;
