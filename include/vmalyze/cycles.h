@@ -143,7 +143,9 @@ struct vma_cycles_pool;
  * trap numbers, a domain's emulated EIPs, CR3s and interrupted EIPs)
  * charge the bytes they allocate for rows (their room, with their
  * indexes) with vma_rows_charge() and credit them when freed.  Past
- * @limit a charge is refused and the table sums the new key in its
+ * @limit a charge is refused, and so is every charge after it (@reached:
+ * a small table's growth does not fit after a large one's was refused,
+ * whichever came first), and the table sums the new key in its
  * "other" row instead: counts, sums, minimum and maximum stay exact,
  * only the split into rows is coarser.  A full table
  * makes its least used row of the kind the "other" one (it costs

@@ -663,6 +663,7 @@ struct vma_budget_mark {
 	size_t used, rows_used, next_step;
 	uint64_t charged, rows_charged;
 	uint8_t step;
+	bool rows_reached;
 };
 bool vma_machine_may_run_ahead(const struct vma_machine *m);
 void vma_machine_budget_mark(const struct vma_machine *m, struct vma_budget_mark *mark);

@@ -17,8 +17,9 @@
  * while that stays a margin below the limit, and the run is made again
  * if it did not.  A refusal of the rows' part charges nothing, so its
  * mark is looked at instead: the rows' limit reached while records were
- * out has the run made again, and once reached (a key that fits or not
- * then depends on what came before it) no record goes out.
+ * out has the run made again.  Once it is reached, every later charge of
+ * the rows is refused (cycles.h), which no order changes: records go out
+ * again, the rows' part no longer asked.
  */
 #include "vmalyze/state.h"
 
@@ -37,7 +38,8 @@ void vma_machine_budget_mark(const struct vma_machine *m, struct vma_budget_mark
 
 	*mark = (struct vma_budget_mark){ .used = b->used, .charged = b->charged,
 					  .rows_used = b->rows.used, .rows_charged = b->rows.charged,
-					  .step = b->step, .next_step = b->next_step };
+					  .step = b->step, .next_step = b->next_step,
+					  .rows_reached = b->rows.reached };
 }
 
 bool vma_machine_budget_room(const struct vma_machine *m, const struct vma_budget_mark *mark,
@@ -46,10 +48,10 @@ bool vma_machine_budget_room(const struct vma_machine *m, const struct vma_budge
 	const struct vma_cycles_budget *b = &m->budget;
 	size_t summaries = b->limit && mark->next_step < b->limit ? mark->next_step : b->limit;
 
-	return b->step == mark->step && !b->rows.reached &&
+	return b->step == mark->step && b->rows.reached == mark->rows_reached &&
 	       part_room(mark->used, mark->charged, b->charged, summaries, margin) &&
-	       part_room(mark->rows_used, mark->rows_charged, b->rows.charged, b->rows.limit,
-			 margin);
+	       (b->rows.reached || part_room(mark->rows_used, mark->rows_charged,
+					     b->rows.charged, b->rows.limit, margin));
 }
 
 bool vma_machine_may_run_ahead(const struct vma_machine *m)
@@ -58,6 +60,6 @@ bool vma_machine_may_run_ahead(const struct vma_machine *m)
 
 	/* A time stamp first: vma_dispatch_ahead() does not ask for one. */
 	return m->have_time && !m->kvm && !m->observer && !m->stats_paused &&
-	       !m->ahead_conflict && !m->budget.rows.reached && !e->enumerate && !e->histogram &&
+	       !m->ahead_conflict && !e->enumerate && !e->histogram &&
 	       !e->cr3;
 }

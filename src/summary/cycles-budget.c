@@ -281,12 +281,17 @@ bool vma_rows_charge(struct vma_cycles_budget *b, size_t bytes)
 	if (!b)
 		return true;
 	r = &b->rows;
+	/*
+	 * Once a charge was refused, every later one is too: which keys get
+	 * rows then depends on each table alone, not on which table asked
+	 * first (records taken ahead of the merge rely on it, state/ahead.c).
+	 */
+	if (r->reached)
+		return false;
 	if (r->limit && (bytes > r->limit || r->used > r->limit - bytes)) {
-		if (!r->reached) {
-			r->reached = true;
-			r->reached_record = b->records ? *b->records : 0;
-			r->reached_tsc = b->tsc ? *b->tsc : 0;
-		}
+		r->reached = true;
+		r->reached_record = b->records ? *b->records : 0;
+		r->reached_tsc = b->tsc ? *b->tsc : 0;
 		return false;
 	}
 	r->used += bytes;

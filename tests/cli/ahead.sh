@@ -107,6 +107,24 @@ for b in 1M 1100K 2M 3M; do
 	same "gen-40cpu --memory-budget $b" -- -s --memory-budget "$b" "$tmp/wide.xentrace"
 	succeeded
 done
+# Once the rows' budget is reached every later charge is refused, which no
+# order changes: records go ahead after it as before it (at 1M it is
+# reached within the first 10,000 records).
+ahead_count() {
+	"$VMALYZE" -v --threads 1 -s "$@" 2>&1 >/dev/null |
+		sed -n 's/.*: \([0-9]*\) records taken ahead of the merge$/\1/p'
+}
+free_run=$(ahead_count "$tmp/wide.xentrace")
+budget_run=$(ahead_count --memory-budget 1M "$tmp/wide.xentrace")
+checked=$((checked + 1))
+if ! "$VMALYZE" -s --memory-budget 1M "$tmp/wide.xentrace" 2>&1 >/dev/null |
+	grep -q 'budget of .* for rows was reached'; then
+	echo "FAIL gen-40cpu --memory-budget 1M: the rows' budget not reached"
+	fails=$((fails + 1))
+elif [ -z "$free_run" ] || [ -z "$budget_run" ] || [ $((budget_run * 2)) -lt "$free_run" ]; then
+	echo "FAIL gen-40cpu --memory-budget 1M: '$budget_run' records ahead, '$free_run' without"
+	fails=$((fails + 1))
+fi
 "$VMALYZE_GEN" --seed 3 --pcpus 8 --domains 6 --vcpus 2 --pv-domains 1 --lost 8 \
 	--size 12M --out "$tmp/host.xentrace" || { echo "FAIL: vmalyze-gen"; exit 1; }
 every_form gen-8cpu "$tmp/host.xentrace"

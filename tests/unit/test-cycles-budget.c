@@ -201,6 +201,30 @@ Test(budget, rows_past_their_part_come_out_of_the_summaries)
 	cr_assert_eq(shared.used, 0);
 }
 
+/*
+ * Once a charge of the rows was refused, every later one is, however
+ * small: which keys get rows does not depend on which table grew first.
+ */
+Test(budget, rows_refuse_every_charge_once_one_was_refused)
+{
+	struct vma_cycles_budget b;
+
+	vma_cycles_budget_init(&b, 256 << 10);
+	b.rows.limit = 32 << 10;
+	cr_assert(vma_rows_charge(&b, 24 << 10));
+	cr_assert(!b.rows.reached);
+	cr_assert(!vma_rows_charge(&b, 16 << 10), "past the limit");
+	cr_assert(b.rows.reached);
+	cr_assert(!vma_rows_charge(&b, 4 << 10), "would fit, refused all the same");
+	cr_assert_eq(b.rows.used, 24 << 10);
+	cr_assert_eq(b.rows.charged, 24 << 10);
+	/* The floor is still granted. */
+	vma_rows_force(&b, 4 << 10);
+	cr_assert_eq(b.rows.used, 28 << 10);
+	vma_rows_credit(&b, 28 << 10);
+	cr_assert_eq(b.rows.used, 0);
+}
+
 /* Exact arrays that must grow past a tightened budget's exact limit become sketches. */
 Test(budget, exact_arrays_give_way_as_they_grow)
 {
