@@ -144,10 +144,10 @@ struct vma_cycles_pool;
  * charge the bytes they allocate for rows (their room, with their
  * indexes) with vma_rows_charge() and credit them when freed.  Past
  * @limit a charge is refused, and so is every charge after it (@reached:
- * a small table's growth does not fit after a large one's was refused,
- * whichever came first), and the table sums the new key in its
- * "other" row instead: counts, sums, minimum and maximum stay exact,
- * only the split into rows is coarser.  A full table
+ * a small table's growth granted after a larger one's was refused would
+ * make a key's row depend on which table grew first), and the table sums
+ * the new key in its "other" row instead: counts, sums, minimum and
+ * maximum stay exact, only the split into rows is coarser.  A full table
  * makes its least used row of the kind the "other" one (it costs
  * nothing); else the "other" row is granted with vma_rows_force(),
  * counted in @over, as a vcpu's first exit reasons are: the floor, a few
