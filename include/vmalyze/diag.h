@@ -134,6 +134,12 @@ void vma_diag_mark(const struct vma_diag *diag, struct vma_diag_mark *mark);
 bool vma_diag_rewind(struct vma_diag *diag, const struct vma_diag_mark *mark);
 void vma_diag_mark_release(struct vma_diag_mark *mark);
 /*
+ * vma_diag_unmute - the messages a rewind has shown no more are shown
+ * again: the run made again reads an input that is not what the first
+ * read (it changed), so it may not log them again first.
+ */
+void vma_diag_unmute(struct vma_diag *diag);
+/*
  * vma_diag_hold - while @on, messages are counted (vma_diag_held(), from 0
  * at each hold) and not shown; their counts and levels are kept as usual.
  * Not locked: only while one thread uses @diag.

@@ -388,6 +388,13 @@ bool vma_diag_rewind(struct vma_diag *diag, const struct vma_diag_mark *mark)
 	return true;
 }
 
+void vma_diag_unmute(struct vma_diag *diag)
+{
+	pthread_mutex_lock(&diag->lock);
+	diag->mute = 0;
+	pthread_mutex_unlock(&diag->lock);
+}
+
 void vma_diag_mark_release(struct vma_diag_mark *mark)
 {
 	free(mark->counts);

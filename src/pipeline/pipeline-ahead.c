@@ -202,6 +202,31 @@ int vma_ahead_settle(struct run_ahead *a, const struct vma_record *rec)
 }
 
 /*
+ * The file of @p is not as it was opened (@q: opened again, NULL when it
+ * could not be): it changed while the first try read it, which said so,
+ * but held, as records were out.  It is read again as it is now, and every
+ * message of that said: neither the first try's messages come again first
+ * nor are those at open the first open's.
+ */
+static int changed_since_open(struct vma_pipeline *p, struct vma_pipeline **q,
+			      const struct vma_pipeline_options *opts)
+{
+	const struct vma_input *in = p->members->in;
+	const char *now = !*q ? "cannot be opened again"
+			      : (*q)->members->in->size > in->size ? "is longer now" : "is shorter now";
+
+	vma_diag_unmute(p->diag);
+	vma_diag_report(p->diag, VMA_LVL_WARN, in->path, UINT64_MAX,
+			"The file %s (%llu bytes when it was opened): it changed while "
+			"being read and is read again, in time order, as it is now (read a copy "
+			"that is not being written to)",
+			now, (unsigned long long)in->size);
+	vma_pipeline_close(*q);
+	*q = NULL;
+	return vma_pipeline_open(p->members->name, opts, p->diag, q);
+}
+
+/*
  * The run again, in the merge's order: the file opened anew (its messages
  * at open were said by the first), its machine the run's.
  */
@@ -220,6 +245,12 @@ static int run_again(struct vma_pipeline *p, const struct vma_diag_mark *mark,
 	rc = vma_pipeline_open(p->members->name, &opts, p->diag, &q);
 	vma_diag_hold(p->diag, false);
 	vma_diag_rewind(p->diag, mark);
+	if (rc && rc != VMA_ERR_NOMEM) {
+		vma_pipeline_close(q);
+		q = NULL;
+	}
+	if ((rc && rc != VMA_ERR_NOMEM) || (!rc && q->members->in->size != p->members->in->size))
+		rc = changed_since_open(p, &q, &opts);
 	if (rc) {
 		vma_pipeline_close(q);
 		return rc;

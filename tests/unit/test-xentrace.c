@@ -390,6 +390,72 @@ Test(xentrace, file_shrinking_while_read_is_damage_not_silence)
 	}
 }
 
+/* The project's trace @name (traces/), copied to path, where it may be changed. */
+static void copy_trace(const char *name)
+{
+	const char *top = getenv("top_srcdir");
+	char from[512], buf[4096];
+	FILE *in, *out;
+	size_t n;
+	int fd;
+
+	snprintf(from, sizeof(from), "%s/traces/%s", top ? top : TOP_SRCDIR, name);
+	in = fopen(from, "rb");
+	cr_assert_not_null(in, "%s", from);
+	strcpy(path, "/tmp/vmalyze-test-XXXXXX");
+	fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	out = fdopen(fd, "wb");
+	cr_assert_not_null(out);
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		cr_assert_eq(fwrite(buf, 1, n, out), n);
+	fclose(in);
+	fclose(out);
+}
+
+/*
+ * The same with the state, records taken ahead of the merge (4 pcpus): a
+ * message said while records are out is held, and the run made again in
+ * time order opens the file anew, as it is now.  Whenever the file is
+ * cut, a message names it, and the status is of the damage.
+ */
+Test(xentrace, file_shrinking_while_read_ahead_is_said)
+{
+	static const unsigned int cut[] = { 10, 25, 50, 75, 95 };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cut) / sizeof(cut[0]); i++) {
+		struct vma_pipeline_options opts = { .threads = 1 };
+		struct vma_pipeline *p = NULL;
+		enum vma_level worst;
+		struct vma_diag *diag;
+		char *said = NULL;
+		size_t len = 0;
+		FILE *err;
+		int rc;
+
+		copy_trace("gen-vmx-4cpu.xentrace");
+		err = open_memstream(&said, &len);
+		cr_assert_not_null(err);
+		diag = vma_diag_create_to(err, VMA_DEFAULT_TOLERANCE, VMA_VERB_NORMAL);
+		cr_assert_eq(vma_pipeline_open(path, &opts, diag, &p), VMA_OK);
+		cr_assert_eq(truncate(path, (off_t)(vma_pipeline_input(p)->size * cut[i] / 100)),
+			     0);
+		rc = vma_pipeline_run(p, &(struct vma_pipeline_hooks){ 0 });
+		vma_pipeline_close(p);
+		worst = vma_diag_worst(diag);
+		vma_diag_destroy(diag);
+		fclose(err);
+		cr_assert(strstr(said, path) &&
+				  (strstr(said, "shrank while being read") ||
+				   strstr(said, "changed while being read")),
+			  "cut to %u%%: status %d and said \"%s\"", cut[i], rc, said);
+		cr_assert_geq(worst, VMA_LVL_WARN);
+		free(said);
+		unlink(path);
+	}
+}
+
 /* Order and count of every record, for files past MAX_SEEN records. */
 struct tally {
 	uint64_t last_tsc, records, per_pcpu[128];
