@@ -57,7 +57,9 @@ struct waiting_end {
  * tree.  With 4 streams, HVM records alone cost more than they saved (3%
  * more instructions on bench/run's 4-pcpu host, bench/README round
  * forty), HVM and PV records 1-8% less (round forty-one); with 2, from
- * 5% less to 5% more (a real 2-pcpu capture).
+ * 5% less to 5% more (a real 2-pcpu capture), and (round forty-eight)
+ * 6-7% less on bench/xtsim's 2-pcpu host but 3.6% more on a real one
+ * whose first try is made again at its 1,127th record.
  */
 #define AHEAD_MIN_STREAMS 4u
 
@@ -297,8 +299,10 @@ int vma_ahead_run(struct vma_pipeline *p, bool *interrupted)
 	} else {
 		if (rc == AHEAD_AGAIN)
 			rc = VMA_OK; /* interrupted: the report covers what was read */
-		vma_diag_info(p->diag, "%s: %llu records taken ahead of the merge",
-			      p->members->in->path, (unsigned long long)a.taken);
+		vma_diag_info(p->diag, "%s: %llu records taken ahead of the merge%s",
+			      p->members->in->path, (unsigned long long)a.taken,
+			      a.gave_up_at ? ", the rest in time order (fewer than a quarter went)"
+					   : "");
 	}
 	vma_diag_mark_release(&mark);
 	return rc;

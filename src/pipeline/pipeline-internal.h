@@ -18,6 +18,8 @@ struct split_side;
 struct run_ahead;
 struct vma_record;
 struct waiting_end;
+struct vma_merge_run;
+struct vma_stream;
 
 /*
  * One input and the machine its records go to.  A pipeline has one, or
@@ -105,6 +107,7 @@ struct run_ahead {
 	uint32_t until_check;      /* records taken ahead before the machine is asked again */
 	struct vma_budget_mark budget; /* the machine's budget then */
 	uint64_t taken;            /* records taken ahead in all (-v) */
+	uint64_t gave_up_at;       /* records when the rest went in time order, 0: none */
 	struct waiting_end *ends;
 	size_t nr_ends, cap_ends;
 	/*
@@ -121,6 +124,9 @@ struct run_ahead {
 bool vma_ahead_wanted(const struct vma_pipeline *p);
 int vma_ahead_run(struct vma_pipeline *p, bool *interrupted);
 int vma_pipeline_run_ahead_loop(struct vma_pipeline *p, bool *interrupted);
+/* The run's loop in time order from @stream and @run, where ahead_gives_up() stopped it. */
+int vma_pipeline_run_in_order_from(struct vma_pipeline *p, bool *interrupted,
+				   struct vma_stream *stream, struct vma_merge_run *run);
 bool vma_ahead_open(struct run_ahead *a);
 bool vma_ahead_recheck(struct run_ahead *a);
 void vma_ahead_close_unused(struct run_ahead *a);
@@ -190,5 +196,25 @@ static inline int ahead_settle(struct run_ahead *a, const struct vma_record *rec
 }
 
 bool vma_ahead_defer_end(struct run_ahead *a, uint32_t pcpu);
+
+/*
+ * Asked by the loop every few hundred records: past AHEAD_TRIAL records,
+ * with none out and no end waiting, whether fewer than 1/AHEAD_SHARE of
+ * them went ahead.  Then the tests cost more than the steps of the merge
+ * they save (bench/README, round forty-eight: a real 8-pcpu capture where
+ * 3% go ahead, 3% slower; a real 2-pcpu one let go ahead, 16%, 2-5%
+ * slower; hosts where half and more go, up to 30% faster), and the rest
+ * of the run goes in time order, which is the merge's order whatever went
+ * before.
+ */
+#define AHEAD_TRIAL (1u << 16)
+#define AHEAD_SHARE 4u
+static inline bool ahead_gives_up(struct run_ahead *a, uint64_t records)
+{
+	if (records < AHEAD_TRIAL || a->out || a->nr_ends || a->taken * AHEAD_SHARE >= records)
+		return false;
+	a->gave_up_at = records;
+	return true;
+}
 
 #endif /* VMALYZE_PIPELINE_INTERNAL_H */

@@ -495,13 +495,17 @@ enum fetch {
  * The record loop, made several times by the compiler: with --time's
  * window test, without it, and bare (no hooks, one machine: the
  * summary's case), each way of taking the records (@fetch) that it can
- * meet, so that a run pays only for the tests its options need.
+ * meet, so that a run pays only for the tests its options need.  It
+ * starts from @stream and @run: NULL, or where a loop taking records
+ * ahead of the merge gave up (vma_pipeline_run_in_order_from()).
  */
-static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p,
-							   const struct vma_pipeline_hooks *h,
-							   const bool windowed, const bool bare,
-							   const enum fetch fetch,
-							   bool *interrupted)
+static inline __attribute__((always_inline)) int run_loop_from(struct vma_pipeline *p,
+								const struct vma_pipeline_hooks *h,
+								const bool windowed, const bool bare,
+								const enum fetch fetch,
+								bool *interrupted,
+								struct vma_stream *stream,
+								struct vma_merge_run *run)
 {
 	const bool lent = fetch == FETCH_LENT;
 	/*
@@ -522,8 +526,6 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 	__typeof__(h->after) after = h->after;
 	__typeof__(h->around) around = h->around;
 	void *arg = h->arg;
-	struct vma_stream *stream = NULL;
-	struct vma_merge_run *run = NULL;
 	struct vma_feed_lend lend = { NULL, NULL }; /* @lent: the records of the batch */
 	const struct vma_record *rec = NULL;
 	struct vma_outcome outcome;
@@ -553,6 +555,9 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 				if (rc)
 					return rc == VMA_END ? VMA_OK : rc;
 			}
+			/* Few records go ahead: the rest in time order, without the tests. */
+			if (fetch == FETCH_AHEAD && ahead_gives_up(p->ahead, p->nr_records))
+				return vma_pipeline_run_in_order_from(p, interrupted, stream, run);
 		}
 		/*
 		 * @lent: the record alone, where the reader thread left it (bare
@@ -628,6 +633,14 @@ static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p
 				return rc;
 		}
 	}
+}
+
+static inline __attribute__((always_inline)) int run_loop(struct vma_pipeline *p,
+							   const struct vma_pipeline_hooks *h,
+							   const bool windowed, const bool bare,
+							   const enum fetch fetch, bool *interrupted)
+{
+	return run_loop_from(p, h, windowed, bare, fetch, interrupted, NULL, NULL);
 }
 
 /* -v: which of the two threads bounded the run, and by how much. */
@@ -734,6 +747,14 @@ int vma_pipeline_run_ahead_loop(struct vma_pipeline *p, bool *interrupted)
 	static const struct vma_pipeline_hooks none;
 
 	return run_loop(p, &none, false, true, FETCH_AHEAD, interrupted);
+}
+
+int vma_pipeline_run_in_order_from(struct vma_pipeline *p, bool *interrupted,
+				   struct vma_stream *stream, struct vma_merge_run *run)
+{
+	static const struct vma_pipeline_hooks none;
+
+	return run_loop_from(p, &none, false, true, FETCH_RUNS, interrupted, stream, run);
 }
 
 int vma_pipeline_run_bare(struct vma_pipeline *p, bool *interrupted)

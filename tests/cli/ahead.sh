@@ -8,7 +8,8 @@
 # damaged files, on generated hosts of many pcpus with PV guests and lost
 # records (one of PV guests only; of both vendors, Xen 4.17's ids and
 # 4.19's, and one of bench/xtsim's), and with memory budgets small enough
-# to be reached.  Records must be taken ahead where nothing stands in the
+# to be reached; and where few records could go and the run gives up
+# taking them.  Records must be taken ahead where nothing stands in the
 # way (-v says how many), and the run made again in time order where the
 # order could tell (a message, a runstate changed from another pcpu,
 # while records were out), so that neither way passes for want of being
@@ -36,6 +37,9 @@ same() {
 	if grep -q ': read again in time order' "$tmp/verbose"; then
 		how=again
 		again=$((again + 1))
+	elif grep -q ': [0-9]* records taken ahead of the merge, the rest in time order' \
+		"$tmp/verbose"; then
+		how=gave-up
 	elif grep -q ': [1-9][0-9]* records taken ahead of the merge' "$tmp/verbose"; then
 		how=ahead
 		taken=$((taken + 1))
@@ -184,6 +188,12 @@ expect "gen-8cpu-short pcpu" ""
 "$MKBAD" late-warning "$tmp/warning.xentrace" || { echo "FAIL: vmalyze-mkbad"; exit 1; }
 every_form late-warning "$tmp/warning.xentrace"
 expect late-warning again
+
+# Fewer than a quarter of the records could go ahead (scheduler records
+# between the exits): past the first 65,536, the rest in time order.
+"$MKBAD" few-ahead "$tmp/few.xentrace" || { echo "FAIL: vmalyze-mkbad"; exit 1; }
+every_form few-ahead "$tmp/few.xentrace"
+expect few-ahead gave-up
 
 # A runstate changed from another pcpu than its vcpu's, stamped before
 # records of the vcpu taken ahead: the run is made again.

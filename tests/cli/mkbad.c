@@ -14,6 +14,8 @@
  *                 exit, an SVM code (tests/cli/ahead.sh)
  *   late-warning  xentrace: N=20,000 exits on pcpus 0 and 1, and halfway
  *                 through a nested vmexit, which vmalyze warns of (ahead.sh)
+ *   few-ahead     xentrace: N=20,000 exits on pcpus 0 and 1, each among 8
+ *                 scheduler records, which never go ahead of the merge (ahead.sh)
  *   only-headers  xentrace: N=100,000 window headers, no record
  *   headers-1m    xentrace: empty windows of N=1,048,575 distinct pcpus (12 MB)
  *   pcpus-20k     xentrace: one record on each of N=20,000 pcpus, past the cap
@@ -1233,6 +1235,36 @@ static int mk_late_warning(const char *path, uint32_t n)
 	return turns(path, n, false, true);
 }
 
+/*
+ * The turns of late-warning, each exit among 8 records of the credit2
+ * scheduler (its event 1) on either pcpu, which the merge takes in order:
+ * a fifth of the records could go ahead of it, the run gives up taking
+ * any once 65,536 are read.
+ */
+static int mk_few_ahead(const char *path, uint32_t n)
+{
+	const uint32_t vmexit = 0x00081002u, vmentry = 0x00081001u;
+	const uint32_t credit2_event = 0x00022000u | 1u << 9 | 1u;
+	uint64_t tsc = 1000;
+	uint32_t i, k;
+	int rc;
+	struct vma_xtw *w = two_guests_and_idle(tsc, &rc);
+
+	if (!w)
+		return -1;
+	for (i = 0; i < n && !rc; i++) {
+		uint32_t exit[2] = { 1 + i % 3, 0x1000 + i };
+
+		tsc += 100;
+		rc = vma_xtw_record(w, i & 1, vmexit, tsc, exit, 2);
+		if (!rc)
+			rc = vma_xtw_record(w, i & 1, vmentry, tsc + 30 + i % 7, NULL, 0);
+		for (k = 0; k < 8 && !rc; k++)
+			rc = vma_xtw_record(w, k & 1, credit2_event, tsc + 40 + 6 * k, &i, 1);
+	}
+	return xt_done(w, rc, path);
+}
+
 int main(int argc, char **argv)
 {
 	/* Each kind with the count its default N scales (0: not scalable). */
@@ -1285,6 +1317,7 @@ int main(int argc, char **argv)
 		{ "cross-runstate", mk_cross_runstate, 20000 }, /* steps */
 		{ "late-vendor", mk_late_vendor, 20000 },      /* exits */
 		{ "late-warning", mk_late_warning, 20000 },    /* exits */
+		{ "few-ahead", mk_few_ahead, 20000 },          /* exits */
 	};
 	unsigned long n = 0;
 	char *end;
