@@ -56,12 +56,21 @@ struct waiting_end {
  * of a record to take ahead: a step replays log2(streams) levels of the
  * tree.  With 4 streams, HVM records alone cost more than they saved (3%
  * more instructions on bench/run's 4-pcpu host, bench/README round
- * forty), HVM and PV records 1-8% less (round forty-one); with 2, from
- * 5% less to 5% more (a real 2-pcpu capture), and (round forty-eight)
- * 6-7% less on bench/xtsim's 2-pcpu host but 3.6% more on a real one
- * whose first try is made again at its 1,127th record.
+ * forty), HVM and PV records 1-8% less (round forty-one).  With 2, 6-11%
+ * less on bench/xtsim's 2-pcpu host, 2-3% on vmalyze-gen's and 3% on a
+ * real 2-pcpu capture, once the warm-up below and ahead_gives_up() keep
+ * the runs that would lose in time order (round forty-eight).
  */
-#define AHEAD_MIN_STREAMS 4u
+#define AHEAD_MIN_STREAMS 2u
+/*
+ * Records that could go ahead which a run folds in time order first.  At
+ * a trace's start the state learns which vcpu runs where from the first
+ * records, and a runstate record of another pcpu then corrects it: had
+ * records of that vcpu gone ahead, the run would be made again (a real
+ * 2-pcpu capture was, at its 1,127th record, which cost it 3.6%; past
+ * its first 1,000 candidates none was in 300,000 records).
+ */
+#define AHEAD_WARMUP 4096u
 
 bool vma_ahead_wanted(const struct vma_pipeline *p)
 {
@@ -275,8 +284,8 @@ static int run_again(struct vma_pipeline *p, const struct vma_diag_mark *mark,
 
 int vma_ahead_run(struct vma_pipeline *p, bool *interrupted)
 {
-	struct run_ahead a = { .m = p->members->machine, .diag = p->diag, .allowed = true,
-				.until_check = 1, .watch = UINT64_MAX };
+	struct run_ahead a = { .m = p->members->machine, .diag = p->diag, .allowed = false,
+				.until_check = AHEAD_WARMUP, .watch = UINT64_MAX };
 	struct vma_diag_mark mark;
 	int rc;
 

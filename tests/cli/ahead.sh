@@ -88,11 +88,9 @@ every_form() {
 for t in "$top_srcdir"/traces/*.xentrace "$top_srcdir"/traces/bad/*.xentrace; do
 	every_form "${t##*/}" "$t"
 done
-# Fewer than 4 pcpus: in time order (a step of the merge costs less than the tests).
-same gen-svm417-2cpu -- -s "$top_srcdir/traces/gen-svm417-2cpu.xentrace"
-expect gen-svm417-2cpu ""
+# A trace of a few thousand records ends within the warm-up: in time order.
 same gen-vmx-4cpu -- -s "$top_srcdir/traces/gen-vmx-4cpu.xentrace"
-expect gen-vmx-4cpu ahead
+expect gen-vmx-4cpu ""
 if [ -n "$SHARED" ] && [ -d "$SHARED/traces" ]; then
 	for t in "$SHARED"/traces/*.xentrace; do
 		[ -f "$t" ] || continue
@@ -166,6 +164,11 @@ if command -v python3 >/dev/null 2>&1 &&
 		--lost 9 --size 8M --out "$tmp/xtsim.xentrace" >/dev/null; then
 	every_form xtsim-8cpu "$tmp/xtsim.xentrace"
 	expect "xtsim-8cpu pcpu" ahead
+	# Two pcpus are enough (a step of the merge saved costs more than the tests).
+	python3 "$top_srcdir/bench/xtsim" --seed 9 --pcpus 2 --domains 2 --vcpus 1 --size 3M \
+		--out "$tmp/xtsim2.xentrace" >/dev/null || { echo "FAIL: bench/xtsim"; exit 1; }
+	every_form xtsim-2cpu "$tmp/xtsim2.xentrace"
+	expect "xtsim-2cpu pcpu" ahead
 	same "xtsim-8cpu --memory-budget 1M" -- -s --memory-budget 1M "$tmp/xtsim.xentrace"
 	succeeded
 else

@@ -10,7 +10,8 @@
  *   cross-runstate xentrace: pcpu 1 changes the runstate of pcpu 0's running
  *                 vcpu, N=20,000 exits (tests/cli/ahead.sh)
  *   late-vendor   xentrace, Xen 4.17's ids: N=20,000 exits with interrupt
- *                 vectors on pcpu 1, and halfway through them pcpu 0's one
+ *                 vectors on pcpu 1 (scheduler records on pcpu 0 between
+ *                 them), and halfway through them pcpu 0's one
  *                 exit, an SVM code (tests/cli/ahead.sh)
  *   late-warning  xentrace: N=20,000 exits on pcpus 0 and 1, and halfway
  *                 through a nested vmexit, which vmalyze warns of (ahead.sh)
@@ -1192,11 +1193,14 @@ static int mk_cross_runstate(const char *path, uint32_t n)
  * at the first exit of a code VMX has not.  Until then pcpu 1's interrupt
  * records are read as VMX's (their vector the key), after it as SVM's (no
  * vector), where pcpu 0 tells it halfway through, while pcpu 1's records
- * stamped after it may be out ahead of the merge.
+ * stamped after it may be out ahead of the merge.  A record of the credit2
+ * scheduler on pcpu 0 between pcpu 1's exits puts those past their run,
+ * so that they go ahead after the run's warm-up, before pcpu 0 tells.
  */
 static int mk_late_vendor(const char *path, uint32_t n)
 {
 	const uint32_t vmexit = 0x00081002u, vmentry = 0x00081001u, intr = 0x0008200fu;
+	const uint32_t credit2_event = 0x00022000u | 1u << 9 | 1u;
 	uint64_t tsc = 1000;
 	uint32_t i;
 	int rc;
@@ -1221,6 +1225,8 @@ static int mk_late_vendor(const char *path, uint32_t n)
 			rc = vma_xtw_record(w, 1, intr, tsc + 5, &vector, 1);
 		if (!rc)
 			rc = vma_xtw_record(w, 1, vmentry, tsc + 30, NULL, 0);
+		if (!rc)
+			rc = vma_xtw_record(w, 0, credit2_event, tsc + 60, &i, 1);
 	}
 	return xt_done(w, rc, path);
 }

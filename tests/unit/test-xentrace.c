@@ -390,35 +390,36 @@ Test(xentrace, file_shrinking_while_read_is_damage_not_silence)
 	}
 }
 
-/* The project's trace @name (traces/), copied to path, where it may be changed. */
-static void copy_trace(const char *name)
+/*
+ * A host of 4 pcpus, each running an HVM vcpu of its own, @n exits and
+ * entries taking turns among them: their records go ahead of the merge.
+ */
+static void write_turns(uint32_t n)
 {
-	const char *top = getenv("top_srcdir");
-	char from[512], buf[4096];
-	FILE *in, *out;
-	size_t n;
-	int fd;
+	const uint32_t to_running = TRC_SCHED_RUNSTATE_CHANGE | 1 << 8 | 0 << 4;
+	struct vma_xtw *w = vma_xtw_new_memory(NULL);
+	uint64_t tsc = 1000;
+	uint32_t i, cpu;
 
-	snprintf(from, sizeof(from), "%s/traces/%s", top ? top : TOP_SRCDIR, name);
-	in = fopen(from, "rb");
-	cr_assert_not_null(in, "%s", from);
-	strcpy(path, "/tmp/vmalyze-test-XXXXXX");
-	fd = mkstemp(path);
-	cr_assert_geq(fd, 0);
-	out = fdopen(fd, "wb");
-	cr_assert_not_null(out);
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		cr_assert_eq(fwrite(buf, 1, n, out), n);
-	fclose(in);
-	fclose(out);
+	for (cpu = 0; cpu < 4; cpu++) {
+		uint32_t vcpu = (cpu + 1) << 16;
+
+		cr_assert_eq(vma_xtw_record(w, cpu, to_running, tsc + cpu, &vcpu, 1), 0);
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t exit[2] = { 1 + i % 3, 0x1000 + i };
+
+		tsc += 100;
+		cpu = i % 4;
+		cr_assert_eq(vma_xtw_record(w, cpu, TRC_HVM_VMX_EXIT64 & ~TRC_64_FLAG, tsc, exit,
+					    2), 0);
+		cr_assert_eq(vma_xtw_record(w, cpu, TRC_HVM_VMENTRY, tsc + 30 + i % 7, NULL, 0),
+			     0);
+	}
+	write_writer(w);
+	vma_xtw_free(w);
 }
 
-/*
- * The same with the state, records taken ahead of the merge (4 pcpus): a
- * message said while records are out is held, and the run made again in
- * time order opens the file anew, as it is now.  Whenever the file is
- * cut, a message names it, and the status is of the damage.
- */
 Test(xentrace, file_shrinking_while_read_ahead_is_said)
 {
 	static const unsigned int cut[] = { 10, 25, 50, 75, 95 };
@@ -434,7 +435,7 @@ Test(xentrace, file_shrinking_while_read_ahead_is_said)
 		FILE *err;
 		int rc;
 
-		copy_trace("gen-vmx-4cpu.xentrace");
+		write_turns(40000);
 		err = open_memstream(&said, &len);
 		cr_assert_not_null(err);
 		diag = vma_diag_create_to(err, VMA_DEFAULT_TOLERANCE, VMA_VERB_NORMAL);
