@@ -90,6 +90,8 @@
 #include "xtwriter.h"
 
 #define RUNSTATE_CHANGE 0x00021001u /* TRC_SCHED_RUNSTATE_CHANGE */
+/* The credit2 scheduler's event 1 (TRC_SCHED_CLASS_EVT(1, 1)): the merge takes it in order. */
+#define CREDIT2_EVENT (0x00022000u | 1u << 9 | 1u)
 #define PAGE 4096u
 
 static int write_file(const char *path, const void *data, size_t len)
@@ -1149,15 +1151,16 @@ static struct vma_xtw *two_guests_and_idle(uint64_t tsc, int *rc)
  * Xen makes on the vcpu's own pcpu, which vmalyze warns of once, here
  * before any exit): the change closes the vcpu's open exit early, so pcpu
  * 0's records stamped after it must not be folded before it.  @nested
- * (late-warning): pcpu 0's one nested exit halfway.
+ * (late-warning): pcpu 0's one nested exit halfway.  @sched (few-ahead):
+ * records of the credit2 scheduler after each exit, on either pcpu.
  */
-static int turns(const char *path, uint32_t n, bool flips, bool nested)
+static int turns(const char *path, uint32_t n, bool flips, bool nested, uint32_t sched)
 {
 	const uint32_t vmexit = 0x00081002u, vmentry = 0x00081001u;
 	const uint32_t nested_exit = vmexit | 0x400u; /* TRC_HVM_NESTEDFLAG */
 	const uint32_t to_running = RUNSTATE_CHANGE | 1 << 8 | 0 << 4;
 	const uint32_t to_runnable = RUNSTATE_CHANGE | 0 << 8 | 1 << 4;
-	uint32_t i, d1v0 = 1u << 16;
+	uint32_t i, k, d1v0 = 1u << 16;
 	uint64_t tsc = 1000;
 	int rc;
 	struct vma_xtw *w = two_guests_and_idle(tsc, &rc);
@@ -1179,13 +1182,16 @@ static int turns(const char *path, uint32_t n, bool flips, bool nested)
 			rc = vma_xtw_record(w, i & 1, vmexit, tsc, exit, 2);
 		if (!rc)
 			rc = vma_xtw_record(w, i & 1, vmentry, tsc + 30 + i % 7, NULL, 0);
+		/* before the next turn's flip, stamped 60 after this exit */
+		for (k = 0; k < sched && !rc; k++)
+			rc = vma_xtw_record(w, k & 1, CREDIT2_EVENT, tsc + 40 + 2 * k, &i, 1);
 	}
 	return xt_done(w, rc, path);
 }
 
 static int mk_cross_runstate(const char *path, uint32_t n)
 {
-	return turns(path, n, true, false);
+	return turns(path, n, true, false, 0);
 }
 
 /*
@@ -1200,7 +1206,6 @@ static int mk_cross_runstate(const char *path, uint32_t n)
 static int mk_late_vendor(const char *path, uint32_t n)
 {
 	const uint32_t vmexit = 0x00081002u, vmentry = 0x00081001u, intr = 0x0008200fu;
-	const uint32_t credit2_event = 0x00022000u | 1u << 9 | 1u;
 	uint64_t tsc = 1000;
 	uint32_t i;
 	int rc;
@@ -1226,7 +1231,7 @@ static int mk_late_vendor(const char *path, uint32_t n)
 		if (!rc)
 			rc = vma_xtw_record(w, 1, vmentry, tsc + 30, NULL, 0);
 		if (!rc)
-			rc = vma_xtw_record(w, 0, credit2_event, tsc + 60, &i, 1);
+			rc = vma_xtw_record(w, 0, CREDIT2_EVENT, tsc + 60, &i, 1);
 	}
 	return xt_done(w, rc, path);
 }
@@ -1238,7 +1243,7 @@ static int mk_late_vendor(const char *path, uint32_t n)
  */
 static int mk_late_warning(const char *path, uint32_t n)
 {
-	return turns(path, n, false, true);
+	return turns(path, n, false, true, 0);
 }
 
 /*
@@ -1249,26 +1254,7 @@ static int mk_late_warning(const char *path, uint32_t n)
  */
 static int mk_few_ahead(const char *path, uint32_t n)
 {
-	const uint32_t vmexit = 0x00081002u, vmentry = 0x00081001u;
-	const uint32_t credit2_event = 0x00022000u | 1u << 9 | 1u;
-	uint64_t tsc = 1000;
-	uint32_t i, k;
-	int rc;
-	struct vma_xtw *w = two_guests_and_idle(tsc, &rc);
-
-	if (!w)
-		return -1;
-	for (i = 0; i < n && !rc; i++) {
-		uint32_t exit[2] = { 1 + i % 3, 0x1000 + i };
-
-		tsc += 100;
-		rc = vma_xtw_record(w, i & 1, vmexit, tsc, exit, 2);
-		if (!rc)
-			rc = vma_xtw_record(w, i & 1, vmentry, tsc + 30 + i % 7, NULL, 0);
-		for (k = 0; k < 8 && !rc; k++)
-			rc = vma_xtw_record(w, k & 1, credit2_event, tsc + 40 + 6 * k, &i, 1);
-	}
-	return xt_done(w, rc, path);
+	return turns(path, n, false, false, 8);
 }
 
 int main(int argc, char **argv)
