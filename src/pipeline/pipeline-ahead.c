@@ -56,10 +56,10 @@ struct waiting_end {
  * of a record to take ahead: a step replays log2(streams) levels of the
  * tree.  With 4 streams, HVM records alone cost more than they saved (3%
  * more instructions on bench/run's 4-pcpu host, bench/README round
- * forty), HVM and PV records 1-8% less (round forty-one).  With 2, 6-11%
- * less on bench/xtsim's 2-pcpu host, 2-3% on vmalyze-gen's and 3% on a
- * real 2-pcpu capture, once the warm-up below and ahead_gives_up() keep
- * the runs that would lose in time order (round forty-eight).
+ * forty), HVM and PV records 1-8% less (round forty-one).  With 2, 5-12%
+ * less on bench/xtsim's 2-pcpu host and 8% on a real 2-pcpu capture, once
+ * the warm-up below and ahead_gives_up() keep the runs that would lose in
+ * time order (round forty-eight; vmalyze-gen's 2-pcpu host gives up).
  */
 #define AHEAD_MIN_STREAMS 2u
 /*
@@ -67,8 +67,8 @@ struct waiting_end {
  * a trace's start the state learns which vcpu runs where from the first
  * records, and a runstate record of another pcpu then corrects it: had
  * records of that vcpu gone ahead, the run would be made again (a real
- * 2-pcpu capture was, at its 1,127th record, which cost it 3.6%; past
- * its first 1,000 candidates none was in 300,000 records).
+ * 2-pcpu capture was, at its 1,127th record, which cost it 3.6%; after
+ * a warm-up of 256 to 2,048 it was not, in 300,000 records).
  */
 #define AHEAD_WARMUP 4096u
 
@@ -223,7 +223,7 @@ static int changed_since_open(struct vma_pipeline *p, struct vma_pipeline **q,
 			      const struct vma_pipeline_options *opts)
 {
 	const struct vma_input *in = p->members->in;
-	const char *now = !*q ? "cannot be opened again"
+	const char *now = !*q ? "is no longer what was opened"
 			      : (*q)->members->in->size > in->size ? "is longer now" : "is shorter now";
 
 	vma_diag_unmute(p->diag);
@@ -308,10 +308,15 @@ int vma_ahead_run(struct vma_pipeline *p, bool *interrupted)
 	} else {
 		if (rc == AHEAD_AGAIN)
 			rc = VMA_OK; /* interrupted: the report covers what was read */
-		vma_diag_info(p->diag, "%s: %llu records taken ahead of the merge%s",
-			      p->members->in->path, (unsigned long long)a.taken,
-			      a.gave_up_at ? ", the rest in time order (fewer than a quarter went)"
-					   : "");
+		if (a.gave_up_at) {
+			vma_diag_info(p->diag, "%s: %llu records taken ahead of the merge, the "
+				      "rest in time order from record %llu (fewer than a quarter "
+				      "had gone)", p->members->in->path, (unsigned long long)a.taken,
+				      (unsigned long long)a.gave_up_at);
+		} else {
+			vma_diag_info(p->diag, "%s: %llu records taken ahead of the merge",
+				      p->members->in->path, (unsigned long long)a.taken);
+		}
 	}
 	vma_diag_mark_release(&mark);
 	return rc;
