@@ -93,7 +93,12 @@ int vma_tsc_skew(struct vma_machine *m, struct vma_pcpu *p, uint32_t behind, uin
 		return VMA_OK;
 	}
 	old = p2->tsc_offset;
-	set_offset(m, p2, old + (int64_t)(lag * 2));
+	/*
+	 * In 64-bit unsigned arithmetic, as xenalyze adds: a hostile lag
+	 * wraps the offset (the merge adds it modulo 2^64 too) instead of
+	 * overflowing a signed sum.
+	 */
+	set_offset(m, p2, (int64_t)((uint64_t)old + lag * 2));
 	vma_diag_report(m->diag, VMA_LVL_WARN, NULL, rec->offset,
 			"TSC skew detected p%u->p%u, %" PRIu64 " cycles: p%u's offset %s from "
 			"%" PRId64 " to %" PRId64 "%s", p->id, p2->id, lag, p2->id,

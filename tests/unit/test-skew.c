@@ -34,8 +34,14 @@ static void runstate(struct vma_xtw *w, uint32_t pcpu, uint64_t tsc, uint32_t do
 				    &word, 1), 0);
 }
 
-/* The trace, in a temporary file named into @path; @loop adds the second correction. */
-static void write_trace(char *path, bool loop)
+enum ending {
+	END_PLAIN,
+	END_LOOP, /* a second correction, the other way: a loop */
+	END_HUGE, /* a second correction of p1 whose sum passes INT64_MAX */
+};
+
+/* The trace, in a temporary file named into @path, ending as @end says. */
+static void write_trace(char *path, enum ending end)
 {
 	struct vma_xtw *w = vma_xtw_new_memory(NULL);
 	uint32_t word = 1u << 16;
@@ -51,13 +57,24 @@ static void write_trace(char *path, bool loop)
 	runstate(w, 1, 3200000, 1, RUNNING, BLOCKED);   /* read before the correction */
 	runstate(w, 1, 3300000, 2, RUNNABLE, RUNNING);  /* moved to 5100000 */
 	runstate(w, 0, 4000000, 3, RUNNABLE, RUNNING);
-	if (loop) {
+	if (end == END_LOOP) {
 		/* p1 is now 800000 ahead: a vcpu woken on it runs on p0 "first". */
 		runstate(w, 0, 4050000, 3, RUNNING, BLOCKED);
 		runstate(w, 1, 4000000, 3, BLOCKED, RUNNABLE); /* moved to 5800000 */
 		runstate(w, 0, 5200000, 3, RUNNABLE, RUNNING);
 		/* p0 goes on: a pcpu whose records end puts its vcpu in LOST. */
 		cr_assert_eq(vma_xtw_record(w, 0, TRC_SCHED_WAKE, 6000000, &word, 1), 0);
+	} else if (end == END_HUGE) {
+		runstate(w, 0, 4050000, 3, RUNNING, BLOCKED);
+		runstate(w, 0, 4100000, 4, RUNNABLE, RUNNING);
+		runstate(w, 0, 4150000, 4, RUNNING, BLOCKED);
+		runstate(w, 1, 4180000, 2, RUNNING, RUNNABLE);
+		runstate(w, 1, 4200000, 4, RUNNABLE, RUNNING); /* ran before its wake */
+		/* The wake 2^62 - 100 ticks later: twice that on top of 1800000. */
+		runstate(w, 0, 4200000 + (1ull << 62) - 100, 4, BLOCKED, RUNNABLE);
+		/* p1 goes on past it, so that its vcpu is not LOST by then. */
+		cr_assert_eq(vma_xtw_record(w, 1, TRC_SCHED_WAKE, 4300000 + (1ull << 62), &word, 1),
+			     0);
 	}
 	xtw_to_temp_file(w, "/tmp/vmalyze-skew-XXXXXX", path);
 }
@@ -104,7 +121,7 @@ Test(skew, a_pcpu_behind_is_moved_forward)
 	char path[64], *out, *err;
 	const char *d3, *d2;
 
-	write_trace(path, false);
+	write_trace(path, END_PLAIN);
 	cr_assert_eq(run(path, "--tsc-skew-correct", NULL, &out, &err), VMA_OK);
 	cr_assert(strstr(err, "TSC skew detected p0->p1, 900000 cycles: p1's offset goes from 0 "
 			      "to 1800000\n"), "%s", err);
@@ -131,7 +148,7 @@ Test(skew, a_loop_resets_or_stops)
 	char path[64], *out, *err;
 	int rc;
 
-	write_trace(path, true);
+	write_trace(path, END_LOOP);
 	cr_assert_eq(run(path, "--tsc-skew-correct", NULL, &out, &err), VMA_OK);
 	cr_assert(strstr(err, "TSC skew dependency loop detected (p1->p0): every pcpu's offset "
 			      "goes back to 0"), "%s", err);
@@ -144,6 +161,31 @@ Test(skew, a_loop_resets_or_stops)
 	cr_assert(strstr(err, "; stopping (--tsc-loop-fatal)"), "%s", err);
 	cr_assert_null(strstr(err, "goes back to 0"), "%s", err);
 	unlink(path);
+	free(out);
+	free(err);
+}
+
+/* A fuzzed trace's lag made the signed sum overflow; the offset wraps, as xenalyze's does. */
+Test(skew, a_huge_lag_wraps_the_offset)
+{
+	char path[64], *out, *err;
+
+	write_trace(path, END_HUGE);
+	cr_assert_eq(run(path, NULL, NULL, &out, &err), VMA_OK);
+	cr_assert(strstr(err, "TSC skew detected p0->p1, 4611686018427387804 cycles: p1's offset "
+			      "would go from 1800000 to -9223372036852976008 "), "%s", err);
+	free(out);
+	free(err);
+	/*
+	 * Applied, the first correction moves p1's suspect record, the lag is
+	 * 3600000 less and the sum just fits; p1's last record, read before
+	 * it, keeps the first offset.
+	 */
+	cr_assert_eq(run(path, "--tsc-skew-correct", NULL, &out, &err), VMA_OK);
+	unlink(path);
+	cr_assert(strstr(err, "p1's offset goes from 1800000 to 9223372036852975608\n"), "%s",
+		  err);
+	cr_assert(strstr(out, "4611686018.432487804  x d4v0   28004"), "%s", out);
 	free(out);
 	free(err);
 }
