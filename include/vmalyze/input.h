@@ -67,6 +67,7 @@ struct vma_input_ops {
 	bool (*probe)(const unsigned char *head, size_t len);
 	/* Read the headers; announce the streams known so far. */
 	int (*open)(struct vma_input *input);
+	/* Free priv and leave it NULL: called again, it does nothing. */
 	void (*close)(struct vma_input *input);
 	/*
 	 * Dump-mode text of the stream's current record (everything after the
@@ -195,6 +196,12 @@ int vma_input_open_fd(int fd, const char *name, const struct vma_input_options *
 		      struct vma_diag *diag, vma_new_stream_fn new_stream, void *arg,
 		      struct vma_input **out);
 void vma_input_close(struct vma_input *input);
+/*
+ * vma_input_release - free what @input's reader holds (its streams and
+ * their buffers) once nothing reads it: the input keeps its name, size
+ * and format for messages and the report, and is closed as ever.
+ */
+void vma_input_release(struct vma_input *input);
 
 /*
  * vma_input_read - for readers of a streaming input: the next bytes, in

@@ -508,6 +508,12 @@ int vma_input_open_fd(int fd, const char *name, const struct vma_input_options *
 	return open_fd(fd, name, false, options, diag, new_stream, arg, out);
 }
 
+void vma_input_release(struct vma_input *input)
+{
+	if (input && input->ops && input->ops->close)
+		input->ops->close(input);
+}
+
 void vma_input_close(struct vma_input *input)
 {
 	if (!input)
