@@ -267,9 +267,9 @@ static int run_again(struct vma_pipeline *p, const struct vma_diag_mark *mark,
 	}
 	/*
 	 * The first try's machine, merge and reader go now: held beside the
-	 * second's, they could pass the memory bound (a host of 8,160 vcpus
-	 * made again near its budget peaked 3.7 MiB higher).  Its input
-	 * stays, for its name and size.
+	 * second's, they could pass the memory bound (the reader and merge
+	 * alone were 1.7 MiB of a host of 8,160 vcpus made again near its
+	 * budget).  Its input stays, for its name and size.
 	 */
 	vma_machine_destroy(p->members->machine);
 	p->members->machine = NULL;
