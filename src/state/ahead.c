@@ -19,7 +19,9 @@
  * mark is looked at instead: the rows' limit reached while records were
  * out has the run made again.  Once it is reached, every later charge of
  * the rows is refused (cycles.h), which no order changes: records go out
- * again, the rows' part no longer asked.
+ * again, the rows' part no longer asked; but the "other" rows still
+ * charged past it lower the summaries' limit, which their room counts
+ * (summaries_lowest()).
  */
 #include "vmalyze/state.h"
 
