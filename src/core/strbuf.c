@@ -775,3 +775,27 @@ int vma_fprintf(FILE *out, const char *fmt, ...)
 	vma_sb_free(&sb);
 	return n;
 }
+
+void vma_snprintf(char *buf, size_t len, const char *fmt, ...)
+{
+	struct vma_strbuf sb = { .buf = buf, .cap = len, .borrowed = true };
+	va_list ap;
+
+	buf[0] = '\0';
+	va_start(ap, fmt);
+	vma_sb_vprintf(&sb, fmt, ap);
+	va_end(ap);
+	if (sb.failed) {
+		/* out of memory for a long text: libc cuts it */
+		va_start(ap, fmt);
+		vsnprintf(buf, len, fmt, ap);
+		va_end(ap);
+	} else if (sb.buf != buf) {
+		/* the buffer moved to the heap (a long text, or libc's room) */
+		size_t n = sb.len < len - 1 ? sb.len : len - 1;
+
+		memcpy(buf, sb.buf, n);
+		buf[n] = '\0';
+	}
+	vma_sb_free(&sb);
+}

@@ -18,47 +18,47 @@ static void sub_label(char *buf, size_t len, const struct vma_report_subline *l)
 {
 	switch (l->kind) {
 	case VMA_SUB_NONE:
-		snprintf(buf, len, "   (no handler) ");
+		vma_snprintf(buf, len, "   (no handler) ");
 		return;
 	case VMA_SUB_KVM:
 		/* KVM refinements without a Xen equivalent: name and key. */
 		if (l->key == VMA_SUB_OTHER)
-			snprintf(buf, len, "   %s other ", l->name ? l->name : "(unknown)");
+			vma_snprintf(buf, len, "   %s other ", l->name ? l->name : "(unknown)");
 		else
-			snprintf(buf, len, "   %s %" PRIu64 " ", l->name ? l->name : "(unknown)",
-				 l->key);
+			vma_snprintf(buf, len, "   %s %" PRIu64 " ", l->name ? l->name : "(unknown)",
+				     l->key);
 		return;
 	case VMA_SUB_CR:
 		if (l->key == VMA_SUB_OTHER)
-			snprintf(buf, len, "   cr other ");
+			vma_snprintf(buf, len, "   cr other ");
 		else
-			snprintf(buf, len, "   cr%" PRIu64 " ", l->key);
+			vma_snprintf(buf, len, "   cr%" PRIu64 " ", l->key);
 		return;
 	case VMA_SUB_HYPERCALL:
 		if (l->name)
-			snprintf(buf, len, "    [%10s] ", l->name);
+			vma_snprintf(buf, len, "    [%10s] ", l->name);
 		else
-			snprintf(buf, len, "    [%10" PRIu64 "] ", l->key);
+			vma_snprintf(buf, len, "    [%10" PRIu64 "] ", l->key);
 		return;
 	case VMA_SUB_MMIO:
-		snprintf(buf, len, "   mmio ");
+		vma_snprintf(buf, len, "   mmio ");
 		return;
 	case VMA_SUB_SHADOW:
 		/* Under a "page_fault" line, as xenalyze's hvm_pf_xen_summary(). */
 		if (l->name)
-			snprintf(buf, len, "     %-25s ", l->name);
+			vma_snprintf(buf, len, "     %-25s ", l->name);
 		else if (l->key == VMA_SUB_OTHER)
-			snprintf(buf, len, "     %-25s ", "other");
+			vma_snprintf(buf, len, "     %-25s ", "other");
 		else
-			snprintf(buf, len, "     [%23" PRIu64 "] ", l->key);
+			vma_snprintf(buf, len, "     [%23" PRIu64 "] ", l->key);
 		return;
 	case VMA_SUB_HANDLER:
 		break;
 	}
 	if (l->name)
-		snprintf(buf, len, "   %s ", l->name);
+		vma_snprintf(buf, len, "   %s ", l->name);
 	else
-		snprintf(buf, len, "   hvm_handler %u ", l->minor);
+		vma_snprintf(buf, len, "   hvm_handler %u ", l->minor);
 }
 
 static void exit_rows(const struct vma_summary_ctx *c, const struct vma_report_exit *x)
@@ -140,9 +140,9 @@ void vma_summary_hvm(const struct vma_summary_ctx *c, const struct vma_report_vc
 
 		/* Names longer than 20 columns push the numbers right, as in xenalyze. */
 		if (x->name)
-			snprintf(prefix, sizeof(prefix), " %-20s ", x->name);
+			vma_snprintf(prefix, sizeof(prefix), " %-20s ", x->name);
 		else
-			snprintf(prefix, sizeof(prefix), " %20u ", x->code);
+			vma_snprintf(prefix, sizeof(prefix), " %20u ", x->code);
 		vma_summary_exit_line(c, prefix, &x->stat);
 		exit_rows(c, x);
 	}

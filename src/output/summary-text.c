@@ -226,21 +226,21 @@ static void vcpu_runstates(const struct vma_summary_ctx *c, const struct vma_rep
 	if (any)
 		vma_fprintf(c->out, " Runstates:\n");
 	for (i = 0; i < VMA_RS_COUNT; i++) {
-		snprintf(desc, sizeof(desc), "  %8s", vma_vcpu_runstate_name(i));
+		vma_snprintf(desc, sizeof(desc), "  %8s", vma_vcpu_runstate_name(i));
 		vma_summary_cycle_line(c, desc, &v->runstates[i]);
 		if (i != VMA_RS_RUNNABLE)
 			continue;
 		for (j = 0; j < VMA_RUNNABLE_COUNT; j++) {
-			snprintf(desc, sizeof(desc), "    %8s", vma_runnable_kind_name(j));
+			vma_snprintf(desc, sizeof(desc), "    %8s", vma_runnable_kind_name(j));
 			vma_summary_cycle_line(c, desc, &v->runnable[j]);
 		}
 	}
 	affinity_line(c, " cpu affinity", &v->affinity);
 	for (i = 0; i < v->nr_affinity_pcpu; i++) {
 		if (v->affinity_pcpu_ids[i] == VMA_PCPU_OTHER)
-			snprintf(desc, sizeof(desc), "   [other]");
+			vma_snprintf(desc, sizeof(desc), "   [other]");
 		else
-			snprintf(desc, sizeof(desc), "   [%u]", v->affinity_pcpu_ids[i]);
+			vma_snprintf(desc, sizeof(desc), "   [%u]", v->affinity_pcpu_ids[i]);
 		affinity_line(c, desc, &v->affinity_pcpu[i]);
 	}
 }
@@ -276,7 +276,7 @@ static void pv_section(FILE *out, const struct vma_report_vcpu *v)
 			const char *hname = h->name;
 
 			if (!hname) {
-				snprintf(unknown, sizeof(unknown), "hypercall %u", h->op);
+				vma_snprintf(unknown, sizeof(unknown), "hypercall %u", h->op);
 				hname = unknown;
 			}
 			if (h->op == VMA_PV_OTHER)

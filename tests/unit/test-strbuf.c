@@ -275,6 +275,39 @@ Test(strbuf_fprintf, writes_what_fprintf_writes)
 	free(b);
 }
 
+/*
+ * vma_snprintf() leaves what snprintf() leaves, cut at every length around
+ * the text's end, and in the subset and outside it.
+ */
+Test(strbuf_snprintf, cuts_as_snprintf_cuts)
+{
+	/* through a pointer: GCC would warn of the cuts the test makes on purpose */
+	int (*volatile libc_snprintf)(char *, size_t, const char *, ...) = snprintf;
+	char got[64], want[64], name[40];
+	size_t len;
+
+	memset(name, 'n', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	for (len = 1; len <= sizeof(got); len++) {
+#define BOTH(...)                                                              \
+	do {                                                                   \
+		memset(got, '#', sizeof(got));                                 \
+		memset(want, '#', sizeof(want));                               \
+		vma_snprintf(got, len, __VA_ARGS__);                           \
+		libc_snprintf(want, len, __VA_ARGS__);                         \
+		cr_assert_eq(memcmp(got, want, sizeof(got)), 0,                \
+			     "length %zu: '%s' against '%s'", len, got, want); \
+	} while (0)
+		BOTH("    [%10s] ", "grant_table_op");
+		BOTH("     [%23" PRIu64 "] ", (uint64_t)0xfffffffffffull);
+		BOTH("   %s %" PRIu64 " ", name, UINT64_MAX);
+		BOTH("     %-25s ", "other");
+		BOTH("%+d %e", 3, 2.5);
+		BOTH("%s", "");
+#undef BOTH
+	}
+}
+
 Test(strbuf_printf, long_output_grows_the_buffer)
 {
 	char big[3000], want[12000];
