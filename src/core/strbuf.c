@@ -751,51 +751,58 @@ void vma_sb_put_fixed(struct vma_strbuf *sb, double x, unsigned int prec, unsign
 		      prec <= INT_MAX ? (int)prec : INT_MAX, x);
 }
 
+/*
+ * @fmt with @ap formatted by vma_sb_vprintf() into @sb, on @buf (@cap
+ * bytes) while it fits, on the heap past it.  Return: false when memory
+ * ran out (then libc formats it, from a copy of the arguments).
+ */
+static bool format_on(struct vma_strbuf *sb, char *buf, size_t cap, const char *fmt, va_list ap)
+{
+	*sb = (struct vma_strbuf){ .buf = buf, .cap = cap, .borrowed = true };
+	buf[0] = '\0';
+	vma_sb_vprintf(sb, fmt, ap);
+	return !sb->failed;
+}
+
 int vma_fprintf(FILE *out, const char *fmt, ...)
 {
 	char line[256];
-	struct vma_strbuf sb = { .buf = line, .cap = sizeof(line), .borrowed = true };
-	va_list ap;
+	struct vma_strbuf sb;
+	va_list ap, again;
 	int n;
 
-	line[0] = '\0';
 	va_start(ap, fmt);
-	vma_sb_vprintf(&sb, fmt, ap);
-	va_end(ap);
-	if (sb.failed) {
-		/* out of memory for a long line: libc writes it straight */
-		va_start(ap, fmt);
-		n = vfprintf(out, fmt, ap);
-		va_end(ap);
+	va_copy(again, ap);
+	if (!format_on(&sb, line, sizeof(line), fmt, ap)) {
+		n = vfprintf(out, fmt, again); /* out of memory for a long line */
 	} else {
 		bool written = fwrite(sb.buf, 1, sb.len, out) == sb.len;
 
 		n = written && sb.len <= INT_MAX ? (int)sb.len : -1;
 	}
+	va_end(again);
+	va_end(ap);
 	vma_sb_free(&sb);
 	return n;
 }
 
 void vma_snprintf(char *buf, size_t len, const char *fmt, ...)
 {
-	struct vma_strbuf sb = { .buf = buf, .cap = len, .borrowed = true };
-	va_list ap;
+	struct vma_strbuf sb;
+	va_list ap, again;
 
-	buf[0] = '\0';
 	va_start(ap, fmt);
-	vma_sb_vprintf(&sb, fmt, ap);
-	va_end(ap);
-	if (sb.failed) {
-		/* out of memory for a long text: libc cuts it */
-		va_start(ap, fmt);
-		vsnprintf(buf, len, fmt, ap);
-		va_end(ap);
+	va_copy(again, ap);
+	if (!format_on(&sb, buf, len, fmt, ap)) {
+		vsnprintf(buf, len, fmt, again); /* out of memory for a long text */
 	} else if (sb.buf != buf) {
-		/* the buffer moved to the heap (a long text, or libc's room) */
+		/* the text moved to the heap (longer than @len, or libc's room) */
 		size_t n = sb.len < len - 1 ? sb.len : len - 1;
 
 		memcpy(buf, sb.buf, n);
 		buf[n] = '\0';
 	}
+	va_end(again);
+	va_end(ap);
 	vma_sb_free(&sb);
 }
